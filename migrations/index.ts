@@ -1,0 +1,8 @@
+/** Every migration, in order. Forward only: never edit one that has shipped; add the next number. */
+import m0001 from "./0001_core.js"
+import m0002 from "./0002_api_keys.js"
+
+export const migrations = {
+  "0001_core": m0001,
+  "0002_api_keys": m0002
+}

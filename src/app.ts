@@ -1,0 +1,41 @@
+/** The running service: database (embedded or DATABASE_URL), migrations, demo data, HTTP server. */
+import { HttpServer } from "@effect/platform"
+import { Effect, Layer } from "effect"
+import * as path from "node:path"
+import { AppConfig, baseUrlOf } from "./config.js"
+import { DatabaseUrl, layerFromUrl } from "./db/Database.js"
+import { DemoData } from "./demo/seed.js"
+import { HttpLive, nodeServer } from "./http/server.js"
+
+const announce = Effect.gen(function*() {
+  const config = yield* AppConfig
+  const server = yield* HttpServer.HttpServer
+  const port = server.address._tag === "TcpAddress" ? server.address.port : config.port
+  const base = baseUrlOf(config, port)
+  const demo = yield* DemoData
+  const lines = [
+    `Partner API listening on ${base}/api/v1`,
+    `  reference:  ${base}/api/v1/docs   (OpenAPI: ${base}/api/v1/openapi.json)`
+  ]
+  if (demo.keysFile) {
+    lines.push(
+      `  demo keys:  ${path.resolve(demo.keysFile)}`,
+      `  try:        curl -s -H "Authorization: Bearer ${demo.sampleKey ?? "<a key from demo.json>"}" ${base}/api/v1/bookings?limit=2`
+    )
+  }
+  yield* Effect.sync(() => console.log(lines.join("\n")))
+})
+
+export const ServiceLive = Layer.unwrapScoped(
+  Effect.gen(function*() {
+    const config = yield* AppConfig
+    const url = yield* DatabaseUrl
+    const database = layerFromUrl(url, config.dbPoolSize)
+    return Layer.effectDiscard(announce).pipe(
+      Layer.provideMerge(HttpLive),
+      Layer.provide(nodeServer(config.host, config.port)),
+      Layer.provideMerge(DemoData.layer),
+      Layer.provideMerge(database)
+    )
+  })
+)

@@ -1,0 +1,119 @@
+/**
+ * The admin CLI (`npm run cli -- <command>`): operators, users, memberships, sites and keys,
+ * until the operators' dashboard exists. Each command opens the database (embedded or
+ * DATABASE_URL) with migrations applied.
+ */
+import { Args, Command, Options } from "@effect/cli"
+import { SqlClient } from "@effect/sql"
+import { Console, Effect, Layer, Option } from "effect"
+import { AppConfig } from "../config.js"
+import { DatabaseUrl, layerFromUrl } from "../db/Database.js"
+import { SCOPES } from "../domain/scopes.js"
+import { Admin } from "../services/Admin.js"
+
+const DatabaseForCli = Layer.unwrapScoped(Effect.map(DatabaseUrl, (url) => layerFromUrl(url, 2)))
+const AdminForCli = Admin.Default.pipe(Layer.provideMerge(DatabaseForCli))
+
+const withDb = <A, E>(effect: Effect.Effect<A, E, Admin | SqlClient.SqlClient>) =>
+  effect.pipe(Effect.provide(AdminForCli))
+
+const print = (value: unknown) => Console.log(JSON.stringify(value, null, 2))
+
+const roleOption = Options.choice("role", ["owner", "admin", "member"])
+const operatorOption = Options.text("operator").pipe(Options.withDescription("operator id"))
+const userOption = Options.text("user").pipe(Options.withDescription("user email"))
+
+// operators
+const operatorsCreate = Command.make(
+  "create",
+  {
+    name: Options.text("name"),
+    timezone: Options.text("timezone").pipe(Options.withDefault("Europe/Oslo")),
+    legalName: Options.optional(Options.text("legal-name")),
+    orgNumber: Options.optional(Options.text("org-number"))
+  },
+  (o) =>
+    withDb(Effect.flatMap(Admin, (admin) =>
+      admin.createOperator({
+        name: o.name,
+        timezone: o.timezone,
+        ...Option.match(o.legalName, { onNone: () => ({}), onSome: (legalName) => ({ legalName }) }),
+        ...Option.match(o.orgNumber, { onNone: () => ({}), onSome: (orgNumber) => ({ orgNumber }) })
+      }))).pipe(Effect.flatMap((id) => print({ id })))
+)
+const operatorsList = Command.make("list", {}, () =>
+  withDb(Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`SELECT id, name, timezone, created_at FROM operators ORDER BY name`)).pipe(Effect.flatMap(print)))
+const operators = Command.make("operators").pipe(Command.withSubcommands([operatorsCreate, operatorsList]))
+
+// users and memberships
+const usersCreate = Command.make("create", { email: Options.text("email"), name: Options.text("name") }, (o) =>
+  withDb(Effect.flatMap(Admin, (admin) => admin.createUser(o))).pipe(Effect.flatMap((id) => print({ id }))))
+const users = Command.make("users").pipe(Command.withSubcommands([usersCreate]))
+
+const membersAdd = Command.make("add", { operator: operatorOption, user: userOption, role: roleOption }, (o) =>
+  withDb(Effect.gen(function*() {
+    const admin = yield* Admin
+    yield* admin.setMembership(o.operator, yield* admin.userByEmail(o.user), o.role)
+  })).pipe(Effect.zipRight(Console.log(`${o.user} is ${o.role} of ${o.operator}`))))
+const membersSetRole = Command.make("set-role", { operator: operatorOption, user: userOption, role: roleOption }, (o) =>
+  withDb(Effect.gen(function*() {
+    const admin = yield* Admin
+    yield* admin.changeRole(o.operator, yield* admin.userByEmail(o.user), o.role)
+  })).pipe(Effect.zipRight(Console.log(`${o.user} is now ${o.role} of ${o.operator}`))))
+const members = Command.make("members").pipe(Command.withSubcommands([membersAdd, membersSetRole]))
+
+// sites
+const sitesCreate = Command.make(
+  "create",
+  { domain: Options.text("domain"), name: Options.text("name"), owner: Options.text("owner").pipe(Options.withDescription("owning operator id")) },
+  (o) =>
+    withDb(Effect.flatMap(Admin, (admin) => admin.createSite({ domain: o.domain, name: o.name, ownerOperatorId: o.owner })))
+      .pipe(Effect.flatMap((id) => print({ id })))
+)
+const sitesAddOperator = Command.make("add-operator", { site: Options.text("site"), operator: operatorOption }, (o) =>
+  withDb(Effect.flatMap(Admin, (admin) => admin.addSiteOperator(o.site, o.operator))).pipe(
+    Effect.zipRight(Console.log(`operator ${o.operator} added to site ${o.site}`))
+  ))
+const sites = Command.make("sites").pipe(Command.withSubcommands([sitesCreate, sitesAddOperator]))
+
+// keys
+const keysCreate = Command.make(
+  "create",
+  {
+    user: userOption.pipe(Options.withDescription("creator's email (owner or admin of every operator picked)")),
+    operators: Options.text("operator").pipe(Options.repeated, Options.withDescription("operator id (repeat for several)")),
+    scopes: Options.choice("scope", SCOPES).pipe(Options.repeated),
+    name: Options.text("name"),
+    days: Options.integer("expires-in-days").pipe(Options.withDefault(365))
+  },
+  (o) =>
+    withDb(Effect.gen(function*() {
+      const admin = yield* Admin
+      const createdBy = yield* admin.userByEmail(o.user)
+      return yield* admin.createKey({
+        createdBy,
+        name: o.name,
+        scopes: o.scopes,
+        operatorIds: o.operators,
+        expiresAt: new Date(Date.now() + o.days * 86_400_000)
+      })
+    })).pipe(Effect.flatMap((k) =>
+      Console.log(`key ${k.id} created. The secret is shown once; store it now:\n\n  ${k.token}\n`)
+    ))
+)
+const keysList = Command.make("list", { operator: Options.optional(operatorOption) }, (o) =>
+  withDb(Effect.flatMap(Admin, (admin) => admin.listKeys({ operatorId: Option.getOrUndefined(o.operator) }))).pipe(
+    Effect.flatMap(print)
+  ))
+const keysRevoke = Command.make("revoke", { id: Args.text({ name: "key-id" }) }, (o) =>
+  withDb(Effect.flatMap(Admin, (admin) => admin.revokeKey(o.id))).pipe(Effect.zipRight(Console.log(`key ${o.id} revoked`))))
+const keys = Command.make("keys").pipe(Command.withSubcommands([keysCreate, keysList, keysRevoke]))
+
+// migrate
+const migrate = Command.make("migrate", {}, () =>
+  withDb(Effect.void).pipe(
+    Effect.zipRight(Effect.flatMap(AppConfig, () => Console.log("migrations applied")))
+  ))
+
+export const adminCommands = [migrate, operators, users, members, sites, keys] as const

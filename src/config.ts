@@ -1,0 +1,26 @@
+import { Config, LogLevel, Option } from "effect"
+
+/** Every setting of the service, read once through effect/Config. */
+export const AppConfig = Config.all({
+  host: Config.string("HOST").pipe(Config.withDefault("127.0.0.1")),
+  port: Config.port("PORT").pipe(Config.withDefault(3000)),
+  /** Public base URL used in printed hints and docs; defaults to http://HOST:PORT. */
+  publicUrl: Config.option(Config.string("PUBLIC_URL")),
+  /** A PostgreSQL server; when unset the embedded database under DATA_DIR is used. */
+  databaseUrl: Config.option(Config.redacted("DATABASE_URL")),
+  dataDir: Config.string("DATA_DIR").pipe(Config.withDefault(".data")),
+  embeddedPgPort: Config.port("EMBEDDED_PG_PORT").pipe(Config.withDefault(54329)),
+  /** Seed the demo dataset when the database holds no operators. */
+  demoData: Config.boolean("DEMO_DATA").pipe(Config.withDefault(true)),
+  /** Requests per minute per partner key (spec: 300). Raised only for benchmarks. */
+  rateLimitPerMinute: Config.integer("RATE_LIMIT_PER_MINUTE").pipe(Config.withDefault(300)),
+  dbPoolSize: Config.integer("DB_POOL_SIZE").pipe(Config.withDefault(10)),
+  otlpEndpoint: Config.option(Config.string("OTEL_EXPORTER_OTLP_ENDPOINT")),
+  logFormat: Config.literal("pretty", "json", "logfmt")("LOG_FORMAT").pipe(Config.withDefault("pretty" as const)),
+  logLevel: Config.logLevel("LOG_LEVEL").pipe(Config.withDefault(LogLevel.Info))
+})
+
+export type AppConfig = Config.Config.Success<typeof AppConfig>
+
+export const baseUrlOf = (config: Pick<AppConfig, "host" | "port" | "publicUrl">, port = config.port) =>
+  Option.getOrElse(config.publicUrl, () => `http://${config.host === "0.0.0.0" ? "127.0.0.1" : config.host}:${port}`)

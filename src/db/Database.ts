@@ -1,0 +1,65 @@
+/**
+ * The SqlClient layer: a PostgreSQL server from DATABASE_URL, or the embedded one under DATA_DIR.
+ * Migrations run once the client is up, so every consumer of this layer sees the current schema.
+ */
+import { NodeContext } from "@effect/platform-node"
+import { PgClient, PgMigrator } from "@effect/sql-pg"
+import { Effect, Layer, Option, Redacted, Schedule } from "effect"
+import pg from "pg"
+import { AppConfig } from "../config.js"
+import { migrations } from "../../migrations/index.js"
+import { startEmbeddedPostgres } from "./embedded.js"
+
+/**
+ * int8 and numeric come back as numbers (money is far below 2^53), `date` as its YYYY-MM-DD text
+ * (never a Date at local midnight), timestamps as Date.
+ */
+const INT8 = 20
+const NUMERIC = 1700
+const DATE = 1082
+const types: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: "text" | "binary") => {
+    if (oid === INT8 || oid === NUMERIC) return (value: string) => Number(value)
+    if (oid === DATE) return (value: string) => value
+    return pg.types.getTypeParser(oid, format as "text")
+  }) as pg.CustomTypesConfig["getTypeParser"]
+}
+
+export const pgClientLayer = (url: string, maxConnections = 10) =>
+  PgClient.layer({
+    url: Redacted.make(url),
+    maxConnections,
+    types,
+    applicationName: "tour-partner-service"
+  }).pipe(Layer.retry(Schedule.exponential("200 millis").pipe(Schedule.intersect(Schedule.recurs(8)))))
+
+export const MigratorLive = PgMigrator.layer({ loader: PgMigrator.fromRecord(migrations) }).pipe(
+  Layer.provide(NodeContext.layer)
+)
+
+/** Resolves where the database is: DATABASE_URL, or the embedded cluster (started for the scope). */
+export const DatabaseUrl = Effect.gen(function*() {
+  const config = yield* AppConfig
+  if (Option.isSome(config.databaseUrl)) return Redacted.value(config.databaseUrl.value)
+  const server = yield* startEmbeddedPostgres({
+    dataDir: config.dataDir,
+    port: config.embeddedPgPort,
+    onLog: (line) => {
+      if (/FATAL|PANIC|ERROR/.test(line)) console.error(`[postgres] ${line}`)
+    }
+  })
+  yield* Effect.logInfo(`embedded PostgreSQL ready on 127.0.0.1:${server.port} (data in ${config.dataDir}/pg)`)
+  return server.url
+})
+
+/** SqlClient + PgClient with migrations applied. */
+export const layerFromUrl = (url: string, maxConnections?: number) =>
+  MigratorLive.pipe(Layer.provideMerge(pgClientLayer(url, maxConnections)))
+
+export const DatabaseLive = Layer.unwrapScoped(
+  Effect.gen(function*() {
+    const url = yield* DatabaseUrl
+    const config = yield* AppConfig
+    return layerFromUrl(url, config.dbPoolSize)
+  })
+)

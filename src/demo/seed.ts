@@ -1,0 +1,222 @@
+/**
+ * The demo dataset, created on an empty database when DEMO_DATA is on (the default):
+ * three operators (Fjord Explorer owns fjordexplorer.no and resells Arctic Whale Safari's tours there;
+ * Arctic Whale Safari is only added to that site; Lisboa Tejo Cruises sells in EUR on its own site),
+ * users with every role, tours, 2,400 bookings around today, and one key per purpose, written with
+ * their secrets to `<DATA_DIR>/demo.json`.
+ */
+import { SqlClient } from "@effect/sql"
+import { Context, Effect, Layer } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { AppConfig } from "../config.js"
+import { SCOPES } from "../domain/scopes.js"
+import { Admin } from "../services/Admin.js"
+
+export interface DemoKey {
+  readonly name: string
+  readonly secret: string
+  readonly id: string
+  readonly scopes: ReadonlyArray<string>
+  readonly partners: ReadonlyArray<{ id: string; name: string }>
+  /** active, expired, revoked, or creator_demoted (its creator lost admin rights: answers 401). */
+  readonly state: "active" | "expired" | "revoked" | "creator_demoted"
+  readonly note: string
+}
+
+export interface DemoFile {
+  readonly generated_at: string
+  readonly note: string
+  readonly keys: ReadonlyArray<DemoKey>
+  readonly operators: ReadonlyArray<{ id: string; name: string; timezone: string }>
+  readonly users: ReadonlyArray<{ email: string; name: string; roles: Record<string, string> }>
+}
+
+export const BOOKING_COUNT = 2400
+const DAY = 86_400_000
+
+export const seedDemo = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const admin = yield* Admin
+  const now = Date.now()
+
+  const fjord = yield* admin.createOperator({ name: "Fjord Explorer AS", timezone: "Europe/Oslo", legalName: "Fjord Explorer AS", orgNumber: "912345678" })
+  const arctic = yield* admin.createOperator({ name: "Arctic Whale Safari AS", timezone: "Europe/Oslo", legalName: "Arctic Whale Safari AS", orgNumber: "923456789" })
+  const lisboa = yield* admin.createOperator({ name: "Lisboa Tejo Cruises Lda", timezone: "Europe/Lisbon", legalName: "Lisboa Tejo Cruises Lda", orgNumber: "PT509876543" })
+  const operators = [
+    { id: fjord, name: "Fjord Explorer AS", timezone: "Europe/Oslo" },
+    { id: arctic, name: "Arctic Whale Safari AS", timezone: "Europe/Oslo" },
+    { id: lisboa, name: "Lisboa Tejo Cruises Lda", timezone: "Europe/Lisbon" }
+  ]
+
+  const users = [
+    { email: "ingrid@fjordexplorer.no", name: "Ingrid Berg", roles: { [fjord]: "owner" } },
+    { email: "ola@arcticwhale.no", name: "Ola Nordmann", roles: { [arctic]: "owner", [fjord]: "admin" } },
+    { email: "kari@fjordexplorer.no", name: "Kari Hansen", roles: { [fjord]: "member" } },
+    { email: "joao@tejocruises.pt", name: "João Silva", roles: { [lisboa]: "owner" } },
+    { email: "maria@tejocruises.pt", name: "Maria Costa", roles: { [lisboa]: "admin" } }
+  ] as const
+  const userIds: Record<string, string> = {}
+  for (const u of users) {
+    userIds[u.email] = yield* admin.createUser(u)
+    for (const [operatorId, role] of Object.entries(u.roles)) {
+      yield* admin.setMembership(operatorId, userIds[u.email]!, role as "owner" | "admin" | "member")
+    }
+  }
+
+  const fjordSite = yield* admin.createSite({ domain: "fjordexplorer.no", name: "Fjord Explorer", ownerOperatorId: fjord })
+  yield* admin.addSiteOperator(fjordSite, arctic)
+  const lisboaSite = yield* admin.createSite({ domain: "tejocruises.pt", name: "Tejo Cruises", ownerOperatorId: lisboa })
+
+  const tours = [
+    { op: fjord, site: fjordSite, title: "Oslofjord Sightseeing Cruise", slug: "oslofjord-cruise", tz: "Europe/Oslo", cur: "NOK", price: 49900, times: ["10:00", "13:00", "16:30"], status: "published" },
+    { op: fjord, site: fjordSite, title: "Fjord & Fortress Kayak", slug: "fortress-kayak", tz: "Europe/Oslo", cur: "NOK", price: 89000, times: ["09:00", "14:00"], status: "published" },
+    { op: arctic, site: fjordSite, title: "Whale Safari from Tromsø", slug: "whale-safari", tz: "Europe/Oslo", cur: "NOK", price: 159000, times: ["08:30"], status: "published" },
+    { op: arctic, site: fjordSite, title: "Northern Lights Chase", slug: "northern-lights", tz: "Europe/Oslo", cur: "NOK", price: 129000, times: ["19:00", "21:30"], status: "published" },
+    { op: lisboa, site: lisboaSite, title: "Tagus Sunset Sail", slug: "tagus-sunset", tz: "Europe/Lisbon", cur: "EUR", price: 4500, times: ["17:30", "19:00"], status: "published" },
+    { op: lisboa, site: lisboaSite, title: "Lisbon Dolphin Watch", slug: "dolphin-watch", tz: "Europe/Lisbon", cur: "EUR", price: 6500, times: ["09:30", "14:30"], status: "published" },
+    { op: lisboa, site: lisboaSite, title: "Douro Day Trip (draft)", slug: null, tz: "Europe/Lisbon", cur: "EUR", price: 11000, times: ["07:00"], status: "draft" }
+  ]
+  const tourRows: Array<{ id: string; op: string; site: string; title: string; tz: string; cur: string; price: number; times: ReadonlyArray<string>; resold: boolean }> = []
+  for (const t of tours) {
+    const [row] = yield* sql<{ id: string }>`
+      INSERT INTO tours (operator_id, slug, title, status, timezone, currency)
+      VALUES (${t.op}, ${t.slug}, ${t.title}, ${t.status}, ${t.tz}, ${t.cur}) RETURNING id`
+    yield* sql`INSERT INTO site_tours (site_id, tour_id, position) VALUES (${t.site}, ${row!.id}, ${tourRows.length})`
+    if (t.status === "published") {
+      tourRows.push({ id: row!.id, op: t.op, site: t.site, title: t.title, tz: t.tz, cur: t.cur, price: t.price, times: t.times, resold: t.op === arctic })
+    }
+  }
+
+  // Bookings: generated in one statement from a fixed random seed, spread over the last 120 days
+  // (creation) and departures from 60 days ago to 60 days ahead.
+  yield* sql.withTransaction(Effect.gen(function*() {
+    yield* sql`SELECT setseed(0.4242)`
+    yield* sql`
+      WITH tour AS (
+        SELECT row_number() OVER () - 1 AS n, t.* FROM jsonb_to_recordset(${JSON.stringify(tourRows)}::jsonb)
+          AS t(id uuid, op uuid, site uuid, title text, tz text, cur text, price int, times text[], resold boolean)
+      ), gen AS (
+        SELECT g, random() AS r1, random() AS r2, random() AS r3, random() AS r4, random() AS r5,
+          (floor(random() * (SELECT count(*) FROM tour)))::int AS tn
+        FROM generate_series(1, ${BOOKING_COUNT}) g
+      ), b AS (
+        SELECT gen.*, tour.*,
+          to_timestamp(${now / 1000}) - make_interval(secs => gen.r1 * 120 * 86400) AS created,
+          1 + floor(gen.r2 * 6)::int AS pax
+        FROM gen JOIN tour ON tour.n = gen.tn
+      )
+      INSERT INTO bookings (
+        confirmation_code, status, operator_id, tour_id, tour_name, site_id, experience_date, start_time, timezone,
+        participants, amount_minor, currency, channel, guest_name, guest_email, guest_phone, provider_reference,
+        payment_strategy, pay_later_status, pay_later_amount_minor, pay_later_currency, pay_later_charge_at, pay_later_paid_at,
+        commission_amount_minor, commission_rate_percent, commission_currency, commission_status,
+        booked_at, created_at, updated_at
+      )
+      SELECT
+        'DEMO-' || lpad(g::text, 6, '0'),
+        CASE WHEN r3 < 0.78 THEN 'CONFIRMED' WHEN r3 < 0.83 THEN 'RESERVED' WHEN r3 < 0.91 THEN 'CANCELLED'
+             WHEN r3 < 0.97 THEN 'REFUNDED' WHEN r3 < 0.985 THEN 'HOLD' ELSE 'ABANDONED' END,
+        op, id, title, site,
+        (date_trunc('day', to_timestamp(${now / 1000}) AT TIME ZONE tz) + make_interval(days => floor(r4 * 121)::int - 60))::date,
+        times[1 + floor(r5 * array_length(times, 1))::int],
+        tz, pax, price * pax, cur,
+        (ARRAY['website', 'widget', 'getyourguide', 'viator', 'desk'])[1 + floor(r2 * 5)::int],
+        (ARRAY['Emma Johansen', 'Lars Olsen', 'Sofia Pereira', 'Noah Smith', 'Mia Schulz', 'Lucas Martin', 'Aiko Tanaka', 'Nora Lie'])[1 + (g % 8)],
+        'guest' || g || '@example.com',
+        '+47 4' || lpad((g * 7919 % 10000000)::text, 7, '0'),
+        'BKN-' || (100000 + g),
+        CASE WHEN r1 < 0.2 THEN 'pay_later' ELSE 'pay_now' END,
+        CASE WHEN r1 < 0.2 THEN (CASE WHEN r3 < 0.5 THEN 'upcoming' ELSE 'collected' END) END,
+        CASE WHEN r1 < 0.2 THEN price * pax - (price * pax / 5) END,
+        CASE WHEN r1 < 0.2 THEN cur END,
+        CASE WHEN r1 < 0.2 THEN created + interval '3 days' END,
+        CASE WHEN r1 < 0.2 AND r3 >= 0.5 THEN created + interval '3 days' END,
+        CASE WHEN resold THEN price * pax * 15 / 100 ELSE price * pax * 8 / 100 END,
+        CASE WHEN resold THEN 15 ELSE 8 END,
+        cur,
+        CASE WHEN r3 >= 0.83 AND r3 < 0.97 THEN 'voided' ELSE 'pending' END,
+        CASE WHEN r3 < 0.97 THEN created END,
+        created,
+        CASE WHEN r3 >= 0.83 AND r3 < 0.97 THEN created + make_interval(secs => r4 * 5 * 86400) END
+      FROM b
+      ORDER BY g`
+  }))
+
+  // Keys: one per scope, a contact-free reader, a multi-operator key, and the 401 cases.
+  const ingrid = userIds["ingrid@fjordexplorer.no"]!
+  const ola = userIds["ola@arcticwhale.no"]!
+  const joao = userIds["joao@tejocruises.pt"]!
+  const maria = userIds["maria@tejocruises.pt"]!
+  const year = new Date(now + 365 * DAY)
+  const partnersOf = (ids: ReadonlyArray<string>) => operators.filter((o) => ids.includes(o.id)).map(({ id, name }) => ({ id, name }))
+  const keys: Array<DemoKey> = []
+  const make = (spec: { name: string; by: string; scopes: ReadonlyArray<string>; ops: ReadonlyArray<string>; state?: DemoKey["state"]; note: string; expiresAt?: Date; createdAt?: Date }) =>
+    Effect.gen(function*() {
+      const created = yield* admin.createKey({
+        createdBy: spec.by,
+        name: spec.name,
+        scopes: spec.scopes,
+        operatorIds: spec.ops,
+        expiresAt: spec.expiresAt ?? year,
+        ...(spec.createdAt ? { createdAt: spec.createdAt } : {})
+      })
+      keys.push({ name: spec.name, secret: created.token, id: created.id, scopes: spec.scopes, partners: partnersOf(spec.ops), state: spec.state ?? "active", note: spec.note })
+      return created
+    })
+
+  yield* make({ name: "Demo: everything", by: ingrid, scopes: SCOPES, ops: [fjord], note: "Fjord Explorer, every scope" })
+  for (const scope of SCOPES) {
+    yield* make({ name: `Demo: ${scope}`, by: ingrid, scopes: [scope], ops: [fjord], note: `only ${scope}` })
+  }
+  yield* make({ name: "Demo: bookings without guest contact", by: joao, scopes: ["bookings:read", "manifest:read"], ops: [lisboa], note: "no guests.contact:read: guest email and phone keys are absent" })
+  yield* make({ name: "Demo: two operators", by: ola, scopes: ["bookings:read", "guests.contact:read", "manifest:read", "finance:read"], ops: [fjord, arctic], note: "acts for Fjord Explorer and Arctic Whale Safari (Ola is admin of one, owner of the other)" })
+  yield* make({ name: "Demo: expired", by: ingrid, scopes: ["bookings:read"], ops: [fjord], state: "expired", note: "expired yesterday: answers 401", createdAt: new Date(now - 30 * DAY), expiresAt: new Date(now - DAY) })
+  const revoked = yield* make({ name: "Demo: revoked", by: ingrid, scopes: ["bookings:read"], ops: [fjord], state: "revoked", note: "revoked: answers 401" })
+  yield* admin.revokeKey(revoked.id, new Date(now - DAY))
+  yield* make({ name: "Demo: creator demoted", by: maria, scopes: ["bookings:read"], ops: [lisboa], state: "creator_demoted", note: "Maria was admin when she made it and is now a member: answers 401" })
+  yield* admin.changeRole(lisboa, maria, "member")
+
+  const roleUsers = users.map((u) => ({
+    email: u.email,
+    name: u.name,
+    roles: Object.fromEntries(Object.entries(u.roles).map(([op, role]) => [operators.find((o) => o.id === op)!.name, role]))
+  }))
+  roleUsers.find((u) => u.email === "maria@tejocruises.pt")!.roles["Lisboa Tejo Cruises Lda"] = "member"
+
+  return {
+    generated_at: new Date(now).toISOString(),
+    note: "Demo keys with their secrets. Demo data only: real keys are shown once and never stored.",
+    keys,
+    operators,
+    users: roleUsers
+  } satisfies DemoFile
+})
+
+export class DemoData extends Context.Tag("DemoData")<DemoData, {
+  readonly keysFile: string | undefined
+  readonly sampleKey: string | undefined
+}>() {
+  static readonly layer = Layer.effect(
+    DemoData,
+    Effect.gen(function*() {
+      const config = yield* AppConfig
+      const sql = yield* SqlClient.SqlClient
+      const file = path.join(config.dataDir, "demo.json")
+      const read = () => {
+        if (!fs.existsSync(file)) return { keysFile: undefined, sampleKey: undefined }
+        const demo = JSON.parse(fs.readFileSync(file, "utf8")) as DemoFile
+        return { keysFile: file, sampleKey: demo.keys.find((k) => k.state === "active")?.secret }
+      }
+      if (!config.demoData) return read()
+      const [{ count }] = (yield* sql<{ count: number }>`SELECT count(*)::int AS count FROM operators`) as unknown as [{ count: number }]
+      if (count > 0) return read()
+      yield* Effect.logInfo("empty database: creating the demo dataset")
+      const demo = yield* sql.withTransaction(seedDemo).pipe(Effect.provide(Admin.Default))
+      fs.mkdirSync(config.dataDir, { recursive: true })
+      fs.writeFileSync(file, JSON.stringify(demo, null, 2) + "\n", { mode: 0o600 })
+      yield* Effect.logInfo(`demo dataset created; keys written to ${file}`)
+      return read()
+    }).pipe(Effect.orDie)
+  )
+}

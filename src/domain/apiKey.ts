@@ -1,0 +1,43 @@
+/**
+ * Secret partner keys: `svc_live_<id>_<secret>`. `id` is public (it is `key.id` on GET /me);
+ * only a SHA-256 hash of the 32-character random `secret` is stored, compared in constant time.
+ */
+import { createHash, randomInt, timingSafeEqual } from "node:crypto"
+
+export const SECRET_KEY_PREFIX = "svc_live_"
+const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+const ID_LENGTH = 20
+const SECRET_LENGTH = 32
+const TOKEN = new RegExp(`^${SECRET_KEY_PREFIX}([A-Za-z0-9]{${ID_LENGTH}})_([A-Za-z0-9]{${SECRET_LENGTH}})$`)
+
+const randomString = (length: number) => {
+  let out = ""
+  for (let i = 0; i < length; i++) out += ALPHABET[randomInt(ALPHABET.length)]
+  return out
+}
+
+export interface SecretKeyParts {
+  readonly id: string
+  readonly secret: string
+}
+
+export const generateSecretKey = (): SecretKeyParts & { readonly token: string } => {
+  const id = randomString(ID_LENGTH)
+  const secret = randomString(SECRET_LENGTH)
+  return { id, secret, token: `${SECRET_KEY_PREFIX}${id}_${secret}` }
+}
+
+export const parseSecretKey = (token: string): SecretKeyParts | undefined => {
+  const match = TOKEN.exec(token)
+  return match ? { id: match[1]!, secret: match[2]! } : undefined
+}
+
+export const hashSecret = (secret: string): Buffer => createHash("sha256").update(secret).digest()
+
+export const secretMatches = (secret: string, storedHash: Uint8Array): boolean => {
+  const given = hashSecret(secret)
+  return storedHash.length === given.length && timingSafeEqual(given, storedHash)
+}
+
+/** True when a string looks like any secret key of ours (used to refuse keys sent in URLs). */
+export const looksLikeSecretKey = (value: string) => value.includes(SECRET_KEY_PREFIX)

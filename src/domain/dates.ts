@@ -1,0 +1,44 @@
+/** Date and time parameter schemas with messages that name the rule. */
+import { Schema } from "effect"
+
+const isCalendarDate = (s: string) => {
+  const [y, m, d] = s.split("-").map(Number) as [number, number, number]
+  const date = new Date(Date.UTC(y, m - 1, d))
+  return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d
+}
+
+/** A calendar day `YYYY-MM-DD`. */
+export const IsoDate = Schema.String.pipe(
+  Schema.pattern(/^\d{4}-\d{2}-\d{2}$/, { message: () => "must be a date YYYY-MM-DD" }),
+  Schema.filter(isCalendarDate, { message: () => "must be a real calendar date" })
+).annotations({ identifier: "Date", jsonSchema: { type: "string", format: "date", example: "2026-11-21" } })
+
+const RFC3339 = /^(\d{4}-\d{2}-\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/
+
+/** A timestamp with `Z` or an explicit offset, decoded to a JS Date. */
+export const IsoDateTimeWithOffset = Schema.String.pipe(
+  Schema.filter((s) => {
+    const m = RFC3339.exec(s)
+    return m !== null && isCalendarDate(m[1]!) && Number(m[2]) < 24 && Number(m[3]) < 60 && Number(m[4]) < 60 &&
+      !Number.isNaN(Date.parse(s))
+  }, { message: () => "must be a date-time with Z or an offset, e.g. 2026-11-21T08:00:00Z" })
+).annotations({ identifier: "DateTime", jsonSchema: { type: "string", format: "date-time" } })
+
+/** Wall-clock `HH:MM`. */
+export const LocalTime = Schema.String.annotations({
+  jsonSchema: { type: "string", pattern: "^([01][0-9]|2[0-3]):[0-5][0-9]$", example: "09:30" }
+})
+
+/** A timestamp in a response: ISO 8601 in UTC. */
+export const DateTimeString = Schema.String.annotations({
+  jsonSchema: { type: "string", format: "date-time", example: "2026-11-21T08:00:00.000Z" }
+})
+
+/** A day in a response. */
+export const DateString = Schema.String.annotations({
+  jsonSchema: { type: "string", format: "date", example: "2026-11-21" }
+})
+
+export const toIso = (d: Date) => d.toISOString()
+export const toIsoOrNull = (d: Date | null) => (d === null ? null : d.toISOString())
+

@@ -1,0 +1,103 @@
+/**
+ * The OpenAPI 3.1 document, generated from the HttpApi definitions and finished in one pass:
+ * every error response becomes `application/problem+json` with the shared Problem schema, and the
+ * 400 answer (built into every endpoint) is documented like any other problem.
+ */
+import { HttpApiBuilder, HttpServerResponse, OpenApi } from "@effect/platform"
+import { Effect, JSONSchema } from "effect"
+import { PartnerApi } from "../partner/Api.js"
+import { Problem, PROBLEM_CONTENT_TYPE } from "../problem.js"
+
+type Json = Record<string, any>
+
+const problemJsonSchema = () => {
+  const defs: Json = {}
+  const schema = JSONSchema.fromAST(Problem.ast, { definitions: defs, target: "openApi3.1" }) as Json
+  return { schema, defs }
+}
+
+const HEADER_DOCS: Json = {
+  "X-Request-Id": { description: "Id of this request; also `request_id` in problem bodies.", schema: { type: "string" } }
+}
+
+const RATE_LIMIT_HEADERS: Json = {
+  "RateLimit-Policy": { description: "IETF draft-11: `\"default\";q=300;w=60`.", schema: { type: "string" } },
+  "RateLimit": { description: "IETF draft-11: `\"default\";r=<remaining>;t=<seconds to reset>`.", schema: { type: "string" } },
+  "RateLimit-Limit": { description: "Requests allowed per window.", schema: { type: "integer" } },
+  "RateLimit-Remaining": { description: "Requests left in the current window.", schema: { type: "integer" } },
+  "RateLimit-Reset": { description: "Seconds until the window resets.", schema: { type: "integer" } }
+}
+
+const STATUS_TEXT: Record<string, string> = {
+  "400": "Invalid request: a parameter or the body breaks a rule (`invalid_params` names them).",
+  "401": "Missing, malformed, unknown, expired or revoked key, or no operator left for the key.",
+  "403": "The key lacks the scope this endpoint needs.",
+  "404": "Not found, or not yours.",
+  "429": "Rate limit reached; `Retry-After` says when to retry.",
+  "500": "Unexpected failure on our side; quote `request_id`."
+}
+
+export const finishDocument = (spec: Json): Json => {
+  const { schema, defs } = problemJsonSchema()
+  spec.components ??= {}
+  spec.components.schemas ??= {}
+  Object.assign(spec.components.schemas, defs)
+  const problemRef = { $ref: "#/components/schemas/Problem" }
+  if (!defs.Problem) spec.components.schemas.Problem = schema
+
+  for (const item of Object.values<Json>(spec.paths ?? {})) {
+    for (const op of Object.values<Json>(item)) {
+      if (typeof op !== "object" || !op.responses) continue
+      const secured = Array.isArray(op.security) && op.security.length > 0
+      for (const [status, response] of Object.entries<Json>(op.responses)) {
+        const code = Number(status)
+        response.headers = { ...HEADER_DOCS, ...(secured ? RATE_LIMIT_HEADERS : {}), ...response.headers }
+        if (code >= 400) {
+          response.description = STATUS_TEXT[status] ?? response.description
+          response.content = { [PROBLEM_CONTENT_TYPE]: { schema: problemRef } }
+          if (code === 429) response.headers["Retry-After"] = { description: "Seconds to wait.", schema: { type: "integer" } }
+          if (code === 401) {
+            response.headers["WWW-Authenticate"] = { description: "`Bearer realm=\"partner-api\"`", schema: { type: "string" } }
+          }
+        }
+      }
+      if (secured && !op.responses["429"]) {
+        op.responses["429"] = {
+          description: STATUS_TEXT["429"],
+          headers: { ...HEADER_DOCS, ...RATE_LIMIT_HEADERS, "Retry-After": { description: "Seconds to wait.", schema: { type: "integer" } } },
+          content: { [PROBLEM_CONTENT_TYPE]: { schema: problemRef } }
+        }
+      }
+      op.responses["500"] ??= {
+        description: STATUS_TEXT["500"],
+        headers: HEADER_DOCS,
+        content: { [PROBLEM_CONTENT_TYPE]: { schema: problemRef } }
+      }
+    }
+  }
+  // The per-error schemas are replaced by Problem everywhere; keep only schemas still reachable.
+  const schemas: Json = spec.components.schemas
+  const refsIn = (value: unknown) => [...JSON.stringify(value).matchAll(/"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]!)
+  const reachable = new Set<string>()
+  const queue = refsIn(spec.paths)
+  while (queue.length > 0) {
+    const name = queue.pop()!
+    if (reachable.has(name)) continue
+    reachable.add(name)
+    queue.push(...refsIn(schemas[name] ?? {}))
+  }
+  for (const name of Object.keys(schemas)) if (!reachable.has(name)) delete schemas[name]
+  return spec
+}
+
+export const partnerOpenApi = (): Json => finishDocument(structuredClone(OpenApi.fromApi(PartnerApi)) as Json)
+
+export const openApiLayer = HttpApiBuilder.Router.use((router) =>
+  Effect.gen(function*() {
+    const document = JSON.stringify(partnerOpenApi())
+    yield* router.get(
+      "/api/v1/openapi.json",
+      Effect.succeed(HttpServerResponse.text(document, { contentType: "application/json" }))
+    )
+  })
+)

@@ -1,0 +1,21 @@
+/** Query and path parameter schemas shared by the endpoints, with messages that name the rule. */
+import { Schema } from "effect"
+
+/** A whole number given in decimal digits only (no signs, exponents, spaces or hex). */
+export const intParam = (min: number, max: number) =>
+  Schema.String.pipe(
+    Schema.pattern(/^\d{1,9}$/, { message: () => `must be a whole number from ${min} to ${max}` }),
+    Schema.compose(Schema.NumberFromString),
+    Schema.filter((n) => n >= min && n <= max, { message: () => `must be a whole number from ${min} to ${max}` })
+  ).annotations({ jsonSchema: { type: "integer", minimum: min, maximum: max } })
+
+export const Cursor = Schema.String.pipe(
+  Schema.maxLength(200, { message: () => "must be at most 200 characters" }),
+  Schema.minLength(1, { message: () => "must not be empty" })
+).annotations({ description: "`next_cursor` from the previous page (opaque; at most 200 characters)." })
+
+export const PartnerId = Schema.String.annotations({
+  description: "Narrow to one of the key's operators; an id outside the key answers 404."
+})
+
+export const UuidPath = Schema.UUID.annotations({ message: () => "must be a UUID" })

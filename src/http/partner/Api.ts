@@ -1,0 +1,97 @@
+/** The Partner API v1 contract. The OpenAPI document is generated from these definitions. */
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { BookingDetail, BookingPage, BookingStatus, Partner } from "../../domain/booking.js"
+import { DateTimeString, IsoDate, IsoDateTimeWithOffset } from "../../domain/dates.js"
+import { Forbidden, InvalidRequest, NotFound } from "../../domain/errors.js"
+import { Scope } from "../../domain/scopes.js"
+import { Cursor, intParam, PartnerId, UuidPath } from "../params.js"
+import { PartnerAuth } from "./security.js"
+
+export const Me = Schema.Struct({
+  key: Schema.Struct({
+    id: Schema.String.annotations({ description: "Public key id: the part after the `svc_live_` prefix." }),
+    name: Schema.String,
+    scopes: Schema.Array(Scope),
+    created_at: DateTimeString,
+    expires_at: DateTimeString
+  }),
+  partner: Partner.annotations({ description: "First of `partners` by name (kept for single-operator clients)." }),
+  partners: Schema.Array(Partner).annotations({ description: "Every operator the key acts for right now." })
+}).annotations({ identifier: "Me" })
+
+export const BookingListParams = Schema.Struct({
+  date_from: Schema.optional(IsoDate).annotations({ description: "Experience date from (inclusive)." }),
+  date_to: Schema.optional(IsoDate).annotations({ description: "Experience date to (inclusive)." }),
+  updated_since: Schema.optional(IsoDateTimeWithOffset).annotations({
+    description: "Bookings created or changed at or after this instant (with Z or an offset)."
+  }),
+  status: Schema.optional(BookingStatus),
+  cursor: Schema.optional(Cursor),
+  limit: Schema.optional(intParam(1, 100)).annotations({ description: "1 to 100, default 50." }),
+  partner_id: Schema.optional(PartnerId)
+})
+
+export class MeGroup extends HttpApiGroup.make("me")
+  .add(
+    HttpApiEndpoint.get("me", "/me")
+      .addSuccess(Me)
+      .annotate(OpenApi.Summary, "The key and the operators it acts for")
+      .annotate(OpenApi.Description, "Any valid key. `partners` lists the operators the key acts for right now.")
+  )
+  .middleware(PartnerAuth)
+  .prefix("/api/v1")
+{}
+
+export class BookingsGroup extends HttpApiGroup.make("bookings")
+  .add(
+    HttpApiEndpoint.get("list", "/bookings")
+      .setUrlParams(BookingListParams)
+      .addSuccess(BookingPage)
+      .addError(InvalidRequest)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "List bookings, newest first")
+      .annotate(
+        OpenApi.Description,
+        "Scope `bookings:read`. Newest first by creation; keyset pages with `next_cursor`. Holds and abandoned " +
+          "checkouts never appear. Guest `email` and `phone` keys are present only with `guests.contact:read`."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/bookings/:id")
+      .setPath(Schema.Struct({ id: UuidPath }))
+      .setUrlParams(Schema.Struct({ partner_id: Schema.optional(PartnerId) }))
+      .addSuccess(BookingDetail)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "One booking")
+      .annotate(
+        OpenApi.Description,
+        "Scope `bookings:read`. 404 when the booking's tour belongs to none of the key's operators (or not to `partner_id`)."
+      )
+  )
+  .addError(Forbidden)
+  .middleware(PartnerAuth)
+  .prefix("/api/v1")
+{}
+
+export const Health = Schema.Struct({ status: Schema.Literal("ok") })
+
+export class HealthGroup extends HttpApiGroup.make("health")
+  .add(HttpApiEndpoint.get("healthz", "/healthz").addSuccess(Health))
+  .add(HttpApiEndpoint.get("readyz", "/readyz").addSuccess(Health))
+  .annotate(OpenApi.Exclude, true)
+{}
+
+export class PartnerApi extends HttpApi.make("partner")
+  .add(MeGroup)
+  .add(BookingsGroup)
+  .add(HealthGroup)
+  .annotate(OpenApi.Title, "Partner API")
+  .annotate(OpenApi.Version, "1.0.0")
+  .annotate(
+    OpenApi.Description,
+    "Read bookings of the operators on your key. Money is integer minor units with an ISO 4217 currency; " +
+      "timestamps are ISO 8601; departure times are local HH:MM with an IANA time zone. Every error is " +
+      "RFC 9457 problem details (application/problem+json) with a `request_id`."
+  )
+{}

@@ -1,0 +1,79 @@
+/** Partner API handlers: decode (done by HttpApi), call a service, shape the answer. */
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import { InvalidRequest } from "../../domain/errors.js"
+import { operatorIdsFor } from "../../domain/visibility.js"
+import { Bookings } from "../../services/Bookings.js"
+import { CursorSigner } from "../../services/CursorSigner.js"
+import { PartnerApi } from "./Api.js"
+import { CurrentKey, keyWithScope } from "./security.js"
+
+export const MeLive = HttpApiBuilder.group(PartnerApi, "me", (handlers) =>
+  handlers.handle("me", () =>
+    Effect.map(CurrentKey, (key) => ({
+      key: {
+        id: key.id,
+        name: key.name,
+        scopes: key.scopes,
+        created_at: key.createdAt.toISOString(),
+        expires_at: key.expiresAt.toISOString()
+      },
+      partner: key.partners[0]!,
+      partners: key.partners
+    }))))
+
+export const BookingsLive = HttpApiBuilder.group(PartnerApi, "bookings", (handlers) =>
+  Effect.gen(function*() {
+    const bookings = yield* Bookings
+    const cursors = yield* CursorSigner
+    return handlers
+      .handle("list", ({ urlParams: p }) =>
+        Effect.gen(function*() {
+          const key = yield* keyWithScope("bookings:read")
+          if (p.date_from && p.date_to && p.date_from > p.date_to) {
+            return yield* new InvalidRequest({ detail: "date_from must not be after date_to", field: "date_from" })
+          }
+          const operatorIds = yield* operatorIdsFor(key, p.partner_id)
+          const filters = {
+            date_from: p.date_from,
+            date_to: p.date_to,
+            updated_since: p.updated_since,
+            status: p.status,
+            partner_id: p.partner_id
+          }
+          const after = yield* cursors.decode(p.cursor, filters)
+          const page = yield* bookings.list({
+            operatorIds,
+            limit: p.limit ?? 50,
+            after,
+            dateFrom: p.date_from,
+            dateTo: p.date_to,
+            updatedSince: p.updated_since,
+            status: p.status,
+            includeContact: key.scopes.includes("guests.contact:read")
+          })
+          return { data: page.rows, next_cursor: page.next ? cursors.encode(page.next, filters) : null }
+        }))
+      .handle("get", ({ path, urlParams }) =>
+        Effect.gen(function*() {
+          const key = yield* keyWithScope("bookings:read")
+          const operatorIds = yield* operatorIdsFor(key, urlParams.partner_id)
+          return yield* bookings.get(path.id, operatorIds, key.scopes.includes("guests.contact:read"))
+        }))
+  }))
+
+export const HealthLive = HttpApiBuilder.group(PartnerApi, "health", (handlers) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    return handlers
+      .handle("healthz", () => Effect.succeed({ status: "ok" as const }))
+      .handle("readyz", () =>
+        sql`SELECT 1`.pipe(
+          Effect.timeout("2 seconds"),
+          Effect.as({ status: "ok" as const }),
+          Effect.catchAllCause(() =>
+            Effect.succeed(HttpServerResponse.unsafeJson({ status: "unavailable" }, { status: 503 }))
+          )
+        ) as Effect.Effect<{ readonly status: "ok" }>)
+  }))

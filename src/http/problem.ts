@@ -1,0 +1,144 @@
+/**
+ * The one place where failures become RFC 9457 problem details (application/problem+json):
+ * domain errors, request decoding errors, unknown routes and defects. Runs as the API-level
+ * middleware, which also assigns the request id and writes the headers collected for the request.
+ */
+import {
+  HttpApiBuilder,
+  HttpApiError,
+  type HttpApp,
+  HttpServerError,
+  HttpServerRequest,
+  HttpServerResponse
+} from "@effect/platform"
+import { Cause, Effect, FiberRef, Option, Schema } from "effect"
+import { randomUUID } from "node:crypto"
+import { looksLikeSecretKey } from "../domain/apiKey.js"
+import { Forbidden, InvalidRequest, NotFound, RateLimited, Unauthorized } from "../domain/errors.js"
+import { CurrentRequest } from "./requestContext.js"
+
+export const PROBLEM_CONTENT_TYPE = "application/problem+json"
+
+/** Problem body as documented in the OpenAPI document (components.schemas.Problem). */
+export const Problem = Schema.Struct({
+  type: Schema.String.annotations({ description: "URI reference naming the problem type (see /api/v1/docs/errors.md)." }),
+  title: Schema.String,
+  status: Schema.Int,
+  detail: Schema.String,
+  request_id: Schema.String.annotations({ description: "Also sent as the `X-Request-Id` response header." }),
+  invalid_params: Schema.optional(
+    Schema.Array(Schema.Struct({ name: Schema.String, reason: Schema.String }))
+  ).annotations({ description: "Present on 400: each offending parameter or field and the rule it breaks." }),
+  scope: Schema.optional(Schema.String).annotations({ description: "Present on 403: the scope the key lacks." }),
+  retry_after: Schema.optional(Schema.Int).annotations({ description: "Present on 429: seconds to wait (as `Retry-After`)." })
+}).annotations({ identifier: "Problem", title: "Problem details (RFC 9457)" })
+export type Problem = typeof Problem.Type
+
+interface ProblemSpec {
+  readonly status: number
+  readonly slug: string
+  readonly title: string
+}
+
+export const PROBLEM_TYPES = {
+  invalid: { status: 400, slug: "invalid-request", title: "Invalid request" },
+  unauthorized: { status: 401, slug: "unauthorized", title: "Unauthorized" },
+  forbidden: { status: 403, slug: "missing-scope", title: "Missing scope" },
+  notFound: { status: 404, slug: "not-found", title: "Not found, or not yours" },
+  rateLimited: { status: 429, slug: "rate-limited", title: "Too many requests" },
+  internal: { status: 500, slug: "internal", title: "Internal error" }
+} as const satisfies Record<string, ProblemSpec>
+
+const typeUri = (spec: ProblemSpec) => `/api/v1/docs/errors.md#${spec.slug}`
+
+const respond = (
+  spec: ProblemSpec,
+  requestId: string,
+  detail: string,
+  extra: Partial<Problem> = {},
+  headers: Record<string, string> = {}
+) =>
+  HttpServerResponse.unsafeJson(
+    { type: typeUri(spec), title: spec.title, status: spec.status, detail, request_id: requestId, ...extra },
+    { status: spec.status, contentType: PROBLEM_CONTENT_TYPE, headers }
+  )
+
+const fieldOf = (path: ReadonlyArray<PropertyKey>) => path.map(String).join(".")
+
+/** Maps one failure (domain error or platform error) to its problem response. */
+export const problemFor = (error: unknown, requestId: string, method: string, url: string) => {
+  if (error instanceof InvalidRequest) {
+    return respond(PROBLEM_TYPES.invalid, requestId, error.detail,
+      error.field ? { invalid_params: [{ name: error.field, reason: error.detail }] } : {})
+  }
+  if (error instanceof HttpApiError.HttpApiDecodeError) {
+    // An optional parameter's union adds "Expected undefined" beside the real rule: keep the rule.
+    const params = error.issues
+      .map((i) => ({ name: fieldOf(i.path) || "body", reason: i.message }))
+      .filter((p, _, all) => !p.reason.startsWith("Expected undefined") || !all.some((o) => o.name === p.name && o !== p))
+    const detail = params.map((p) => `${p.name}: ${p.reason}`).join("; ") || error.message
+    return respond(PROBLEM_TYPES.invalid, requestId, detail, { invalid_params: params })
+  }
+  if (error instanceof Unauthorized) {
+    return respond(PROBLEM_TYPES.unauthorized, requestId, error.detail, {}, {
+      "WWW-Authenticate": `Bearer realm="partner-api"`
+    })
+  }
+  if (error instanceof Forbidden) return respond(PROBLEM_TYPES.forbidden, requestId, error.detail, { scope: error.scope })
+  if (error instanceof NotFound) return respond(PROBLEM_TYPES.notFound, requestId, error.detail)
+  if (error instanceof HttpServerError.RouteNotFound) {
+    return respond(PROBLEM_TYPES.notFound, requestId, `no endpoint ${method} ${url.split("?")[0]}`)
+  }
+  if (error instanceof RateLimited) {
+    return respond(PROBLEM_TYPES.rateLimited, requestId, error.detail, { retry_after: error.retryAfterSeconds }, {
+      "Retry-After": String(error.retryAfterSeconds)
+    })
+  }
+  return undefined
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{8,64}$/
+
+/** Query parameters that carry a secret key are refused before anything else reads the request. */
+const keyInUrl = (url: string) => {
+  const query = url.indexOf("?")
+  if (query < 0) return false
+  for (const [, value] of new URLSearchParams(url.slice(query + 1))) if (looksLikeSecretKey(value)) return true
+  return false
+}
+
+export const problemMiddleware = HttpApiBuilder.middleware(
+  ((app: HttpApp.Default) =>
+    Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const given = request.headers["x-request-id"]
+      const requestId = given && REQUEST_ID.test(given) ? given : randomUUID()
+      const ctx = { requestId, headers: {} as Record<string, string> }
+      yield* Effect.annotateCurrentSpan("request_id", requestId)
+
+      const handled = keyInUrl(request.url)
+        ? Effect.succeed(respond(PROBLEM_TYPES.invalid, requestId,
+          "a secret key must never be sent in the URL (URLs end up in logs); send it as `Authorization: Bearer ...` and rotate this key"))
+        : app.pipe(
+          Effect.catchAllCause((cause) => {
+            if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
+            const failure = Cause.failureOption(cause)
+            const mapped = Option.isSome(failure)
+              ? problemFor(failure.value, requestId, request.method, request.url)
+              : undefined
+            if (mapped) return Effect.succeed(mapped)
+            return Effect.logError("request failed unexpectedly", cause).pipe(
+              Effect.as(respond(PROBLEM_TYPES.internal, requestId, "something went wrong on our side; quote the request_id if it persists"))
+            )
+          })
+        )
+      const response = yield* handled.pipe(
+        Effect.locally(CurrentRequest, ctx),
+        Effect.annotateLogs("request_id", requestId)
+      )
+      return HttpServerResponse.setHeaders(response, { ...ctx.headers, "X-Request-Id": requestId })
+    })) as any
+)
+
+/** The request id of the request being served (for code outside the middleware). */
+export const currentRequestId = Effect.map(FiberRef.get(CurrentRequest), (ctx) => ctx.requestId)

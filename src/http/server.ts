@@ -1,0 +1,35 @@
+/** The HTTP server: the Partner API, its documents, and the middleware they share. */
+import { HttpApiBuilder, HttpApiScalar, HttpMiddleware, HttpServer } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Layer } from "effect"
+import { createServer } from "node:http"
+import { Bookings } from "../services/Bookings.js"
+import { CursorSigner } from "../services/CursorSigner.js"
+import { KeyAuth } from "../services/KeyAuth.js"
+import { RateLimiter } from "../services/RateLimiter.js"
+import { DocsRoutes } from "./docs/routes.js"
+import { PartnerApi } from "./partner/Api.js"
+import { BookingsLive, HealthLive, MeLive } from "./partner/handlers.js"
+import { openApiLayer } from "./docs/openapi.js"
+import { PartnerAuthLive } from "./partner/security.js"
+import { problemMiddleware } from "./problem.js"
+
+const ServicesLive = Layer.mergeAll(Bookings.Default, CursorSigner.Default, KeyAuth.Default, RateLimiter.Default)
+
+export const ApiLive = HttpApiBuilder.api(PartnerApi).pipe(
+  Layer.provide([MeLive, BookingsLive, HealthLive]),
+  Layer.provide(PartnerAuthLive),
+  Layer.provide(ServicesLive)
+)
+
+/** Everything served, needing only a SqlClient, the config and an HttpServer. */
+export const HttpLive = HttpApiBuilder.serve(HttpMiddleware.logger).pipe(
+  Layer.provide(openApiLayer),
+  Layer.provide(HttpApiScalar.layer({ path: "/api/v1/docs" })),
+  Layer.provide(DocsRoutes),
+  Layer.provide(problemMiddleware),
+  Layer.provideMerge(ApiLive),
+  HttpServer.withLogAddress
+)
+
+export const nodeServer = (host: string, port: number) => NodeHttpServer.layer(createServer, { host, port })

@@ -1,0 +1,34 @@
+/**
+ * Tracing and logging. Spans are exported over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set
+ * (HttpApiBuilder makes a server span per request; services add their own); otherwise no tracer.
+ * Logs are structured (json or logfmt) or pretty for a terminal, and carry the request id.
+ */
+import { Otlp, OtlpSerialization } from "@effect/opentelemetry"
+import { FetchHttpClient } from "@effect/platform"
+import { Effect, Layer, Logger, Option } from "effect"
+import { AppConfig } from "./config.js"
+
+export const TracingLive = Layer.unwrapEffect(
+  Effect.map(AppConfig, (config) =>
+    Option.match(config.otlpEndpoint, {
+      onNone: () => Layer.empty,
+      onSome: (baseUrl) =>
+        Otlp.layer({ baseUrl, resource: { serviceName: "tour-partner-service" } }).pipe(
+          Layer.provide([FetchHttpClient.layer, OtlpSerialization.layerJson])
+        )
+    }))
+)
+
+export const LoggingLive = Layer.unwrapEffect(
+  Effect.map(AppConfig, (config) =>
+    Layer.merge(
+      config.logFormat === "json"
+        ? Logger.json
+        : config.logFormat === "logfmt"
+        ? Logger.logFmt
+        : Logger.pretty,
+      Logger.minimumLogLevel(config.logLevel)
+    ))
+)
+
+export const ObservabilityLive = Layer.merge(TracingLive, LoggingLive)
