@@ -89,7 +89,7 @@ export const seedDemo = Effect.gen(function*() {
   }
 
   // Bookings: generated in one statement from a fixed random seed, spread over the last 120 days
-  // (creation) and departures from 60 days ago to 60 days ahead.
+  // (creation) with departures up to 75 days after booking, so both past and coming days are full.
   yield* sql.withTransaction(Effect.gen(function*() {
     yield* sql`SELECT setseed(0.4242)`
     yield* sql`
@@ -118,7 +118,7 @@ export const seedDemo = Effect.gen(function*() {
         CASE WHEN r3 < 0.78 THEN 'CONFIRMED' WHEN r3 < 0.83 THEN 'RESERVED' WHEN r3 < 0.91 THEN 'CANCELLED'
              WHEN r3 < 0.97 THEN 'REFUNDED' WHEN r3 < 0.985 THEN 'HOLD' ELSE 'ABANDONED' END,
         op, id, title, site,
-        (date_trunc('day', to_timestamp(${now / 1000}) AT TIME ZONE tz) + make_interval(days => floor(r4 * 121)::int - 60))::date,
+        ((created AT TIME ZONE tz)::date + floor(r4 * 75)::int),
         times[1 + floor(r5 * array_length(times, 1))::int],
         tz, pax, price * pax, cur,
         (ARRAY['website', 'widget', 'getyourguide', 'viator', 'desk'])[1 + floor(r2 * 5)::int],
