@@ -1,4 +1,9 @@
-import { Config, LogLevel, Option } from "effect"
+import { Config, ConfigError, Either, LogLevel, Option } from "effect"
+
+const LOG_LEVELS: Record<string, LogLevel.LogLevel> = {
+  all: LogLevel.All, trace: LogLevel.Trace, debug: LogLevel.Debug, info: LogLevel.Info,
+  warn: LogLevel.Warning, warning: LogLevel.Warning, error: LogLevel.Error, fatal: LogLevel.Fatal, none: LogLevel.None, off: LogLevel.None
+}
 
 /** Every setting of the service, read once through effect/Config. */
 export const AppConfig = Config.all({
@@ -17,7 +22,13 @@ export const AppConfig = Config.all({
   dbPoolSize: Config.integer("DB_POOL_SIZE").pipe(Config.withDefault(10)),
   otlpEndpoint: Config.option(Config.string("OTEL_EXPORTER_OTLP_ENDPOINT")),
   logFormat: Config.literal("pretty", "json", "logfmt")("LOG_FORMAT").pipe(Config.withDefault("pretty" as const)),
-  logLevel: Config.logLevel("LOG_LEVEL").pipe(Config.withDefault(LogLevel.Info))
+  logLevel: Config.string("LOG_LEVEL").pipe(
+    Config.mapOrFail((name) => {
+      const level = LOG_LEVELS[name.toLowerCase()]
+      return level ? Either.right(level) : Either.left(ConfigError.InvalidData([], `unknown log level ${name}`))
+    }),
+    Config.withDefault(LogLevel.Info)
+  )
 })
 
 export type AppConfig = Config.Config.Success<typeof AppConfig>

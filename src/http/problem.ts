@@ -107,6 +107,15 @@ const keyInUrl = (url: string) => {
   return false
 }
 
+/** The URL as logged: any value that looks like a key is replaced, so logs never hold a secret. */
+export const loggableUrl = (url: string) => {
+  const query = url.indexOf("?")
+  if (query < 0) return url
+  const params = new URLSearchParams(url.slice(query + 1))
+  for (const [name, value] of params) if (looksLikeSecretKey(value) || value.startsWith("pk_")) params.set(name, "[redacted]")
+  return `${url.slice(0, query)}?${params.toString()}`
+}
+
 export const problemMiddleware = HttpApiBuilder.middleware(
   ((app: HttpApp.Default) =>
     Effect.gen(function*() {
@@ -132,9 +141,19 @@ export const problemMiddleware = HttpApiBuilder.middleware(
             )
           })
         )
+      const started = Date.now()
       const response = yield* handled.pipe(
         Effect.locally(CurrentRequest, ctx),
         Effect.annotateLogs("request_id", requestId)
+      )
+      yield* Effect.logInfo("request").pipe(
+        Effect.annotateLogs({
+          request_id: requestId,
+          method: request.method,
+          url: loggableUrl(request.url),
+          status: response.status,
+          ms: Date.now() - started
+        })
       )
       return HttpServerResponse.setHeaders(response, { ...ctx.headers, "X-Request-Id": requestId })
     })) as any

@@ -1,5 +1,5 @@
 /** The HTTP server: the Partner API, its documents, and the middleware they share. */
-import { HttpApiBuilder, HttpApiScalar, HttpMiddleware, HttpServer } from "@effect/platform"
+import { HttpApiBuilder, HttpApiScalar, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Layer } from "effect"
 import { createServer } from "node:http"
@@ -23,7 +23,8 @@ export const ApiLive = HttpApiBuilder.api(PartnerApi).pipe(
 )
 
 /** Everything served, needing only a SqlClient, the config and an HttpServer. */
-export const HttpLive = HttpApiBuilder.serve(HttpMiddleware.logger).pipe(
+/** Access logs come from the problem middleware (with the request id, secrets redacted). */
+export const HttpLive = HttpApiBuilder.serve().pipe(
   Layer.provide(openApiLayer),
   Layer.provide(HttpApiScalar.layer({ path: "/api/v1/docs" })),
   Layer.provide(DocsRoutes),

@@ -1,0 +1,35 @@
+/** Minimal HTTP client for tests: real requests over loopback, the body parsed when it is JSON. */
+import { Effect } from "effect"
+import { TestServer } from "./server.js"
+
+export interface Reply {
+  readonly status: number
+  readonly headers: Headers
+  readonly body: any
+  readonly text: string
+}
+
+export const call = (
+  path: string,
+  options: { key?: string | undefined; headers?: Record<string, string>; method?: string; body?: unknown; baseUrl?: string } = {}
+) =>
+  Effect.gen(function*() {
+    const base = options.baseUrl ?? (yield* TestServer).baseUrl
+    return yield* Effect.promise(async (): Promise<Reply> => {
+      const headers: Record<string, string> = { ...options.headers }
+      if (options.key !== undefined) headers.authorization = `Bearer ${options.key}`
+      if (options.body !== undefined) headers["content-type"] = "application/json"
+      const res = await fetch(base + path, {
+        method: options.method ?? "GET",
+        headers,
+        ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {})
+      })
+      const text = await res.text()
+      const type = res.headers.get("content-type") ?? ""
+      return { status: res.status, headers: res.headers, text, body: type.includes("json") && text ? JSON.parse(text) : text }
+    })
+  })
+
+/** GET with a key. */
+export const get = (path: string, key?: string, headers?: Record<string, string>) =>
+  call(path, { key, ...(headers ? { headers } : {}) })

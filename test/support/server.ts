@@ -1,0 +1,57 @@
+/**
+ * The real HTTP server on a real PostgreSQL for tests: a fresh database per test file (or a shared
+ * one for multi-instance tests), migrations applied, listening on an ephemeral loopback port.
+ */
+import { HttpServer } from "@effect/platform"
+import { SqlClient } from "@effect/sql"
+import { ConfigProvider, Context, Effect, Layer } from "effect"
+import { randomUUID } from "node:crypto"
+import { inject } from "vitest"
+import { createDatabase } from "../../src/db/embedded.js"
+import { layerFromUrl } from "../../src/db/Database.js"
+import { HttpLive, nodeServer } from "../../src/http/server.js"
+import { Admin } from "../../src/services/Admin.js"
+import { LoggingLive } from "../../src/observability.js"
+
+export interface ServerOptions {
+  /** Reuse this database instead of creating one (several instances on one database). */
+  readonly databaseUrl?: string
+  readonly env?: Record<string, string>
+}
+
+export class TestServer extends Context.Tag("TestServer")<TestServer, {
+  readonly baseUrl: string
+  readonly databaseUrl: string
+}>() {}
+
+export const freshDatabase = Effect.suspend(() =>
+  createDatabase(inject("adminDatabaseUrl"), `t_${randomUUID().replaceAll("-", "").slice(0, 16)}`)
+)
+
+/** One server instance (its own pool) on `databaseUrl`. */
+export const serverOn = (databaseUrl: string, env: Record<string, string> = {}) =>
+  Layer.scoped(
+    TestServer,
+    Effect.map(HttpServer.HttpServer, (server) => {
+      const port = server.address._tag === "TcpAddress" ? server.address.port : 0
+      return { baseUrl: `http://127.0.0.1:${port}`, databaseUrl }
+    })
+  ).pipe(
+    Layer.provideMerge(HttpLive),
+    Layer.provide(nodeServer("127.0.0.1", 0)),
+    Layer.provideMerge(Admin.Default),
+    Layer.provideMerge(layerFromUrl(databaseUrl, 4)),
+    Layer.provide(LoggingLive),
+    Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries({ LOG_LEVEL: "Warning", ...env })))))
+  )
+
+/** A server on a fresh database, with the SqlClient and Admin service for fixtures. */
+export const testServer = (options: ServerOptions = {}) =>
+  Layer.unwrapEffect(
+    Effect.map(
+      options.databaseUrl ? Effect.succeed(options.databaseUrl) : freshDatabase,
+      (url) => serverOn(url, options.env)
+    )
+  )
+
+export type TestEnv = TestServer | SqlClient.SqlClient | Admin
