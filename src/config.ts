@@ -1,4 +1,4 @@
-import { Config, ConfigError, Either, LogLevel, Option } from "effect"
+import { Config, ConfigError, Either, LogLevel, Option, Redacted } from "effect"
 
 const LOG_LEVELS: Record<string, LogLevel.LogLevel> = {
   all: LogLevel.All, trace: LogLevel.Trace, debug: LogLevel.Debug, info: LogLevel.Info,
@@ -12,7 +12,9 @@ export const AppConfig = Config.all({
   /** Public base URL used in printed hints and docs; defaults to http://HOST:PORT. */
   publicUrl: Config.option(Config.string("PUBLIC_URL")),
   /** A PostgreSQL server; when unset the embedded database under DATA_DIR is used. */
-  databaseUrl: Config.option(Config.redacted("DATABASE_URL")),
+  databaseUrl: Config.option(Config.redacted("DATABASE_URL")).pipe(
+    Config.map(Option.filter((url) => Redacted.value(url).trim() !== ""))
+  ),
   dataDir: Config.string("DATA_DIR").pipe(Config.withDefault(".data")),
   embeddedPgPort: Config.port("EMBEDDED_PG_PORT").pipe(Config.withDefault(54329)),
   /** Seed the demo dataset when the database holds no operators. */

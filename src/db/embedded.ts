@@ -143,6 +143,7 @@ export const startEmbeddedPostgres = (options: EmbeddedOptions) =>
     const log = options.onLog ?? (() => {})
 
     fs.mkdirSync(root, { recursive: true })
+    if (!fs.existsSync(path.join(pgDir, "PG_VERSION"))) yield* Effect.logInfo(`initialising the embedded PostgreSQL in ${pgDir}`)
     if (!fs.existsSync(passwordFile)) fs.writeFileSync(passwordFile, randomBytes(18).toString("base64url") + "\n", { mode: 0o600 })
     const password = fs.readFileSync(passwordFile, "utf8").trim()
 
@@ -157,11 +158,11 @@ export const startEmbeddedPostgres = (options: EmbeddedOptions) =>
       const owner = fs.existsSync(ownerFile) ? Number(fs.readFileSync(ownerFile, "utf8")) : 0
       if (Number.isInteger(pid) && pid > 0 && isPostgresProcess(pid)) {
         if (owner > 0 && owner !== process.pid && processAlive(owner) && runningPort > 0) {
-          log(`using the embedded PostgreSQL already run by process ${owner} on port ${runningPort}`)
+          yield* Effect.logInfo(`using the embedded PostgreSQL already run by process ${owner} on port ${runningPort}`)
           const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${runningPort}/postgres`
           return { url, port: runningPort } satisfies EmbeddedServer
         }
-        log(`stopping a PostgreSQL (pid ${pid}) left running on ${pgDir} by a run that ended abruptly`)
+        yield* Effect.logWarning(`stopping a PostgreSQL (pid ${pid}) left running on ${pgDir} by a run that ended abruptly`)
         yield* run(bin.pg_ctl, ["-D", pgDir, "stop", "-m", "fast", "-w", "-t", "30"], ids).pipe(
           Effect.catchAll(() => Effect.sync(() => process.kill(pid, "SIGQUIT")))
         )
@@ -170,7 +171,7 @@ export const startEmbeddedPostgres = (options: EmbeddedOptions) =>
     }
 
     if (fs.existsSync(pgDir) && !fs.existsSync(marker)) {
-      log(`removing half-initialised data directory ${pgDir}`)
+      yield* Effect.logWarning(`removing half-initialised data directory ${pgDir}`)
       fs.rmSync(pgDir, { recursive: true, force: true })
     }
     if (!fs.existsSync(pgDir)) {

@@ -1,20 +1,20 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { createKey, insertBooking, makeWorld } from "../support/fixtures.js"
-import { get } from "../support/http.js"
+import { get, type Reply } from "../support/http.js"
 import { testServer } from "../support/server.js"
 
 const ids = (body: any): Array<string> => body.data.map((b: any) => b.id)
 
 /** Walks every page of a list and returns the ids in order. */
-const walk = (path: string, key: string, limit: number, between?: (page: number) => Effect.Effect<unknown>) =>
+const walk = <R = never>(path: string, key: string, limit: number, between?: (page: number) => Effect.Effect<unknown, never, R>) =>
   Effect.gen(function*() {
     const seen: Array<string> = []
     let cursor: string | null = null
     let page = 0
     do {
       const sep = path.includes("?") ? "&" : "?"
-      const res = yield* get(`${path}${sep}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`, key)
+      const res: Reply = yield* get(`${path}${sep}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`, key)
       expect(res.status).toBe(200)
       expect(res.body.data.length).toBeLessThanOrEqual(limit)
       seen.push(...ids(res.body))

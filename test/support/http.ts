@@ -14,7 +14,8 @@ export const call = (
   options: { key?: string | undefined; headers?: Record<string, string>; method?: string; body?: unknown; baseUrl?: string } = {}
 ) =>
   Effect.gen(function*() {
-    const base = options.baseUrl ?? (yield* TestServer).baseUrl
+    const server = yield* Effect.serviceOption(TestServer)
+    const base = options.baseUrl ?? (server._tag === "Some" ? server.value.baseUrl : "http://no-base-url")
     return yield* Effect.promise(async (): Promise<Reply> => {
       const headers: Record<string, string> = { ...options.headers }
       if (options.key !== undefined) headers.authorization = `Bearer ${options.key}`

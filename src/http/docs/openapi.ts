@@ -12,7 +12,7 @@ type Json = Record<string, any>
 
 const problemJsonSchema = () => {
   const defs: Json = {}
-  const schema = JSONSchema.fromAST(Problem.ast, { definitions: defs, target: "openApi3.1" }) as Json
+  const schema = JSONSchema.fromAST(Problem.ast, { definitions: defs, definitionPath: "#/components/schemas/", target: "openApi3.1" }) as Json
   return { schema, defs }
 }
 

@@ -1,0 +1,54 @@
+import { expect, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { readSection, SECTIONS } from "../../src/http/docs/routes.js"
+import { get } from "../support/http.js"
+import { testServer } from "../support/server.js"
+
+layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("docs", (it) => {
+  it.effect("every markdown section is served, and the index links them", () =>
+    Effect.gen(function*() {
+      for (const name of SECTIONS) {
+        const res = yield* get(`/api/v1/docs/${name}.md`)
+        expect(res.status, name).toBe(200)
+        expect(res.headers.get("content-type")).toContain("text/markdown")
+        expect(res.text).toBe(readSection(name))
+        expect(res.text.length, `${name}.md has content`).toBeGreaterThan(200)
+      }
+      const index = yield* get("/api/v1/docs/index.md")
+      for (const name of SECTIONS) expect(index.text).toContain(`/api/v1/docs/${name}.md`)
+    }))
+
+  it.effect("an unknown section is a 404 problem", () =>
+    Effect.gen(function*() {
+      const res = yield* get("/api/v1/docs/secrets.md")
+      expect(res.status).toBe(404)
+      expect(res.headers.get("content-type")).toBe("application/problem+json")
+    }))
+
+  it.effect("llms-full.txt holds every section and the endpoint index", () =>
+    Effect.gen(function*() {
+      const res = yield* get("/api/v1/llms-full.txt")
+      expect(res.status).toBe(200)
+      expect(res.headers.get("content-type")).toContain("text/plain")
+      for (const name of SECTIONS) expect(res.text).toContain(readSection(name))
+      expect(res.text).toContain("GET /api/v1/bookings/{id}")
+    }))
+
+  it.effect("the changelog and the interactive reference are served", () =>
+    Effect.gen(function*() {
+      const changelog = yield* get("/api/v1/changelog")
+      expect(changelog.status).toBe(200)
+      expect(changelog.text).toBe(readSection("changelog"))
+      const docs = yield* get("/api/v1/docs")
+      expect(docs.status).toBe(200)
+      expect(docs.headers.get("content-type")).toContain("text/html")
+      expect(docs.text).toContain("Partner API")
+      expect(docs.text).toContain("/api/v1/bookings")
+    }))
+
+  it.effect("health endpoints answer without a key", () =>
+    Effect.gen(function*() {
+      expect((yield* get("/healthz")).body).toEqual({ status: "ok" })
+      expect((yield* get("/readyz")).body).toEqual({ status: "ok" })
+    }))
+})

@@ -1,0 +1,96 @@
+import SwaggerParser from "@apidevtools/swagger-parser"
+import { expect, layer } from "@effect/vitest"
+import Ajv2020 from "ajv/dist/2020.js"
+import addFormats from "ajv-formats"
+import { Effect } from "effect"
+import { createKey, insertBooking, makeWorld } from "../support/fixtures.js"
+import { get, type Reply } from "../support/http.js"
+import { testServer } from "../support/server.js"
+
+const ajv = new (Ajv2020 as any)({ strict: false, allErrors: true })
+;(addFormats as any)(ajv)
+
+/** Checks a live response against the document: status listed, media type and body schema. */
+const conforms = (spec: any, method: string, template: string, res: Reply) => {
+  const op = spec.paths[template]?.[method]
+  expect(op, `${method} ${template} in the document`).toBeDefined()
+  const documented = op.responses[String(res.status)]
+  expect(documented, `${method} ${template} documents ${res.status}`).toBeDefined()
+  const type = (res.headers.get("content-type") ?? "").split(";")[0]!
+  const media = documented.content?.[type]
+  expect(media, `${method} ${template} ${res.status} documents ${type}`).toBeDefined()
+  const validate = ajv.compile(media.schema)
+  const ok = validate(res.body)
+  expect(ok, `${method} ${template} ${res.status}: ${JSON.stringify(validate.errors)}`).toBe(true)
+}
+
+layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("OpenAPI document", (it) => {
+  it.effect("is valid OpenAPI 3.1 titled Partner API 1.0.0 and lists every endpoint with its statuses", () =>
+    Effect.gen(function*() {
+      const res = yield* get("/api/v1/openapi.json")
+      expect(res.status).toBe(200)
+      const doc = res.body
+      expect(doc.openapi).toBe("3.1.0")
+      expect(doc.info).toMatchObject({ title: "Partner API", version: "1.0.0" })
+      yield* Effect.promise(() => SwaggerParser.validate(structuredClone(doc)))
+
+      const expected: Record<string, Array<string>> = {
+        "get /api/v1/me": ["200", "400", "401", "429", "500"],
+        "get /api/v1/bookings": ["200", "400", "401", "403", "404", "429", "500"],
+        "get /api/v1/bookings/{id}": ["200", "400", "401", "403", "404", "429", "500"]
+      }
+      const listed = Object.entries<any>(doc.paths).flatMap(([path, item]) => Object.keys(item).map((m) => `${m} ${path}`))
+      expect(listed.sort()).toEqual(Object.keys(expected).sort())
+      for (const [key, statuses] of Object.entries(expected)) {
+        const [method, path] = key.split(" ") as [string, string]
+        const op = doc.paths[path][method]
+        expect(Object.keys(op.responses).sort(), key).toEqual(statuses.sort())
+        expect(op.security, key).toEqual([{ bearer: [] }])
+        for (const status of statuses.filter((s) => Number(s) >= 400)) {
+          expect(Object.keys(op.responses[status].content), `${key} ${status}`).toEqual(["application/problem+json"])
+        }
+        expect(op.responses["200"].headers["RateLimit-Policy"]).toBeDefined()
+      }
+      expect(doc.components.securitySchemes.bearer).toMatchObject({ type: "http", scheme: "bearer" })
+      const params = doc.paths["/api/v1/bookings"].get.parameters.map((p: any) => p.name).sort()
+      expect(params).toEqual(["cursor", "date_from", "date_to", "limit", "partner_id", "status", "updated_since"])
+    }))
+
+  it.effect("live responses match the document: successes, problems and headers", () =>
+    Effect.gen(function*() {
+      const raw = (yield* get("/api/v1/openapi.json")).body
+      const spec = yield* Effect.promise(() => SwaggerParser.dereference(structuredClone(raw)))
+      const w = yield* makeWorld
+      const booking = yield* insertBooking({
+        operatorId: w.alpha,
+        payLater: { status: "upcoming", amountMinor: 1000, currency: "NOK", chargeAt: new Date(), paidAt: null },
+        commission: { amountMinor: 100, ratePercent: 10, currency: "NOK", status: "pending" }
+      })
+      yield* insertBooking({ operatorId: w.alpha, experienceDate: null, startTime: null, participants: null, guestName: null, bookedAt: null })
+      const contact = yield* createKey({ by: w.alice, operators: [w.alpha], scopes: ["bookings:read", "guests.contact:read"] })
+      const plain = yield* createKey({ by: w.alice, operators: [w.alpha], scopes: ["bookings:read"] })
+      const noScope = yield* createKey({ by: w.alice, operators: [w.alpha], scopes: ["tours:read"] })
+
+      const cases: Array<[string, string, string | undefined]> = [
+        ["/api/v1/me", "/api/v1/me", contact.token],
+        ["/api/v1/me", "/api/v1/me", undefined],
+        ["/api/v1/bookings", "/api/v1/bookings", contact.token],
+        ["/api/v1/bookings", "/api/v1/bookings?limit=1", plain.token],
+        ["/api/v1/bookings", "/api/v1/bookings?limit=0", plain.token],
+        ["/api/v1/bookings", "/api/v1/bookings", noScope.token],
+        ["/api/v1/bookings", `/api/v1/bookings?partner_id=${w.beta}`, plain.token],
+        ["/api/v1/bookings/{id}", `/api/v1/bookings/${booking}`, contact.token],
+        ["/api/v1/bookings/{id}", `/api/v1/bookings/${booking}`, plain.token],
+        ["/api/v1/bookings/{id}", "/api/v1/bookings/00000000-0000-4000-8000-000000000000", plain.token],
+        ["/api/v1/bookings/{id}", "/api/v1/bookings/nope", plain.token],
+        ["/api/v1/bookings/{id}", `/api/v1/bookings/${booking}`, noScope.token]
+      ]
+      const statuses = new Set<number>()
+      for (const [template, path, key] of cases) {
+        const res = yield* get(path, key)
+        statuses.add(res.status)
+        conforms(spec, "get", template, res)
+      }
+      expect([...statuses].sort()).toEqual([200, 400, 401, 403, 404])
+    }))
+})

@@ -1,0 +1,124 @@
+/**
+ * Starts the service exactly as `npm start` does (node --import tsx src/main.ts serve) on a fresh data directory with
+ * the embedded PostgreSQL, calls it with a key from demo.json, stops it with SIGTERM, then kills a run
+ * hard and checks that the next start recovers.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { type ChildProcess, spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { freePort } from "./support/globalSetup.js"
+
+const ROOT = path.resolve(import.meta.dirname, "..")
+
+interface Started {
+  readonly child: ChildProcess
+  readonly output: () => string
+  readonly base: string
+}
+
+const start = async (dataDir: string, port: number, pgPort: number): Promise<Started> => {
+  // `npm start` runs exactly this command (package.json "start").
+  const script = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")).scripts.start as string
+  expect(script).toBe("node --import tsx src/main.ts serve")
+  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", "serve"], {
+    cwd: ROOT,
+    env: { ...withoutDatabaseUrl(), DATA_DIR: dataDir, PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), LOG_LEVEL: "info" },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let out = ""
+  child.stdout!.on("data", (c) => (out += c))
+  child.stderr!.on("data", (c) => (out += c))
+  const base = `http://127.0.0.1:${port}`
+  const deadline = Date.now() + 120_000
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`service exited ${child.exitCode}:\n${out}`)
+    try {
+      const res = await fetch(`${base}/healthz`)
+      if (res.status === 200) return { child, output: () => out, base }
+    } catch { /* not up yet */ }
+    await new Promise((r) => setTimeout(r, 250))
+  }
+  child.kill("SIGKILL")
+  throw new Error(`service did not start:\n${out}`)
+}
+
+const withoutDatabaseUrl = () => {
+  const env = { ...process.env }
+  delete env.DATABASE_URL
+  return env
+}
+
+const exited = (child: ChildProcess) =>
+  new Promise<number | null>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode)
+    child.once("exit", (code) => resolve(code))
+  })
+
+const postgresRunning = (dataDir: string) => {
+  const pidFile = path.join(dataDir, "pg", "postmaster.pid")
+  if (!fs.existsSync(pidFile)) return false
+  const pid = Number(fs.readFileSync(pidFile, "utf8").split("\n")[0])
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+describe("npm start", () => {
+  it("serves the demo on the embedded database, stops cleanly, and recovers after a hard kill", { timeout: 300_000 }, async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "partner-start-"))
+    fs.chmodSync(dataDir, 0o755)
+    const [port, pgPort] = [await freePort(), await freePort()]
+    try {
+      const first = await start(dataDir, port, pgPort)
+      expect(first.output()).toContain(`${first.base}/api/v1`)
+      expect(first.output()).toContain("demo.json")
+      expect(first.output()).toContain("curl")
+
+      const demo = JSON.parse(fs.readFileSync(path.join(dataDir, "demo.json"), "utf8"))
+      const key = demo.keys.find((k: any) => k.state === "active" && k.scopes.includes("bookings:read"))
+      const me = await fetch(`${first.base}/api/v1/me`, { headers: { authorization: `Bearer ${key.secret}` } })
+      expect(me.status).toBe(200)
+      expect((await me.json()).key.id).toBe(key.id)
+      const bookings = await (await fetch(`${first.base}/api/v1/bookings?limit=100`, { headers: { authorization: `Bearer ${key.secret}` } })).json()
+      expect(bookings.data.length).toBe(100)
+      for (const state of ["expired", "revoked", "creator_demoted"]) {
+        const k = demo.keys.find((x: any) => x.state === state)
+        expect((await fetch(`${first.base}/api/v1/me`, { headers: { authorization: `Bearer ${k.secret}` } })).status, state).toBe(401)
+      }
+
+      // SIGTERM: drained, database shut down, exit code 0.
+      first.child.kill("SIGTERM")
+      expect(await exited(first.child)).toBe(0)
+      expect(postgresRunning(dataDir)).toBe(false)
+
+      // A run killed hard leaves PostgreSQL behind; the next start stops it and carries on with the same data.
+      const second = await start(dataDir, port, pgPort)
+      second.child.kill("SIGKILL")
+      await exited(second.child)
+      expect(postgresRunning(dataDir)).toBe(true)
+      const third = await start(dataDir, port, pgPort)
+      expect(third.output()).toContain("ended abruptly")
+      const again = await fetch(`${third.base}/api/v1/me`, { headers: { authorization: `Bearer ${key.secret}` } })
+      expect(again.status).toBe(200)
+      third.child.kill("SIGINT")
+      expect(await exited(third.child)).toBe(0)
+      expect(postgresRunning(dataDir)).toBe(false)
+
+      // A half-initialised data directory (initdb cut short) is rebuilt.
+      fs.rmSync(path.join(dataDir, "pg", ".initialised"))
+      fs.rmSync(path.join(dataDir, "demo.json"))
+      const fourth = await start(dataDir, port, pgPort)
+      expect(fourth.output()).toContain("half-initialised")
+      expect(fs.existsSync(path.join(dataDir, "demo.json"))).toBe(true)
+      fourth.child.kill("SIGTERM")
+      expect(await exited(fourth.child)).toBe(0)
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true })
+    }
+  })
+})
