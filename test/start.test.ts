@@ -83,8 +83,8 @@ describe("npm start", () => {
       const key = demo.keys.find((k: any) => k.state === "active" && k.scopes.includes("bookings:read"))
       const me = await fetch(`${first.base}/api/v1/me`, { headers: { authorization: `Bearer ${key.secret}` } })
       expect(me.status).toBe(200)
-      expect((await me.json()).key.id).toBe(key.id)
-      const bookings = await (await fetch(`${first.base}/api/v1/bookings?limit=100`, { headers: { authorization: `Bearer ${key.secret}` } })).json()
+      expect(((await me.json()) as any).key.id).toBe(key.id)
+      const bookings: any = await (await fetch(`${first.base}/api/v1/bookings?limit=100`, { headers: { authorization: `Bearer ${key.secret}` } })).json()
       expect(bookings.data.length).toBe(100)
       for (const state of ["expired", "revoked", "creator_demoted"]) {
         const k = demo.keys.find((x: any) => x.state === state)

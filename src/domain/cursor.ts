@@ -37,8 +37,10 @@ export const decodeCursor = (
 ): Either.Either<CursorPosition, string> => {
   const [body, sig, ...rest] = cursor.split(".")
   if (!body || !sig || rest.length > 0) return Either.left("is not a cursor this API issued")
-  const expected = sign(secret, body)
-  const given = Buffer.from(sig, "base64url")
+  // Compare the encoded text, not decoded bytes: base64 decoding ignores stray trailing bits, so two
+  // different strings could otherwise carry the same signature.
+  const expected = Buffer.from(sign(secret, body).toString("base64url"))
+  const given = Buffer.from(sig)
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
     return Either.left("is not a cursor this API issued (altered or from elsewhere)")
   }
