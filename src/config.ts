@@ -17,8 +17,11 @@ export const AppConfig = Config.all({
   ),
   dataDir: Config.string("DATA_DIR").pipe(Config.withDefault(".data")),
   embeddedPgPort: Config.port("EMBEDDED_PG_PORT").pipe(Config.withDefault(54329)),
-  /** Seed the demo dataset when the database holds no operators. */
-  demoData: Config.boolean("DEMO_DATA").pipe(Config.withDefault(true)),
+  /**
+   * Seed the demo dataset when the database holds no operators. Default: on with the embedded
+   * database, off with DATABASE_URL (a real server never gets demo keys unless asked).
+   */
+  demoData: Config.option(Config.boolean("DEMO_DATA")),
   /** Requests per minute per partner key (spec: 300). Raised only for benchmarks. */
   rateLimitPerMinute: Config.integer("RATE_LIMIT_PER_MINUTE").pipe(Config.withDefault(300)),
   dbPoolSize: Config.integer("DB_POOL_SIZE").pipe(Config.withDefault(10)),

@@ -6,7 +6,7 @@
  * their secrets to `<DATA_DIR>/demo.json`.
  */
 import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { AppConfig } from "../config.js"
@@ -138,7 +138,7 @@ export const seedDemo = Effect.gen(function*() {
         CASE WHEN r3 >= 0.83 AND r3 < 0.97 THEN 'voided' ELSE 'pending' END,
         CASE WHEN r3 < 0.97 THEN created END,
         created,
-        CASE WHEN r3 >= 0.83 AND r3 < 0.97 THEN created + make_interval(secs => r4 * 5 * 86400) END
+        CASE WHEN r3 >= 0.83 AND r3 < 0.97 THEN least(created + make_interval(secs => r4 * 5 * 86400), to_timestamp(${now / 1000})) END
       FROM b
       ORDER BY g`
   }))
@@ -208,7 +208,8 @@ export class DemoData extends Context.Tag("DemoData")<DemoData, {
         const demo = JSON.parse(fs.readFileSync(file, "utf8")) as DemoFile
         return { keysFile: file, sampleKey: demo.keys.find((k) => k.state === "active")?.secret }
       }
-      if (!config.demoData) return read()
+      const wanted = Option.getOrElse(config.demoData, () => Option.isNone(config.databaseUrl))
+      if (!wanted) return read()
       const [{ count }] = (yield* sql<{ count: number }>`SELECT count(*)::int AS count FROM operators`) as unknown as [{ count: number }]
       if (count > 0) return read()
       yield* Effect.logInfo("empty database: creating the demo dataset")

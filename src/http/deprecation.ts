@@ -5,7 +5,7 @@
  * It keeps working until the sunset date.
  */
 import { type HttpApiEndpoint, HttpApiMiddleware, OpenApi } from "@effect/platform"
-import { Layer } from "effect"
+import { Context, Layer, Option } from "effect"
 import { addResponseHeaders } from "./requestContext.js"
 
 export interface DeprecationPolicy {
@@ -30,7 +30,13 @@ export const deprecate = (name: string, policy: DeprecationPolicy) => {
     policy.sunset.toISOString().slice(0, 10)
   }. See ${policy.link}.`
   /** Marks an endpoint: OpenAPI `deprecated: true`, the notice in its description, headers at run time. */
-  const mark = <E extends HttpApiEndpoint.HttpApiEndpoint.Any>(endpoint: E) =>
-    (endpoint as any).middleware(Deprecated).annotate(OpenApi.Deprecated, true).annotate(OpenApi.Description, note) as E
+  const mark = <E extends HttpApiEndpoint.HttpApiEndpoint.Any>(endpoint: E) => {
+    const self = endpoint as unknown as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps
+    const description = Option.match(Context.getOption(self.annotations, OpenApi.Description), {
+      onNone: () => note,
+      onSome: (existing) => `${existing}\n\n${note}`
+    })
+    return (self as any).middleware(Deprecated).annotate(OpenApi.Deprecated, true).annotate(OpenApi.Description, description) as E
+  }
   return { Deprecated, layer, mark } as const
 }

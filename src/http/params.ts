@@ -9,6 +9,12 @@ export const intParam = (min: number, max: number) =>
     Schema.filter((n) => n >= min && n <= max, { message: () => `must be a whole number from ${min} to ${max}` })
   ).annotations({ jsonSchema: { type: "integer", minimum: min, maximum: max } })
 
+/** One of a fixed set of words, with a message that lists them. */
+export const oneOf = <const L extends ReadonlyArray<string>>(values: L) =>
+  Schema.String.pipe(
+    Schema.filter((s): s is L[number] => values.includes(s), { message: () => `must be one of ${values.join(", ")}` })
+  ).annotations({ jsonSchema: { type: "string", enum: [...values] } })
+
 export const Cursor = Schema.String.pipe(
   Schema.maxLength(200, { message: () => "must be at most 200 characters" }),
   Schema.minLength(1, { message: () => "must not be empty" })

@@ -72,10 +72,15 @@ export const problemFor = (error: unknown, requestId: string, method: string, ur
       error.field ? { invalid_params: [{ name: error.field, reason: error.detail }] } : {})
   }
   if (error instanceof HttpApiError.HttpApiDecodeError) {
-    // An optional parameter's union adds "Expected undefined" beside the real rule: keep the rule.
-    const params = error.issues
-      .map((i) => ({ name: fieldOf(i.path) || "body", reason: i.message }))
-      .filter((p, _, all) => !p.reason.startsWith("Expected undefined") || !all.some((o) => o.name === p.name && o !== p))
+    // One entry per parameter. An optional parameter's union adds "Expected undefined" beside the
+    // real rule, and a literal union one issue per member: keep the most specific message.
+    const byName = new Map<string, string>()
+    for (const issue of error.issues) {
+      const name = fieldOf(issue.path) || "body"
+      const known = byName.get(name)
+      if (known === undefined || known.startsWith("Expected undefined")) byName.set(name, issue.message)
+    }
+    const params = [...byName].map(([name, reason]) => ({ name, reason }))
     const detail = params.map((p) => `${p.name}: ${p.reason}`).join("; ") || error.message
     return respond(PROBLEM_TYPES.invalid, requestId, detail, { invalid_params: params })
   }
@@ -99,22 +104,19 @@ export const problemFor = (error: unknown, requestId: string, method: string, ur
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{8,64}$/
 
-/** Query parameters that carry a secret key are refused before anything else reads the request. */
-const keyInUrl = (url: string) => {
-  const query = url.indexOf("?")
-  if (query < 0) return false
-  for (const [, value] of new URLSearchParams(url.slice(query + 1))) if (looksLikeSecretKey(value)) return true
-  return false
+/** A URL that carries a secret key anywhere (path or query, even percent-encoded) is refused first. */
+const decoded = (url: string) => {
+  try {
+    return decodeURIComponent(url.replaceAll("+", " "))
+  } catch {
+    return url
+  }
 }
+const keyInUrl = (url: string) => looksLikeSecretKey(url) || looksLikeSecretKey(decoded(url))
 
-/** The URL as logged: any value that looks like a key is replaced, so logs never hold a secret. */
-export const loggableUrl = (url: string) => {
-  const query = url.indexOf("?")
-  if (query < 0) return url
-  const params = new URLSearchParams(url.slice(query + 1))
-  for (const [name, value] of params) if (looksLikeSecretKey(value) || value.startsWith("pk_")) params.set(name, "[redacted]")
-  return `${url.slice(0, query)}?${params.toString()}`
-}
+/** The URL as logged: anything that looks like a secret key is replaced, so logs never hold one. */
+export const loggableUrl = (url: string) =>
+  keyInUrl(url) ? `${decoded(url).replace(/svc_live_[A-Za-z0-9_]*/g, "[redacted]")}` : url
 
 export const problemMiddleware = HttpApiBuilder.middleware(
   ((app: HttpApp.Default) =>

@@ -11,7 +11,7 @@ import { DocsRoutes } from "./docs/routes.js"
 import { PartnerApi } from "./partner/Api.js"
 import { BookingsLive, HealthLive, MeLive } from "./partner/handlers.js"
 import { openApiLayer } from "./docs/openapi.js"
-import { PartnerAuthLive } from "./partner/security.js"
+import { PartnerAuthLive } from "./partner/auth.js"
 import { problemMiddleware } from "./problem.js"
 
 const ServicesLive = Layer.mergeAll(Bookings.Default, CursorSigner.Default, KeyAuth.Default, RateLimiter.Default)

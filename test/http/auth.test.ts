@@ -147,6 +147,18 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("authentica
       }))
   })
 
+  describe("order of checks", () => {
+    it.effect("a key without the scope gets 403 before any parameter is validated", () =>
+      Effect.gen(function*() {
+        const w = yield* makeWorld
+        const key = yield* createKey({ by: w.alice, operators: [w.alpha], scopes: ["tours:read"] })
+        const res = yield* get("/api/v1/bookings?limit=0&status=NOPE", key.token)
+        expectProblem(res, 403)
+        expectProblem(yield* get("/api/v1/bookings/not-a-uuid", key.token), 403)
+        expect(res.headers.get("ratelimit-limit")).toBe("300")
+      }))
+  })
+
   describe("keys in the URL", () => {
     it.effect("are refused with 400 even when the header is also valid", () =>
       Effect.gen(function*() {
@@ -158,6 +170,8 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("authentica
           expect(res.body.detail).toContain("URL")
         }
         expectProblem(yield* get(`/api/v1/me?key=${key.token}`), 400)
+        expectProblem(yield* get(`/api/v1/bookings/${key.token}`, key.token), 400)
+        expectProblem(yield* get(`/api/v1/me?key=${encodeURIComponent(key.token).replaceAll("_", "%5F")}`), 400)
       }))
   })
 })

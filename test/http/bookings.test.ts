@@ -288,6 +288,13 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("GET /api/v
           expect(res.status, name).toBe(400)
           expect(res.body.invalid_params[0].name).toBe("cursor")
         }
+        // The same instant spelled another way is the same filter.
+        for (let i = 0; i < 2; i++) yield* insertBooking({ operatorId: w.alpha, updatedAt: new Date("2026-11-10T12:30:00Z") })
+        const since = yield* get(`/api/v1/bookings?limit=1&updated_since=2026-11-10T12:00:00Z`, key.token)
+        const sinceCursor = since.body.next_cursor
+        const respelled = yield* get(`/api/v1/bookings?limit=1&updated_since=${encodeURIComponent("2026-11-10T13:00:00+01:00")}&cursor=${sinceCursor}`, key.token)
+        expect(respelled.status).toBe(200)
+        expect(respelled.body.data[0].id).not.toBe(since.body.data[0].id)
         // Reused under other filters.
         const refiltered = yield* get(`/api/v1/bookings?limit=1&status=REFUNDED&cursor=${cursor}`, key.token)
         expect(refiltered.status).toBe(400)
@@ -322,6 +329,11 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("GET /api/v
           expect(res.body.invalid_params.map((p: any) => p.name), query).toContain(field)
           expect(res.body.request_id).toBeTruthy()
         }
+        // One entry per parameter, with the rule in words.
+        const status = yield* get("/api/v1/bookings?status=RESERVED&limit=0", key.token)
+        expect(status.body.invalid_params).toEqual([
+          { name: "status", reason: "must be one of CONFIRMED, CANCELLED, REFUNDED" }
+        ])
         const notUuid = yield* get("/api/v1/bookings/12345", key.token)
         expect(notUuid.status).toBe(400)
         expect(notUuid.body.invalid_params[0].name).toBe("id")

@@ -45,11 +45,14 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("OpenAPI do
         const [method, path] = key.split(" ") as [string, string]
         const op = doc.paths[path][method]
         expect(Object.keys(op.responses).sort(), key).toEqual(statuses.sort())
-        expect(op.security, key).toEqual([{ bearer: [] }])
+        expect(op.security, key).toEqual([{ bearer: key === "get /api/v1/me" ? [] : ["bookings:read"] }])
         for (const status of statuses.filter((s) => Number(s) >= 400)) {
           expect(Object.keys(op.responses[status].content), `${key} ${status}`).toEqual(["application/problem+json"])
         }
         expect(op.responses["200"].headers["RateLimit-Policy"]).toBeDefined()
+        expect(op.responses["429"].headers["Retry-After"]).toBeDefined()
+        expect(op.responses["401"].headers["RateLimit-Policy"]).toBeUndefined()
+        expect(op.responses["401"].headers["WWW-Authenticate"]).toBeDefined()
       }
       expect(doc.components.securitySchemes.bearer).toMatchObject({ type: "http", scheme: "bearer" })
       const params = doc.paths["/api/v1/bookings"].get.parameters.map((p: any) => p.name).sort()

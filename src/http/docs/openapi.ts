@@ -6,6 +6,7 @@
 import { HttpApiBuilder, HttpServerResponse, OpenApi } from "@effect/platform"
 import { Effect, JSONSchema } from "effect"
 import { PartnerApi } from "../partner/Api.js"
+import { requiredScopes } from "../partner/auth.js"
 import { Problem, PROBLEM_CONTENT_TYPE } from "../problem.js"
 
 type Json = Record<string, any>
@@ -51,7 +52,8 @@ export const finishDocument = (spec: Json): Json => {
       const secured = Array.isArray(op.security) && op.security.length > 0
       for (const [status, response] of Object.entries<Json>(op.responses)) {
         const code = Number(status)
-        response.headers = { ...HEADER_DOCS, ...(secured ? RATE_LIMIT_HEADERS : {}), ...response.headers }
+        // 401 is decided before the rate limiter runs; every other answer to a valid key carries its headers.
+        response.headers = { ...HEADER_DOCS, ...(secured && code !== 401 ? RATE_LIMIT_HEADERS : {}), ...response.headers }
         if (code >= 400) {
           response.description = STATUS_TEXT[status] ?? response.description
           response.content = { [PROBLEM_CONTENT_TYPE]: { schema: problemRef } }
@@ -70,7 +72,7 @@ export const finishDocument = (spec: Json): Json => {
       }
       op.responses["500"] ??= {
         description: STATUS_TEXT["500"],
-        headers: HEADER_DOCS,
+        headers: { ...HEADER_DOCS, ...(secured ? RATE_LIMIT_HEADERS : {}) },
         content: { [PROBLEM_CONTENT_TYPE]: { schema: problemRef } }
       }
     }
@@ -90,7 +92,25 @@ export const finishDocument = (spec: Json): Json => {
   return spec
 }
 
-export const partnerOpenApi = (): Json => finishDocument(structuredClone(OpenApi.fromApi(PartnerApi)) as Json)
+/** OpenAPI 3.1 lets a non-OAuth security requirement name roles: we list the scope each operation needs. */
+const withScopes = (spec: Json): Json => {
+  const scoped = new Set<Json>()
+  for (const [route, scope] of requiredScopes) {
+    const [method, path] = route.split(" ") as [string, string]
+    const op = spec.paths?.[path.replace(/:(\w+)/g, "{$1}")]?.[method.toLowerCase()]
+    if (op) {
+      op.security = [{ bearer: [scope] }]
+      scoped.add(op)
+    }
+  }
+  // The security middleware can answer 403 only where a scope is required.
+  for (const item of Object.values<Json>(spec.paths ?? {})) {
+    for (const op of Object.values<Json>(item)) if (op?.responses && !scoped.has(op)) delete op.responses["403"]
+  }
+  return spec
+}
+
+export const partnerOpenApi = (): Json => withScopes(finishDocument(structuredClone(OpenApi.fromApi(PartnerApi)) as Json))
 
 export const openApiLayer = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {

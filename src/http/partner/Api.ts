@@ -5,8 +5,8 @@ import { BookingDetail, BookingPage, BookingStatus, Partner } from "../../domain
 import { DateTimeString, IsoDate, IsoDateTimeWithOffset } from "../../domain/dates.js"
 import { Forbidden, InvalidRequest, NotFound } from "../../domain/errors.js"
 import { Scope } from "../../domain/scopes.js"
-import { Cursor, intParam, PartnerId, UuidPath } from "../params.js"
-import { PartnerAuth } from "./security.js"
+import { Cursor, intParam, oneOf, PartnerId, UuidPath } from "../params.js"
+import { PartnerAuth, RequiredScope } from "./security.js"
 
 export const Me = Schema.Struct({
   key: Schema.Struct({
@@ -26,7 +26,7 @@ export const BookingListParams = Schema.Struct({
   updated_since: Schema.optional(IsoDateTimeWithOffset).annotations({
     description: "Bookings created or changed at or after this instant (with Z or an offset)."
   }),
-  status: Schema.optional(BookingStatus),
+  status: Schema.optional(oneOf(BookingStatus.literals)),
   cursor: Schema.optional(Cursor),
   limit: Schema.optional(intParam(1, 100)).annotations({ description: "1 to 100, default 50." }),
   partner_id: Schema.optional(PartnerId)
@@ -70,6 +70,7 @@ export class BookingsGroup extends HttpApiGroup.make("bookings")
       )
   )
   .addError(Forbidden)
+  .annotate(RequiredScope, "bookings:read")
   .middleware(PartnerAuth)
   .prefix("/api/v1")
 {}

@@ -1,20 +1,14 @@
-/**
- * Partner API authentication: `Authorization: Bearer svc_live_...`, then the per-key rate limit.
- * Rate-limit headers go on every authenticated response (see requestContext.ts).
- */
-import { HttpApiMiddleware, HttpApiSecurity, HttpServerRequest, OpenApi } from "@effect/platform"
-import { Context, Effect, Layer, Schema } from "effect"
-import { AppConfig } from "../../config.js"
+/** Partner API security declarations: the bearer middleware, the key it provides, required scopes. */
+import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "@effect/platform"
+import { Context, Schema } from "effect"
 import { Forbidden, RateLimited, Unauthorized } from "../../domain/errors.js"
 import type { Scope } from "../../domain/scopes.js"
-import { type AuthenticatedKey, KeyAuth } from "../../services/KeyAuth.js"
-import { RateLimiter, rateLimitHeaders } from "../../services/RateLimiter.js"
-import { addResponseHeaders } from "../requestContext.js"
+import type { AuthenticatedKey } from "../../services/KeyAuth.js"
 
 export class CurrentKey extends Context.Tag("CurrentKey")<CurrentKey, AuthenticatedKey>() {}
 
 export class PartnerAuth extends HttpApiMiddleware.Tag<PartnerAuth>()("PartnerAuth", {
-  failure: Schema.Union(Unauthorized, RateLimited),
+  failure: Schema.Union(Unauthorized, RateLimited, Forbidden),
   provides: CurrentKey,
   security: {
     bearer: HttpApiSecurity.bearer.pipe(
@@ -26,39 +20,5 @@ export class PartnerAuth extends HttpApiMiddleware.Tag<PartnerAuth>()("PartnerAu
   }
 }) {}
 
-const BEARER = /^Bearer[ ]+(\S+)[ ]*$/i
-
-export const PartnerAuthLive = Layer.effect(
-  PartnerAuth,
-  Effect.gen(function*() {
-    const keys = yield* KeyAuth
-    const limiter = yield* RateLimiter
-    const { rateLimitPerMinute } = yield* AppConfig
-    return PartnerAuth.of({
-      // The built-in bearer decoding slices any scheme; read the header strictly ourselves.
-      bearer: () =>
-        Effect.gen(function*() {
-          const request = yield* HttpServerRequest.HttpServerRequest
-          const header = request.headers.authorization ?? ""
-          const token = BEARER.exec(header)?.[1] ?? (header === "" ? "" : "malformed")
-          const key = yield* keys.authenticate(token)
-          const decision = yield* limiter.hit(`partner:${key.id}`, rateLimitPerMinute, 60)
-          yield* addResponseHeaders({ ...rateLimitHeaders(decision), "Cache-Control": "private, no-store" })
-          if (!decision.allowed) {
-            return yield* new RateLimited({
-              detail: `more than ${decision.limit} requests in ${decision.windowSeconds} seconds with this key`,
-              retryAfterSeconds: decision.resetSeconds
-            })
-          }
-          return key
-        })
-    })
-  })
-)
-
-/** The current key, once it is known to hold `scope`. */
-export const keyWithScope = (scope: Scope) =>
-  Effect.flatMap(CurrentKey, (key) =>
-    key.scopes.includes(scope)
-      ? Effect.succeed(key)
-      : Effect.fail(new Forbidden({ detail: `this key lacks the scope ${scope}`, scope })))
+/** The scope an endpoint needs, declared with `.annotate(RequiredScope, "...")` on the endpoint or group. */
+export class RequiredScope extends Context.Tag("RequiredScope")<RequiredScope, Scope>() {}

@@ -1,0 +1,63 @@
+/**
+ * Partner API authentication, in this order and before any parameter is decoded:
+ * `Authorization: Bearer svc_live_...` (401), the per-key rate limit (429), the scope the endpoint
+ * declares (403). Rate-limit headers go on every authenticated response (see requestContext.ts).
+ */
+import { HttpApi, HttpRouter, HttpServerRequest } from "@effect/platform"
+import { Context, Effect, Layer, Option } from "effect"
+import { AppConfig } from "../../config.js"
+import { Forbidden, RateLimited } from "../../domain/errors.js"
+import type { Scope } from "../../domain/scopes.js"
+import { KeyAuth } from "../../services/KeyAuth.js"
+import { RateLimiter, rateLimitHeaders } from "../../services/RateLimiter.js"
+import { addResponseHeaders } from "../requestContext.js"
+import { PartnerApi } from "./Api.js"
+import { PartnerAuth, RequiredScope } from "./security.js"
+
+/** "GET /api/v1/bookings/:id" → the scope it needs, from the endpoint (or group) annotations. */
+export const requiredScopes = (() => {
+  const scopes = new Map<string, Scope>()
+  HttpApi.reflect(PartnerApi, {
+    onGroup: () => {},
+    onEndpoint: ({ endpoint, mergedAnnotations }) => {
+      const scope = Context.getOption(mergedAnnotations, RequiredScope)
+      if (Option.isSome(scope)) scopes.set(`${endpoint.method} ${endpoint.path}`, scope.value)
+    }
+  })
+  return scopes
+})()
+
+const BEARER = /^Bearer[ ]+(\S+)[ ]*$/i
+
+export const PartnerAuthLive = Layer.effect(
+  PartnerAuth,
+  Effect.gen(function*() {
+    const keys = yield* KeyAuth
+    const limiter = yield* RateLimiter
+    const { rateLimitPerMinute } = yield* AppConfig
+    return PartnerAuth.of({
+      // The built-in bearer decoding slices off any scheme; read the header strictly ourselves.
+      bearer: () =>
+        Effect.gen(function*() {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const header = request.headers.authorization ?? ""
+          const token = BEARER.exec(header)?.[1] ?? (header === "" ? "" : "malformed")
+          const key = yield* keys.authenticate(token)
+          const decision = yield* limiter.hit(`partner:${key.id}`, rateLimitPerMinute, 60)
+          yield* addResponseHeaders({ ...rateLimitHeaders(decision), "Cache-Control": "private, no-store" })
+          if (!decision.allowed) {
+            return yield* new RateLimited({
+              detail: `more than ${decision.limit} requests in ${decision.windowSeconds} seconds with this key`,
+              retryAfterSeconds: decision.resetSeconds
+            })
+          }
+          const { route } = yield* HttpRouter.RouteContext
+          const scope = requiredScopes.get(`${route.method} ${route.path}`)
+          if (scope !== undefined && !key.scopes.includes(scope)) {
+            return yield* new Forbidden({ detail: `this key lacks the scope ${scope}`, scope })
+          }
+          return key
+        })
+    })
+  })
+)
