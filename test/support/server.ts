@@ -11,7 +11,7 @@ import { createDatabase } from "../../src/db/embedded.js"
 import { layerFromUrl } from "../../src/db/Database.js"
 import { HttpLive, nodeServer } from "../../src/http/server.js"
 import { Admin } from "../../src/services/Admin.js"
-import { LoggingLive } from "../../src/observability.js"
+import { ObservabilityLive } from "../../src/observability.js"
 
 export interface ServerOptions {
   /** Reuse this database instead of creating one (several instances on one database). */
@@ -41,7 +41,7 @@ export const serverOn = (databaseUrl: string, env: Record<string, string> = {}) 
     Layer.provide(nodeServer("127.0.0.1", 0)),
     Layer.provideMerge(Admin.Default),
     Layer.provideMerge(layerFromUrl(databaseUrl, 4)),
-    Layer.provide(LoggingLive),
+    Layer.provide(ObservabilityLive),
     Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries({ LOG_LEVEL: "Warning", ...env })))))
   )
 
