@@ -56,7 +56,7 @@ const runAsUser = Effect.sync(() => {
   }
 })
 
-/** The postgres user must be able to reach the data directory through every parent. */
+/** The postgres user must be able to reach `target` through every parent directory (adds o+x only). */
 const grantTraversal = (dir: string) => {
   let current = path.dirname(dir)
   while (current !== path.dirname(current)) {
@@ -174,6 +174,8 @@ export const startEmbeddedPostgres = (options: EmbeddedOptions) =>
       yield* Effect.logWarning(`removing half-initialised data directory ${pgDir}`)
       fs.rmSync(pgDir, { recursive: true, force: true })
     }
+    // The postgres user must reach the binaries (say, inside a private clone) as well as the data.
+    if (ids) grantTraversal(bin.postgres)
     if (!fs.existsSync(pgDir)) {
       fs.mkdirSync(pgDir, { recursive: true, mode: 0o700 })
       const pwfile = path.join(root, `.initdb-pw-${process.pid}`)
