@@ -2,7 +2,9 @@ import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { readSection, SECTIONS } from "../../src/http/docs/routes.js"
 import { get } from "../support/http.js"
-import { testServer } from "../support/server.js"
+import pg from "pg"
+import { inject } from "vitest"
+import { testServer, TestServer } from "../support/server.js"
 
 layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("docs", (it) => {
   it.effect("every markdown section is served, and the index links them", () =>
@@ -50,5 +52,24 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("docs", (it
     Effect.gen(function*() {
       expect((yield* get("/healthz")).body).toEqual({ status: "ok" })
       expect((yield* get("/readyz")).body).toEqual({ status: "ok" })
+    }))
+})
+
+layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("readiness", (it) => {
+  it.effect("/readyz answers 503 once the database is gone, while /healthz still answers", () =>
+    Effect.gen(function*() {
+      const { databaseUrl } = yield* TestServer
+      expect((yield* get("/readyz")).status).toBe(200)
+      const name = new URL(databaseUrl).pathname.slice(1)
+      const admin = new pg.Client({ connectionString: inject("adminDatabaseUrl") })
+      yield* Effect.promise(async () => {
+        await admin.connect()
+        await admin.query(`DROP DATABASE "${name}" WITH (FORCE)`)
+        await admin.end()
+      })
+      const res = yield* get("/readyz")
+      expect(res.status).toBe(503)
+      expect(res.body).toEqual({ status: "unavailable" })
+      expect((yield* get("/healthz")).status).toBe(200)
     }))
 })
