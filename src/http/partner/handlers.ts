@@ -7,6 +7,7 @@ import { operatorIdsFor } from "../../domain/visibility.js"
 import { Bookings } from "../../services/Bookings.js"
 import { CursorSigner } from "../../services/CursorSigner.js"
 import { PartnerApi } from "./Api.js"
+import { jsonBody } from "../json.js"
 import { CurrentKey } from "./security.js"
 
 export const MeLive = HttpApiBuilder.group(PartnerApi, "me", (handlers) =>
@@ -54,13 +55,13 @@ export const BookingsLive = HttpApiBuilder.group(PartnerApi, "bookings", (handle
             status: p.status,
             includeContact: key.scopes.includes("guests.contact:read")
           })
-          return { data: page.rows, next_cursor: page.next ? cursors.encode(page.next, filters) : null }
+          return jsonBody({ data: page.rows, next_cursor: page.next ? cursors.encode(page.next, filters) : null })
         }))
       .handle("get", ({ path, urlParams }) =>
         Effect.gen(function*() {
           const key = yield* CurrentKey
           const operatorIds = yield* operatorIdsFor(key, urlParams.partner_id)
-          return yield* bookings.get(path.id, operatorIds, key.scopes.includes("guests.contact:read"))
+          return jsonBody(yield* bookings.get(path.id, operatorIds, key.scopes.includes("guests.contact:read")))
         }))
   }))
 
