@@ -1,4 +1,11 @@
-/** Partner API handlers: decode (done by HttpApi), call a service, shape the answer. */
+/**
+ * Partner API handlers: decode (done by HttpApi), call a service, shape the answer.
+ *
+ * Routes that query the database run uninterruptibly (`DB_ROUTE`): when a client hangs up mid-request,
+ * @effect/sql-pg 0.53 answers the interruption with pg_cancel_backend(pid), and if the statement has
+ * already finished the cancel can land on the next request's statement on that pooled connection
+ * (a 500 for an unrelated caller; seen in the benchmark). Letting the request finish avoids it.
+ */
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
@@ -9,6 +16,8 @@ import { CursorSigner } from "../../services/CursorSigner.js"
 import { PartnerApi } from "./Api.js"
 import { jsonBody } from "../json.js"
 import { CurrentKey } from "./security.js"
+
+const DB_ROUTE = { uninterruptible: true } as const
 
 export const MeLive = HttpApiBuilder.group(PartnerApi, "me", (handlers) =>
   handlers.handle("me", () =>
@@ -22,7 +31,7 @@ export const MeLive = HttpApiBuilder.group(PartnerApi, "me", (handlers) =>
       },
       partner: key.partners[0]!,
       partners: key.partners
-    }))))
+    })), DB_ROUTE))
 
 export const BookingsLive = HttpApiBuilder.group(PartnerApi, "bookings", (handlers) =>
   Effect.gen(function*() {
@@ -56,13 +65,13 @@ export const BookingsLive = HttpApiBuilder.group(PartnerApi, "bookings", (handle
             includeContact: key.scopes.includes("guests.contact:read")
           })
           return jsonBody({ data: page.rows, next_cursor: page.next ? cursors.encode(page.next, filters) : null })
-        }))
+        }), DB_ROUTE)
       .handle("get", ({ path, urlParams }) =>
         Effect.gen(function*() {
           const key = yield* CurrentKey
           const operatorIds = yield* operatorIdsFor(key, urlParams.partner_id)
           return jsonBody(yield* bookings.get(path.id, operatorIds, key.scopes.includes("guests.contact:read")))
-        }))
+        }), DB_ROUTE)
   }))
 
 export const HealthLive = HttpApiBuilder.group(PartnerApi, "health", (handlers) =>
@@ -71,7 +80,10 @@ export const HealthLive = HttpApiBuilder.group(PartnerApi, "health", (handlers) 
     return handlers
       .handle("healthz", () => Effect.succeed({ status: "ok" as const }))
       .handle("readyz", () =>
+        // The probe itself is never interrupted (see DB_ROUTE); past 2 s we answer without it.
         sql`SELECT 1`.pipe(
+          Effect.uninterruptible,
+          Effect.disconnect,
           Effect.timeout("2 seconds"),
           Effect.as({ status: "ok" as const }),
           Effect.catchAllCause(() =>
