@@ -1,0 +1,383 @@
+/**
+ * The floor: the cheapest server that does the service's work for GET /api/v1/bookings and
+ * GET /api/v1/bookings/{id}. Bare node:http + a pg Pool of the same size, and per request the
+ * same three statements as the service, copied verbatim:
+ *   1. the key lookup of src/services/KeyAuth.ts (then SHA-256 constant-time compare, revocation,
+ *      expiry and operator checks in JS),
+ *   2. the rate-limit upsert of src/services/RateLimiter.ts (bucket `partner:<key id>`, window 60 s),
+ *   3. the list (with the same filter clauses, in the same order, and the LATERAL per operator) or
+ *      the get of src/services/Bookings.ts.
+ * Cursors are the service's own (src/domain/cursor.ts, secret from service_secrets), so a cursor
+ * from one server works on the other. The JSON is built by hand in the service's shape.
+ *
+ * Env: DATABASE_URL, PORT, DB_POOL_SIZE (default 10), RATE_LIMIT_PER_MINUTE (default 300).
+ * Exits when its stdin closes (the runner holds the other end), so it never outlives the runner.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import { randomUUID } from "node:crypto"
+import { Either } from "effect"
+import pg from "pg"
+import { looksLikeSecretKey, parseSecretKey, secretMatches } from "../src/domain/apiKey.js"
+import { apiStatusOf, STORED_STATUSES } from "../src/domain/booking.js"
+import { type CursorPosition, decodeCursor, encodeCursor, filterFingerprint } from "../src/domain/cursor.js"
+
+// ---- connection: the same pool size and type parsers as src/db/Database.ts -----------------------
+
+const INT8 = 20
+const NUMERIC = 1700
+const DATE = 1082
+const types: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: "text" | "binary") => {
+    if (oid === INT8 || oid === NUMERIC) return (value: string) => Number(value)
+    if (oid === DATE) return (value: string) => value
+    return pg.types.getTypeParser(oid, format as "text")
+  }) as pg.CustomTypesConfig["getTypeParser"]
+}
+
+const pool = new pg.Pool({
+  connectionString: process.env.DATABASE_URL,
+  max: Number(process.env.DB_POOL_SIZE ?? 10),
+  application_name: "bench-floor",
+  types
+})
+pool.on("error", () => {})
+
+const RATE_LIMIT = Number(process.env.RATE_LIMIT_PER_MINUTE ?? 300)
+const WINDOW_SECONDS = 60
+
+// ---- the statements, verbatim from src/services ----------------------------------------------------
+
+/** src/services/KeyAuth.ts findKey */
+const FIND_KEY = `
+        SELECT k.id, k.name, k.scopes, k.created_at, k.expires_at, k.revoked_at, k.secret_hash,
+          coalesce(
+            json_agg(json_build_object('id', o.id, 'name', o.name) ORDER BY o.name, o.id)
+              FILTER (WHERE o.id IS NOT NULL),
+            '[]'
+          ) AS partners
+        FROM api_keys k
+        LEFT JOIN api_key_operators ko ON ko.key_id = k.id
+        LEFT JOIN memberships m
+          ON m.operator_id = ko.operator_id AND m.user_id = k.created_by AND m.role IN ('owner', 'admin')
+        LEFT JOIN operators o ON o.id = m.operator_id
+        WHERE k.id = $1
+        GROUP BY k.id`
+
+/** src/services/RateLimiter.ts hit */
+const RATE_LIMIT_HIT = `
+        INSERT INTO rate_limit_counters AS c (bucket, window_start, count)
+        VALUES ($1, to_timestamp(floor(extract(epoch FROM now()) / $2) * $3), 1)
+        ON CONFLICT (bucket) DO UPDATE SET
+          count = CASE WHEN c.window_start = excluded.window_start THEN c.count + 1 ELSE 1 END,
+          window_start = excluded.window_start
+        RETURNING count,
+          ceil(extract(epoch FROM (window_start + make_interval(secs => $4) - now())))::int AS reset_seconds`
+
+/** src/services/Bookings.ts */
+const LISTED = "('RESERVED', 'CONFIRMED', 'CANCELLED', 'REFUNDED')"
+
+const SUMMARY_COLUMNS = `b.id, b.confirmation_code, b.status, b.operator_id, b.tour_id, b.tour_name,
+  b.experience_date, b.start_time, b.timezone, b.participants, b.amount_minor, b.currency, b.channel,
+  b.guest_name, b.guest_email, b.guest_phone, b.booked_at, b.created_at, b.updated_at,
+  (extract(epoch FROM b.created_at) * 1000000)::bigint::text AS created_micros`
+
+const DETAIL_COLUMNS = `${SUMMARY_COLUMNS}, b.provider_reference, b.payment_strategy,
+  b.pay_later_status, b.pay_later_amount_minor, b.pay_later_currency, b.pay_later_charge_at, b.pay_later_paid_at,
+  b.commission_amount_minor, b.commission_rate_percent, b.commission_currency, b.commission_status`
+
+interface ListQuery {
+  readonly operatorIds: ReadonlyArray<string>
+  readonly limit: number
+  readonly after: CursorPosition | undefined
+  readonly dateFrom: string | undefined
+  readonly dateTo: string | undefined
+  readonly updatedSince: string | undefined
+  readonly status: keyof typeof STORED_STATUSES | undefined
+}
+
+/**
+ * Bookings.list: the statement as @effect/sql compiles it (placeholders numbered in order; a single
+ * clause stands alone, several are joined with AND inside parentheses, `sql.in` is `($n,$m)`).
+ */
+const listStatement = (q: ListQuery): { text: string; values: Array<unknown> } => {
+  const values: Array<unknown> = [toPgArray(q.operatorIds)]
+  const param = (value: unknown) => {
+    values.push(value)
+    return `$${values.length}`
+  }
+  const clauses = [`b.status IN ${LISTED}`]
+  if (q.status) clauses.push(`b.status IN (${STORED_STATUSES[q.status].map(param).join(",")})`)
+  if (q.dateFrom) clauses.push(`b.experience_date >= ${param(q.dateFrom)}::date`)
+  if (q.dateTo) clauses.push(`b.experience_date <= ${param(q.dateTo)}::date`)
+  if (q.updatedSince) clauses.push(`coalesce(b.updated_at, b.created_at) >= ${param(q.updatedSince)}::timestamptz`)
+  if (q.after) {
+    clauses.push(`(b.created_at, b.id) < (${param(microsToIso(q.after.createdMicros))}::timestamptz, ${param(q.after.id)}::uuid)`)
+  }
+  const where = clauses.length === 1 ? clauses[0]! : `(${clauses.join(" AND ")})`
+  const take = q.limit + 1
+  const text = `
+          SELECT b.*, o.name AS operator_name
+          FROM unnest($1::uuid[]) AS op(id)
+          CROSS JOIN LATERAL (
+            SELECT ${SUMMARY_COLUMNS}
+            FROM bookings b
+            WHERE b.operator_id = op.id AND ${where}
+            ORDER BY b.created_at DESC, b.id DESC
+            LIMIT ${param(take)}
+          ) b
+          JOIN operators o ON o.id = b.operator_id
+          ORDER BY b.created_at DESC, b.id DESC
+          LIMIT ${param(take)}`
+  return { text, values }
+}
+
+const GET_STATEMENT = `
+        SELECT ${DETAIL_COLUMNS}, o.name AS operator_name
+        FROM bookings b JOIN operators o ON o.id = b.operator_id
+        WHERE b.id = $1::uuid AND b.operator_id = ANY($2::uuid[])
+          AND b.status IN ${LISTED}`
+
+const toPgArray = (ids: ReadonlyArray<string>) => `{${ids.join(",")}}`
+
+/** src/services/Bookings.ts microsToIso */
+const microsToIso = (micros: string) => {
+  const value = BigInt(micros)
+  const iso = new Date(Number(value / 1000n)).toISOString()
+  return iso.replace("Z", String(value % 1000n).padStart(3, "0") + "Z")
+}
+
+// ---- rows to JSON, in the service's shape ------------------------------------------------------------
+
+interface Row {
+  readonly [column: string]: any
+}
+
+const iso = (d: Date | null) => (d === null ? null : d.toISOString())
+
+const summary = (row: Row, contact: boolean) => ({
+  id: row.id,
+  confirmation_code: row.confirmation_code,
+  status: apiStatusOf(row.status),
+  partner: { id: row.operator_id, name: row.operator_name },
+  tour: { id: row.tour_id, name: row.tour_name },
+  experience_date: row.experience_date,
+  start_time: row.start_time,
+  timezone: row.timezone,
+  participants: row.participants,
+  amount_minor: row.amount_minor,
+  currency: row.currency,
+  channel: row.channel,
+  guest: contact ? { name: row.guest_name, email: row.guest_email, phone: row.guest_phone } : { name: row.guest_name },
+  booked_at: iso(row.booked_at),
+  created_at: row.created_at.toISOString(),
+  updated_at: iso(row.updated_at)
+})
+
+const detail = (row: Row, contact: boolean) => ({
+  ...summary(row, contact),
+  provider_reference: row.provider_reference,
+  payment: {
+    strategy: row.payment_strategy,
+    pay_later: row.payment_strategy === "pay_later" && row.pay_later_status !== null
+      ? {
+        status: row.pay_later_status,
+        amount_minor: row.pay_later_amount_minor ?? 0,
+        currency: row.pay_later_currency,
+        charge_at: iso(row.pay_later_charge_at),
+        paid_at: iso(row.pay_later_paid_at)
+      }
+      : null
+  },
+  commission: row.commission_amount_minor === null ? null : {
+    amount_minor: row.commission_amount_minor,
+    rate_percent: row.commission_rate_percent,
+    currency: row.commission_currency,
+    status: row.commission_status
+  }
+})
+
+// ---- HTTP --------------------------------------------------------------------------------------------
+
+class Refusal {
+  constructor(readonly status: number, readonly detail: string, readonly headers: Record<string, string> = {}) {}
+}
+
+const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string>, type = "application/json") => {
+  const text = JSON.stringify(body)
+  res.writeHead(status, { ...headers, "content-type": type, "content-length": Buffer.byteLength(text) })
+  res.end(text)
+}
+
+interface Key {
+  readonly id: string
+  readonly scopes: ReadonlyArray<string>
+  readonly partners: ReadonlyArray<{ id: string; name: string }>
+}
+
+let cursorSecret: Uint8Array | undefined
+
+const BEARER = /^Bearer[ ]+(\S+)[ ]*$/i
+
+/** KeyAuth.authenticate + the rate limit of the security middleware. */
+const authenticate = async (req: IncomingMessage, headers: Record<string, string>): Promise<Key> => {
+  const header = req.headers.authorization ?? ""
+  const token = BEARER.exec(header)?.[1] ?? ""
+  const parts = parseSecretKey(token)
+  if (!parts) throw new Refusal(401, "the key is malformed")
+  const { rows: [row] } = await pool.query(FIND_KEY, [parts.id])
+  if (!row || !secretMatches(parts.secret, row.secret_hash)) throw new Refusal(401, "the key is not valid")
+  if (row.revoked_at !== null) throw new Refusal(401, "the key has been revoked")
+  if (row.expires_at.getTime() <= Date.now()) throw new Refusal(401, "the key has expired")
+  if (row.partners.length === 0) throw new Refusal(401, "the key's creator is no longer owner or admin of any operator on the key")
+
+  const { rows: [hit] } = await pool.query(RATE_LIMIT_HIT, [`partner:${row.id}`, WINDOW_SECONDS, WINDOW_SECONDS, WINDOW_SECONDS])
+  const remaining = Math.max(0, RATE_LIMIT - hit.count)
+  const reset = Math.max(1, hit.reset_seconds)
+  Object.assign(headers, {
+    "ratelimit-policy": `"default";q=${RATE_LIMIT};w=${WINDOW_SECONDS}`,
+    "ratelimit": `"default";r=${remaining};t=${reset}`,
+    "ratelimit-limit": String(RATE_LIMIT),
+    "ratelimit-remaining": String(remaining),
+    "ratelimit-reset": String(reset),
+    "cache-control": "private, no-store"
+  })
+  if (hit.count > RATE_LIMIT) throw new Refusal(429, "rate limited", { "retry-after": String(reset) })
+  if (!row.scopes.includes("bookings:read")) throw new Refusal(403, "this key lacks the scope bookings:read")
+  return { id: row.id, scopes: row.scopes, partners: row.partners }
+}
+
+const operatorIdsFor = (key: Key, partnerId: string | null) => {
+  if (partnerId === null) return key.partners.map((p) => p.id)
+  if (!key.partners.some((p) => p.id === partnerId)) {
+    throw new Refusal(404, "partner_id is not one of this key's operators (not found, or not yours)")
+  }
+  return [partnerId]
+}
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/
+const STATUS = new Set(Object.keys(STORED_STATUSES))
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+const optional = (params: URLSearchParams, name: string) => params.get(name) ?? undefined
+
+const list = async (key: Key, params: URLSearchParams) => {
+  const limitText = params.get("limit")
+  if (limitText !== null && (!/^\d{1,9}$/.test(limitText) || Number(limitText) < 1 || Number(limitText) > 100)) {
+    throw new Refusal(400, "limit: must be a whole number from 1 to 100")
+  }
+  const dateFrom = optional(params, "date_from")
+  const dateTo = optional(params, "date_to")
+  const updatedSince = optional(params, "updated_since")
+  const status = optional(params, "status")
+  const cursor = optional(params, "cursor")
+  const partnerId = optional(params, "partner_id")
+  if ((dateFrom && !DAY.test(dateFrom)) || (dateTo && !DAY.test(dateTo))) throw new Refusal(400, "must be a date YYYY-MM-DD")
+  if (updatedSince && Number.isNaN(Date.parse(updatedSince))) throw new Refusal(400, "updated_since: must be a date-time")
+  if (status && !STATUS.has(status)) throw new Refusal(400, "status: unknown")
+  if (dateFrom && dateTo && dateFrom > dateTo) throw new Refusal(400, "date_from must not be after date_to")
+
+  const operatorIds = operatorIdsFor(key, partnerId ?? null)
+  // As the service's handler: the cursor is bound to the instant, not its spelling.
+  const filters = {
+    date_from: dateFrom,
+    date_to: dateTo,
+    updated_since: updatedSince === undefined ? undefined : new Date(updatedSince).toISOString(),
+    status,
+    partner_id: partnerId
+  }
+  const fingerprint = filterFingerprint(filters)
+  let after: CursorPosition | undefined
+  if (cursor !== undefined) {
+    const decoded = decodeCursor(cursorSecret!, cursor, fingerprint)
+    if (Either.isLeft(decoded)) throw new Refusal(400, `cursor ${decoded.left}`)
+    after = decoded.right
+  }
+  const limit = limitText === null ? 50 : Number(limitText)
+  const statement = listStatement({
+    operatorIds,
+    limit,
+    after,
+    dateFrom,
+    dateTo,
+    updatedSince,
+    status: status as ListQuery["status"]
+  })
+  const { rows } = await pool.query(statement.text, statement.values)
+  const page = rows.slice(0, limit)
+  const last = page[page.length - 1]
+  const contact = key.scopes.includes("guests.contact:read")
+  return {
+    data: page.map((row) => summary(row, contact)),
+    next_cursor: rows.length > limit && last
+      ? encodeCursor(cursorSecret!, { createdMicros: last.created_micros, id: last.id }, fingerprint)
+      : null
+  }
+}
+
+const get = async (key: Key, id: string, params: URLSearchParams) => {
+  if (!UUID.test(id)) throw new Refusal(400, "id: must be a UUID")
+  const operatorIds = operatorIdsFor(key, params.get("partner_id"))
+  const { rows: [row] } = await pool.query(GET_STATEMENT, [id, toPgArray(operatorIds)])
+  if (!row) throw new Refusal(404, "booking not found, or not yours")
+  return detail(row, key.scopes.includes("guests.contact:read"))
+}
+
+const decoded = (url: string) => {
+  try {
+    return decodeURIComponent(url.replaceAll("+", " "))
+  } catch {
+    return url
+  }
+}
+const keyInUrl = (url: string) => looksLikeSecretKey(url) || looksLikeSecretKey(decoded(url))
+
+const BOOKING = /^\/api\/v1\/bookings\/([^/]+)$/
+
+const handle = async (req: IncomingMessage, res: ServerResponse) => {
+  const requestId = randomUUID()
+  const headers: Record<string, string> = { "x-request-id": requestId }
+  try {
+    // As the service's problem middleware: a URL carrying a secret key is refused first.
+    if (keyInUrl(req.url ?? "")) throw new Refusal(400, "a secret key must never be sent in the URL")
+    const url = new URL(req.url ?? "/", "http://floor")
+    if (req.method !== "GET") throw new Refusal(404, "no such endpoint")
+    if (url.pathname === "/healthz") return send(res, 200, { status: "ok" }, headers)
+    const one = BOOKING.exec(url.pathname)
+    if (url.pathname !== "/api/v1/bookings" && !one) throw new Refusal(404, `no endpoint GET ${url.pathname}`)
+    const key = await authenticate(req, headers)
+    const body = one ? await get(key, one[1]!, url.searchParams) : await list(key, url.searchParams)
+    send(res, 200, body, headers)
+  } catch (error) {
+    if (error instanceof Refusal) {
+      send(res, error.status, { title: "refused", status: error.status, detail: error.detail, request_id: requestId },
+        { ...headers, ...error.headers }, "application/problem+json")
+    } else {
+      console.error(error)
+      send(res, 500, { title: "Internal error", status: 500, request_id: requestId }, headers, "application/problem+json")
+    }
+  }
+}
+
+const main = async () => {
+  const { rows: [secret] } = await pool.query("SELECT value FROM service_secrets WHERE name = 'cursor'")
+  if (!secret) throw new Error("service_secrets has no cursor secret; run the migrations")
+  cursorSecret = secret.value
+  const server = createServer((req, res) => void handle(req, res))
+  const port = Number(process.env.PORT ?? 3001)
+  server.listen(port, "127.0.0.1", () => console.log(`floor listening on http://127.0.0.1:${port}`))
+  const stop = () => {
+    server.close()
+    server.closeAllConnections()
+    void pool.end().finally(() => process.exit(0))
+  }
+  process.on("SIGTERM", stop)
+  process.on("SIGINT", stop)
+  process.stdin.on("end", stop)
+  process.stdin.on("error", stop)
+  process.stdin.resume()
+}
+
+main().catch((error) => {
+  console.error(error)
+  process.exit(1)
+})
