@@ -17,28 +17,18 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { randomUUID } from "node:crypto"
 import { Either } from "effect"
 import pg from "pg"
-import { looksLikeSecretKey, parseSecretKey, secretMatches } from "../src/domain/apiKey.js"
+import { parseSecretKey, secretMatches, urlCarriesSecretKey } from "../src/domain/apiKey.js"
 import { apiStatusOf, STORED_STATUSES } from "../src/domain/booking.js"
 import { type CursorPosition, decodeCursor, encodeCursor, filterFingerprint } from "../src/domain/cursor.js"
+import { pgTypes } from "../src/db/pgTypes.js"
 
 // ---- connection: the same pool size and type parsers as src/db/Database.ts -----------------------
-
-const INT8 = 20
-const NUMERIC = 1700
-const DATE = 1082
-const types: pg.CustomTypesConfig = {
-  getTypeParser: ((oid: number, format?: "text" | "binary") => {
-    if (oid === INT8 || oid === NUMERIC) return (value: string) => Number(value)
-    if (oid === DATE) return (value: string) => value
-    return pg.types.getTypeParser(oid, format as "text")
-  }) as pg.CustomTypesConfig["getTypeParser"]
-}
 
 const pool = new pg.Pool({
   connectionString: process.env.DATABASE_URL,
   max: Number(process.env.DB_POOL_SIZE ?? 10),
   application_name: "bench-floor",
-  types
+  types: pgTypes
 })
 pool.on("error", () => {})
 
@@ -322,14 +312,6 @@ const get = async (key: Key, id: string, params: URLSearchParams) => {
   return detail(row, key.scopes.includes("guests.contact:read"))
 }
 
-const decoded = (url: string) => {
-  try {
-    return decodeURIComponent(url.replaceAll("+", " "))
-  } catch {
-    return url
-  }
-}
-const keyInUrl = (url: string) => looksLikeSecretKey(url) || looksLikeSecretKey(decoded(url))
 
 const BOOKING = /^\/api\/v1\/bookings\/([^/]+)$/
 
@@ -338,7 +320,7 @@ const handle = async (req: IncomingMessage, res: ServerResponse) => {
   const headers: Record<string, string> = { "x-request-id": requestId }
   try {
     // As the service's problem middleware: a URL carrying a secret key is refused first.
-    if (keyInUrl(req.url ?? "")) throw new Refusal(400, "a secret key must never be sent in the URL")
+    if (urlCarriesSecretKey(req.url ?? "")) throw new Refusal(400, "a secret key must never be sent in the URL")
     const url = new URL(req.url ?? "/", "http://floor")
     if (req.method !== "GET") throw new Refusal(404, "no such endpoint")
     if (url.pathname === "/healthz") return send(res, 200, { status: "ok" }, headers)

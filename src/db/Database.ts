@@ -5,31 +5,16 @@
 import { NodeContext } from "@effect/platform-node"
 import { PgClient, PgMigrator } from "@effect/sql-pg"
 import { Effect, Layer, Option, Redacted, Schedule } from "effect"
-import pg from "pg"
 import { AppConfig } from "../config.js"
 import { migrations } from "../../migrations/index.js"
 import { startEmbeddedPostgres } from "./embedded.js"
-
-/**
- * int8 and numeric come back as numbers (money is far below 2^53), `date` as its YYYY-MM-DD text
- * (never a Date at local midnight), timestamps as Date.
- */
-const INT8 = 20
-const NUMERIC = 1700
-const DATE = 1082
-const types: pg.CustomTypesConfig = {
-  getTypeParser: ((oid: number, format?: "text" | "binary") => {
-    if (oid === INT8 || oid === NUMERIC) return (value: string) => Number(value)
-    if (oid === DATE) return (value: string) => value
-    return pg.types.getTypeParser(oid, format as "text")
-  }) as pg.CustomTypesConfig["getTypeParser"]
-}
+import { pgTypes } from "./pgTypes.js"
 
 export const pgClientLayer = (url: string, maxConnections = 10) =>
   PgClient.layer({
     url: Redacted.make(url),
     maxConnections,
-    types,
+    types: pgTypes,
     applicationName: "tour-partner-service"
   }).pipe(Layer.retry(Schedule.exponential("200 millis").pipe(Schedule.intersect(Schedule.recurs(8)))))
 

@@ -41,3 +41,15 @@ export const secretMatches = (secret: string, storedHash: Uint8Array): boolean =
 
 /** True when a string looks like any secret key of ours (used to refuse keys sent in URLs). */
 export const looksLikeSecretKey = (value: string) => value.includes(SECRET_KEY_PREFIX)
+
+/** The URL percent-decoded as far as it decodes (a malformed escape leaves it as it is). */
+export const decodedUrl = (url: string) => {
+  try {
+    return decodeURIComponent(url.replaceAll("+", " "))
+  } catch {
+    return url
+  }
+}
+
+/** True when a URL carries a secret key anywhere (path or query, raw or percent-encoded). */
+export const urlCarriesSecretKey = (url: string) => looksLikeSecretKey(url) || looksLikeSecretKey(decodedUrl(url))

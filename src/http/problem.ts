@@ -13,7 +13,7 @@ import {
 } from "@effect/platform"
 import { Cause, Effect, FiberRef, Option, Schema } from "effect"
 import { randomUUID } from "node:crypto"
-import { looksLikeSecretKey } from "../domain/apiKey.js"
+import { decodedUrl, urlCarriesSecretKey } from "../domain/apiKey.js"
 import { Forbidden, InvalidRequest, NotFound, RateLimited, Unauthorized } from "../domain/errors.js"
 import { CurrentRequest } from "./requestContext.js"
 
@@ -104,19 +104,10 @@ export const problemFor = (error: unknown, requestId: string, method: string, ur
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{8,64}$/
 
-/** A URL that carries a secret key anywhere (path or query, even percent-encoded) is refused first. */
-const decoded = (url: string) => {
-  try {
-    return decodeURIComponent(url.replaceAll("+", " "))
-  } catch {
-    return url
-  }
-}
-const keyInUrl = (url: string) => looksLikeSecretKey(url) || looksLikeSecretKey(decoded(url))
 
 /** The URL as logged: anything that looks like a secret key is replaced, so logs never hold one. */
 export const loggableUrl = (url: string) =>
-  keyInUrl(url) ? `${decoded(url).replace(/svc_live_[A-Za-z0-9_]*/g, "[redacted]")}` : url
+  urlCarriesSecretKey(url) ? `${decodedUrl(url).replace(/svc_live_[A-Za-z0-9_]*/g, "[redacted]")}` : url
 
 export const problemMiddleware = HttpApiBuilder.middleware(
   ((app: HttpApp.Default) =>
@@ -127,7 +118,7 @@ export const problemMiddleware = HttpApiBuilder.middleware(
       const ctx = { requestId, headers: {} as Record<string, string> }
       yield* Effect.annotateCurrentSpan("request_id", requestId)
 
-      const handled = keyInUrl(request.url)
+      const handled = urlCarriesSecretKey(request.url)
         ? Effect.succeed(respond(PROBLEM_TYPES.invalid, requestId,
           "a secret key must never be sent in the URL (URLs end up in logs); send it as `Authorization: Bearer ...` and rotate this key"))
         : app.pipe(
