@@ -11,7 +11,7 @@ import {
   HttpServerRequest,
   HttpServerResponse
 } from "@effect/platform"
-import { Cause, Effect, FiberRef, Option, Schema } from "effect"
+import { Cause, Effect, Option, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { decodedUrl, urlCarriesSecretKey } from "../domain/apiKey.js"
 import { Forbidden, InvalidRequest, NotFound, RateLimited, Unauthorized } from "../domain/errors.js"
@@ -104,10 +104,9 @@ export const problemFor = (error: unknown, requestId: string, method: string, ur
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{8,64}$/
 
-
 /** The URL as logged: anything that looks like a secret key is replaced, so logs never hold one. */
 export const loggableUrl = (url: string) =>
-  urlCarriesSecretKey(url) ? `${decodedUrl(url).replace(/svc_live_[A-Za-z0-9_]*/g, "[redacted]")}` : url
+  urlCarriesSecretKey(url) ? decodedUrl(url).replace(/svc_live_[A-Za-z0-9_]*/g, "[redacted]") : url
 
 export const problemMiddleware = HttpApiBuilder.middleware(
   ((app: HttpApp.Default) =>
@@ -151,6 +150,3 @@ export const problemMiddleware = HttpApiBuilder.middleware(
       return HttpServerResponse.setHeaders(response, { ...ctx.headers, "X-Request-Id": requestId })
     })) as any
 )
-
-/** The request id of the request being served (for code outside the middleware). */
-export const currentRequestId = Effect.map(FiberRef.get(CurrentRequest), (ctx) => ctx.requestId)
