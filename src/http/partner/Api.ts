@@ -3,7 +3,7 @@ import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platfor
 import { Schema } from "effect"
 import { BookingDetail, BookingPage, BookingStatus, Partner } from "../../domain/booking.js"
 import { DateTimeString, IsoDate, IsoDateTimeWithOffset } from "../../domain/dates.js"
-import { Forbidden, InvalidRequest, NotFound } from "../../domain/errors.js"
+import { InvalidRequest, NotFound } from "../../domain/errors.js"
 import { Scope } from "../../domain/scopes.js"
 import { Cursor, intParam, oneOf, PartnerId, UuidPath } from "../params.js"
 import { PartnerAuth, RequiredScope } from "./security.js"
@@ -69,7 +69,6 @@ export class BookingsGroup extends HttpApiGroup.make("bookings")
         "Scope `bookings:read`. 404 when the booking's tour belongs to none of the key's operators (or not to `partner_id`)."
       )
   )
-  .addError(Forbidden)
   .annotate(RequiredScope, "bookings:read")
   .middleware(PartnerAuth)
   .prefix("/api/v1")

@@ -6,7 +6,7 @@
 import { HttpApi, HttpRouter, HttpServerRequest } from "@effect/platform"
 import { Context, Effect, Layer, Option } from "effect"
 import { AppConfig } from "../../config.js"
-import { Forbidden, RateLimited } from "../../domain/errors.js"
+import { Forbidden, RateLimited, Unauthorized } from "../../domain/errors.js"
 import type { Scope } from "../../domain/scopes.js"
 import { KeyAuth } from "../../services/KeyAuth.js"
 import { RateLimiter, rateLimitHeaders } from "../../services/RateLimiter.js"
@@ -41,8 +41,11 @@ export const PartnerAuthLive = Layer.effect(
         Effect.gen(function*() {
           const request = yield* HttpServerRequest.HttpServerRequest
           const header = request.headers.authorization ?? ""
-          const token = BEARER.exec(header)?.[1] ?? (header === "" ? "" : "malformed")
-          const key = yield* keys.authenticate(token)
+          const token = BEARER.exec(header)?.[1]
+          if (header !== "" && token === undefined) {
+            return yield* new Unauthorized({ detail: "use the Bearer scheme: `Authorization: Bearer svc_live_...`" })
+          }
+          const key = yield* keys.authenticate(token ?? "")
           const decision = yield* limiter.hit(`partner:${key.id}`, rateLimitPerMinute, 60)
           yield* addResponseHeaders({ ...rateLimitHeaders(decision), "Cache-Control": "private, no-store" })
           if (!decision.allowed) {
