@@ -1,8 +1,10 @@
 /** Every migration, in order. Forward only: never edit one that has shipped; add the next number. */
 import m0001 from "./0001_core.js"
 import m0002 from "./0002_api_keys.js"
+import m0003 from "./0003_booking_system_mirror.js"
 
 export const migrations = {
   "0001_core": m0001,
-  "0002_api_keys": m0002
+  "0002_api_keys": m0002,
+  "0003_booking_system_mirror": m0003
 }

@@ -1,0 +1,231 @@
+/**
+ * The one interface through which the service talks to an operator's booking system (Bókun for
+ * every operator today; the sandbox speaks the same dialect). One adapter serves many accounts,
+ * so every call names the account it acts on.
+ *
+ * Conventions:
+ * - Days are local calendar days `YYYY-MM-DD` of the product's time zone, times are local `HH:MM`.
+ * - Money is integer minor units with an ISO 4217 currency.
+ * - Ids are the booking system's own, as strings.
+ * - `BookingSystemUnavailable` means "did not answer in time, or answered 5xx": the caller may
+ *   retry (for writes only with the same idempotency key). `BookingSystemRejected` is a definite
+ *   "no" (no seats, unknown booking, ...), never worth retrying as is.
+ */
+import { Context, Data, type Effect, type Redacted } from "effect"
+
+export type AdapterKind = "bokun"
+
+/** A booking-system account: where it is and how to sign in. Credentials never reach logs. */
+export interface BookingSystemAccount {
+  readonly id: string
+  readonly kind: AdapterKind
+  readonly name: string
+  readonly baseUrl: string
+  readonly accessKey: Redacted.Redacted<string>
+  readonly secretKey: Redacted.Redacted<string>
+}
+
+export class BookingSystemUnavailable extends Data.TaggedError("BookingSystemUnavailable")<{
+  readonly accountId: string
+  readonly operation: string
+  /** timeout, http_5xx, connection, bad_response */
+  readonly reason: string
+  readonly detail: string
+}> {}
+
+export class BookingSystemRejected extends Data.TaggedError("BookingSystemRejected")<{
+  readonly accountId: string
+  readonly operation: string
+  /** not_found, no_seats, not_allowed, invalid, hold_not_supported, hold_expired, price_changed */
+  readonly reason: string
+  readonly detail: string
+}> {}
+
+export type BookingSystemError = BookingSystemUnavailable | BookingSystemRejected
+
+/** Where a booking was sold. `class` groups sources: the service's own checkout, an OTA, direct sales. */
+export interface SalesChannel {
+  readonly class: "service" | "ota" | "direct" | "reseller" | null
+  readonly source: string | null
+  readonly title: string | null
+}
+
+export interface PaxLine {
+  readonly pricingCategoryId: string
+  readonly title: string
+  readonly quantity: number
+}
+
+/** One booked product line (Bókun: an activity booking) with its passengers. */
+export interface BookingLine {
+  /** The line's own id: stable for the line as long as it exists. */
+  readonly lineId: string
+  /** The whole booking's id and its code in the booking system. */
+  readonly bookingId: string
+  readonly bookingReference: string
+  /** The seller's reference, e.g. our confirmation code when the service sold it. */
+  readonly externalReference: string | null
+  readonly status: "CONFIRMED" | "RESERVED" | "CANCELLED"
+  readonly productId: string
+  readonly productTitle: string | null
+  readonly rateId: string | null
+  readonly rateTitle: string | null
+  readonly startTimeId: string | null
+  readonly date: string
+  readonly startTime: string | null
+  readonly participants: number
+  readonly pax: ReadonlyArray<PaxLine>
+  readonly channel: SalesChannel
+  readonly guest: { readonly name: string | null; readonly email: string | null; readonly phone: string | null }
+  readonly pickup: { readonly place: string | null; readonly time: string | null } | null
+  /** PAID, PARTIALLY_PAID, NOT_PAID, INVOICED, REFUNDED ... as the booking system says. */
+  readonly paymentStatus: string | null
+  readonly totalMinor: number
+  readonly currency: string
+  readonly createdAt: Date
+  readonly updatedAt: Date | null
+}
+
+export interface Price {
+  readonly pricingCategoryId: string
+  readonly amountMinor: number
+  readonly currency: string
+}
+
+export interface DepartureAvailability {
+  readonly date: string
+  readonly startTimeId: string
+  readonly startTime: string | null
+  /** null: unlimited. */
+  readonly seatsLeft: number | null
+  readonly soldOut: boolean
+  readonly rates: ReadonlyArray<{ readonly rateId: string; readonly title: string | null; readonly prices: ReadonlyArray<Price> }>
+}
+
+export interface PricingCategory {
+  readonly id: string
+  readonly title: string
+  /** The adult (default) category. */
+  readonly isDefault: boolean
+  readonly minAge: number | null
+  readonly maxAge: number | null
+}
+
+export interface Product {
+  readonly id: string
+  readonly title: string
+  readonly timezone: string
+  readonly currency: string
+  readonly durationMinutes: number | null
+  readonly pricedPerBooking: boolean
+  readonly rates: ReadonlyArray<{ readonly id: string; readonly title: string; readonly description: string | null }>
+  readonly pricingCategories: ReadonlyArray<PricingCategory>
+  readonly startTimes: ReadonlyArray<{ readonly id: string; readonly time: string }>
+  readonly pickupPlaces: ReadonlyArray<{ readonly id: string; readonly title: string }>
+  readonly rating: { readonly average: number; readonly count: number } | null
+  /** Whether this product can hold seats before payment (a reservation that later confirms or aborts). */
+  readonly supportsHolds: boolean
+}
+
+export interface SeatRequest {
+  readonly productId: string
+  readonly date: string
+  readonly startTimeId: string
+  readonly rateId: string | null
+  readonly pax: ReadonlyArray<{ readonly pricingCategoryId: string; readonly quantity: number }>
+}
+
+export interface Hold {
+  readonly holdId: string
+  readonly expiresAt: Date
+  readonly totalMinor: number
+  readonly currency: string
+}
+
+export interface Guest {
+  readonly name: string
+  readonly email: string | null
+  readonly phone: string | null
+}
+
+export interface Booked {
+  readonly bookingId: string
+  readonly bookingReference: string
+  readonly lines: ReadonlyArray<BookingLine>
+}
+
+export interface Balance {
+  readonly bookingReference: string
+  readonly totalMinor: number
+  readonly paidMinor: number
+  readonly dueMinor: number
+  readonly currency: string
+}
+
+export interface BookingSystemClient {
+  /** Every booking line with a departure day in [from, to], from every sales channel, cancelled ones included. */
+  readonly bookingLines: (
+    account: BookingSystemAccount,
+    range: { readonly from: string; readonly to: string }
+  ) => Effect.Effect<ReadonlyArray<BookingLine>, BookingSystemError>
+  /** One booking by its id or reference, with all its lines. */
+  readonly booking: (
+    account: BookingSystemAccount,
+    bookingReference: string
+  ) => Effect.Effect<ReadonlyArray<BookingLine>, BookingSystemError>
+  /** Departures of a product with seats left and prices per rate and pricing category. */
+  readonly availability: (
+    account: BookingSystemAccount,
+    query: { readonly productId: string; readonly from: string; readonly to: string }
+  ) => Effect.Effect<ReadonlyArray<DepartureAvailability>, BookingSystemError>
+  /** The product catalogue of the account. */
+  readonly products: (account: BookingSystemAccount) => Effect.Effect<ReadonlyArray<Product>, BookingSystemError>
+  /**
+   * Hold seats until `expiresAt`. `idempotencyKey` makes a retry return the same hold.
+   * Fails with reason hold_not_supported when the product cannot hold.
+   */
+  readonly hold: (
+    account: BookingSystemAccount,
+    request: SeatRequest & { readonly idempotencyKey: string; readonly holdSeconds: number }
+  ) => Effect.Effect<Hold, BookingSystemError>
+  /** Release a hold; releasing one that is gone already succeeds. */
+  readonly releaseHold: (account: BookingSystemAccount, holdId: string) => Effect.Effect<void, BookingSystemError>
+  /**
+   * Book, either confirming a hold or directly. `externalReference` (our confirmation code) makes a
+   * retry return the booking made the first time instead of booking twice.
+   */
+  readonly book: (
+    account: BookingSystemAccount,
+    request: {
+      readonly holdId: string | null
+      readonly seats: SeatRequest | null
+      readonly guest: Guest
+      readonly externalReference: string
+    }
+  ) => Effect.Effect<Booked, BookingSystemError>
+  /** Cancel a booking and release its seats; cancelling a cancelled booking succeeds. */
+  readonly cancel: (
+    account: BookingSystemAccount,
+    bookingReference: string,
+    note: string
+  ) => Effect.Effect<void, BookingSystemError>
+  /** Move one line to another day, start time and/or rate. */
+  readonly move: (
+    account: BookingSystemAccount,
+    request: {
+      readonly bookingReference: string
+      readonly lineId: string
+      readonly date: string
+      readonly startTimeId: string | null
+      readonly rateId: string | null
+    }
+  ) => Effect.Effect<BookingLine, BookingSystemError>
+  /** What the booking still owes, as the booking system sees it. */
+  readonly balance: (
+    account: BookingSystemAccount,
+    bookingReference: string
+  ) => Effect.Effect<Balance, BookingSystemError>
+}
+
+/** The port: picks the adapter for the account's kind. */
+export class BookingSystem extends Context.Tag("ports/BookingSystem")<BookingSystem, BookingSystemClient>() {}
