@@ -3,7 +3,7 @@ import { Effect } from "effect"
 
 /**
  * Booking-system accounts, the operators linked to them, the mirror of every booking line with a
- * departure in the mirrored window (all sales channels), per-day sync times and check-ins.
+ * departure in the mirrored window (all sales channels), per-day sync times, job and refresh runs, check-ins.
  */
 export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
   sql.unsafe(`
@@ -82,10 +82,23 @@ export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
       PRIMARY KEY (account_id, departure_date)
     );
 
+    -- Every run of a scheduled job (jobs/): one row per run, whichever instance ran it.
+    CREATE TABLE job_runs (
+      id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+      job text NOT NULL,
+      instance text NOT NULL,
+      started_at timestamptz NOT NULL DEFAULT now(),
+      finished_at timestamptz,
+      outcome text NOT NULL CHECK (outcome IN ('running', 'ok', 'failed')),
+      summary jsonb
+    );
+    CREATE INDEX job_runs_by_job ON job_runs (job, started_at DESC);
+
     -- One run of the mirror refresh per account (for operators: what ran, what it found).
     CREATE TABLE mirror_runs (
       id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
       account_id uuid NOT NULL REFERENCES booking_system_accounts(id) ON DELETE CASCADE,
+      job_run_id uuid REFERENCES job_runs(id),
       kind text NOT NULL,
       date_from date NOT NULL,
       date_to date NOT NULL,

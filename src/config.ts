@@ -1,4 +1,4 @@
-import { Config, ConfigError, Either, LogLevel, Option, Redacted } from "effect"
+import { Config, ConfigError, Cron, Either, LogLevel, Option, Redacted } from "effect"
 
 const LOG_LEVELS: Record<string, LogLevel.LogLevel> = {
   all: LogLevel.All, trace: LogLevel.Trace, debug: LogLevel.Debug, info: LogLevel.Info,
@@ -40,3 +40,42 @@ export type AppConfig = Config.Config.Success<typeof AppConfig>
 
 export const baseUrlOf = (config: Pick<AppConfig, "host" | "port" | "publicUrl">, port = config.port) =>
   Option.getOrElse(config.publicUrl, () => `http://${config.host === "0.0.0.0" ? "127.0.0.1" : config.host}:${port}`)
+
+const cronSetting = (name: string, fallback: string) =>
+  Config.string(name).pipe(
+    Config.withDefault(fallback),
+    Config.mapOrFail((expr) =>
+      Either.mapLeft(Cron.parse(expr, "UTC"), (e) => ConfigError.InvalidData([name], `not a cron expression: ${e.message}`))
+    )
+  )
+
+/** Scheduled jobs and the cluster that runs each of them once across instances (src/jobs). */
+export const JobsConfig = Config.all({
+  /** `false` runs no scheduled job in this instance (an API-only replica). */
+  enabled: Config.boolean("JOBS").pipe(Config.withDefault(true)),
+  /** Address other instances reach this one's cluster runner on, and the port it listens on. */
+  clusterHost: Config.string("CLUSTER_HOST").pipe(Config.withDefault("127.0.0.1")),
+  clusterPort: Config.port("CLUSTER_PORT").pipe(Config.withDefault(34431)),
+  /** How often the cluster polls its message storage for due runs. */
+  clusterPollSeconds: Config.number("CLUSTER_POLL_SECONDS").pipe(Config.withDefault(10)),
+  /** Cron expressions (UTC; a 6-field form with seconds is accepted). */
+  mirrorNearTermCron: cronSetting("MIRROR_NEAR_TERM_CRON", "0 */2 * * *"),
+  mirrorNightlyCron: cronSetting("MIRROR_NIGHTLY_CRON", "15 1 * * *")
+})
+
+export type JobsConfig = Config.Config.Success<typeof JobsConfig>
+
+/** The booking-system mirror (src/services/Mirror.ts). */
+export const MirrorConfig = Config.all({
+  /** Near-term refresh: today and this many days ahead. */
+  nearTermDays: Config.integer("MIRROR_NEAR_TERM_DAYS").pipe(Config.withDefault(3)),
+  /** Nightly refresh: today and this many days ahead. */
+  nightlyDays: Config.integer("MIRROR_NIGHTLY_DAYS").pipe(Config.withDefault(90)),
+  /** Accounts refreshed at the same time. */
+  concurrency: Config.integer("MIRROR_CONCURRENCY").pipe(Config.withDefault(4)),
+  /** Attempts per account after the first when the booking system does not answer. */
+  retries: Config.integer("MIRROR_RETRIES").pipe(Config.withDefault(2)),
+  retryBaseMillis: Config.integer("MIRROR_RETRY_BASE_MS").pipe(Config.withDefault(2000))
+})
+
+export type MirrorConfig = Config.Config.Success<typeof MirrorConfig>

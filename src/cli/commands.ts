@@ -5,11 +5,12 @@
  */
 import { Args, Command, Options } from "@effect/cli"
 import { SqlClient } from "@effect/sql"
-import { Console, Effect, Layer, Option } from "effect"
+import { Console, Effect, Layer, Option, Redacted } from "effect"
 import { AppConfig } from "../config.js"
 import { DatabaseUrl, layerFromUrl } from "../db/Database.js"
 import { SCOPES } from "../domain/scopes.js"
 import { Admin } from "../services/Admin.js"
+import { BookingSystemAccounts } from "../services/BookingSystemAccounts.js"
 
 const DatabaseForCli = Layer.unwrapScoped(Effect.map(DatabaseUrl, (url) => layerFromUrl(url, 2)))
 const AdminForCli = Admin.Default.pipe(Layer.provideMerge(DatabaseForCli))
@@ -110,10 +111,43 @@ const keysRevoke = Command.make("revoke", { id: Args.text({ name: "key-id" }) },
   withDb(Effect.flatMap(Admin, (admin) => admin.revokeKey(o.id))).pipe(Effect.zipRight(Console.log(`key ${o.id} revoked`))))
 const keys = Command.make("keys").pipe(Command.withSubcommands([keysCreate, keysList, keysRevoke]))
 
+// booking-system accounts
+const withAccounts = <A, E>(f: (accounts: BookingSystemAccounts) => Effect.Effect<A, E, SqlClient.SqlClient>) =>
+  withDb(Effect.flatMap(BookingSystemAccounts, f).pipe(Effect.provide(BookingSystemAccounts.Default)))
+const accountsCreate = Command.make(
+  "create",
+  {
+    name: Options.text("name"),
+    kind: Options.choice("kind", ["bokun"]).pipe(Options.withDefault("bokun" as const)),
+    baseUrl: Options.text("base-url").pipe(Options.withDescription("e.g. https://api.bokun.io")),
+    accessKey: Options.text("access-key"),
+    secretKey: Options.redacted("secret-key")
+  },
+  (o) =>
+    withAccounts((a) =>
+      a.create({ kind: o.kind, name: o.name, baseUrl: o.baseUrl, accessKey: o.accessKey, secretKey: Redacted.value(o.secretKey) })
+    ).pipe(Effect.flatMap((id) => print({ id })))
+)
+const accountsList = Command.make("list", {}, () => withAccounts((a) => a.list()).pipe(Effect.flatMap(print)))
+const accountsLink = Command.make(
+  "link",
+  { operator: operatorOption, account: Options.text("account").pipe(Options.withDescription("account id")) },
+  (o) => withAccounts((a) => a.link(o.operator, o.account)).pipe(Effect.zipRight(Console.log("linked")))
+)
+const accountsMapTour = Command.make(
+  "map-tour",
+  { tour: Options.text("tour").pipe(Options.withDescription("tour id")), product: Options.text("product").pipe(Options.withDescription("the booking system's product (activity) id")) },
+  (o) => withAccounts((a) => a.mapTour(o.tour, o.product)).pipe(Effect.zipRight(Console.log("mapped")))
+)
+const accounts = Command.make("accounts").pipe(
+  Command.withDescription("booking-system accounts, the operators linked to them and the tours' products"),
+  Command.withSubcommands([accountsCreate, accountsList, accountsLink, accountsMapTour])
+)
+
 // migrate
 const migrate = Command.make("migrate", {}, () =>
   withDb(Effect.void).pipe(
     Effect.zipRight(Effect.flatMap(AppConfig, () => Console.log("migrations applied")))
   ))
 
-export const adminCommands = [migrate, operators, users, members, sites, keys] as const
+export const adminCommands = [migrate, operators, users, members, sites, keys, accounts] as const

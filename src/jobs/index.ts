@@ -1,0 +1,12 @@
+/** Every scheduled job, registered in one place, on the cluster (or none when JOBS=false). */
+import { Effect, Layer } from "effect"
+import { JobsConfig } from "../config.js"
+import { clusterLayer } from "./cluster.js"
+import { mirrorJobs } from "./mirrorRefresh.js"
+
+export const JobsLive = Layer.unwrapEffect(
+  Effect.map(JobsConfig, (config) =>
+    config.enabled
+      ? mirrorJobs(config).pipe(Layer.provide(clusterLayer(config)))
+      : Layer.empty)
+)

@@ -1,0 +1,102 @@
+/**
+ * Booking-system accounts and the operators linked to them. Several operators may share one
+ * account; the mirror reads it once. Credentials are handed out only as `Redacted` values.
+ */
+import { SqlClient } from "@effect/sql"
+import type { Fragment } from "@effect/sql/Statement"
+import { Data, Effect, Redacted } from "effect"
+import type { AdapterKind, BookingSystemAccount } from "../ports/BookingSystem.js"
+
+export class AccountError extends Data.TaggedError("AccountError")<{ readonly message: string }> {}
+
+export interface LinkedOperator {
+  readonly id: string
+  readonly name: string
+  readonly timezone: string
+}
+
+/** An account with the operators linked to it, sorted by name then id (the first one is the primary). */
+export interface MirroredAccount {
+  readonly account: BookingSystemAccount
+  readonly operators: ReadonlyArray<LinkedOperator>
+}
+
+interface AccountRow {
+  readonly id: string
+  readonly kind: AdapterKind
+  readonly name: string
+  readonly base_url: string
+  readonly access_key: string
+  readonly secret_key: string
+  readonly operators: Array<LinkedOperator>
+}
+
+const toMirrored = (row: AccountRow): MirroredAccount => ({
+  account: {
+    id: row.id,
+    kind: row.kind,
+    name: row.name,
+    baseUrl: row.base_url,
+    accessKey: Redacted.make(row.access_key),
+    secretKey: Redacted.make(row.secret_key)
+  },
+  operators: row.operators
+})
+
+export class BookingSystemAccounts extends Effect.Service<BookingSystemAccounts>()("BookingSystemAccounts", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const select = (where: Fragment) =>
+      sql<AccountRow>`
+        SELECT a.id, a.kind, a.name, a.base_url, a.access_key, a.secret_key,
+          json_agg(json_build_object('id', o.id, 'name', o.name, 'timezone', o.timezone) ORDER BY o.name, o.id) AS operators
+        FROM booking_system_accounts a
+        JOIN operators o ON o.booking_system_account_id = a.id
+        ${where}
+        GROUP BY a.id
+        ORDER BY a.name, a.id`.pipe(Effect.orDie, Effect.map((rows) => rows.map(toMirrored)))
+
+    /** Every account with at least one operator linked (an account nobody uses is not mirrored). */
+    const mirrored = () => select(sql``).pipe(Effect.withSpan("BookingSystemAccounts.mirrored"))
+
+    const byId = (id: string) =>
+      select(sql`WHERE a.id = ${id}`).pipe(
+        Effect.flatMap((rows) =>
+          rows[0] ? Effect.succeed(rows[0]) : Effect.fail(new AccountError({ message: `account ${id} not found or has no operator linked` }))
+        ),
+        Effect.withSpan("BookingSystemAccounts.byId")
+      )
+
+    const create = (a: { kind: AdapterKind; name: string; baseUrl: string; accessKey: string; secretKey: string }) =>
+      sql<{ id: string }>`
+        INSERT INTO booking_system_accounts (kind, name, base_url, access_key, secret_key)
+        VALUES (${a.kind}, ${a.name}, ${a.baseUrl.replace(/\/+$/, "")}, ${a.accessKey}, ${a.secretKey})
+        RETURNING id`.pipe(Effect.map((r) => r[0]!.id))
+
+    /** Links an operator to an account (or unlinks it with null). */
+    const link = (operatorId: string, accountId: string | null) =>
+      sql<{ id: string }>`
+        UPDATE operators SET booking_system_account_id = ${accountId} WHERE id = ${operatorId} RETURNING id`.pipe(
+        Effect.flatMap((r) => r.length === 1 ? Effect.void : Effect.fail(new AccountError({ message: `operator ${operatorId} not found` })))
+      )
+
+    /** Says which booking-system product a tour is. */
+    const mapTour = (tourId: string, productId: string | null) =>
+      sql<{ id: string }>`
+        UPDATE tours SET booking_system_product_id = ${productId}, updated_at = now() WHERE id = ${tourId} RETURNING id`.pipe(
+        Effect.flatMap((r) => r.length === 1 ? Effect.void : Effect.fail(new AccountError({ message: `tour ${tourId} not found` })))
+      )
+
+    const list = () =>
+      sql<{ id: string; kind: string; name: string; base_url: string; operators: Array<string> | null }>`
+        SELECT a.id, a.kind, a.name, a.base_url,
+          array_agg(o.name ORDER BY o.name) FILTER (WHERE o.id IS NOT NULL) AS operators
+        FROM booking_system_accounts a
+        LEFT JOIN operators o ON o.booking_system_account_id = a.id
+        GROUP BY a.id
+        ORDER BY a.name, a.id`
+
+    return { mirrored, byId, create, link, mapTour, list } as const
+  })
+}) {}
