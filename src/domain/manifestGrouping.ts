@@ -3,7 +3,8 @@
  * group into departures, the order of everything, and the totals.
  *
  * - A departure is one product and rate at one local start time in one time zone, of one
- *   booking-system account. Titles are labels: two products with the same title stay apart.
+ *   booking-system account. Titles are labels taken from the departure's first row: two products
+ *   with the same title stay apart.
  * - Live rows (CONFIRMED, RESERVED) go into departures; CANCELLED rows only into `cancelled`.
  * - Counts are passengers, not rows: `checked_in` adds `present` (capped at `participants`, or all
  *   participants when null) of checked_in rows; `no_show` adds the participants of no_show rows.
