@@ -122,7 +122,7 @@ export class PartnerApi extends HttpApi.make("partner")
   .annotate(OpenApi.Version, "1.0.0")
   .annotate(
     OpenApi.Description,
-    "Read bookings of the operators on your key. Money is integer minor units with an ISO 4217 currency; " +
+    "Read bookings and the daily manifest of the operators on your key. Money is integer minor units with an ISO 4217 currency; " +
       "timestamps are ISO 8601; departure times are local HH:MM with an IANA time zone. Every error is " +
       "RFC 9457 problem details (application/problem+json) with a `request_id`."
   )
