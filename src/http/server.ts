@@ -6,18 +6,26 @@ import { createServer } from "node:http"
 import { Bookings } from "../services/Bookings.js"
 import { CursorSigner } from "../services/CursorSigner.js"
 import { KeyAuth } from "../services/KeyAuth.js"
+import { Manifest } from "../services/Manifest.js"
 import { RateLimiter } from "../services/RateLimiter.js"
 import { DocsRoutes } from "./docs/routes.js"
 import { PartnerApi } from "./partner/Api.js"
 import { BookingsLive, HealthLive, MeLive } from "./partner/handlers.js"
+import { ManifestLive } from "./partner/manifest.js"
 import { openApiLayer } from "./docs/openapi.js"
 import { PartnerAuthLive } from "./partner/auth.js"
 import { problemMiddleware } from "./problem.js"
 
-const ServicesLive = Layer.mergeAll(Bookings.Default, CursorSigner.Default, KeyAuth.Default, RateLimiter.Default)
+const ServicesLive = Layer.mergeAll(
+  Bookings.Default,
+  CursorSigner.Default,
+  KeyAuth.Default,
+  RateLimiter.Default,
+  Manifest.Default
+)
 
 export const ApiLive = HttpApiBuilder.api(PartnerApi).pipe(
-  Layer.provide([MeLive, BookingsLive, HealthLive]),
+  Layer.provide([MeLive, BookingsLive, HealthLive, ManifestLive]),
   Layer.provide(PartnerAuthLive),
   Layer.provide(ServicesLive)
 )

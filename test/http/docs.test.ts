@@ -34,6 +34,7 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("docs", (it
       expect(res.headers.get("content-type")).toContain("text/plain")
       for (const name of SECTIONS) expect(res.text).toContain(readSection(name))
       expect(res.text).toContain("GET /api/v1/bookings/{id}")
+      expect(res.text).toContain("GET /api/v1/manifest (date, partner_id?)")
     }))
 
   it.effect("the changelog and the interactive reference are served", () =>

@@ -1,28 +1,10 @@
 import SwaggerParser from "@apidevtools/swagger-parser"
 import { expect, layer } from "@effect/vitest"
-import Ajv2020 from "ajv/dist/2020.js"
-import addFormats from "ajv-formats"
 import { Effect } from "effect"
 import { createKey, insertBooking, makeWorld } from "../support/fixtures.js"
-import { get, type Reply } from "../support/http.js"
+import { get } from "../support/http.js"
+import { conforms, dereferencedSpec } from "../support/openapi.js"
 import { testServer } from "../support/server.js"
-
-const ajv = new (Ajv2020 as any)({ strict: false, allErrors: true })
-;(addFormats as any)(ajv)
-
-/** Checks a live response against the document: status listed, media type and body schema. */
-const conforms = (spec: any, method: string, template: string, res: Reply) => {
-  const op = spec.paths[template]?.[method]
-  expect(op, `${method} ${template} in the document`).toBeDefined()
-  const documented = op.responses[String(res.status)]
-  expect(documented, `${method} ${template} documents ${res.status}`).toBeDefined()
-  const type = (res.headers.get("content-type") ?? "").split(";")[0]!
-  const media = documented.content?.[type]
-  expect(media, `${method} ${template} ${res.status} documents ${type}`).toBeDefined()
-  const validate = ajv.compile(media.schema)
-  const ok = validate(res.body)
-  expect(ok, `${method} ${template} ${res.status}: ${JSON.stringify(validate.errors)}`).toBe(true)
-}
 
 layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("OpenAPI document", (it) => {
   it.effect("is valid OpenAPI 3.1 titled Partner API 1.0.0 and lists every endpoint with its statuses", () =>
@@ -37,15 +19,17 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("OpenAPI do
       const expected: Record<string, Array<string>> = {
         "get /api/v1/me": ["200", "400", "401", "429", "500"],
         "get /api/v1/bookings": ["200", "400", "401", "403", "404", "429", "500"],
-        "get /api/v1/bookings/{id}": ["200", "400", "401", "403", "404", "429", "500"]
+        "get /api/v1/bookings/{id}": ["200", "400", "401", "403", "404", "429", "500"],
+        "get /api/v1/manifest": ["200", "400", "401", "403", "404", "429", "500"]
       }
+      const scopeOf: Record<string, Array<string>> = { "get /api/v1/manifest": ["manifest:read"], "get /api/v1/me": [] }
       const listed = Object.entries<any>(doc.paths).flatMap(([path, item]) => Object.keys(item).map((m) => `${m} ${path}`))
       expect(listed.sort()).toEqual(Object.keys(expected).sort())
       for (const [key, statuses] of Object.entries(expected)) {
         const [method, path] = key.split(" ") as [string, string]
         const op = doc.paths[path][method]
         expect(Object.keys(op.responses).sort(), key).toEqual(statuses.sort())
-        expect(op.security, key).toEqual([{ bearer: key === "get /api/v1/me" ? [] : ["bookings:read"] }])
+        expect(op.security, key).toEqual([{ bearer: scopeOf[key] ?? ["bookings:read"] }])
         for (const status of statuses.filter((s) => Number(s) >= 400)) {
           expect(Object.keys(op.responses[status].content), `${key} ${status}`).toEqual(["application/problem+json"])
         }
@@ -61,8 +45,7 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("OpenAPI do
 
   it.effect("live responses match the document: successes, problems and headers", () =>
     Effect.gen(function*() {
-      const raw = (yield* get("/api/v1/openapi.json")).body
-      const spec = yield* Effect.promise(() => SwaggerParser.dereference(structuredClone(raw)))
+      const spec = yield* dereferencedSpec
       const w = yield* makeWorld
       const booking = yield* insertBooking({
         operatorId: w.alpha,

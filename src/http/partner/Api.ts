@@ -4,6 +4,7 @@ import { Schema } from "effect"
 import { BookingDetail, BookingPage, BookingStatus, Partner } from "../../domain/booking.js"
 import { DateTimeString, IsoDate, IsoDateTimeWithOffset } from "../../domain/dates.js"
 import { InvalidRequest, NotFound } from "../../domain/errors.js"
+import { Manifest } from "../../domain/manifest.js"
 import { Scope } from "../../domain/scopes.js"
 import { Cursor, intParam, oneOf, PartnerId, UuidPath } from "../params.js"
 import { PartnerAuth, RequiredScope } from "./security.js"
@@ -74,6 +75,36 @@ export class BookingsGroup extends HttpApiGroup.make("bookings")
   .prefix("/api/v1")
 {}
 
+export const ManifestParams = Schema.Struct({
+  date: Schema.propertySignature(IsoDate).annotations({
+    description: "Local departure day in each operator's time zone (YYYY-MM-DD). Required.",
+    missingMessage: () => "is required: the local departure day YYYY-MM-DD"
+  }),
+  partner_id: Schema.optional(PartnerId)
+})
+
+export class ManifestGroup extends HttpApiGroup.make("manifest")
+  .add(
+    HttpApiEndpoint.get("day", "/manifest")
+      .setUrlParams(ManifestParams)
+      .addSuccess(Manifest)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "The manifest of one departure day")
+      .annotate(
+        OpenApi.Description,
+        "Scope `manifest:read`. Passengers of every sales channel departing on `date` (the local day in each " +
+          "operator's time zone), read from the mirror of the booking system (see `synced_at`). Live rows " +
+          "(CONFIRMED, RESERVED) are grouped into departures by local start time, product and rate; CANCELLED rows " +
+          "are listed in `cancelled` only and counted nowhere. Counts are passengers. Rows of a booking-system account " +
+          "shared by several operators appear once. Guest `email` and `phone` keys are present only with " +
+          "`guests.contact:read`. 404 when `partner_id` is not one of the key's operators."
+      )
+  )
+  .annotate(RequiredScope, "manifest:read")
+  .middleware(PartnerAuth)
+  .prefix("/api/v1")
+{}
+
 export const Health = Schema.Struct({ status: Schema.Literal("ok") })
 
 export class HealthGroup extends HttpApiGroup.make("health")
@@ -85,12 +116,13 @@ export class HealthGroup extends HttpApiGroup.make("health")
 export class PartnerApi extends HttpApi.make("partner")
   .add(MeGroup)
   .add(BookingsGroup)
+  .add(ManifestGroup)
   .add(HealthGroup)
   .annotate(OpenApi.Title, "Partner API")
   .annotate(OpenApi.Version, "1.0.0")
   .annotate(
     OpenApi.Description,
-    "Read bookings of the operators on your key. Money is integer minor units with an ISO 4217 currency; " +
+    "Read bookings and the daily manifest of the operators on your key. Money is integer minor units with an ISO 4217 currency; " +
       "timestamps are ISO 8601; departure times are local HH:MM with an IANA time zone. Every error is " +
       "RFC 9457 problem details (application/problem+json) with a `request_id`."
   )
