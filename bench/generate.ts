@@ -11,24 +11,46 @@
  * Two keys are made by the owner of operator #1 (who is also admin of #2 and #3): one for
  * operator #1 and one for operators #1-#3. Their tokens are stored in bench_meta (bench data only).
  *
+ * The booking-system mirror of operator #1 (manifestSql): one account, and two departure days of
+ * manifest rows (the measured manifest day, and a second day the check-in writes go to), each with
+ * about 400 rows over 40 departures and about 1,000 passengers. A third key, for operator #1, reads
+ * the manifest and writes check-ins.
+ *
  * Standalone: `npx tsx bench/generate.ts [--regenerate]`.
  */
 import { Effect, Layer } from "effect"
 import pg from "pg"
 import { pathToFileURL } from "node:url"
 import { generateSecretKey, hashSecret } from "../src/domain/apiKey.js"
+import type { Scope } from "../src/domain/scopes.js"
 import { layerFromUrl } from "../src/db/Database.js"
 import { createDatabase } from "../src/db/embedded.js"
 import { benchServer } from "./server.js"
 import { databaseUrlFor, readSettings, type Settings } from "./settings.js"
 
 /** Bump when the generated data changes shape: older databases are then regenerated. */
-export const GENERATOR_VERSION = 1
+export const GENERATOR_VERSION = 2
 
 export interface BenchKey {
   readonly id: string
   readonly token: string
   readonly operatorIds: ReadonlyArray<string>
+}
+
+/** The mirrored days of operator #1 (manifestSql). */
+export interface ManifestInfo {
+  /** The day the manifest scenario reads (the dataset's generation day). */
+  readonly date: string
+  /** The next day, the same shape: the check-in writes change its rows, so `date` stays as generated. */
+  readonly writeDate: string
+  readonly accountId: string
+  /** Per day: manifest rows (live and cancelled), departures, live passengers, rows checked in on `date`. */
+  readonly rows: number
+  readonly departures: number
+  readonly passengers: number
+  readonly checkedInRows: number
+  /** Operator #1, scopes manifest:read, guests.contact:read and checkins:write. */
+  readonly key: BenchKey
 }
 
 export interface DatasetInfo {
@@ -41,6 +63,7 @@ export interface DatasetInfo {
   readonly operatorIds: ReadonlyArray<string>
   readonly singleKey: BenchKey
   readonly multiKey: BenchKey
+  readonly manifest: ManifestInfo
 }
 
 export interface Dataset extends DatasetInfo {
@@ -75,10 +98,17 @@ const existingDataset = async (adminUrl: string, settings: Settings): Promise<Da
       log(`existing dataset (v${info.version}, ${info.bookings} bookings, ${info.operators} operators) does not match the settings`)
       return undefined
     }
-    const keys = await c.query("SELECT id FROM api_keys WHERE id = ANY($1) AND revoked_at IS NULL", [[info.singleKey.id, info.multiKey.id]])
+    const keys = await c.query(
+      "SELECT id FROM api_keys WHERE id = ANY($1) AND revoked_at IS NULL",
+      [[info.singleKey.id, info.multiKey.id, info.manifest.key.id]]
+    )
     const count = await c.query<{ n: string }>("SELECT count(*) AS n FROM bookings")
-    if (keys.rowCount !== 2 || Number(count.rows[0]!.n) !== info.bookings) {
-      log("existing dataset is incomplete (keys or bookings missing)")
+    const rows = await c.query<{ n: string }>(
+      "SELECT count(*) AS n FROM manifest_rows WHERE account_id = $1 AND departure_date = $2",
+      [info.manifest.accountId, info.manifest.date]
+    )
+    if (keys.rowCount !== 3 || Number(count.rows[0]!.n) !== info.bookings || Number(rows.rows[0]!.n) !== info.manifest.rows) {
+      log("existing dataset is incomplete (keys, bookings or manifest rows missing)")
       return undefined
     }
     return info
@@ -254,22 +284,179 @@ const bookingsSql = (bookings: number, operators: number) => `
   ORDER BY created
 `
 
+/** The mirror's shape: products × rates × start times = departures per day. */
+const MIRROR_PRODUCTS = 5
+const MIRROR_RATES = ["Standard", "Premium"]
+const MIRROR_START_TIMES = 4
+/** Manifest rows per day; about 5% are cancelled, and live rows carry 2.5 passengers on average. */
+const MIRROR_ROWS_PER_DAY = 420
+const PICKUPS = ["Radisson Blu Plaza", "Thon Hotel Opera", "Cruise terminal Vippetangen", "Aker Brygge pier"]
+
+/**
+ * Operator #1's booking-system mirror, as the mirror refresh would have left it, for two days: the
+ * manifest day (the generation day, UTC) and the next one (the check-in scenario's rows). Everything
+ * is derived from the row number, not from random(), so every generation gives the same rows.
+ *
+ * - One Bókun account linked to operator #1; its four tours are four of the account's products,
+ *   a fifth product (a private charter) has no tour.
+ * - Per day 420 rows over 5 products × 2 rates × 4 start times = 40 departures
+ *   (row i goes to departure (17 i) mod 40, so each gets 10-11). About 1 in 20 is CANCELLED, 1 in
+ *   20 RESERVED. 1-5 participants (mean 2.5), Adult and Child lines. Channels: 30% the service's own
+ *   checkout (linked to one of operator #1's bookings, whose confirmation code the manifest shows),
+ *   GetYourGuide 20%, Viator 20%, direct 20%, a hotel reseller 10%. Pickups on a quarter, payment
+ *   PAID / PARTIALLY_PAID / NOT_PAID, a few guests without e-mail or phone.
+ * - Check-ins on the manifest day: the first departure of each product and rate has its live rows
+ *   checked in (some with fewer present), 1 in 11 of them no-show.
+ * - A mirror_days row per day (synced 5 minutes before generation).
+ */
+const manifestSql = (rowsPerDay: number) => `
+  CREATE TEMP TABLE bench_account ON COMMIT DROP AS
+  SELECT gen_random_uuid() AS id, (SELECT id FROM bench_ops WHERE n = 1) AS operator_id,
+    (now() AT TIME ZONE 'UTC')::date AS day0;
+
+  INSERT INTO booking_system_accounts (id, kind, name, base_url, access_key, secret_key, created_at)
+  SELECT id, 'bokun', 'bench: Oslofjord Explorer on Bokun', 'http://127.0.0.1:9', 'bench-access', 'bench-secret',
+    now() - interval '1 year'
+  FROM bench_account;
+
+  UPDATE operators SET booking_system_account_id = a.id FROM bench_account a WHERE operators.id = a.operator_id;
+
+  CREATE TEMP TABLE bench_products ON COMMIT DROP AS
+  SELECT p, 'bench-product-' || (p + 1) AS product_id, t.id AS tour_id,
+    coalesce(t.title, 'Oslofjord Private Charter') AS title,
+    ARRAY(
+      SELECT lpad((8 + p + 3 * s)::text, 2, '0') || CASE WHEN p % 2 = 1 THEN ':30' ELSE ':00' END
+      FROM generate_series(0, ${MIRROR_START_TIMES - 1}) AS s ORDER BY s
+    ) AS times
+  FROM generate_series(0, ${MIRROR_PRODUCTS - 1}) AS p
+  LEFT JOIN bench_tours t ON t.op_n = 1 AND t.k = p;
+
+  UPDATE tours SET booking_system_product_id = p.product_id FROM bench_products p WHERE tours.id = p.tour_id;
+
+  -- Operator #1's sold bookings, in a fixed order, for the rows the service's own checkout sold.
+  CREATE TEMP TABLE bench_service_bookings ON COMMIT DROP AS
+  SELECT row_number() OVER (ORDER BY confirmation_code) - 1 AS j, id, confirmation_code
+  FROM bookings
+  WHERE operator_id = (SELECT operator_id FROM bench_account) AND status IN ('CONFIRMED', 'RESERVED')
+  ORDER BY confirmation_code LIMIT 1000;
+
+  INSERT INTO manifest_rows (
+    account_id, line_id, booking_id, reference, external_reference, operator_id, tour_id, service_booking_id,
+    status, product_id, product_title, rate_id, rate_title, start_time_id, departure_date, start_time, timezone,
+    participants, pax_breakdown, channel_class, channel_source, channel_title, guest_name, guest_email, guest_phone,
+    pickup_place, pickup_time, payment_status, total_minor, currency, booked_at, source_updated_at,
+    first_seen_at, synced_at, cancelled_at
+  )
+  SELECT a.id, 'bench-line-' || day_n || '-' || i, (700000 + day_n * 1000 + i)::text,
+    'OSL-T' || (70000 + day_n * 1000 + i),
+    CASE ch WHEN 0 THEN sb.confirmation_code WHEN 1 THEN 'GYG' || upper(to_hex(1000003 * i + day_n))
+            WHEN 2 THEN 'BR-' || (1000000000 + 7919 * i + day_n) END,
+    a.operator_id, pr.tour_id, CASE WHEN ch = 0 THEN sb.id END,
+    status, pr.product_id, pr.title, pr.product_id || '-rate-' || (rate + 1), (${sqlArray(MIRROR_RATES)})[rate + 1],
+    pr.product_id || '-time-' || (slot + 1), a.day0 + day_n, pr.times[slot + 1], 'Europe/Oslo',
+    pax,
+    jsonb_build_array(jsonb_build_object('title', 'Adult', 'quantity', pax - children))
+      || CASE WHEN children > 0 THEN jsonb_build_array(jsonb_build_object('title', 'Child', 'quantity', children)) ELSE '[]' END,
+    (ARRAY['service', 'ota', 'ota', 'direct', 'reseller'])[ch + 1],
+    (ARRAY['Tour Partner', 'GetYourGuide', 'Viator', NULL, 'Hotel Continental'])[ch + 1],
+    (ARRAY['Tour Partner checkout', 'GetYourGuide', 'Viator.com', 'Direct booking', 'Hotel Continental concierge'])[ch + 1],
+    CASE WHEN i % 97 <> 0 THEN first_name || ' ' || last_name END,
+    CASE WHEN i % 19 <> 0 THEN lower(first_name) || '.' || lower(last_name) || i || '@example.com' END,
+    CASE WHEN i % 9 <> 0 THEN '+47 9' || lpad(((7919 * i + 13 * day_n) % 10000000)::text, 7, '0') END,
+    CASE WHEN i % 4 = 0 THEN (${sqlArray(PICKUPS)})[1 + (i / 4) % ${PICKUPS.length}] END,
+    CASE WHEN i % 4 = 0 THEN to_char(pr.times[slot + 1]::time - interval '30 minutes', 'HH24:MI') END,
+    CASE WHEN (3 * i) % 10 < 7 THEN 'PAID' WHEN (3 * i) % 10 = 7 THEN 'PARTIALLY_PAID' ELSE 'NOT_PAID' END,
+    pax * 59900, 'NOK',
+    now() - make_interval(days => 1 + i % 60, mins => i),
+    CASE WHEN status = 'CANCELLED' THEN now() - make_interval(days => i % 5) END,
+    now() - interval '30 days', now() - interval '5 minutes',
+    CASE WHEN status = 'CANCELLED' THEN now() - make_interval(days => i % 5) END
+  FROM bench_account a
+  CROSS JOIN generate_series(0, 1) AS day_n
+  CROSS JOIN generate_series(1, ${rowsPerDay}) AS i
+  -- h: a scramble of the row number (distinct per row), so status, party size and channel do not
+  -- follow the departure (17 i mod 40).
+  CROSS JOIN LATERAL (SELECT (7919 * i + 104729 * day_n) % 10007 AS h) x
+  CROSS JOIN LATERAL (
+    SELECT (17 * i) % 40 AS d,
+      CASE WHEN x.h % 20 = 7 THEN 'CANCELLED' WHEN x.h % 20 = 13 THEN 'RESERVED' ELSE 'CONFIRMED' END AS status,
+      (ARRAY[2, 1, 3, 2, 4, 2, 1, 2, 3, 5, 2, 3])[1 + (x.h / 20) % 12] AS pax,
+      (ARRAY[0, 0, 0, 1, 1, 2, 2, 3, 3, 4])[1 + (x.h / 240) % 10] AS ch,
+      (${sqlArray(FIRST)})[1 + (7 * i + 3 * day_n) % ${FIRST.length}] AS first_name,
+      (${sqlArray(LAST)})[1 + (11 * i + day_n) % ${LAST.length}] AS last_name
+  ) v
+  CROSS JOIN LATERAL (
+    SELECT v.d / 8 AS p, (v.d / 4) % 2 AS rate, v.d % 4 AS slot,
+      CASE WHEN i % 3 = 0 AND v.pax >= 3 THEN v.pax - 2 ELSE 0 END AS children
+  ) w
+  JOIN bench_products pr ON pr.p = w.p
+  LEFT JOIN bench_service_bookings sb ON sb.j = (i * 7 + day_n * 500) % 1000;
+
+  INSERT INTO manifest_checkins (row_id, status, present, updated_at)
+  SELECT r.id,
+    CASE WHEN n % 11 = 0 THEN 'no_show' ELSE 'checked_in' END,
+    CASE WHEN n % 11 <> 0 AND n % 5 = 0 AND r.participants > 1 THEN r.participants - 1 END,
+    now() - interval '10 minutes'
+  FROM (
+    SELECT r.*, split_part(r.line_id, '-', 4)::int AS n
+    FROM manifest_rows r, bench_account a
+    WHERE r.account_id = a.id AND r.departure_date = a.day0 AND r.status <> 'CANCELLED' AND r.start_time_id LIKE '%-time-1'
+  ) r;
+
+  INSERT INTO mirror_days (account_id, departure_date, synced_at)
+  SELECT a.id, a.day0 + day_n, now() - interval '5 minutes' FROM bench_account a CROSS JOIN generate_series(0, 1) AS day_n;
+`
+
 const createKey = async (
   client: pg.Client,
   createdBy: string,
   name: string,
-  operatorIds: ReadonlyArray<string>
+  operatorIds: ReadonlyArray<string>,
+  scopes: ReadonlyArray<Scope> = ["bookings:read", "guests.contact:read"]
 ): Promise<BenchKey> => {
   const key = generateSecretKey()
   await client.query(
     `INSERT INTO api_keys (id, secret_hash, name, scopes, created_by, created_at, expires_at)
      VALUES ($1, $2, $3, $4::text[], $5, now(), now() + interval '10 years')`,
-    [key.id, hashSecret(key.secret), name, "{bookings:read,guests.contact:read}", createdBy]
+    [key.id, hashSecret(key.secret), name, scopes, createdBy]
   )
   for (const operatorId of operatorIds) {
     await client.query("INSERT INTO api_key_operators (key_id, operator_id) VALUES ($1, $2)", [key.id, operatorId])
   }
   return { id: key.id, token: key.token, operatorIds }
+}
+
+/** What manifestSql made, counted on the manifest day. */
+const manifestSummary = async (client: pg.Client, key: BenchKey): Promise<ManifestInfo> => {
+  const { rows: [row] } = await client.query<{
+    account_id: string
+    date: string
+    rows: number
+    departures: number
+    passengers: number
+    checked_in_rows: number
+  }>(`
+    SELECT a.id AS account_id, a.day0::text AS date, count(*)::int AS rows,
+      count(DISTINCT (r.product_id, r.rate_id, r.start_time)) FILTER (WHERE r.status <> 'CANCELLED')::int AS departures,
+      coalesce(sum(r.participants) FILTER (WHERE r.status <> 'CANCELLED'), 0)::int AS passengers,
+      count(c.row_id)::int AS checked_in_rows
+    FROM bench_account a
+    JOIN manifest_rows r ON r.account_id = a.id AND r.departure_date = a.day0
+    LEFT JOIN manifest_checkins c ON c.row_id = r.id
+    GROUP BY a.id, a.day0`)
+  const info = {
+    date: row!.date,
+    writeDate: new Date(Date.parse(`${row!.date}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10),
+    accountId: row!.account_id,
+    rows: row!.rows,
+    departures: row!.departures,
+    passengers: row!.passengers,
+    checkedInRows: row!.checked_in_rows,
+    key
+  }
+  log(`manifest ${info.date}: ${info.rows} rows, ${info.departures} departures, ${info.passengers} passengers, ` +
+    `${info.checkedInRows} rows checked in; check-ins are written to ${info.writeDate}`)
+  return info
 }
 
 const generate = async (url: string, settings: Settings): Promise<DatasetInfo> =>
@@ -307,11 +494,18 @@ const generate = async (url: string, settings: Settings): Promise<DatasetInfo> =
       await step(`bookings`, bookingsSql(settings.bookings, settings.operators))
       if (rolsuper) await client.query("SET LOCAL session_replication_role = origin")
       for (const index of indexes) await step(`index ${index.name}`, index.def)
+      await step("booking-system mirror of operator #1 (two days)", manifestSql(MIRROR_ROWS_PER_DAY))
 
       const operatorIds = (await client.query<{ id: string }>("SELECT id FROM bench_ops ORDER BY n")).rows.map((r) => r.id)
       const owner = (await client.query<{ user_id: string }>("SELECT user_id FROM bench_ops WHERE n = 1")).rows[0]!.user_id
       const singleKey = await createKey(client, owner, "bench: operator #1", operatorIds.slice(0, 1))
       const multiKey = await createKey(client, owner, "bench: operators #1-#3", operatorIds.slice(0, 3))
+      const manifestKey = await createKey(client, owner, "bench: manifest and check-ins, operator #1", operatorIds.slice(0, 1), [
+        "manifest:read",
+        "guests.contact:read",
+        "checkins:write"
+      ])
+      const manifest = await manifestSummary(client, manifestKey)
 
       const generatedAt = (await client.query<{ now: Date }>("SELECT now()")).rows[0]!.now.toISOString()
       const info: DatasetInfo = {
@@ -322,7 +516,8 @@ const generate = async (url: string, settings: Settings): Promise<DatasetInfo> =
         generationSeconds: 0,
         operatorIds,
         singleKey,
-        multiKey
+        multiKey,
+        manifest
       }
       await client.query("CREATE TABLE bench_meta (name text PRIMARY KEY, value jsonb NOT NULL)")
       await client.query("INSERT INTO bench_meta (name, value) VALUES ('dataset', $1)", [JSON.stringify(info)])
@@ -366,7 +561,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
     Effect.scoped(Effect.gen(function*() {
       const server = yield* benchServer(settings)
       const dataset = yield* ensureDataset(server.adminUrl, settings)
-      const { bookings, operators, generatedAt, generationSeconds, reused, singleKey, multiKey } = dataset
+      const { bookings, operators, generatedAt, generationSeconds, reused, singleKey, multiKey, manifest } = dataset
       console.log(JSON.stringify({
         database: settings.databaseName,
         bookings,
@@ -374,7 +569,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
         generatedAt,
         generationSeconds,
         reused,
-        keys: { single: singleKey.id, multi: multiKey.id }
+        manifest: { ...manifest, key: manifest.key.id },
+        keys: { single: singleKey.id, multi: multiKey.id, manifest: manifest.key.id }
       }, null, 2))
     }))
   ).catch((error) => {
