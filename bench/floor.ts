@@ -1,14 +1,16 @@
 /**
- * The floor: the cheapest server that does the service's work for GET /api/v1/bookings and
- * GET /api/v1/bookings/{id}. Bare node:http + a pg Pool of the same size, and per request the
- * same three statements as the service, copied verbatim:
+ * The floor: the cheapest server that does the service's work for GET /api/v1/bookings,
+ * GET /api/v1/bookings/{id} and GET /api/v1/manifest. Bare node:http + a pg Pool of the same size,
+ * and per request the same three statements as the service, copied verbatim:
  *   1. the key lookup of src/services/KeyAuth.ts (then SHA-256 constant-time compare, revocation,
  *      expiry and operator checks in JS),
  *   2. the rate-limit upsert of src/services/RateLimiter.ts (bucket `partner:<key id>`, window 60 s),
  *   3. the list (with the same filter clauses, in the same order, and the LATERAL per operator) or
- *      the get of src/services/Bookings.ts.
+ *      the get of src/services/Bookings.ts, or the day of src/services/Manifest.ts.
  * Cursors are the service's own (src/domain/cursor.ts, secret from service_secrets), so a cursor
- * from one server works on the other. The JSON is built by hand in the service's shape.
+ * from one server works on the other. The bookings JSON is built by hand in the service's shape;
+ * the manifest's rows are mapped by hand and grouped by the service's own domain function
+ * (buildManifest of src/domain/manifestGrouping.ts).
  *
  * Env: DATABASE_URL, PORT, DB_POOL_SIZE (default 10), RATE_LIMIT_PER_MINUTE (default 300).
  * Exits when its stdin closes (the runner holds the other end), so it never outlives the runner.
@@ -20,6 +22,7 @@ import pg from "pg"
 import { parseSecretKey, secretMatches, urlCarriesSecretKey } from "../src/domain/apiKey.js"
 import { apiStatusOf, STORED_STATUSES } from "../src/domain/booking.js"
 import { type CursorPosition, decodeCursor, encodeCursor, filterFingerprint } from "../src/domain/cursor.js"
+import { buildManifest, type ManifestEntry, paxBreakdownOf } from "../src/domain/manifestGrouping.js"
 import { pgTypes } from "../src/db/pgTypes.js"
 
 // ---- connection: the same pool size and type parsers as src/db/Database.ts -----------------------
@@ -127,6 +130,37 @@ const GET_STATEMENT = `
         WHERE b.id = $1::uuid AND b.operator_id = ANY($2::uuid[])
           AND b.status IN ${LISTED}`
 
+/** src/services/Manifest.ts day (its `sql.literal` column lists inlined) */
+const MANIFEST_ROW_COLUMNS = `r.id, r.reference, coalesce(b.confirmation_code, r.external_reference) AS confirmation_code,
+  r.status, r.operator_id, o.name AS operator_name, r.account_id, r.product_id, r.product_title, r.rate_id,
+  r.rate_title, r.start_time, r.timezone, r.participants, r.pax_breakdown, r.channel_class, r.channel_source,
+  r.channel_title, r.guest_name, r.pickup_place, r.pickup_time, r.payment_status,
+  c.status AS check_in_status, c.present AS check_in_present`
+
+const manifestStatement = (includeContact: boolean) => `
+          WITH day AS (
+            SELECT o.timezone AS day_timezone, (
+              SELECT CASE WHEN bool_or(d.synced_at IS NULL) THEN NULL ELSE min(d.synced_at) END
+              FROM (SELECT DISTINCT booking_system_account_id AS id FROM operators
+                    WHERE id = ANY($1::uuid[]) AND booking_system_account_id IS NOT NULL) a
+              LEFT JOIN mirror_days d ON d.account_id = a.id AND d.departure_date = $2::date
+            ) AS day_synced_at
+            FROM operators o WHERE o.id = $3::uuid
+          )
+          SELECT day.day_timezone, day.day_synced_at, m.*
+          FROM day LEFT JOIN (
+            SELECT ${MANIFEST_ROW_COLUMNS}, ${
+  includeContact ? "r.guest_email, r.guest_phone" : "NULL::text AS guest_email, NULL::text AS guest_phone"
+}
+            FROM manifest_rows r
+            JOIN operators o ON o.id = r.operator_id
+            LEFT JOIN manifest_checkins c ON c.row_id = r.id
+            LEFT JOIN bookings b ON b.id = r.service_booking_id
+            WHERE r.operator_id = ANY($4::uuid[]) AND r.departure_date = $5::date
+          ) m ON true`
+const MANIFEST_WITH_CONTACT = manifestStatement(true)
+const MANIFEST_WITHOUT_CONTACT = manifestStatement(false)
+
 const toPgArray = (ids: ReadonlyArray<string>) => `{${ids.join(",")}}`
 
 /** src/services/Bookings.ts microsToIso */
@@ -186,6 +220,33 @@ const detail = (row: Row, contact: boolean) => ({
   }
 })
 
+/** A manifest row as src/services/Manifest.ts toEntry maps it. */
+const manifestEntry = (row: Row, contact: boolean): ManifestEntry => ({
+  departure: {
+    startTime: row.start_time,
+    timezone: row.timezone,
+    productTitle: row.product_title,
+    rateTitle: row.rate_title,
+    accountId: row.account_id,
+    productId: row.product_id,
+    rateId: row.rate_id
+  },
+  row: {
+    id: row.id,
+    reference: row.reference,
+    confirmation_code: row.confirmation_code,
+    status: row.status,
+    partner: { id: row.operator_id, name: row.operator_name },
+    channel: { class: row.channel_class, source: row.channel_source, title: row.channel_title },
+    participants: row.participants,
+    pax_breakdown: paxBreakdownOf(row.pax_breakdown),
+    guest: contact ? { name: row.guest_name, email: row.guest_email, phone: row.guest_phone } : { name: row.guest_name },
+    pickup: row.pickup_place === null && row.pickup_time === null ? null : { place: row.pickup_place, time: row.pickup_time },
+    payment_status: row.payment_status,
+    check_in: { status: row.check_in_status, present: row.check_in_present }
+  }
+})
+
 // ---- HTTP --------------------------------------------------------------------------------------------
 
 class Refusal {
@@ -208,8 +269,8 @@ let cursorSecret: Uint8Array | undefined
 
 const BEARER = /^Bearer[ ]+(\S+)[ ]*$/i
 
-/** KeyAuth.authenticate + the rate limit of the security middleware. */
-const authenticate = async (req: IncomingMessage, headers: Record<string, string>): Promise<Key> => {
+/** KeyAuth.authenticate + the rate limit and the scope check of the security middleware. */
+const authenticate = async (req: IncomingMessage, headers: Record<string, string>, scope: string): Promise<Key> => {
   const header = req.headers.authorization ?? ""
   const token = BEARER.exec(header)?.[1] ?? ""
   const parts = parseSecretKey(token)
@@ -232,7 +293,7 @@ const authenticate = async (req: IncomingMessage, headers: Record<string, string
     "cache-control": "private, no-store"
   })
   if (hit.count > RATE_LIMIT) throw new Refusal(429, "rate limited", { "retry-after": String(reset) })
-  if (!row.scopes.includes("bookings:read")) throw new Refusal(403, "this key lacks the scope bookings:read")
+  if (!row.scopes.includes(scope)) throw new Refusal(403, `this key lacks the scope ${scope}`)
   return { id: row.id, scopes: row.scopes, partners: row.partners }
 }
 
@@ -312,6 +373,25 @@ const get = async (key: Key, id: string, params: URLSearchParams) => {
   return detail(row, key.scopes.includes("guests.contact:read"))
 }
 
+const manifest = async (key: Key, params: URLSearchParams) => {
+  const date = params.get("date")
+  if (date === null || !DAY.test(date)) throw new Refusal(400, "date: is required: the local departure day YYYY-MM-DD")
+  const operatorIds = operatorIdsFor(key, params.get("partner_id"))
+  const contact = key.scopes.includes("guests.contact:read")
+  const operators = toPgArray(operatorIds)
+  const { rows } = await pool.query(contact ? MANIFEST_WITH_CONTACT : MANIFEST_WITHOUT_CONTACT, [
+    operators,
+    date,
+    operatorIds[0],
+    operators,
+    date
+  ])
+  const first = rows[0]
+  if (!first) throw new Error("operator of the key not found")
+  const entries: Array<ManifestEntry> = []
+  for (const row of rows) if (row.id !== null) entries.push(manifestEntry(row, contact))
+  return buildManifest({ date, timezone: first.day_timezone, synced_at: iso(first.day_synced_at) }, entries)
+}
 
 const BOOKING = /^\/api\/v1\/bookings\/([^/]+)$/
 
@@ -324,10 +404,15 @@ const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? "/", "http://floor")
     if (req.method !== "GET") throw new Refusal(404, "no such endpoint")
     if (url.pathname === "/healthz") return send(res, 200, { status: "ok" }, headers)
-    const one = BOOKING.exec(url.pathname)
-    if (url.pathname !== "/api/v1/bookings" && !one) throw new Refusal(404, `no endpoint GET ${url.pathname}`)
-    const key = await authenticate(req, headers)
-    const body = one ? await get(key, one[1]!, url.searchParams) : await list(key, url.searchParams)
+    let body: unknown
+    if (url.pathname === "/api/v1/manifest") {
+      body = await manifest(await authenticate(req, headers, "manifest:read"), url.searchParams)
+    } else {
+      const one = BOOKING.exec(url.pathname)
+      if (url.pathname !== "/api/v1/bookings" && !one) throw new Refusal(404, `no endpoint GET ${url.pathname}`)
+      const key = await authenticate(req, headers, "bookings:read")
+      body = one ? await get(key, one[1]!, url.searchParams) : await list(key, url.searchParams)
+    }
     send(res, 200, body, headers)
   } catch (error) {
     if (error instanceof Refusal) {

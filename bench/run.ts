@@ -23,10 +23,19 @@ import * as path from "node:path"
 import pg from "pg"
 import { type BenchKey, type Dataset, ensureDataset } from "./generate.js"
 import { benchServer } from "./server.js"
-import { BENCH_DIR, DATA_DIR, PROJECT_DIR, readSettings, type Settings } from "./settings.js"
+import { DATA_DIR, PROJECT_DIR, readSettings, type Settings } from "./settings.js"
 
-const TARGET_RATIO = 0.7
-const TARGET_P99_MS = 20
+/** A scenario's targets; null where its issue sets none (the figure is reported only). */
+interface Targets {
+  /** Service req/s at least this share of the floor's. */
+  readonly ratio: number | null
+  /** Service p99 below this, in ms. */
+  readonly p99Ms: number | null
+}
+/** Issue 2: the bookings reads. */
+const BOOKINGS_TARGETS: Targets = { ratio: 0.7, p99Ms: 20 }
+/** Issue 3: the manifest of one day (the ratio to the floor is reported). */
+const MANIFEST_TARGETS: Targets = { ratio: null, p99Ms: 25 }
 /** A measurement during which other processes used more than this share of the CPUs is flagged. */
 const NOISY_PERCENT = 10
 const LOG_DIR = path.join(DATA_DIR, "logs")
@@ -47,6 +56,7 @@ interface Scenario {
   readonly key: BenchKey
   /** One path, or several used in turn (the same sequence on both servers). */
   readonly paths: ReadonlyArray<string>
+  readonly targets: Targets
 }
 
 interface Measurement {
@@ -210,7 +220,7 @@ const makeScenarios = (dataset: Dataset, service: Target) =>
     })
 
     const list = "/api/v1/bookings?limit=50"
-    const scenarios: Array<Scenario> = [
+    const bookings: Array<Omit<Scenario, "targets">> = [
       { name: "list: first page", measures: "newest 50 of operator #1", key: single, paths: [list] },
       {
         name: `list: cursor page ${DEEP_PAGES + 1}`,
@@ -245,7 +255,18 @@ const makeScenarios = (dataset: Dataset, service: Target) =>
         paths: ids.map((id) => `/api/v1/bookings/${id}`)
       }
     ]
-    return scenarios
+    const manifest = dataset.manifest
+    return [
+      ...bookings.map((scenario): Scenario => ({ ...scenario, targets: BOOKINGS_TARGETS })),
+      {
+        name: "manifest: 1 day",
+        measures: `operator #1 on ${manifest.date}: ${manifest.rows} rows, ${manifest.departures} departures, ` +
+          `${manifest.passengers} passengers, with guest contact`,
+        key: manifest.key,
+        paths: [`/api/v1/manifest?date=${manifest.date}`],
+        targets: MANIFEST_TARGETS
+      }
+    ] satisfies Array<Scenario>
   })
 
 // ---- checks: same status, same JSON, same SQL ----------------------------------------------------
@@ -545,9 +566,33 @@ interface Row {
   readonly service: Measurement
   readonly floor: Measurement
   readonly ratio: number
-  readonly ratioMet: boolean
-  readonly p99Met: boolean
+  /** null: the scenario has no such target. */
+  readonly ratioMet: boolean | null
+  readonly p99Met: boolean | null
   readonly failed: boolean
+}
+
+/** "ratio ok, p99 MISSED", the targets a scenario has; "no target" when it has none. */
+const targetsText = (r: Pick<Row, "ratioMet" | "p99Met">) => {
+  const parts = [
+    r.ratioMet === null ? "" : `ratio ${r.ratioMet ? "ok" : "MISSED"}`,
+    r.p99Met === null ? "" : `p99 ${r.p99Met ? "ok" : "MISSED"}`
+  ].filter(Boolean)
+  return parts.length === 0 ? "no target" : parts.join(", ")
+}
+
+/** The targets of the scenarios in the run, one line per distinct set. */
+const targetsLegend = (rows: ReadonlyArray<Row>) => {
+  const sets = new Map<string, Array<string>>()
+  for (const r of rows) {
+    const t = r.scenario.targets
+    const text = [
+      t.ratio === null ? "" : `service/floor req/s >= ${t.ratio}`,
+      t.p99Ms === null ? "" : `service p99 < ${t.p99Ms} ms`
+    ].filter(Boolean).join(", ") || "none (reported only)"
+    sets.set(text, [...(sets.get(text) ?? []), r.scenario.name])
+  }
+  return [...sets].map(([text, names]) => `targets: ${text} (${names.length === rows.length ? "every scenario" : names.join("; ")})`)
 }
 
 const table = (rows: ReadonlyArray<Row>, settings: Settings) => {
@@ -563,7 +608,7 @@ const table = (rows: ReadonlyArray<Row>, settings: Settings) => {
         !r.floor.ok ? `floor ${r.floor.non2xx} non-2xx/${r.floor.errors} errors` : "",
         !r.check.sameStatus || !r.check.sameJson || !r.check.sameSql ? "check failed" : ""
       ].filter(Boolean).join(", ")})`
-      : `ratio ${r.ratioMet ? "ok" : "MISSED"}, p99 ${r.p99Met ? "ok" : "MISSED"}`
+      : targetsText(r)
     const other = Math.max(r.service.machine?.otherPercent ?? 0, r.floor.machine?.otherPercent ?? 0)
     const noisy = other > NOISY_PERCENT ? ` [noisy: other processes used ${other.toFixed(0)}% of the CPUs]` : ""
     lines.push([
@@ -578,8 +623,8 @@ const table = (rows: ReadonlyArray<Row>, settings: Settings) => {
   }
   lines.push(
     "",
-    `targets: service/floor req/s >= ${TARGET_RATIO}, service p99 < ${TARGET_P99_MS} ms; ` +
-      `${settings.connections} connections, ${settings.duration} s measured after ${settings.warmup} s warmup, pool ${settings.poolSize}`
+    ...targetsLegend(rows),
+    `${settings.connections} connections, ${settings.duration} s measured after ${settings.warmup} s warmup, pool ${settings.poolSize}`
   )
   return lines.join("\n")
 }
@@ -643,6 +688,8 @@ const main = Effect.gen(function*() {
   const service = yield* startTarget("service", [settings.serviceEntry, "serve"], {
     ...common,
     DEMO_DATA: "false",
+    // No scheduled jobs (mirror refreshes) in the measured process; bench/mirror.ts measures those.
+    JOBS: "false",
     LOG_LEVEL: "Warning",
     DATA_DIR: path.join(DATA_DIR, "service")
   }, "tour-partner-service")
@@ -710,8 +757,8 @@ const main = Effect.gen(function*() {
       service: results.service,
       floor: results.floor,
       ratio,
-      ratioMet: ratio >= TARGET_RATIO,
-      p99Met: results.service.latencyMs.p99 < TARGET_P99_MS,
+      ratioMet: scenario.targets.ratio === null ? null : ratio >= scenario.targets.ratio,
+      p99Met: scenario.targets.p99Ms === null ? null : results.service.latencyMs.p99 < scenario.targets.p99Ms,
       failed: !results.service.ok || !results.floor.ok || !c.sameStatus || !c.sameJson || !c.sameSql
     })
   }
@@ -736,11 +783,11 @@ const main = Effect.gen(function*() {
       generationSeconds: dataset.generationSeconds,
       reused: dataset.reused
     },
-    targets: { ratio: TARGET_RATIO, p99Ms: TARGET_P99_MS },
     scenarios: rows.map((r) => ({
       name: r.scenario.name,
       measures: r.scenario.measures,
       path: r.scenario.paths.length === 1 ? r.scenario.paths[0] : `${r.scenario.paths.length} paths in turn`,
+      targets: r.scenario.targets,
       check: r.check,
       service: r.service,
       floor: r.floor,
@@ -750,11 +797,11 @@ const main = Effect.gen(function*() {
       failed: r.failed
     }))
   }
-  fs.writeFileSync(path.join(BENCH_DIR, "results.json"), JSON.stringify(report, null, 2) + "\n")
-  yield* step("results written to bench/results.json")
+  fs.writeFileSync(settings.resultsFile, JSON.stringify(report, null, 2) + "\n")
+  yield* step(`results written to ${path.relative(PROJECT_DIR, settings.resultsFile)}`)
 
   const failed = rows.some((r) => r.failed)
-  const missed = rows.some((r) => !r.ratioMet || !r.p99Met)
+  const missed = rows.some((r) => r.ratioMet === false || r.p99Met === false)
   if (failed) process.exitCode = 1
   else if (missed && settings.strict) process.exitCode = 2
 })

@@ -43,6 +43,8 @@ export interface Settings {
   readonly quietTimeout: number
   /** The service's entry point, relative to the project (to measure a modified copy against the floor). */
   readonly serviceEntry: string
+  /** Where the run's results go (bench/results.json; another file keeps a supplementary run apart). */
+  readonly resultsFile: string
 }
 
 export const readSettings = (argv: ReadonlyArray<string> = process.argv.slice(2)): Settings => ({
@@ -60,7 +62,8 @@ export const readSettings = (argv: ReadonlyArray<string> = process.argv.slice(2)
   strict: flag("BENCH_STRICT"),
   noisyRetries: int("BENCH_NOISY_RETRIES", 2, 0),
   quietTimeout: int("BENCH_QUIET_TIMEOUT", 60, 0),
-  serviceEntry: process.env.BENCH_SERVICE_ENTRY || "src/main.ts"
+  serviceEntry: process.env.BENCH_SERVICE_ENTRY || "src/main.ts",
+  resultsFile: path.resolve(PROJECT_DIR, process.env.BENCH_RESULTS || path.join(BENCH_DIR, "results.json"))
 })
 
 /** The URL of database `name` on the server behind `serverUrl`. */
