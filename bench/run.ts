@@ -16,6 +16,7 @@ import { NodeRuntime } from "@effect/platform-node"
 import autocannon from "autocannon"
 import { Effect } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
+import { randomUUID } from "node:crypto"
 import * as fs from "node:fs"
 import * as net from "node:net"
 import * as os from "node:os"
@@ -36,6 +37,8 @@ interface Targets {
 const BOOKINGS_TARGETS: Targets = { ratio: 0.7, p99Ms: 20 }
 /** Issue 3: the manifest of one day (the ratio to the floor is reported). */
 const MANIFEST_TARGETS: Targets = { ratio: null, p99Ms: 25 }
+/** Issue 3: a check-in write (its overhead over a bare write is reported). */
+const WRITE_TARGETS: Targets = { ratio: null, p99Ms: null }
 /** A measurement during which other processes used more than this share of the CPUs is flagged. */
 const NOISY_PERCENT = 10
 const LOG_DIR = path.join(DATA_DIR, "logs")
@@ -50,14 +53,51 @@ interface Target {
   readonly applicationName: string
 }
 
-interface Scenario {
+/** One request as autocannon sends it. */
+interface BenchRequest {
+  readonly method: "GET" | "POST"
+  readonly path: string
+  readonly headers?: Readonly<Record<string, string>>
+  readonly body?: string
+}
+
+interface ScenarioCommon {
   readonly name: string
   readonly measures: string
   readonly key: BenchKey
-  /** One path, or several used in turn (the same sequence on both servers). */
-  readonly paths: ReadonlyArray<string>
   readonly targets: Targets
 }
+
+/**
+ * A read: both servers must send PostgreSQL the same statements with the same parameters and
+ * answer the same JSON (checked before measuring).
+ */
+interface ReadScenario extends ScenarioCommon {
+  readonly kind: "read"
+  /** One path, or several used in turn (the same sequence on both servers). */
+  readonly paths: ReadonlyArray<string>
+}
+
+/**
+ * A write measured against the floor's bare write: the same change of the same rows, without what
+ * the service adds around it (idempotency, daily limit, audit). Not a same-SQL comparison: the
+ * check compares the status and the shape of the JSON, and reports how many statements each sent.
+ */
+interface WriteScenario extends ScenarioCommon {
+  readonly kind: "write"
+  /** What the report shows as the request. */
+  readonly describe: string
+  /**
+   * The next request. The sequence runs on across every run of the scenario (both servers, warmup
+   * included), because each write must change what the previous one left.
+   */
+  readonly next: () => BenchRequest
+}
+
+type Scenario = ReadScenario | WriteScenario
+
+const firstRequest = (scenario: Scenario): BenchRequest =>
+  scenario.kind === "write" ? scenario.next() : { method: "GET", path: scenario.paths[0]! }
 
 interface Measurement {
   readonly requestsPerSecond: number
@@ -80,11 +120,16 @@ interface Measurement {
 
 interface Check {
   readonly sameStatus: boolean
+  /** Reads: the same JSON. Writes: JSON of the same shape (keys and types). */
   readonly sameJson: boolean
-  readonly sameSql: boolean
-  readonly statements: number
+  /** null: not compared (a write against a bare write). */
+  readonly sameSql: boolean | null
+  /** Statements each server sent for the request. */
+  readonly statements: { readonly service: number; readonly floor: number }
   readonly detail: string | undefined
 }
+
+const checkFailed = (c: Check) => !c.sameStatus || !c.sameJson || c.sameSql === false
 
 const step = (line: string) => Effect.sync(() => console.log(`[bench] ${line}`))
 
@@ -174,15 +219,41 @@ const startTarget = (
 
 const authHeaders = (key: BenchKey) => ({ authorization: `Bearer ${key.token}` })
 
-const getJson = async (base: string, pathAndQuery: string, key: BenchKey) => {
-  const response = await fetch(base + pathAndQuery, { headers: authHeaders(key) })
+const send = async (base: string, request: BenchRequest, key: BenchKey) => {
+  const response = await fetch(base + request.path, {
+    method: request.method,
+    headers: { ...authHeaders(key), ...request.headers },
+    ...(request.body === undefined ? {} : { body: request.body })
+  })
   const text = await response.text()
   return { status: response.status, text }
 }
 
+const getJson = (base: string, path: string, key: BenchKey) => send(base, { method: "GET", path }, key)
+
 const addDays = (day: string, days: number) => new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10)
 
 const DEEP_PAGES = 20
+
+/**
+ * Check-ins over `rows` in turn: the first pass marks each row checked_in, the next no_show, and so
+ * on, so each write changes what the previous pass left (the rows start without a check-in). Each
+ * request has its own Idempotency-Key, unique across runs.
+ */
+const checkinSequence = (rows: ReadonlyArray<string>) => {
+  const run = randomUUID()
+  let n = 0
+  return (): BenchRequest => {
+    const i = n++
+    const status = Math.floor(i / rows.length) % 2 === 0 ? "checked_in" : "no_show"
+    return {
+      method: "POST",
+      path: `/api/v1/manifest/${rows[i % rows.length]}/checkin`,
+      headers: { "content-type": "application/json", "idempotency-key": `bench-${run}-${i}` },
+      body: JSON.stringify({ status })
+    }
+  }
+}
 
 /** The scenario URLs; dates are relative to the dataset's generation so they select the same rows on every run. */
 const makeScenarios = (dataset: Dataset, service: Target) =>
@@ -202,25 +273,38 @@ const makeScenarios = (dataset: Dataset, service: Target) =>
       if (!cursor) return yield* Effect.fail(new Error(`operator #1 has fewer than ${DEEP_PAGES + 1} pages`))
     }
 
-    // 1,000 bookings of operator #1 taken at random over its whole history, for GET /bookings/{id}.
-    const ids = yield* Effect.promise(async () => {
+    const manifest = dataset.manifest
+    const { ids, writeRows } = yield* Effect.promise(async () => {
       const client = new pg.Client({ connectionString: dataset.url })
       await client.connect()
       try {
+        // 1,000 bookings of operator #1 taken at random over its whole history, for GET /bookings/{id}.
         const { rows } = await client.query<{ id: string }>(
           `SELECT id FROM bookings
            WHERE operator_id = $1 AND status IN ('RESERVED', 'CONFIRMED', 'CANCELLED', 'REFUNDED')
            ORDER BY md5(id::text) LIMIT 1000`,
           [single.operatorIds[0]]
         )
-        return rows.map((r) => r.id)
+        // The check-in writes go to the live rows of the second mirrored day, in a fixed order,
+        // starting from no check-in at all (whatever an earlier run left).
+        await client.query(
+          `DELETE FROM manifest_checkins WHERE row_id IN (
+             SELECT id FROM manifest_rows WHERE account_id = $1 AND departure_date = $2)`,
+          [manifest.accountId, manifest.writeDate]
+        )
+        const live = await client.query<{ id: string }>(
+          `SELECT id FROM manifest_rows WHERE account_id = $1 AND departure_date = $2 AND status <> 'CANCELLED'
+           ORDER BY reference`,
+          [manifest.accountId, manifest.writeDate]
+        )
+        return { ids: rows.map((r) => r.id), writeRows: live.rows.map((r) => r.id) }
       } finally {
         await client.end()
       }
     })
 
     const list = "/api/v1/bookings?limit=50"
-    const bookings: Array<Omit<Scenario, "targets">> = [
+    const bookings: Array<Omit<ReadScenario, "targets" | "kind">> = [
       { name: "list: first page", measures: "newest 50 of operator #1", key: single, paths: [list] },
       {
         name: `list: cursor page ${DEEP_PAGES + 1}`,
@@ -255,16 +339,26 @@ const makeScenarios = (dataset: Dataset, service: Target) =>
         paths: ids.map((id) => `/api/v1/bookings/${id}`)
       }
     ]
-    const manifest = dataset.manifest
     return [
-      ...bookings.map((scenario): Scenario => ({ ...scenario, targets: BOOKINGS_TARGETS })),
+      ...bookings.map((scenario): Scenario => ({ ...scenario, kind: "read", targets: BOOKINGS_TARGETS })),
       {
+        kind: "read",
         name: "manifest: 1 day",
         measures: `operator #1 on ${manifest.date}: ${manifest.rows} rows, ${manifest.departures} departures, ` +
           `${manifest.passengers} passengers, with guest contact`,
         key: manifest.key,
         paths: [`/api/v1/manifest?date=${manifest.date}`],
         targets: MANIFEST_TARGETS
+      },
+      {
+        kind: "write",
+        name: "write: check-in",
+        measures: `check-in with a fresh Idempotency-Key each, ${writeRows.length} rows of ${manifest.writeDate} in turn, ` +
+          "checked_in and no_show alternating (a real change every time); floor: the bare write",
+        describe: "POST /api/v1/manifest/{id}/checkin",
+        key: manifest.key,
+        next: checkinSequence(writeRows),
+        targets: WRITE_TARGETS
       }
     ] satisfies Array<Scenario>
   })
@@ -300,10 +394,25 @@ const canonical = (text: string) => {
 /** Parameters compare by their JSON form (strings, numbers, ISO dates). */
 const sameValues = (a: ReadonlyArray<unknown>, b: ReadonlyArray<unknown>) => JSON.stringify(a) === JSON.stringify(b)
 
+/** The JSON with every leaf replaced by its type: two bodies of the same shape compare equal. */
+const shapeOf = (text: string) => {
+  const shape = (value: unknown): unknown =>
+    Array.isArray(value)
+      ? value.map(shape)
+      : value !== null && typeof value === "object"
+      ? Object.fromEntries(Object.keys(value).sort().map((k) => [k, shape((value as Record<string, unknown>)[k])]))
+      : value === null ? "null" : typeof value
+  try {
+    return JSON.stringify(shape(JSON.parse(text)))
+  } catch {
+    return text
+  }
+}
+
 const probe = (target: Target, scenario: Scenario) =>
   Effect.promise(async () => {
     const from = fs.statSync(target.traceFile).size
-    const response = await getJson(target.base, scenario.paths[0]!, scenario.key)
+    const response = await send(target.base, firstRequest(scenario), scenario.key)
     return { ...response, statements: readTrace(target.traceFile, from) }
   })
 
@@ -314,13 +423,18 @@ const check = (service: Target, floor: Target, scenario: Scenario) =>
     const problems: Array<string> = []
     const sameStatus = s.status === 200 && f.status === 200
     if (!sameStatus) problems.push(`status service ${s.status}, floor ${f.status}: ${(s.status !== 200 ? s.text : f.text).slice(0, 300)}`)
-    const sameJson = canonical(s.text) === canonical(f.text)
+    const compared = scenario.kind === "write" ? shapeOf : canonical
+    const sameJson = compared(s.text) === compared(f.text)
     if (!sameJson) {
-      const a = canonical(s.text)
-      const b = canonical(f.text)
+      const a = compared(s.text)
+      const b = compared(f.text)
       let at = 0
       while (at < a.length && a[at] === b[at]) at++
-      problems.push(`the JSON bodies differ from character ${at}:\n  service: …${a.slice(Math.max(0, at - 80), at + 120)}\n  floor:   …${b.slice(Math.max(0, at - 80), at + 120)}`)
+      problems.push(`the JSON ${scenario.kind === "write" ? "shapes" : "bodies"} differ from character ${at}:\n  service: …${a.slice(Math.max(0, at - 80), at + 120)}\n  floor:   …${b.slice(Math.max(0, at - 80), at + 120)}`)
+    }
+    const statements = { service: s.statements.length, floor: f.statements.length }
+    if (scenario.kind === "write") {
+      return { sameStatus, sameJson, sameSql: null, statements, detail: problems.length > 0 ? problems.join("\n") : undefined } satisfies Check
     }
     let sameSql = s.statements.length === f.statements.length && s.statements.length > 0
     if (!sameSql) problems.push(`service sent ${s.statements.length} statements, floor ${f.statements.length}`)
@@ -339,7 +453,7 @@ const check = (service: Target, floor: Target, scenario: Scenario) =>
       sameStatus,
       sameJson,
       sameSql,
-      statements: s.statements.length,
+      statements,
       detail: problems.length > 0 ? problems.join("\n") : undefined
     } satisfies Check
   })
@@ -479,22 +593,36 @@ const cpuBetween = (before: Map<number, number>, after: Map<number, number>) => 
   return total
 }
 
-const load = (target: Target, scenario: Scenario, settings: Settings, seconds: number) => {
-  let next = 0
+/** The requests of one run: a fixed one, several paths in turn, or a write's next request each time. */
+const requestsOf = (scenario: Scenario): Pick<autocannon.Options, "requests"> => {
+  if (scenario.kind === "write") {
+    const headers = authHeaders(scenario.key)
+    return {
+      requests: [{
+        setupRequest: (request) => {
+          const next = scenario.next()
+          return { ...request, ...next, headers: { ...headers, ...next.headers } }
+        }
+      }]
+    }
+  }
   const paths = scenario.paths
-  return Effect.promise(() =>
+  if (paths.length === 1) return {}
+  let next = 0
+  return { requests: [{ setupRequest: (request) => ({ ...request, path: paths[next++ % paths.length] }) }] }
+}
+
+const load = (target: Target, scenario: Scenario, settings: Settings, seconds: number) =>
+  Effect.promise(() =>
     autocannon({
-      url: target.base + paths[0],
+      url: target.base + (scenario.kind === "read" ? scenario.paths[0] : "/"),
       connections: settings.connections,
       duration: seconds,
       timeout: 10,
       headers: authHeaders(scenario.key),
-      ...(paths.length > 1
-        ? { requests: [{ setupRequest: (request) => ({ ...request, path: paths[next++ % paths.length] }) }] }
-        : {})
+      ...requestsOf(scenario)
     })
   )
-}
 
 const measure = (target: Target, scenario: Scenario, settings: Settings, admin: pg.Pool, database: string) =>
   Effect.gen(function*() {
@@ -606,7 +734,7 @@ const table = (rows: ReadonlyArray<Row>, settings: Settings) => {
       ? `FAILED (${[
         !r.service.ok ? `service ${r.service.non2xx} non-2xx/${r.service.errors} errors` : "",
         !r.floor.ok ? `floor ${r.floor.non2xx} non-2xx/${r.floor.errors} errors` : "",
-        !r.check.sameStatus || !r.check.sameJson || !r.check.sameSql ? "check failed" : ""
+        checkFailed(r.check) ? "check failed" : ""
       ].filter(Boolean).join(", ")})`
       : targetsText(r)
     const other = Math.max(r.service.machine?.otherPercent ?? 0, r.floor.machine?.otherPercent ?? 0)
@@ -703,8 +831,13 @@ const main = Effect.gen(function*() {
   for (const scenario of scenarios) {
     const result = yield* check(service, floor, scenario)
     checks.set(scenario, result)
-    const ok = result.sameStatus && result.sameJson && result.sameSql
-    yield* step(`  ${pad(scenario.name, 26)} ${ok ? `ok (${result.statements} statements each)` : `FAILED\n${result.detail}`}`)
+    const verdict = checkFailed(result)
+      ? `FAILED\n${result.detail}`
+      : result.sameSql === null
+      ? `ok: same status and JSON shape; ${result.statements.service} statements against the floor's ` +
+        `${result.statements.floor} (a bare write, not compared)`
+      : `ok (${result.statements.service} statements each)`
+    yield* step(`  ${pad(scenario.name, 26)} ${verdict}`)
   }
   service.child.kill("SIGUSR2")
   floor.child.kill("SIGUSR2")
@@ -759,7 +892,7 @@ const main = Effect.gen(function*() {
       ratio,
       ratioMet: scenario.targets.ratio === null ? null : ratio >= scenario.targets.ratio,
       p99Met: scenario.targets.p99Ms === null ? null : results.service.latencyMs.p99 < scenario.targets.p99Ms,
-      failed: !results.service.ok || !results.floor.ok || !c.sameStatus || !c.sameJson || !c.sameSql
+      failed: !results.service.ok || !results.floor.ok || checkFailed(c)
     })
   }
 
@@ -786,7 +919,12 @@ const main = Effect.gen(function*() {
     scenarios: rows.map((r) => ({
       name: r.scenario.name,
       measures: r.scenario.measures,
-      path: r.scenario.paths.length === 1 ? r.scenario.paths[0] : `${r.scenario.paths.length} paths in turn`,
+      path: r.scenario.kind === "write"
+        ? r.scenario.describe
+        : r.scenario.paths.length === 1 ? r.scenario.paths[0] : `${r.scenario.paths.length} paths in turn`,
+      compared: r.scenario.kind === "write"
+        ? "bare write: status and JSON shape (not the same SQL)"
+        : "same SQL, same parameters, same JSON",
       targets: r.scenario.targets,
       check: r.check,
       service: r.service,
