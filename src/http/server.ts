@@ -4,20 +4,30 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { Layer } from "effect"
 import { createServer } from "node:http"
 import { Bookings } from "../services/Bookings.js"
+import { Checkins } from "../services/Checkins.js"
 import { CursorSigner } from "../services/CursorSigner.js"
 import { KeyAuth } from "../services/KeyAuth.js"
 import { RateLimiter } from "../services/RateLimiter.js"
 import { DocsRoutes } from "./docs/routes.js"
 import { PartnerApi } from "./partner/Api.js"
 import { BookingsLive, HealthLive, MeLive } from "./partner/handlers.js"
+import { CheckinsLive } from "./partner/checkins.js"
+import { Writes } from "./partner/writes.js"
 import { openApiLayer } from "./docs/openapi.js"
 import { PartnerAuthLive } from "./partner/auth.js"
 import { problemMiddleware } from "./problem.js"
 
-const ServicesLive = Layer.mergeAll(Bookings.Default, CursorSigner.Default, KeyAuth.Default, RateLimiter.Default)
+const ServicesLive = Layer.mergeAll(
+  Bookings.Default,
+  CursorSigner.Default,
+  KeyAuth.Default,
+  RateLimiter.Default,
+  Writes.Default,
+  Checkins.Default
+)
 
 export const ApiLive = HttpApiBuilder.api(PartnerApi).pipe(
-  Layer.provide([MeLive, BookingsLive, HealthLive]),
+  Layer.provide([MeLive, BookingsLive, HealthLive, CheckinsLive]),
   Layer.provide(PartnerAuthLive),
   Layer.provide(ServicesLive)
 )

@@ -17,7 +17,7 @@ import { PartnerApi } from "./Api.js"
 import { jsonBody } from "../json.js"
 import { CurrentKey } from "./security.js"
 
-const DB_ROUTE = { uninterruptible: true } as const
+export const DB_ROUTE = { uninterruptible: true } as const
 
 export const MeLive = HttpApiBuilder.group(PartnerApi, "me", (handlers) =>
   handlers.handle("me", () =>
