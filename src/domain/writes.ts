@@ -23,8 +23,9 @@ export const DEFAULT_DAILY_LIMITS: Readonly<Record<WriteAction, number>> = {
 export const IDEMPOTENCY_WINDOW_HOURS = 24
 
 /**
- * How long a running request holds its Idempotency-Key without renewing it. The request renews
- * it every third of this while it runs, so only a dead process lets it lapse.
+ * How long a running request holds its Idempotency-Key without renewing it (the default of
+ * IDEMPOTENCY_LEASE_SECONDS). The request renews it every third of this while it runs, so only a
+ * dead process lets it lapse.
  */
 export const IDEMPOTENCY_LEASE_SECONDS = 30
 

@@ -12,7 +12,8 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
-import { IDEMPOTENCY_LEASE_SECONDS, IDEMPOTENCY_WINDOW_HOURS } from "../domain/writes.js"
+import { AppConfig } from "../config.js"
+import { IDEMPOTENCY_WINDOW_HOURS } from "../domain/writes.js"
 
 /** A response as replayed: status, content type, the headers worth repeating, exact body text. */
 export interface StoredResponse {
@@ -58,6 +59,7 @@ const CLAIM_ATTEMPTS = 5
 export class IdempotencyStore extends Effect.Service<IdempotencyStore>()("IdempotencyStore", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const { idempotencyLeaseSeconds: leaseSeconds } = yield* AppConfig
 
     const tryClaim = (r: ClaimRequest, token: string) =>
       sql<{ slot_day: string | null }>`
@@ -65,7 +67,7 @@ export class IdempotencyStore extends Effect.Service<IdempotencyStore>()("Idempo
           key_id, idempotency_key, action, fingerprint, state, claim_token, lease_until, created_at, expires_at)
         VALUES (
           ${r.keyId}, ${r.idempotencyKey}, ${r.action}, ${r.fingerprint}, 'running', ${token}::uuid,
-          now() + make_interval(secs => ${IDEMPOTENCY_LEASE_SECONDS}), now(),
+          now() + make_interval(secs => ${leaseSeconds}), now(),
           now() + make_interval(hours => ${IDEMPOTENCY_WINDOW_HOURS}))
         ON CONFLICT (key_id, idempotency_key) DO UPDATE SET
           action = excluded.action,
@@ -121,7 +123,7 @@ export class IdempotencyStore extends Effect.Service<IdempotencyStore>()("Idempo
     /** Extends the lease of a running claim; false when the claim is no longer ours. */
     const renew = (token: string) =>
       sql`
-        UPDATE idempotency_records SET lease_until = now() + make_interval(secs => ${IDEMPOTENCY_LEASE_SECONDS})
+        UPDATE idempotency_records SET lease_until = now() + make_interval(secs => ${leaseSeconds})
         WHERE claim_token = ${token}::uuid AND state = 'running'
         RETURNING 1 AS ok`.pipe(
         Effect.orDie,
@@ -175,6 +177,6 @@ export class IdempotencyStore extends Effect.Service<IdempotencyStore>()("Idempo
       Effect.withSpan("IdempotencyStore.purgeExpired")
     )
 
-    return { claim, renew, holdSlot, complete, release, purgeExpired } as const
+    return { leaseSeconds, claim, renew, holdSlot, complete, release, purgeExpired } as const
   })
 }) {}

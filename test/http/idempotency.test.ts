@@ -309,3 +309,37 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("Idempotenc
       }))
   })
 })
+
+layer(testServer({ env: { IDEMPOTENCY_LEASE_SECONDS: "2" } }), { excludeTestServices: true, timeout: 120_000 })(
+  "Idempotency-Key leases (2-second lease)",
+  (it) => {
+    it.effect("a request running longer than the lease keeps renewing it: a duplicate meanwhile answers 409, later a replay", () =>
+      Effect.gen(function*() {
+        const { key, row } = yield* setup()
+        const sql = yield* SqlClient.SqlClient
+        // The check-in's write takes 3.5 s (longer than the lease) for this row.
+        yield* sql.unsafe(`
+          CREATE OR REPLACE FUNCTION slow_checkin() RETURNS trigger LANGUAGE plpgsql AS $$
+          BEGIN PERFORM pg_sleep(3.5); RETURN NEW; END $$;
+          CREATE TRIGGER slow_checkin BEFORE INSERT ON manifest_checkins
+            FOR EACH ROW WHEN (NEW.row_id = '${row}'::uuid) EXECUTE FUNCTION slow_checkin();`)
+        const id = randomUUID()
+        const body = { status: "checked_in" }
+        const slow = yield* Effect.fork(checkin(row, body, { key: key.token, idempotencyKey: id }))
+        yield* Effect.sleep("2500 millis")
+        const [record] = yield* sql<{ state: string; lease_left: number }>`
+          SELECT state, extract(epoch FROM lease_until - now())::float8 AS lease_left
+          FROM idempotency_records WHERE idempotency_key = ${id}`
+        expect(record!.state).toBe("running")
+        expect(record!.lease_left).toBeGreaterThan(0)
+        expectProblem(yield* checkin(row, body, { key: key.token, idempotencyKey: id }), 409, "idempotency-in-progress")
+        const first = yield* slow.await.pipe(Effect.flatten)
+        expect(first.status).toBe(200)
+        expect(first.headers.get("idempotent-replayed")).toBeNull()
+        const replay = yield* checkin(row, body, { key: key.token, idempotencyKey: id })
+        expect(replay.headers.get("idempotent-replayed")).toBe("true")
+        expect(yield* usedToday(key.id)).toBe(1)
+        yield* sql.unsafe(`DROP TRIGGER slow_checkin ON manifest_checkins`)
+      }))
+  }
+)

@@ -22,7 +22,6 @@ import { Cause, Data, Duration, Effect, Either, Exit, FiberRef, Option, Ref } fr
 import { IdempotencyInProgress, IdempotencyMismatch, InvalidRequest, DailyLimitReached } from "../../domain/errors.js"
 import {
   IDEMPOTENCY_KEY_HEADER,
-  IDEMPOTENCY_LEASE_SECONDS,
   IDEMPOTENT_REPLAYED_HEADER,
   parseIdempotencyKey,
   requestFingerprint,
@@ -265,7 +264,7 @@ export class Writes extends Effect.Service<Writes>()("Writes", {
 
     /** Renews the claim's lease every third of its length; stops when the claim is no longer ours. */
     const renewWhileRunning = (token: string) =>
-      Effect.sleep(Duration.seconds(IDEMPOTENCY_LEASE_SECONDS / 3)).pipe(
+      Effect.sleep(Duration.seconds(store.leaseSeconds / 3)).pipe(
         Effect.zipRight(Effect.uninterruptible(store.renew(token))),
         Effect.repeat({ while: (ours) => ours }),
         Effect.catchAllCause((cause) => Effect.logWarning("could not renew an idempotency lease", cause)),
