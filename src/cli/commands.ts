@@ -7,11 +7,11 @@ import { Args, Command, Options } from "@effect/cli"
 import { SqlClient } from "@effect/sql"
 import { Console, Effect, Layer, Option } from "effect"
 import { AppConfig } from "../config.js"
-import { DatabaseUrl, layerFromUrl } from "../db/Database.js"
 import { SCOPES } from "../domain/scopes.js"
 import { Admin } from "../services/Admin.js"
+import { DatabaseForCli } from "./database.js"
+import { audit, keysLimits } from "./writes.js"
 
-const DatabaseForCli = Layer.unwrapScoped(Effect.map(DatabaseUrl, (url) => layerFromUrl(url, 2)))
 const AdminForCli = Admin.Default.pipe(Layer.provideMerge(DatabaseForCli))
 
 const withDb = <A, E>(effect: Effect.Effect<A, E, Admin | SqlClient.SqlClient>) =>
@@ -108,7 +108,7 @@ const keysList = Command.make("list", { operator: Options.optional(operatorOptio
   ))
 const keysRevoke = Command.make("revoke", { id: Args.text({ name: "key-id" }) }, (o) =>
   withDb(Effect.flatMap(Admin, (admin) => admin.revokeKey(o.id))).pipe(Effect.zipRight(Console.log(`key ${o.id} revoked`))))
-const keys = Command.make("keys").pipe(Command.withSubcommands([keysCreate, keysList, keysRevoke]))
+const keys = Command.make("keys").pipe(Command.withSubcommands([keysCreate, keysList, keysRevoke, keysLimits]))
 
 // migrate
 const migrate = Command.make("migrate", {}, () =>
@@ -116,4 +116,4 @@ const migrate = Command.make("migrate", {}, () =>
     Effect.zipRight(Effect.flatMap(AppConfig, () => Console.log("migrations applied")))
   ))
 
-export const adminCommands = [migrate, operators, users, members, sites, keys] as const
+export const adminCommands = [migrate, operators, users, members, sites, keys, audit] as const
