@@ -341,5 +341,29 @@ layer(testServer({ env: { IDEMPOTENCY_LEASE_SECONDS: "2" } }), { excludeTestServ
         expect(yield* usedToday(key.id)).toBe(1)
         yield* sql.unsafe(`DROP TRIGGER slow_checkin ON manifest_checkins`)
       }))
+
+    it.effect("a request whose claim was taken over meanwhile stores nothing: its check-in rolls back and it answers 409", () =>
+      Effect.gen(function*() {
+        const { key, row } = yield* setup()
+        const sql = yield* SqlClient.SqlClient
+        yield* sql.unsafe(`
+          CREATE OR REPLACE FUNCTION slow_checkin2() RETURNS trigger LANGUAGE plpgsql AS $$
+          BEGIN PERFORM pg_sleep(1.5); RETURN NEW; END $$;
+          CREATE TRIGGER slow_checkin2 BEFORE INSERT ON manifest_checkins
+            FOR EACH ROW WHEN (NEW.row_id = '${row}'::uuid) EXECUTE FUNCTION slow_checkin2();`)
+        const id = randomUUID()
+        const slow = yield* Effect.fork(checkin(row, { status: "no_show" }, { key: key.token, idempotencyKey: id }))
+        yield* Effect.sleep("500 millis")
+        // Another attempt takes the claim over (as after a lapsed lease).
+        const taken = yield* sql`
+          UPDATE idempotency_records SET claim_token = ${randomUUID()}::uuid
+          WHERE key_id = ${key.id} AND idempotency_key = ${id} AND state = 'running' RETURNING 1 AS ok`
+        expect(taken).toHaveLength(1)
+        const res = yield* slow.await.pipe(Effect.flatten)
+        expectProblem(res, 409, "idempotency-in-progress")
+        expect(yield* checkinState(row)).toBeNull()
+        expect(yield* recordOf(key.id, id)).toEqual({ state: "running", response_status: null })
+        yield* sql.unsafe(`DROP TRIGGER slow_checkin2 ON manifest_checkins`)
+      }))
   }
 )
