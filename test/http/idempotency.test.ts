@@ -243,7 +243,7 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("Idempotenc
   describe("a request that died half-way", () => {
     it.effect("its claim lapses: a retry with the same key and request runs; while the lease is live it answers 409", () =>
       Effect.gen(function*() {
-        const { key, row, rows: _ } = yield* setup()
+        const { key, row } = yield* setup()
         const body = { status: "checked_in" }
         const fingerprint = requestFingerprint("POST", path(row), body)
 
