@@ -329,6 +329,9 @@ layer(sandboxEnv(), { excludeTestServices: true, timeout: 120_000 })("Bókun ada
         expect(yield* seatsLeft).toBe(10)
         yield* bs.releaseHold(account, hold.holdId)
         yield* bs.releaseHold(account, "RT-999999999")
+        // Replaying the key of a released hold does not pretend the hold is still there.
+        expect(yield* failureOf(bs.hold(account, { ...seats, idempotencyKey: "rel-1", holdSeconds: 600 })))
+          .toMatchObject({ _tag: "BookingSystemRejected", reason: "hold_expired" })
         const error = yield* failureOf(bs.book(account, { holdId: hold.holdId, seats: null, guest: { name: "Late", email: null, phone: null }, externalReference: "T-LATE" }))
         expect(error._tag).toBe("BookingSystemRejected")
       }))

@@ -250,6 +250,16 @@ export const makeBokunAdapter = (options: BokunAdapterOptions = defaultAdapterOp
         Effect.gen(function*() {
           const now = yield* Clock.currentTimeMillis
           const result = yield* submitReservation(account, "reserve", reserveBody(request, null, null), request.idempotencyKey)
+          const status = result.booking.status.toUpperCase()
+          if (status !== "RESERVED") {
+            // A replayed key whose hold is gone (lapsed, released, confirmed or cancelled since).
+            return yield* new BookingSystemRejected({
+              accountId: account.id,
+              operation: "reserve",
+              reason: status === "TIMEOUT" || status === "ABORTED" ? "hold_expired" : "not_allowed",
+              detail: `reservation ${result.booking.confirmationCode} is ${status}`
+            })
+          }
           const requested = now + Math.min(request.holdSeconds, MAX_HOLD_SECONDS) * 1000
           const expiresAt = Math.min(result.reservationExpires ?? requested, requested)
           return {

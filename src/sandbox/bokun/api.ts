@@ -26,7 +26,8 @@ export const answer = <A, E, R>(handler: Effect.Effect<A, E, R>) =>
   handler.pipe(
     Effect.map((body) => HttpServerResponse.unsafeJson(body ?? {})),
     Effect.catchAll((e) => (e instanceof SandboxFailure ? Effect.succeed(failureResponse(e)) : internalError(e))),
-    Effect.catchAllDefect(internalError)
+    // The in-process Sandbox methods (admin.ts) turn failures into defects: a SandboxFailure still answers its status.
+    Effect.catchAllDefect((d) => (d instanceof SandboxFailure ? Effect.succeed(failureResponse(d)) : internalError(d)))
   )
 
 export const body = <A, I>(schema: Schema.Schema<A, I>) =>
