@@ -22,12 +22,12 @@ import {
   type BookingSystemError,
   BookingSystemRejected,
   BookingSystemUnavailable,
-  type Guest,
-  type SeatRequest
+  type Guest
 } from "../../ports/BookingSystem.js"
 import { type BokunHttp, type BokunHttpOptions, defaultHttpOptions, makeBokunHttp } from "./client.js"
 import * as Dialect from "./dialect.js"
 import { balanceOf, bookingLines, departures, productOf } from "./mapping.js"
+import { customerBody, reserveBody } from "./checkout.js"
 import { toMinor } from "./money.js"
 
 export interface BokunAdapterOptions extends BokunHttpOptions {
@@ -48,44 +48,6 @@ const MAX_HOLD_SECONDS = 30 * 60
 
 const enc = encodeURIComponent
 const Empty = Schema.Unknown
-
-const splitName = (name: string) => {
-  const trimmed = name.trim()
-  const at = trimmed.lastIndexOf(" ")
-  return at < 0 ? { firstName: trimmed, lastName: "" } : { firstName: trimmed.slice(0, at), lastName: trimmed.slice(at + 1) }
-}
-
-const contactAnswers = (guest: Guest) => {
-  const { firstName, lastName } = splitName(guest.name)
-  return [
-    { questionId: "firstName", values: [firstName] },
-    { questionId: "lastName", values: [lastName] },
-    ...(guest.email ? [{ questionId: "email", values: [guest.email] }] : []),
-    ...(guest.phone ? [{ questionId: "phoneNumber", values: [guest.phone] }] : [])
-  ]
-}
-
-const activityBooking = (seats: SeatRequest) => ({
-  activityId: seats.productId,
-  rateId: seats.rateId,
-  date: seats.date,
-  startTimeId: seats.startTimeId,
-  pricingCategoryBookings: seats.pax.flatMap((p) =>
-    Array.from({ length: p.quantity }, () => ({ pricingCategoryId: p.pricingCategoryId }))
-  )
-})
-
-const reserveBody = (seats: SeatRequest, guest: Guest | null, externalReference: string | null) => ({
-  checkoutOption: "CUSTOMER_FULL_PAYMENT",
-  paymentMethod: "RESERVE_FOR_EXTERNAL_PAYMENT",
-  source: "DIRECT_REQUEST",
-  sendNotificationToMainContact: false,
-  directBooking: {
-    externalBookingReference: externalReference,
-    mainContactDetails: guest ? contactAnswers(guest) : [],
-    activityBookings: [activityBooking(seats)]
-  }
-})
 
 const invalid = (account: BookingSystemAccount, operation: string, detail: string) =>
   new BookingSystemRejected({ accountId: account.id, operation, reason: "invalid", detail })
@@ -201,17 +163,15 @@ export const makeBokunAdapter = (options: BokunAdapterOptions = defaultAdapterOp
         safe: false
       }, Dialect.BookingResponse)
 
-    const updateCustomer = (account: BookingSystemAccount, code: string, guest: Guest) => {
-      const { firstName, lastName } = splitName(guest.name)
-      return http.request(account, {
+    const updateCustomer = (account: BookingSystemAccount, code: string, guest: Guest) =>
+      http.request(account, {
         operation: "updateCustomer",
         method: "POST",
         route: "/booking.json/update-customer/{confirmationCode}",
         path: `/booking.json/update-customer/${enc(code)}`,
-        body: { firstName, lastName, email: guest.email, phoneNumber: guest.phone },
+        body: customerBody(guest),
         safe: false
       }, Empty)
-    }
 
     const booked = (account: BookingSystemAccount, booking: Dialect.Booking) => ({
       bookingId: String(booking.id),

@@ -1,4 +1,8 @@
-/** Calendar days for the sandbox's seeding: local days of a time zone, day arithmetic on `YYYY-MM-DD`. */
+/** Calendar days for the sandbox: the current instant, local days of a time zone, day arithmetic on `YYYY-MM-DD`. */
+import { Clock, Effect } from "effect"
+
+/** Now, from the Effect clock. */
+export const currentDate = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
 /** The calendar day at `epochMillis` in `timeZone`. */
 export const localDay = (epochMillis: number, timeZone: string): string =>
@@ -25,3 +29,7 @@ export const minutesBefore = (time: string, minutes: number): string => {
   const total = (((h * 60 + m - minutes) % 1440) + 1440) % 1440
   return `${String(Math.floor(total / 60)).padStart(2, "0")}:${String(total % 60).padStart(2, "0")}`
 }
+
+/** A real calendar day `YYYY-MM-DD`. */
+export const validDay = (day: string): boolean =>
+  /^\d{4}-\d{2}-\d{2}$/.test(day) && new Date(`${day}T00:00:00Z`).toISOString().startsWith(day)
