@@ -187,6 +187,9 @@ layer(sandboxEnv(), { excludeTestServices: true, timeout: 180_000 })("Bókun san
           return yield* bs.booking(second.account(vendor), made.confirmationCode)
         }))
         expect(seen[0]!.bookingReference).toBe(made.confirmationCode)
+        // A restart finds the vendor it seeded before by its access key, ids and all.
+        expect(yield* sandbox.findVendor(vendor.accessKey)).toEqual(vendor)
+        expect(yield* sandbox.findVendor("never-seeded")).toBeUndefined()
         const sql = yield* SqlClient.SqlClient
         const tables = yield* sql<{ n: number }>`
           SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = 'bokun_sandbox'`

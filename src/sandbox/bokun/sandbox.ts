@@ -46,6 +46,8 @@ export interface Sandbox {
     readonly clear: Effect.Effect<void>
   }
   readonly createVendor: (spec: Seed.VendorSpec) => Effect.Effect<Seed.SandboxVendor>
+  /** The vendor with this access key, when it was seeded before (the sandbox's tables outlive restarts). */
+  readonly findVendor: (accessKey: string) => Effect.Effect<Seed.SandboxVendor | undefined>
   readonly seedDemoVendor: (spec: Seed.DemoSpec) => Effect.Effect<{
     readonly vendor: Seed.SandboxVendor
     readonly today: string
@@ -93,6 +95,7 @@ export const startSandbox = (options: SandboxOptions = {}): Effect.Effect<Sandbo
       },
       requests: faults.requests,
       createVendor: (spec) => die(Seed.createVendor(store, spec)),
+      findVendor: (accessKey) => die(Seed.findVendor(store, accessKey)),
       seedDemoVendor: (spec) => die(Seed.seedDemoVendor(store, spec)),
       generateBookings: (spec) => die(Seed.generateBookings(store, spec)),
       bulkBookings: (spec) => die(Seed.bulkBookings(store, spec)),

@@ -212,3 +212,50 @@ export const setDepartureCapacity = (
     ON CONFLICT (product_id, start_time_id, date) DO UPDATE SET capacity = EXCLUDED.capacity`.pipe(
     Effect.zipRight(store.changed)
   )
+
+/** The vendor with this access key as seeded earlier (a demo restarting on the same database), if any. */
+export const findVendor = (store: Store, accessKey: string) =>
+  Effect.gen(function*() {
+    const { sql } = store
+    const vendor = yield* store.vendorByAccessKey(accessKey)
+    if (!vendor) return undefined
+    const channels = yield* sql<{ id: number; title: string; class: ChannelClass }>`
+      SELECT id, title, class FROM bokun_sandbox.channels WHERE vendor_id = ${vendor.id} ORDER BY id`
+    const products = yield* sql<{ id: number; title: string; timezone: string; currency: string; capacity: number | null; supports_holds: boolean }>`
+      SELECT id, title, timezone, currency, capacity, supports_holds FROM bokun_sandbox.products WHERE vendor_id = ${vendor.id} ORDER BY id`
+    const ids = products.map((p) => p.id)
+    const [startTimes, rates, categories, pickups] = ids.length === 0 ? [[], [], [], []] : yield* Effect.all([
+      sql<{ id: number; product_id: number; time: string }>`
+        SELECT id, product_id, time FROM bokun_sandbox.start_times WHERE product_id IN ${sql.in(ids)} ORDER BY time`,
+      sql<{ id: number; product_id: number; title: string }>`
+        SELECT id, product_id, title FROM bokun_sandbox.rates WHERE product_id IN ${sql.in(ids)} ORDER BY position, id`,
+      sql<{ id: number; product_id: number; title: string; is_default: boolean }>`
+        SELECT id, product_id, title, is_default FROM bokun_sandbox.pricing_categories WHERE product_id IN ${sql.in(ids)} ORDER BY position, id`,
+      sql<{ id: number; product_id: number; title: string }>`
+        SELECT id, product_id, title FROM bokun_sandbox.pickup_places WHERE product_id IN ${sql.in(ids)} ORDER BY id`
+    ])
+    const of = <A extends { product_id: number }>(rows: ReadonlyArray<A>, productId: number) => rows.filter((r) => r.product_id === productId)
+    const found: SandboxVendor = {
+      id: vendor.id,
+      title: vendor.title,
+      accessKey: vendor.access_key,
+      secretKey: vendor.secret_key,
+      timezone: vendor.timezone,
+      currency: vendor.currency,
+      serviceChannelId: channels.find((c) => c.class === "service")!.id,
+      channels,
+      products: products.map((p) => ({
+        id: p.id,
+        title: p.title,
+        timezone: p.timezone,
+        currency: p.currency,
+        capacity: p.capacity,
+        supportsHolds: p.supports_holds,
+        startTimes: of(startTimes, p.id).map((s) => ({ id: s.id, time: s.time })),
+        rates: of(rates, p.id).map((r) => ({ id: r.id, title: r.title })),
+        pricingCategories: of(categories, p.id).map((c) => ({ id: c.id, title: c.title, isDefault: c.is_default })),
+        pickupPlaces: of(pickups, p.id).map((x) => ({ id: x.id, title: x.title }))
+      }))
+    }
+    return found
+  })
