@@ -1,4 +1,5 @@
 import { Config, ConfigError, Cron, Either, LogLevel, Option, Redacted } from "effect"
+import { IDEMPOTENCY_LEASE_SECONDS } from "./domain/writes.js"
 
 const LOG_LEVELS: Record<string, LogLevel.LogLevel> = {
   all: LogLevel.All, trace: LogLevel.Trace, debug: LogLevel.Debug, info: LogLevel.Info,
@@ -24,6 +25,10 @@ export const AppConfig = Config.all({
   demoData: Config.option(Config.boolean("DEMO_DATA")),
   /** Requests per minute per partner key (spec: 300). Raised only for benchmarks. */
   rateLimitPerMinute: Config.integer("RATE_LIMIT_PER_MINUTE").pipe(Config.withDefault(300)),
+  /** Seconds a running write holds its Idempotency-Key without renewing it (default 30). Lowered only in tests. */
+  idempotencyLeaseSeconds: Config.integer("IDEMPOTENCY_LEASE_SECONDS").pipe(
+    Config.withDefault(IDEMPOTENCY_LEASE_SECONDS)
+  ),
   dbPoolSize: Config.integer("DB_POOL_SIZE").pipe(Config.withDefault(10)),
   otlpEndpoint: Config.option(Config.string("OTEL_EXPORTER_OTLP_ENDPOINT")),
   logFormat: Config.literal("pretty", "json", "logfmt")("LOG_FORMAT").pipe(Config.withDefault("pretty" as const)),
@@ -79,3 +84,12 @@ export const MirrorConfig = Config.all({
 })
 
 export type MirrorConfig = Config.Config.Success<typeof MirrorConfig>
+/** Calls to booking systems (the Bókun adapter). Read by `BookingSystemLive`. */
+export const BookingSystemConfig = Config.all({
+  /** Time allowed for one attempt of one call, answer included. */
+  timeoutMs: Config.integer("BOKUN_TIMEOUT_MS").pipe(Config.withDefault(10_000)),
+  /** Retries of safe calls (reads) after the first attempt; writes are never retried. */
+  retries: Config.integer("BOKUN_RETRIES").pipe(Config.withDefault(2)),
+  /** Bookings per booking-search page. */
+  searchPageSize: Config.integer("BOKUN_SEARCH_PAGE_SIZE").pipe(Config.withDefault(100))
+})

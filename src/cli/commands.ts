@@ -7,12 +7,12 @@ import { Args, Command, Options } from "@effect/cli"
 import { SqlClient } from "@effect/sql"
 import { Console, Effect, Layer, Option, Redacted } from "effect"
 import { AppConfig } from "../config.js"
-import { DatabaseUrl, layerFromUrl } from "../db/Database.js"
 import { SCOPES } from "../domain/scopes.js"
 import { Admin } from "../services/Admin.js"
 import { BookingSystemAccounts } from "../services/BookingSystemAccounts.js"
+import { DatabaseForCli } from "./database.js"
+import { audit, keysLimits } from "./writes.js"
 
-const DatabaseForCli = Layer.unwrapScoped(Effect.map(DatabaseUrl, (url) => layerFromUrl(url, 2)))
 const AdminForCli = Admin.Default.pipe(Layer.provideMerge(DatabaseForCli))
 
 const withDb = <A, E>(effect: Effect.Effect<A, E, Admin | SqlClient.SqlClient>) =>
@@ -109,7 +109,7 @@ const keysList = Command.make("list", { operator: Options.optional(operatorOptio
   ))
 const keysRevoke = Command.make("revoke", { id: Args.text({ name: "key-id" }) }, (o) =>
   withDb(Effect.flatMap(Admin, (admin) => admin.revokeKey(o.id))).pipe(Effect.zipRight(Console.log(`key ${o.id} revoked`))))
-const keys = Command.make("keys").pipe(Command.withSubcommands([keysCreate, keysList, keysRevoke]))
+const keys = Command.make("keys").pipe(Command.withSubcommands([keysCreate, keysList, keysRevoke, keysLimits]))
 
 // booking-system accounts
 const withAccounts = <A, E>(f: (accounts: BookingSystemAccounts) => Effect.Effect<A, E, SqlClient.SqlClient>) =>
@@ -150,4 +150,4 @@ const migrate = Command.make("migrate", {}, () =>
     Effect.zipRight(Effect.flatMap(AppConfig, () => Console.log("migrations applied")))
   ))
 
-export const adminCommands = [migrate, operators, users, members, sites, keys, accounts] as const
+export const adminCommands = [migrate, operators, users, members, sites, keys, accounts, audit] as const

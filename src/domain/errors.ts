@@ -49,4 +49,56 @@ export class RateLimited extends Schema.TaggedError<RateLimited>()(
   })
 ) {}
 
+/** Writes: an earlier request with the same Idempotency-Key is still running. */
+export class IdempotencyInProgress extends Schema.TaggedError<IdempotencyInProgress>()(
+  "IdempotencyInProgress",
+  { detail: Schema.String },
+  HttpApiSchema.annotations({
+    status: 409,
+    description: "An earlier request with this Idempotency-Key is still running; retry shortly with the same key."
+  })
+) {}
+
+/** Writes: the Idempotency-Key was first used for a different request (method, path or body). */
+export class IdempotencyMismatch extends Schema.TaggedError<IdempotencyMismatch>()(
+  "IdempotencyMismatch",
+  { detail: Schema.String },
+  HttpApiSchema.annotations({
+    status: 422,
+    description: "This Idempotency-Key was used for a different request within 24 hours; use a new key."
+  })
+) {}
+
+/** Writes: the action is not possible for this booking or manifest row in its current state. */
+export class NotPossible extends Schema.TaggedError<NotPossible>()(
+  "NotPossible",
+  { detail: Schema.String },
+  HttpApiSchema.annotations({ status: 422, description: "The action is not possible for this booking or row." })
+) {}
+
+/** Writes: the key's daily limit for this kind of write is used up until the next UTC midnight. */
+export class DailyLimitReached extends Schema.TaggedError<DailyLimitReached>()(
+  "DailyLimitReached",
+  {
+    detail: Schema.String,
+    /** Which limit: checkins, payment_links, cancels or reschedules. */
+    limit: Schema.String,
+    retryAfterSeconds: Schema.Int
+  },
+  HttpApiSchema.annotations({
+    status: 429,
+    description: "Daily write limit reached; `Retry-After` counts the seconds to the next UTC midnight."
+  })
+) {}
+
+/** Writes: a system the action depends on did not answer; retry with the same Idempotency-Key. */
+export class Unavailable extends Schema.TaggedError<Unavailable>()(
+  "Unavailable",
+  { detail: Schema.String },
+  HttpApiSchema.annotations({
+    status: 503,
+    description: "A system the action depends on did not answer; nothing was kept. Retry with the same Idempotency-Key."
+  })
+) {}
+
 export const notYours = (what: string) => new NotFound({ detail: `${what} not found, or not yours` })

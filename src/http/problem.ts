@@ -14,7 +14,18 @@ import {
 import { Cause, Effect, Option, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { decodedUrl, urlCarriesSecretKey } from "../domain/apiKey.js"
-import { Forbidden, InvalidRequest, NotFound, RateLimited, Unauthorized } from "../domain/errors.js"
+import {
+  DailyLimitReached,
+  Forbidden,
+  IdempotencyInProgress,
+  IdempotencyMismatch,
+  InvalidRequest,
+  NotFound,
+  NotPossible,
+  RateLimited,
+  Unauthorized,
+  Unavailable
+} from "../domain/errors.js"
 import { CurrentRequest } from "./requestContext.js"
 
 export const PROBLEM_CONTENT_TYPE = "application/problem+json"
@@ -30,7 +41,10 @@ export const Problem = Schema.Struct({
     Schema.Array(Schema.Struct({ name: Schema.String, reason: Schema.String }))
   ).annotations({ description: "Present on 400: each offending parameter or field and the rule it breaks." }),
   scope: Schema.optional(Schema.String).annotations({ description: "Present on 403: the scope the key lacks." }),
-  retry_after: Schema.optional(Schema.Int).annotations({ description: "Present on 429: seconds to wait (as `Retry-After`)." })
+  retry_after: Schema.optional(Schema.Int).annotations({ description: "Present on 429: seconds to wait (as `Retry-After`)." }),
+  limit: Schema.optional(Schema.String).annotations({
+    description: "Present on a daily write limit 429: which limit (checkins, payment_links, cancels, reschedules)."
+  })
 }).annotations({ identifier: "Problem", title: "Problem details (RFC 9457)" })
 export type Problem = typeof Problem.Type
 
@@ -46,7 +60,12 @@ export const PROBLEM_TYPES = {
   forbidden: { status: 403, slug: "missing-scope", title: "Missing scope" },
   notFound: { status: 404, slug: "not-found", title: "Not found, or not yours" },
   rateLimited: { status: 429, slug: "rate-limited", title: "Too many requests" },
-  internal: { status: 500, slug: "internal", title: "Internal error" }
+  internal: { status: 500, slug: "internal", title: "Internal error" },
+  idempotencyInProgress: { status: 409, slug: "idempotency-in-progress", title: "Request with this Idempotency-Key still running" },
+  idempotencyMismatch: { status: 422, slug: "idempotency-key-reused", title: "Idempotency-Key used for a different request" },
+  notPossible: { status: 422, slug: "not-possible", title: "Not possible" },
+  dailyLimitReached: { status: 429, slug: "daily-limit-reached", title: "Daily write limit reached" },
+  unavailable: { status: 503, slug: "unavailable", title: "Dependency unavailable" }
 } as const satisfies Record<string, ProblemSpec>
 
 const typeUri = (spec: ProblemSpec) => `/api/v1/docs/errors.md#${spec.slug}`
@@ -99,6 +118,16 @@ export const problemFor = (error: unknown, requestId: string, method: string, ur
       "Retry-After": String(error.retryAfterSeconds)
     })
   }
+  if (error instanceof IdempotencyInProgress) return respond(PROBLEM_TYPES.idempotencyInProgress, requestId, error.detail)
+  if (error instanceof IdempotencyMismatch) return respond(PROBLEM_TYPES.idempotencyMismatch, requestId, error.detail)
+  if (error instanceof NotPossible) return respond(PROBLEM_TYPES.notPossible, requestId, error.detail)
+  if (error instanceof DailyLimitReached) {
+    return respond(PROBLEM_TYPES.dailyLimitReached, requestId, error.detail, {
+      retry_after: error.retryAfterSeconds,
+      limit: error.limit
+    }, { "Retry-After": String(error.retryAfterSeconds) })
+  }
+  if (error instanceof Unavailable) return respond(PROBLEM_TYPES.unavailable, requestId, error.detail)
   return undefined
 }
 

@@ -4,6 +4,7 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { Layer } from "effect"
 import { createServer } from "node:http"
 import { Bookings } from "../services/Bookings.js"
+import { Checkins } from "../services/Checkins.js"
 import { CursorSigner } from "../services/CursorSigner.js"
 import { KeyAuth } from "../services/KeyAuth.js"
 import { Manifest } from "../services/Manifest.js"
@@ -12,6 +13,8 @@ import { DocsRoutes } from "./docs/routes.js"
 import { PartnerApi } from "./partner/Api.js"
 import { BookingsLive, HealthLive, MeLive } from "./partner/handlers.js"
 import { ManifestLive } from "./partner/manifest.js"
+import { CheckinsLive } from "./partner/checkins.js"
+import { Writes } from "./partner/writes.js"
 import { openApiLayer } from "./docs/openapi.js"
 import { PartnerAuthLive } from "./partner/auth.js"
 import { problemMiddleware } from "./problem.js"
@@ -21,11 +24,13 @@ const ServicesLive = Layer.mergeAll(
   CursorSigner.Default,
   KeyAuth.Default,
   RateLimiter.Default,
-  Manifest.Default
+  Manifest.Default,
+  Writes.Default,
+  Checkins.Default
 )
 
 export const ApiLive = HttpApiBuilder.api(PartnerApi).pipe(
-  Layer.provide([MeLive, BookingsLive, HealthLive, ManifestLive]),
+  Layer.provide([MeLive, BookingsLive, HealthLive, ManifestLive, CheckinsLive]),
   Layer.provide(PartnerAuthLive),
   Layer.provide(ServicesLive)
 )

@@ -23,12 +23,18 @@ export interface BookingSystemAccount {
   readonly baseUrl: string
   readonly accessKey: Redacted.Redacted<string>
   readonly secretKey: Redacted.Redacted<string>
+  /**
+   * The booking system's id of the sales channel the service books through (in Bókun: the booking
+   * channel of the account's API key). Lines sold there get channel class `service`. Optional: when
+   * unknown, such lines look like any other reseller channel.
+   */
+  readonly serviceChannelId?: string | null | undefined
 }
 
 export class BookingSystemUnavailable extends Data.TaggedError("BookingSystemUnavailable")<{
   readonly accountId: string
   readonly operation: string
-  /** timeout, http_5xx, connection, bad_response */
+  /** timeout, http_5xx, rate_limited, connection, bad_response */
   readonly reason: string
   readonly detail: string
 }> {}
@@ -36,7 +42,7 @@ export class BookingSystemUnavailable extends Data.TaggedError("BookingSystemUna
 export class BookingSystemRejected extends Data.TaggedError("BookingSystemRejected")<{
   readonly accountId: string
   readonly operation: string
-  /** not_found, no_seats, not_allowed, invalid, hold_not_supported, hold_expired, price_changed */
+  /** not_found, no_seats, not_allowed, invalid, unauthorized, hold_not_supported, hold_expired, price_changed */
   readonly reason: string
   readonly detail: string
 }> {}

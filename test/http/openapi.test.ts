@@ -1,8 +1,11 @@
 import SwaggerParser from "@apidevtools/swagger-parser"
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { randomUUID } from "node:crypto"
+import { DailyLimits } from "../../src/services/DailyLimits.js"
 import { createKey, insertBooking, makeWorld } from "../support/fixtures.js"
-import { get } from "../support/http.js"
+import { get, type Reply } from "../support/http.js"
+import { checkin, insertRows } from "../support/manifest.js"
 import { conforms, dereferencedSpec } from "../support/openapi.js"
 import { testServer } from "../support/server.js"
 
@@ -20,9 +23,14 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("OpenAPI do
         "get /api/v1/me": ["200", "400", "401", "429", "500"],
         "get /api/v1/bookings": ["200", "400", "401", "403", "404", "429", "500"],
         "get /api/v1/bookings/{id}": ["200", "400", "401", "403", "404", "429", "500"],
-        "get /api/v1/manifest": ["200", "400", "401", "403", "404", "429", "500"]
+        "get /api/v1/manifest": ["200", "400", "401", "403", "404", "429", "500"],
+        "post /api/v1/manifest/{id}/checkin": ["200", "400", "401", "403", "404", "409", "422", "429", "500", "503"]
       }
-      const scopeOf: Record<string, Array<string>> = { "get /api/v1/manifest": ["manifest:read"], "get /api/v1/me": [] }
+      const scopeOf: Record<string, Array<string>> = {
+        "get /api/v1/me": [],
+        "get /api/v1/manifest": ["manifest:read"],
+        "post /api/v1/manifest/{id}/checkin": ["checkins:write"]
+      }
       const listed = Object.entries<any>(doc.paths).flatMap(([path, item]) => Object.keys(item).map((m) => `${m} ${path}`))
       expect(listed.sort()).toEqual(Object.keys(expected).sort())
       for (const [key, statuses] of Object.entries(expected)) {
@@ -78,5 +86,53 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("OpenAPI do
         conforms(spec, "get", template, res)
       }
       expect([...statuses].sort()).toEqual([200, 400, 401, 403, 404])
+    }))
+})
+
+layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("OpenAPI document: writes", (it) => {
+  it.effect("the check-in declares the Idempotency-Key header and Idempotent-Replayed on replayable answers", () =>
+    Effect.gen(function*() {
+      const doc = (yield* get("/api/v1/openapi.json")).body
+      const op = doc.paths["/api/v1/manifest/{id}/checkin"].post
+      const header = op.parameters.find((p: any) => p.in === "header")
+      expect(header).toMatchObject({ name: "Idempotency-Key", required: true })
+      for (const status of ["200", "400", "404", "422"]) {
+        expect(op.responses[status].headers["Idempotent-Replayed"], status).toBeDefined()
+      }
+      expect(op.responses["409"].headers["Idempotent-Replayed"]).toBeUndefined()
+      expect(op.responses["429"].headers["Retry-After"]).toBeDefined()
+      expect(op.requestBody.required).toBe(true)
+    }))
+
+  it.effect("live check-in answers match the document", () =>
+    Effect.gen(function*() {
+      const raw = (yield* get("/api/v1/openapi.json")).body
+      const spec = yield* Effect.promise(() => SwaggerParser.dereference(structuredClone(raw)))
+      const w = yield* makeWorld
+      const key = yield* createKey({ by: w.alice, operators: [w.alpha], scopes: ["checkins:write"] })
+      const reader = yield* createKey({ by: w.alice, operators: [w.alpha], scopes: ["bookings:read"] })
+      const limited = yield* createKey({ by: w.alice, operators: [w.alpha], scopes: ["checkins:write"] })
+      yield* Effect.flatMap(DailyLimits, (l) => l.setOverrides(limited.id, { checkins: 0 })).pipe(
+        Effect.provide(DailyLimits.Default),
+        Effect.orDie
+      )
+      const [row, other] = yield* insertRows(w.alpha, 2)
+      const [cancelled] = yield* insertRows(w.alpha, 1, { status: "CANCELLED" })
+      const id = randomUUID()
+      const replies: Array<Reply> = [
+        yield* checkin(row!, { status: "checked_in", present: 1 }, { key: key.token, idempotencyKey: id }),
+        yield* checkin(row!, { status: "checked_in", present: 1 }, { key: key.token, idempotencyKey: id }),
+        yield* checkin(row!, { status: "clear" }, { key: key.token }),
+        yield* checkin(row!, { status: "checked_in" }, { key: key.token, idempotencyKey: null }),
+        yield* checkin(row!, { status: "maybe" }, { key: key.token }),
+        yield* checkin(row!, { status: "checked_in" }),
+        yield* checkin(row!, { status: "checked_in" }, { key: reader.token }),
+        yield* checkin(randomUUID(), { status: "checked_in" }, { key: key.token }),
+        yield* checkin(other!, { status: "no_show" }, { key: key.token, idempotencyKey: id }),
+        yield* checkin(cancelled!, { status: "no_show" }, { key: key.token }),
+        yield* checkin(other!, { status: "no_show" }, { key: limited.token })
+      ]
+      for (const res of replies) conforms(spec, "post", "/api/v1/manifest/{id}/checkin", res)
+      expect([...new Set(replies.map((r) => r.status))].sort()).toEqual([200, 400, 401, 403, 404, 422, 429])
     }))
 })

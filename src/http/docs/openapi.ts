@@ -34,8 +34,12 @@ const STATUS_TEXT: Record<string, string> = {
   "401": "Missing, malformed, unknown, expired or revoked key, or no operator left for the key.",
   "403": "The key lacks the scope this endpoint needs.",
   "404": "Not found, or not yours.",
-  "429": "Rate limit reached; `Retry-After` says when to retry.",
-  "500": "Unexpected failure on our side; quote `request_id`."
+  "409": "Writes: an earlier request with this Idempotency-Key is still running; retry shortly with the same key.",
+  "422": "Writes: the action is not possible for this booking or row (`not-possible`), or this Idempotency-Key " +
+    "was used for a different request (`idempotency-key-reused`).",
+  "429": "Rate limit reached, or (writes) the key's daily limit for the action (`limit` names it); `Retry-After` says when to retry.",
+  "500": "Unexpected failure on our side; quote `request_id`.",
+  "503": "Writes: a system the action depends on did not answer; nothing was kept. Retry with the same Idempotency-Key."
 }
 
 export const finishDocument = (spec: Json): Json => {

@@ -11,7 +11,18 @@ import { partnerOpenApi } from "./openapi.js"
 const DOCS_DIR = fileURLToPath(new URL("../../../docs/api/", import.meta.url))
 
 /** Sections in reading order; each file is docs/api/<name>.md. */
-export const SECTIONS = ["overview", "authentication", "errors", "pagination", "rate-limits", "bookings", "manifest", "versioning", "changelog"] as const
+export const SECTIONS = [
+  "overview",
+  "authentication",
+  "errors",
+  "pagination",
+  "rate-limits",
+  "bookings",
+  "manifest",
+  "writes",
+  "versioning",
+  "changelog"
+] as const
 
 export const readSection = (name: string) => fs.readFileSync(`${DOCS_DIR}${name}.md`, "utf8")
 

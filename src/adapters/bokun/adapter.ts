@@ -1,0 +1,311 @@
+/**
+ * The Bókun adapter: the port's operations as calls to Bókun's REST API.
+ *
+ * | port            | Bókun                                                                 | retried |
+ * |-----------------|-----------------------------------------------------------------------|---------|
+ * | bookingLines    | POST /booking.json/booking-search, every page (read-only)             | yes     |
+ * | booking         | GET  /booking.json/booking/{code}                                     | yes     |
+ * | availability    | GET  /activity.json/{id}/availabilities?start=&end=                   | yes     |
+ * | products        | POST /activity.json/search, GET /activity.json/{id}, …/pickup-places  | yes     |
+ * | hold            | POST /checkout.json/submit (RESERVE_FOR_EXTERNAL_PAYMENT)             | no      |
+ * | releaseHold     | POST /booking.json/{code}/abort-reserved                              | no      |
+ * | book            | update-customer + POST /checkout.json/confirm-reserved/{code}         | no      |
+ * | cancel          | POST /booking.json/cancel-booking/{code}                              | no      |
+ * | move            | POST /booking.json/edit (ActivityChangeDateAction / …RateAction)      | no      |
+ * | balance         | GET  /booking.json/booking/{code}                                     | yes     |
+ */
+import { Clock, Effect, Schema } from "effect"
+import {
+  type BookingLine,
+  type BookingSystemAccount,
+  type BookingSystemClient,
+  type BookingSystemError,
+  BookingSystemRejected,
+  BookingSystemUnavailable,
+  type Guest
+} from "../../ports/BookingSystem.js"
+import { type BokunHttp, type BokunHttpOptions, defaultHttpOptions, makeBokunHttp } from "./client.js"
+import * as Dialect from "./dialect.js"
+import { balanceOf, bookingLines, departures, productOf } from "./mapping.js"
+import { customerBody, reserveBody } from "./checkout.js"
+import { toMinor } from "./money.js"
+
+export interface BokunAdapterOptions extends BokunHttpOptions {
+  /** Bookings per booking-search page. */
+  readonly searchPageSize: number
+  /** Parallel product detail requests when reading the catalogue. */
+  readonly catalogueConcurrency: number
+}
+
+export const defaultAdapterOptions: BokunAdapterOptions = {
+  ...defaultHttpOptions,
+  searchPageSize: 100,
+  catalogueConcurrency: 4
+}
+
+/** Longest a Bókun reservation holds its seats. */
+const MAX_HOLD_SECONDS = 30 * 60
+
+const enc = encodeURIComponent
+const Empty = Schema.Unknown
+
+const invalid = (account: BookingSystemAccount, operation: string, detail: string) =>
+  new BookingSystemRejected({ accountId: account.id, operation, reason: "invalid", detail })
+
+export const makeBokunAdapter = (options: BokunAdapterOptions = defaultAdapterOptions) =>
+  Effect.map(makeBokunHttp(options), (http: BokunHttp): BookingSystemClient => {
+    const bookingDetail = (account: BookingSystemAccount, reference: string, operation: string) =>
+      http.request(account, {
+        operation,
+        method: "GET",
+        route: "/booking.json/booking/{confirmationCode}",
+        path: `/booking.json/booking/${enc(reference)}`,
+        safe: true
+      }, Dialect.Booking)
+
+    const searchPage = (account: BookingSystemAccount, range: { from: string; to: string }, page: number) =>
+      http.request(account, {
+        operation: "bookingSearch",
+        method: "POST",
+        route: "/booking.json/booking-search",
+        path: "/booking.json/booking-search",
+        body: {
+          bookingRole: "SELLER",
+          startDateRange: { from: range.from, to: range.to, includeLower: true, includeUpper: true },
+          page,
+          pageSize: options.searchPageSize
+        },
+        safe: true
+      }, Dialect.BookingSearchResult)
+
+    const bookingLinesIn: BookingSystemClient["bookingLines"] = (account, range) =>
+      Effect.gen(function*() {
+        const lines = new Map<string, BookingLine>()
+        let page = 1
+        let seen = 0
+        let pages = 1
+        while (page <= pages) {
+          const result = yield* searchPage(account, range, page)
+          pages = Math.max(1, Math.ceil(result.totalHits / options.searchPageSize))
+          if (result.items.length === 0) break
+          seen += result.items.length
+          for (const booking of result.items) {
+            for (const line of bookingLines(booking, account)) {
+              if (line.date >= range.from && line.date <= range.to) lines.set(line.lineId, line)
+            }
+          }
+          if (seen >= result.totalHits) break
+          page++
+        }
+        yield* Effect.annotateCurrentSpan({ "bokun.pages": page, "bokun.lines": lines.size })
+        return [...lines.values()]
+      }).pipe(Effect.withSpan("BookingSystem.bookingLines", { attributes: { "bokun.account_id": account.id, ...range } }))
+
+    const listActivities = (account: BookingSystemAccount) =>
+      Effect.gen(function*() {
+        const ids: Array<string> = []
+        for (let page = 1;; page++) {
+          const result = yield* http.request(account, {
+            operation: "activitySearch",
+            method: "POST",
+            route: "/activity.json/search",
+            path: "/activity.json/search",
+            body: { page, pageSize: 100 },
+            safe: true
+          }, Dialect.ActivitySearchResult)
+          ids.push(...result.items.map((a) => String(a.id)))
+          if (result.items.length === 0 || ids.length >= result.totalHits) return ids
+        }
+      })
+
+    const product = (account: BookingSystemAccount, id: string) =>
+      Effect.zipWith(
+        http.request(account, {
+          operation: "activity",
+          method: "GET",
+          route: "/activity.json/{id}",
+          path: `/activity.json/${enc(id)}`,
+          safe: true
+        }, Dialect.Activity),
+        http.request(account, {
+          operation: "pickupPlaces",
+          method: "GET",
+          route: "/activity.json/{id}/pickup-places",
+          path: `/activity.json/${enc(id)}/pickup-places`,
+          safe: true
+        }, Dialect.PickupPlaces),
+        productOf
+      )
+
+    const submitReservation = (
+      account: BookingSystemAccount,
+      operation: string,
+      body: ReturnType<typeof reserveBody>,
+      idempotencyKey: string
+    ) =>
+      http.request(account, {
+        operation,
+        method: "POST",
+        route: "/checkout.json/submit",
+        path: "/checkout.json/submit",
+        body,
+        headers: { "x-idempotency-key": idempotencyKey },
+        safe: false
+      }, Dialect.CheckoutResponse)
+
+    const confirmReserved = (account: BookingSystemAccount, code: string, externalReference: string) =>
+      http.request(account, {
+        operation: "confirmReserved",
+        method: "POST",
+        route: "/checkout.json/confirm-reserved/{confirmationCode}",
+        path: `/checkout.json/confirm-reserved/${enc(code)}`,
+        body: { externalBookingReference: externalReference, sendNotificationToMainContact: false },
+        safe: false
+      }, Dialect.BookingResponse)
+
+    const updateCustomer = (account: BookingSystemAccount, code: string, guest: Guest) =>
+      http.request(account, {
+        operation: "updateCustomer",
+        method: "POST",
+        route: "/booking.json/update-customer/{confirmationCode}",
+        path: `/booking.json/update-customer/${enc(code)}`,
+        body: customerBody(guest),
+        safe: false
+      }, Empty)
+
+    const booked = (account: BookingSystemAccount, booking: Dialect.Booking) => ({
+      bookingId: String(booking.id),
+      bookingReference: booking.confirmationCode,
+      lines: bookingLines(booking, account)
+    })
+
+    const withSpan = (name: string, account: BookingSystemAccount) =>
+      Effect.withSpan(`BookingSystem.${name}`, { attributes: { "bokun.account_id": account.id } })
+
+    return {
+      bookingLines: bookingLinesIn,
+
+      booking: (account, reference) =>
+        bookingDetail(account, reference, "booking").pipe(
+          Effect.map((b) => bookingLines(b, account)),
+          withSpan("booking", account)
+        ),
+
+      availability: (account, query) =>
+        http.request(account, {
+          operation: "availabilities",
+          method: "GET",
+          route: "/activity.json/{id}/availabilities",
+          path: `/activity.json/${enc(query.productId)}/availabilities?start=${enc(query.from)}&end=${enc(query.to)}&includeSoldOut=true`,
+          safe: true
+        }, Dialect.Availabilities).pipe(Effect.map(departures), withSpan("availability", account)),
+
+      products: (account) =>
+        listActivities(account).pipe(
+          Effect.flatMap((ids) => Effect.forEach(ids, (id) => product(account, id), { concurrency: options.catalogueConcurrency })),
+          withSpan("products", account)
+        ),
+
+      hold: (account, request) =>
+        Effect.gen(function*() {
+          const now = yield* Clock.currentTimeMillis
+          const result = yield* submitReservation(account, "reserve", reserveBody(request, null, null), request.idempotencyKey)
+          const status = result.booking.status.toUpperCase()
+          if (status !== "RESERVED") {
+            // A replayed key whose hold is gone (lapsed, released, confirmed or cancelled since).
+            return yield* new BookingSystemRejected({
+              accountId: account.id,
+              operation: "reserve",
+              reason: status === "TIMEOUT" || status === "ABORTED" ? "hold_expired" : "not_allowed",
+              detail: `reservation ${result.booking.confirmationCode} is ${status}`
+            })
+          }
+          const requested = now + Math.min(request.holdSeconds, MAX_HOLD_SECONDS) * 1000
+          const expiresAt = Math.min(result.reservationExpires ?? requested, requested)
+          return {
+            holdId: result.booking.confirmationCode,
+            expiresAt: new Date(expiresAt),
+            totalMinor: toMinor(result.booking.totalPrice, result.booking.currency),
+            currency: result.booking.currency
+          }
+        }).pipe(withSpan("hold", account)),
+
+      releaseHold: (account, holdId) =>
+        http.request(account, {
+          operation: "abortReserved",
+          method: "POST",
+          route: "/booking.json/{confirmationCode}/abort-reserved",
+          path: `/booking.json/${enc(holdId)}/abort-reserved`,
+          body: {},
+          safe: false
+        }, Empty).pipe(
+          Effect.asVoid,
+          // Gone already (aborted, lapsed, unknown): released is released.
+          Effect.catchIf((e): e is BookingSystemRejected => e._tag === "BookingSystemRejected" && e.reason === "not_found", () => Effect.void),
+          withSpan("releaseHold", account)
+        ),
+
+      book: (account, request) =>
+        Effect.gen(function*() {
+          if (request.holdId !== null) {
+            yield* updateCustomer(account, request.holdId, request.guest)
+            const confirmed = yield* confirmReserved(account, request.holdId, request.externalReference)
+            return booked(account, confirmed.booking)
+          }
+          if (request.seats === null) return yield* invalid(account, "book", "either a hold or seats are needed")
+          const reserved = yield* submitReservation(
+            account,
+            "reserve",
+            reserveBody(request.seats, request.guest, request.externalReference),
+            `book:${request.externalReference}`
+          )
+          if (reserved.booking.status.toUpperCase() === "CONFIRMED") return booked(account, reserved.booking)
+          const confirmed = yield* confirmReserved(account, reserved.booking.confirmationCode, request.externalReference)
+          return booked(account, confirmed.booking)
+        }).pipe(withSpan("book", account)),
+
+      cancel: (account, reference, note) =>
+        http.request(account, {
+          operation: "cancelBooking",
+          method: "POST",
+          route: "/booking.json/cancel-booking/{confirmationCode}",
+          path: `/booking.json/cancel-booking/${enc(reference)}`,
+          body: { note, notify: false },
+          safe: false
+        }, Empty).pipe(Effect.asVoid, withSpan("cancel", account)),
+
+      move: (account, request) =>
+        Effect.gen(function*() {
+          const actions: Array<unknown> = [{
+            type: "ActivityChangeDateAction",
+            activityBookingId: request.lineId,
+            date: request.date,
+            ...(request.startTimeId !== null ? { startTimeId: request.startTimeId } : {})
+          }]
+          if (request.rateId !== null) {
+            actions.push({ type: "ActivityChangeRateAction", activityBookingId: request.lineId, rateId: request.rateId })
+          }
+          const result = yield* http.request(account, {
+            operation: "editBooking",
+            method: "POST",
+            route: "/booking.json/edit",
+            path: "/booking.json/edit",
+            body: actions,
+            safe: false
+          }, Dialect.BookingResponse)
+          const line = bookingLines(result.booking, account).find((l) => l.lineId === request.lineId)
+          if (!line) {
+            return yield* new BookingSystemUnavailable({
+              accountId: account.id,
+              operation: "editBooking",
+              reason: "bad_response",
+              detail: `the answer does not contain line ${request.lineId}`
+            })
+          }
+          return line
+        }).pipe(withSpan("move", account)),
+
+      balance: (account, reference) =>
+        bookingDetail(account, reference, "booking").pipe(Effect.map(balanceOf), withSpan("balance", account))
+    } satisfies Record<keyof BookingSystemClient, (...args: any) => Effect.Effect<any, BookingSystemError>>
+  })

@@ -1,0 +1,78 @@
+/**
+ * The sandbox's admin endpoints under /sandbox: not Bókun's, not signed, never subject to faults.
+ * They switch faults, read the request log and seed data over HTTP (for the demo and for tests that
+ * drive the sandbox from outside the process). Each mirrors a method of the in-process `Sandbox`.
+ *
+ *   GET    /sandbox/faults                      current switches
+ *   PUT    /sandbox/faults                      {latencyMs?, errorRate?, errorStatus?, hang?, down?, vendorId?}
+ *   POST   /sandbox/reset                       all switches off, request log emptied
+ *   GET    /sandbox/requests?method=&path=      {count, requests}
+ *   POST   /sandbox/vendors                     VendorSpec → vendor with keys, channels and products
+ *   POST   /sandbox/demo                        DemoSpec → vendor with demo products and bookings
+ *   POST   /sandbox/vendors/{id}/bookings       one booking (BookingSpec without vendorId)
+ *   POST   /sandbox/vendors/{id}/generate       GenerateSpec without vendorId
+ *   POST   /sandbox/vendors/{id}/bulk           BulkSpec without vendorId
+ *   POST   /sandbox/vendors/{id}/bookings/{code}/cancel
+ *   DELETE /sandbox/vendors/{id}/bookings/{code}
+ *   PUT    /sandbox/departures                  {productId, startTimeId, date, capacity}
+ */
+import { HttpRouter, HttpServerRequest } from "@effect/platform"
+import { Effect, Schema } from "effect"
+import { answer, body, numericParam, param } from "./api.js"
+import type { Sandbox } from "./sandbox.js"
+
+const FaultsBody = Schema.Struct({
+  latencyMs: Schema.optional(Schema.Number.pipe(Schema.nonNegative())),
+  errorRate: Schema.optional(Schema.Number.pipe(Schema.between(0, 1))),
+  errorStatus: Schema.optional(Schema.Literal(500, 503)),
+  hang: Schema.optional(Schema.Boolean),
+  down: Schema.optional(Schema.Boolean),
+  vendorId: Schema.optional(Schema.Number)
+})
+
+/** Admin bodies are the in-process methods' arguments as JSON; the methods check what matters. */
+const json = body(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+
+export const adminApi = (sandbox: Sandbox) =>
+  HttpRouter.empty.pipe(
+    HttpRouter.get("/sandbox/faults", answer(Effect.map(sandbox.faults.get, (state) => ({
+      all: state.all,
+      vendors: Object.fromEntries(state.vendors)
+    })))),
+    HttpRouter.put("/sandbox/faults", answer(Effect.gen(function*() {
+      const { vendorId, ...settings } = yield* body(FaultsBody)
+      yield* sandbox.faults.set(settings, vendorId === undefined ? undefined : { vendorId })
+      return yield* sandbox.faults.get.pipe(Effect.map((s) => ({ all: s.all, vendors: Object.fromEntries(s.vendors) })))
+    }))),
+    HttpRouter.post("/sandbox/reset", answer(Effect.as(sandbox.faults.reset, { reset: true }))),
+    HttpRouter.get("/sandbox/requests", answer(Effect.gen(function*() {
+      const params = yield* HttpServerRequest.ParsedSearchParams
+      const method = typeof params.method === "string" ? params.method : undefined
+      const path = typeof params.path === "string" ? params.path : undefined
+      const filter = { ...(method ? { method } : {}), ...(path ? { path } : {}) }
+      return { count: yield* sandbox.requests.count(filter), requests: yield* sandbox.requests.list }
+    }))),
+    HttpRouter.post("/sandbox/vendors", answer(Effect.flatMap(json, (spec) => sandbox.createVendor(spec as any)))),
+    HttpRouter.post("/sandbox/demo", answer(Effect.flatMap(json, (spec) => sandbox.seedDemoVendor(spec as any)))),
+    HttpRouter.post("/sandbox/vendors/:id/bookings", answer(Effect.gen(function*() {
+      const vendorId = yield* numericParam("id")
+      return yield* sandbox.addBooking({ ...(yield* json) as any, vendorId })
+    }))),
+    HttpRouter.post("/sandbox/vendors/:id/generate", answer(Effect.gen(function*() {
+      const vendorId = yield* numericParam("id")
+      return yield* sandbox.generateBookings({ ...(yield* json) as any, vendorId })
+    }))),
+    HttpRouter.post("/sandbox/vendors/:id/bulk", answer(Effect.gen(function*() {
+      const vendorId = yield* numericParam("id")
+      return yield* sandbox.bulkBookings({ ...(yield* json) as any, vendorId })
+    }))),
+    HttpRouter.post("/sandbox/vendors/:id/bookings/:code/cancel", answer(Effect.gen(function*() {
+      yield* sandbox.cancelBooking(yield* numericParam("id"), yield* param("code"))
+      return { cancelled: true }
+    }))),
+    HttpRouter.del("/sandbox/vendors/:id/bookings/:code", answer(Effect.gen(function*() {
+      yield* sandbox.deleteBooking(yield* numericParam("id"), yield* param("code"))
+      return { deleted: true }
+    }))),
+    HttpRouter.put("/sandbox/departures", answer(Effect.flatMap(json, (spec) => Effect.as(sandbox.setDepartureCapacity(spec as any), spec))))
+  )

@@ -1,0 +1,178 @@
+/**
+ * The sandbox's Bókun REST API: the same paths, bodies and answers the adapter uses against
+ * api.bokun.io, every call signed (auth.ts). Answers are built as the dialect's encoded types.
+ */
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Effect, Schema } from "effect"
+import * as Dialect from "../../adapters/bokun/dialect.js"
+import { authenticate } from "./auth.js"
+import { badRequest, SandboxFailure } from "./failure.js"
+import type { Store, VendorRow } from "./store.js"
+
+const failureResponse = (f: SandboxFailure) =>
+  HttpServerResponse.unsafeJson({ message: f.message, errorCode: f.errorCode }, { status: f.status })
+
+const internalError = (cause: unknown) =>
+  Effect.zipRight(
+    Effect.logError("sandbox: request failed", cause),
+    Effect.succeed(HttpServerResponse.unsafeJson({ message: "Internal Server Error" }, { status: 500 }))
+  )
+
+/**
+ * Runs a handler and answers its value as JSON, a SandboxFailure with its status, anything else
+ * (a database error, a defect) as 500.
+ */
+export const answer = <A, E, R>(handler: Effect.Effect<A, E, R>) =>
+  handler.pipe(
+    Effect.map((body) => HttpServerResponse.unsafeJson(body ?? {})),
+    Effect.catchAll((e) => (e instanceof SandboxFailure ? Effect.succeed(failureResponse(e)) : internalError(e))),
+    // The in-process Sandbox methods (admin.ts) turn failures into defects: a SandboxFailure still answers its status.
+    Effect.catchAllDefect((d) => (d instanceof SandboxFailure ? Effect.succeed(failureResponse(d)) : internalError(d)))
+  )
+
+export const body = <A, I>(schema: Schema.Schema<A, I>) =>
+  HttpServerRequest.schemaBodyJson(schema).pipe(
+    Effect.mapError((e) => badRequest(e._tag === "ParseError" ? `Invalid body: ${e.message}` : "Invalid JSON body"))
+  )
+
+export const param = (name: string) =>
+  Effect.map(HttpRouter.params, (params) => params[name] ?? "")
+
+export const numericParam = (name: string) =>
+  Effect.flatMap(param(name), (value) =>
+    /^\d+$/.test(value) ? Effect.succeed(Number(value)) : Effect.fail(badRequest(`${name} must be a number`)))
+
+const query = (name: string) =>
+  Effect.map(HttpServerRequest.ParsedSearchParams, (params) => {
+    const value = params[name]
+    return typeof value === "string" ? value : null
+  })
+
+const answers = (details: ReadonlyArray<typeof Dialect.Answer.Type> | null | undefined) => {
+  const of = (id: string) => details?.find((a) => a.questionId === id)?.values[0] ?? null
+  return { firstName: of("firstName"), lastName: of("lastName"), email: of("email"), phone: of("phoneNumber") }
+}
+
+const toNumber = (id: string | number) => {
+  const n = Number(id)
+  return Number.isSafeInteger(n) ? Effect.succeed(n) : Effect.fail(badRequest(`${id} is not an id`))
+}
+
+const idOrNull = (id: string | number | null | undefined) => (id == null ? Effect.succeed(null) : toNumber(id))
+
+export const bokunApi = (store: Store) => {
+  /** A signed call on behalf of the vendor whose key signed it. */
+  const signed = <A, E, R>(handler: (vendor: VendorRow) => Effect.Effect<A, E, R>) =>
+    answer(Effect.flatMap(authenticate(store), handler))
+
+  const bookingAnswer = (id: number) =>
+    Effect.map(store.loadBookings([id]), (list) => ({ booking: list[0]! }))
+
+  const checkout = (vendor: VendorRow) =>
+    Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const input = yield* body(Dialect.CheckoutRequest)
+      const key = request.headers["x-idempotency-key"]
+      const idempotencyKey = typeof key === "string" && key !== "" ? key : null
+      const reserve = input.paymentMethod === "RESERVE_FOR_EXTERNAL_PAYMENT"
+      const lines = yield* Effect.forEach(input.directBooking.activityBookings, (a) =>
+        Effect.gen(function*() {
+          const pax = new Map<number, number>()
+          for (const p of a.pricingCategoryBookings) {
+            const id = yield* toNumber(p.pricingCategoryId)
+            pax.set(id, (pax.get(id) ?? 0) + 1)
+          }
+          return {
+            productId: yield* toNumber(a.activityId),
+            date: a.date,
+            startTimeId: yield* toNumber(a.startTimeId),
+            rateId: yield* idOrNull(a.rateId),
+            pax,
+            pickupPlaceId: yield* idOrNull(a.pickupPlaceId)
+          }
+        }))
+      yield* store.expireHolds
+      const made = yield* store.sql.withTransaction(Effect.gen(function*() {
+        const existing = idempotencyKey === null ? undefined : yield* store.existingByIdempotencyKey(vendor.id, idempotencyKey)
+        if (existing) return { id: existing.id, holdExpires: existing.hold_expires_at }
+        return yield* store.insertBooking({
+          vendor,
+          status: reserve ? "RESERVED" : "CONFIRMED",
+          lines,
+          channelId: yield* store.serviceChannel(vendor.id),
+          externalReference: input.directBooking.externalBookingReference ?? null,
+          customer: answers(input.directBooking.mainContactDetails),
+          idempotencyKey,
+          checkCapacity: true
+        })
+      }))
+      const { booking } = yield* bookingAnswer(made.id)
+      const response: typeof Dialect.CheckoutResponse.Encoded = {
+        booking,
+        reservationExpires: made.holdExpires?.getTime() ?? null
+      }
+      return response
+    })
+
+  return HttpRouter.empty.pipe(
+    HttpRouter.post("/booking.json/booking-search", signed((vendor) =>
+      Effect.gen(function*() {
+        const input = yield* body(Dialect.BookingSearchRequest)
+        return yield* store.searchBookings(vendor.id, {
+          from: input.startDateRange.from.slice(0, 10),
+          to: input.startDateRange.to.slice(0, 10),
+          statuses: input.bookingStatuses ?? null,
+          page: input.page ?? 1,
+          pageSize: input.pageSize ?? 50
+        })
+      }))),
+    HttpRouter.get("/booking.json/booking/:code", signed((vendor) =>
+      Effect.flatMap(param("code"), (code) => store.bookingByCode(vendor.id, code)))),
+    HttpRouter.post("/booking.json/cancel-booking/:code", signed((vendor) =>
+      Effect.gen(function*() {
+        const input = yield* body(Dialect.CancelRequest)
+        yield* store.cancelBooking(vendor.id, yield* param("code"), input.note ?? null)
+        return {}
+      }))),
+    HttpRouter.post("/booking.json/:code/abort-reserved", signed((vendor) =>
+      Effect.gen(function*() {
+        yield* store.abortReserved(vendor.id, yield* param("code"))
+        return {}
+      }))),
+    HttpRouter.post("/booking.json/update-customer/:code", signed((vendor) =>
+      Effect.gen(function*() {
+        const code = yield* param("code")
+        yield* store.updateCustomer(vendor.id, code, yield* body(Dialect.Customer))
+        return yield* Effect.map(store.bookingByCode(vendor.id, code), (booking) => ({ booking }))
+      }))),
+    HttpRouter.post("/booking.json/edit", signed((vendor) =>
+      Effect.gen(function*() {
+        const id = yield* store.editBooking(vendor.id, yield* body(Dialect.EditRequest))
+        return yield* bookingAnswer(id)
+      }))),
+    HttpRouter.post("/checkout.json/submit", signed(checkout)),
+    HttpRouter.post("/checkout.json/confirm-reserved/:code", signed((vendor) =>
+      Effect.gen(function*() {
+        const input = yield* body(Dialect.ConfirmReservedRequest)
+        const id = yield* store.confirmReserved(vendor.id, yield* param("code"), input.externalBookingReference ?? null)
+        return yield* bookingAnswer(id)
+      }))),
+    HttpRouter.post("/activity.json/search", signed((vendor) =>
+      Effect.gen(function*() {
+        const input = yield* body(Schema.Struct({ page: Schema.optional(Schema.Number), pageSize: Schema.optional(Schema.Number) }))
+        return yield* store.activitySearch(vendor.id, input.page ?? 1, input.pageSize ?? 20)
+      }))),
+    HttpRouter.get("/activity.json/:id", signed((vendor) =>
+      Effect.flatMap(numericParam("id"), (id) => store.activity(vendor.id, id)))),
+    HttpRouter.get("/activity.json/:id/pickup-places", signed((vendor) =>
+      Effect.flatMap(numericParam("id"), (id) => store.pickupPlaces(vendor.id, id)))),
+    HttpRouter.get("/activity.json/:id/availabilities", signed((vendor) =>
+      Effect.gen(function*() {
+        const id = yield* numericParam("id")
+        const start = yield* query("start")
+        const end = yield* query("end")
+        if (start === null || end === null) return yield* badRequest("start and end are required")
+        return yield* store.availabilities(vendor.id, id, start, end)
+      })))
+  )
+}

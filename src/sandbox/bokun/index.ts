@@ -1,0 +1,18 @@
+/** The Bókun sandbox's public surface. */
+export { BokunSandbox, BokunSandboxLive, type Sandbox, type SandboxOptions, startSandbox } from "./sandbox.js"
+export type { FaultSettings, FaultState, LoggedRequest, RequestFilter } from "./faults.js"
+export {
+  type BookingSpec,
+  type BulkSpec,
+  type ChannelClass,
+  DEFAULT_CHANNELS,
+  type DemoSpec,
+  demoProducts,
+  type GenerateSpec,
+  type ProductSpec,
+  type SandboxProduct,
+  type SandboxVendor,
+  type SeededBooking,
+  type VendorSpec
+} from "./seed.js"
+export { localDay, addDays } from "./time.js"
