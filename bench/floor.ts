@@ -12,6 +12,12 @@
  * the manifest's rows are mapped by hand and grouped by the service's own domain function
  * (buildManifest of src/domain/manifestGrouping.ts).
  *
+ * POST /api/v1/manifest/{id}/checkin is the bare write, not the same SQL: after the same key lookup
+ * and rate limit, the two statements of src/services/Checkins.ts in one transaction (the row locked
+ * while the service's own rule, decideCheckin of src/domain/checkin.ts, decides; then the upsert),
+ * with none of what the service adds around a write (Idempotency-Key claim and stored answer, daily
+ * limit slot, audit entry).
+ *
  * Env: DATABASE_URL, PORT, DB_POOL_SIZE (default 10), RATE_LIMIT_PER_MINUTE (default 300).
  * Exits when its stdin closes (the runner holds the other end), so it never outlives the runner.
  */
@@ -22,6 +28,7 @@ import pg from "pg"
 import { parseSecretKey, secretMatches, urlCarriesSecretKey } from "../src/domain/apiKey.js"
 import { apiStatusOf, STORED_STATUSES } from "../src/domain/booking.js"
 import { type CursorPosition, decodeCursor, encodeCursor, filterFingerprint } from "../src/domain/cursor.js"
+import { type CheckinChange, decideCheckin } from "../src/domain/checkin.js"
 import { buildManifest, type ManifestEntry, paxBreakdownOf } from "../src/domain/manifestGrouping.js"
 import { pgTypes } from "../src/db/pgTypes.js"
 
@@ -160,6 +167,21 @@ const manifestStatement = (includeContact: boolean) => `
           ) m ON true`
 const MANIFEST_WITH_CONTACT = manifestStatement(true)
 const MANIFEST_WITHOUT_CONTACT = manifestStatement(false)
+
+/** src/services/Checkins.ts set */
+const CHECKIN_TARGET = `
+          SELECT r.id, r.operator_id, r.status, r.participants, c.status AS checkin_status, c.present
+          FROM manifest_rows r
+          LEFT JOIN manifest_checkins c ON c.row_id = r.id
+          WHERE r.id = $1::uuid AND r.operator_id = ANY($2::uuid[])
+          FOR NO KEY UPDATE OF r`
+const CHECKIN_CLEAR = "DELETE FROM manifest_checkins WHERE row_id = $1::uuid"
+const CHECKIN_UPSERT = `
+              INSERT INTO manifest_checkins (row_id, status, present, updated_at, updated_by_key)
+              VALUES ($1::uuid, $2, $3, now(), $4)
+              ON CONFLICT (row_id) DO UPDATE SET
+                status = excluded.status, present = excluded.present,
+                updated_at = excluded.updated_at, updated_by_key = excluded.updated_by_key`
 
 const toPgArray = (ids: ReadonlyArray<string>) => `{${ids.join(",")}}`
 
@@ -393,7 +415,66 @@ const manifest = async (key: Key, params: URLSearchParams) => {
   return buildManifest({ date, timezone: first.day_timezone, synced_at: iso(first.day_synced_at) }, entries)
 }
 
+const readBody = (req: IncomingMessage) =>
+  new Promise<string>((resolve, reject) => {
+    const chunks: Array<Buffer> = []
+    req.on("data", (chunk: Buffer) => chunks.push(chunk))
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")))
+    req.on("error", reject)
+  })
+
+/** The check-in body as the service's CheckinRequest schema accepts it. */
+const checkinChange = (text: string): CheckinChange => {
+  let body: any
+  try {
+    body = JSON.parse(text)
+  } catch {
+    throw new Refusal(400, "the body must be JSON")
+  }
+  const status = body?.status
+  const present = body?.present ?? undefined
+  if (status !== "checked_in" && status !== "no_show" && status !== "clear") {
+    throw new Refusal(400, "status: must be checked_in, no_show or clear")
+  }
+  if (present !== undefined && (!Number.isInteger(present) || present < 0)) {
+    throw new Refusal(400, "present: must be a whole number from 0 to the row's participants")
+  }
+  if (present !== undefined && status !== "checked_in") throw new Refusal(400, "present: only with status checked_in")
+  return status === "checked_in" ? (present === undefined ? { status } : { status, present }) : { status }
+}
+
+/** The bare check-in: lock the row, decide with the service's rule, write, in one transaction. */
+const checkin = async (key: Key, rowId: string, text: string) => {
+  if (!UUID.test(rowId)) throw new Refusal(400, "id: must be a UUID")
+  const change = checkinChange(text)
+  const client = await pool.connect()
+  try {
+    await client.query("BEGIN")
+    const { rows: [row] } = await client.query(CHECKIN_TARGET, [rowId, toPgArray(key.partners.map((p) => p.id))])
+    if (!row) throw new Refusal(404, "manifest row not found, or not yours")
+    const decision = decideCheckin({
+      rowStatus: row.status,
+      participants: row.participants,
+      current: row.checkin_status === null ? null : { status: row.checkin_status, present: row.present }
+    }, change)
+    if (Either.isLeft(decision)) throw new Refusal(decision.left._tag === "NotPossible" ? 422 : 400, decision.left.detail)
+    const { next, noop } = decision.right
+    if (!noop) {
+      if (next === null) await client.query(CHECKIN_CLEAR, [rowId])
+      else await client.query(CHECKIN_UPSERT, [rowId, next.status, next.present, key.id])
+    }
+    await client.query("COMMIT")
+    return { id: row.id, check_in: { status: next?.status ?? null, present: next?.present ?? null } }
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => undefined)
+    throw error
+  } finally {
+    client.release()
+  }
+}
+
 const BOOKING = /^\/api\/v1\/bookings\/([^/]+)$/
+const CHECKIN = /^\/api\/v1\/manifest\/([^/]+)\/checkin$/
 
 const handle = async (req: IncomingMessage, res: ServerResponse) => {
   const requestId = randomUUID()
@@ -402,6 +483,11 @@ const handle = async (req: IncomingMessage, res: ServerResponse) => {
     // As the service's problem middleware: a URL carrying a secret key is refused first.
     if (urlCarriesSecretKey(req.url ?? "")) throw new Refusal(400, "a secret key must never be sent in the URL")
     const url = new URL(req.url ?? "/", "http://floor")
+    const write = CHECKIN.exec(url.pathname)
+    if (req.method === "POST" && write) {
+      const text = await readBody(req)
+      return send(res, 200, await checkin(await authenticate(req, headers, "checkins:write"), write[1]!, text), headers)
+    }
     if (req.method !== "GET") throw new Refusal(404, "no such endpoint")
     if (url.pathname === "/healthz") return send(res, 200, { status: "ok" }, headers)
     let body: unknown

@@ -14,7 +14,7 @@
  * The booking-system mirror of operator #1 (manifestSql): one account, and two departure days of
  * manifest rows (the measured manifest day, and a second day the check-in writes go to), each with
  * about 400 rows over 40 departures and about 1,000 passengers. A third key, for operator #1, reads
- * the manifest and writes check-ins.
+ * the manifest and writes check-ins, with a daily check-in limit of 1,000,000,000.
  *
  * Standalone: `npx tsx bench/generate.ts [--regenerate]`.
  */
@@ -49,7 +49,7 @@ export interface ManifestInfo {
   readonly departures: number
   readonly passengers: number
   readonly checkedInRows: number
-  /** Operator #1, scopes manifest:read, guests.contact:read and checkins:write. */
+  /** Operator #1, scopes manifest:read, guests.contact:read and checkins:write; daily check-in limit 10^9. */
   readonly key: BenchKey
 }
 
@@ -290,6 +290,8 @@ const MIRROR_RATES = ["Standard", "Premium"]
 const MIRROR_START_TIMES = 4
 /** Manifest rows per day; about 5% are cancelled, and live rows carry 2.5 passengers on average. */
 const MIRROR_ROWS_PER_DAY = 420
+/** The manifest key's daily check-in limit: far above what a run writes. */
+const CHECKIN_DAILY_LIMIT = 1_000_000_000
 const PICKUPS = ["Radisson Blu Plaza", "Thon Hotel Opera", "Cruise terminal Vippetangen", "Aker Brygge pier"]
 
 /**
@@ -505,6 +507,11 @@ const generate = async (url: string, settings: Settings): Promise<DatasetInfo> =
         "guests.contact:read",
         "checkins:write"
       ])
+      // Its daily check-in limit (default 2,000) must not stop the write scenario.
+      await client.query(
+        "INSERT INTO api_key_daily_limits (key_id, action, daily_limit) VALUES ($1, 'checkins', $2)",
+        [manifestKey.id, CHECKIN_DAILY_LIMIT]
+      )
       const manifest = await manifestSummary(client, manifestKey)
 
       const generatedAt = (await client.query<{ now: Date }>("SELECT now()")).rows[0]!.now.toISOString()

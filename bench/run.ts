@@ -88,16 +88,19 @@ interface WriteScenario extends ScenarioCommon {
   /** What the report shows as the request. */
   readonly describe: string
   /**
-   * The next request. The sequence runs on across every run of the scenario (both servers, warmup
-   * included), because each write must change what the previous one left.
+   * Puts the rows the writes change back in their starting state and gives the requests of one
+   * run, in turn; called before every run (and before the check), so each run, whichever server
+   * and however the last one stopped, starts from the same state.
    */
-  readonly next: () => BenchRequest
+  readonly start: Effect.Effect<() => BenchRequest>
 }
 
 type Scenario = ReadScenario | WriteScenario
 
-const firstRequest = (scenario: Scenario): BenchRequest =>
-  scenario.kind === "write" ? scenario.next() : { method: "GET", path: scenario.paths[0]! }
+const firstRequest = (scenario: Scenario): Effect.Effect<BenchRequest> =>
+  scenario.kind === "write"
+    ? Effect.map(scenario.start, (next) => next())
+    : Effect.succeed({ method: "GET", path: scenario.paths[0]! })
 
 interface Measurement {
   readonly requestsPerSecond: number
@@ -256,7 +259,7 @@ const checkinSequence = (rows: ReadonlyArray<string>) => {
 }
 
 /** The scenario URLs; dates are relative to the dataset's generation so they select the same rows on every run. */
-const makeScenarios = (dataset: Dataset, service: Target) =>
+const makeScenarios = (dataset: Dataset, service: Target, admin: pg.Pool) =>
   Effect.gen(function*() {
     const single = dataset.singleKey
     const multi = dataset.multiKey
@@ -285,13 +288,7 @@ const makeScenarios = (dataset: Dataset, service: Target) =>
            ORDER BY md5(id::text) LIMIT 1000`,
           [single.operatorIds[0]]
         )
-        // The check-in writes go to the live rows of the second mirrored day, in a fixed order,
-        // starting from no check-in at all (whatever an earlier run left).
-        await client.query(
-          `DELETE FROM manifest_checkins WHERE row_id IN (
-             SELECT id FROM manifest_rows WHERE account_id = $1 AND departure_date = $2)`,
-          [manifest.accountId, manifest.writeDate]
-        )
+        // The check-in writes go to the live rows of the second mirrored day, in a fixed order.
         const live = await client.query<{ id: string }>(
           `SELECT id FROM manifest_rows WHERE account_id = $1 AND departure_date = $2 AND status <> 'CANCELLED'
            ORDER BY reference`,
@@ -357,7 +354,10 @@ const makeScenarios = (dataset: Dataset, service: Target) =>
           "checked_in and no_show alternating (a real change every time); floor: the bare write",
         describe: "POST /api/v1/manifest/{id}/checkin",
         key: manifest.key,
-        next: checkinSequence(writeRows),
+        // Every run starts with none of these rows checked in.
+        start: Effect.promise(() =>
+          admin.query("DELETE FROM manifest_checkins WHERE row_id = ANY($1::uuid[])", [writeRows])
+        ).pipe(Effect.as(checkinSequence(writeRows))),
         targets: WRITE_TARGETS
       }
     ] satisfies Array<Scenario>
@@ -410,11 +410,12 @@ const shapeOf = (text: string) => {
 }
 
 const probe = (target: Target, scenario: Scenario) =>
-  Effect.promise(async () => {
-    const from = fs.statSync(target.traceFile).size
-    const response = await send(target.base, firstRequest(scenario), scenario.key)
-    return { ...response, statements: readTrace(target.traceFile, from) }
-  })
+  Effect.flatMap(firstRequest(scenario), (request) =>
+    Effect.promise(async () => {
+      const from = fs.statSync(target.traceFile).size
+      const response = await send(target.base, request, scenario.key)
+      return { ...response, statements: readTrace(target.traceFile, from) }
+    }))
 
 const check = (service: Target, floor: Target, scenario: Scenario) =>
   Effect.gen(function*() {
@@ -594,35 +595,36 @@ const cpuBetween = (before: Map<number, number>, after: Map<number, number>) => 
 }
 
 /** The requests of one run: a fixed one, several paths in turn, or a write's next request each time. */
-const requestsOf = (scenario: Scenario): Pick<autocannon.Options, "requests"> => {
+const requestsOf = (scenario: Scenario): Effect.Effect<Pick<autocannon.Options, "requests">> => {
   if (scenario.kind === "write") {
     const headers = authHeaders(scenario.key)
-    return {
+    return Effect.map(scenario.start, (next) => ({
       requests: [{
         setupRequest: (request) => {
-          const next = scenario.next()
-          return { ...request, ...next, headers: { ...headers, ...next.headers } }
+          const r = next()
+          return { ...request, ...r, headers: { ...headers, ...r.headers } }
         }
       }]
-    }
+    }))
   }
   const paths = scenario.paths
-  if (paths.length === 1) return {}
+  if (paths.length === 1) return Effect.succeed({})
   let next = 0
-  return { requests: [{ setupRequest: (request) => ({ ...request, path: paths[next++ % paths.length] }) }] }
+  return Effect.succeed({ requests: [{ setupRequest: (request) => ({ ...request, path: paths[next++ % paths.length] }) }] })
 }
 
 const load = (target: Target, scenario: Scenario, settings: Settings, seconds: number) =>
-  Effect.promise(() =>
-    autocannon({
-      url: target.base + (scenario.kind === "read" ? scenario.paths[0] : "/"),
-      connections: settings.connections,
-      duration: seconds,
-      timeout: 10,
-      headers: authHeaders(scenario.key),
-      ...requestsOf(scenario)
-    })
-  )
+  Effect.flatMap(requestsOf(scenario), (requests) =>
+    Effect.promise(() =>
+      autocannon({
+        url: target.base + (scenario.kind === "read" ? scenario.paths[0] : "/"),
+        connections: settings.connections,
+        duration: seconds,
+        timeout: 10,
+        headers: authHeaders(scenario.key),
+        ...requests
+      })
+    ))
 
 const measure = (target: Target, scenario: Scenario, settings: Settings, admin: pg.Pool, database: string) =>
   Effect.gen(function*() {
@@ -698,6 +700,8 @@ interface Row {
   readonly ratioMet: boolean | null
   readonly p99Met: boolean | null
   readonly failed: boolean
+  /** Writes: the service's audit outcomes (done, noop, ...) of the scenario's measurements and warmups. */
+  readonly audited: Readonly<Record<string, number>> | null
 }
 
 /** "ratio ok, p99 MISSED", the targets a scenario has; "no target" when it has none. */
@@ -823,7 +827,7 @@ const main = Effect.gen(function*() {
   }, "tour-partner-service")
   const floor = yield* startTarget("floor", ["bench/floor.ts"], common, "bench-floor")
 
-  const all = yield* makeScenarios(dataset, service)
+  const all = yield* makeScenarios(dataset, service, admin)
   const scenarios = settings.only.length === 0 ? all : all.filter((s) => settings.only.some((o) => s.name.includes(o)))
 
   yield* step("checking that both servers answer the same JSON from the same SQL")
@@ -854,9 +858,21 @@ const main = Effect.gen(function*() {
     yield* Effect.sleep("1 second")
   }
 
+  /** The database clock, to find the audit entries of a write scenario's runs. */
+  const dbNow = Effect.promise(() => admin.query<{ now: Date }>("SELECT now()").then((r) => r.rows[0]!.now))
+  /** How the service's audit log records the key's writes since `since`, by outcome. */
+  const auditedSince = (key: BenchKey, since: Date) =>
+    Effect.promise(() =>
+      admin.query<{ outcome: string; n: number }>(
+        "SELECT outcome, count(*)::int AS n FROM write_audit WHERE key_id = $1 AND at >= $2 GROUP BY outcome ORDER BY outcome",
+        [key.id, since]
+      ).then((r) => Object.fromEntries(r.rows.map((row) => [row.outcome, row.n])))
+    )
+
   const rows: Array<Row> = []
   for (const [index, scenario] of scenarios.entries()) {
     const order: ReadonlyArray<Target> = index % 2 === 0 ? [service, floor] : [floor, service]
+    const started = yield* dbNow
     let results = {} as Record<TargetName, Measurement>
     // A pair measured while other processes took a share of the CPUs is measured again (up to
     // BENCH_NOISY_RETRIES times); the quietest attempt is kept.
@@ -892,12 +908,18 @@ const main = Effect.gen(function*() {
       ratio,
       ratioMet: scenario.targets.ratio === null ? null : ratio >= scenario.targets.ratio,
       p99Met: scenario.targets.p99Ms === null ? null : results.service.latencyMs.p99 < scenario.targets.p99Ms,
-      failed: !results.service.ok || !results.floor.ok || checkFailed(c)
+      failed: !results.service.ok || !results.floor.ok || checkFailed(c),
+      audited: scenario.kind === "write" ? yield* auditedSince(scenario.key, started) : null
     })
   }
 
   const printed = table(rows, settings)
-  console.log(`\n${printed}\n\n${cpuTable(rows)}\n`)
+  const audits = rows.filter((r) => r.audited !== null).map((r) =>
+    `${r.scenario.name}: the service's audit log of these runs: ` +
+    Object.entries(r.audited!).map(([outcome, n]) => `${n} ${outcome}`).join(", ") +
+    " (a noop would be a write that found its row already in the asked state: not a real change)"
+  )
+  console.log(`\n${printed}\n\n${cpuTable(rows)}\n${audits.length > 0 ? `\n${audits.join("\n")}\n` : ""}`)
 
   const report = {
     finishedAt: new Date().toISOString(),
@@ -932,7 +954,8 @@ const main = Effect.gen(function*() {
       ratio: Math.round(r.ratio * 1000) / 1000,
       ratioMet: r.ratioMet,
       p99Met: r.p99Met,
-      failed: r.failed
+      failed: r.failed,
+      ...(r.audited === null ? {} : { serviceAudit: r.audited })
     }))
   }
   fs.writeFileSync(settings.resultsFile, JSON.stringify(report, null, 2) + "\n")
