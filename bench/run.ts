@@ -15,13 +15,23 @@
 import { NodeRuntime } from "@effect/platform-node"
 import autocannon from "autocannon"
 import { Effect } from "effect"
-import { type ChildProcess, spawn } from "node:child_process"
+import type { ChildProcess } from "node:child_process"
 import { randomUUID } from "node:crypto"
 import * as fs from "node:fs"
-import * as net from "node:net"
-import * as os from "node:os"
 import * as path from "node:path"
 import pg from "pg"
+import { LOG_DIR, machine, startChild, step } from "./children.js"
+import {
+  allProcesses,
+  backendPids,
+  cpuBetween,
+  cpuByPid,
+  cpuSeconds,
+  machineCpu,
+  NOISY_PERCENT,
+  otherLoad,
+  waitForQuiet
+} from "./cpu.js"
 import { type BenchKey, type Dataset, ensureDataset } from "./generate.js"
 import { benchServer } from "./server.js"
 import { DATA_DIR, PROJECT_DIR, readSettings, type Settings } from "./settings.js"
@@ -39,9 +49,6 @@ const BOOKINGS_TARGETS: Targets = { ratio: 0.7, p99Ms: 20 }
 const MANIFEST_TARGETS: Targets = { ratio: null, p99Ms: 25 }
 /** Issue 3: a check-in write (its overhead over a bare write is reported). */
 const WRITE_TARGETS: Targets = { ratio: null, p99Ms: null }
-/** A measurement during which other processes used more than this share of the CPUs is flagged. */
-const NOISY_PERCENT = 10
-const LOG_DIR = path.join(DATA_DIR, "logs")
 
 type TargetName = "service" | "floor"
 
@@ -134,40 +141,9 @@ interface Check {
 
 const checkFailed = (c: Check) => !c.sameStatus || !c.sameJson || c.sameSql === false
 
-const step = (line: string) => Effect.sync(() => console.log(`[bench] ${line}`))
+// ---- the two servers ------------------------------------------------------------------------------
 
-// ---- child processes -----------------------------------------------------------------------------
-
-const freePort = () =>
-  Effect.async<number, Error>((resume) => {
-    const server = net.createServer()
-    server.once("error", (e) => resume(Effect.fail(e)))
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address() as net.AddressInfo
-      server.close(() => resume(Effect.succeed(address.port)))
-    })
-  })
-
-const tail = (file: string) => {
-  try {
-    return fs.readFileSync(file, "utf8").trim().split("\n").slice(-15).join("\n")
-  } catch {
-    return ""
-  }
-}
-
-const stopChild = (child: ChildProcess) =>
-  Effect.async<void>((resume) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resume(Effect.void)
-    const timer = setTimeout(() => child.kill("SIGKILL"), 10_000)
-    child.once("exit", () => {
-      clearTimeout(timer)
-      resume(Effect.void)
-    })
-    child.kill("SIGTERM")
-  })
-
-/** Starts a server as a child process (stopped when the scope closes) and waits for /healthz. */
+/** Starts a server under test (stopped when the scope closes) with the SQL trace preloaded. */
 const startTarget = (
   name: TargetName,
   script: ReadonlyArray<string>,
@@ -175,46 +151,16 @@ const startTarget = (
   applicationName: string
 ) =>
   Effect.gen(function*() {
-    const port = yield* freePort()
-    const logFile = path.join(LOG_DIR, `${name}.log`)
     const traceFile = path.join(LOG_DIR, `${name}.sql.jsonl`)
+    fs.mkdirSync(LOG_DIR, { recursive: true })
     fs.writeFileSync(traceFile, "")
-    const childEnv: Record<string, string | undefined> = {
-      ...process.env,
-      ...env,
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      BENCH_SQL_TRACE: traceFile
-    }
-    delete childEnv.OTEL_EXPORTER_OTLP_ENDPOINT
-    const child = yield* Effect.acquireRelease(
-      Effect.sync(() => {
-        const out = fs.openSync(logFile, "w")
-        const proc = spawn(process.execPath, ["--import", "tsx", "--import", "./bench/sqlTrace.ts", ...script], {
-          cwd: PROJECT_DIR,
-          env: childEnv,
-          stdio: ["pipe", out, out]
-        })
-        fs.closeSync(out)
-        proc.stdin?.on("error", () => {})
-        return proc
-      }),
-      (proc) => stopChild(proc).pipe(Effect.zipRight(step(`${name} stopped`)))
-    )
-    const base = `http://127.0.0.1:${port}`
-    const deadline = Date.now() + 120_000
-    while (true) {
-      if (child.exitCode !== null) {
-        return yield* Effect.fail(new Error(`${name} exited with code ${child.exitCode}:\n${tail(logFile)}`))
-      }
-      const healthy = yield* Effect.promise(() =>
-        fetch(`${base}/healthz`).then((r) => r.status === 200, () => false)
-      )
-      if (healthy) break
-      if (Date.now() > deadline) return yield* Effect.fail(new Error(`${name} did not answer /healthz in 120 s:\n${tail(logFile)}`))
-      yield* Effect.sleep("250 millis")
-    }
-    yield* step(`${name} ready on ${base} (pid ${child.pid}, log ${path.relative(PROJECT_DIR, logFile)})`)
+    const { base, child } = yield* startChild({
+      name,
+      args: script,
+      env: { ...env, BENCH_SQL_TRACE: traceFile },
+      readyPath: "/healthz",
+      preload: ["./bench/sqlTrace.ts"]
+    })
     return { name, base, child, traceFile, applicationName } satisfies Target
   })
 
@@ -461,139 +407,6 @@ const check = (service: Target, floor: Target, scenario: Scenario) =>
 
 // ---- load ------------------------------------------------------------------------------------------
 
-const CLOCK_TICKS_PER_SECOND = 100
-
-/** user + system CPU seconds of a process, from /proc (null where /proc or the process is not there). */
-const cpuSeconds = (pid: number): number | null => {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND
-  } catch {
-    return null
-  }
-}
-
-const backendPids = (admin: pg.Pool, database: string, applicationName: string) =>
-  Effect.promise(() =>
-    admin.query<{ pid: number }>(
-      "SELECT pid FROM pg_stat_activity WHERE datname = $1 AND application_name = $2",
-      [database, applicationName]
-    ).then((r) => r.rows.map((row) => row.pid))
-  )
-
-/** Busy and total CPU seconds of the whole machine, from /proc/stat (null where absent). */
-const machineCpu = (): { busy: number; total: number } | null => {
-  try {
-    const line = fs.readFileSync("/proc/stat", "utf8").split("\n")[0]!
-    const v = line.trim().split(/\s+/).slice(1, 9).map(Number)
-    const total = v.reduce((a, b) => a + b, 0)
-    const idle = v[3]! + v[4]!
-    return { busy: (total - idle) / CLOCK_TICKS_PER_SECOND, total: total / CLOCK_TICKS_PER_SECOND }
-  } catch {
-    return null
-  }
-}
-
-/** CPU seconds of every process on the machine, with its name and parent. */
-const allProcesses = () => {
-  const out = new Map<number, { name: string; ppid: number; seconds: number }>()
-  let entries: Array<string> = []
-  try {
-    entries = fs.readdirSync("/proc").filter((e) => /^\d+$/.test(e))
-  } catch {
-    return out
-  }
-  for (const e of entries) {
-    try {
-      const stat = fs.readFileSync(`/proc/${e}/stat`, "utf8")
-      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"))
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-      out.set(Number(e), {
-        name,
-        ppid: Number(fields[1]),
-        seconds: (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND
-      })
-    } catch { /* gone */ }
-  }
-  return out
-}
-
-/** The postmaster of the embedded PostgreSQL (its children are part of the workload), if any. */
-const embeddedPostmaster = () => {
-  try {
-    return Number(fs.readFileSync(path.join(DATA_DIR, "pg", "postmaster.pid"), "utf8").split("\n")[0])
-  } catch {
-    return undefined
-  }
-}
-
-/**
- * CPU used by processes that are not part of the benchmark (anything but this runner, the two
- * servers and our PostgreSQL), in percent of all CPUs, with the busiest of them.
- */
-const otherLoad = (
-  before: ReturnType<typeof allProcesses>,
-  after: ReturnType<typeof allProcesses>,
-  ours: ReadonlySet<number>,
-  wall: number
-) => {
-  const postmaster = embeddedPostmaster()
-  const others = [...after]
-    .filter(([pid, p]) => !ours.has(pid) && pid !== postmaster && p.ppid !== postmaster)
-    .map(([pid, p]) => ({ pid, name: p.name, percent: (p.seconds - (before.get(pid)?.seconds ?? 0)) / wall * 100 }))
-  const round = (n: number) => Math.round(n * 10) / 10
-  return {
-    percent: round(others.reduce((sum, p) => sum + p.percent, 0)),
-    busiest: others.filter((p) => p.percent >= 1).sort((a, b) => b.percent - a.percent).slice(0, 5)
-      .map((p) => ({ ...p, percent: round(p.percent) }))
-  }
-}
-
-/**
- * Waits (up to `timeoutSeconds`) until the machine is quiet: less than NOISY_PERCENT busy over a
- * second while our servers idle, so a measurement does not start on top of someone else's job.
- */
-const waitForQuiet = (timeoutSeconds: number) =>
-  Effect.gen(function*() {
-    const deadline = Date.now() + timeoutSeconds * 1000
-    let announced = false
-    while (true) {
-      const a = machineCpu()
-      yield* Effect.sleep("1 second")
-      const b = machineCpu()
-      if (!a || !b) return
-      const busy = (b.busy - a.busy) / (b.total - a.total) * 100
-      if (busy < NOISY_PERCENT) return
-      if (Date.now() > deadline) {
-        yield* step(`  the machine is still ${busy.toFixed(0)}% busy with other work; measuring anyway`)
-        return
-      }
-      if (!announced) {
-        yield* step(`  the machine is ${busy.toFixed(0)}% busy with other work; waiting up to ${timeoutSeconds} s for it to settle`)
-        announced = true
-      }
-    }
-  })
-
-/** CPU seconds per backend pid, for the pids alive now. */
-const cpuByPid = (pids: ReadonlyArray<number>) => {
-  const out = new Map<number, number>()
-  for (const pid of pids) {
-    const s = cpuSeconds(pid)
-    if (s !== null) out.set(pid, s)
-  }
-  return out
-}
-
-/** CPU used between two snapshots, counting backends that started in between from zero. */
-const cpuBetween = (before: Map<number, number>, after: Map<number, number>) => {
-  if (after.size === 0) return null
-  let total = 0
-  for (const [pid, s] of after) total += s - (before.get(pid) ?? 0)
-  return total
-}
-
 /** The requests of one run: a fixed one, several paths in turn, or a write's next request each time. */
 const requestsOf = (scenario: Scenario): Effect.Effect<Pick<autocannon.Options, "requests">> => {
   if (scenario.kind === "write") {
@@ -784,17 +597,6 @@ const cpuTable = (rows: ReadonlyArray<Row>) => {
     ].join(" "))
   }
   return lines.join("\n")
-}
-
-const machine = () => {
-  const cpus = os.cpus()
-  return {
-    cpus: cpus.length,
-    cpuModel: cpus[0]?.model ?? "unknown",
-    memoryGiB: Math.round(os.totalmem() / 2 ** 30 * 10) / 10,
-    platform: `${os.type()} ${os.release()} ${os.arch()}`,
-    node: process.version
-  }
 }
 
 // ---- main ------------------------------------------------------------------------------------------

@@ -1,0 +1,122 @@
+/**
+ * Child processes of the benchmarks (the servers under test, the sandbox booking system): started
+ * with tsx, logging to bench/.data/logs, waited for until they answer, and stopped when the scope
+ * closes (SIGTERM, then SIGKILL after 10 s). Their stdin is a pipe held by the runner, so a child
+ * that watches it exits with the runner.
+ */
+import { Effect } from "effect"
+import { type ChildProcess, spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as net from "node:net"
+import * as os from "node:os"
+import * as path from "node:path"
+import { DATA_DIR, PROJECT_DIR } from "./settings.js"
+
+export const LOG_DIR = path.join(DATA_DIR, "logs")
+
+export const step = (line: string) => Effect.sync(() => console.log(`[bench] ${line}`))
+
+export const freePort = () =>
+  Effect.async<number, Error>((resume) => {
+    const server = net.createServer()
+    server.once("error", (e) => resume(Effect.fail(e)))
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address() as net.AddressInfo
+      server.close(() => resume(Effect.succeed(address.port)))
+    })
+  })
+
+export const tail = (file: string) => {
+  try {
+    return fs.readFileSync(file, "utf8").trim().split("\n").slice(-15).join("\n")
+  } catch {
+    return ""
+  }
+}
+
+export const stopChild = (child: ChildProcess) =>
+  Effect.async<void>((resume) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resume(Effect.void)
+    const timer = setTimeout(() => child.kill("SIGKILL"), 10_000)
+    child.once("exit", () => {
+      clearTimeout(timer)
+      resume(Effect.void)
+    })
+    child.kill("SIGTERM")
+  })
+
+export interface Child {
+  readonly child: ChildProcess
+  /** http://127.0.0.1:<port> */
+  readonly base: string
+  readonly logFile: string
+}
+
+/**
+ * Starts `node --import tsx [preloads] <args>` with PORT and HOST set (stopped when the scope
+ * closes) and waits until GET `readyPath` answers 200.
+ */
+export const startChild = (options: {
+  readonly name: string
+  readonly args: ReadonlyArray<string>
+  readonly env: Record<string, string>
+  readonly readyPath: string
+  readonly preload?: ReadonlyArray<string>
+}) =>
+  Effect.gen(function*() {
+    const { name } = options
+    const port = yield* freePort()
+    fs.mkdirSync(LOG_DIR, { recursive: true })
+    const logFile = path.join(LOG_DIR, `${name}.log`)
+    const childEnv: Record<string, string | undefined> = {
+      ...process.env,
+      ...options.env,
+      PORT: String(port),
+      HOST: "127.0.0.1"
+    }
+    delete childEnv.OTEL_EXPORTER_OTLP_ENDPOINT
+    const child = yield* Effect.acquireRelease(
+      Effect.sync(() => {
+        const out = fs.openSync(logFile, "w")
+        const preload = (options.preload ?? []).flatMap((file) => ["--import", file])
+        const proc = spawn(process.execPath, ["--import", "tsx", ...preload, ...options.args], {
+          cwd: PROJECT_DIR,
+          env: childEnv,
+          stdio: ["pipe", out, out]
+        })
+        fs.closeSync(out)
+        proc.stdin?.on("error", () => {})
+        return proc
+      }),
+      (proc) => stopChild(proc).pipe(Effect.zipRight(step(`${name} stopped`)))
+    )
+    const base = `http://127.0.0.1:${port}`
+    const deadline = Date.now() + 120_000
+    while (true) {
+      if (child.exitCode !== null) {
+        return yield* Effect.fail(new Error(`${name} exited with code ${child.exitCode}:\n${tail(logFile)}`))
+      }
+      const ready = yield* Effect.promise(() =>
+        fetch(`${base}${options.readyPath}`).then((r) => r.status === 200, () => false)
+      )
+      if (ready) break
+      if (Date.now() > deadline) {
+        return yield* Effect.fail(new Error(`${name} did not answer ${options.readyPath} in 120 s:\n${tail(logFile)}`))
+      }
+      yield* Effect.sleep("250 millis")
+    }
+    yield* step(`${name} ready on ${base} (pid ${child.pid}, log ${path.relative(PROJECT_DIR, logFile)})`)
+    return { child, base, logFile } satisfies Child
+  })
+
+/** The machine a run measured on, for the results file. */
+export const machine = () => {
+  const cpus = os.cpus()
+  return {
+    cpus: cpus.length,
+    cpuModel: cpus[0]?.model ?? "unknown",
+    memoryGiB: Math.round(os.totalmem() / 2 ** 30 * 10) / 10,
+    platform: `${os.type()} ${os.release()} ${os.arch()}`,
+    node: process.version
+  }
+}
