@@ -5,6 +5,8 @@ import { fileURLToPath } from "node:url"
 export const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url))
 export const PROJECT_DIR = path.resolve(BENCH_DIR, "..")
 export const DATA_DIR = path.join(BENCH_DIR, ".data")
+/** application_name of the sandbox booking system's PostgreSQL connections (bench/sandbox.ts). */
+export const SANDBOX_APPLICATION_NAME = "bench-sandbox"
 
 const int = (name: string, fallback: number, min = 1) => {
   const raw = process.env[name]
@@ -45,6 +47,12 @@ export interface Settings {
   readonly serviceEntry: string
   /** Where the run's results go (bench/results.json; another file keeps a supplementary run apart). */
   readonly resultsFile: string
+  /** bench/mirror.ts: booking lines in the sandbox, the database it rebuilds, its results file. */
+  readonly mirror: {
+    readonly lines: number
+    readonly databaseName: string
+    readonly resultsFile: string
+  }
 }
 
 export const readSettings = (argv: ReadonlyArray<string> = process.argv.slice(2)): Settings => ({
@@ -63,7 +71,12 @@ export const readSettings = (argv: ReadonlyArray<string> = process.argv.slice(2)
   noisyRetries: int("BENCH_NOISY_RETRIES", 2, 0),
   quietTimeout: int("BENCH_QUIET_TIMEOUT", 60, 0),
   serviceEntry: process.env.BENCH_SERVICE_ENTRY || "src/main.ts",
-  resultsFile: path.resolve(PROJECT_DIR, process.env.BENCH_RESULTS || path.join(BENCH_DIR, "results.json"))
+  resultsFile: path.resolve(PROJECT_DIR, process.env.BENCH_RESULTS || path.join(BENCH_DIR, "results.json")),
+  mirror: {
+    lines: int("BENCH_MIRROR_LINES", 100_000, 100),
+    databaseName: process.env.BENCH_MIRROR_DB || "partner_bench_mirror",
+    resultsFile: path.resolve(PROJECT_DIR, process.env.BENCH_MIRROR_RESULTS || path.join(BENCH_DIR, "mirror-results.json"))
+  }
 })
 
 /** The URL of database `name` on the server behind `serverUrl`. */
