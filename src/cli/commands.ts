@@ -121,11 +121,21 @@ const accountsCreate = Command.make(
     kind: Options.choice("kind", ["bokun"]).pipe(Options.withDefault("bokun" as const)),
     baseUrl: Options.text("base-url").pipe(Options.withDescription("e.g. https://api.bokun.io")),
     accessKey: Options.text("access-key"),
-    secretKey: Options.redacted("secret-key")
+    secretKey: Options.redacted("secret-key"),
+    serviceChannel: Options.optional(Options.text("service-channel")).pipe(
+      Options.withDescription("the booking system's id of the channel our checkout sells through")
+    )
   },
   (o) =>
     withAccounts((a) =>
-      a.create({ kind: o.kind, name: o.name, baseUrl: o.baseUrl, accessKey: o.accessKey, secretKey: Redacted.value(o.secretKey) })
+      a.create({
+        kind: o.kind,
+        name: o.name,
+        baseUrl: o.baseUrl,
+        accessKey: o.accessKey,
+        secretKey: Redacted.value(o.secretKey),
+        serviceChannelId: Option.getOrNull(o.serviceChannel)
+      })
     ).pipe(Effect.flatMap((id) => print({ id })))
 )
 const accountsList = Command.make("list", {}, () => withAccounts((a) => a.list()).pipe(Effect.flatMap(print)))
