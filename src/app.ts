@@ -1,11 +1,17 @@
 /** The running service: database (embedded or DATABASE_URL), migrations, demo data, HTTP server. */
 import { HttpServer } from "@effect/platform"
+import { NodeHttpClient } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import * as path from "node:path"
 import { AppConfig, baseUrlOf } from "./config.js"
 import { DatabaseUrl, layerFromUrl } from "./db/Database.js"
 import { DemoData } from "./demo/seed.js"
+import { BookingSystemLive } from "./adapters/BookingSystemLive.js"
+import { localDayAt } from "./domain/localDay.js"
 import { HttpLive, nodeServer } from "./http/server.js"
+import { JobsLive } from "./jobs/index.js"
+import { BookingSystemAccounts } from "./services/BookingSystemAccounts.js"
+import { Mirror } from "./services/Mirror.js"
 
 const announce = Effect.gen(function*() {
   const config = yield* AppConfig
@@ -22,9 +28,22 @@ const announce = Effect.gen(function*() {
       `  demo keys:  ${path.resolve(demo.keysFile)}`,
       `  try:        curl -s -H "Authorization: Bearer ${demo.sampleKey ?? "<a key from demo.json>"}" ${base}/api/v1/bookings?limit=2`
     )
+    if (demo.manifestKey) {
+      lines.push(
+        `  manifest:   curl -s -H "Authorization: Bearer ${demo.manifestKey}" "${base}/api/v1/manifest?date=${localDayAt("Europe/Oslo", new Date())}"`
+      )
+    }
   }
+  if (demo.sandboxUrl) lines.push(`  sandbox booking system (Bókun dialect): ${demo.sandboxUrl}`)
   yield* Effect.sync(() => console.log(lines.join("\n")))
 })
+
+/** The mirror of the operators' booking systems, through the real adapters. */
+export const MirrorLive = Mirror.Default.pipe(
+  Layer.provideMerge(BookingSystemAccounts.Default),
+  Layer.provide(BookingSystemLive),
+  Layer.provide(NodeHttpClient.layerUndici)
+)
 
 export const ServiceLive = Layer.unwrapScoped(
   Effect.gen(function*() {
@@ -35,6 +54,8 @@ export const ServiceLive = Layer.unwrapScoped(
       Layer.provideMerge(HttpLive),
       Layer.provide(nodeServer(config.host, config.port)),
       Layer.provideMerge(DemoData.layer),
+      Layer.provideMerge(JobsLive),
+      Layer.provideMerge(MirrorLive),
       Layer.provideMerge(database)
     )
   })

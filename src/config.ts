@@ -23,6 +23,8 @@ export const AppConfig = Config.all({
    * database, off with DATABASE_URL (a real server never gets demo keys unless asked).
    */
   demoData: Config.option(Config.boolean("DEMO_DATA")),
+  /** Port of the sandbox booking system the demo starts in-process (0: any free port). */
+  sandboxPort: Config.integer("SANDBOX_PORT").pipe(Config.withDefault(3100)),
   /** Requests per minute per partner key (spec: 300). Raised only for benchmarks. */
   rateLimitPerMinute: Config.integer("RATE_LIMIT_PER_MINUTE").pipe(Config.withDefault(300)),
   /** Seconds a running write holds its Idempotency-Key without renewing it (default 30). Lowered only in tests. */

@@ -18,13 +18,21 @@ interface Started {
   readonly base: string
 }
 
-const start = async (dataDir: string, port: number, pgPort: number): Promise<Started> => {
+const start = async (dataDir: string, port: number, pgPort: number, clusterPort: number): Promise<Started> => {
   // `npm start` runs exactly this command (package.json "start").
   const script = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")).scripts.start as string
   expect(script).toBe("node --import tsx src/main.ts serve")
   const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", "serve"], {
     cwd: ROOT,
-    env: { ...withoutDatabaseUrl(), DATA_DIR: dataDir, PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), LOG_LEVEL: "info" },
+    env: {
+      ...withoutDatabaseUrl(),
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      EMBEDDED_PG_PORT: String(pgPort),
+      CLUSTER_PORT: String(clusterPort),
+      SANDBOX_PORT: "0",
+      LOG_LEVEL: "info"
+    },
     stdio: ["ignore", "pipe", "pipe"]
   })
   let out = ""
@@ -72,9 +80,9 @@ describe("npm start", () => {
   it("serves the demo on the embedded database, stops cleanly, and recovers after a hard kill", { timeout: 300_000 }, async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "partner-start-"))
     fs.chmodSync(dataDir, 0o755)
-    const [port, pgPort] = [await freePort(), await freePort()]
+    const [port, pgPort, clusterPort] = [await freePort(), await freePort(), await freePort()]
     try {
-      const first = await start(dataDir, port, pgPort)
+      const first = await start(dataDir, port, pgPort, clusterPort)
       expect(first.output()).toContain(`${first.base}/api/v1`)
       expect(first.output()).toContain("demo.json")
       expect(first.output()).toContain("curl")
@@ -86,6 +94,12 @@ describe("npm start", () => {
       expect(((await me.json()) as any).key.id).toBe(key.id)
       const bookings: any = await (await fetch(`${first.base}/api/v1/bookings?limit=100`, { headers: { authorization: `Bearer ${key.secret}` } })).json()
       expect(bookings.data.length).toBe(100)
+      // The demo's booking system is mirrored at start: today's manifest is full (in the operator's zone).
+      const reader = demo.keys.find((k: any) => k.state === "active" && k.scopes.includes("manifest:read"))
+      const today = new Intl.DateTimeFormat("en-CA", { timeZone: "Europe/Oslo" }).format(new Date())
+      const manifest: any = await (await fetch(`${first.base}/api/v1/manifest?date=${today}`, { headers: { authorization: `Bearer ${reader.secret}` } })).json()
+      expect(manifest.totals.passengers, JSON.stringify(manifest.totals)).toBeGreaterThan(50)
+      expect(manifest.synced_at).not.toBeNull()
       for (const state of ["expired", "revoked", "creator_demoted"]) {
         const k = demo.keys.find((x: any) => x.state === state)
         expect((await fetch(`${first.base}/api/v1/me`, { headers: { authorization: `Bearer ${k.secret}` } })).status, state).toBe(401)
@@ -97,11 +111,11 @@ describe("npm start", () => {
       expect(postgresRunning(dataDir)).toBe(false)
 
       // A run killed hard leaves PostgreSQL behind; the next start stops it and carries on with the same data.
-      const second = await start(dataDir, port, pgPort)
+      const second = await start(dataDir, port, pgPort, clusterPort)
       second.child.kill("SIGKILL")
       await exited(second.child)
       expect(postgresRunning(dataDir)).toBe(true)
-      const third = await start(dataDir, port, pgPort)
+      const third = await start(dataDir, port, pgPort, clusterPort)
       expect(third.output()).toContain("ended abruptly")
       const again = await fetch(`${third.base}/api/v1/me`, { headers: { authorization: `Bearer ${key.secret}` } })
       expect(again.status).toBe(200)
@@ -112,7 +126,7 @@ describe("npm start", () => {
       // A half-initialised data directory (initdb cut short) is rebuilt.
       fs.rmSync(path.join(dataDir, "pg", ".initialised"))
       fs.rmSync(path.join(dataDir, "demo.json"))
-      const fourth = await start(dataDir, port, pgPort)
+      const fourth = await start(dataDir, port, pgPort, clusterPort)
       expect(fourth.output()).toContain("half-initialised")
       expect(fs.existsSync(path.join(dataDir, "demo.json"))).toBe(true)
       fourth.child.kill("SIGTERM")

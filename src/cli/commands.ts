@@ -11,6 +11,7 @@ import { SCOPES } from "../domain/scopes.js"
 import { Admin } from "../services/Admin.js"
 import { BookingSystemAccounts } from "../services/BookingSystemAccounts.js"
 import { DatabaseForCli } from "./database.js"
+import { mirror } from "./mirror.js"
 import { audit, keysLimits } from "./writes.js"
 
 const AdminForCli = Admin.Default.pipe(Layer.provideMerge(DatabaseForCli))
@@ -121,11 +122,21 @@ const accountsCreate = Command.make(
     kind: Options.choice("kind", ["bokun"]).pipe(Options.withDefault("bokun" as const)),
     baseUrl: Options.text("base-url").pipe(Options.withDescription("e.g. https://api.bokun.io")),
     accessKey: Options.text("access-key"),
-    secretKey: Options.redacted("secret-key")
+    secretKey: Options.redacted("secret-key"),
+    serviceChannel: Options.optional(Options.text("service-channel")).pipe(
+      Options.withDescription("the booking system's id of the channel our checkout sells through")
+    )
   },
   (o) =>
     withAccounts((a) =>
-      a.create({ kind: o.kind, name: o.name, baseUrl: o.baseUrl, accessKey: o.accessKey, secretKey: Redacted.value(o.secretKey) })
+      a.create({
+        kind: o.kind,
+        name: o.name,
+        baseUrl: o.baseUrl,
+        accessKey: o.accessKey,
+        secretKey: Redacted.value(o.secretKey),
+        serviceChannelId: Option.getOrNull(o.serviceChannel)
+      })
     ).pipe(Effect.flatMap((id) => print({ id })))
 )
 const accountsList = Command.make("list", {}, () => withAccounts((a) => a.list()).pipe(Effect.flatMap(print)))
@@ -150,4 +161,4 @@ const migrate = Command.make("migrate", {}, () =>
     Effect.zipRight(Effect.flatMap(AppConfig, () => Console.log("migrations applied")))
   ))
 
-export const adminCommands = [migrate, operators, users, members, sites, keys, accounts, audit] as const
+export const adminCommands = [migrate, operators, users, members, sites, keys, accounts, mirror, audit] as const

@@ -22,6 +22,9 @@ export const MigratorLive = PgMigrator.layer({ loader: PgMigrator.fromRecord(mig
   Layer.provide(NodeContext.layer)
 )
 
+/** The migrators look for their own tables before creating them: expected on a new database, not worth a line. */
+const FIRST_START_PROBE = /relation "(effect_sql_migrations|cluster_[a-z_]+)" does not exist/
+
 /** Resolves where the database is: DATABASE_URL, or the embedded cluster (started for the scope). */
 export const DatabaseUrl = Effect.gen(function*() {
   const config = yield* AppConfig
@@ -30,7 +33,7 @@ export const DatabaseUrl = Effect.gen(function*() {
     dataDir: config.dataDir,
     port: config.embeddedPgPort,
     onLog: (line) => {
-      if (/FATAL|PANIC|ERROR/.test(line)) console.error(`[postgres] ${line}`)
+      if (/FATAL|PANIC|ERROR/.test(line) && !FIRST_START_PROBE.test(line)) console.error(`[postgres] ${line}`)
     }
   })
   yield* Effect.logInfo(`embedded PostgreSQL ready on 127.0.0.1:${server.port} (data in ${config.dataDir}/pg)`)

@@ -11,7 +11,10 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { AppConfig } from "../config.js"
 import { SCOPES } from "../domain/scopes.js"
+import { startSandbox } from "../sandbox/bokun/index.js"
 import { Admin } from "../services/Admin.js"
+import { Mirror } from "../services/Mirror.js"
+import { DEMO_DAYS_AHEAD, setUpDemoBookingSystem } from "./bookingSystem.js"
 
 export interface DemoKey {
   readonly name: string
@@ -196,28 +199,49 @@ export const seedDemo = Effect.gen(function*() {
 export class DemoData extends Context.Tag("DemoData")<DemoData, {
   readonly keysFile: string | undefined
   readonly sampleKey: string | undefined
+  /** A key that reads the manifest, for the printed hint. */
+  readonly manifestKey: string | undefined
+  /** Where the demo's sandbox booking system listens, when the demo runs. */
+  readonly sandboxUrl: string | undefined
 }>() {
-  static readonly layer = Layer.effect(
+  /**
+   * Demo mode (DEMO_DATA, default on with the embedded database): seeds an empty database, starts
+   * the sandbox booking system for the life of the service, links the demo accounts to it and
+   * mirrors the coming days so that the manifest is full from the first request.
+   */
+  static readonly layer = Layer.scoped(
     DemoData,
     Effect.gen(function*() {
       const config = yield* AppConfig
       const sql = yield* SqlClient.SqlClient
       const file = path.join(config.dataDir, "demo.json")
-      const read = () => {
-        if (!fs.existsSync(file)) return { keysFile: undefined, sampleKey: undefined }
+      const read = (sandboxUrl?: string) => {
+        if (!fs.existsSync(file)) return { keysFile: undefined, sampleKey: undefined, manifestKey: undefined, sandboxUrl }
         const demo = JSON.parse(fs.readFileSync(file, "utf8")) as DemoFile
-        return { keysFile: file, sampleKey: demo.keys.find((k) => k.state === "active")?.secret }
+        const active = demo.keys.filter((k) => k.state === "active")
+        return {
+          keysFile: file,
+          sampleKey: active[0]?.secret,
+          manifestKey: active.find((k) => k.scopes.includes("manifest:read"))?.secret,
+          sandboxUrl
+        }
       }
       const wanted = Option.getOrElse(config.demoData, () => Option.isNone(config.databaseUrl))
       if (!wanted) return read()
       const [{ count }] = (yield* sql<{ count: number }>`SELECT count(*)::int AS count FROM operators`) as unknown as [{ count: number }]
-      if (count > 0) return read()
-      yield* Effect.logInfo("empty database: creating the demo dataset")
-      const demo = yield* sql.withTransaction(seedDemo).pipe(Effect.provide(Admin.Default))
-      fs.mkdirSync(config.dataDir, { recursive: true })
-      fs.writeFileSync(file, JSON.stringify(demo, null, 2) + "\n", { mode: 0o600 })
-      yield* Effect.logInfo(`demo dataset created; keys written to ${file}`)
-      return read()
+      if (count === 0) {
+        yield* Effect.logInfo("empty database: creating the demo dataset")
+        const demo = yield* sql.withTransaction(seedDemo).pipe(Effect.provide(Admin.Default))
+        fs.mkdirSync(config.dataDir, { recursive: true })
+        fs.writeFileSync(file, JSON.stringify(demo, null, 2) + "\n", { mode: 0o600 })
+        yield* Effect.logInfo(`demo dataset created; keys written to ${file}`)
+      }
+      const sandbox = yield* startSandbox({ port: config.sandboxPort })
+      yield* setUpDemoBookingSystem(sandbox)
+      const mirror = yield* Mirror
+      yield* mirror.refresh({ kind: "manual", daysAhead: DEMO_DAYS_AHEAD })
+      yield* Effect.logInfo(`demo booking system (Bókun sandbox) on ${sandbox.baseUrl}`)
+      return read(sandbox.baseUrl)
     }).pipe(Effect.orDie)
   )
 }

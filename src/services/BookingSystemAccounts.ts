@@ -28,6 +28,7 @@ interface AccountRow {
   readonly base_url: string
   readonly access_key: string
   readonly secret_key: string
+  readonly service_channel_id: string | null
   readonly operators: Array<LinkedOperator>
 }
 
@@ -38,7 +39,8 @@ const toMirrored = (row: AccountRow): MirroredAccount => ({
     name: row.name,
     baseUrl: row.base_url,
     accessKey: Redacted.make(row.access_key),
-    secretKey: Redacted.make(row.secret_key)
+    secretKey: Redacted.make(row.secret_key),
+    serviceChannelId: row.service_channel_id
   },
   operators: row.operators
 })
@@ -49,7 +51,7 @@ export class BookingSystemAccounts extends Effect.Service<BookingSystemAccounts>
 
     const select = (where: Fragment) =>
       sql<AccountRow>`
-        SELECT a.id, a.kind, a.name, a.base_url, a.access_key, a.secret_key,
+        SELECT a.id, a.kind, a.name, a.base_url, a.access_key, a.secret_key, a.service_channel_id,
           json_agg(json_build_object('id', o.id, 'name', o.name, 'timezone', o.timezone) ORDER BY o.name, o.id) AS operators
         FROM booking_system_accounts a
         JOIN operators o ON o.booking_system_account_id = a.id
@@ -68,10 +70,17 @@ export class BookingSystemAccounts extends Effect.Service<BookingSystemAccounts>
         Effect.withSpan("BookingSystemAccounts.byId")
       )
 
-    const create = (a: { kind: AdapterKind; name: string; baseUrl: string; accessKey: string; secretKey: string }) =>
+    const create = (a: {
+      kind: AdapterKind
+      name: string
+      baseUrl: string
+      accessKey: string
+      secretKey: string
+      serviceChannelId?: string | null
+    }) =>
       sql<{ id: string }>`
-        INSERT INTO booking_system_accounts (kind, name, base_url, access_key, secret_key)
-        VALUES (${a.kind}, ${a.name}, ${a.baseUrl.replace(/\/+$/, "")}, ${a.accessKey}, ${a.secretKey})
+        INSERT INTO booking_system_accounts (kind, name, base_url, access_key, secret_key, service_channel_id)
+        VALUES (${a.kind}, ${a.name}, ${a.baseUrl.replace(/\/+$/, "")}, ${a.accessKey}, ${a.secretKey}, ${a.serviceChannelId ?? null})
         RETURNING id`.pipe(Effect.map((r) => r[0]!.id))
 
     /** Links an operator to an account (or unlinks it with null). */
