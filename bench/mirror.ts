@@ -8,10 +8,11 @@
  *    BENCH_MIRROR_LINES (100,000) one-line bookings over the nightly window (today and the next
  *    MIRROR_NIGHTLY_DAYS days in Europe/Oslo), from its bulk generator (fixed seed).
  * 3. In this process, the service's own code: an operator and a booking-system account pointing at
- *    the sandbox (Admin, BookingSystemAccounts), the real Bókun adapter (BookingSystemLive: signed
- *    HTTP, booking search page by page, BOKUN_SEARCH_PAGE_SIZE per page) and Mirror.refresh over the
- *    nightly window, with the service's pool size, config and observability (tracing off, as
- *    without an OTLP endpoint).
+ *    the sandbox (Admin, BookingSystemAccounts, with the vendor's service channel), and the service's
+ *    mirror wiring (MirrorLive of src/app.ts: Mirror.refresh through the real Bókun adapter, signed
+ *    HTTP, booking search page by page, BOKUN_SEARCH_PAGE_SIZE per page) over the nightly window,
+ *    with the service's pool size, config and observability (tracing off, as without an OTLP
+ *    endpoint).
  * 4. Measured, one after the other on an empty mirror:
  *    - fetch only: the adapter reads every line (no database write), which is what the refresh
  *      spends talking to the booking system;
@@ -33,6 +34,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import pg from "pg"
 import { BookingSystemLive } from "../src/adapters/BookingSystemLive.js"
+import { MirrorLive } from "../src/app.js"
 import { MirrorConfig } from "../src/config.js"
 import { layerFromUrl } from "../src/db/Database.js"
 import { createDatabase } from "../src/db/embedded.js"
@@ -246,7 +248,8 @@ const main = Effect.gen(function*() {
       name: `${VENDOR.title} (sandbox)`,
       baseUrl: sandbox.base,
       accessKey: vendor.accessKey,
-      secretKey: vendor.secretKey
+      secretKey: vendor.secretKey,
+      serviceChannelId: String(vendor.serviceChannelId)
     })
     yield* accounts.link(operatorId, accountId)
     const mirrored = yield* accounts.byId(accountId)
@@ -324,12 +327,13 @@ const main = Effect.gen(function*() {
     return { ...best!, attempts, noisy: bestNoise > NOISY_PERCENT ? bestNoise : null }
   })
 
-  const services = Layer.mergeAll(Mirror.Default, Admin.Default).pipe(
-    Layer.provideMerge(BookingSystemAccounts.Default),
-    Layer.provideMerge(BookingSystemLive),
-    Layer.provideMerge(NodeHttpClient.layer),
-    Layer.provideMerge(layerFromUrl(url, settings.poolSize))
-  )
+  // The service's own mirror wiring (src/app.ts), plus the port itself for the fetch-only pass and
+  // the moves, built the same way.
+  const services = Layer.mergeAll(
+    MirrorLive,
+    Admin.Default,
+    BookingSystemLive.pipe(Layer.provide(NodeHttpClient.layerUndici))
+  ).pipe(Layer.provideMerge(layerFromUrl(url, settings.poolSize)))
   const result = yield* program.pipe(Effect.provide(services), Effect.provide(ObservabilityLive))
 
   const printed = table(result.steps)
