@@ -4,11 +4,13 @@ import m0002 from "./0002_api_keys.js"
 import m0003 from "./0003_booking_system_mirror.js"
 import m0004 from "./0004_writes.js"
 import m0005 from "./0005_account_service_channel.js"
+import m0006 from "./0006_job_run_slots.js"
 
 export const migrations = {
   "0001_core": m0001,
   "0002_api_keys": m0002,
   "0003_booking_system_mirror": m0003,
   "0004_writes": m0004,
-  "0005_account_service_channel": m0005
+  "0005_account_service_channel": m0005,
+  "0006_job_run_slots": m0006
 }
