@@ -629,6 +629,27 @@ layer(env(), { excludeTestServices: true, timeout: 120_000 })("Mirror.refresh of
       later.forEach((d, i) => expect(d.synced_at.getTime()).toBeGreaterThan(pacificDays[i]!.synced_at.getTime()))
     }))
 
+  it.effect("an operator with an unknown time zone fails its own account only", () =>
+    Effect.gen(function*() {
+      // operators.timezone is free text (CLI `operators create --timezone`): a typo must not stop the run.
+      const broken = yield* setUp({ operators: [{ name: "Typo Tours", timezone: "Europe/Olso" }], vendor: vendorSpec("Typo Vendor") })
+      const healthy = yield* setUp({ operators: [{ name: "Fine Fjords" }] })
+      const line = yield* healthy.book(addDays(today("Europe/Oslo"), 1))
+      yield* broken.book(addDays(today("Europe/Oslo"), 1))
+      const summary = yield* Effect.flatMap(Mirror, (m) => m.refresh({ kind: "near_term", daysAhead: 1 }))
+      const failed = summary.results.find((r) => r.accountId === broken.accountId)!
+      expect(failed.ok).toBe(false)
+      expect(failed.error).toContain("Europe/Olso")
+      expect(summary.results.find((r) => r.accountId === healthy.accountId)).toMatchObject({ ok: true, inserted: 1 })
+      expect((yield* rowsByReference(healthy.accountId)).has(line.confirmationCode)).toBe(true)
+      expect(yield* rowsOf(broken.accountId)).toEqual([])
+      const [run] = yield* runsOf(broken.accountId)
+      expect(run).toMatchObject({ outcome: "failed" })
+      expect(run!.error).toContain("Europe/Olso")
+      // Unlinked, the account is no longer mirrored: the next tests count on every account working.
+      yield* Effect.flatMap(BookingSystemAccounts, (a) => a.link(broken.operators[0]!.id, null)).pipe(Effect.orDie)
+    }))
+
   describe("a failing account does not stop the others and keeps what it had", () => {
     const cases = [
       { fault: { down: true }, reason: "BookingSystemUnavailable (connection)" },
