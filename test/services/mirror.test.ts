@@ -23,6 +23,7 @@ import {
   type BookingSpec,
   localDay,
   type SandboxVendor,
+  type SeededBooking,
   type VendorSpec
 } from "../../src/sandbox/bokun/index.js"
 import { Admin } from "../../src/services/Admin.js"
@@ -189,6 +190,19 @@ const runsOf = (accountId: string) =>
 
 const accountOf = (accountId: string) =>
   Effect.flatMap(BookingSystemAccounts, (accounts) => accounts.byId(accountId)).pipe(Effect.orDie, Effect.map((m) => m.account))
+
+/** Moves a booking's line in the booking system, through the adapter (as the service would). */
+const moveLine = (accountId: string, booking: SeededBooking, date: string, startTimeId: number | null = null) =>
+  Effect.gen(function*() {
+    const bs = yield* BookingSystem
+    yield* bs.move(yield* accountOf(accountId), {
+      bookingReference: booking.confirmationCode,
+      lineId: String(booking.lineIds[0]),
+      date,
+      startTimeId: startTimeId === null ? null : String(startTimeId),
+      rateId: null
+    })
+  }).pipe(Effect.orDie)
 
 const insertTour = (operatorId: string, title: string, productId: number | null) =>
   Effect.gen(function*() {
@@ -376,15 +390,7 @@ layer(env(), { excludeTestServices: true, timeout: 120_000 })("Mirror.refresh of
       yield* sandbox.cancelBooking(vendor.id, toCancel.confirmationCode)
       yield* sandbox.deleteBooking(vendor.id, toDelete.confirmationCode)
       const farDay = addDays(day2, 10)
-      yield* Effect.flatMap(BookingSystem, (bs) =>
-        Effect.flatMap(accountOf(accountId), (account) =>
-          bs.move(account, {
-            bookingReference: toMove.confirmationCode,
-            lineId: String(toMove.lineIds[0]),
-            date: farDay,
-            startTimeId: null,
-            rateId: null
-          }))).pipe(Effect.orDie)
+      yield* moveLine(accountId, toMove, farDay)
       yield* sandbox.requests.clear
 
       // The cancelled booking is still listed (CANCELLED) and updated; the deleted one and the moved
@@ -443,15 +449,7 @@ layer(env(), { excludeTestServices: true, timeout: 120_000 })("Mirror.refresh of
       const before = yield* checkins
 
       const afternoon = vendor.products[0]!.startTimes.find((s) => s.time === "14:30")!
-      yield* Effect.flatMap(BookingSystem, (bs) =>
-        Effect.flatMap(accountOf(accountId), (account) =>
-          bs.move(account, {
-            bookingReference: moved.confirmationCode,
-            lineId: String(moved.lineIds[0]),
-            date: day,
-            startTimeId: String(afternoon.id),
-            rateId: null
-          }))).pipe(Effect.orDie)
+      yield* moveLine(accountId, moved, day, afternoon.id)
       yield* sandbox.cancelBooking(vendor.id, cancelled.confirmationCode)
       expect(yield* refreshOne(accountId, 2)).toMatchObject({ ok: true, updated: 2 })
 
