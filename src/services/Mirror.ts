@@ -11,7 +11,7 @@
 import { SqlClient } from "@effect/sql"
 import { Clock, Duration, Effect, Schedule } from "effect"
 import { MirrorConfig } from "../config.js"
-import { mirrorWindow } from "../domain/localDay.js"
+import { isTimeZone, mirrorWindow } from "../domain/localDay.js"
 import { BookingSystem, type BookingLine, type BookingSystemError } from "../ports/BookingSystem.js"
 import { BookingSystemAccounts, type MirroredAccount } from "./BookingSystemAccounts.js"
 
@@ -254,6 +254,30 @@ export class Mirror extends Effect.Service<Mirror>()("Mirror", {
           error = ${error}
         WHERE id = ${runId}`.pipe(Effect.orDie, Effect.asVoid)
 
+    const failRun = (m: MirroredAccount, runId: string, window: { from: string; to: string }, error: string) =>
+      Effect.gen(function*() {
+        yield* finishRun(runId, "failed", {}, error)
+        yield* Effect.logWarning(`mirror: account ${m.account.name} failed`).pipe(
+          Effect.annotateLogs({ account_id: m.account.id, error })
+        )
+        return { accountId: m.account.id, account: m.account.name, ...window, ok: false, error } satisfies AccountResult
+      })
+
+    /**
+     * The account's window in its operators' zones. An operator whose zone is not one (operators'
+     * zones are free text) fails its account alone: the run is recorded over the UTC window.
+     */
+    const refreshInZones = (m: MirroredAccount, now: Date, daysAhead: number, kind: RefreshKind, jobRunId: string | null) =>
+      Effect.suspend(() => {
+        const unknown = m.operators.filter((o) => !isTimeZone(o.timezone))
+        if (unknown.length === 0) {
+          return refreshAccount(m, mirrorWindow(m.operators.map((o) => o.timezone), now, daysAhead), kind, jobRunId)
+        }
+        const window = mirrorWindow(["UTC"], now, daysAhead)
+        const error = `unknown time zone: ${unknown.map((o) => `${o.timezone} (operator ${o.name})`).join(", ")}`
+        return Effect.flatMap(startRun(m, kind, window, jobRunId), (runId) => failRun(m, runId, window, error))
+      })
+
     /** Refreshes one account over `window`; never fails: the result says what happened. */
     const refreshAccount = (
       m: MirroredAccount,
@@ -269,14 +293,7 @@ export class Mirror extends Effect.Service<Mirror>()("Mirror", {
           Effect.retry({ schedule: retryPolicy, while: (e) => e._tag === "BookingSystemUnavailable" }),
           Effect.either
         )
-        if (lines._tag === "Left") {
-          const error = describe(lines.left)
-          yield* finishRun(runId, "failed", {}, error)
-          yield* Effect.logWarning(`mirror: account ${m.account.name} failed`).pipe(
-            Effect.annotateLogs({ account_id: m.account.id, error })
-          )
-          return { ...base, ok: false, error } satisfies AccountResult
-        }
+        if (lines._tag === "Left") return yield* failRun(m, runId, window, describe(lines.left))
         // A line outside the window asked for is not judged here (the booking system answered loosely).
         const inWindow = lines.right.filter((l) => l.date >= window.from && l.date <= window.to)
         const missing = yield* missingLines(m, window, inWindow.map((l) => l.lineId))
@@ -303,8 +320,7 @@ export class Mirror extends Effect.Service<Mirror>()("Mirror", {
         const now = new Date(yield* Clock.currentTimeMillis)
         const results = yield* Effect.forEach(
           targets,
-          (m) =>
-            refreshAccount(m, mirrorWindow(m.operators.map((o) => o.timezone), now, options.daysAhead), options.kind, options.jobRunId ?? null),
+          (m) => refreshInZones(m, now, options.daysAhead, options.kind, options.jobRunId ?? null),
           { concurrency: config.concurrency }
         )
         const sum = (f: (r: AccountResult) => number | undefined) => results.reduce((n, r) => n + (f(r) ?? 0), 0)
