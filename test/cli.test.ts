@@ -9,6 +9,7 @@ describe("admin CLI", () => {
     const db = await Effect.runPromise(freshDatabase)
     const { id: op } = json(await cli(db, "operators", "create", "--name", "Nordic Kayak AS", "--timezone", "Europe/Oslo"))
     const { id: other } = json(await cli(db, "operators", "create", "--name", "Other AS"))
+    await expect(cli(db, "operators", "create", "--name", "Typo AS", "--timezone", "Europe/Olso")).rejects.toThrow(/unknown time zone Europe\/Olso/)
     expect(json(await cli(db, "operators", "list")).map((o: any) => o.name)).toEqual(["Nordic Kayak AS", "Other AS"])
     await cli(db, "users", "create", "--email", "Anna@NordicKayak.no", "--name", "Anna Dahl")
     expect(await cli(db, "members", "add", "--operator", op, "--user", "anna@nordickayak.no", "--role", "owner")).toContain("owner")

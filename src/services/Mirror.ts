@@ -95,7 +95,7 @@ export class Mirror extends Effect.Service<Mirror>()("Mirror", {
 
     /** Upserts one chunk; returns how many lines were new and how many changed. */
     const upsert = (m: MirroredAccount, lines: ReadonlyArray<BookingLine>) =>
-      sql<{ inserted: boolean }>`
+      sql<{ inserted: boolean; cancelled: boolean }>`
         WITH input AS (
           SELECT * FROM jsonb_to_recordset(${JSON.stringify(lines.map(toRecord))}::jsonb) AS x(
             line_id text, booking_id text, reference text, external_reference text, status text,
@@ -161,10 +161,12 @@ export class Mirror extends Effect.Service<Mirror>()("Mirror", {
             excluded.guest_name, excluded.guest_email, excluded.guest_phone, excluded.pickup_place,
             excluded.pickup_time, excluded.payment_status, excluded.total_minor, excluded.currency,
             excluded.booked_at, excluded.source_updated_at)
-        RETURNING (xmax = 0) AS inserted`.pipe(
+        RETURNING (xmax = 0) AS inserted, (xmax <> 0 AND r.status = 'CANCELLED' AND r.cancelled_at = now()) AS cancelled`.pipe(
         Effect.map((rows) => {
           const inserted = rows.filter((r) => r.inserted).length
-          return { inserted, updated: rows.length - inserted }
+          // A line the booking system now reports cancelled counts as cancelled, not as changed.
+          const cancelled = rows.filter((r) => r.cancelled).length
+          return { inserted, updated: rows.length - inserted - cancelled, cancelled }
         })
       )
 
@@ -175,7 +177,7 @@ export class Mirror extends Effect.Service<Mirror>()("Mirror", {
         WHERE account_id = ${m.account.id}
           AND departure_date BETWEEN ${window.from}::date AND ${window.to}::date
           AND status <> 'CANCELLED'
-          AND line_id NOT IN (SELECT jsonb_array_elements_text(${JSON.stringify(seen)}::jsonb))`.pipe(Effect.orDie)
+          AND line_id NOT IN (SELECT jsonb_array_elements_text(${JSON.stringify(seen)}::jsonb))`
 
     /**
      * A line can leave the window because it was cancelled or deleted, or because it moved to a day
@@ -231,15 +233,17 @@ export class Mirror extends Effect.Service<Mirror>()("Mirror", {
         const all = [...lines, ...settled.found]
         let inserted = 0
         let updated = 0
+        let cancelled = 0
         for (let i = 0; i < all.length; i += CHUNK) {
           const counts = yield* upsert(m, all.slice(i, i + CHUNK))
           inserted += counts.inserted
           updated += counts.updated
+          cancelled += counts.cancelled
         }
-        const cancelled = yield* cancelLines(m, settled.gone)
+        cancelled += yield* cancelLines(m, settled.gone)
         yield* markSynced(m, window)
         return { linesSeen: lines.length, inserted, updated, cancelled } satisfies AccountCounts
-      }).pipe(sql.withTransaction, Effect.orDie)
+      }).pipe(sql.withTransaction)
 
     const startRun = (m: MirroredAccount, kind: RefreshKind, window: { from: string; to: string }, jobRunId: string | null) =>
       sql<{ id: string }>`
@@ -296,9 +300,18 @@ export class Mirror extends Effect.Service<Mirror>()("Mirror", {
         if (lines._tag === "Left") return yield* failRun(m, runId, window, describe(lines.left))
         // A line outside the window asked for is not judged here (the booking system answered loosely).
         const inWindow = lines.right.filter((l) => l.date >= window.from && l.date <= window.to)
-        const missing = yield* missingLines(m, window, inWindow.map((l) => l.lineId))
-        const settled = yield* settleMissing(m, missing)
-        const counts = yield* apply(m, window, inWindow, settled)
+        const stored = yield* Effect.gen(function*() {
+          const missing = yield* missingLines(m, window, inWindow.map((l) => l.lineId))
+          const settled = yield* settleMissing(m, missing)
+          return yield* apply(m, window, inWindow, settled)
+        }).pipe(Effect.either)
+        // The database refusing what the booking system sent (e.g. a NUL in a guest name) fails this
+        // account alone; nothing of it was stored (one transaction).
+        if (stored._tag === "Left") {
+          yield* Effect.logError(`mirror: could not store account ${m.account.name}`, stored.left)
+          return yield* failRun(m, runId, window, `could not store the lines: ${stored.left.message}`)
+        }
+        const counts = stored.right
         yield* finishRun(runId, "ok", counts, null)
         yield* Effect.annotateCurrentSpan({ ...counts })
         return { ...base, ok: true, ...counts } satisfies AccountResult
