@@ -11,6 +11,7 @@ import { localDayAt } from "./domain/localDay.js"
 import { HttpLive, nodeServer } from "./http/server.js"
 import { JobsLive } from "./jobs/index.js"
 import { BookingSystemAccounts } from "./services/BookingSystemAccounts.js"
+import { IdempotencyStore } from "./services/IdempotencyStore.js"
 import { Mirror } from "./services/Mirror.js"
 
 const announce = Effect.gen(function*() {
@@ -54,7 +55,7 @@ export const ServiceLive = Layer.unwrapScoped(
       Layer.provideMerge(HttpLive),
       Layer.provide(nodeServer(config.host, config.port)),
       Layer.provideMerge(DemoData.layer),
-      Layer.provideMerge(JobsLive),
+      Layer.provideMerge(JobsLive.pipe(Layer.provide(IdempotencyStore.Default))),
       Layer.provideMerge(MirrorLive),
       Layer.provideMerge(database)
     )

@@ -67,7 +67,8 @@ export const JobsConfig = Config.all({
   clusterPollSeconds: Config.number("CLUSTER_POLL_SECONDS").pipe(Config.withDefault(10)),
   /** Cron expressions (UTC; a 6-field form with seconds is accepted). */
   mirrorNearTermCron: cronSetting("MIRROR_NEAR_TERM_CRON", "0 */2 * * *"),
-  mirrorNightlyCron: cronSetting("MIRROR_NIGHTLY_CRON", "15 1 * * *")
+  mirrorNightlyCron: cronSetting("MIRROR_NIGHTLY_CRON", "15 1 * * *"),
+  idempotencyCleanupCron: cronSetting("IDEMPOTENCY_CLEANUP_CRON", "40 * * * *")
 })
 
 export type JobsConfig = Config.Config.Success<typeof JobsConfig>

@@ -2,11 +2,12 @@
 import { Effect, Layer } from "effect"
 import { JobsConfig } from "../config.js"
 import { clusterLayer } from "./cluster.js"
+import { idempotencyCleanupJob } from "./idempotencyCleanup.js"
 import { mirrorJobs } from "./mirrorRefresh.js"
 
 export const JobsLive = Layer.unwrapEffect(
   Effect.map(JobsConfig, (config) =>
     config.enabled
-      ? mirrorJobs(config).pipe(Layer.provide(clusterLayer(config)))
+      ? Layer.mergeAll(mirrorJobs(config), idempotencyCleanupJob(config)).pipe(Layer.provide(clusterLayer(config)))
       : Layer.empty)
 )
