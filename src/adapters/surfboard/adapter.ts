@@ -81,9 +81,9 @@ export const makeSurfboardAdapter = (options: SurfboardAdapterOptions = defaultA
     /** Both reads of an order, mapped; the raw order too (links need its validity). */
     const readOrder = (account: PaymentAccount, orderId: string) =>
       Effect.gen(function*() {
-        const [order, status] = yield* Effect.all([fetchOrder(account, orderId), fetchStatus(account, orderId)], {
-          concurrency: 2
-        })
+        // One after the other: a refused or failing first read spares the second, and counts stay plain.
+        const order = yield* fetchOrder(account, orderId)
+        const status = yield* fetchStatus(account, orderId)
         const mapped = orderStatusOf(account, orderId, order, status)
         if (Either.isLeft(mapped)) {
           return yield* new PaymentProviderUnavailable({
