@@ -50,7 +50,8 @@ export class PaymentProviderRejected extends Data.TaggedError("PaymentProviderRe
   readonly operation: string
   /**
    * unauthorized, forbidden, not_found, invalid, terminal_not_found, not_paid, currency_mismatch,
-   * refund_exceeds_paid, cannot_void, already_completed, already_paid, idempotency_conflict
+   * refund_exceeds_paid, cannot_void, already_completed, already_paid, already_cancelled,
+   * idempotency_conflict
    */
   readonly reason: string
   readonly detail: string
@@ -127,7 +128,10 @@ export interface Transaction {
   readonly referenceId: string | null
 }
 
-/** What the provider says about one order (a sale, a payment link, or a refund). */
+/**
+ * What the provider says about one order (a sale, a payment link, or a refund). A refund is an
+ * order of its own: refunding a purchase does not change the purchase's status.
+ */
 export interface OrderStatus {
   readonly orderId: string
   /** The merchant the order was read for (the provider scopes orders by merchant). */
