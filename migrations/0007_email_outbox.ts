@@ -14,7 +14,7 @@ export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
     CREATE TABLE email_outbox (
       id uuid PRIMARY KEY,
       -- What this email is about, e.g. booking:<id>:cancelled:guest. One message per key, ever.
-      dedupe_key text NOT NULL CHECK (length(dedupe_key) BETWEEN 1 AND 300),
+      dedupe_key text NOT NULL CHECK (length(dedupe_key) BETWEEN 1 AND 500),
       template text NOT NULL,
       locale text NOT NULL CHECK (locale IN ('en', 'nb')),
       -- The template's data as given to enqueue (the message below was rendered from it).

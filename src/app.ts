@@ -38,6 +38,10 @@ const announce = Effect.gen(function*() {
     }
   }
   if (demo.sandboxUrl) lines.push(`  sandbox booking system (Bókun dialect): ${demo.sandboxUrl}`)
+  const outbox = yield* Outbox
+  lines.push(outbox.transport === "smtp"
+    ? "  email:      sent through SMTP (SMTP_URL)"
+    : "  email:      local mailbox, no SMTP_URL set (npm run cli -- mail list)")
   yield* Effect.sync(() => console.log(lines.join("\n")))
 })
 

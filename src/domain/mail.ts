@@ -64,3 +64,23 @@ export const retryDelayMillis = (attempt: number, policy: RetryPolicy, random: n
   const exponential = Math.min(policy.maxMillis, policy.baseMillis * 2 ** Math.min(Math.max(attempt, 1) - 1, 40))
   return Math.round(exponential / 2 + (exponential / 2) * Math.min(Math.max(random, 0), 1))
 }
+
+/**
+ * The language of emails to an operator's team, from the operator's time zone until operators
+ * have a language setting: bokmål for Norway, English elsewhere.
+ */
+export const teamLocale = (operatorTimeZone: string | null | undefined): Locale =>
+  operatorTimeZone === "Europe/Oslo" || operatorTimeZone === "Arctic/Longyearbyen" ? "nb" : "en"
+
+/**
+ * Dedupe keys of the outbox, one per email that must go out once (docs/email.md). A write that
+ * can happen several times to one booking (a reschedule, a payment link sent again) names the
+ * occurrence with an id its own progress record keeps, so that a retry or a recovery job after a
+ * crash enqueues under the same key, and a new occurrence under a new one.
+ */
+export const outboxKeys = {
+  cancelled: (bookingId: string, audience: "guest" | "team") => `booking:${bookingId}:cancelled:${audience}`,
+  rescheduled: (bookingId: string, occurrence: string, audience: "guest" | "team") =>
+    `booking:${bookingId}:rescheduled:${occurrence}:${audience}`,
+  paymentLink: (bookingId: string, occurrence: string) => `booking:${bookingId}:payment_link:${occurrence}:guest`
+} as const

@@ -142,8 +142,8 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
         const rendered = renderEmail(request.locale, request)
         if (Either.isLeft(rendered)) return yield* Effect.die(rendered.left)
         const { subject, text, html } = rendered.right
-        if (request.dedupeKey.length < 1 || request.dedupeKey.length > 300) {
-          return yield* Effect.dieMessage(`outbox dedupe key must be 1 to 300 characters: ${request.dedupeKey}`)
+        if (request.dedupeKey.length < 1 || request.dedupeKey.length > 500) {
+          return yield* Effect.dieMessage(`outbox dedupe key must be 1 to 500 characters: ${request.dedupeKey}`)
         }
         const to = (typeof request.to === "string" ? [request.to] : [...request.to]).map((a) => a.trim())
         const unusable = to.length === 0 ? ["(no recipient)"] : to.filter((a) => !isEmailAddress(a))
@@ -377,6 +377,23 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
         WHERE id = ${id}::uuid AND status = 'failed'
         RETURNING id`.pipe(Effect.map((rows) => rows.length > 0), Effect.orDie, Effect.withSpan("Outbox.retry"))
 
-    return { enqueue, sendDue, flush, deliverNow, list, find, retry, transport: mailer.kind } as const
+    /**
+     * The addresses of an operator's team, for the team's emails: every member of the operator
+     * (owner, admin and member roles) unless `roles` says which.
+     */
+    const teamAddresses = (
+      operatorId: string,
+      roles: ReadonlyArray<"owner" | "admin" | "member"> = ["owner", "admin", "member"]
+    ) =>
+      sql<{ email: string }>`
+        SELECT u.email FROM memberships m JOIN users u ON u.id = m.user_id
+        WHERE m.operator_id = ${operatorId} AND m.role IN ${sql.in(roles)}
+        ORDER BY u.email`.pipe(
+        Effect.map((rows) => rows.map((r) => r.email)),
+        Effect.orDie,
+        Effect.withSpan("Outbox.teamAddresses")
+      )
+
+    return { enqueue, sendDue, flush, deliverNow, list, find, retry, teamAddresses, transport: mailer.kind } as const
   })
 }) {}

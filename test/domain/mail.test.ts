@@ -7,7 +7,16 @@ import { Either, Redacted } from "effect"
 import fc from "fast-check"
 import { classifySmtpError } from "../../src/adapters/smtp/mailer.js"
 import { parseSmtpUrl } from "../../src/adapters/smtp/url.js"
-import { emailLocale, formatMailbox, isEmailAddress, messageIdFor, parseMailbox, retryDelayMillis } from "../../src/domain/mail.js"
+import {
+  emailLocale,
+  formatMailbox,
+  isEmailAddress,
+  messageIdFor,
+  outboxKeys,
+  parseMailbox,
+  retryDelayMillis,
+  teamLocale
+} from "../../src/domain/mail.js"
 
 describe("addresses", () => {
   it("accepts plain addresses and refuses what would need quoting or could inject headers", () => {
@@ -39,6 +48,14 @@ describe("addresses", () => {
   it("writes Norwegian in bokmål, anything else in English", () => {
     expect(["nb", "no", "nn", "nb-NO", "NO_no"].map(emailLocale)).toEqual(["nb", "nb", "nb", "nb", "nb"])
     expect(["en", "de", "sv-SE", "", null, undefined].map(emailLocale)).toEqual(["en", "en", "en", "en", "en", "en"])
+    expect(["Europe/Oslo", "Arctic/Longyearbyen", "Europe/Lisbon", null].map(teamLocale)).toEqual(["nb", "nb", "en", "en"])
+  })
+
+  it("names dedupe keys by booking, event, occurrence and audience", () => {
+    expect(outboxKeys.cancelled("b1", "guest")).toBe("booking:b1:cancelled:guest")
+    expect(outboxKeys.cancelled("b1", "team")).toBe("booking:b1:cancelled:team")
+    expect(outboxKeys.rescheduled("b1", "op7", "team")).toBe("booking:b1:rescheduled:op7:team")
+    expect(outboxKeys.paymentLink("b1", "send3")).toBe("booking:b1:payment_link:send3:guest")
   })
 })
 

@@ -213,6 +213,21 @@ layer(env, { excludeTestServices: true, timeout: 120_000 })("outbox (local mailb
       expect(yield* mailboxCount(a.messageId)).toBe(1)
     }))
 
+  it.effect("the team's addresses: the operator's members, by role", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const outbox = yield* Outbox
+      const [op] = yield* sql<{ id: string }>`INSERT INTO operators (name) VALUES ('Team AS') RETURNING id`
+      const [other] = yield* sql<{ id: string }>`INSERT INTO operators (name) VALUES ('Other AS') RETURNING id`
+      for (const [email, role, operator] of [["owner@team.no", "owner", op!.id], ["admin@team.no", "admin", op!.id], ["member@team.no", "member", op!.id], ["else@other.no", "owner", other!.id]] as const) {
+        const [u] = yield* sql<{ id: string }>`INSERT INTO users (email, name) VALUES (${email}, ${email}) RETURNING id`
+        yield* sql`INSERT INTO memberships (operator_id, user_id, role) VALUES (${operator}, ${u!.id}, ${role})`
+      }
+      expect(yield* outbox.teamAddresses(op!.id)).toEqual(["admin@team.no", "member@team.no", "owner@team.no"])
+      expect(yield* outbox.teamAddresses(op!.id, ["owner", "admin"])).toEqual(["admin@team.no", "owner@team.no"])
+      expect(yield* outbox.teamAddresses(other!.id)).toEqual(["else@other.no"])
+    }))
+
   it.effect("retry puts a failed message back with fresh attempts", () =>
     Effect.gen(function*() {
       const outbox = yield* Outbox
