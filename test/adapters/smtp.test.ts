@@ -13,7 +13,7 @@ import { makeSmtpMailer } from "../../src/adapters/smtp/mailer.js"
 import { Outbox } from "../../src/services/Outbox.js"
 import { cancelledGuest, outboxOn, outboxRow } from "../support/outbox.js"
 import { freshDatabase } from "../support/server.js"
-import { startTestSmtp, type TestSmtp } from "../support/smtp.js"
+import { startTestSmtp, startTricklingServer, type TestSmtp } from "../support/smtp.js"
 
 class Env extends Context.Tag("test/SmtpEnv")<Env, { readonly smtp: TestSmtp; readonly databaseUrl: string }>() {}
 
@@ -102,6 +102,26 @@ layer(env, { excludeTestServices: true, timeout: 120_000 })("outbox over SMTP", 
       expect(error.responseCode).toBe(535)
       expect(error.detail).not.toContain("wrong-password-123")
       expect(smtp.received.length).toBe(0)
+    }))
+
+  it.scoped("a server trickling bytes is cut off after 4 × SMTP_TIMEOUT_MS, even when the caller cannot be interrupted", () =>
+    Effect.gen(function*() {
+      const trickle = yield* Effect.acquireRelease(Effect.promise(() => startTricklingServer()), (t) => Effect.promise(() => t.stop()))
+      const mailer = yield* makeSmtpMailer({
+        settings: { host: "127.0.0.1", port: trickle.port, secure: false, user: null, password: null },
+        timeoutMillis: TIMEOUT_MS
+      })
+      expect(mailer.maxSendMillis).toBe(4 * TIMEOUT_MS)
+      const started = Date.now()
+      const error = yield* Effect.flip(Effect.uninterruptible(mailer.send({
+        messageId: "<y@fjordexplorer.no>", from: "booking@fjordexplorer.no", to: ["kari@example.com"], replyTo: null,
+        subject: "x", text: "x", html: null, headers: {}
+      })))
+      const took = Date.now() - started
+      expect(error).toMatchObject({ _tag: "MailUnavailable", reason: "timeout" })
+      // Every single wait was shorter than the inactivity timeout: only the overall limit ends it.
+      expect(took).toBeGreaterThanOrEqual(4 * TIMEOUT_MS - 50)
+      expect(took).toBeLessThan(4 * TIMEOUT_MS + 1000)
     }))
 
   it.effect("server down: the attempt fails as transient, is retried with growing backoff, and sent once the server is back", () =>

@@ -137,3 +137,25 @@ export const startTestSmtp = async (
     connections: () => connections
   }
 }
+
+/**
+ * Not quite an SMTP server: greets, then answers EHLO with an endless multi-line reply, one line
+ * every 100 ms, so that no inactivity timeout ever fires.
+ */
+export const startTricklingServer = async (): Promise<{ readonly port: number; readonly stop: () => Promise<void> }> => {
+  const net = await import("node:net")
+  const server = net.createServer((socket) => {
+    let timer: ReturnType<typeof setInterval> | undefined
+    socket.on("error", () => {})
+    socket.on("close", () => clearInterval(timer))
+    socket.write("220 slow.example ESMTP\r\n")
+    socket.once("data", () => {
+      timer = setInterval(() => {
+        if (!socket.destroyed) socket.write("250-still thinking\r\n")
+      }, 100)
+    })
+  })
+  const port = await freePort()
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", () => resolve()))
+  return { port, stop: () => new Promise<void>((resolve) => server.close(() => resolve())) }
+}

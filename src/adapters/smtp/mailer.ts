@@ -6,7 +6,7 @@
  * never reach a log line or an error: nodemailer's own logger is off, and error details are
  * scrubbed of the user and password.
  */
-import { Duration, Effect, Redacted } from "effect"
+import { Effect, Redacted } from "effect"
 import nodemailer, { type NodemailerError } from "nodemailer"
 import { type MailError, type MailerClient, MailRejected, MailUnavailable, type OutgoingMessage } from "../../ports/Mailer.js"
 import type { SmtpSettings } from "./url.js"
@@ -74,6 +74,8 @@ export const makeSmtpMailer = (options: SmtpMailerOptions) =>
 
     const send = (m: OutgoingMessage) =>
       Effect.tryPromise({
+        // The limit is an abort signal rather than an Effect timeout, so that it holds even where
+        // the caller runs the send uninterruptibly (the outbox does, to record every outcome).
         try: (signal) =>
           transport.sendMail({
             from: m.from,
@@ -84,14 +86,10 @@ export const makeSmtpMailer = (options: SmtpMailerOptions) =>
             ...(m.html === null ? {} : { html: m.html }),
             messageId: m.messageId,
             headers: { ...m.headers },
-            signal
+            signal: AbortSignal.any([signal, AbortSignal.timeout(maxSendMillis)])
           }),
         catch: (error) => classifySmtpError(error, scrub)
       }).pipe(
-        Effect.timeoutFail({
-          duration: Duration.millis(maxSendMillis),
-          onTimeout: () => new MailUnavailable({ reason: "timeout", detail: `no answer within ${maxSendMillis} ms` })
-        }),
         Effect.flatMap((info) =>
           info.accepted.length === 0
             ? Effect.fail(new MailRejected({ reason: "smtp_5xx", detail: scrub(`every recipient refused: ${info.response}`) }))
