@@ -5,6 +5,7 @@ import m0003 from "./0003_booking_system_mirror.js"
 import m0004 from "./0004_writes.js"
 import m0005 from "./0005_account_service_channel.js"
 import m0006 from "./0006_job_run_slots.js"
+import m0007 from "./0007_email_outbox.js"
 
 export const migrations = {
   "0001_core": m0001,
@@ -12,5 +13,6 @@ export const migrations = {
   "0003_booking_system_mirror": m0003,
   "0004_writes": m0004,
   "0005_account_service_channel": m0005,
-  "0006_job_run_slots": m0006
+  "0006_job_run_slots": m0006,
+  "0007_email_outbox": m0007
 }

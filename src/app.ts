@@ -7,12 +7,14 @@ import { AppConfig, baseUrlOf } from "./config.js"
 import { DatabaseUrl, layerFromUrl } from "./db/Database.js"
 import { DemoData } from "./demo/seed.js"
 import { BookingSystemLive } from "./adapters/BookingSystemLive.js"
+import { MailerLive } from "./adapters/MailerLive.js"
 import { localDayAt } from "./domain/localDay.js"
 import { HttpLive, nodeServer } from "./http/server.js"
 import { JobsLive } from "./jobs/index.js"
 import { BookingSystemAccounts } from "./services/BookingSystemAccounts.js"
 import { IdempotencyStore } from "./services/IdempotencyStore.js"
 import { Mirror } from "./services/Mirror.js"
+import { Outbox } from "./services/Outbox.js"
 
 const announce = Effect.gen(function*() {
   const config = yield* AppConfig
@@ -36,6 +38,10 @@ const announce = Effect.gen(function*() {
     }
   }
   if (demo.sandboxUrl) lines.push(`  sandbox booking system (Bókun dialect): ${demo.sandboxUrl}`)
+  const outbox = yield* Outbox
+  lines.push(outbox.transport === "smtp"
+    ? "  email:      sent through SMTP (SMTP_URL)"
+    : "  email:      local mailbox, no SMTP_URL set (npm run cli -- mail list)")
   yield* Effect.sync(() => console.log(lines.join("\n")))
 })
 
@@ -45,6 +51,9 @@ export const MirrorLive = Mirror.Default.pipe(
   Layer.provide(BookingSystemLive),
   Layer.provide(NodeHttpClient.layerUndici)
 )
+
+/** The email outbox, sending through SMTP (SMTP_URL) or into the local mailbox. Needs the SqlClient. */
+export const OutboxLive = Outbox.Default.pipe(Layer.provide(MailerLive))
 
 export const ServiceLive = Layer.unwrapScoped(
   Effect.gen(function*() {
@@ -56,6 +65,7 @@ export const ServiceLive = Layer.unwrapScoped(
       Layer.provide(nodeServer(config.host, config.port)),
       Layer.provideMerge(DemoData.layer),
       Layer.provideMerge(JobsLive.pipe(Layer.provide(IdempotencyStore.Default))),
+      Layer.provideMerge(OutboxLive),
       Layer.provideMerge(MirrorLive),
       Layer.provideMerge(database)
     )

@@ -1,4 +1,6 @@
 import { Config, ConfigError, Cron, Either, LogLevel, Option, Redacted } from "effect"
+import { parseSmtpUrl } from "./adapters/smtp/url.js"
+import { parseMailbox } from "./domain/mail.js"
 import { IDEMPOTENCY_LEASE_SECONDS } from "./domain/writes.js"
 
 const LOG_LEVELS: Record<string, LogLevel.LogLevel> = {
@@ -68,7 +70,9 @@ export const JobsConfig = Config.all({
   /** Cron expressions (UTC; a 6-field form with seconds is accepted). */
   mirrorNearTermCron: cronSetting("MIRROR_NEAR_TERM_CRON", "0 */2 * * *"),
   mirrorNightlyCron: cronSetting("MIRROR_NIGHTLY_CRON", "15 1 * * *"),
-  idempotencyCleanupCron: cronSetting("IDEMPOTENCY_CLEANUP_CRON", "40 * * * *")
+  idempotencyCleanupCron: cronSetting("IDEMPOTENCY_CLEANUP_CRON", "40 * * * *"),
+  /** How often the outbox sender looks for due emails (every 10 seconds by default). */
+  outboxCron: cronSetting("OUTBOX_CRON", "*/10 * * * * *")
 })
 
 export type JobsConfig = Config.Config.Success<typeof JobsConfig>
@@ -119,3 +123,41 @@ export const PaymentProviderConfig = Config.all({
 })
 
 export type PaymentProviderConfig = Config.Config.Success<typeof PaymentProviderConfig>
+
+/** Email: where messages go and how the outbox sends them (src/services/Outbox.ts, docs/email.md). */
+export const MailConfig = Config.all({
+  /**
+   * `smtp://user:password@host:587` (STARTTLS when offered) or `smtps://…:465`. Unset: messages go
+   * to the local mailbox in the database (`npm run cli -- mail list`).
+   */
+  smtp: Config.option(Config.redacted("SMTP_URL")).pipe(
+    Config.map(Option.filter((url) => Redacted.value(url).trim() !== "")),
+    Config.mapOrFail((url) =>
+      Option.match(url, {
+        onNone: () => Either.right(Option.none()),
+        onSome: (u) => Either.map(
+          Either.mapLeft(parseSmtpUrl(u), (message) => ConfigError.InvalidData(["SMTP_URL"], message)),
+          Option.some
+        )
+      })
+    )
+  ),
+  /** The sender of every email: `Name <address>` or an address. Its domain also names Message-IDs. */
+  from: Config.string("MAIL_FROM").pipe(
+    Config.withDefault("Tour Partner <no-reply@localhost>"),
+    Config.mapOrFail((value) =>
+      Either.mapLeft(parseMailbox(value), (message) => ConfigError.InvalidData(["MAIL_FROM"], message)))
+  ),
+  /** SMTP: time allowed to connect, for the greeting, and between any two packets; a whole send gets 4 times this. */
+  smtpTimeoutMs: Config.integer("SMTP_TIMEOUT_MS").pipe(Config.withDefault(10_000)),
+  /** Messages one sender claims at a time, and how many of them it sends at once. */
+  batchSize: Config.integer("OUTBOX_BATCH_SIZE").pipe(Config.withDefault(10)),
+  concurrency: Config.integer("OUTBOX_CONCURRENCY").pipe(Config.withDefault(2)),
+  /** Attempts before a message is given up (status failed, logged as an error). */
+  maxAttempts: Config.integer("OUTBOX_MAX_ATTEMPTS").pipe(Config.withDefault(10)),
+  /** Backoff after a failed attempt: doubles from the base, capped, with jitter. */
+  retryBaseMs: Config.integer("OUTBOX_RETRY_BASE_MS").pipe(Config.withDefault(30_000)),
+  retryMaxMs: Config.integer("OUTBOX_RETRY_MAX_MS").pipe(Config.withDefault(3_600_000))
+})
+
+export type MailConfig = Config.Config.Success<typeof MailConfig>

@@ -4,10 +4,11 @@ import { JobsConfig } from "../config.js"
 import { clusterLayer } from "./cluster.js"
 import { idempotencyCleanupJob } from "./idempotencyCleanup.js"
 import { mirrorJobs } from "./mirrorRefresh.js"
+import { outboxSenderJob } from "./outboxSender.js"
 
 export const JobsLive = Layer.unwrapEffect(
   Effect.map(JobsConfig, (config) =>
     config.enabled
-      ? Layer.mergeAll(mirrorJobs(config), idempotencyCleanupJob(config)).pipe(Layer.provide(clusterLayer(config)))
+      ? Layer.mergeAll(mirrorJobs(config), idempotencyCleanupJob(config), outboxSenderJob(config)).pipe(Layer.provide(clusterLayer(config)))
       : Layer.empty)
 )

@@ -5,6 +5,7 @@
 import { expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
 import { ConfigProvider, Context, Effect, Layer } from "effect"
+import { MailerLive } from "../../src/adapters/MailerLive.js"
 import { layerFromUrl } from "../../src/db/Database.js"
 import { JobsLive } from "../../src/jobs/index.js"
 import { IDEMPOTENCY_CLEANUP } from "../../src/jobs/idempotencyCleanup.js"
@@ -13,6 +14,7 @@ import { BookingSystem } from "../../src/ports/BookingSystem.js"
 import { BookingSystemAccounts } from "../../src/services/BookingSystemAccounts.js"
 import { IdempotencyStore } from "../../src/services/IdempotencyStore.js"
 import { Mirror } from "../../src/services/Mirror.js"
+import { Outbox } from "../../src/services/Outbox.js"
 import { freePort } from "../support/globalSetup.js"
 import { freshDatabase } from "../support/server.js"
 
@@ -25,6 +27,7 @@ const instance = (databaseUrl: string, clusterPort: number) =>
   JobsLive.pipe(
     Layer.provide(Mirror.Default),
     Layer.provide(IdempotencyStore.Default),
+    Layer.provide(Outbox.Default.pipe(Layer.provide(MailerLive))),
     Layer.provide(BookingSystemAccounts.Default),
     Layer.provide(unusedBookingSystem),
     Layer.provide(layerFromUrl(databaseUrl, 4)),
