@@ -45,11 +45,13 @@ const announce = Effect.gen(function*() {
   yield* Effect.sync(() => console.log(lines.join("\n")))
 })
 
-/** The mirror of the operators' booking systems, through the real adapters. */
+/** The BookingSystem port through the real adapters (settings BOKUN_*). */
+export const BookingSystemPortLive = BookingSystemLive.pipe(Layer.provide(NodeHttpClient.layerUndici))
+
+/** The mirror of the operators' booking systems, through the real adapters; also gives the port itself. */
 export const MirrorLive = Mirror.Default.pipe(
   Layer.provideMerge(BookingSystemAccounts.Default),
-  Layer.provide(BookingSystemLive),
-  Layer.provide(NodeHttpClient.layerUndici)
+  Layer.provideMerge(BookingSystemPortLive)
 )
 
 /** The email outbox, sending through SMTP (SMTP_URL) or into the local mailbox. Needs the SqlClient. */

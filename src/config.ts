@@ -72,7 +72,9 @@ export const JobsConfig = Config.all({
   mirrorNightlyCron: cronSetting("MIRROR_NIGHTLY_CRON", "15 1 * * *"),
   idempotencyCleanupCron: cronSetting("IDEMPOTENCY_CLEANUP_CRON", "40 * * * *"),
   /** How often the outbox sender looks for due emails (every 10 seconds by default). */
-  outboxCron: cronSetting("OUTBOX_CRON", "*/10 * * * * *")
+  outboxCron: cronSetting("OUTBOX_CRON", "*/10 * * * * *"),
+  /** How often booking changes left half-done by a crash are finished (every 5 minutes by default). */
+  bookingChangeRecoveryCron: cronSetting("BOOKING_CHANGE_RECOVERY_CRON", "*/5 * * * *")
 })
 
 export type JobsConfig = Config.Config.Success<typeof JobsConfig>

@@ -5,6 +5,7 @@ import { Layer } from "effect"
 import { createServer } from "node:http"
 import { Bookings } from "../services/Bookings.js"
 import { Checkins } from "../services/Checkins.js"
+import { Reschedules } from "../services/Reschedules.js"
 import { CursorSigner } from "../services/CursorSigner.js"
 import { KeyAuth } from "../services/KeyAuth.js"
 import { Manifest } from "../services/Manifest.js"
@@ -14,6 +15,7 @@ import { PartnerApi } from "./partner/Api.js"
 import { BookingsLive, HealthLive, MeLive } from "./partner/handlers.js"
 import { ManifestLive } from "./partner/manifest.js"
 import { CheckinsLive } from "./partner/checkins.js"
+import { ReschedulesLive } from "./partner/reschedules.js"
 import { Writes } from "./partner/writes.js"
 import { openApiLayer } from "./docs/openapi.js"
 import { PartnerAuthLive } from "./partner/auth.js"
@@ -26,16 +28,17 @@ const ServicesLive = Layer.mergeAll(
   RateLimiter.Default,
   Manifest.Default,
   Writes.Default,
-  Checkins.Default
+  Checkins.Default,
+  Reschedules.Default
 )
 
 export const ApiLive = HttpApiBuilder.api(PartnerApi).pipe(
-  Layer.provide([MeLive, BookingsLive, HealthLive, ManifestLive, CheckinsLive]),
+  Layer.provide([MeLive, BookingsLive, HealthLive, ManifestLive, CheckinsLive, ReschedulesLive]),
   Layer.provide(PartnerAuthLive),
   Layer.provide(ServicesLive)
 )
 
-/** Everything served, needing only a SqlClient, the config and an HttpServer. */
+/** Everything served, needing a SqlClient, the config, an HttpServer, the BookingSystem port and the Outbox. */
 /** Access logs come from the problem middleware (with the request id, secrets redacted). */
 export const HttpLive = HttpApiBuilder.serve().pipe(
   Layer.provide(openApiLayer),

@@ -9,6 +9,7 @@ import { randomUUID } from "node:crypto"
 import { inject } from "vitest"
 import { createDatabase } from "../../src/db/embedded.js"
 import { layerFromUrl } from "../../src/db/Database.js"
+import { BookingSystemPortLive, OutboxLive } from "../../src/app.js"
 import { HttpLive, nodeServer } from "../../src/http/server.js"
 import { Admin } from "../../src/services/Admin.js"
 import { ObservabilityLive } from "../../src/observability.js"
@@ -40,6 +41,8 @@ export const serverOn = (databaseUrl: string, env: Record<string, string> = {}) 
     Layer.provideMerge(HttpLive),
     Layer.provide(nodeServer("127.0.0.1", 0)),
     Layer.provideMerge(Admin.Default),
+    // What the write handlers call: the booking system (real adapter, BOKUN_* from env) and the outbox.
+    Layer.provideMerge(Layer.merge(BookingSystemPortLive, OutboxLive)),
     Layer.provideMerge(layerFromUrl(databaseUrl, 4)),
     Layer.provide(ObservabilityLive),
     Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries({ LOG_LEVEL: "Warning", ...env })))))
