@@ -25,12 +25,16 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("OpenAPI do
         "get /api/v1/bookings": ["200", "400", "401", "403", "404", "429", "500"],
         "get /api/v1/bookings/{id}": ["200", "400", "401", "403", "404", "429", "500"],
         "get /api/v1/manifest": ["200", "400", "401", "403", "404", "429", "500"],
-        "post /api/v1/manifest/{id}/checkin": ["200", "400", "401", "403", "404", "409", "422", "429", "500", "503"]
+        "post /api/v1/manifest/{id}/checkin": ["200", "400", "401", "403", "404", "409", "422", "429", "500", "503"],
+        "get /api/v1/bookings/{id}/reschedule-options": ["200", "400", "401", "403", "404", "429", "500", "503"],
+        "post /api/v1/bookings/{id}/reschedule": ["200", "400", "401", "403", "404", "409", "422", "429", "500", "503"]
       }
       const scopeOf: Record<string, Array<string>> = {
         "get /api/v1/me": [],
         "get /api/v1/manifest": ["manifest:read"],
-        "post /api/v1/manifest/{id}/checkin": ["checkins:write"]
+        "post /api/v1/manifest/{id}/checkin": ["checkins:write"],
+        "get /api/v1/bookings/{id}/reschedule-options": ["bookings.reschedule:write"],
+        "post /api/v1/bookings/{id}/reschedule": ["bookings.reschedule:write"]
       }
       const listed = Object.entries<any>(doc.paths).flatMap(([path, item]) => Object.keys(item).map((m) => `${m} ${path}`))
       expect(listed.sort()).toEqual(Object.keys(expected).sort())
