@@ -8,7 +8,8 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
 import { addDays, BokunSandbox, BokunSandboxLive, localDay } from "../../src/sandbox/bokun/index.js"
-import { BookingSystem } from "../../src/ports/BookingSystem.js"
+import { BookingSystem, BookingSystemUnavailable } from "../../src/ports/BookingSystem.js"
+import { BookingSystemAccounts } from "../../src/services/BookingSystemAccounts.js"
 import { DailyLimits } from "../../src/services/DailyLimits.js"
 import { Reschedules } from "../../src/services/Reschedules.js"
 import { smallVendor } from "../sandbox/env.js"
@@ -411,6 +412,96 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("reschedule", (it) =
         ]
         for (const res of writes) conforms(spec, "post", "/api/v1/bookings/{id}/reschedule", res)
         expect(writes.map((r) => r.status)).toEqual([200, 200, 400, 404])
+      }))
+  })
+
+  describe("faults on the move itself (the port wrapped: the call fails, or its answer is lost)", () => {
+    type Mode = "fail" | "lose-answer" | "lose-answer-and-next-read"
+    /** The real port, except that `move` misbehaves as `mode` says (once), and optionally the read after it. */
+    const faulty = (mode: Mode) =>
+      Layer.effect(
+        BookingSystem,
+        Effect.gen(function*() {
+          const real = yield* BookingSystem
+          let failNextRead = false
+          const lost = (operation: string) =>
+            new BookingSystemUnavailable({ accountId: "test", operation, reason: "timeout", detail: "injected: no answer" })
+          return {
+            ...real,
+            move: (account, request) =>
+              mode === "fail"
+                ? Effect.fail(lost("editBooking"))
+                : Effect.zipRight(
+                  Effect.orDie(real.move(account, request)),
+                  Effect.suspend(() => {
+                    failNextRead = mode === "lose-answer-and-next-read"
+                    return Effect.fail(lost("editBooking"))
+                  })
+                ),
+            booking: (account, reference) =>
+              Effect.suspend(() => {
+                if (failNextRead) {
+                  failNextRead = false
+                  return Effect.fail(lost("booking"))
+                }
+                return real.booking(account, reference)
+              })
+          }
+        })
+      )
+
+    const withFaulty = (mode: Mode) =>
+      Reschedules.DefaultWithoutDependencies.pipe(Layer.provide(BookingSystemAccounts.Default), Layer.provide(faulty(mode)))
+
+    const ctxOf = (s: Setup) => ({ keyId: s.key.id, operatorIds: [s.w.alpha], target: () => Effect.void })
+
+    const run = (s: Setup, mode: Mode, date: string) =>
+      Effect.flatMap(Reschedules, (r) => r.reschedule(s.bookingId, { date }, ctxOf(s))).pipe(
+        Effect.either,
+        Effect.provide(withFaulty(mode))
+      )
+
+    it.effect("the move fails and did not happen: 503, the change abandoned, nothing changed", () =>
+      Effect.gen(function*() {
+        const s = yield* setup
+        const result = yield* run(s, "fail", addDays(s.day, 1))
+        expect(result._tag).toBe("Left")
+        expect((result as any).left._tag).toBe("Unavailable")
+        expect((yield* changesOf(s)).map((c) => c.state)).toEqual(["abandoned"])
+        expect((yield* ourBooking(s)).experience_date).toBe(s.day)
+        expect(yield* emailsOf(s)).toEqual([])
+      }))
+
+    it.effect("the move happened but its answer was lost: the read shows it, the change completes once", () =>
+      Effect.gen(function*() {
+        const s = yield* setup
+        const target = addDays(s.day, 1)
+        const result = yield* run(s, "lose-answer", target)
+        expect(result._tag).toBe("Right")
+        expect((result as any).right.body).toMatchObject({ date: target, already_on_date: false })
+        expect((yield* sandboxLine(s)).date).toBe(target)
+        expect((yield* ourBooking(s)).experience_date).toBe(target)
+        expect((yield* changesOf(s)).map((c) => c.state)).toEqual(["done"])
+        expect((yield* emailsOf(s)).length).toBe(2)
+      }))
+
+    it.effect("answer lost and the booking system silent after it: 503, left at moving; the job completes it once", () =>
+      Effect.gen(function*() {
+        const s = yield* setup
+        const target = addDays(s.day, 1)
+        const result = yield* run(s, "lose-answer-and-next-read", target)
+        expect((result as any).left?._tag).toBe("Unavailable")
+        expect((yield* sandboxLine(s)).date).toBe(target)
+        expect((yield* ourBooking(s)).experience_date).toBe(s.day)
+        expect((yield* changesOf(s)).map((c) => c.state)).toEqual(["moving"])
+        expect(yield* emailsOf(s)).toEqual([])
+        // Still within its lease: the job leaves it alone.
+        expect((yield* Effect.flatMap(Reschedules, (r) => r.recoverStale())).found).toBe(0)
+        yield* s.sql`UPDATE booking_changes SET lease_until = now() - interval '1 second' WHERE booking_id = ${s.bookingId}`
+        expect(yield* Effect.flatMap(Reschedules, (r) => r.recoverStale())).toMatchObject({ found: 1, completed: 1 })
+        expect(yield* Effect.flatMap(Reschedules, (r) => r.recoverStale())).toMatchObject({ found: 0 })
+        expect((yield* ourBooking(s)).experience_date).toBe(target)
+        expect((yield* emailsOf(s)).length).toBe(2)
       }))
   })
 
