@@ -230,7 +230,8 @@ export const decideMove = (
     startTime: departure.startTime,
     rateId: rate.rateId,
     rateTitle: rate.title,
-    changeRate: rate.rateId !== line.rateId
+    // Only an asked-for rate changes it (a line without a rate keeps having none).
+    changeRate: request.rate_id !== undefined && rate.rateId !== line.rateId
   })
 }
 

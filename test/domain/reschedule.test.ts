@@ -147,6 +147,12 @@ describe("deciding a move", () => {
     }))
   })
 
+  it("a line without a rate keeps having none unless a rate is asked for", () => {
+    const noRate = { ...line, rateId: null, rateTitle: null }
+    expect(decideMove(noRate, { date: "2026-11-26" }, day, TZ, NOW)).toMatchObject(Either.right({ changeRate: false }))
+    expect(decideMove(noRate, { date: "2026-11-26", rate_id: "R1" }, day, TZ, NOW)).toMatchObject(Either.right({ rateId: "R1", changeRate: true }))
+  })
+
   it("another rate at the same price changes the rate", () => {
     expect(decideMove(line, { date: "2026-11-26", start_time_id: "S18", rate_id: "R2" }, day, TZ, NOW))
       .toEqual(Either.right({ date: "2026-11-26", startTimeId: "S18", startTime: "18:00", rateId: "R2", rateTitle: "With lunch", changeRate: true }))
