@@ -244,6 +244,25 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("reschedule", (it) =
         expect((yield* audit(s)).map((a) => a.outcome)).toEqual(["done", "replayed", "refused"])
       }))
 
+    it.effect("the line's manifest row moves with it (the manifest is right before the next mirror refresh)", () =>
+      Effect.gen(function*() {
+        const s = yield* setup
+        const [row] = yield* s.sql<{ id: string }>`
+          INSERT INTO manifest_rows (account_id, line_id, booking_id, reference, operator_id, service_booking_id, status,
+            product_id, rate_id, rate_title, start_time_id, departure_date, start_time, timezone, participants)
+          SELECT o.booking_system_account_id, ${String(s.lineId)}, ${String(s.seeded.bookingId)}, ${s.seeded.confirmationCode},
+            o.id, ${s.bookingId}, 'CONFIRMED', ${String(s.product.id)}, ${s.standard}, 'Standard', ${s.start("10:00")},
+            ${s.day}::date, '10:00', ${TZ}, 2
+          FROM operators o WHERE o.id = ${s.w.alpha}
+          RETURNING id`
+        const target = addDays(s.day, 2)
+        const res = yield* reschedule(s.bookingId, { date: target, start_time_id: s.start("14:30") }, s.key.token)
+        expect(res.status, res.text).toBe(200)
+        const [moved] = yield* s.sql<{ departure_date: string; start_time: string; start_time_id: string; rate_id: string }>`
+          SELECT departure_date, start_time, start_time_id, rate_id FROM manifest_rows WHERE id = ${row!.id}`
+        expect(moved).toEqual({ departure_date: target, start_time: "14:30", start_time_id: s.start("14:30"), rate_id: s.standard })
+      }))
+
     it.effect("omitting start_time_id keeps the time of day; the rule's time is the booking system's", () =>
       Effect.gen(function*() {
         const s = yield* setup
