@@ -6,6 +6,7 @@ import m0004 from "./0004_writes.js"
 import m0005 from "./0005_account_service_channel.js"
 import m0006 from "./0006_job_run_slots.js"
 import m0007 from "./0007_email_outbox.js"
+import m0009 from "./0009_payment_links.js"
 
 export const migrations = {
   "0001_core": m0001,
@@ -14,5 +15,6 @@ export const migrations = {
   "0004_writes": m0004,
   "0005_account_service_channel": m0005,
   "0006_job_run_slots": m0006,
-  "0007_email_outbox": m0007
+  "0007_email_outbox": m0007,
+  "0009_payment_links": m0009
 }

@@ -7,7 +7,7 @@ import { AppConfig, baseUrlOf } from "./config.js"
 import { DatabaseUrl, layerFromUrl } from "./db/Database.js"
 import { DemoData } from "./demo/seed.js"
 import { BookingSystemLive } from "./adapters/BookingSystemLive.js"
-import { MailerLive } from "./adapters/MailerLive.js"
+import { ExternalSystemsLive, OutboxLive } from "./adapters/live.js"
 import { localDayAt } from "./domain/localDay.js"
 import { HttpLive, nodeServer } from "./http/server.js"
 import { JobsLive } from "./jobs/index.js"
@@ -52,8 +52,7 @@ export const MirrorLive = Mirror.Default.pipe(
   Layer.provide(NodeHttpClient.layerUndici)
 )
 
-/** The email outbox, sending through SMTP (SMTP_URL) or into the local mailbox. Needs the SqlClient. */
-export const OutboxLive = Outbox.Default.pipe(Layer.provide(MailerLive))
+export { OutboxLive }
 
 export const ServiceLive = Layer.unwrapScoped(
   Effect.gen(function*() {
@@ -66,6 +65,7 @@ export const ServiceLive = Layer.unwrapScoped(
       Layer.provideMerge(DemoData.layer),
       Layer.provideMerge(JobsLive.pipe(Layer.provide(IdempotencyStore.Default))),
       Layer.provideMerge(OutboxLive),
+      Layer.provideMerge(ExternalSystemsLive),
       Layer.provideMerge(MirrorLive),
       Layer.provideMerge(database)
     )
