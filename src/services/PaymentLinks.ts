@@ -96,6 +96,8 @@ interface LinkRow {
 const LINK_COLUMNS = `id, state, amount_minor, currency, merchant_id, idempotency_reference, provider_reference_id,
   description, provider_link_id, url, expires_at`
 
+const PAID_BY_LINK_DETAIL = "nothing is owed: the guest has paid this balance through the payment link"
+
 const LISTED = "('RESERVED', 'CONFIRMED', 'CANCELLED', 'REFUNDED')"
 
 const providerDown = (e: PaymentProviderError): Effect.Effect<never, Unavailable> =>
@@ -341,6 +343,14 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("PaymentLinks",
     /** Step 3: an open link for what is owed, or a new one made through the provider. */
     const ensureLink = (target: Target, owed: Owed, account: PaymentAccount) =>
       Effect.gen(function*() {
+        // A link for this very balance that the guest paid: the balance is paid, whatever our
+        // records of the booking say yet (they learn of it later).
+        const [paid] = yield* sql<{ id: string }>`
+          SELECT id FROM payment_links
+          WHERE target = ${target.key} AND state = 'closed' AND closed_reason = 'paid'
+            AND amount_minor = ${owed.amountMinor} AND currency = ${owed.currency}
+          LIMIT 1`.pipe(Effect.orDie)
+        if (paid !== undefined) return yield* new NotPossible({ detail: PAID_BY_LINK_DETAIL })
         for (let round = 0; round < 4; round++) {
           const now = new Date(yield* Clock.currentTimeMillis)
           const rows = yield* liveLinks(target.key)
@@ -355,6 +365,7 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("PaymentLinks",
             )
             if (status.state === "open") return { row: open, url: open.url!, created: false }
             yield* close(open.id, status.state)
+            if (status.state === "paid") return yield* new NotPossible({ detail: PAID_BY_LINK_DETAIL })
             continue
           }
           const creating = yield* creatingRow(target, owed, account)
