@@ -349,6 +349,58 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/bookin
         expect(yield* mailTo(email)).toHaveLength(2)
       }))
 
+    it.effect("crash after the provider made the link, then a new request (another key): that link, never a second", () =>
+      Effect.gen(function*() {
+        const { key, merchant, w } = yield* setup
+        const surfboard = yield* SurfboardSandbox
+        const email = `crash1-${w.tag}@example.com`
+        const booking = yield* insertBooking({ operatorId: w.alpha, payLater: PAY_LATER("upcoming"), guestEmail: email })
+        yield* surfboard.faults.set({ loseAnswer: "drop" }, { merchantId: merchant.id })
+        expectProblem(yield* paymentLink(booking, { key: key.token }), 503, "unavailable")
+        yield* surfboard.faults.set({ loseAnswer: "no" }, { merchantId: merchant.id })
+        const next = yield* paymentLink(booking, { key: key.token })
+        expect(next.status, next.text).toBe(200)
+        expect(yield* sandboxOrders(merchant.id)).toBe(1)
+        expect(yield* links(`booking:${booking}`)).toHaveLength(1)
+        expect(yield* mailTo(email)).toHaveLength(1)
+      }))
+
+    it.effect("crash after the link was recorded and the email queued, before the answer: the retry emails once", () =>
+      Effect.gen(function*() {
+        const { key, merchant, w } = yield* setup
+        const sql = yield* SqlClient.SqlClient
+        const email = `crash2-${w.tag}@example.com`
+        const booking = yield* insertBooking({ operatorId: w.alpha, payLater: PAY_LATER("upcoming"), guestEmail: email })
+        const id = randomUUID()
+        const first = yield* paymentLink(booking, { key: key.token, idempotencyKey: id })
+        expect(first.status, first.text).toBe(200)
+        // The state a process dying right after step 4's commit leaves: the link open, the email
+        // queued and not sent, the Idempotency-Key still claimed by a dead attempt (lease lapsed).
+        yield* sql`
+          UPDATE email_outbox SET status = 'pending', attempts = 0, sent_at = NULL, transport_response = NULL
+          WHERE booking_id = ${booking}`.pipe(Effect.orDie)
+        yield* sql`DELETE FROM mail_mailbox WHERE ${email} = ANY(to_addresses)`.pipe(Effect.orDie)
+        yield* sql`
+          UPDATE idempotency_records SET state = 'running', lease_until = now() - interval '1 second',
+            response_status = NULL, response_content_type = NULL, response_headers = NULL, response_body = NULL
+          WHERE key_id = ${key.id} AND idempotency_key = ${id}`.pipe(Effect.orDie)
+
+        const retry = yield* paymentLink(booking, { key: key.token, idempotencyKey: id })
+        expect(retry.status, retry.text).toBe(200)
+        expect(retry.headers.get("idempotent-replayed")).toBeNull()
+        expect(retry.body).toEqual(first.body)
+        expect(yield* mailTo(email)).toHaveLength(1)
+        // The same retry once more (the answer lost again): still one email, one link.
+        yield* sql`
+          UPDATE idempotency_records SET state = 'running', lease_until = now() - interval '1 second',
+            response_status = NULL, response_content_type = NULL, response_headers = NULL, response_body = NULL
+          WHERE key_id = ${key.id} AND idempotency_key = ${id}`.pipe(Effect.orDie)
+        expect((yield* paymentLink(booking, { key: key.token, idempotencyKey: id })).body.emailed).toBe(true)
+        expect(yield* mailTo(email)).toHaveLength(1)
+        expect(yield* sandboxOrders(merchant.id)).toBe(1)
+        expect(yield* usedToday(key.id, "payment_links")).toBe(1)
+      }))
+
     it.effect("the guest has no email address: the link exists, emailed false", () =>
       Effect.gen(function*() {
         const { key, w } = yield* setup
