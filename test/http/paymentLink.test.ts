@@ -15,6 +15,7 @@ import { createKey, insertBooking, makeWorld } from "../support/fixtures.js"
 import { call, type Reply } from "../support/http.js"
 import { auditOf, usedToday } from "../support/manifest.js"
 import { insertRow } from "../support/mirror.js"
+import { conforms, dereferencedSpec } from "../support/openapi.js"
 import { freshDatabase, serverOn } from "../support/server.js"
 import { smallVendor } from "../sandbox/env.js"
 
@@ -46,8 +47,11 @@ const paymentLink = (id: string, o: { key?: string; idempotencyKey?: string | nu
     key: o.key,
     body: o.body === undefined ? {} : o.body,
     headers: idempotencyKey === null ? {} : { "Idempotency-Key": idempotencyKey }
-  })
+  }).pipe(Effect.tap((res) => Effect.sync(() => seen.push(res))))
 }
+
+/** Every answer of this file, checked against the OpenAPI document at the end. */
+const seen: Array<Reply> = []
 
 const expectProblem = (res: Reply, status: number, slug: string) => {
   expect(res.status, res.text).toBe(status)
@@ -427,4 +431,11 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/bookin
         expect(yield* sandboxOrders(merchant.id)).toBe(0)
       }))
   })
+
+  it.effect("every answer above matches the OpenAPI document", () =>
+    Effect.gen(function*() {
+      const spec = yield* dereferencedSpec
+      for (const res of seen) conforms(spec, "post", "/api/v1/bookings/{id}/payment-link", res)
+      expect([...new Set(seen.map((r) => r.status))].sort()).toEqual([200, 400, 403, 404, 422, 429, 503])
+    }))
 })
