@@ -6,7 +6,8 @@ import { Effect } from "effect"
  *
  * `operator_payment_accounts`: the operator's merchant at the payment provider (Surfboard
  * `MERCHANT-ID`) and its payment page terminal. The partner credentials and base URL come from
- * configuration (SURFBOARD_*); an operator without a row cannot send payment links.
+ * configuration (SURFBOARD_*) unless the row carries its own (sandbox merchants); an operator
+ * without a row cannot send payment links.
  *
  * `payment_links`: one row per link we asked the provider for. The row is written in state
  * `creating` with our idempotency reference BEFORE the provider is called, so that a retry after a
@@ -21,6 +22,12 @@ export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
       operator_id uuid PRIMARY KEY REFERENCES operators(id) ON DELETE CASCADE,
       merchant_id text NOT NULL CHECK (length(merchant_id) BETWEEN 1 AND 200),
       payment_page_terminal_id text,
+      -- A merchant reached with its own base URL and credentials instead of SURFBOARD_* (the
+      -- Surfboard sandbox's merchants for the demo and test keys): all three or none.
+      base_url text,
+      api_key text,
+      api_secret text,
+      CHECK ((base_url IS NULL) = (api_key IS NULL) AND (api_key IS NULL) = (api_secret IS NULL)),
       created_at timestamptz NOT NULL DEFAULT now(),
       updated_at timestamptz NOT NULL DEFAULT now()
     );

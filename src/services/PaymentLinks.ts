@@ -21,7 +21,7 @@
  * 5. After commit the email is tried at once (`Outbox.deliverNow`): `emailed` says whether it went.
  */
 import { SqlClient } from "@effect/sql"
-import { Clock, Effect, Either, Option } from "effect"
+import { Clock, Effect, Either, Option, Redacted } from "effect"
 import { createHash, randomUUID } from "node:crypto"
 import { PaymentProviderConfig } from "../config.js"
 import { localDayAt } from "../domain/localDay.js"
@@ -264,13 +264,24 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("PaymentLinks",
         return owed.right
       })
 
-    /** The operator's merchant with the partner credentials from configuration; 422 when none. */
+    /**
+     * The operator's merchant with the partner credentials from configuration (or the row's own, for
+     * sandbox merchants); 422 when the operator has none.
+     */
     const accountFor = (operatorId: string) =>
       Effect.gen(function*() {
-        const [row] = yield* sql<{ merchant_id: string; payment_page_terminal_id: string | null }>`
-          SELECT merchant_id, payment_page_terminal_id FROM operator_payment_accounts WHERE operator_id = ${operatorId}`
-          .pipe(Effect.orDie)
-        const parts = Option.all({ baseUrl: config.baseUrl, apiKey: config.apiKey, apiSecret: config.apiSecret })
+        const [row] = yield* sql<{
+          merchant_id: string
+          payment_page_terminal_id: string | null
+          base_url: string | null
+          api_key: string | null
+          api_secret: string | null
+        }>`
+          SELECT merchant_id, payment_page_terminal_id, base_url, api_key, api_secret
+          FROM operator_payment_accounts WHERE operator_id = ${operatorId}`.pipe(Effect.orDie)
+        const parts = row?.base_url != null && row.api_key !== null && row.api_secret !== null
+          ? Option.some({ baseUrl: row.base_url, apiKey: Redacted.make(row.api_key), apiSecret: Redacted.make(row.api_secret) })
+          : Option.all({ baseUrl: config.baseUrl, apiKey: config.apiKey, apiSecret: config.apiSecret })
         if (row === undefined || Option.isNone(parts)) {
           return yield* new NotPossible({ detail: "payment links are not set up for this operator (no payment account)" })
         }

@@ -252,6 +252,25 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/bookin
         expect(yield* links(`booking:${theirs}`)).toHaveLength(0)
       }))
 
+    it.effect("a payment account with its own address and credentials (sandbox merchants, the demo) is used as is", () =>
+      Effect.gen(function*() {
+        const w = yield* makeWorld
+        const surfboard = yield* SurfboardSandbox
+        const sql = yield* SqlClient.SqlClient
+        const key = yield* createKey({ by: w.carol, operators: [w.cetus], scopes: ["payment_links:write"] })
+        // A merchant of its own sandbox partner: the service's configured credentials would get 403.
+        const merchant = yield* surfboard.createMerchant({ name: "Own partner" })
+        yield* sql`
+          INSERT INTO operator_payment_accounts (operator_id, merchant_id, payment_page_terminal_id, base_url, api_key, api_secret)
+          VALUES (${w.cetus}, ${merchant.id}, ${merchant.paymentPageTerminalId}, ${surfboard.baseUrl}, ${merchant.apiKey}, ${merchant.apiSecret})`
+          .pipe(Effect.orDie)
+        const booking = yield* insertBooking({ operatorId: w.cetus, payLater: PAY_LATER("upcoming", 700) })
+        const res = yield* paymentLink(booking, { key: key.token })
+        expect(res.status, res.text).toBe(200)
+        expect(res.body).toMatchObject({ kind: "deferred_balance", amount_minor: 700 })
+        expect(yield* sandboxOrders(merchant.id)).toBe(1)
+      }))
+
     it.effect("an operator without a payment account: 422, nothing created", () =>
       Effect.gen(function*() {
         const w = yield* makeWorld
