@@ -5,7 +5,7 @@
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer } from "effect"
+import { Cause, Context, Effect, Exit, Layer } from "effect"
 import { randomUUID } from "node:crypto"
 import { pgClientLayer } from "../../src/db/Database.js"
 import { BokunSandbox, BokunSandboxLive } from "../../src/sandbox/bokun/index.js"
@@ -202,6 +202,48 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/bookin
         const res = yield* paymentLink(booking, { key: key.token })
         expect(res.status, res.text).toBe(200)
         expect(res.body).toMatchObject({ kind: "provider_balance", amount_minor: 49900, currency: "NOK" })
+      }))
+  })
+
+  describe("a link that no longer fits", () => {
+    it.effect("expired at the provider: closed here, a new link sent", () =>
+      Effect.gen(function*() {
+        const { key, merchant, w } = yield* setup
+        const surfboard = yield* SurfboardSandbox
+        const booking = yield* insertBooking({ operatorId: w.alpha, payLater: PAY_LATER("upcoming") })
+        const first = yield* paymentLink(booking, { key: key.token })
+        expect(first.status, first.text).toBe(200)
+        yield* surfboard.clock.advance("8 days")
+        const second = yield* paymentLink(booking, { key: key.token }).pipe(Effect.ensuring(surfboard.clock.reset))
+        expect(second.status, second.text).toBe(200)
+        expect(second.body.url).not.toBe(first.body.url)
+        expect((yield* links(`booking:${booking}`)).map((l) => l.state)).toEqual(["closed", "open"])
+        expect(yield* sandboxOrders(merchant.id)).toBe(2)
+      }))
+
+    it.effect("the balance changed: the old link is cancelled at the provider and a link for the new amount sent", () =>
+      Effect.gen(function*() {
+        const { key, bokun, merchant, w } = yield* setup
+        const sandbox = yield* BokunSandbox
+        const surfboard = yield* SurfboardSandbox
+        const sql = yield* SqlClient.SqlClient
+        const made = yield* sandbox.addBooking({
+          vendorId: bokun.vendor.id, productId: bokun.vendor.products[0]!.id, date: "2027-01-19", participants: 2, paidMinor: 0
+        })
+        const row = yield* insertRow({ accountId: bokun.accountId, operatorId: w.alpha, reference: made.confirmationCode })
+        const first = yield* paymentLink(row, { key: key.token })
+        expect(first.body.amount_minor).toBe(99800)
+        // The guest paid part of it some other way.
+        yield* sql`UPDATE bokun_sandbox.bookings SET paid_minor = 49900 WHERE id = ${made.bookingId}`.pipe(Effect.orDie)
+        const second = yield* paymentLink(row, { key: key.token })
+        expect(second.status, second.text).toBe(200)
+        expect(second.body).toMatchObject({ kind: "provider_balance", amount_minor: 49900 })
+        expect(second.body.url).not.toBe(first.body.url)
+        expect((yield* links(`row:${row}`)).map((l) => [l.state, l.amount_minor])).toEqual([["closed", 99800], ["open", 49900]])
+        expect(yield* sandboxOrders(merchant.id)).toBe(2)
+        // The old page no longer takes payments.
+        const paid = yield* surfboard.payLink(first.body.url).pipe(Effect.exit)
+        expect(Exit.isFailure(paid) && Cause.pretty(paid.cause)).toContain("Order is cancelled")
       }))
   })
 
