@@ -16,6 +16,7 @@ import { call, type Reply } from "../support/http.js"
 import { auditOf, usedToday } from "../support/manifest.js"
 import { insertRow } from "../support/mirror.js"
 import { conforms, dereferencedSpec } from "../support/openapi.js"
+import { freePort } from "../support/globalSetup.js"
 import { freshDatabase, serverOn } from "../support/server.js"
 import { smallVendor } from "../sandbox/env.js"
 
@@ -23,7 +24,8 @@ import { smallVendor } from "../sandbox/env.js"
 class PartnerId extends Context.Tag("test/SurfboardPartnerId")<PartnerId, string>() {}
 
 /** Sandboxes and the server on one fresh database; the service's Surfboard partner credentials. */
-const env = Layer.unwrapEffect(Effect.gen(function*() {
+const envWith = (extra: Effect.Effect<Record<string, string>> = Effect.succeed({})) => Layer.unwrapEffect(Effect.gen(function*() {
+  const more = yield* extra
   const url = yield* freshDatabase
   const sandboxes = Layer.mergeAll(SurfboardSandboxLive(), BokunSandboxLive()).pipe(Layer.provide(pgClientLayer(url, 4)))
   const server = Layer.unwrapEffect(Effect.gen(function*() {
@@ -34,11 +36,14 @@ const env = Layer.unwrapEffect(Effect.gen(function*() {
       SURFBOARD_API_KEY: partner.apiKey,
       SURFBOARD_API_SECRET: partner.apiSecret,
       SURFBOARD_TIMEOUT_MS: "2000",
-      SURFBOARD_RETRIES: "1"
+      SURFBOARD_RETRIES: "1",
+      ...more
     }).pipe(Layer.provideMerge(Layer.succeed(PartnerId, partner.id)))
   }))
   return server.pipe(Layer.provideMerge(sandboxes))
 })).pipe(Layer.orDie)
+
+const env = envWith()
 
 const paymentLink = (id: string, o: { key?: string; idempotencyKey?: string | null; body?: unknown } = {}) => {
   const idempotencyKey = o.idempotencyKey === undefined ? randomUUID() : o.idempotencyKey
@@ -498,5 +503,27 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/bookin
       const spec = yield* dereferencedSpec
       for (const res of seen) conforms(spec, "post", "/api/v1/bookings/{id}/payment-link", res)
       expect([...new Set(seen.map((r) => r.status))].sort()).toEqual([200, 400, 403, 404, 422, 429, 503])
+    }))
+})
+
+/** A mail server that is not there: every attempt fails (transient), the message stays queued. */
+const noSmtp = Effect.map(Effect.promise(freePort), (port): Record<string, string> => ({
+  SMTP_URL: `smtp://127.0.0.1:${port}`,
+  SMTP_TIMEOUT_MS: "1000"
+}))
+
+layer(envWith(noSmtp), { excludeTestServices: true, timeout: 180_000 })("payment link with the mail server down", (it) => {
+  it.effect("the link is made and kept, emailed false, the email left queued for the sender to retry", () =>
+    Effect.gen(function*() {
+      const { key, w } = yield* setup
+      const sql = yield* SqlClient.SqlClient
+      const booking = yield* insertBooking({ operatorId: w.alpha, payLater: PAY_LATER("upcoming") })
+      const res = yield* paymentLink(booking, { key: key.token })
+      expect(res.status, res.text).toBe(200)
+      expect(res.body).toMatchObject({ kind: "deferred_balance", emailed: false })
+      expect((yield* links(`booking:${booking}`)).map((l) => l.state)).toEqual(["open"])
+      const [queued] = yield* sql<{ status: string; attempts: number }>`
+        SELECT status, attempts FROM email_outbox WHERE booking_id = ${booking}`.pipe(Effect.orDie)
+      expect(queued).toMatchObject({ status: "pending", attempts: 1 })
     }))
 })
