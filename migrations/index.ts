@@ -7,6 +7,7 @@ import m0005 from "./0005_account_service_channel.js"
 import m0006 from "./0006_job_run_slots.js"
 import m0007 from "./0007_email_outbox.js"
 import m0008 from "./0008_booking_changes.js"
+import m0009 from "./0009_payment_links.js"
 
 export const migrations = {
   "0001_core": m0001,
@@ -16,5 +17,6 @@ export const migrations = {
   "0005_account_service_channel": m0005,
   "0006_job_run_slots": m0006,
   "0007_email_outbox": m0007,
-  "0008_booking_changes": m0008
+  "0008_booking_changes": m0008,
+  "0009_payment_links": m0009
 }

@@ -1,13 +1,11 @@
 /** The running service: database (embedded or DATABASE_URL), migrations, demo data, HTTP server. */
 import { HttpServer } from "@effect/platform"
-import { NodeHttpClient } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import * as path from "node:path"
 import { AppConfig, baseUrlOf } from "./config.js"
 import { DatabaseUrl, layerFromUrl } from "./db/Database.js"
 import { DemoData } from "./demo/seed.js"
-import { BookingSystemLive } from "./adapters/BookingSystemLive.js"
-import { MailerLive } from "./adapters/MailerLive.js"
+import { ExternalSystemsLive, OutboxLive } from "./adapters/live.js"
 import { localDayAt } from "./domain/localDay.js"
 import { HttpLive, nodeServer } from "./http/server.js"
 import { JobsLive } from "./jobs/index.js"
@@ -45,17 +43,11 @@ const announce = Effect.gen(function*() {
   yield* Effect.sync(() => console.log(lines.join("\n")))
 })
 
-/** The BookingSystem port through the real adapters (settings BOKUN_*). */
-export const BookingSystemPortLive = BookingSystemLive.pipe(Layer.provide(NodeHttpClient.layerUndici))
-
-/** The mirror of the operators' booking systems, through the real adapters; also gives the port itself. */
+/** The mirror of the operators' booking systems, through the real adapters (which it also gives). */
 export const MirrorLive = Mirror.Default.pipe(
   Layer.provideMerge(BookingSystemAccounts.Default),
-  Layer.provideMerge(BookingSystemPortLive)
+  Layer.provideMerge(ExternalSystemsLive)
 )
-
-/** The email outbox, sending through SMTP (SMTP_URL) or into the local mailbox. Needs the SqlClient. */
-export const OutboxLive = Outbox.Default.pipe(Layer.provide(MailerLive))
 
 export const ServiceLive = Layer.unwrapScoped(
   Effect.gen(function*() {

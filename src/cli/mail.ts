@@ -5,7 +5,7 @@
  */
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Layer, Option } from "effect"
-import { OutboxLive } from "../app.js"
+import { OutboxLive } from "../adapters/live.js"
 import { listMailbox, showMailbox } from "../adapters/mailbox.js"
 import { AdminError } from "../services/Admin.js"
 import { Outbox, type OutboxStatus } from "../services/Outbox.js"

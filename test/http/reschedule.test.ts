@@ -472,7 +472,7 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("reschedule", (it) =
     const withFaulty = (mode: Mode) =>
       Reschedules.DefaultWithoutDependencies.pipe(Layer.provide(BookingSystemAccounts.Default), Layer.provide(faulty(mode)))
 
-    const ctxOf = (s: Setup) => ({ keyId: s.key.id, operatorIds: [s.w.alpha], target: () => Effect.void })
+    const ctxOf = (s: Setup) => ({ keyId: s.key.id, idempotencyKey: "test-key-0001", operatorIds: [s.w.alpha], target: () => Effect.void })
 
     const run = (s: Setup, mode: Mode, date: string) =>
       Effect.flatMap(Reschedules, (r) => r.reschedule(s.bookingId, { date }, ctxOf(s))).pipe(

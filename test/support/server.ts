@@ -8,8 +8,8 @@ import { ConfigProvider, Context, Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
 import { inject } from "vitest"
 import { createDatabase } from "../../src/db/embedded.js"
+import { ExternalSystemsLive, OutboxLive } from "../../src/adapters/live.js"
 import { layerFromUrl } from "../../src/db/Database.js"
-import { BookingSystemPortLive, OutboxLive } from "../../src/app.js"
 import { HttpLive, nodeServer } from "../../src/http/server.js"
 import { Admin } from "../../src/services/Admin.js"
 import { ObservabilityLive } from "../../src/observability.js"
@@ -40,9 +40,11 @@ export const serverOn = (databaseUrl: string, env: Record<string, string> = {}) 
   ).pipe(
     Layer.provideMerge(HttpLive),
     Layer.provide(nodeServer("127.0.0.1", 0)),
+    // What the write handlers call: the booking system and payment provider (real adapters, settings
+    // from env) and the outbox.
+    Layer.provideMerge(OutboxLive),
+    Layer.provideMerge(ExternalSystemsLive),
     Layer.provideMerge(Admin.Default),
-    // What the write handlers call: the booking system (real adapter, BOKUN_* from env) and the outbox.
-    Layer.provideMerge(Layer.merge(BookingSystemPortLive, OutboxLive)),
     Layer.provideMerge(layerFromUrl(databaseUrl, 4)),
     Layer.provide(ObservabilityLive),
     Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries({ LOG_LEVEL: "Warning", ...env })))))

@@ -5,6 +5,7 @@ import { BookingDetail, BookingPage, BookingStatus, Partner } from "../../domain
 import { DateString, DateTimeString, IsoDate, IsoDateTimeWithOffset, LocalTime } from "../../domain/dates.js"
 import { InvalidRequest, NotFound, NotPossible, Unavailable } from "../../domain/errors.js"
 import { Manifest } from "../../domain/manifest.js"
+import { PaymentLinkKind } from "../../domain/paymentLink.js"
 import { Scope } from "../../domain/scopes.js"
 import { Cursor, intParam, oneOf, PartnerId, UuidPath } from "../params.js"
 import { PartnerAuth, RequiredScope } from "./security.js"
@@ -270,6 +271,50 @@ export class ReschedulesGroup extends HttpApiGroup.make("reschedules")
   .prefix("/api/v1")
 {}
 
+export const PaymentLinkRequest = Schema.Struct({}).annotations({
+  identifier: "PaymentLinkRequest",
+  description: "No fields: the service decides the amount.",
+  message: () => "must be a JSON object (`{}`)"
+})
+
+export const PaymentLinkResult = Schema.Struct({
+  id: Schema.UUID.annotations({ description: "The id sent: a booking id or a manifest row id." }),
+  kind: PaymentLinkKind.annotations({
+    description: "`deferred_balance`: the balance of a pay-later booking; `provider_balance`: the balance the booking system says is due."
+  }),
+  url: Schema.String.annotations({ description: "The payment page. Share it only with the guest." }),
+  amount_minor: Schema.Int,
+  currency: Schema.String.annotations({ description: "ISO 4217" }),
+  emailed: Schema.Boolean.annotations({ description: "false when the link exists but the email did not go out." })
+}).annotations({ identifier: "PaymentLinkResult" })
+
+export class PaymentLinksGroup extends HttpApiGroup.make("paymentLinks")
+  .add(
+    idempotentWrite(
+      HttpApiEndpoint.post("paymentLink", "/bookings/:id/payment-link")
+        .setPath(Schema.Struct({ id: UuidPath }))
+        .setPayload(PaymentLinkRequest)
+        .addSuccess(PaymentLinkResult)
+        .addError(NotFound)
+        .addError(NotPossible)
+    )
+      .annotate(OpenApi.Summary, "Email the guest a link to pay the balance owed")
+      .annotate(
+        OpenApi.Description,
+        "Scope `payment_links:write`; header `Idempotency-Key` required; body `{}`. `id` is a booking id from " +
+          "GET /bookings, or a manifest row id of a booking that exists only in the booking system. The service " +
+          "decides the amount: the pay-later balance of a pay-later booking (`deferred_balance`), else what the " +
+          "booking system says is due (`provider_balance`). Calling again resends the same open link. 404 when the " +
+          "booking or row belongs to none of the key's operators; 422 for a cancelled booking, nothing owed, or a " +
+          "pay-later balance already collected; 503 when the payment provider or the booking system did not answer " +
+          "(nothing was emailed; retry with the same key). Counts against the daily `payment_links` limit."
+      )
+  )
+  .annotate(RequiredScope, "payment_links:write")
+  .middleware(PartnerAuth)
+  .prefix("/api/v1")
+{}
+
 export class PartnerApi extends HttpApi.make("partner")
   .add(MeGroup)
   .add(BookingsGroup)
@@ -277,6 +322,7 @@ export class PartnerApi extends HttpApi.make("partner")
   .add(HealthGroup)
   .add(CheckinsGroup)
   .add(ReschedulesGroup)
+  .add(PaymentLinksGroup)
   .annotate(OpenApi.Title, "Partner API")
   .annotate(OpenApi.Version, "1.0.0")
   .annotate(
