@@ -16,14 +16,15 @@
  * in the HttpClient's traces and logs, and error details carry only the status and the answer's
  * message.
  */
-import { Headers, HttpClient, HttpClientRequest } from "@effect/platform"
-import { Duration, Effect, Option, ParseResult, Redacted, Schedule, Schema } from "effect"
+import { HttpClient } from "@effect/platform"
+import { Effect, Option, ParseResult, Redacted, Schema } from "effect"
 import {
   type PaymentAccount,
   type PaymentProviderError,
   PaymentProviderRejected,
   PaymentProviderUnavailable
 } from "../../ports/PaymentProvider.js"
+import { excerpt, type JsonHttpOptions, makeJsonHttp, parseJson } from "../jsonHttp.js"
 import {
   API_KEY_HEADER,
   API_SECRET_HEADER,
@@ -35,14 +36,7 @@ import {
 } from "./dialect.js"
 import { rejectionReason } from "./rejection.js"
 
-export interface SurfboardHttpOptions {
-  /** Time allowed for one attempt, answer body included. */
-  readonly timeout: Duration.DurationInput
-  /** Retries after the first attempt, for safe calls (GETs) only. */
-  readonly retries: number
-  /** First backoff delay; doubled each retry, with jitter. */
-  readonly retryBase: Duration.DurationInput
-}
+export type SurfboardHttpOptions = JsonHttpOptions
 
 export const defaultHttpOptions: SurfboardHttpOptions = { timeout: "15 seconds", retries: 2, retryBase: "200 millis" }
 
@@ -62,68 +56,15 @@ export interface SurfboardCall {
   readonly idempotencyReference?: string
 }
 
-const excerpt = (text: string) => (text.length > 200 ? `${text.slice(0, 200)}…` : text)
-
-const parseJson = (text: string): Option.Option<unknown> => {
-  if (text.trim() === "") return Option.some(null)
-  try {
-    return Option.some(JSON.parse(text))
-  } catch {
-    return Option.none()
-  }
-}
-
-const isRetryable = (error: PaymentProviderError) =>
-  error._tag === "PaymentProviderUnavailable" && error.reason !== "bad_response"
-
-/** Header names never printed or traced: the platform's defaults plus Surfboard's credential headers. */
-const REDACTED_NAMES: ReadonlyArray<string> = ["authorization", "cookie", "set-cookie", "x-api-key", ...REDACTED_HEADERS]
-
 export const makeSurfboardHttp = (options: SurfboardHttpOptions) =>
-  Effect.map(HttpClient.HttpClient, (http) => {
-    const retryPolicy = Schedule.exponential(options.retryBase, 2).pipe(
-      Schedule.jittered,
-      Schedule.intersect(Schedule.recurs(options.retries))
-    )
-
-    /** Sends the call once; answers the status and the raw body text. */
-    const attempt = (account: PaymentAccount, call: SurfboardCall) =>
-      Effect.gen(function*() {
-        const unavailable = (reason: string, detail: string) =>
-          new PaymentProviderUnavailable({ accountId: account.id, operation: call.operation, reason, detail })
-        const url = yield* Effect.try({
-          try: () => new URL(`${account.baseUrl.replace(/\/+$/, "")}${call.path}`),
-          catch: () => unavailable("connection", "the account's base URL is not a valid URL")
-        })
-        const headers: Record<string, string> = {
-          [API_KEY_HEADER]: Redacted.value(account.apiKey),
-          [API_SECRET_HEADER]: Redacted.value(account.apiSecret),
-          [MERCHANT_ID_HEADER]: account.merchantId,
-          accept: "application/json"
-        }
-        if (call.idempotencyReference !== undefined) headers[IDEMPOTENCY_HEADER] = call.idempotencyReference
-        let request = HttpClientRequest.make(call.method)(url, { headers })
-        if (call.body !== undefined) request = HttpClientRequest.bodyUnsafeJson(request, call.body)
-        const response = yield* http.execute(request).pipe(
-          Effect.catchAll((error) => Effect.fail(unavailable("connection", `${error.reason}: request failed`)))
-        )
-        const text = yield* response.text.pipe(
-          Effect.catchAll(() => Effect.fail(unavailable("connection", "the answer was cut off")))
-        )
-        yield* Effect.annotateCurrentSpan("http.response.status_code", response.status)
-        return { status: response.status, text }
-      }).pipe(
-        Effect.timeoutFail({
-          duration: options.timeout,
-          onTimeout: () =>
-            new PaymentProviderUnavailable({
-              accountId: account.id,
-              operation: call.operation,
-              reason: "timeout",
-              detail: `no answer within ${Duration.format(options.timeout)}`
-            })
-        })
-      )
+  Effect.map(HttpClient.HttpClient, (client) => {
+    const forAccount = (account: PaymentAccount) =>
+      makeJsonHttp<PaymentProviderError>(client, "Surfboard", options, {
+        unavailable: (operation, reason, detail) => new PaymentProviderUnavailable({ accountId: account.id, operation, reason, detail }),
+        isUnavailable: (error) => error._tag === "PaymentProviderUnavailable",
+        reasonOf: (error) => error.reason,
+        tagOf: (error) => error._tag
+      }, REDACTED_HEADERS)
 
     /** The call's `data`, decoded with `schema`; retried on Unavailable when it is a read. */
     const request = <A, I>(
@@ -131,9 +72,23 @@ export const makeSurfboardHttp = (options: SurfboardHttpOptions) =>
       call: SurfboardCall,
       schema: Schema.Schema<A, I>
     ): Effect.Effect<A, PaymentProviderError> => {
+      const http = forAccount(account)
       const fields = { accountId: account.id, operation: call.operation }
       const badResponse = (detail: string) => new PaymentProviderUnavailable({ ...fields, reason: "bad_response", detail })
-      const once = Effect.flatMap(attempt(account, call), ({ status, text }): Effect.Effect<A, PaymentProviderError> => {
+      const headers: Record<string, string> = {
+        [API_KEY_HEADER]: Redacted.value(account.apiKey),
+        [API_SECRET_HEADER]: Redacted.value(account.apiSecret),
+        [MERCHANT_ID_HEADER]: account.merchantId
+      }
+      if (call.idempotencyReference !== undefined) headers[IDEMPOTENCY_HEADER] = call.idempotencyReference
+      const sent = http.send({
+        operation: call.operation,
+        method: call.method,
+        url: `${account.baseUrl.replace(/\/+$/, "")}${call.path}`,
+        headers,
+        body: call.body
+      })
+      const once = Effect.flatMap(sent, ({ status, text }): Effect.Effect<A, PaymentProviderError> => {
         const json = parseJson(text)
         if (status >= 200 && status < 300) {
           if (Option.isNone(json)) return Effect.fail(badResponse("the answer is not JSON"))
@@ -153,13 +108,8 @@ export const makeSurfboardHttp = (options: SurfboardHttpOptions) =>
             })
           )
         }
-        if (status >= 500 || status === 429) {
-          return Effect.fail(new PaymentProviderUnavailable({
-            ...fields,
-            reason: status === 429 ? "rate_limited" : "http_5xx",
-            detail: `HTTP ${status}: ${excerpt(text)}`
-          }))
-        }
+        const failure = http.serverFailure(call.operation, status, text)
+        if (Option.isSome(failure)) return Effect.fail(failure.value)
         const errorBody = Option.getOrNull(Option.flatMap(json, Schema.decodeUnknownOption(ErrorBody)))
         return Effect.fail(new PaymentProviderRejected({
           ...fields,
@@ -170,29 +120,18 @@ export const makeSurfboardHttp = (options: SurfboardHttpOptions) =>
       // Only reads are retried. A call that can move money is sent once: whether the provider acted
       // on a lost answer is unknown here, and the caller's retry with the same idempotency reference
       // is what keeps money from moving twice.
-      const retried = call.idempotencyReference === undefined && call.method === "GET" && options.retries > 0
-        ? once.pipe(
-          Effect.tapError((error) =>
-            isRetryable(error) ? Effect.logDebug(`Surfboard.${call.operation}: ${error.reason}, retrying`) : Effect.void
-          ),
-          Effect.retry({ schedule: retryPolicy, while: isRetryable })
-        )
-        : once
-      return retried.pipe(
-        Effect.tapError((error) => Effect.annotateCurrentSpan("surfboard.error", `${error._tag}:${error.reason}`)),
-        Effect.locally(Headers.currentRedactedNames, REDACTED_NAMES),
-        Effect.withSpan(`Surfboard.${call.operation}`, {
-          kind: "client",
-          attributes: {
-            "surfboard.account_id": account.id,
-            "surfboard.merchant_id": account.merchantId,
-            "http.request.method": call.method,
-            "http.route": call.route,
-            "surfboard.moves_money": call.idempotencyReference !== undefined,
-            ...(call.idempotencyReference !== undefined ? { "surfboard.idempotency_reference": call.idempotencyReference } : {})
-          }
-        })
-      )
+      return http.policy(once, {
+        operation: call.operation,
+        safe: call.idempotencyReference === undefined && call.method === "GET",
+        attributes: {
+          "surfboard.account_id": account.id,
+          "surfboard.merchant_id": account.merchantId,
+          "http.request.method": call.method,
+          "http.route": call.route,
+          "surfboard.moves_money": call.idempotencyReference !== undefined,
+          ...(call.idempotencyReference !== undefined ? { "surfboard.idempotency_reference": call.idempotencyReference } : {})
+        }
+      })
     }
 
     return { request }
