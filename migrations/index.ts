@@ -4,11 +4,19 @@ import m0002 from "./0002_api_keys.js"
 import m0003 from "./0003_booking_system_mirror.js"
 import m0004 from "./0004_writes.js"
 import m0005 from "./0005_account_service_channel.js"
+import m0006 from "./0006_job_run_slots.js"
+import m0007 from "./0007_email_outbox.js"
+import m0008 from "./0008_booking_changes.js"
+import m0009 from "./0009_payment_links.js"
 
 export const migrations = {
   "0001_core": m0001,
   "0002_api_keys": m0002,
   "0003_booking_system_mirror": m0003,
   "0004_writes": m0004,
-  "0005_account_service_channel": m0005
+  "0005_account_service_channel": m0005,
+  "0006_job_run_slots": m0006,
+  "0007_email_outbox": m0007,
+  "0008_booking_changes": m0008,
+  "0009_payment_links": m0009
 }

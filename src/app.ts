@@ -1,17 +1,18 @@
 /** The running service: database (embedded or DATABASE_URL), migrations, demo data, HTTP server. */
 import { HttpServer } from "@effect/platform"
-import { NodeHttpClient } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import * as path from "node:path"
 import { AppConfig, baseUrlOf } from "./config.js"
 import { DatabaseUrl, layerFromUrl } from "./db/Database.js"
 import { DemoData } from "./demo/seed.js"
-import { BookingSystemLive } from "./adapters/BookingSystemLive.js"
+import { ExternalSystemsLive, OutboxLive } from "./adapters/live.js"
 import { localDayAt } from "./domain/localDay.js"
 import { HttpLive, nodeServer } from "./http/server.js"
 import { JobsLive } from "./jobs/index.js"
 import { BookingSystemAccounts } from "./services/BookingSystemAccounts.js"
+import { IdempotencyStore } from "./services/IdempotencyStore.js"
 import { Mirror } from "./services/Mirror.js"
+import { Outbox } from "./services/Outbox.js"
 
 const announce = Effect.gen(function*() {
   const config = yield* AppConfig
@@ -35,14 +36,17 @@ const announce = Effect.gen(function*() {
     }
   }
   if (demo.sandboxUrl) lines.push(`  sandbox booking system (Bókun dialect): ${demo.sandboxUrl}`)
+  const outbox = yield* Outbox
+  lines.push(outbox.transport === "smtp"
+    ? "  email:      sent through SMTP (SMTP_URL)"
+    : "  email:      local mailbox, no SMTP_URL set (npm run cli -- mail list)")
   yield* Effect.sync(() => console.log(lines.join("\n")))
 })
 
-/** The mirror of the operators' booking systems, through the real adapters. */
+/** The mirror of the operators' booking systems, through the real adapters (which it also gives). */
 export const MirrorLive = Mirror.Default.pipe(
   Layer.provideMerge(BookingSystemAccounts.Default),
-  Layer.provide(BookingSystemLive),
-  Layer.provide(NodeHttpClient.layerUndici)
+  Layer.provideMerge(ExternalSystemsLive)
 )
 
 export const ServiceLive = Layer.unwrapScoped(
@@ -54,7 +58,8 @@ export const ServiceLive = Layer.unwrapScoped(
       Layer.provideMerge(HttpLive),
       Layer.provide(nodeServer(config.host, config.port)),
       Layer.provideMerge(DemoData.layer),
-      Layer.provideMerge(JobsLive),
+      Layer.provideMerge(JobsLive.pipe(Layer.provide(IdempotencyStore.Default))),
+      Layer.provideMerge(OutboxLive),
       Layer.provideMerge(MirrorLive),
       Layer.provideMerge(database)
     )

@@ -1,4 +1,6 @@
 import { Config, ConfigError, Cron, Either, LogLevel, Option, Redacted } from "effect"
+import { parseSmtpUrl } from "./adapters/smtp/url.js"
+import { parseMailbox } from "./domain/mail.js"
 import { IDEMPOTENCY_LEASE_SECONDS } from "./domain/writes.js"
 
 const LOG_LEVELS: Record<string, LogLevel.LogLevel> = {
@@ -67,7 +69,12 @@ export const JobsConfig = Config.all({
   clusterPollSeconds: Config.number("CLUSTER_POLL_SECONDS").pipe(Config.withDefault(10)),
   /** Cron expressions (UTC; a 6-field form with seconds is accepted). */
   mirrorNearTermCron: cronSetting("MIRROR_NEAR_TERM_CRON", "0 */2 * * *"),
-  mirrorNightlyCron: cronSetting("MIRROR_NIGHTLY_CRON", "15 1 * * *")
+  mirrorNightlyCron: cronSetting("MIRROR_NIGHTLY_CRON", "15 1 * * *"),
+  idempotencyCleanupCron: cronSetting("IDEMPOTENCY_CLEANUP_CRON", "40 * * * *"),
+  /** How often the outbox sender looks for due emails (every 10 seconds by default). */
+  outboxCron: cronSetting("OUTBOX_CRON", "*/10 * * * * *"),
+  /** How often booking changes left half-done by a crash are finished (every 5 minutes by default). */
+  bookingChangeRecoveryCron: cronSetting("BOOKING_CHANGE_RECOVERY_CRON", "*/5 * * * *")
 })
 
 export type JobsConfig = Config.Config.Success<typeof JobsConfig>
@@ -95,3 +102,64 @@ export const BookingSystemConfig = Config.all({
   /** Bookings per booking-search page. */
   searchPageSize: Config.integer("BOKUN_SEARCH_PAGE_SIZE").pipe(Config.withDefault(100))
 })
+
+/**
+ * The payment provider (Surfboard Payments): where its API is, the partner credentials, the
+ * merchant calls are made for by default, and how calls are timed and retried. Read by
+ * `PaymentProviderLive` (timeouts, retries) and `livePaymentAccount` (the account). Without
+ * SURFBOARD_BASE_URL, SURFBOARD_API_KEY, SURFBOARD_API_SECRET and SURFBOARD_MERCHANT_ID there is no
+ * live account: only the sandbox (test keys, tests, the demo) moves money.
+ */
+export const PaymentProviderConfig = Config.all({
+  /** The API base URL Surfboard gives at onboarding (its reference writes YOUR_API_URL). */
+  baseUrl: Config.option(Config.string("SURFBOARD_BASE_URL")),
+  apiKey: Config.option(Config.redacted("SURFBOARD_API_KEY")),
+  apiSecret: Config.option(Config.redacted("SURFBOARD_API_SECRET")),
+  merchantId: Config.option(Config.string("SURFBOARD_MERCHANT_ID")),
+  /** The merchant's online (PaymentPage) terminal, where payment links are made. */
+  paymentPageTerminalId: Config.option(Config.string("SURFBOARD_PAYMENT_PAGE_TERMINAL_ID")),
+  /** Time allowed for one attempt of one call, answer included. */
+  timeoutMs: Config.integer("SURFBOARD_TIMEOUT_MS").pipe(Config.withDefault(15_000)),
+  /** Retries of reads after the first attempt; calls that move money are never retried by the adapter. */
+  retries: Config.integer("SURFBOARD_RETRIES").pipe(Config.withDefault(2))
+})
+
+export type PaymentProviderConfig = Config.Config.Success<typeof PaymentProviderConfig>
+
+/** Email: where messages go and how the outbox sends them (src/services/Outbox.ts, docs/email.md). */
+export const MailConfig = Config.all({
+  /**
+   * `smtp://user:password@host:587` (STARTTLS when offered) or `smtps://…:465`. Unset: messages go
+   * to the local mailbox in the database (`npm run cli -- mail list`).
+   */
+  smtp: Config.option(Config.redacted("SMTP_URL")).pipe(
+    Config.map(Option.filter((url) => Redacted.value(url).trim() !== "")),
+    Config.mapOrFail((url) =>
+      Option.match(url, {
+        onNone: () => Either.right(Option.none()),
+        onSome: (u) => Either.map(
+          Either.mapLeft(parseSmtpUrl(u), (message) => ConfigError.InvalidData(["SMTP_URL"], message)),
+          Option.some
+        )
+      })
+    )
+  ),
+  /** The sender of every email: `Name <address>` or an address. Its domain also names Message-IDs. */
+  from: Config.string("MAIL_FROM").pipe(
+    Config.withDefault("Tour Partner <no-reply@localhost>"),
+    Config.mapOrFail((value) =>
+      Either.mapLeft(parseMailbox(value), (message) => ConfigError.InvalidData(["MAIL_FROM"], message)))
+  ),
+  /** SMTP: time allowed to connect, for the greeting, and between any two packets; a whole send gets 4 times this. */
+  smtpTimeoutMs: Config.integer("SMTP_TIMEOUT_MS").pipe(Config.withDefault(10_000)),
+  /** Messages one sender claims at a time, and how many of them it sends at once. */
+  batchSize: Config.integer("OUTBOX_BATCH_SIZE").pipe(Config.withDefault(10)),
+  concurrency: Config.integer("OUTBOX_CONCURRENCY").pipe(Config.withDefault(2)),
+  /** Attempts before a message is given up (status failed, logged as an error). */
+  maxAttempts: Config.integer("OUTBOX_MAX_ATTEMPTS").pipe(Config.withDefault(10)),
+  /** Backoff after a failed attempt: doubles from the base, capped, with jitter. */
+  retryBaseMs: Config.integer("OUTBOX_RETRY_BASE_MS").pipe(Config.withDefault(30_000)),
+  retryMaxMs: Config.integer("OUTBOX_RETRY_MAX_MS").pipe(Config.withDefault(3_600_000))
+})
+
+export type MailConfig = Config.Config.Success<typeof MailConfig>

@@ -1,27 +1,15 @@
 /** The admin CLI end to end: real processes (as `npm run cli -- ...` runs them) on a test database. */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { execFile } from "node:child_process"
-import * as path from "node:path"
-import { promisify } from "node:util"
+import { cli, json } from "./support/cli.js"
 import { freshDatabase } from "./support/server.js"
-
-const ROOT = path.resolve(import.meta.dirname, "..")
-const exec = promisify(execFile)
-
-const cli = (databaseUrl: string, ...args: Array<string>) =>
-  exec(process.execPath, ["--import", "tsx", "src/main.ts", ...args], {
-    cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: "warning", DEMO_DATA: "false" }
-  }).then((r) => r.stdout, (e) => Promise.reject(new Error(`${args.join(" ")} failed: ${e.stderr || e.stdout}`)))
-
-const json = (out: string) => JSON.parse(out.slice(out.search(/[[{]/)))
 
 describe("admin CLI", () => {
   it("creates operators, users, memberships, sites and keys; lists and revokes keys; changes roles", { timeout: 120_000 }, async () => {
     const db = await Effect.runPromise(freshDatabase)
     const { id: op } = json(await cli(db, "operators", "create", "--name", "Nordic Kayak AS", "--timezone", "Europe/Oslo"))
     const { id: other } = json(await cli(db, "operators", "create", "--name", "Other AS"))
+    await expect(cli(db, "operators", "create", "--name", "Typo AS", "--timezone", "Europe/Olso")).rejects.toThrow(/unknown time zone Europe\/Olso/)
     expect(json(await cli(db, "operators", "list")).map((o: any) => o.name)).toEqual(["Nordic Kayak AS", "Other AS"])
     await cli(db, "users", "create", "--email", "Anna@NordicKayak.no", "--name", "Anna Dahl")
     expect(await cli(db, "members", "add", "--operator", op, "--user", "anna@nordickayak.no", "--role", "owner")).toContain("owner")

@@ -1,22 +1,9 @@
 /** `keys limits` and `audit list` end to end: real processes (as `npm run cli -- ...` runs them) on a test database. */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { execFile } from "node:child_process"
-import * as path from "node:path"
-import { promisify } from "node:util"
 import pg from "pg"
+import { cli, json } from "./support/cli.js"
 import { freshDatabase } from "./support/server.js"
-
-const ROOT = path.resolve(import.meta.dirname, "..")
-const exec = promisify(execFile)
-
-const cli = (databaseUrl: string, ...args: Array<string>) =>
-  exec(process.execPath, ["--import", "tsx", "src/main.ts", ...args], {
-    cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: "warning", DEMO_DATA: "false" }
-  }).then((r) => r.stdout, (e) => Promise.reject(new Error(`${args.join(" ")} failed: ${e.stderr || e.stdout}`)))
-
-const json = (out: string) => JSON.parse(out.slice(out.search(/[[{]/)))
 
 describe("CLI: daily limits and audit", () => {
   it("sets, shows and resets a key's daily limits; lists the audit log by key, operator and limit", { timeout: 120_000 }, async () => {

@@ -14,7 +14,9 @@ import { SCOPES } from "../domain/scopes.js"
 import { startSandbox } from "../sandbox/bokun/index.js"
 import { Admin } from "../services/Admin.js"
 import { Mirror } from "../services/Mirror.js"
+import { startSandbox as startPaymentSandbox } from "../sandbox/surfboard/index.js"
 import { DEMO_DAYS_AHEAD, setUpDemoBookingSystem } from "./bookingSystem.js"
+import { setUpDemoPaymentProvider } from "./paymentProvider.js"
 
 export interface DemoKey {
   readonly name: string
@@ -207,7 +209,8 @@ export class DemoData extends Context.Tag("DemoData")<DemoData, {
   /**
    * Demo mode (DEMO_DATA, default on with the embedded database): seeds an empty database, starts
    * the sandbox booking system for the life of the service, links the demo accounts to it and
-   * mirrors the coming days so that the manifest is full from the first request.
+   * mirrors the coming days so that the manifest is full from the first request; starts the
+   * Surfboard sandbox with a merchant per operator so that payment links work.
    */
   static readonly layer = Layer.scoped(
     DemoData,
@@ -241,6 +244,9 @@ export class DemoData extends Context.Tag("DemoData")<DemoData, {
       const mirror = yield* Mirror
       yield* mirror.refresh({ kind: "manual", daysAhead: DEMO_DAYS_AHEAD })
       yield* Effect.logInfo(`demo booking system (Bókun sandbox) on ${sandbox.baseUrl}`)
+      const payments = yield* startPaymentSandbox({ port: 0 })
+      yield* setUpDemoPaymentProvider(payments)
+      yield* Effect.logInfo(`demo payment provider (Surfboard sandbox) on ${payments.baseUrl}`)
       return read(sandbox.baseUrl)
     }).pipe(Effect.orDie)
   )

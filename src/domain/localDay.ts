@@ -11,6 +11,16 @@ const formatterFor = (timeZone: string) => {
   return f
 }
 
+/** Whether `timeZone` is a time zone this runtime knows (an IANA name such as Europe/Oslo, or UTC). */
+export const isTimeZone = (timeZone: string): boolean => {
+  try {
+    formatterFor(timeZone)
+    return true
+  } catch {
+    return false
+  }
+}
+
 /** The local day `YYYY-MM-DD` in `timeZone` at the instant `at`. */
 export const localDayAt = (timeZone: string, at: Date): string => {
   const parts = formatterFor(timeZone).formatToParts(at)

@@ -32,6 +32,11 @@ export const IDEMPOTENCY_LEASE_SECONDS = 30
 /** What a write's action gets from the shared write machinery. */
 export interface WriteContext {
   readonly keyId: string
+  /**
+   * The request's Idempotency-Key: names this action, so that a retry after a crash (same key)
+   * finds the progress the first attempt recorded (e.g. an email's dedupe key).
+   */
+  readonly idempotencyKey: string
   /** The operators the key acts for: the target must belong to one of them (else 404). */
   readonly operatorIds: ReadonlyArray<string>
   /** Names the operator the target belongs to, as soon as it is known (for the audit log). */

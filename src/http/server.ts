@@ -4,7 +4,10 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { Layer } from "effect"
 import { createServer } from "node:http"
 import { Bookings } from "../services/Bookings.js"
+import { BookingSystemAccounts } from "../services/BookingSystemAccounts.js"
 import { Checkins } from "../services/Checkins.js"
+import { Reschedules } from "../services/Reschedules.js"
+import { PaymentLinks } from "../services/PaymentLinks.js"
 import { CursorSigner } from "../services/CursorSigner.js"
 import { KeyAuth } from "../services/KeyAuth.js"
 import { Manifest } from "../services/Manifest.js"
@@ -14,6 +17,8 @@ import { PartnerApi } from "./partner/Api.js"
 import { BookingsLive, HealthLive, MeLive } from "./partner/handlers.js"
 import { ManifestLive } from "./partner/manifest.js"
 import { CheckinsLive } from "./partner/checkins.js"
+import { ReschedulesLive } from "./partner/reschedules.js"
+import { PaymentLinksLive } from "./partner/paymentLinks.js"
 import { Writes } from "./partner/writes.js"
 import { openApiLayer } from "./docs/openapi.js"
 import { PartnerAuthLive } from "./partner/auth.js"
@@ -26,16 +31,21 @@ const ServicesLive = Layer.mergeAll(
   RateLimiter.Default,
   Manifest.Default,
   Writes.Default,
-  Checkins.Default
+  Checkins.Default,
+  Reschedules.Default,
+  PaymentLinks.Default.pipe(Layer.provide(BookingSystemAccounts.Default))
 )
 
 export const ApiLive = HttpApiBuilder.api(PartnerApi).pipe(
-  Layer.provide([MeLive, BookingsLive, HealthLive, ManifestLive, CheckinsLive]),
+  Layer.provide([MeLive, BookingsLive, HealthLive, ManifestLive, CheckinsLive, ReschedulesLive, PaymentLinksLive]),
   Layer.provide(PartnerAuthLive),
   Layer.provide(ServicesLive)
 )
 
-/** Everything served, needing only a SqlClient, the config and an HttpServer. */
+/**
+ * Everything served, needing a SqlClient, the config, an HttpServer, and for the writes the
+ * BookingSystem and PaymentProvider ports and the Outbox (`ExternalSystemsLive` in src/app.ts).
+ */
 /** Access logs come from the problem middleware (with the request id, secrets redacted). */
 export const HttpLive = HttpApiBuilder.serve().pipe(
   Layer.provide(openApiLayer),

@@ -1,12 +1,15 @@
 /** Every scheduled job, registered in one place, on the cluster (or none when JOBS=false). */
 import { Effect, Layer } from "effect"
 import { JobsConfig } from "../config.js"
+import { bookingChangeRecoveryJob } from "./bookingChangeRecovery.js"
 import { clusterLayer } from "./cluster.js"
+import { idempotencyCleanupJob } from "./idempotencyCleanup.js"
 import { mirrorJobs } from "./mirrorRefresh.js"
+import { outboxSenderJob } from "./outboxSender.js"
 
 export const JobsLive = Layer.unwrapEffect(
   Effect.map(JobsConfig, (config) =>
     config.enabled
-      ? mirrorJobs(config).pipe(Layer.provide(clusterLayer(config)))
+      ? Layer.mergeAll(mirrorJobs(config), idempotencyCleanupJob(config), outboxSenderJob(config), bookingChangeRecoveryJob(config)).pipe(Layer.provide(clusterLayer(config)))
       : Layer.empty)
 )

@@ -5,6 +5,7 @@
 import { SqlClient } from "@effect/sql"
 import { Data, Effect } from "effect"
 import { generateSecretKey, hashSecret } from "../domain/apiKey.js"
+import { isTimeZone } from "../domain/localDay.js"
 import { isScope, type Scope } from "../domain/scopes.js"
 
 export class AdminError extends Data.TaggedError("AdminError")<{ readonly message: string }> {}
@@ -38,10 +39,17 @@ export class Admin extends Effect.Service<Admin>()("Admin", {
       rows[0] === undefined ? Effect.fail(new AdminError({ message: `${what} not found` })) : Effect.succeed(rows[0])
 
     const createOperator = (o: { name: string; timezone?: string; legalName?: string; orgNumber?: string }) =>
-      sql<{ id: string }>`
-        INSERT INTO operators (name, timezone, legal_name, org_number)
-        VALUES (${o.name}, ${o.timezone ?? "Europe/Oslo"}, ${o.legalName ?? null}, ${o.orgNumber ?? null})
-        RETURNING id`.pipe(Effect.map((r) => r[0]!.id))
+      Effect.gen(function*() {
+        const timezone = o.timezone ?? "Europe/Oslo"
+        if (!isTimeZone(timezone)) {
+          return yield* new AdminError({ message: `unknown time zone ${timezone}: use an IANA name such as Europe/Oslo` })
+        }
+        const [row] = yield* sql<{ id: string }>`
+          INSERT INTO operators (name, timezone, legal_name, org_number)
+          VALUES (${o.name}, ${timezone}, ${o.legalName ?? null}, ${o.orgNumber ?? null})
+          RETURNING id`
+        return row!.id
+      })
 
     const createUser = (u: { email: string; name: string }) =>
       sql<{ id: string }>`INSERT INTO users (email, name) VALUES (${u.email.toLowerCase()}, ${u.name}) RETURNING id`.pipe(

@@ -11,7 +11,7 @@
 import { SqlClient } from "@effect/sql"
 import { Clock, Duration, Effect, Schedule } from "effect"
 import { MirrorConfig } from "../config.js"
-import { mirrorWindow } from "../domain/localDay.js"
+import { isTimeZone, mirrorWindow } from "../domain/localDay.js"
 import { BookingSystem, type BookingLine, type BookingSystemError } from "../ports/BookingSystem.js"
 import { BookingSystemAccounts, type MirroredAccount } from "./BookingSystemAccounts.js"
 
@@ -95,7 +95,7 @@ export class Mirror extends Effect.Service<Mirror>()("Mirror", {
 
     /** Upserts one chunk; returns how many lines were new and how many changed. */
     const upsert = (m: MirroredAccount, lines: ReadonlyArray<BookingLine>) =>
-      sql<{ inserted: boolean }>`
+      sql<{ inserted: boolean; cancelled: boolean }>`
         WITH input AS (
           SELECT * FROM jsonb_to_recordset(${JSON.stringify(lines.map(toRecord))}::jsonb) AS x(
             line_id text, booking_id text, reference text, external_reference text, status text,
@@ -161,10 +161,12 @@ export class Mirror extends Effect.Service<Mirror>()("Mirror", {
             excluded.guest_name, excluded.guest_email, excluded.guest_phone, excluded.pickup_place,
             excluded.pickup_time, excluded.payment_status, excluded.total_minor, excluded.currency,
             excluded.booked_at, excluded.source_updated_at)
-        RETURNING (xmax = 0) AS inserted`.pipe(
+        RETURNING (xmax = 0) AS inserted, (xmax <> 0 AND r.status = 'CANCELLED' AND r.cancelled_at = now()) AS cancelled`.pipe(
         Effect.map((rows) => {
           const inserted = rows.filter((r) => r.inserted).length
-          return { inserted, updated: rows.length - inserted }
+          // A line the booking system now reports cancelled counts as cancelled, not as changed.
+          const cancelled = rows.filter((r) => r.cancelled).length
+          return { inserted, updated: rows.length - inserted - cancelled, cancelled }
         })
       )
 
@@ -175,7 +177,7 @@ export class Mirror extends Effect.Service<Mirror>()("Mirror", {
         WHERE account_id = ${m.account.id}
           AND departure_date BETWEEN ${window.from}::date AND ${window.to}::date
           AND status <> 'CANCELLED'
-          AND line_id NOT IN (SELECT jsonb_array_elements_text(${JSON.stringify(seen)}::jsonb))`.pipe(Effect.orDie)
+          AND line_id NOT IN (SELECT jsonb_array_elements_text(${JSON.stringify(seen)}::jsonb))`
 
     /**
      * A line can leave the window because it was cancelled or deleted, or because it moved to a day
@@ -231,15 +233,17 @@ export class Mirror extends Effect.Service<Mirror>()("Mirror", {
         const all = [...lines, ...settled.found]
         let inserted = 0
         let updated = 0
+        let cancelled = 0
         for (let i = 0; i < all.length; i += CHUNK) {
           const counts = yield* upsert(m, all.slice(i, i + CHUNK))
           inserted += counts.inserted
           updated += counts.updated
+          cancelled += counts.cancelled
         }
-        const cancelled = yield* cancelLines(m, settled.gone)
+        cancelled += yield* cancelLines(m, settled.gone)
         yield* markSynced(m, window)
         return { linesSeen: lines.length, inserted, updated, cancelled } satisfies AccountCounts
-      }).pipe(sql.withTransaction, Effect.orDie)
+      }).pipe(sql.withTransaction)
 
     const startRun = (m: MirroredAccount, kind: RefreshKind, window: { from: string; to: string }, jobRunId: string | null) =>
       sql<{ id: string }>`
@@ -253,6 +257,30 @@ export class Mirror extends Effect.Service<Mirror>()("Mirror", {
           inserted = ${counts.inserted ?? 0}, updated = ${counts.updated ?? 0}, cancelled = ${counts.cancelled ?? 0},
           error = ${error}
         WHERE id = ${runId}`.pipe(Effect.orDie, Effect.asVoid)
+
+    const failRun = (m: MirroredAccount, runId: string, window: { from: string; to: string }, error: string) =>
+      Effect.gen(function*() {
+        yield* finishRun(runId, "failed", {}, error)
+        yield* Effect.logWarning(`mirror: account ${m.account.name} failed`).pipe(
+          Effect.annotateLogs({ account_id: m.account.id, error })
+        )
+        return { accountId: m.account.id, account: m.account.name, ...window, ok: false, error } satisfies AccountResult
+      })
+
+    /**
+     * The account's window in its operators' zones. An operator whose zone is not one (operators'
+     * zones are free text) fails its account alone: the run is recorded over the UTC window.
+     */
+    const refreshInZones = (m: MirroredAccount, now: Date, daysAhead: number, kind: RefreshKind, jobRunId: string | null) =>
+      Effect.suspend(() => {
+        const unknown = m.operators.filter((o) => !isTimeZone(o.timezone))
+        if (unknown.length === 0) {
+          return refreshAccount(m, mirrorWindow(m.operators.map((o) => o.timezone), now, daysAhead), kind, jobRunId)
+        }
+        const window = mirrorWindow(["UTC"], now, daysAhead)
+        const error = `unknown time zone: ${unknown.map((o) => `${o.timezone} (operator ${o.name})`).join(", ")}`
+        return Effect.flatMap(startRun(m, kind, window, jobRunId), (runId) => failRun(m, runId, window, error))
+      })
 
     /** Refreshes one account over `window`; never fails: the result says what happened. */
     const refreshAccount = (
@@ -269,19 +297,21 @@ export class Mirror extends Effect.Service<Mirror>()("Mirror", {
           Effect.retry({ schedule: retryPolicy, while: (e) => e._tag === "BookingSystemUnavailable" }),
           Effect.either
         )
-        if (lines._tag === "Left") {
-          const error = describe(lines.left)
-          yield* finishRun(runId, "failed", {}, error)
-          yield* Effect.logWarning(`mirror: account ${m.account.name} failed`).pipe(
-            Effect.annotateLogs({ account_id: m.account.id, error })
-          )
-          return { ...base, ok: false, error } satisfies AccountResult
-        }
+        if (lines._tag === "Left") return yield* failRun(m, runId, window, describe(lines.left))
         // A line outside the window asked for is not judged here (the booking system answered loosely).
         const inWindow = lines.right.filter((l) => l.date >= window.from && l.date <= window.to)
-        const missing = yield* missingLines(m, window, inWindow.map((l) => l.lineId))
-        const settled = yield* settleMissing(m, missing)
-        const counts = yield* apply(m, window, inWindow, settled)
+        const stored = yield* Effect.gen(function*() {
+          const missing = yield* missingLines(m, window, inWindow.map((l) => l.lineId))
+          const settled = yield* settleMissing(m, missing)
+          return yield* apply(m, window, inWindow, settled)
+        }).pipe(Effect.either)
+        // The database refusing what the booking system sent (e.g. a NUL in a guest name) fails this
+        // account alone; nothing of it was stored (one transaction).
+        if (stored._tag === "Left") {
+          yield* Effect.logError(`mirror: could not store account ${m.account.name}`, stored.left)
+          return yield* failRun(m, runId, window, `could not store the lines: ${stored.left.message}`)
+        }
+        const counts = stored.right
         yield* finishRun(runId, "ok", counts, null)
         yield* Effect.annotateCurrentSpan({ ...counts })
         return { ...base, ok: true, ...counts } satisfies AccountResult
@@ -303,8 +333,7 @@ export class Mirror extends Effect.Service<Mirror>()("Mirror", {
         const now = new Date(yield* Clock.currentTimeMillis)
         const results = yield* Effect.forEach(
           targets,
-          (m) =>
-            refreshAccount(m, mirrorWindow(m.operators.map((o) => o.timezone), now, options.daysAhead), options.kind, options.jobRunId ?? null),
+          (m) => refreshInZones(m, now, options.daysAhead, options.kind, options.jobRunId ?? null),
           { concurrency: config.concurrency }
         )
         const sum = (f: (r: AccountResult) => number | undefined) => results.reduce((n, r) => n + (f(r) ?? 0), 0)

@@ -4,7 +4,8 @@ import { Effect } from "effect"
 import { Admin } from "../../src/services/Admin.js"
 import { createKey, makeWorld } from "../support/fixtures.js"
 import type { Reply } from "../support/http.js"
-import { auditOf, checkin, checkinState, insertAccount, insertRow, insertRows, usedToday } from "../support/manifest.js"
+import { auditOf, checkin, checkinState, usedToday } from "../support/manifest.js"
+import { insertAccount, insertRow, insertRows } from "../support/mirror.js"
 import { testServer } from "../support/server.js"
 
 const expectProblem = (res: Reply, status: number, slug: string) => {
@@ -24,7 +25,7 @@ const expectInvalid = (res: Reply, name: string) => {
 const setup = Effect.gen(function*() {
   const w = yield* makeWorld
   const key = yield* createKey({ by: w.alice, operators: [w.alpha], scopes: ["checkins:write"] })
-  const account = yield* insertAccount
+  const account = yield* insertAccount([w.alpha])
   const row = yield* insertRow({ accountId: account, operatorId: w.alpha, participants: 4 })
   return { w, key, account, row }
 })

@@ -5,7 +5,8 @@ import { randomUUID } from "node:crypto"
 import { DailyLimits } from "../../src/services/DailyLimits.js"
 import { createKey, makeWorld } from "../support/fixtures.js"
 import type { Reply } from "../support/http.js"
-import { auditOf, checkin, insertRows, usedToday } from "../support/manifest.js"
+import { auditOf, checkin, usedToday } from "../support/manifest.js"
+import { insertRows } from "../support/mirror.js"
 import { serverOn, testServer, TestServer } from "../support/server.js"
 
 /** Seconds from the database's now to the next UTC midnight. */

@@ -5,7 +5,8 @@ import { randomUUID } from "node:crypto"
 import { requestFingerprint } from "../../src/domain/writes.js"
 import { createKey, makeWorld } from "../support/fixtures.js"
 import { call, type Reply } from "../support/http.js"
-import { auditOf, checkin, checkinState, insertRows, usedToday } from "../support/manifest.js"
+import { auditOf, checkin, checkinState, usedToday } from "../support/manifest.js"
+import { insertRows } from "../support/mirror.js"
 import { serverOn, testServer, TestServer } from "../support/server.js"
 
 const expectProblem = (res: Reply, status: number, slug: string) => {

@@ -5,7 +5,8 @@ import { randomUUID } from "node:crypto"
 import { DailyLimits } from "../../src/services/DailyLimits.js"
 import { createKey, insertBooking, makeWorld } from "../support/fixtures.js"
 import { get, type Reply } from "../support/http.js"
-import { checkin, insertRows } from "../support/manifest.js"
+import { checkin } from "../support/manifest.js"
+import { insertRows } from "../support/mirror.js"
 import { conforms, dereferencedSpec } from "../support/openapi.js"
 import { testServer } from "../support/server.js"
 
@@ -24,12 +25,18 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("OpenAPI do
         "get /api/v1/bookings": ["200", "400", "401", "403", "404", "429", "500"],
         "get /api/v1/bookings/{id}": ["200", "400", "401", "403", "404", "429", "500"],
         "get /api/v1/manifest": ["200", "400", "401", "403", "404", "429", "500"],
-        "post /api/v1/manifest/{id}/checkin": ["200", "400", "401", "403", "404", "409", "422", "429", "500", "503"]
+        "post /api/v1/manifest/{id}/checkin": ["200", "400", "401", "403", "404", "409", "422", "429", "500", "503"],
+        "get /api/v1/bookings/{id}/reschedule-options": ["200", "400", "401", "403", "404", "429", "500", "503"],
+        "post /api/v1/bookings/{id}/reschedule": ["200", "400", "401", "403", "404", "409", "422", "429", "500", "503"],
+        "post /api/v1/bookings/{id}/payment-link": ["200", "400", "401", "403", "404", "409", "422", "429", "500", "503"]
       }
       const scopeOf: Record<string, Array<string>> = {
         "get /api/v1/me": [],
         "get /api/v1/manifest": ["manifest:read"],
-        "post /api/v1/manifest/{id}/checkin": ["checkins:write"]
+        "post /api/v1/manifest/{id}/checkin": ["checkins:write"],
+        "get /api/v1/bookings/{id}/reschedule-options": ["bookings.reschedule:write"],
+        "post /api/v1/bookings/{id}/reschedule": ["bookings.reschedule:write"],
+        "post /api/v1/bookings/{id}/payment-link": ["payment_links:write"]
       }
       const listed = Object.entries<any>(doc.paths).flatMap(([path, item]) => Object.keys(item).map((m) => `${m} ${path}`))
       expect(listed.sort()).toEqual(Object.keys(expected).sort())
@@ -101,6 +108,22 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("OpenAPI do
       }
       expect(op.responses["409"].headers["Idempotent-Replayed"]).toBeUndefined()
       expect(op.responses["429"].headers["Retry-After"]).toBeDefined()
+      expect(op.requestBody.required).toBe(true)
+    }))
+
+  it.effect("the payment link declares the Idempotency-Key header, an empty body and its result", () =>
+    Effect.gen(function*() {
+      const raw = (yield* get("/api/v1/openapi.json")).body
+      const doc = yield* Effect.promise(() => SwaggerParser.dereference(structuredClone(raw)))
+      const op = (doc as any).paths["/api/v1/bookings/{id}/payment-link"].post
+      expect(op.parameters.find((p: any) => p.in === "header")).toMatchObject({ name: "Idempotency-Key", required: true })
+      for (const status of ["200", "400", "404", "422"]) {
+        expect(op.responses[status].headers["Idempotent-Replayed"], status).toBeDefined()
+      }
+      const result = op.responses["200"].content["application/json"].schema
+      expect(Object.keys(result.properties).sort()).toEqual(["amount_minor", "currency", "emailed", "id", "kind", "url"])
+      expect(result.required.sort()).toEqual(["amount_minor", "currency", "emailed", "id", "kind", "url"])
+      expect(result.properties.kind.enum.sort()).toEqual(["deferred_balance", "provider_balance"])
       expect(op.requestBody.required).toBe(true)
     }))
 

@@ -1,39 +1,11 @@
-/** Manifest fixtures inserted directly (the mirror fills these tables in production) and check-in calls. */
+/**
+ * Check-in calls over HTTP and what they leave behind: the stored check-in, the daily write counter and
+ * the audit. Mirror rows to check in come from ./mirror.ts.
+ */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import { call } from "./http.js"
-
-export const insertAccount = Effect.flatMap(SqlClient.SqlClient, (sql) =>
-  sql<{ id: string }>`
-    INSERT INTO booking_system_accounts (kind, name, base_url, access_key, secret_key)
-    VALUES ('bokun', ${"Test account " + randomUUID().slice(0, 6)}, 'http://127.0.0.1:9', 'access', 'secret')
-    RETURNING id`.pipe(Effect.map((rows) => rows[0]!.id), Effect.orDie))
-
-export interface RowInput {
-  readonly accountId: string
-  readonly operatorId: string
-  readonly status?: "CONFIRMED" | "RESERVED" | "CANCELLED"
-  readonly participants?: number
-  readonly departureDate?: string
-}
-
-export const insertRow = (r: RowInput) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ id: string }>`
-      INSERT INTO manifest_rows (
-        account_id, line_id, booking_id, operator_id, status, product_id, product_title, departure_date,
-        start_time, timezone, participants, guest_name)
-      VALUES (
-        ${r.accountId}, ${randomUUID()}, ${randomUUID().slice(0, 8)}, ${r.operatorId}, ${r.status ?? "CONFIRMED"},
-        'p-1', 'Harbour Tour', ${r.departureDate ?? "2026-12-01"}, '10:00', 'Europe/Oslo', ${r.participants ?? 3},
-        'Guest Person')
-      RETURNING id`.pipe(Effect.map((rows) => rows[0]!.id), Effect.orDie))
-
-/** `count` rows for one operator on a fresh account. */
-export const insertRows = (operatorId: string, count: number, extra: Partial<RowInput> = {}) =>
-  Effect.flatMap(insertAccount, (accountId) =>
-    Effect.forEach(Array.from({ length: count }), () => insertRow({ accountId, operatorId, ...extra })))
 
 export interface CheckinCall {
   readonly key?: string | undefined

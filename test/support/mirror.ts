@@ -1,4 +1,8 @@
-/** Booking-system mirror fixtures, inserted directly (the mirror job is what fills these tables for real). */
+/**
+ * Booking-system mirror fixtures, inserted directly (the mirror refresh is what fills these tables
+ * for real): accounts linked to operators, manifest rows, per-day sync times and check-ins. The one
+ * place tests insert mirror data.
+ */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
@@ -17,10 +21,19 @@ export const insertAccount = (operatorIds: ReadonlyArray<string>, name = "Bokun 
       return account!.id
     })).pipe(Effect.orDie)
 
+/** The account the operator is linked to, or a new one linked to it. */
+export const accountOf = (operatorId: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ id: string | null }>`SELECT booking_system_account_id AS id FROM operators WHERE id = ${operatorId}`.pipe(
+      Effect.orDie,
+      Effect.flatMap((rows) => rows[0]?.id ? Effect.succeed(rows[0].id) : insertAccount([operatorId]))
+    ))
+
 export interface RowInput {
   readonly accountId: string
   readonly operatorId: string
-  readonly date: string
+  /** Local departure day; default 2026-12-01. */
+  readonly date?: string
   readonly startTime?: string | null
   readonly timezone?: string
   readonly status?: "CONFIRMED" | "RESERVED" | "CANCELLED"
@@ -56,7 +69,7 @@ export const insertRow = (r: RowInput) =>
         ${r.externalReference ?? null}, ${r.operatorId}, ${r.serviceBookingId ?? null}, ${r.status ?? "CONFIRMED"},
         ${r.productId ?? "p-1"}, ${r.productTitle === undefined ? "Fjord Cruise" : r.productTitle},
         ${r.rateId === undefined ? "r-1" : r.rateId}, ${r.rateTitle === undefined ? "Standard" : r.rateTitle},
-        ${r.date}::date, ${r.startTime === undefined ? "10:00" : r.startTime}, ${r.timezone ?? "Europe/Oslo"},
+        ${r.date ?? "2026-12-01"}::date, ${r.startTime === undefined ? "10:00" : r.startTime}, ${r.timezone ?? "Europe/Oslo"},
         ${r.participants ?? 2},
         ${r.pax === null ? null : JSON.stringify(r.pax ?? [{ pricingCategoryId: "1", title: "Adult", quantity: r.participants ?? 2 }])}::jsonb,
         ${r.channel?.class ?? "direct"}, ${r.channel?.source ?? null}, ${r.channel?.title ?? "Direct"},
@@ -66,6 +79,15 @@ export const insertRow = (r: RowInput) =>
         ${r.pickupPlace ?? null}, ${r.pickupTime ?? null}, ${r.paymentStatus === undefined ? "PAID" : r.paymentStatus},
         10000, 'NOK')
       RETURNING id`.pipe(Effect.map((rows) => rows[0]!.id), Effect.orDie))
+
+/** `count` rows for one operator, on the account it is linked to (linked to a new one when it has none). */
+export const insertRows = (
+  operatorId: string,
+  count: number,
+  extra: Partial<Omit<RowInput, "accountId" | "operatorId">> = {}
+) =>
+  Effect.flatMap(accountOf(operatorId), (accountId) =>
+    Effect.forEach(Array.from({ length: count }), () => insertRow({ ...extra, accountId, operatorId })))
 
 /** Records a successful refresh of an account's day. */
 export const markSynced = (accountId: string, date: string, at: Date) =>

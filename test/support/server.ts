@@ -8,6 +8,7 @@ import { ConfigProvider, Context, Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
 import { inject } from "vitest"
 import { createDatabase } from "../../src/db/embedded.js"
+import { ExternalSystemsLive, OutboxLive } from "../../src/adapters/live.js"
 import { layerFromUrl } from "../../src/db/Database.js"
 import { HttpLive, nodeServer } from "../../src/http/server.js"
 import { Admin } from "../../src/services/Admin.js"
@@ -39,6 +40,10 @@ export const serverOn = (databaseUrl: string, env: Record<string, string> = {}) 
   ).pipe(
     Layer.provideMerge(HttpLive),
     Layer.provide(nodeServer("127.0.0.1", 0)),
+    // What the write handlers call: the booking system and payment provider (real adapters, settings
+    // from env) and the outbox.
+    Layer.provideMerge(OutboxLive),
+    Layer.provideMerge(ExternalSystemsLive),
     Layer.provideMerge(Admin.Default),
     Layer.provideMerge(layerFromUrl(databaseUrl, 4)),
     Layer.provide(ObservabilityLive),

@@ -2,9 +2,10 @@
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { BookingDetail, BookingPage, BookingStatus, Partner } from "../../domain/booking.js"
-import { DateTimeString, IsoDate, IsoDateTimeWithOffset } from "../../domain/dates.js"
-import { InvalidRequest, NotFound, NotPossible } from "../../domain/errors.js"
+import { DateString, DateTimeString, IsoDate, IsoDateTimeWithOffset, LocalTime } from "../../domain/dates.js"
+import { InvalidRequest, NotFound, NotPossible, Unavailable } from "../../domain/errors.js"
 import { Manifest } from "../../domain/manifest.js"
+import { PaymentLinkKind } from "../../domain/paymentLink.js"
 import { Scope } from "../../domain/scopes.js"
 import { Cursor, intParam, oneOf, PartnerId, UuidPath } from "../params.js"
 import { PartnerAuth, RequiredScope } from "./security.js"
@@ -175,12 +176,153 @@ export class CheckinsGroup extends HttpApiGroup.make("checkins")
   .prefix("/api/v1")
 {}
 
+export const RescheduleOptionsParams = Schema.Struct({
+  date: Schema.propertySignature(IsoDate).annotations({
+    description: "The day to look at (the tour's local day, YYYY-MM-DD). Required.",
+    missingMessage: () => "is required: the day to look at, YYYY-MM-DD"
+  })
+})
+
+export const RescheduleOption = Schema.Struct({
+  start_time_id: Schema.String.annotations({ description: "Pass as `start_time_id` to POST /bookings/{id}/reschedule." }),
+  rate_id: Schema.NullOr(Schema.String).annotations({ description: "Pass as `rate_id` with this option." }),
+  start_time: Schema.NullOr(LocalTime).annotations({ description: "Local HH:MM in the booking's `timezone`." }),
+  label: Schema.NullOr(Schema.String),
+  remaining: Schema.Int.annotations({ description: "Seats left on the departure (9999: no seat limit)." })
+}).annotations({ identifier: "RescheduleOption" })
+
+export const RescheduleOptions = Schema.Struct({
+  id: Schema.String.annotations({ description: "The booking id." }),
+  date: DateString.annotations({ description: "The day asked about." }),
+  current_date: Schema.NullOr(DateString).annotations({ description: "The booking's departure day now." }),
+  reschedulable: Schema.Boolean.annotations({ description: "false when the booking cannot move at all; `detail` says why." }),
+  available: Schema.Boolean.annotations({ description: "true when the booking can move to `date`." }),
+  price_differs: Schema.Boolean.annotations({
+    description: "true when the day has room only at a different price; then no options are listed."
+  }),
+  detail: Schema.NullOr(Schema.String),
+  options: Schema.Array(RescheduleOption).annotations({ description: "Departures and rates at the same price with room for the party." })
+}).annotations({ identifier: "RescheduleOptions" })
+
+export const RescheduleRequest = Schema.Struct({
+  date: IsoDate.annotations({ description: "The new departure day (the tour's local day)." }),
+  start_time_id: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100))).annotations({
+    description: "From GET /bookings/{id}/reschedule-options; omit to keep the time of day."
+  }),
+  rate_id: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100))).annotations({
+    description: "The `rate_id` of the same option, when it has one; omit to keep the rate."
+  })
+}).annotations({ identifier: "RescheduleRequest", message: () => "must be a JSON object with `date`" })
+
+export const RescheduleResult = Schema.Struct({
+  id: Schema.String.annotations({ description: "The booking id." }),
+  status: Schema.String.annotations({ description: "The booking's status (unchanged by a reschedule)." }),
+  date: DateString.annotations({ description: "The departure day now." }),
+  start_time: Schema.NullOr(LocalTime),
+  previous_date: Schema.NullOr(DateString).annotations({ description: "null when nothing moved (`already_on_date`)." }),
+  previous_start_time: Schema.NullOr(LocalTime),
+  already_on_date: Schema.Boolean.annotations({
+    description: "true when the booking was on that departure already: nothing changed, not counted against the daily limit."
+  })
+}).annotations({ identifier: "RescheduleResult" })
+
+export class ReschedulesGroup extends HttpApiGroup.make("reschedules")
+  .add(
+    HttpApiEndpoint.get("options", "/bookings/:id/reschedule-options")
+      .setPath(Schema.Struct({ id: UuidPath }))
+      .setUrlParams(RescheduleOptionsParams)
+      .addSuccess(RescheduleOptions)
+      .addError(InvalidRequest)
+      .addError(NotFound)
+      .addError(Unavailable)
+      .annotate(OpenApi.Summary, "Where a booking can move on one day, at the same price")
+      .annotate(
+        OpenApi.Description,
+        "Scope `bookings.reschedule:write`. Read only: one availability read of the booking system for `date`. " +
+          "`reschedulable` false (with `detail`) for a cancelled booking, one not linked to a booking system, a tour " +
+          "that has started, or an unpaid pay-later booking within 24 hours of its charge. Options are departures of " +
+          "`date` with room for the party at the same price. 404 when the booking is not one of the key's operators'; " +
+          "503 when the booking system does not answer."
+      )
+  )
+  .add(
+    idempotentWrite(
+      HttpApiEndpoint.post("reschedule", "/bookings/:id/reschedule")
+        .setPath(Schema.Struct({ id: UuidPath }))
+        .setPayload(RescheduleRequest)
+        .addSuccess(RescheduleResult)
+        .addError(NotFound)
+        .addError(NotPossible)
+    )
+      .annotate(OpenApi.Summary, "Move a booking to another departure at the same price")
+      .annotate(
+        OpenApi.Description,
+        "Scope `bookings.reschedule:write`; header `Idempotency-Key` required. Moves the booking in the booking system " +
+          "and in the service; payment is never touched; guest and team are emailed. 422 `not-possible` when the " +
+          "booking is cancelled, not linked to a booking system, the tour has started, an unpaid pay-later booking is " +
+          "within 24 hours of its charge, the date has no such departure or not enough seats, or the price differs. " +
+          "The departure the booking is on already answers 200 with `already_on_date` true and does not count " +
+          "against the daily `reschedules` limit. 503 when the booking system does not answer (nothing changed; retry " +
+          "with the same key)."
+      )
+  )
+  .annotate(RequiredScope, "bookings.reschedule:write")
+  .middleware(PartnerAuth)
+  .prefix("/api/v1")
+{}
+
+export const PaymentLinkRequest = Schema.Struct({}).annotations({
+  identifier: "PaymentLinkRequest",
+  description: "No fields: the service decides the amount.",
+  message: () => "must be a JSON object (`{}`)"
+})
+
+export const PaymentLinkResult = Schema.Struct({
+  id: Schema.UUID.annotations({ description: "The id sent: a booking id or a manifest row id." }),
+  kind: PaymentLinkKind.annotations({
+    description: "`deferred_balance`: the balance of a pay-later booking; `provider_balance`: the balance the booking system says is due."
+  }),
+  url: Schema.String.annotations({ description: "The payment page. Share it only with the guest." }),
+  amount_minor: Schema.Int,
+  currency: Schema.String.annotations({ description: "ISO 4217" }),
+  emailed: Schema.Boolean.annotations({ description: "false when the link exists but the email did not go out." })
+}).annotations({ identifier: "PaymentLinkResult" })
+
+export class PaymentLinksGroup extends HttpApiGroup.make("paymentLinks")
+  .add(
+    idempotentWrite(
+      HttpApiEndpoint.post("paymentLink", "/bookings/:id/payment-link")
+        .setPath(Schema.Struct({ id: UuidPath }))
+        .setPayload(PaymentLinkRequest)
+        .addSuccess(PaymentLinkResult)
+        .addError(NotFound)
+        .addError(NotPossible)
+    )
+      .annotate(OpenApi.Summary, "Email the guest a link to pay the balance owed")
+      .annotate(
+        OpenApi.Description,
+        "Scope `payment_links:write`; header `Idempotency-Key` required; body `{}`. `id` is a booking id from " +
+          "GET /bookings, or a manifest row id of a booking that exists only in the booking system. The service " +
+          "decides the amount: the pay-later balance of a pay-later booking (`deferred_balance`), else what the " +
+          "booking system says is due (`provider_balance`). Calling again resends the same open link. 404 when the " +
+          "booking or row belongs to none of the key's operators; 422 for a cancelled booking, nothing owed, or a " +
+          "pay-later balance already collected; 503 when the payment provider or the booking system did not answer " +
+          "(nothing was emailed; retry with the same key). Counts against the daily `payment_links` limit."
+      )
+  )
+  .annotate(RequiredScope, "payment_links:write")
+  .middleware(PartnerAuth)
+  .prefix("/api/v1")
+{}
+
 export class PartnerApi extends HttpApi.make("partner")
   .add(MeGroup)
   .add(BookingsGroup)
   .add(ManifestGroup)
   .add(HealthGroup)
   .add(CheckinsGroup)
+  .add(ReschedulesGroup)
+  .add(PaymentLinksGroup)
   .annotate(OpenApi.Title, "Partner API")
   .annotate(OpenApi.Version, "1.0.0")
   .annotate(

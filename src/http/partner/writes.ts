@@ -177,6 +177,7 @@ export class Writes extends Effect.Service<Writes>()("Writes", {
         const { token } = claim
         const ctx: WriteContext = {
           keyId: key.id,
+          idempotencyKey,
           operatorIds: key.partners.map((p) => p.id),
           target: (operatorId) => Ref.set(operator, operatorId)
         }

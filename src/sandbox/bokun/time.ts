@@ -1,24 +1,17 @@
 /** Calendar days for the sandbox: the current instant, local days of a time zone, day arithmetic on `YYYY-MM-DD`. */
 import { Clock, Effect } from "effect"
+import { addDays, daysBetween, localDayAt } from "../../domain/localDay.js"
 
 /** Now, from the Effect clock. */
 export const currentDate = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
 /** The calendar day at `epochMillis` in `timeZone`. */
-export const localDay = (epochMillis: number, timeZone: string): string =>
-  new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).format(epochMillis)
+export const localDay = (epochMillis: number, timeZone: string): string => localDayAt(timeZone, new Date(epochMillis))
 
-export const addDays = (day: string, days: number): string => {
-  const [y, m, d] = day.split("-").map(Number) as [number, number, number]
-  return new Date(Date.UTC(y, m - 1, d + days)).toISOString().slice(0, 10)
-}
+export { addDays }
 
 /** Every day from `from` to `to`, both included. */
-export const daysIn = (from: string, to: string): ReadonlyArray<string> => {
-  const days: Array<string> = []
-  for (let day = from; day <= to; day = addDays(day, 1)) days.push(day)
-  return days
-}
+export const daysIn: (from: string, to: string) => ReadonlyArray<string> = daysBetween
 
 /** Epoch milliseconds of a calendar day at 00:00 UTC: how Bókun writes local departure days. */
 export const dayMillis = (day: string): number => Date.parse(`${day}T00:00:00Z`)

@@ -1,0 +1,21 @@
+/**
+ * Every few minutes: booking changes a crash left at `moving` or `moved` past their lease are
+ * finished once (the booking system is re-read to see whether the line moved; then the service's
+ * booking, mirror row and emails commit together, or the change is abandoned). See
+ * src/services/Reschedules.ts.
+ */
+import { ClusterCron } from "@effect/cluster"
+import { Effect, Layer } from "effect"
+import type { JobsConfig } from "../config.js"
+import { Reschedules } from "../services/Reschedules.js"
+import { recordedRun } from "./runs.js"
+
+export const BOOKING_CHANGE_RECOVERY = "booking-change-recovery"
+
+export const bookingChangeRecoveryJob = (config: Pick<JobsConfig, "bookingChangeRecoveryCron">) =>
+  ClusterCron.make({
+    name: BOOKING_CHANGE_RECOVERY,
+    cron: config.bookingChangeRecoveryCron,
+    execute: recordedRun(BOOKING_CHANGE_RECOVERY, () => Effect.flatMap(Reschedules, (r) => r.recoverStale())),
+    skipIfOlderThan: "10 minutes"
+  }).pipe(Layer.provide(Reschedules.Default))

@@ -1,0 +1,44 @@
+/**
+ * The outbox sender (docs/email.md): every OUTBOX_CRON tick (10 s by default) it sends the emails
+ * that are due, batch after batch, on one instance of the cluster.
+ *
+ * A cluster `Singleton` whose fiber follows the cron schedule, rather than a `ClusterCron`: a
+ * ClusterCron run is a persisted message (and reply) in the cluster's tables that stays there, a
+ * row pair every 10 seconds for ever. Running twice at once would be harmless anyway: senders
+ * claim messages with `FOR UPDATE SKIP LOCKED`, so each message goes to one of them.
+ *
+ * A tick that sent or tried something leaves a `job_runs` row with its counts; idle ticks leave
+ * nothing (8,640 empty rows a day would drown the other jobs' history).
+ */
+import { Singleton } from "@effect/cluster"
+import { SqlClient } from "@effect/sql"
+import { Effect, Schedule } from "effect"
+import type { JobsConfig } from "../config.js"
+import { Outbox } from "../services/Outbox.js"
+import { instanceName } from "./runs.js"
+
+export const OUTBOX_SENDER = "outbox-sender"
+
+/** Batches one tick sends at most before waiting for the next tick. */
+const MAX_BATCHES_PER_TICK = 20
+
+/** One tick: send what is due. Never fails (a scheduler must keep going). */
+export const outboxTick = Effect.gen(function*() {
+  const outbox = yield* Outbox
+  const sql = yield* SqlClient.SqlClient
+  const startedAt = new Date()
+  const summary = yield* outbox.flush({ maxBatches: MAX_BATCHES_PER_TICK })
+  if (summary.claimed === 0) return
+  yield* Effect.annotateCurrentSpan({ ...summary })
+  yield* Effect.logInfo(`outbox: ${summary.sent} sent, ${summary.retried} to retry, ${summary.failed} failed`)
+  yield* sql`
+    INSERT INTO job_runs (job, instance, started_at, finished_at, outcome, summary)
+    VALUES (${OUTBOX_SENDER}, ${instanceName}, ${startedAt}, now(), 'ok', ${JSON.stringify(summary)}::jsonb)`
+}).pipe(
+  Effect.catchAllCause((cause) => Effect.logError(`job ${OUTBOX_SENDER} failed`, cause)),
+  Effect.annotateLogs({ job: OUTBOX_SENDER }),
+  Effect.withSpan(`job.${OUTBOX_SENDER}`, { root: true })
+)
+
+export const outboxSenderJob = (config: Pick<JobsConfig, "outboxCron">) =>
+  Singleton.make(OUTBOX_SENDER, Effect.repeat(outboxTick, Schedule.cron(config.outboxCron)).pipe(Effect.asVoid))

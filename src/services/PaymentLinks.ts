@@ -1,0 +1,447 @@
+/**
+ * Balance payment links (POST /api/v1/bookings/{id}/payment-link; docs/api/writes.md, rules in
+ * src/domain/paymentLink.ts). Runs inside `Writes.run` (not transactional: it calls the payment
+ * provider and the booking system).
+ *
+ * Steps, and what a crash between them leaves:
+ * 1. Resolve the id: a service booking of the key's operators, else a manifest row of theirs (a
+ *    row of a service booking stands for that booking), else 404.
+ * 2. Decide kind and amount; the booking system is asked for `provider_balance` (503 when it does
+ *    not answer).
+ * 3. An open link for the same amount is sent again (after the provider confirms it is still
+ *    open). Otherwise a `payment_links` row in state `creating` with a new idempotency reference is
+ *    committed BEFORE the provider is called. A crash or a lost answer after that leaves the row;
+ *    the next attempt (a retry with the same Idempotency-Key, or any later call for the booking)
+ *    calls the provider with the same reference and the same request, and the provider answers the
+ *    first link: never a second one. Links that no longer match what is owed are closed at the
+ *    provider first.
+ * 4. One transaction marks the row `open` and enqueues the guest's email, whose dedupe key names
+ *    the booking and this request (key id + Idempotency-Key): a retry after a crash here enqueues
+ *    nothing new, so the guest is emailed once per request.
+ * 5. After commit the email is tried at once (`Outbox.deliverNow`): `emailed` says whether it went.
+ */
+import { SqlClient } from "@effect/sql"
+import { Clock, Effect, Either, Option, Redacted } from "effect"
+import { createHash, randomUUID } from "node:crypto"
+import { PaymentProviderConfig } from "../config.js"
+import { localDayAt } from "../domain/localDay.js"
+import { emailLocale, outboxKeys } from "../domain/mail.js"
+import { NotPossible, notYours, Unavailable } from "../domain/errors.js"
+import {
+  decidePaymentLink,
+  type Owed,
+  owedFromBalance,
+  type PaymentLinkKind,
+  type PaymentLinkTarget,
+  reusable
+} from "../domain/paymentLink.js"
+import type { WriteContext, WriteDone } from "../domain/writes.js"
+import { BookingSystem, type BookingSystemError } from "../ports/BookingSystem.js"
+import {
+  type PaymentAccount,
+  PaymentProvider,
+  type PaymentProviderError
+} from "../ports/PaymentProvider.js"
+import { BookingSystemAccounts } from "./BookingSystemAccounts.js"
+import { toPgArray } from "./Bookings.js"
+import { Outbox } from "./Outbox.js"
+
+export interface PaymentLinkResult {
+  readonly id: string
+  readonly kind: PaymentLinkKind
+  readonly url: string
+  readonly amount_minor: number
+  readonly currency: string
+  readonly emailed: boolean
+}
+
+/** What the request addresses, with what the email and the provider need. */
+interface Target {
+  /** `booking:<id>` or `row:<id>`: where links of one booking are kept. */
+  readonly key: string
+  readonly bookingId: string | null
+  readonly manifestRowId: string | null
+  readonly operatorId: string
+  readonly operatorName: string
+  readonly rule: PaymentLinkTarget
+  /** Booking-system account and reference, when the booking system can be asked. */
+  readonly accountId: string | null
+  readonly reference: string | null
+  /** Shown to the guest and sent to the provider as `referenceId`. */
+  readonly bookingReference: string
+  readonly tourName: string
+  readonly date: string | null
+  readonly startTime: string | null
+  readonly rateTitle: string | null
+  readonly timezone: string
+  readonly guestName: string | null
+  readonly guestEmail: string | null
+  readonly chargeAt: Date | null
+}
+
+interface LinkRow {
+  readonly id: string
+  readonly state: "creating" | "open" | "closed"
+  readonly amount_minor: number
+  readonly currency: string
+  readonly merchant_id: string
+  readonly idempotency_reference: string
+  readonly provider_reference_id: string
+  readonly description: string
+  readonly provider_link_id: string | null
+  readonly url: string | null
+  readonly expires_at: Date | null
+}
+
+const LINK_COLUMNS = `id, state, amount_minor, currency, merchant_id, idempotency_reference, provider_reference_id,
+  description, provider_link_id, url, expires_at`
+
+const PAID_BY_LINK_DETAIL = "nothing is owed: the guest has paid this balance through the payment link"
+
+const LISTED = "('RESERVED', 'CONFIRMED', 'CANCELLED', 'REFUNDED')"
+
+const providerDown = (e: PaymentProviderError): Effect.Effect<never, Unavailable> =>
+  e._tag === "PaymentProviderUnavailable"
+    ? Effect.fail(new Unavailable({
+      detail: "the payment provider did not answer; no link was sent. Retry with the same Idempotency-Key"
+    }))
+    : Effect.die(e)
+
+const bookingSystemDown = (e: BookingSystemError): Effect.Effect<never, Unavailable | NotPossible> =>
+  e._tag === "BookingSystemUnavailable"
+    ? Effect.fail(new Unavailable({
+      detail: "the booking system did not answer with the balance; nothing was sent. Retry with the same Idempotency-Key"
+    }))
+    : e.reason === "not_found"
+    ? Effect.fail(new NotPossible({ detail: "the booking system does not know this booking: nothing is owed" }))
+    : Effect.die(e)
+
+/** The email's occurrence: this request (API key and Idempotency-Key), never a secret. */
+const occurrenceOf = (ctx: WriteContext) =>
+  createHash("sha256").update(`${ctx.keyId}\n${ctx.idempotencyKey}`).digest("hex").slice(0, 32)
+
+export class PaymentLinks extends Effect.Service<PaymentLinks>()("PaymentLinks", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const provider = yield* PaymentProvider
+    const bookingSystem = yield* BookingSystem
+    const accounts = yield* BookingSystemAccounts
+    const outbox = yield* Outbox
+    const config = yield* PaymentProviderConfig
+
+    const bookingTarget = (id: string, operatorIds: ReadonlyArray<string>) =>
+      sql<{
+        id: string
+        operator_id: string
+        operator_name: string
+        status: string
+        payment_strategy: "pay_now" | "pay_later"
+        pay_later_status: string | null
+        pay_later_amount_minor: number | null
+        pay_later_currency: string | null
+        pay_later_charge_at: Date | null
+        currency: string
+        provider_reference: string | null
+        account_id: string | null
+        confirmation_code: string
+        tour_name: string | null
+        experience_date: string | null
+        start_time: string | null
+        timezone: string
+        guest_name: string | null
+        guest_email: string | null
+      }>`
+        SELECT b.id, b.operator_id, o.name AS operator_name, b.status, b.payment_strategy, b.pay_later_status,
+          b.pay_later_amount_minor, b.pay_later_currency, b.pay_later_charge_at, b.currency, b.provider_reference,
+          o.booking_system_account_id AS account_id, b.confirmation_code, b.tour_name, b.experience_date,
+          b.start_time, b.timezone, b.guest_name, b.guest_email
+        FROM bookings b JOIN operators o ON o.id = b.operator_id
+        WHERE b.id = ${id}::uuid AND b.operator_id = ANY(${toPgArray(operatorIds)}::uuid[])
+          AND ${sql.literal(`b.status IN ${LISTED}`)}`.pipe(
+        Effect.map(([b]): Option.Option<Target> =>
+          b === undefined ? Option.none() : Option.some({
+            key: `booking:${b.id}`,
+            bookingId: b.id,
+            manifestRowId: null,
+            operatorId: b.operator_id,
+            operatorName: b.operator_name,
+            rule: {
+              source: "service",
+              status: b.status,
+              paymentStrategy: b.payment_strategy,
+              payLaterStatus: b.pay_later_status,
+              payLaterAmountMinor: b.pay_later_amount_minor,
+              payLaterCurrency: b.pay_later_currency?.trim() ?? null,
+              currency: b.currency.trim(),
+              inBookingSystem: b.account_id !== null && b.provider_reference !== null
+            },
+            accountId: b.account_id,
+            reference: b.provider_reference,
+            bookingReference: b.confirmation_code,
+            tourName: b.tour_name ?? "your tour",
+            date: b.experience_date,
+            startTime: b.start_time,
+            rateTitle: null,
+            timezone: b.timezone,
+            guestName: b.guest_name,
+            guestEmail: b.guest_email,
+            chargeAt: b.pay_later_charge_at
+          })
+        )
+      )
+
+    const rowTarget = (id: string, operatorIds: ReadonlyArray<string>) =>
+      sql<{
+        id: string
+        operator_id: string
+        operator_name: string
+        status: string
+        service_booking_id: string | null
+        account_id: string
+        reference: string | null
+        booking_id: string
+        product_title: string | null
+        departure_date: string
+        start_time: string | null
+        rate_title: string | null
+        timezone: string
+        guest_name: string | null
+        guest_email: string | null
+      }>`
+        SELECT r.id, r.operator_id, o.name AS operator_name, r.status, r.service_booking_id, r.account_id,
+          r.reference, r.booking_id, r.product_title, r.departure_date, r.start_time, r.rate_title, r.timezone,
+          r.guest_name, r.guest_email
+        FROM manifest_rows r JOIN operators o ON o.id = r.operator_id
+        WHERE r.id = ${id}::uuid AND r.operator_id = ANY(${toPgArray(operatorIds)}::uuid[])`.pipe(
+        Effect.map(([r]) => r)
+      )
+
+    /** Step 1: the booking, or the manifest row (a row of a service booking is that booking). */
+    const resolve = (id: string, operatorIds: ReadonlyArray<string>) =>
+      Effect.gen(function*() {
+        const booking = yield* bookingTarget(id, operatorIds)
+        if (Option.isSome(booking)) return booking.value
+        const row = yield* rowTarget(id, operatorIds)
+        if (row === undefined) return yield* notYours("booking or manifest row")
+        if (row.service_booking_id !== null) {
+          const linked = yield* bookingTarget(row.service_booking_id, operatorIds)
+          if (Option.isSome(linked)) return linked.value
+        }
+        const reference = row.reference ?? row.booking_id
+        return {
+          key: `row:${row.id}`,
+          bookingId: null,
+          manifestRowId: row.id,
+          operatorId: row.operator_id,
+          operatorName: row.operator_name,
+          rule: { source: "booking_system", status: row.status },
+          accountId: row.account_id,
+          reference,
+          bookingReference: reference,
+          tourName: row.product_title ?? "your tour",
+          date: row.departure_date,
+          startTime: row.start_time,
+          rateTitle: row.rate_title,
+          timezone: row.timezone,
+          guestName: row.guest_name,
+          guestEmail: row.guest_email,
+          chargeAt: null
+        } satisfies Target
+      }).pipe(Effect.catchTag("SqlError", Effect.die))
+
+    /** Step 2: what is owed. */
+    const owedFor = (target: Target) =>
+      Effect.gen(function*() {
+        const decision = decidePaymentLink(target.rule)
+        if (Either.isLeft(decision)) return yield* decision.left
+        if (decision.right._tag === "Owed") return decision.right.owed
+        const account = yield* accounts.byId(target.accountId!).pipe(Effect.orDie)
+        const balance = yield* bookingSystem.balance(account.account, target.reference!).pipe(
+          Effect.catchAll(bookingSystemDown)
+        )
+        const owed = owedFromBalance(balance)
+        if (Either.isLeft(owed)) return yield* owed.left
+        return owed.right
+      })
+
+    /**
+     * The operator's merchant with the partner credentials from configuration (or the row's own, for
+     * sandbox merchants); 422 when the operator has none.
+     */
+    const accountFor = (operatorId: string) =>
+      Effect.gen(function*() {
+        const [row] = yield* sql<{
+          merchant_id: string
+          payment_page_terminal_id: string | null
+          base_url: string | null
+          api_key: string | null
+          api_secret: string | null
+        }>`
+          SELECT merchant_id, payment_page_terminal_id, base_url, api_key, api_secret
+          FROM operator_payment_accounts WHERE operator_id = ${operatorId}`.pipe(Effect.orDie)
+        const parts = row?.base_url != null && row.api_key !== null && row.api_secret !== null
+          ? Option.some({ baseUrl: row.base_url, apiKey: Redacted.make(row.api_key), apiSecret: Redacted.make(row.api_secret) })
+          : Option.all({ baseUrl: config.baseUrl, apiKey: config.apiKey, apiSecret: config.apiSecret })
+        if (row === undefined || Option.isNone(parts)) {
+          return yield* new NotPossible({ detail: "payment links are not set up for this operator (no payment account)" })
+        }
+        return {
+          id: "surfboard",
+          ...parts.value,
+          merchantId: row.merchant_id,
+          paymentPageTerminalId: row.payment_page_terminal_id ?? Option.getOrNull(config.paymentPageTerminalId)
+        } satisfies PaymentAccount
+      })
+
+    const liveLinks = (targetKey: string) =>
+      sql<LinkRow>`
+        SELECT ${sql.literal(LINK_COLUMNS)} FROM payment_links
+        WHERE target = ${targetKey} AND state <> 'closed'
+        ORDER BY created_at DESC`.pipe(Effect.orDie)
+
+    const close = (id: string, reason: string) =>
+      sql`UPDATE payment_links SET state = 'closed', closed_reason = ${reason}, updated_at = now() WHERE id = ${id}`
+        .pipe(Effect.orDie)
+
+    const sameRequest = (row: LinkRow) => ({
+      amountMinor: row.amount_minor,
+      currency: row.currency.trim(),
+      referenceId: row.provider_reference_id,
+      description: row.description,
+      idempotencyReference: row.idempotency_reference
+    })
+
+    /** Closes a link that no longer fits at the provider (finishing its creation first), then here. */
+    const retire = (row: LinkRow, account: PaymentAccount) =>
+      Effect.gen(function*() {
+        const at = { ...account, merchantId: row.merchant_id }
+        const linkId = row.provider_link_id ??
+          (yield* provider.createPaymentLink(at, sameRequest(row)).pipe(Effect.catchAll(providerDown))).linkId
+        yield* provider.cancelPaymentLink(at, { linkId, idempotencyReference: `${row.idempotency_reference}:cancel` }).pipe(
+          Effect.catchTag("PaymentProviderRejected", () => Effect.void), // already paid or closed: closed here too
+          Effect.catchAll(providerDown)
+        )
+        yield* close(row.id, "superseded")
+      })
+
+    /**
+     * The `creating` row to use: an existing one that fits, or a new one, under a per-booking lock so
+     * that concurrent requests share one. None when a `creating` row that does not fit is in the way.
+     */
+    const creatingRow = (target: Target, owed: Owed, account: PaymentAccount) =>
+      sql.withTransaction(Effect.gen(function*() {
+        yield* sql`SELECT pg_advisory_xact_lock(hashtext(${`payment_link:${target.key}`}))`
+        const [existing] = yield* sql<LinkRow>`
+          SELECT ${sql.literal(LINK_COLUMNS)} FROM payment_links WHERE target = ${target.key} AND state = 'creating'`
+        if (existing !== undefined) {
+          return existing.amount_minor === owed.amountMinor && existing.currency.trim() === owed.currency &&
+              existing.merchant_id === account.merchantId
+            ? Option.some(existing)
+            : Option.none()
+        }
+        const id = randomUUID()
+        const when = target.date === null ? "" : ` ${target.date}${target.startTime ? ` ${target.startTime}` : ""}`
+        const [row] = yield* sql<LinkRow>`
+          INSERT INTO payment_links (id, target, booking_id, manifest_row_id, operator_id, kind, amount_minor, currency,
+            merchant_id, idempotency_reference, provider_reference_id, description, state)
+          VALUES (${id}, ${target.key}, ${target.bookingId}, ${target.manifestRowId}, ${target.operatorId}, ${owed.kind},
+            ${owed.amountMinor}, ${owed.currency}, ${account.merchantId}, ${`payment-link:${id}`},
+            ${target.bookingReference}, ${`Balance: ${target.tourName}${when}`.slice(0, 200)}, 'creating')
+          RETURNING ${sql.literal(LINK_COLUMNS)}`
+        return Option.some(row!)
+      })).pipe(Effect.orDie)
+
+    /** Step 3: an open link for what is owed, or a new one made through the provider. */
+    const ensureLink = (target: Target, owed: Owed, account: PaymentAccount) =>
+      Effect.gen(function*() {
+        // A link for this very balance that the guest paid: the balance is paid, whatever our
+        // records of the booking say yet (they learn of it later).
+        const [paid] = yield* sql<{ id: string }>`
+          SELECT id FROM payment_links
+          WHERE target = ${target.key} AND state = 'closed' AND closed_reason = 'paid'
+            AND amount_minor = ${owed.amountMinor} AND currency = ${owed.currency}
+          LIMIT 1`.pipe(Effect.orDie)
+        if (paid !== undefined) return yield* new NotPossible({ detail: PAID_BY_LINK_DETAIL })
+        for (let round = 0; round < 4; round++) {
+          const now = new Date(yield* Clock.currentTimeMillis)
+          const rows = yield* liveLinks(target.key)
+          const fits = (r: LinkRow) =>
+            r.merchant_id === account.merchantId &&
+            reusable({ state: r.state, amountMinor: r.amount_minor, currency: r.currency.trim(), expiresAt: r.expires_at }, owed, now)
+          for (const stale of rows.filter((r) => !fits(r))) yield* retire(stale, account)
+          const open = rows.find((r) => fits(r) && r.state === "open")
+          if (open !== undefined) {
+            const status = yield* provider.paymentLinkStatus(account, open.provider_link_id!).pipe(
+              Effect.catchAll(providerDown)
+            )
+            if (status.state === "open") return { row: open, url: open.url!, created: false }
+            yield* close(open.id, status.state)
+            if (status.state === "paid") return yield* new NotPossible({ detail: PAID_BY_LINK_DETAIL })
+            continue
+          }
+          const creating = yield* creatingRow(target, owed, account)
+          if (Option.isNone(creating)) continue
+          const link = yield* provider.createPaymentLink(account, sameRequest(creating.value)).pipe(
+            Effect.catchAll(providerDown)
+          )
+          yield* sql`
+            UPDATE payment_links SET provider_link_id = ${link.linkId}, url = ${link.url}, expires_at = ${link.expiresAt},
+              updated_at = now()
+            WHERE id = ${creating.value.id} AND state = 'creating'`.pipe(Effect.orDie)
+          return { row: creating.value, url: link.url, created: true }
+        }
+        return yield* Effect.dieMessage(`payment link for ${target.key}: links kept changing, gave up`)
+      })
+
+    const send = (id: string, ctx: WriteContext) =>
+      Effect.gen(function*() {
+        const target = yield* resolve(id, ctx.operatorIds)
+        yield* ctx.target(target.operatorId)
+        const owed = yield* owedFor(target)
+        const account = yield* accountFor(target.operatorId)
+        const link = yield* ensureLink(target, owed, account)
+
+        // Step 4: the link is open and the guest's email is queued, together.
+        const enqueued = yield* sql.withTransaction(Effect.gen(function*() {
+          yield* sql`UPDATE payment_links SET state = 'open', updated_at = now() WHERE id = ${link.row.id} AND state = 'creating'`
+          return yield* outbox.enqueue({
+            dedupeKey: outboxKeys.paymentLink(target.bookingId ?? target.manifestRowId!, occurrenceOf(ctx)),
+            to: target.guestEmail === null ? [] : [target.guestEmail],
+            locale: emailLocale(null),
+            operatorId: target.operatorId,
+            bookingId: target.bookingId ?? target.manifestRowId,
+            template: "balance_payment_link_guest",
+            data: {
+              guestName: target.guestName,
+              operatorName: target.operatorName,
+              operatorContact: null,
+              tourName: target.tourName,
+              bookingReference: target.bookingReference,
+              departure: { date: target.date ?? localDayAt(target.timezone, new Date()), startTime: target.startTime, rateTitle: target.rateTitle },
+              amount: { amountMinor: owed.amountMinor, currency: owed.currency },
+              paymentUrl: link.url,
+              payBy: owed.kind === "deferred_balance" && target.chargeAt !== null
+                ? localDayAt(target.timezone, target.chargeAt)
+                : null
+            }
+          })
+        })).pipe(Effect.orDie)
+
+        // Step 5: try the email now.
+        const status = yield* outbox.deliverNow(enqueued.id)
+        return {
+          body: {
+            id: id.toLowerCase(),
+            kind: owed.kind,
+            url: link.url,
+            amount_minor: owed.amountMinor,
+            currency: owed.currency,
+            emailed: status === "sent"
+          },
+          noop: false
+        } satisfies WriteDone<PaymentLinkResult>
+      }).pipe(Effect.withSpan("PaymentLinks.send"))
+
+    return { send } as const
+  })
+}) {}

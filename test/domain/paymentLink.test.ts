@@ -1,0 +1,92 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Either } from "effect"
+import fc from "fast-check"
+import {
+  CANCELLED_DETAIL,
+  COLLECTED_DETAIL,
+  decidePaymentLink,
+  NOTHING_OWED_DETAIL,
+  owedFromBalance,
+  type PaymentLinkTarget,
+  reusable
+} from "../../src/domain/paymentLink.js"
+
+const service = (over: Partial<Extract<PaymentLinkTarget, { source: "service" }>> = {}): PaymentLinkTarget => ({
+  source: "service",
+  status: "CONFIRMED",
+  paymentStrategy: "pay_later",
+  payLaterStatus: "upcoming",
+  payLaterAmountMinor: 30000,
+  payLaterCurrency: "NOK",
+  currency: "NOK",
+  inBookingSystem: true,
+  ...over
+})
+
+const refusal = (target: PaymentLinkTarget) => {
+  const d = decidePaymentLink(target)
+  return Either.isLeft(d) ? d.left.detail : null
+}
+
+describe("decidePaymentLink", () => {
+  it("pay-later upcoming or failed: deferred_balance of the pay-later amount, the booking system not asked", () => {
+    for (const payLaterStatus of ["upcoming", "failed"]) {
+      for (const status of ["CONFIRMED", "RESERVED"]) {
+        expect(decidePaymentLink(service({ payLaterStatus, status }))).toEqual(Either.right({
+          _tag: "Owed",
+          owed: { kind: "deferred_balance", amountMinor: 30000, currency: "NOK" }
+        }))
+      }
+    }
+    const eur = decidePaymentLink(service({ payLaterCurrency: null, currency: "EUR" }))
+    expect(Either.isRight(eur) && eur.right._tag === "Owed" && eur.right.owed.currency).toBe("EUR")
+  })
+
+  it("cancelled or refunded bookings, cancelled rows and cancelled pay-later balances: cancelled", () => {
+    for (const status of ["CANCELLED", "REFUNDED", "HOLD", "ABANDONED"]) {
+      expect(refusal(service({ status }))).toBe(CANCELLED_DETAIL)
+      expect(refusal(service({ status, paymentStrategy: "pay_now" }))).toBe(CANCELLED_DETAIL)
+    }
+    expect(refusal({ source: "booking_system", status: "CANCELLED" })).toBe(CANCELLED_DETAIL)
+    expect(refusal(service({ payLaterStatus: "cancelled" }))).toBe(CANCELLED_DETAIL)
+  })
+
+  it("collected: refused; zero or unknown pay-later state: nothing owed", () => {
+    expect(refusal(service({ payLaterStatus: "collected" }))).toBe(COLLECTED_DETAIL)
+    expect(refusal(service({ payLaterAmountMinor: 0 }))).toBe(NOTHING_OWED_DETAIL)
+    expect(refusal(service({ payLaterAmountMinor: null }))).toBe(NOTHING_OWED_DETAIL)
+    expect(refusal(service({ payLaterStatus: "something_else" }))).toBe(NOTHING_OWED_DETAIL)
+  })
+
+  it("pay-now bookings and booking-system rows ask the booking system; pay-now unknown there owes nothing", () => {
+    expect(decidePaymentLink(service({ paymentStrategy: "pay_now" }))).toEqual(Either.right({ _tag: "AskBookingSystem" }))
+    expect(decidePaymentLink({ source: "booking_system", status: "RESERVED" })).toEqual(Either.right({ _tag: "AskBookingSystem" }))
+    expect(refusal(service({ paymentStrategy: "pay_now", inBookingSystem: false }))).toBe(NOTHING_OWED_DETAIL)
+  })
+})
+
+describe("owedFromBalance", () => {
+  it("a positive due is a provider_balance of exactly that; zero or less is nothing owed", () => {
+    fc.assert(fc.property(fc.integer({ min: -1_000_000, max: 1_000_000 }), (due) => {
+      const owed = owedFromBalance({ dueMinor: due, currency: "EUR" })
+      if (due > 0) expect(owed).toEqual(Either.right({ kind: "provider_balance", amountMinor: due, currency: "EUR" }))
+      else expect(Either.isLeft(owed) && owed.left.detail).toBe(NOTHING_OWED_DETAIL)
+    }))
+  })
+})
+
+describe("reusable", () => {
+  const now = new Date("2026-11-21T10:00:00Z")
+  const owed = { kind: "deferred_balance" as const, amountMinor: 500, currency: "NOK" }
+  const link = { state: "open" as const, amountMinor: 500, currency: "NOK", expiresAt: new Date("2026-11-28T10:00:00Z") }
+
+  it("an open or creating link for the same amount and currency, not about to expire", () => {
+    expect(reusable(link, owed, now)).toBe(true)
+    expect(reusable({ ...link, state: "creating", expiresAt: null }, owed, now)).toBe(true)
+    expect(reusable({ ...link, state: "closed" }, owed, now)).toBe(false)
+    expect(reusable({ ...link, amountMinor: 501 }, owed, now)).toBe(false)
+    expect(reusable({ ...link, currency: "EUR" }, owed, now)).toBe(false)
+    expect(reusable({ ...link, expiresAt: new Date(now.getTime() + 30_000) }, owed, now)).toBe(false)
+    expect(reusable({ ...link, expiresAt: new Date(now.getTime() + 120_000) }, owed, now)).toBe(true)
+  })
+})
