@@ -9,10 +9,10 @@
  *    MIRROR_NIGHTLY_DAYS days in Europe/Oslo), from its bulk generator (fixed seed).
  * 3. In this process, the service's own code: an operator and a booking-system account pointing at
  *    the sandbox (Admin, BookingSystemAccounts, with the vendor's service channel), and the service's
- *    mirror wiring (MirrorLive of src/app.ts: Mirror.refresh through the real Bókun adapter, signed
- *    HTTP, booking search page by page, BOKUN_SEARCH_PAGE_SIZE per page) over the nightly window,
- *    with the service's pool size, config and observability (tracing off, as without an OTLP
- *    endpoint).
+ *    mirror wiring (MirrorLive of src/app.ts: Mirror.refresh through the real Bókun adapter it also
+ *    gives, signed HTTP, booking search page by page, BOKUN_SEARCH_PAGE_SIZE per page) over the
+ *    nightly window, with the service's pool size, config and observability (tracing off, as without
+ *    an OTLP endpoint).
  * 4. Measured, one after the other on an empty mirror:
  *    - refresh 1: every line is new (inserts); the first use of the adapter in the process;
  *    - refresh 2: nothing changed;
@@ -28,14 +28,13 @@
  *    emptied mirror (BENCH_NOISY_RETRIES); the quietest series is kept. The table goes to stdout and
  *    the results to bench/mirror-results.json (BENCH_MIRROR_RESULTS).
  */
-import { NodeHttpClient, NodeRuntime } from "@effect/platform-node"
+import { NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import pg from "pg"
-import { BookingSystemLive } from "../src/adapters/BookingSystemLive.js"
 import { MirrorLive } from "../src/app.js"
-import { MirrorConfig } from "../src/config.js"
+import { BookingSystemConfig, MirrorConfig } from "../src/config.js"
 import { layerFromUrl } from "../src/db/Database.js"
 import { createDatabase } from "../src/db/embedded.js"
 import { mirrorWindow } from "../src/domain/localDay.js"
@@ -176,6 +175,7 @@ const main = Effect.gen(function*() {
   )
 
   const mirrorConfig = yield* MirrorConfig
+  const { searchPageSize } = yield* BookingSystemConfig
   const daysAhead = mirrorConfig.nightlyDays
   const window = mirrorWindow([TIME_ZONE], new Date(), daysAhead)
 
@@ -286,9 +286,8 @@ const main = Effect.gen(function*() {
       return rows.length
     })
 
-    const emptyMirror = Effect.promise(() =>
-      admin.query("TRUNCATE manifest_checkins, manifest_rows, mirror_days, mirror_runs")
-    )
+    // CASCADE: whatever refers to the mirror's rows (check-ins, later tables) is bench data too.
+    const emptyMirror = Effect.promise(() => admin.query("TRUNCATE manifest_rows, mirror_days, mirror_runs CASCADE"))
 
     /** One series on an empty mirror: refresh 1 (new), 2 (unchanged), change, 3 (changed), fetch only. */
     const series = Effect.gen(function*() {
@@ -327,20 +326,18 @@ const main = Effect.gen(function*() {
     return { ...best!, attempts, noisy: bestNoise > NOISY_PERCENT ? bestNoise : null }
   })
 
-  // The service's own mirror wiring (src/app.ts), plus the port itself for the fetch-only pass and
-  // the moves, built the same way.
-  const services = Layer.mergeAll(
-    MirrorLive,
-    Admin.Default,
-    BookingSystemLive.pipe(Layer.provide(NodeHttpClient.layerUndici))
-  ).pipe(Layer.provideMerge(layerFromUrl(url, settings.poolSize)))
+  // The service's own mirror wiring (src/app.ts), which also gives the BookingSystem port it uses
+  // (for the fetch-only pass and the moves).
+  const services = Layer.mergeAll(MirrorLive, Admin.Default).pipe(
+    Layer.provideMerge(layerFromUrl(url, settings.poolSize))
+  )
   const result = yield* program.pipe(Effect.provide(services), Effect.provide(ObservabilityLive))
 
   const printed = table(result.steps)
   console.log(`\n${printed}\n`)
   console.log(
     `${lines} one-line bookings over ${window.from}..${window.to} (${daysAhead + 1} days), ` +
-      `${process.env.BOKUN_SEARCH_PAGE_SIZE ?? 100} bookings per search page, pool ${settings.poolSize}; ` +
+      `${searchPageSize} bookings per search page, pool ${settings.poolSize}; ` +
       `counts ${result.countsAsExpected ? "as expected" : "NOT as expected"}` +
       (result.noisy === null ? "" : `; [noisy: other processes used ${result.noisy.toFixed(0)}% of the CPUs]`) + "\n"
   )
@@ -351,7 +348,7 @@ const main = Effect.gen(function*() {
       lines,
       window,
       daysAhead,
-      searchPageSize: Number(process.env.BOKUN_SEARCH_PAGE_SIZE ?? 100),
+      searchPageSize,
       poolSize: settings.poolSize,
       changedShare: CHANGED_SHARE
     },
