@@ -43,7 +43,7 @@ const start = async (dataDir: string, port: number, pgPort: number, clusterPort:
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`service exited ${child.exitCode}:\n${out}`)
     try {
-      const res = await fetch(`${base}/healthz`)
+      const res = await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(5_000) })
       if (res.status === 200) return { child, output: () => out, base }
     } catch { /* not up yet */ }
     await new Promise((r) => setTimeout(r, 250))
@@ -58,10 +58,18 @@ const withoutDatabaseUrl = () => {
   return env
 }
 
-const exited = (child: ChildProcess) =>
-  new Promise<number | null>((resolve) => {
+/** The exit code; fails with the process's output when it has not exited within a minute (a hang). */
+const exited = (child: ChildProcess, output?: () => string) =>
+  new Promise<number | null>((resolve, reject) => {
     if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode)
-    child.once("exit", (code) => resolve(code))
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL")
+      reject(new Error(`the service did not exit within 60 s:\n${output?.().slice(-4000) ?? ""}`))
+    }, 60_000)
+    child.once("exit", (code) => {
+      clearTimeout(timer)
+      resolve(code)
+    })
   })
 
 const postgresRunning = (dataDir: string) => {
@@ -107,7 +115,7 @@ describe("npm start", () => {
 
       // SIGTERM: drained, database shut down, exit code 0.
       first.child.kill("SIGTERM")
-      expect(await exited(first.child)).toBe(0)
+      expect(await exited(first.child, first.output)).toBe(0)
       expect(postgresRunning(dataDir)).toBe(false)
 
       // A run killed hard leaves PostgreSQL behind; the next start stops it and carries on with the same data.
@@ -120,7 +128,7 @@ describe("npm start", () => {
       const again = await fetch(`${third.base}/api/v1/me`, { headers: { authorization: `Bearer ${key.secret}` } })
       expect(again.status).toBe(200)
       third.child.kill("SIGINT")
-      expect(await exited(third.child)).toBe(0)
+      expect(await exited(third.child, third.output)).toBe(0)
       expect(postgresRunning(dataDir)).toBe(false)
 
       // A half-initialised data directory (initdb cut short) is rebuilt.
@@ -130,7 +138,7 @@ describe("npm start", () => {
       expect(fourth.output()).toContain("half-initialised")
       expect(fs.existsSync(path.join(dataDir, "demo.json"))).toBe(true)
       fourth.child.kill("SIGTERM")
-      expect(await exited(fourth.child)).toBe(0)
+      expect(await exited(fourth.child, fourth.output)).toBe(0)
     } finally {
       fs.rmSync(dataDir, { recursive: true, force: true })
     }
