@@ -26,10 +26,12 @@ import { randomUUID } from "node:crypto"
 import { Either } from "effect"
 import pg from "pg"
 import { parseSecretKey, secretMatches, urlCarriesSecretKey } from "../src/domain/apiKey.js"
-import { apiStatusOf, STORED_STATUSES } from "../src/domain/booking.js"
+import { STORED_STATUSES } from "../src/domain/booking.js"
 import { type CursorPosition, decodeCursor, encodeCursor, filterFingerprint } from "../src/domain/cursor.js"
 import { type CheckinChange, decideCheckin } from "../src/domain/checkin.js"
-import { buildManifest, type ManifestEntry, paxBreakdownOf } from "../src/domain/manifestGrouping.js"
+import { buildManifest, type ManifestEntry } from "../src/domain/manifestGrouping.js"
+import { type BookingDetailRow, type BookingRow, toDetail, toSummary } from "../src/services/Bookings.js"
+import { type ManifestRowRecord, toEntry } from "../src/services/Manifest.js"
 import { pgTypes } from "../src/db/pgTypes.js"
 
 // ---- connection: the same pool size and type parsers as src/db/Database.ts -----------------------
@@ -200,74 +202,10 @@ interface Row {
 
 const iso = (d: Date | null) => (d === null ? null : d.toISOString())
 
-const summary = (row: Row, contact: boolean) => ({
-  id: row.id,
-  confirmation_code: row.confirmation_code,
-  status: apiStatusOf(row.status),
-  partner: { id: row.operator_id, name: row.operator_name },
-  tour: { id: row.tour_id, name: row.tour_name },
-  experience_date: row.experience_date,
-  start_time: row.start_time,
-  timezone: row.timezone,
-  participants: row.participants,
-  amount_minor: row.amount_minor,
-  currency: row.currency,
-  channel: row.channel,
-  guest: contact ? { name: row.guest_name, email: row.guest_email, phone: row.guest_phone } : { name: row.guest_name },
-  booked_at: iso(row.booked_at),
-  created_at: row.created_at.toISOString(),
-  updated_at: iso(row.updated_at)
-})
-
-const detail = (row: Row, contact: boolean) => ({
-  ...summary(row, contact),
-  provider_reference: row.provider_reference,
-  payment: {
-    strategy: row.payment_strategy,
-    pay_later: row.payment_strategy === "pay_later" && row.pay_later_status !== null
-      ? {
-        status: row.pay_later_status,
-        amount_minor: row.pay_later_amount_minor ?? 0,
-        currency: row.pay_later_currency,
-        charge_at: iso(row.pay_later_charge_at),
-        paid_at: iso(row.pay_later_paid_at)
-      }
-      : null
-  },
-  commission: row.commission_amount_minor === null ? null : {
-    amount_minor: row.commission_amount_minor,
-    rate_percent: row.commission_rate_percent,
-    currency: row.commission_currency,
-    status: row.commission_status
-  }
-})
-
-/** A manifest row as src/services/Manifest.ts toEntry maps it. */
-const manifestEntry = (row: Row, contact: boolean): ManifestEntry => ({
-  departure: {
-    startTime: row.start_time,
-    timezone: row.timezone,
-    productTitle: row.product_title,
-    rateTitle: row.rate_title,
-    accountId: row.account_id,
-    productId: row.product_id,
-    rateId: row.rate_id
-  },
-  row: {
-    id: row.id,
-    reference: row.reference,
-    confirmation_code: row.confirmation_code,
-    status: row.status,
-    partner: { id: row.operator_id, name: row.operator_name },
-    channel: { class: row.channel_class, source: row.channel_source, title: row.channel_title },
-    participants: row.participants,
-    pax_breakdown: paxBreakdownOf(row.pax_breakdown),
-    guest: contact ? { name: row.guest_name, email: row.guest_email, phone: row.guest_phone } : { name: row.guest_name },
-    pickup: row.pickup_place === null && row.pickup_time === null ? null : { place: row.pickup_place, time: row.pickup_time },
-    payment_status: row.payment_status,
-    check_in: { status: row.check_in_status, present: row.check_in_present }
-  }
-})
+// Rows are mapped with the service's own pure mappers (the same pg type parsers give the same values).
+const summary = (row: Row, contact: boolean) => toSummary(row as BookingRow, contact)
+const detail = (row: Row, contact: boolean) => toDetail(row as BookingDetailRow, contact)
+const manifestEntry = (row: Row, contact: boolean) => toEntry(row as ManifestRowRecord, contact)
 
 // ---- HTTP --------------------------------------------------------------------------------------------
 

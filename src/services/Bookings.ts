@@ -32,7 +32,7 @@ export interface ListRequest extends BookingFilters {
   readonly includeContact: boolean
 }
 
-interface BookingRow {
+export interface BookingRow {
   readonly id: string
   readonly confirmation_code: string
   readonly status: string
@@ -56,7 +56,7 @@ interface BookingRow {
   readonly created_micros: string
 }
 
-interface BookingDetailRow extends BookingRow {
+export interface BookingDetailRow extends BookingRow {
   readonly provider_reference: string | null
   readonly payment_strategy: "pay_now" | "pay_later"
   readonly pay_later_status: string | null
@@ -89,7 +89,8 @@ export const microsToIso = (micros: string) => {
   return iso.replace("Z", String(value % 1000n).padStart(3, "0") + "Z")
 }
 
-const toSummary = (row: BookingRow, includeContact: boolean): BookingSummary => ({
+/** A booking row as the API shows it (pure: the benchmark's floor maps its rows with it too). */
+export const toSummary = (row: BookingRow, includeContact: boolean): BookingSummary => ({
   id: row.id,
   confirmation_code: row.confirmation_code,
   status: apiStatusOf(row.status),
@@ -110,7 +111,7 @@ const toSummary = (row: BookingRow, includeContact: boolean): BookingSummary => 
   updated_at: toIsoOrNull(row.updated_at)
 })
 
-const toDetail = (row: BookingDetailRow, includeContact: boolean): BookingDetail => ({
+export const toDetail = (row: BookingDetailRow, includeContact: boolean): BookingDetail => ({
   ...toSummary(row, includeContact),
   provider_reference: row.provider_reference,
   payment: {
