@@ -9,10 +9,11 @@
  *   yield* sandbox.faults.set({ errorRate: 1 }, { vendorId: vendor.id })
  */
 import { HttpMiddleware, HttpRouter } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
 import type { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer, Redacted, type Scope } from "effect"
-import { createServer } from "node:http"
+import { listen, type SandboxOptions } from "../server.js"
+
+export type { SandboxOptions }
 import type { BookingSystemAccount } from "../../ports/BookingSystem.js"
 import { adminApi } from "./admin.js"
 import { bokunApi } from "./api.js"
@@ -21,12 +22,6 @@ import { createSandboxSchema } from "./schema.js"
 import * as Seed from "./seed.js"
 import { makeStore } from "./store.js"
 
-export interface SandboxOptions {
-  /** Port to listen on; 0 (the default) picks a free one. */
-  readonly port?: number
-  /** Default 127.0.0.1. */
-  readonly host?: string
-}
 
 export interface Sandbox {
   /** Where the sandbox listens, e.g. http://127.0.0.1:41234: an account's base URL. */
@@ -74,13 +69,7 @@ export const startSandbox = (options: SandboxOptions = {}): Effect.Effect<Sandbo
     yield* createSandboxSchema
     const store = yield* makeStore
     const faults = yield* makeFaults
-    const node = createServer()
-    const server = yield* NodeHttpServer.make(() => node, { port: options.port ?? 0, host: options.host ?? "127.0.0.1" })
-    // Runs before the server's own close: hanging requests would keep it open.
-    yield* Effect.addFinalizer(() => Effect.sync(() => node.closeAllConnections()))
-    const port = server.address._tag === "TcpAddress" ? server.address.port : 0
-    const host = options.host && options.host !== "0.0.0.0" ? options.host : "127.0.0.1"
-    const baseUrl = `http://${host}:${port}`
+    const { server, port, baseUrl } = yield* listen(options)
 
     const vendorKey = (vendorId: number) => Effect.map(store.vendorById(vendorId), (v) => v.access_key)
 

@@ -13,10 +13,11 @@
  */
 import { HttpMiddleware, HttpRouter, HttpServerRequest } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
 import type { SqlClient } from "@effect/sql"
 import { Context, type Duration, Effect, Layer, Redacted, type Scope } from "effect"
-import { createServer } from "node:http"
+import { listen, type SandboxOptions } from "../server.js"
+
+export type { SandboxOptions }
 import { numericCurrency } from "../../adapters/surfboard/currency.js"
 import { purchaseBody } from "../../adapters/surfboard/mapping.js"
 import type { PaymentAccount, ServiceProviderShare, TaxLine } from "../../ports/PaymentProvider.js"
@@ -31,12 +32,6 @@ import { createSandboxSchema } from "./schema.js"
 import { makeStore, type MerchantRow, type Store, type TerminalRow } from "./store.js"
 import { NO_SWITCHES, type SurfboardSwitches } from "./switches.js"
 
-export interface SandboxOptions {
-  /** Port to listen on; 0 (the default) picks a free one. */
-  readonly port?: number
-  /** Default 127.0.0.1. */
-  readonly host?: string
-}
 
 export interface MerchantSpec {
   readonly name: string
@@ -165,13 +160,7 @@ export const startSandbox = (options: SandboxOptions = {}): Effect.Effect<Sandbo
       exempt: (path) => isAdminPath(path) || path.startsWith("/pay/")
     })
     const store = yield* makeStore(clock, (merchantId) => faults.effective(merchantId))
-    const node = createServer()
-    const server = yield* NodeHttpServer.make(() => node, { port: options.port ?? 0, host: options.host ?? "127.0.0.1" })
-    // Runs before the server's own close: hanging requests would keep it open.
-    yield* Effect.addFinalizer(() => Effect.sync(() => node.closeAllConnections()))
-    const port = server.address._tag === "TcpAddress" ? server.address.port : 0
-    const host = options.host && options.host !== "0.0.0.0" ? options.host : "127.0.0.1"
-    const baseUrl = `http://${host}:${port}`
+    const { server, port, baseUrl } = yield* listen(options)
 
     const findMerchant = (merchantId: string) =>
       Effect.gen(function*() {
