@@ -12,8 +12,6 @@ import { HttpMiddleware, HttpRouter } from "@effect/platform"
 import type { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer, Redacted, type Scope } from "effect"
 import { listen, type SandboxOptions } from "../server.js"
-
-export type { SandboxOptions }
 import type { BookingSystemAccount } from "../../ports/BookingSystem.js"
 import { adminApi } from "./admin.js"
 import { bokunApi } from "./api.js"
@@ -21,6 +19,8 @@ import { type FaultSettings, type FaultState, makeFaults, type RequestFilter, ty
 import { createSandboxSchema } from "./schema.js"
 import * as Seed from "./seed.js"
 import { makeStore } from "./store.js"
+
+export type { SandboxOptions }
 
 
 export interface Sandbox {

@@ -16,8 +16,6 @@ import type { HttpApp } from "@effect/platform"
 import type { SqlClient } from "@effect/sql"
 import { Context, type Duration, Effect, Layer, Redacted, type Scope } from "effect"
 import { listen, type SandboxOptions } from "../server.js"
-
-export type { SandboxOptions }
 import { numericCurrency } from "../../adapters/surfboard/currency.js"
 import { purchaseBody } from "../../adapters/surfboard/mapping.js"
 import type { PaymentAccount, ServiceProviderShare, TaxLine } from "../../ports/PaymentProvider.js"
@@ -31,6 +29,8 @@ import { payPage } from "./payPage.js"
 import { createSandboxSchema } from "./schema.js"
 import { makeStore, type MerchantRow, type Store, type TerminalRow } from "./store.js"
 import { NO_SWITCHES, type SurfboardSwitches } from "./switches.js"
+
+export type { SandboxOptions }
 
 
 export interface MerchantSpec {
