@@ -4,41 +4,19 @@
  */
 import { expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
-import { ConfigProvider, Context, Effect, Layer } from "effect"
-import { MailerLive } from "../../src/adapters/MailerLive.js"
+import { Context, Effect, Layer } from "effect"
 import { layerFromUrl } from "../../src/db/Database.js"
-import { JobsLive } from "../../src/jobs/index.js"
 import { IDEMPOTENCY_CLEANUP } from "../../src/jobs/idempotencyCleanup.js"
 import { MIRROR_NEAR_TERM } from "../../src/jobs/mirrorRefresh.js"
-import { BookingSystem } from "../../src/ports/BookingSystem.js"
-import { BookingSystemAccounts } from "../../src/services/BookingSystemAccounts.js"
-import { IdempotencyStore } from "../../src/services/IdempotencyStore.js"
-import { Mirror } from "../../src/services/Mirror.js"
-import { Outbox } from "../../src/services/Outbox.js"
 import { freePort } from "../support/globalSetup.js"
+import { jobsInstance } from "../support/jobs.js"
 import { freshDatabase } from "../support/server.js"
 
-const unusedBookingSystem = Layer.succeed(
-  BookingSystem,
-  new Proxy({} as BookingSystem["Type"], { get: () => () => Effect.dieMessage("no account is linked in this test") })
-)
-
 const instance = (databaseUrl: string, clusterPort: number) =>
-  JobsLive.pipe(
-    Layer.provide(Mirror.Default),
-    Layer.provide(IdempotencyStore.Default),
-    Layer.provide(Outbox.Default.pipe(Layer.provide(MailerLive))),
-    Layer.provide(BookingSystemAccounts.Default),
-    Layer.provide(unusedBookingSystem),
-    Layer.provide(layerFromUrl(databaseUrl, 4)),
-    Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries({
-      CLUSTER_PORT: String(clusterPort),
-      CLUSTER_POLL_SECONDS: "0.5",
-      MIRROR_NEAR_TERM_CRON: "*/2 * * * * *",
-      IDEMPOTENCY_CLEANUP_CRON: "*/3 * * * * *",
-      LOG_LEVEL: "Warning"
-    })))))
-  )
+  jobsInstance(databaseUrl, clusterPort, {
+    MIRROR_NEAR_TERM_CRON: "*/2 * * * * *",
+    IDEMPOTENCY_CLEANUP_CRON: "*/3 * * * * *"
+  })
 
 layer(Layer.empty, { excludeTestServices: true, timeout: 120_000 })("scheduled jobs", (it) => {
   it.scoped("run once per schedule across two instances on one database", () =>

@@ -6,35 +6,15 @@
 import { expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer } from "effect"
-import { JobsLive } from "../../src/jobs/index.js"
 import { OUTBOX_SENDER } from "../../src/jobs/outboxSender.js"
-import { BookingSystem } from "../../src/ports/BookingSystem.js"
-import { BookingSystemAccounts } from "../../src/services/BookingSystemAccounts.js"
-import { IdempotencyStore } from "../../src/services/IdempotencyStore.js"
-import { Mirror } from "../../src/services/Mirror.js"
 import { Outbox } from "../../src/services/Outbox.js"
 import { freePort } from "../support/globalSetup.js"
+import { jobsInstance } from "../support/jobs.js"
 import { cancelledGuest, mailboxCount, outboxOn } from "../support/outbox.js"
 import { freshDatabase } from "../support/server.js"
 
-const unusedBookingSystem = Layer.succeed(
-  BookingSystem,
-  new Proxy({} as BookingSystem["Type"], { get: () => () => Effect.dieMessage("no account is linked in this test") })
-)
-
 const instance = (databaseUrl: string, clusterPort: number) =>
-  JobsLive.pipe(
-    Layer.provide(Mirror.Default),
-    Layer.provide(IdempotencyStore.Default),
-    Layer.provide(BookingSystemAccounts.Default),
-    Layer.provide(unusedBookingSystem),
-    // The outbox layer sets the configuration for the layers built on it (the jobs' too).
-    Layer.provide(outboxOn(databaseUrl, {
-      CLUSTER_PORT: String(clusterPort),
-      CLUSTER_POLL_SECONDS: "0.5",
-      OUTBOX_CRON: "* * * * * *"
-    }))
-  )
+  jobsInstance(databaseUrl, clusterPort, { OUTBOX_CRON: "* * * * * *" })
 
 const sent = (sql: SqlClient.SqlClient) =>
   sql<{ n: number }>`SELECT count(*)::int AS n FROM email_outbox WHERE status = 'sent'`.pipe(Effect.map((r) => r[0]!.n))
