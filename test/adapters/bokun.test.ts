@@ -5,8 +5,6 @@
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { Clock, Effect, Exit, Redacted, Tracer } from "effect"
-import { createServer } from "node:http"
-import type { AddressInfo } from "node:net"
 import { freePort } from "../support/globalSetup.js"
 import {
   BookingSystem,
@@ -14,6 +12,7 @@ import {
   type BookingSystemError
 } from "../../src/ports/BookingSystem.js"
 import { BokunSandbox, type SandboxVendor } from "../../src/sandbox/bokun/index.js"
+import { captivePortal } from "../support/captivePortal.js"
 import { sandboxEnv, smallVendor } from "../sandbox/env.js"
 
 const failureOf = <A>(effect: Effect.Effect<A, BookingSystemError>) =>
@@ -528,24 +527,11 @@ layer(sandboxEnv(), { excludeTestServices: true, timeout: 120_000 })("Bókun ada
       Effect.scoped(Effect.gen(function*() {
         const { account } = yield* vendorWith("Odd Proxy")
         const bs = yield* BookingSystem
-        let hits = 0
-        const portal = yield* Effect.acquireRelease(
-          Effect.async<ReturnType<typeof createServer>>((resume) => {
-            const server = createServer((_, res) => {
-              hits++
-              res.writeHead(200, { "content-type": "text/html" }).end("<html>captive portal</html>")
-            })
-            server.listen(0, "127.0.0.1", () => resume(Effect.succeed(server)))
-          }),
-          (server) => Effect.async<void>((resume) => {
-            server.closeAllConnections()
-            server.close(() => resume(Effect.void))
-          })
-        )
-        const baseUrl = `http://127.0.0.1:${(portal.address() as AddressInfo).port}`
+        const portal = yield* captivePortal
+        const baseUrl = portal.baseUrl
         const error = yield* failureOf(bs.booking({ ...account, baseUrl }, "X-1"))
         expect(error).toMatchObject({ _tag: "BookingSystemUnavailable", reason: "bad_response" })
-        expect(hits).toBe(1)
+        expect(portal.hits()).toBe(1)
       })))
   })
 })

@@ -7,8 +7,6 @@
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { Clock, Effect, Exit, Redacted, Tracer } from "effect"
-import { createServer } from "node:http"
-import type { AddressInfo } from "node:net"
 import {
   canVoid,
   PaymentProvider,
@@ -19,6 +17,7 @@ import {
 import { type SandboxMerchant, SurfboardSandbox } from "../../src/sandbox/surfboard/index.js"
 import { freePort } from "../support/globalSetup.js"
 import { call } from "../support/http.js"
+import { captivePortal } from "../support/captivePortal.js"
 import { surfboardEnv } from "../sandbox/surfboardEnv.js"
 
 const failureOf = <A>(effect: Effect.Effect<A, PaymentProviderError>) =>
@@ -684,24 +683,11 @@ layer(surfboardEnv(), { excludeTestServices: true, timeout: 120_000 })("Surfboar
     it.effect("an answer that is not Surfboard JSON is Unavailable bad_response, not retried", () =>
       Effect.scoped(Effect.gen(function*() {
         const { account, pp } = yield* merchantWith("Odd Proxy AS")
-        let hits = 0
-        const portal = yield* Effect.acquireRelease(
-          Effect.async<ReturnType<typeof createServer>>((resume) => {
-            const server = createServer((_, res) => {
-              hits++
-              res.writeHead(200, { "content-type": "text/html" }).end("<html>captive portal</html>")
-            })
-            server.listen(0, "127.0.0.1", () => resume(Effect.succeed(server)))
-          }),
-          (server) => Effect.async<void>((resume) => {
-            server.closeAllConnections()
-            server.close(() => resume(Effect.void))
-          })
-        )
-        const baseUrl = `http://127.0.0.1:${(portal.address() as AddressInfo).port}`
+        const portal = yield* captivePortal
+        const baseUrl = portal.baseUrl
         const error = yield* failureOf(pp.paymentLinkStatus({ ...account, baseUrl }, "x"))
         expect(error).toMatchObject({ _tag: "PaymentProviderUnavailable", reason: "bad_response" })
-        expect(hits).toBe(1) // the order's read, once: not retried, and the status never asked
+        expect(portal.hits()).toBe(1) // the order's read, once: not retried, and the status never asked
       })))
   })
 })
