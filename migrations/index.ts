@@ -8,6 +8,7 @@ import m0006 from "./0006_job_run_slots.js"
 import m0007 from "./0007_email_outbox.js"
 import m0008 from "./0008_booking_changes.js"
 import m0009 from "./0009_payment_links.js"
+import m0010 from "./0010_cancellations.js"
 
 export const migrations = {
   "0001_core": m0001,
@@ -18,5 +19,6 @@ export const migrations = {
   "0006_job_run_slots": m0006,
   "0007_email_outbox": m0007,
   "0008_booking_changes": m0008,
-  "0009_payment_links": m0009
+  "0009_payment_links": m0009,
+  "0010_cancellations": m0010
 }

@@ -4,6 +4,7 @@
  */
 import { type Effect, Either } from "effect"
 import { createHash } from "node:crypto"
+import type { DailyLimitReached } from "./errors.js"
 
 /** Each write counts against one daily limit; the name is also the audit action. */
 export const WRITE_ACTIONS = ["checkins", "payment_links", "cancels", "reschedules"] as const
@@ -41,6 +42,11 @@ export interface WriteContext {
   readonly operatorIds: ReadonlyArray<string>
   /** Names the operator the target belongs to, as soon as it is known (for the audit log). */
   readonly target: (operatorId: string) => Effect.Effect<void>
+  /**
+   * Call right before the first side effect: takes today's daily-limit slot when the write asked
+   * for it late (`slotBeforeChange`), failing with 429 when none is left; otherwise does nothing.
+   */
+  readonly beforeChange: Effect.Effect<void, DailyLimitReached>
 }
 
 /** What a write's action returns when it did not refuse. */

@@ -5,6 +5,7 @@ import { Layer } from "effect"
 import { createServer } from "node:http"
 import { Bookings } from "../services/Bookings.js"
 import { BookingSystemAccounts } from "../services/BookingSystemAccounts.js"
+import { Cancels } from "../services/Cancels.js"
 import { Checkins } from "../services/Checkins.js"
 import { Reschedules } from "../services/Reschedules.js"
 import { PaymentLinks } from "../services/PaymentLinks.js"
@@ -19,6 +20,7 @@ import { ManifestLive } from "./partner/manifest.js"
 import { CheckinsLive } from "./partner/checkins.js"
 import { ReschedulesLive } from "./partner/reschedules.js"
 import { PaymentLinksLive } from "./partner/paymentLinks.js"
+import { CancelsLive } from "./partner/cancels.js"
 import { Writes } from "./partner/writes.js"
 import { openApiLayer } from "./docs/openapi.js"
 import { PartnerAuthLive } from "./partner/auth.js"
@@ -33,11 +35,12 @@ const ServicesLive = Layer.mergeAll(
   Writes.Default,
   Checkins.Default,
   Reschedules.Default,
-  PaymentLinks.Default.pipe(Layer.provide(BookingSystemAccounts.Default))
+  PaymentLinks.Default.pipe(Layer.provide(BookingSystemAccounts.Default)),
+  Cancels.Default
 )
 
 export const ApiLive = HttpApiBuilder.api(PartnerApi).pipe(
-  Layer.provide([MeLive, BookingsLive, HealthLive, ManifestLive, CheckinsLive, ReschedulesLive, PaymentLinksLive]),
+  Layer.provide([MeLive, BookingsLive, HealthLive, ManifestLive, CheckinsLive, ReschedulesLive, PaymentLinksLive, CancelsLive]),
   Layer.provide(PartnerAuthLive),
   Layer.provide(ServicesLive)
 )

@@ -1,5 +1,6 @@
 /**
- * Every few minutes: booking changes a crash left at `moving` or `moved` past their lease are
+ * Every few minutes: cancels a crash left open are finished and refunds still open after a cancel
+ * are followed up (src/services/Cancels.ts); booking changes a crash left at `moving` or `moved` past their lease are
  * finished once (the booking system is re-read to see whether the line moved; then the service's
  * booking, mirror row and emails commit together, or the change is abandoned). See
  * src/services/Reschedules.ts.
@@ -7,6 +8,7 @@
 import { ClusterCron } from "@effect/cluster"
 import { Effect, Layer } from "effect"
 import type { JobsConfig } from "../config.js"
+import { Cancels } from "../services/Cancels.js"
 import { Reschedules } from "../services/Reschedules.js"
 import { recordedRun } from "./runs.js"
 
@@ -16,6 +18,7 @@ export const bookingChangeRecoveryJob = (config: Pick<JobsConfig, "bookingChange
   ClusterCron.make({
     name: BOOKING_CHANGE_RECOVERY,
     cron: config.bookingChangeRecoveryCron,
-    execute: recordedRun(BOOKING_CHANGE_RECOVERY, () => Effect.flatMap(Reschedules, (r) => r.recoverStale())),
+    execute: recordedRun(BOOKING_CHANGE_RECOVERY, () =>
+      Effect.all({ reschedules: Effect.flatMap(Reschedules, (r) => r.recoverStale()), cancels: Effect.flatMap(Cancels, (c) => c.recover()) })),
     skipIfOlderThan: "10 minutes"
-  }).pipe(Layer.provide(Reschedules.Default))
+  }).pipe(Layer.provide([Reschedules.Default, Cancels.Default]))

@@ -21,9 +21,8 @@
  * 5. After commit the email is tried at once (`Outbox.deliverNow`): `emailed` says whether it went.
  */
 import { SqlClient } from "@effect/sql"
-import { Clock, Effect, Either, Option, Redacted } from "effect"
+import { Clock, Effect, Either, Option } from "effect"
 import { createHash, randomUUID } from "node:crypto"
-import { PaymentProviderConfig } from "../config.js"
 import { localDayAt } from "../domain/localDay.js"
 import { emailLocale, outboxKeys } from "../domain/mail.js"
 import { NotPossible, notYours, Unavailable } from "../domain/errors.js"
@@ -44,6 +43,7 @@ import {
 } from "../ports/PaymentProvider.js"
 import { BookingSystemAccounts } from "./BookingSystemAccounts.js"
 import { toPgArray } from "./Bookings.js"
+import { OperatorPaymentAccounts } from "./OperatorPaymentAccounts.js"
 import { Outbox } from "./Outbox.js"
 
 export interface PaymentLinkResult {
@@ -127,7 +127,7 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("PaymentLinks",
     const bookingSystem = yield* BookingSystem
     const accounts = yield* BookingSystemAccounts
     const outbox = yield* Outbox
-    const config = yield* PaymentProviderConfig
+    const paymentAccounts = yield* OperatorPaymentAccounts
 
     const bookingTarget = (id: string, operatorIds: ReadonlyArray<string>) =>
       sql<{
@@ -264,34 +264,12 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("PaymentLinks",
         return owed.right
       })
 
-    /**
-     * The operator's merchant with the partner credentials from configuration (or the row's own, for
-     * sandbox merchants); 422 when the operator has none.
-     */
+    /** The operator's merchant; 422 when the operator has none. */
     const accountFor = (operatorId: string) =>
-      Effect.gen(function*() {
-        const [row] = yield* sql<{
-          merchant_id: string
-          payment_page_terminal_id: string | null
-          base_url: string | null
-          api_key: string | null
-          api_secret: string | null
-        }>`
-          SELECT merchant_id, payment_page_terminal_id, base_url, api_key, api_secret
-          FROM operator_payment_accounts WHERE operator_id = ${operatorId}`.pipe(Effect.orDie)
-        const parts = row?.base_url != null && row.api_key !== null && row.api_secret !== null
-          ? Option.some({ baseUrl: row.base_url, apiKey: Redacted.make(row.api_key), apiSecret: Redacted.make(row.api_secret) })
-          : Option.all({ baseUrl: config.baseUrl, apiKey: config.apiKey, apiSecret: config.apiSecret })
-        if (row === undefined || Option.isNone(parts)) {
-          return yield* new NotPossible({ detail: "payment links are not set up for this operator (no payment account)" })
-        }
-        return {
-          id: "surfboard",
-          ...parts.value,
-          merchantId: row.merchant_id,
-          paymentPageTerminalId: row.payment_page_terminal_id ?? Option.getOrNull(config.paymentPageTerminalId)
-        } satisfies PaymentAccount
-      })
+      Effect.flatMap(paymentAccounts.forOperator(operatorId), Option.match({
+        onNone: () => Effect.fail(new NotPossible({ detail: "payment links are not set up for this operator (no payment account)" })),
+        onSome: Effect.succeed
+      }))
 
     const liveLinks = (targetKey: string) =>
       sql<LinkRow>`
@@ -443,5 +421,6 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("PaymentLinks",
       }).pipe(Effect.withSpan("PaymentLinks.send"))
 
     return { send } as const
-  })
+  }),
+  dependencies: [OperatorPaymentAccounts.Default]
 }) {}

@@ -410,7 +410,8 @@ export class Reschedules extends Effect.Service<Reschedules>()("Reschedules", {
         if (Either.isLeft(decided)) return yield* refuse(decided.left)
         const target = decided.right
 
-        // Step 1: the intent, committed before the booking system is asked.
+        // Step 1: the intent, committed before the booking system is asked (and the daily slot taken).
+        yield* ctx.beforeChange
         const [change] = yield* sql<{ id: string }>`
           INSERT INTO booking_changes (
             booking_id, kind, state, key_id, request_id, account_id, booking_reference, line_id,

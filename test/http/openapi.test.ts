@@ -28,7 +28,8 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("OpenAPI do
         "post /api/v1/manifest/{id}/checkin": ["200", "400", "401", "403", "404", "409", "422", "429", "500", "503"],
         "get /api/v1/bookings/{id}/reschedule-options": ["200", "400", "401", "403", "404", "429", "500", "503"],
         "post /api/v1/bookings/{id}/reschedule": ["200", "400", "401", "403", "404", "409", "422", "429", "500", "503"],
-        "post /api/v1/bookings/{id}/payment-link": ["200", "400", "401", "403", "404", "409", "422", "429", "500", "503"]
+        "post /api/v1/bookings/{id}/payment-link": ["200", "400", "401", "403", "404", "409", "422", "429", "500", "503"],
+        "post /api/v1/bookings/{id}/cancel": ["200", "400", "401", "403", "404", "409", "422", "429", "500", "503"]
       }
       const scopeOf: Record<string, Array<string>> = {
         "get /api/v1/me": [],
@@ -36,7 +37,8 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("OpenAPI do
         "post /api/v1/manifest/{id}/checkin": ["checkins:write"],
         "get /api/v1/bookings/{id}/reschedule-options": ["bookings.reschedule:write"],
         "post /api/v1/bookings/{id}/reschedule": ["bookings.reschedule:write"],
-        "post /api/v1/bookings/{id}/payment-link": ["payment_links:write"]
+        "post /api/v1/bookings/{id}/payment-link": ["payment_links:write"],
+        "post /api/v1/bookings/{id}/cancel": ["bookings.cancel:write"]
       }
       const listed = Object.entries<any>(doc.paths).flatMap(([path, item]) => Object.keys(item).map((m) => `${m} ${path}`))
       expect(listed.sort()).toEqual(Object.keys(expected).sort())

@@ -5,11 +5,10 @@
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
-import { Cause, Context, Effect, Exit, Layer } from "effect"
+import { Cause, Effect, Exit } from "effect"
 import { randomUUID } from "node:crypto"
-import { pgClientLayer } from "../../src/db/Database.js"
-import { BokunSandbox, BokunSandboxLive } from "../../src/sandbox/bokun/index.js"
-import { SurfboardSandbox, SurfboardSandboxLive } from "../../src/sandbox/surfboard/index.js"
+import { BokunSandbox } from "../../src/sandbox/bokun/index.js"
+import { SurfboardSandbox } from "../../src/sandbox/surfboard/index.js"
 import { DailyLimits } from "../../src/services/DailyLimits.js"
 import { createKey, insertBooking, makeWorld } from "../support/fixtures.js"
 import { call, type Reply } from "../support/http.js"
@@ -17,33 +16,9 @@ import { auditOf, usedToday } from "../support/manifest.js"
 import { insertRow } from "../support/mirror.js"
 import { conforms, dereferencedSpec } from "../support/openapi.js"
 import { freePort } from "../support/globalSetup.js"
-import { freshDatabase, serverOn } from "../support/server.js"
-import { smallVendor } from "../sandbox/env.js"
+import { mailTo, merchantFor, paymentsEnv, vendorFor } from "../support/payments.js"
 
-/** The Surfboard partner whose credentials the service uses (its merchants are the operators'). */
-class PartnerId extends Context.Tag("test/SurfboardPartnerId")<PartnerId, string>() {}
-
-/** Sandboxes and the server on one fresh database; the service's Surfboard partner credentials. */
-const envWith = (extra: Effect.Effect<Record<string, string>> = Effect.succeed({})) => Layer.unwrapEffect(Effect.gen(function*() {
-  const more = yield* extra
-  const url = yield* freshDatabase
-  const sandboxes = Layer.mergeAll(SurfboardSandboxLive(), BokunSandboxLive()).pipe(Layer.provide(pgClientLayer(url, 4)))
-  const server = Layer.unwrapEffect(Effect.gen(function*() {
-    const surfboard = yield* SurfboardSandbox
-    const partner = yield* surfboard.createPartner("Tour Partner Service")
-    return serverOn(url, {
-      SURFBOARD_BASE_URL: surfboard.baseUrl,
-      SURFBOARD_API_KEY: partner.apiKey,
-      SURFBOARD_API_SECRET: partner.apiSecret,
-      SURFBOARD_TIMEOUT_MS: "2000",
-      SURFBOARD_RETRIES: "1",
-      ...more
-    }).pipe(Layer.provideMerge(Layer.succeed(PartnerId, partner.id)))
-  }))
-  return server.pipe(Layer.provideMerge(sandboxes))
-})).pipe(Layer.orDie)
-
-const env = envWith()
+const env = paymentsEnv()
 
 const paymentLink = (id: string, o: { key?: string; idempotencyKey?: string | null; body?: unknown } = {}) => {
   const idempotencyKey = o.idempotencyKey === undefined ? randomUUID() : o.idempotencyKey
@@ -64,33 +39,6 @@ const expectProblem = (res: Reply, status: number, slug: string) => {
   expect(res.body.type).toBe(`/api/v1/docs/errors.md#${slug}`)
 }
 
-/** A Surfboard sandbox merchant for the operator, recorded as its payment account. */
-const merchantFor = (operatorId: string) =>
-  Effect.gen(function*() {
-    const surfboard = yield* SurfboardSandbox
-    const partnerId = yield* PartnerId
-    const sql = yield* SqlClient.SqlClient
-    const merchant = yield* surfboard.createMerchant({ name: `Merchant ${operatorId.slice(0, 6)}`, partnerId })
-    yield* sql`
-      INSERT INTO operator_payment_accounts (operator_id, merchant_id, payment_page_terminal_id)
-      VALUES (${operatorId}, ${merchant.id}, ${merchant.paymentPageTerminalId})`.pipe(Effect.orDie)
-    return merchant
-  })
-
-/** A Bókun sandbox vendor as the operator's booking-system account. */
-const vendorFor = (operatorId: string) =>
-  Effect.gen(function*() {
-    const bokun = yield* BokunSandbox
-    const sql = yield* SqlClient.SqlClient
-    const vendor = yield* bokun.createVendor(smallVendor(`Vendor ${randomUUID().slice(0, 6)}`))
-    const [account] = yield* sql<{ id: string }>`
-      INSERT INTO booking_system_accounts (kind, name, base_url, access_key, secret_key, service_channel_id)
-      VALUES ('bokun', ${vendor.title}, ${bokun.baseUrl}, ${vendor.accessKey}, ${vendor.secretKey}, ${String(vendor.serviceChannelId)})
-      RETURNING id`.pipe(Effect.orDie)
-    yield* sql`UPDATE operators SET booking_system_account_id = ${account!.id} WHERE id = ${operatorId}`.pipe(Effect.orDie)
-    return { vendor, accountId: account!.id }
-  })
-
 const links = (target: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql<{ state: string; url: string | null; amount_minor: number; kind: string; idempotency_reference: string }>`
@@ -102,13 +50,6 @@ const sandboxOrders = (merchantId: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql<{ n: number }>`SELECT count(*)::int AS n FROM surfboard_sandbox.orders WHERE merchant_id = ${merchantId}`.pipe(
       Effect.map((r) => r[0]!.n),
-      Effect.orDie
-    ))
-
-const mailTo = (address: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ subject: string; text_body: string }>`
-      SELECT subject, text_body FROM mail_mailbox WHERE ${address.toLowerCase()} = ANY(to_addresses) ORDER BY id`.pipe(
       Effect.orDie
     ))
 
@@ -512,7 +453,7 @@ const noSmtp = Effect.map(Effect.promise(freePort), (port): Record<string, strin
   SMTP_TIMEOUT_MS: "1000"
 }))
 
-layer(envWith(noSmtp), { excludeTestServices: true, timeout: 180_000 })("payment link with the mail server down", (it) => {
+layer(paymentsEnv(noSmtp), { excludeTestServices: true, timeout: 180_000 })("payment link with the mail server down", (it) => {
   it.effect("the link is made and kept, emailed false, the email left queued for the sender to retry", () =>
     Effect.gen(function*() {
       const { key, w } = yield* setup

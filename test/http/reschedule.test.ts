@@ -357,7 +357,7 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("reschedule", (it) =
         expect((yield* sandboxLine(s)).date).toBe(s.day)
       }))
 
-    it.effect("the daily limit: past it 429, before the booking system is asked", () =>
+    it.effect("the daily limit: past it 429 and nothing moves; the departure it is on already is still answered (not counted)", () =>
       Effect.gen(function*() {
         const s = yield* setup
         yield* Effect.flatMap(DailyLimits, (l) => l.setOverrides(s.key.id, { reschedules: 1 })).pipe(Effect.orDie)
@@ -366,8 +366,13 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("reschedule", (it) =
         const limited = yield* reschedule(s.bookingId, { date: addDays(s.day, 2) }, s.key.token)
         expectProblem(limited, 429, "daily-limit-reached")
         expect(limited.headers.get("retry-after")).not.toBeNull()
-        expect(yield* s.sandbox.requests.count({ accessKey: s.vendor.accessKey })).toBe(0)
+        // Only reads reached the booking system (the line and the day's availability); nothing moved.
+        expect(yield* s.sandbox.requests.count({ accessKey: s.vendor.accessKey, method: "POST", path: /\/booking.json\/edit/ })).toBe(0)
         expect((yield* sandboxLine(s)).date).toBe(addDays(s.day, 1))
+        const noop = yield* reschedule(s.bookingId, { date: addDays(s.day, 1) }, s.key.token)
+        expect(noop.status, noop.text).toBe(200)
+        expect(noop.body.already_on_date).toBe(true)
+        expect(yield* usedToday(s.key.id, "reschedules")).toBe(1)
       }))
 
     it.effect("the booking system down: 503, nothing changed, the same key works once it is back", () =>
@@ -472,7 +477,13 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("reschedule", (it) =
     const withFaulty = (mode: Mode) =>
       Reschedules.DefaultWithoutDependencies.pipe(Layer.provide(BookingSystemAccounts.Default), Layer.provide(faulty(mode)))
 
-    const ctxOf = (s: Setup) => ({ keyId: s.key.id, idempotencyKey: "test-key-0001", operatorIds: [s.w.alpha], target: () => Effect.void })
+    const ctxOf = (s: Setup) => ({
+      keyId: s.key.id,
+      idempotencyKey: "test-key-0001",
+      operatorIds: [s.w.alpha],
+      target: () => Effect.void,
+      beforeChange: Effect.void
+    })
 
     const run = (s: Setup, mode: Mode, date: string) =>
       Effect.flatMap(Reschedules, (r) => r.reschedule(s.bookingId, { date }, ctxOf(s))).pipe(

@@ -1,20 +1,22 @@
 /**
  * One instance's scheduled jobs, as the service runs them: its own cluster runner on
  * `clusterPort`, on `databaseUrl`, with settings `env`. No booking-system account is linked in
- * these tests, so the booking system is never called.
+ * these tests, so neither the booking system nor the payment provider is called.
  */
-import { Effect, Layer } from "effect"
+import { type Context, Effect, Layer } from "effect"
 import { JobsLive } from "../../src/jobs/index.js"
 import { BookingSystem } from "../../src/ports/BookingSystem.js"
+import { PaymentProvider } from "../../src/ports/PaymentProvider.js"
 import { BookingSystemAccounts } from "../../src/services/BookingSystemAccounts.js"
 import { IdempotencyStore } from "../../src/services/IdempotencyStore.js"
 import { Mirror } from "../../src/services/Mirror.js"
 import { outboxOn } from "./outbox.js"
 
-const unusedBookingSystem = Layer.succeed(
-  BookingSystem,
-  new Proxy({} as BookingSystem["Type"], { get: () => () => Effect.dieMessage("no account is linked in this test") })
-)
+const unused = <I, S extends object>(tag: Context.Tag<I, S>, why: string) =>
+  Layer.succeed(tag, new Proxy({} as S, { get: () => () => Effect.dieMessage(why) }))
+
+const unusedBookingSystem = unused(BookingSystem, "no account is linked in this test")
+const unusedPaymentProvider = unused(PaymentProvider, "no payment is made in this test")
 
 export const jobsInstance = (databaseUrl: string, clusterPort: number, env: Record<string, string>) =>
   JobsLive.pipe(
@@ -22,6 +24,7 @@ export const jobsInstance = (databaseUrl: string, clusterPort: number, env: Reco
     Layer.provide(IdempotencyStore.Default),
     Layer.provide(BookingSystemAccounts.Default),
     Layer.provide(unusedBookingSystem),
+    Layer.provide(unusedPaymentProvider),
     // The outbox layer brings the database and sets the configuration for every layer built on it.
     Layer.provide(outboxOn(databaseUrl, {
       CLUSTER_PORT: String(clusterPort),

@@ -17,7 +17,7 @@ export const ReschedulesLive = HttpApiBuilder.group(PartnerApi, "reschedules", (
           reschedules.options(path.id, urlParams.date, key.partners.map((p) => p.id))), DB_ROUTE)
       .handle("reschedule", ({ path, payload }) =>
         writes.run(
-          { action: "reschedules", targetId: path.id, payload },
+          { action: "reschedules", targetId: path.id, payload, slotBeforeChange: true },
           (ctx) => reschedules.reschedule(path.id, payload, ctx)
         ), DB_ROUTE)
   }))

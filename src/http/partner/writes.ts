@@ -6,7 +6,8 @@
  * 2. The claim on (API key, Idempotency-Key): a finished identical request is replayed with
  *    `Idempotent-Replayed: true`; a different request answers 422; one still running answers 409.
  * 3. A slot of today's daily limit, reserved atomically (429 with `Retry-After` to the next UTC
- *    midnight when none is left).
+ *    midnight when none is left); with `slotBeforeChange`, when the action is about to change
+ *    something (so a no-op is answered whatever the limit).
  * 4. The action. A result or a refusal (4xx) is stored as the key's final answer; a no-op or a
  *    refusal gives the slot back. A 5xx, a crash or an interruption frees the key at once and
  *    gives the slot back, so the client retries with the same key. A process that dies holding a
@@ -46,6 +47,12 @@ export interface WriteSpec {
   readonly payload: unknown
   /** Database-only write: its changes and the stored answer commit together. */
   readonly transactional?: boolean
+  /**
+   * The daily-limit slot is taken when the action calls `ctx.beforeChange` (right before its first
+   * side effect) instead of before the action runs, so that a no-op (`already_cancelled`,
+   * `already_on_date`) is answered even when the limit is used up. The action must call it.
+   */
+  readonly slotBeforeChange?: boolean
 }
 
 /** The claim was taken over while the action ran (its lease lapsed): our outcome must not be kept. */
@@ -175,12 +182,6 @@ export class Writes extends Effect.Service<Writes>()("Writes", {
             )
         }
         const { token } = claim
-        const ctx: WriteContext = {
-          keyId: key.id,
-          idempotencyKey,
-          operatorIds: key.partners.map((p) => p.id),
-          target: (operatorId) => Ref.set(operator, operatorId)
-        }
 
         // 3. The daily-limit slot (reused when this retry took over a dead attempt's claim today).
         const held = yield* Ref.make<Slot | null>(
@@ -202,26 +203,35 @@ export class Writes extends Effect.Service<Writes>()("Writes", {
           yield* store.holdSlot(token, reservation.day)
           return slot
         })
+        const ctx: WriteContext = {
+          keyId: key.id,
+          idempotencyKey,
+          operatorIds: key.partners.map((p) => p.id),
+          target: (operatorId) => Ref.set(operator, operatorId),
+          beforeChange: spec.slotBeforeChange ? Effect.asVoid(reserveSlot) : Effect.void
+        }
         /** Gives the slot back, if one is held. */
         const giveBackHeld = Effect.flatMap(Ref.get(held), (slot) => (slot === null ? Effect.void : limits.giveBack(slot)))
 
         /** The stored answer, the slot give-back and the audit entry of a result. */
-        const finishDone = (slot: Slot, done: WriteDone<A>) =>
+        const finishDone = (done: WriteDone<A>) =>
           Effect.gen(function*() {
+            const slot = yield* Ref.get(held)
+            if (slot === null && !done.noop) return yield* Effect.dieMessage(`${spec.action}: changed something without ctx.beforeChange`)
             const stored = successOf(done.body)
             if (!(yield* store.complete(token, stored))) return yield* new ClaimLost()
-            if (done.noop) yield* limits.giveBack(slot)
+            if (done.noop && slot !== null) yield* limits.giveBack(slot)
             yield* record(idempotencyKey, done.noop ? "noop" : "done", stored.status)
             return stored
           })
 
         // 4. The action, with the lease renewed while it runs.
         const attempt = Effect.gen(function*() {
-          const slot = yield* reserveSlot
+          if (!spec.slotBeforeChange) yield* reserveSlot
           yield* Effect.forkScoped(renewWhileRunning(token))
           return yield* spec.transactional
-            ? inTransaction(Effect.flatMap(perform(ctx), (done) => finishDone(slot, done)))
-            : Effect.flatMap(perform(ctx), (done) => inTransaction(finishDone(slot, done)))
+            ? inTransaction(Effect.flatMap(perform(ctx), finishDone))
+            : Effect.flatMap(perform(ctx), (done) => inTransaction(finishDone(done)))
         }).pipe(Effect.scoped)
 
         return yield* Effect.uninterruptibleMask((restore) =>
