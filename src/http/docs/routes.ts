@@ -20,6 +20,7 @@ export const SECTIONS = [
   "bookings",
   "manifest",
   "writes",
+  "cancel",
   "reschedule",
   "versioning",
   "changelog"
