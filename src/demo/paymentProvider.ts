@@ -5,6 +5,11 @@
  * SURFBOARD_* setting. Runs on every demo start: a merchant seeded earlier is found again (the
  * sandbox's tables outlive restarts) and the address is updated (the port may change). An
  * operator whose row has no address of its own (a live merchant) is left alone.
+ *
+ * The demo's live bookings with departures from yesterday on are paid at the sandbox (a card
+ * order per payment, recorded in `booking_payments`), so that cancelling one refunds real sandbox
+ * money: the whole price of a pay-now booking; for a pay-later booking its reservation fee, plus its
+ * balance when collected. Bookings paid earlier are skipped, so this runs quickly on later starts.
  */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
@@ -28,4 +33,48 @@ export const setUpDemoPaymentProvider = (sandbox: Sandbox) =>
           payment_page_terminal_id = excluded.payment_page_terminal_id, base_url = excluded.base_url,
           api_key = excluded.api_key, api_secret = excluded.api_secret, updated_at = now()`
     }
+    yield* recordDemoPayments(sandbox)
   }).pipe(Effect.withSpan("Demo.setUpPaymentProvider"))
+
+const recordDemoPayments = (sandbox: Sandbox) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const due = yield* sql<{
+      id: string
+      confirmation_code: string
+      merchant_id: string
+      currency: string
+      purpose: "full" | "reservation_fee" | "balance"
+      amount_minor: number
+      paid_at: Date
+    }>`
+      WITH live AS (
+        SELECT b.*, a.merchant_id FROM bookings b JOIN operator_payment_accounts a ON a.operator_id = b.operator_id
+        WHERE b.status IN ('CONFIRMED', 'RESERVED') AND b.experience_date >= current_date - 1 AND a.base_url IS NOT NULL
+          AND NOT EXISTS (SELECT 1 FROM booking_payments p WHERE p.booking_id = b.id)
+      )
+      SELECT id, confirmation_code, merchant_id, currency, 'full' AS purpose, amount_minor::int AS amount_minor,
+        coalesce(booked_at, created_at) AS paid_at
+      FROM live WHERE payment_strategy = 'pay_now' AND amount_minor > 0
+      UNION ALL
+      SELECT id, confirmation_code, merchant_id, currency, 'reservation_fee', (amount_minor - pay_later_amount_minor)::int,
+        coalesce(booked_at, created_at)
+      FROM live WHERE payment_strategy = 'pay_later' AND amount_minor > pay_later_amount_minor
+      UNION ALL
+      SELECT id, confirmation_code, merchant_id, currency, 'balance', pay_later_amount_minor::int,
+        coalesce(pay_later_paid_at, booked_at, created_at)
+      FROM live WHERE payment_strategy = 'pay_later' AND pay_later_status = 'collected' AND pay_later_amount_minor > 0`
+    yield* Effect.forEach(due, (p) =>
+      Effect.gen(function*() {
+        const sale = yield* sandbox.createPaidOrder({
+          merchantId: p.merchant_id,
+          amountMinor: p.amount_minor,
+          currency: p.currency.trim(),
+          referenceId: p.confirmation_code
+        })
+        yield* sql`
+          INSERT INTO booking_payments (booking_id, purpose, merchant_id, provider_order_id, provider_payment_id, amount_minor, currency, paid_at)
+          VALUES (${p.id}, ${p.purpose}, ${p.merchant_id}, ${sale.orderId}, ${sale.paymentId}, ${p.amount_minor}, ${p.currency}, ${p.paid_at})`
+      }), { concurrency: 4, discard: true })
+    if (due.length > 0) yield* Effect.logInfo(`demo: ${due.length} payments of live bookings made at the payment sandbox`)
+  }).pipe(Effect.withSpan("Demo.recordPayments"))
