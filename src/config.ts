@@ -67,6 +67,11 @@ export const JobsConfig = Config.all({
   clusterPort: Config.port("CLUSTER_PORT").pipe(Config.withDefault(34431)),
   /** How often the cluster polls its message storage for due runs. */
   clusterPollSeconds: Config.number("CLUSTER_POLL_SECONDS").pipe(Config.withDefault(10)),
+  /**
+   * Connections of the cluster's own pool for its runner and message storage (one stays reserved
+   * for the shard locks), on top of DB_POOL_SIZE.
+   */
+  clusterDbPoolSize: Config.integer("CLUSTER_DB_POOL_SIZE").pipe(Config.withDefault(3)),
   /** Cron expressions (UTC; a 6-field form with seconds is accepted). */
   mirrorNearTermCron: cronSetting("MIRROR_NEAR_TERM_CRON", "0 */2 * * *"),
   mirrorNightlyCron: cronSetting("MIRROR_NIGHTLY_CRON", "15 1 * * *"),

@@ -10,13 +10,29 @@ import { migrations } from "../../migrations/index.js"
 import { startEmbeddedPostgres } from "./embedded.js"
 import { pgTypes } from "./pgTypes.js"
 
+const retryConnect = Layer.retry(Schedule.exponential("200 millis").pipe(Schedule.intersect(Schedule.recurs(8))))
+
 export const pgClientLayer = (url: string, maxConnections = 10) =>
   PgClient.layer({
     url: Redacted.make(url),
     maxConnections,
     types: pgTypes,
     applicationName: "tour-partner-service"
-  }).pipe(Layer.retry(Schedule.exponential("200 millis").pipe(Schedule.intersect(Schedule.recurs(8)))))
+  }).pipe(retryConnect)
+
+/**
+ * A second, small pool on the same database as the service's PgClient, for @effect/cluster's runner
+ * and message storage only: its shard-lock connection (held for the runner's life) and pollers then
+ * wait for their own connections and never for a request's. Named in pg_stat_activity; closed with
+ * its scope.
+ */
+export const clusterPgClientLayer = (maxConnections: number) =>
+  Layer.unwrapEffect(Effect.map(PgClient.PgClient, (main) =>
+    PgClient.layer({
+      ...main.config,
+      maxConnections,
+      applicationName: "tour-partner-service/cluster"
+    }).pipe(retryConnect)))
 
 export const MigratorLive = PgMigrator.layer({ loader: PgMigrator.fromRecord(migrations) }).pipe(
   Layer.provide(NodeContext.layer)

@@ -4,7 +4,7 @@
  */
 import { expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Exit, Layer, Schedule, Scope } from "effect"
 import { layerFromUrl } from "../../src/db/Database.js"
 import { IDEMPOTENCY_CLEANUP } from "../../src/jobs/idempotencyCleanup.js"
 import { MIRROR_NEAR_TERM } from "../../src/jobs/mirrorRefresh.js"
@@ -35,9 +35,25 @@ layer(Layer.empty, { excludeTestServices: true, timeout: 120_000 })("scheduled j
           VALUES ('jobskey0000000000000', ${key}, 'checkins', 'x', 'running', gen_random_uuid(), now(), ${sql.literal(expires)})`
       }
 
-      yield* Layer.build(instance(url, portA!))
-      yield* Layer.build(instance(url, portB!))
+      const instances = yield* Scope.make()
+      yield* Layer.buildWithScope(instance(url, portA!), instances)
+      yield* Layer.buildWithScope(instance(url, portB!), instances)
       yield* Effect.sleep("12 seconds")
+
+      // The cluster's storage runs on pools of its own (3 connections per instance by default), and
+      // the shard locks are held there, not on the connections the service's requests use.
+      const pools = yield* sql<{ app: string; connections: number; locks: number }>`
+        SELECT a.application_name AS app, count(DISTINCT a.pid)::int AS connections,
+          count(l.pid)::int AS locks
+        FROM pg_stat_activity a LEFT JOIN pg_locks l ON l.pid = a.pid AND l.locktype = 'advisory' AND l.granted
+        WHERE a.datname = current_database() AND a.pid <> pg_backend_pid()
+        GROUP BY a.application_name`
+      const cluster = pools.find((p) => p.app === "tour-partner-service/cluster")
+      const service = pools.find((p) => p.app === "tour-partner-service")
+      expect(cluster?.connections, JSON.stringify(pools)).toBeGreaterThanOrEqual(2)
+      expect(cluster!.connections, JSON.stringify(pools)).toBeLessThanOrEqual(6)
+      expect(cluster!.locks, JSON.stringify(pools)).toBeGreaterThan(0)
+      expect(service?.locks ?? 0, JSON.stringify(pools)).toBe(0)
 
       const runs = yield* sql<{ scheduled_for: Date | null; duplicates: number; outcome: string; instance: string }>`
         SELECT scheduled_for, duplicate_deliveries AS duplicates, outcome, instance
@@ -58,5 +74,17 @@ layer(Layer.empty, { excludeTestServices: true, timeout: 120_000 })("scheduled j
       expect(cleanups.length).toBeGreaterThanOrEqual(2)
       const left = yield* sql<{ idempotency_key: string }>`SELECT idempotency_key FROM idempotency_records`
       expect(left.map((r) => r.idempotency_key)).toEqual(["fresh"])
+
+      // Stopping the instances closes the cluster's pools with them.
+      yield* Scope.close(instances, Exit.void)
+      const clusterConnections = sql<{ n: number }>`
+        SELECT count(*)::int AS n FROM pg_stat_activity
+        WHERE datname = current_database() AND application_name = 'tour-partner-service/cluster'`.pipe(
+        Effect.map(([row]) => row!.n)
+      )
+      const remaining = yield* clusterConnections.pipe(
+        Effect.repeat({ schedule: Schedule.spaced("200 millis"), until: (n) => n === 0, times: 25 })
+      )
+      expect(remaining).toBe(0)
     }))
 })
