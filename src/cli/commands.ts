@@ -12,6 +12,7 @@ import { Admin } from "../services/Admin.js"
 import { BookingSystemAccounts } from "../services/BookingSystemAccounts.js"
 import { DatabaseForCli } from "./database.js"
 import { mail } from "./mail.js"
+import { refunds } from "./refunds.js"
 import { mirror } from "./mirror.js"
 import { audit, keysLimits } from "./writes.js"
 
@@ -162,4 +163,4 @@ const migrate = Command.make("migrate", {}, () =>
     Effect.zipRight(Effect.flatMap(AppConfig, () => Console.log("migrations applied")))
   ))
 
-export const adminCommands = [migrate, operators, users, members, sites, keys, accounts, mirror, audit, mail] as const
+export const adminCommands = [migrate, operators, users, members, sites, keys, accounts, mirror, audit, mail, refunds] as const

@@ -13,6 +13,7 @@ import { BokunSandbox, addDays, localDay } from "../../src/sandbox/bokun/index.j
 import { SurfboardSandbox } from "../../src/sandbox/surfboard/index.js"
 import { Cancels } from "../../src/services/Cancels.js"
 import { DailyLimits } from "../../src/services/DailyLimits.js"
+import { cliWith, json } from "../support/cli.js"
 import { createKey, insertBooking, makeWorld } from "../support/fixtures.js"
 import { call, type Reply } from "../support/http.js"
 import { auditOf, usedToday } from "../support/manifest.js"
@@ -367,8 +368,17 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/bookin
         yield* makeDue(s)
         yield* withFaults({ down: true }, recover)
         expect((yield* returnedBySandbox(sale.orderId)).refundOrders).toBe(0)
+        // The person alerted sees it with the CLI, and can run the recovery now (a real CLI process).
+        const settings = yield* ServerSettings
+        const open = json(yield* Effect.promise(() => cliWith(settings.databaseUrl, settings.env, "refunds", "list")))
+        expect(open.filter((r: any) => r.booking_id === s.bookingId)).toMatchObject([
+          { method: "refund", state: "requested", amount_minor: 99800, currency: "NOK", provider_order_id: sale.orderId }
+        ])
         yield* makeDue(s)
-        expect((yield* recover).refunds).toMatchObject({ completed: 1 })
+        const recovered = json(yield* Effect.promise(() => cliWith(settings.databaseUrl, settings.env, "refunds", "recover")))
+        expect(recovered.refunds).toMatchObject({ completed: 1 })
+        const after = json(yield* Effect.promise(() => cliWith(settings.databaseUrl, settings.env, "refunds", "list", "--state", "all")))
+        expect(after.filter((r: any) => r.booking_id === s.bookingId).map((r: any) => r.state)).toEqual(["completed"])
         expect((yield* ourBooking(s)).status).toBe("REFUNDED")
         expect(yield* returnedBySandbox(sale.orderId)).toEqual({ refundOrders: 1, refunded: 99800, voided: 0 })
         expect((yield* emailsOf(s)).length).toBe(2)
