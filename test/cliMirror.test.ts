@@ -64,5 +64,5 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("CLI: booking-system
       expect(runs[0]).toMatchObject({ account: "Nordic Kayak Bókun", kind: "manual", date_from: today })
       expect(runs[0].error).toContain("BookingSystemUnavailable")
       expect(runs[1].inserted).toBe(summary.inserted)
-    }))
+    }), 180_000) // several CLI processes, each a cold Node start: about 35 s alone, much more under load
 })
