@@ -15,6 +15,9 @@
  * booking-change recovery job): it re-reads the booking system to see whether the line moved, then
  * completes step 3, or marks the row `abandoned` when nothing moved. Step 3 locks the row and does
  * nothing unless it is still open, so it runs at most once however often it is tried.
+ *
+ * Crash points (CRASH_AT, src/services/CrashPoints.ts): `reschedule.after_move` (the booking system
+ * moved the line, not yet recorded), `reschedule.after_moved` (recorded, booking and emails not yet).
  */
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Either } from "effect"
@@ -40,6 +43,7 @@ import {
 } from "../ports/BookingSystem.js"
 import { toPgArray } from "./Bookings.js"
 import { BookingSystemAccounts } from "./BookingSystemAccounts.js"
+import { CrashPoints } from "./CrashPoints.js"
 import { Outbox } from "./Outbox.js"
 
 /** How long a running reschedule owns its change row; past it a crash is assumed. */
@@ -130,6 +134,7 @@ export class Reschedules extends Effect.Service<Reschedules>()("Reschedules", {
     const bookingSystem = yield* BookingSystem
     const accounts = yield* BookingSystemAccounts
     const outbox = yield* Outbox
+    const crash = yield* CrashPoints
 
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
@@ -457,7 +462,9 @@ export class Reschedules extends Effect.Service<Reschedules>()("Reschedules", {
             return yield* unavailable("moving the booking")
           }
         }
+        yield* crash.reached("reschedule.after_move")
         yield* markMoved(change.id)
+        yield* crash.reached("reschedule.after_moved")
 
         // Step 3: the service, the mirror row and the emails, together.
         yield* complete(change.id)
@@ -478,6 +485,6 @@ export class Reschedules extends Effect.Service<Reschedules>()("Reschedules", {
 
     return { options, reschedule, recoverStale, complete } as const
   }),
-  dependencies: [BookingSystemAccounts.Default]
+  dependencies: [BookingSystemAccounts.Default, CrashPoints.Default]
 }) {}
 

@@ -5,11 +5,12 @@
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
 import { addDays, BokunSandbox, BokunSandboxLive, localDay } from "../../src/sandbox/bokun/index.js"
 import { BookingSystem, BookingSystemUnavailable } from "../../src/ports/BookingSystem.js"
 import { BookingSystemAccounts } from "../../src/services/BookingSystemAccounts.js"
+import { CrashPoints } from "../../src/services/CrashPoints.js"
 import { DailyLimits } from "../../src/services/DailyLimits.js"
 import { Reschedules } from "../../src/services/Reschedules.js"
 import { smallVendor } from "../sandbox/env.js"
@@ -17,7 +18,7 @@ import { createKey, insertBooking, makeWorld } from "../support/fixtures.js"
 import { call, get, type Reply } from "../support/http.js"
 import { auditOf, usedToday } from "../support/manifest.js"
 import { conforms, dereferencedSpec } from "../support/openapi.js"
-import { testServer } from "../support/server.js"
+import { serverOn, testServer, TestServer } from "../support/server.js"
 
 const TZ = "Europe/Oslo"
 const ENV = { BOKUN_TIMEOUT_MS: "2500", BOKUN_RETRIES: "1" }
@@ -475,7 +476,10 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("reschedule", (it) =
       )
 
     const withFaulty = (mode: Mode) =>
-      Reschedules.DefaultWithoutDependencies.pipe(Layer.provide(BookingSystemAccounts.Default), Layer.provide(faulty(mode)))
+      Reschedules.DefaultWithoutDependencies.pipe(
+        Layer.provide([BookingSystemAccounts.Default, CrashPoints.Default]),
+        Layer.provide(faulty(mode))
+      )
 
     const ctxOf = (s: Setup) => ({
       keyId: s.key.id,
@@ -533,6 +537,39 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("reschedule", (it) =
         expect((yield* ourBooking(s)).experience_date).toBe(target)
         expect((yield* emailsOf(s)).length).toBe(2)
       }))
+  })
+
+  describe("a server that crashes between the side effects (CRASH_AT), then the recovery job", () => {
+    for (const step of ["reschedule.after_move", "reschedule.after_moved"]) {
+      it.effect(`${step}: the job completes the move once; each email once`, () =>
+        Effect.gen(function*() {
+          const s = yield* setup
+          const target = addDays(s.day, 1)
+          const { databaseUrl } = yield* TestServer
+          const crashed = yield* Effect.scoped(Effect.gen(function*() {
+            const ctx = yield* Layer.build(serverOn(databaseUrl, { ...ENV, CRASH_AT: step }))
+            return yield* call(`/api/v1/bookings/${s.bookingId}/reschedule`, {
+              method: "POST",
+              key: s.key.token,
+              body: { date: target },
+              headers: { "Idempotency-Key": randomUUID() },
+              baseUrl: Context.get(ctx, TestServer).baseUrl
+            })
+          }))
+          expect(crashed.status).toBe(500)
+          expect((yield* sandboxLine(s)).date).toBe(target)
+          expect((yield* ourBooking(s)).experience_date).toBe(s.day)
+          yield* s.sql`UPDATE booking_changes SET lease_until = now() - interval '1 second' WHERE booking_id = ${s.bookingId}`
+          expect(yield* Effect.flatMap(Reschedules, (r) => r.recoverStale())).toMatchObject({ found: 1, completed: 1 })
+          expect((yield* ourBooking(s)).experience_date).toBe(target)
+          expect((yield* changesOf(s)).map((c) => c.state)).toEqual(["done"])
+          expect((yield* emailsOf(s)).map((e) => e.template)).toEqual(["booking_rescheduled_guest", "booking_rescheduled_team"])
+          // Asked again: already there, nothing moves, no email.
+          const again = yield* reschedule(s.bookingId, { date: target }, s.key.token)
+          expect(again.body).toMatchObject({ already_on_date: true })
+          expect((yield* emailsOf(s)).length).toBe(2)
+        }))
+    }
   })
 
   describe("crash between steps: the recovery job finishes each change once", () => {
