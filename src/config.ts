@@ -59,6 +59,15 @@ const cronSetting = (name: string, fallback: string) =>
   )
 
 /** Scheduled jobs and the cluster that runs each of them once across instances (src/jobs). */
+/** Cancels and reschedules (src/services/Cancels.ts, Reschedules.ts). */
+export const BookingChangeConfig = Config.all({
+  /**
+   * Seconds a running cancel or reschedule owns its progress record; past it a crash is assumed
+   * and the recovery job (or a retry) finishes it. Lowered only in tests.
+   */
+  leaseSeconds: Config.integer("BOOKING_CHANGE_LEASE_SECONDS").pipe(Config.withDefault(120))
+})
+
 export const JobsConfig = Config.all({
   /** `false` runs no scheduled job in this instance (an API-only replica). */
   enabled: Config.boolean("JOBS").pipe(Config.withDefault(true)),

@@ -1,7 +1,8 @@
 /**
  * Starts the service exactly as `npm start` does (node --import tsx src/main.ts serve) on a fresh data directory with
  * the embedded PostgreSQL, calls it with a key from demo.json, stops it with SIGTERM, then kills a run
- * hard and checks that the next start recovers.
+ * hard (a cancel that crashes the process right after the provider refunded) and checks that the
+ * next start recovers: the database, and the cancel finished by the recovery job with one refund.
  *
  * Every call to the service has a deadline: a call that gets no answer fails the test naming its
  * step, with the service's output, instead of hanging until the test's own timeout (which left the
@@ -12,6 +13,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import pg from "pg"
 import { freePort } from "./support/globalSetup.js"
 
 const ROOT = path.resolve(import.meta.dirname, "..")
@@ -28,7 +30,14 @@ interface Started {
   readonly base: string
 }
 
-const start = async (step: string, dataDir: string, port: number, pgPort: number, clusterPort: number): Promise<Started> => {
+const start = async (
+  step: string,
+  dataDir: string,
+  port: number,
+  pgPort: number,
+  clusterPort: number,
+  env: Record<string, string> = {}
+): Promise<Started> => {
   // `npm start` runs exactly this command (package.json "start").
   const script = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")).scripts.start as string
   expect(script).toBe("node --import tsx src/main.ts serve")
@@ -41,7 +50,8 @@ const start = async (step: string, dataDir: string, port: number, pgPort: number
       EMBEDDED_PG_PORT: String(pgPort),
       CLUSTER_PORT: String(clusterPort),
       SANDBOX_PORT: "0",
-      LOG_LEVEL: "info"
+      LOG_LEVEL: "info",
+      ...env
     },
     stdio: ["ignore", "pipe", "pipe"]
   })
@@ -89,6 +99,33 @@ const get = async (service: Started, step: string, pathname: string, secret?: st
       ? `no answer within ${REQUEST_TIMEOUT_MS / 1000} s`
       : `failed after ${Date.now() - t0} ms: ${String(cause)}`
     throw new Error(`${step}: GET ${pathname} ${reason}\n${tail(service.output)}`, { cause })
+  }
+}
+
+/** POST JSON; resolves with the status, or with the error when the connection dies (a killed service). */
+const post = async (service: Started, pathname: string, secret: string, body: unknown) => {
+  try {
+    const res = await fetch(`${service.base}${pathname}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${secret}`, "content-type": "application/json", "idempotency-key": crypto.randomUUID() },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS)
+    })
+    return { status: res.status, text: await res.text() }
+  } catch (cause) {
+    return { status: 0, text: String(cause) }
+  }
+}
+
+/** One query on the service's embedded database (the password file is in the data directory). */
+const query = async (dataDir: string, pgPort: number, text: string, values: Array<unknown> = []) => {
+  const password = fs.readFileSync(path.join(dataDir, "pg-password"), "utf8").trim()
+  const client = new pg.Client({ connectionString: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${pgPort}/postgres` })
+  await client.connect()
+  try {
+    return (await client.query(text, values)).rows
+  } finally {
+    await client.end()
   }
 }
 
@@ -186,14 +223,43 @@ describe("npm start", () => {
     expect(postgresRunning(dataDir)).toBe(false)
 
     // A run killed hard leaves PostgreSQL behind; the next start stops it and carries on with the same data.
-    const second = await start("second start (then killed hard)", dataDir, port, pgPort, clusterPort)
-    second.child.kill("SIGKILL")
+    // The kill comes from a cancel at its most dangerous step: the payment provider has refunded the
+    // money and the process dies (SIGKILL) before recording it (CRASH_AT, CRASH_MODE=kill).
+    const second = await start("second start (then killed hard)", dataDir, port, pgPort, clusterPort, {
+      CRASH_AT: "cancel.after_refund",
+      CRASH_MODE: "kill",
+      BOOKING_CHANGE_LEASE_SECONDS: "1"
+    })
+    const canceller = demo.keys.find((k: any) => k.state === "active" && k.scopes.includes("bookings.cancel:write") && k.scopes.includes("bookings:read"))
+    const [paid] = await query(dataDir, pgPort, `
+      SELECT b.id, b.amount_minor::int AS amount_minor, p.provider_order_id FROM bookings b JOIN booking_payments p ON p.booking_id = b.id
+      WHERE b.status = 'CONFIRMED' AND b.payment_strategy = 'pay_now' AND b.operator_id = $1 AND b.experience_date > current_date
+      ORDER BY b.id LIMIT 1`, [canceller.partners[0].id])
+    expect(paid, "a paid demo booking").toBeDefined()
+    const killed = await post(second, `/api/v1/bookings/${paid.id}/cancel`, canceller.secret, { reason: "Crash test: killed after the refund" })
+    expect(killed.status, killed.text).toBe(0)
     await exited(second.child, second.output)
+    expect(second.child.signalCode).toBe("SIGKILL")
     expect(postgresRunning(dataDir)).toBe(true)
-    const third = await start("start after a hard kill", dataDir, port, pgPort, clusterPort)
+    const third = await start("start after a hard kill", dataDir, port, pgPort, clusterPort, {
+      BOOKING_CHANGE_RECOVERY_CRON: "*/2 * * * * *"
+    })
     expect(third.output()).toContain("ended abruptly")
     const again = await get(third, "start after a hard kill, the demo key", "/api/v1/me", key.secret)
     expect(again.status).toBe(200)
+    // The recovery job finishes the cancel: the money went back once, each email is queued once.
+    const deadline = Date.now() + 60_000
+    let status = ""
+    while (Date.now() < deadline && status !== "REFUNDED") {
+      status = (await get(third, "after the kill, the cancelled booking", `/api/v1/bookings/${paid.id}`, canceller.secret)).json().status
+      if (status !== "REFUNDED") await new Promise((r) => setTimeout(r, 500))
+    }
+    expect(status, tail(third.output)).toBe("REFUNDED")
+    const refunds = await query(dataDir, pgPort, `
+      SELECT o.id, o.amount_minor::int AS amount_minor FROM surfboard_sandbox.orders o WHERE o.purchase_order_id = $1`, [paid.provider_order_id])
+    expect(refunds.map((r) => r.amount_minor)).toEqual([paid.amount_minor])
+    const emails = await query(dataDir, pgPort, `SELECT template FROM email_outbox WHERE booking_id = $1 ORDER BY template`, [paid.id])
+    expect(emails.map((e) => e.template)).toEqual(["booking_cancelled_guest", "booking_cancelled_team"])
     third.child.kill("SIGINT")
     expect(await exited(third.child, third.output)).toBe(0)
     expect(postgresRunning(dataDir)).toBe(false)

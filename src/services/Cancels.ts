@@ -26,6 +26,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Either, Option, Random } from "effect"
+import { BookingChangeConfig } from "../config.js"
 import { apiStatusOf, type BookingStatus } from "../domain/booking.js"
 import {
   type CancelFacts,
@@ -50,7 +51,6 @@ import { BookingSystemAccounts } from "./BookingSystemAccounts.js"
 import { CrashPoints } from "./CrashPoints.js"
 import { OperatorPaymentAccounts } from "./OperatorPaymentAccounts.js"
 import { Outbox } from "./Outbox.js"
-import { CHANGE_LEASE_SECONDS } from "./Reschedules.js"
 
 export interface CancelResultBody {
   readonly id: string
@@ -155,6 +155,7 @@ export class Cancels extends Effect.Service<Cancels>()("Cancels", {
     const paymentAccounts = yield* OperatorPaymentAccounts
     const outbox = yield* Outbox
     const crash = yield* CrashPoints
+    const { leaseSeconds } = yield* BookingChangeConfig
 
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
@@ -557,7 +558,7 @@ export class Cancels extends Effect.Service<Cancels>()("Cancels", {
         for (const { id } of stale) {
           // The lease is taken again so that a request retrying the same booking waits (409).
           const [claimed] = yield* sql<{ id: string }>`
-            UPDATE booking_changes SET lease_until = now() + make_interval(secs => ${CHANGE_LEASE_SECONDS})
+            UPDATE booking_changes SET lease_until = now() + make_interval(secs => ${leaseSeconds})
             WHERE id = ${id}::uuid AND state IN ('releasing', 'released') AND lease_until < now() RETURNING id`.pipe(Effect.orDie)
           if (claimed === undefined) continue
           const change = yield* loadChange(id, false).pipe(Effect.orDie)
@@ -682,7 +683,7 @@ export class Cancels extends Effect.Service<Cancels>()("Cancels", {
         const [change] = yield* sql<{ id: string }>`
           INSERT INTO booking_changes (booking_id, kind, state, key_id, account_id, booking_reference, reason, lease_until)
           VALUES (${b.id}::uuid, 'cancel', 'releasing', ${ctx.keyId}, ${b.account_id}, ${b.provider_reference}, ${request.reason},
-            now() + make_interval(secs => ${CHANGE_LEASE_SECONDS}))
+            now() + make_interval(secs => ${leaseSeconds}))
           ON CONFLICT DO NOTHING
           RETURNING id`.pipe(Effect.orDie)
         if (change === undefined) return yield* busy()

@@ -21,6 +21,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Either } from "effect"
+import { BookingChangeConfig } from "../config.js"
 import { apiStatusOf } from "../domain/booking.js"
 import { IdempotencyInProgress, NotPossible, notYours, Unavailable } from "../domain/errors.js"
 import { outboxKeys, teamLocale } from "../domain/mail.js"
@@ -45,9 +46,6 @@ import { toPgArray } from "./Bookings.js"
 import { BookingSystemAccounts } from "./BookingSystemAccounts.js"
 import { CrashPoints } from "./CrashPoints.js"
 import { Outbox } from "./Outbox.js"
-
-/** How long a running reschedule owns its change row; past it a crash is assumed. */
-export const CHANGE_LEASE_SECONDS = 120
 
 export interface RescheduleOptionsBody {
   readonly id: string
@@ -135,6 +133,7 @@ export class Reschedules extends Effect.Service<Reschedules>()("Reschedules", {
     const accounts = yield* BookingSystemAccounts
     const outbox = yield* Outbox
     const crash = yield* CrashPoints
+    const { leaseSeconds } = yield* BookingChangeConfig
 
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
@@ -426,7 +425,7 @@ export class Reschedules extends Effect.Service<Reschedules>()("Reschedules", {
             ${b.id}::uuid, 'reschedule', 'moving', ${ctx.keyId}, null, ${b.account_id}::uuid, ${b.provider_reference}, ${line.lineId},
             ${b.experience_date ?? line.date}::date, ${b.start_time}, ${line.startTimeId}, ${line.rateId}, ${line.rateTitle},
             ${target.date}::date, ${target.startTime}, ${target.startTimeId}, ${target.rateId}, ${target.rateTitle},
-            ${target.changeRate}, now() + make_interval(secs => ${CHANGE_LEASE_SECONDS}))
+            ${target.changeRate}, now() + make_interval(secs => ${leaseSeconds}))
           ON CONFLICT DO NOTHING
           RETURNING id`.pipe(Effect.orDie)
         if (change === undefined) {
