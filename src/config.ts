@@ -88,7 +88,12 @@ export const JobsConfig = Config.all({
   /** How often the outbox sender looks for due emails (every 10 seconds by default). */
   outboxCron: cronSetting("OUTBOX_CRON", "*/10 * * * * *"),
   /** How often booking changes left half-done by a crash are finished (every 5 minutes by default). */
-  bookingChangeRecoveryCron: cronSetting("BOOKING_CHANGE_RECOVERY_CRON", "*/5 * * * *")
+  bookingChangeRecoveryCron: cronSetting("BOOKING_CHANGE_RECOVERY_CRON", "*/5 * * * *"),
+  /**
+   * How often open balance payment links that are due are checked at the provider, and unfinished
+   * ones settled (every 5 minutes by default; each link backs off on its own).
+   */
+  paymentLinkWatchCron: cronSetting("PAYMENT_LINK_WATCH_CRON", "*/5 * * * *")
 })
 
 export type JobsConfig = Config.Config.Success<typeof JobsConfig>

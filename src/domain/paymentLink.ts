@@ -17,6 +17,7 @@
  */
 import { Either, Schema } from "effect"
 import { NotPossible } from "./errors.js"
+import { type RetryPolicy, retryDelayMillis } from "./mail.js"
 
 export const PaymentLinkKind = Schema.Literal("deferred_balance", "provider_balance").annotations({
   identifier: "PaymentLinkKind"
@@ -100,7 +101,7 @@ export const owedFromBalance = (
 
 /** A stored link as the reuse rule needs it. */
 export interface StoredLink {
-  readonly state: "creating" | "open" | "closed"
+  readonly state: "creating" | "open" | "closing" | "closed"
   readonly amountMinor: number
   readonly currency: string
   readonly expiresAt: Date | null
@@ -108,10 +109,32 @@ export interface StoredLink {
 
 /**
  * Whether a stored link can be sent again for what is owed now: open (or still being created),
- * the same amount and currency, and not past its expiry (with a minute to spare for the guest).
+ * the same amount and currency, and not past its expiry (with a minute to spare for the guest). A
+ * `closing` link (an unfinished one the payment-link watch job is closing) never is.
  */
 export const reusable = (link: StoredLink, owed: Owed, now: Date): boolean =>
-  link.state !== "closed" &&
+  (link.state === "open" || link.state === "creating") &&
   link.amountMinor === owed.amountMinor &&
   link.currency === owed.currency &&
   (link.expiresAt === null || link.expiresAt.getTime() > now.getTime() + 60_000)
+
+/**
+ * How often the payment-link watch job asks the provider about an open link: first 5 minutes after
+ * it is sent, then backing off (doubling, with jitter) to once an hour, since most guests pay soon
+ * after the email or not at all. A provider that did not answer counts as a check too.
+ */
+export const LINK_CHECK: RetryPolicy = { baseMillis: 5 * 60_000, maxMillis: 60 * 60_000 }
+
+/** Seconds from sending a link to its first check. */
+export const FIRST_LINK_CHECK_SECONDS = LINK_CHECK.baseMillis / 1000
+
+/**
+ * When to ask next after the `checks`-th check: the backoff above, but never later than a minute
+ * past the link's expiry (so an expired link is closed promptly). `random` is in [0, 1).
+ */
+export const nextLinkCheck = (checks: number, expiresAt: Date | null, now: Date, random: number): Date => {
+  const next = now.getTime() + retryDelayMillis(checks, LINK_CHECK, random)
+  return expiresAt !== null && expiresAt.getTime() > now.getTime()
+    ? new Date(Math.min(next, expiresAt.getTime() + 60_000))
+    : new Date(next)
+}

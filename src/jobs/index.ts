@@ -6,10 +6,17 @@ import { clusterLayer } from "./cluster.js"
 import { idempotencyCleanupJob } from "./idempotencyCleanup.js"
 import { mirrorJobs } from "./mirrorRefresh.js"
 import { outboxSenderJob } from "./outboxSender.js"
+import { paymentLinkWatchJob } from "./paymentLinkWatch.js"
 
 export const JobsLive = Layer.unwrapEffect(
   Effect.map(JobsConfig, (config) =>
     config.enabled
-      ? Layer.mergeAll(mirrorJobs(config), idempotencyCleanupJob(config), outboxSenderJob(config), bookingChangeRecoveryJob(config)).pipe(Layer.provide(clusterLayer(config)))
+      ? Layer.mergeAll(
+        mirrorJobs(config),
+        idempotencyCleanupJob(config),
+        outboxSenderJob(config),
+        bookingChangeRecoveryJob(config),
+        paymentLinkWatchJob(config)
+      ).pipe(Layer.provide(clusterLayer(config)))
       : Layer.empty)
 )

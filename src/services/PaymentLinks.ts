@@ -19,6 +19,13 @@
  *    the booking and this request (key id + Idempotency-Key): a retry after a crash here enqueues
  *    nothing new, so the guest is emailed once per request.
  * 5. After commit the email is tried at once (`Outbox.deliverNow`): `emailed` says whether it went.
+ *
+ * A link the provider says is paid, whenever this write looks at one (an open link about to be sent
+ * again, or a link that no longer fits and is being closed), is recorded as the guest's payment
+ * (`PaidLinks.record`: a `booking_payments` row, the pay-later balance collected) before the write
+ * answers 422. The `payment-link-watch` job does the same for every open link, and takes over
+ * `creating` rows nobody finished (src/services/PaymentLinkWatch.ts): such a row becomes `closing`,
+ * which this write never reuses, and step 4 emails only a row that is still `creating` or `open`.
  */
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Either, Option } from "effect"
@@ -28,6 +35,7 @@ import { emailLocale, outboxKeys } from "../domain/mail.js"
 import { NotPossible, notYours, Unavailable } from "../domain/errors.js"
 import {
   decidePaymentLink,
+  FIRST_LINK_CHECK_SECONDS,
   type Owed,
   owedFromBalance,
   type PaymentLinkKind,
@@ -45,6 +53,7 @@ import { BookingSystemAccounts } from "./BookingSystemAccounts.js"
 import { toPgArray } from "./Bookings.js"
 import { OperatorPaymentAccounts } from "./OperatorPaymentAccounts.js"
 import { Outbox } from "./Outbox.js"
+import { cancelReference, LINK_COLUMNS, linkRequest, type LinkRow, PaidLinks } from "./PaidLinks.js"
 
 export interface PaymentLinkResult {
   readonly id: string
@@ -79,24 +88,13 @@ interface Target {
   readonly chargeAt: Date | null
 }
 
-interface LinkRow {
-  readonly id: string
-  readonly state: "creating" | "open" | "closed"
-  readonly amount_minor: number
-  readonly currency: string
-  readonly merchant_id: string
-  readonly idempotency_reference: string
-  readonly provider_reference_id: string
-  readonly description: string
-  readonly provider_link_id: string | null
-  readonly url: string | null
-  readonly expires_at: Date | null
-}
-
-const LINK_COLUMNS = `id, state, amount_minor, currency, merchant_id, idempotency_reference, provider_reference_id,
-  description, provider_link_id, url, expires_at`
-
 const PAID_BY_LINK_DETAIL = "nothing is owed: the guest has paid this balance through the payment link"
+
+const PAID_EARLIER_LINK_DETAIL =
+  "the guest has just paid an earlier payment link of this booking; nothing was sent. Ask again to send a link for any balance still owed"
+
+const LINK_TAKEN_DETAIL =
+  "the payment link was closed while it was being sent (it was left unfinished too long); nothing was emailed. Retry with the same Idempotency-Key"
 
 const LISTED = "('RESERVED', 'CONFIRMED', 'CANCELLED', 'REFUNDED')"
 
@@ -128,6 +126,7 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("PaymentLinks",
     const accounts = yield* BookingSystemAccounts
     const outbox = yield* Outbox
     const paymentAccounts = yield* OperatorPaymentAccounts
+    const paidLinks = yield* PaidLinks
 
     const bookingTarget = (id: string, operatorIds: ReadonlyArray<string>) =>
       sql<{
@@ -271,34 +270,39 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("PaymentLinks",
         onSome: Effect.succeed
       }))
 
+    /** Links a request may send or retire (a `closing` row is the job's). */
     const liveLinks = (targetKey: string) =>
       sql<LinkRow>`
         SELECT ${sql.literal(LINK_COLUMNS)} FROM payment_links
-        WHERE target = ${targetKey} AND state <> 'closed'
+        WHERE target = ${targetKey} AND state IN ('creating', 'open')
         ORDER BY created_at DESC`.pipe(Effect.orDie)
 
     const close = (id: string, reason: string) =>
       sql`UPDATE payment_links SET state = 'closed', closed_reason = ${reason}, updated_at = now() WHERE id = ${id}`
         .pipe(Effect.orDie)
 
-    const sameRequest = (row: LinkRow) => ({
-      amountMinor: row.amount_minor,
-      currency: row.currency.trim(),
-      referenceId: row.provider_reference_id,
-      description: row.description,
-      idempotencyReference: row.idempotency_reference
-    })
-
-    /** Closes a link that no longer fits at the provider (finishing its creation first), then here. */
+    /**
+     * Closes a link that no longer fits at the provider (finishing its creation first), then here.
+     * The provider refusing because the guest has paid it: the payment is recorded and the request
+     * answers 422 (what is owed has changed).
+     */
     const retire = (row: LinkRow, account: PaymentAccount) =>
       Effect.gen(function*() {
         const at = { ...account, merchantId: row.merchant_id }
         const linkId = row.provider_link_id ??
-          (yield* provider.createPaymentLink(at, sameRequest(row)).pipe(Effect.catchAll(providerDown))).linkId
-        yield* provider.cancelPaymentLink(at, { linkId, idempotencyReference: `${row.idempotency_reference}:cancel` }).pipe(
-          Effect.catchTag("PaymentProviderRejected", () => Effect.void), // already paid or closed: closed here too
+          (yield* provider.createPaymentLink(at, linkRequest(row)).pipe(Effect.catchAll(providerDown))).linkId
+        const refused = yield* provider.cancelPaymentLink(at, { linkId, idempotencyReference: cancelReference(row) }).pipe(
+          Effect.as(false),
+          Effect.catchTag("PaymentProviderRejected", () => Effect.succeed(true)), // paid, or closed already
           Effect.catchAll(providerDown)
         )
+        if (refused) {
+          const status = yield* provider.paymentLinkStatus(at, linkId).pipe(Effect.catchAll(providerDown))
+          if (status.state === "paid") {
+            yield* paidLinks.record(row, status)
+            return yield* new NotPossible({ detail: PAID_EARLIER_LINK_DETAIL })
+          }
+        }
         yield* close(row.id, "superseded")
       })
 
@@ -312,10 +316,12 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("PaymentLinks",
         const [existing] = yield* sql<LinkRow>`
           SELECT ${sql.literal(LINK_COLUMNS)} FROM payment_links WHERE target = ${target.key} AND state = 'creating'`
         if (existing !== undefined) {
-          return existing.amount_minor === owed.amountMinor && existing.currency.trim() === owed.currency &&
-              existing.merchant_id === account.merchantId
-            ? Option.some(existing)
-            : Option.none()
+          const fits = existing.amount_minor === owed.amountMinor && existing.currency.trim() === owed.currency &&
+            existing.merchant_id === account.merchantId
+          if (!fits) return Option.none()
+          // Someone is finishing it now: the job's grace period starts again.
+          yield* sql`UPDATE payment_links SET updated_at = now() WHERE id = ${existing.id}::uuid`
+          return Option.some(existing)
         }
         const id = randomUUID()
         const when = target.date === null ? "" : ` ${target.date}${target.startTime ? ` ${target.startTime}` : ""}`
@@ -353,13 +359,17 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("PaymentLinks",
               Effect.catchAll(providerDown)
             )
             if (status.state === "open") return { row: open, url: open.url!, created: false }
+            if (status.state === "paid") {
+              // Paid: recorded as the guest's payment (the job would record it later otherwise).
+              yield* paidLinks.record(open, status)
+              return yield* new NotPossible({ detail: PAID_BY_LINK_DETAIL })
+            }
             yield* close(open.id, status.state)
-            if (status.state === "paid") return yield* new NotPossible({ detail: PAID_BY_LINK_DETAIL })
             continue
           }
           const creating = yield* creatingRow(target, owed, account)
           if (Option.isNone(creating)) continue
-          const link = yield* provider.createPaymentLink(account, sameRequest(creating.value)).pipe(
+          const link = yield* provider.createPaymentLink(account, linkRequest(creating.value)).pipe(
             Effect.catchAll(providerDown)
           )
           yield* sql`
@@ -380,8 +390,14 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("PaymentLinks",
         const link = yield* ensureLink(target, owed, account)
 
         // Step 4: the link is open and the guest's email is queued, together.
+        // A row the job has taken over meanwhile (`closing`, or closed since) is never emailed.
         const enqueued = yield* sql.withTransaction(Effect.gen(function*() {
-          yield* sql`UPDATE payment_links SET state = 'open', updated_at = now() WHERE id = ${link.row.id} AND state = 'creating'`
+          const [row] = yield* sql<{ state: string }>`SELECT state FROM payment_links WHERE id = ${link.row.id} FOR UPDATE`
+          if (row?.state !== "creating" && row?.state !== "open") return yield* new Unavailable({ detail: LINK_TAKEN_DETAIL })
+          yield* sql`
+            UPDATE payment_links SET state = 'open', updated_at = now(),
+              next_check_at = now() + make_interval(secs => ${FIRST_LINK_CHECK_SECONDS})
+            WHERE id = ${link.row.id} AND state = 'creating'`
           return yield* outbox.enqueue({
             dedupeKey: outboxKeys.paymentLink(target.bookingId ?? target.manifestRowId!, occurrenceOf(ctx)),
             to: target.guestEmail === null ? [] : [target.guestEmail],
@@ -403,7 +419,7 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("PaymentLinks",
                 : null
             }
           })
-        })).pipe(Effect.orDie)
+        })).pipe(Effect.catchTag("SqlError", Effect.die))
 
         // Step 5: try the email now.
         const status = yield* outbox.deliverNow(enqueued.id)
@@ -422,5 +438,5 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("PaymentLinks",
 
     return { send } as const
   }),
-  dependencies: [OperatorPaymentAccounts.Default]
+  dependencies: [OperatorPaymentAccounts.Default, PaidLinks.Default]
 }) {}

@@ -5,6 +5,7 @@ import {
   CANCELLED_DETAIL,
   COLLECTED_DETAIL,
   decidePaymentLink,
+  nextLinkCheck,
   NOTHING_OWED_DETAIL,
   owedFromBalance,
   type PaymentLinkTarget,
@@ -84,9 +85,34 @@ describe("reusable", () => {
     expect(reusable(link, owed, now)).toBe(true)
     expect(reusable({ ...link, state: "creating", expiresAt: null }, owed, now)).toBe(true)
     expect(reusable({ ...link, state: "closed" }, owed, now)).toBe(false)
+    expect(reusable({ ...link, state: "closing" }, owed, now)).toBe(false)
     expect(reusable({ ...link, amountMinor: 501 }, owed, now)).toBe(false)
     expect(reusable({ ...link, currency: "EUR" }, owed, now)).toBe(false)
     expect(reusable({ ...link, expiresAt: new Date(now.getTime() + 30_000) }, owed, now)).toBe(false)
     expect(reusable({ ...link, expiresAt: new Date(now.getTime() + 120_000) }, owed, now)).toBe(true)
   })
+})
+
+describe("nextLinkCheck", () => {
+  const now = new Date("2026-11-21T10:00:00Z")
+  const MIN = 60_000
+
+  it("5 minutes after the first check, doubling to an hour, with jitter between half and all of it", () => {
+    const delays = (random: number) => [1, 2, 3, 4, 5, 6, 10].map((n) => nextLinkCheck(n, null, now, random).getTime() - now.getTime())
+    expect(delays(0.999999).map((d) => Math.round(d / MIN))).toEqual([5, 10, 20, 40, 60, 60, 60])
+    expect(delays(0).map((d) => d / MIN)).toEqual([2.5, 5, 10, 20, 30, 30, 30])
+  })
+
+  it("never later than a minute past the link's expiry; an expired link backs off as usual", () => {
+    const soon = new Date(now.getTime() + 2 * MIN)
+    expect(nextLinkCheck(6, soon, now, 0.5).getTime()).toBe(soon.getTime() + MIN)
+    const past = new Date(now.getTime() - MIN)
+    expect(nextLinkCheck(1, past, now, 1 - Number.EPSILON).getTime() - now.getTime()).toBeGreaterThan(4 * MIN)
+  })
+
+  it("always in the future, never more than an hour away", () =>
+    fc.assert(fc.property(fc.integer({ min: 0, max: 10_000 }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), (checks, random) => {
+      const delay = nextLinkCheck(checks, null, now, random).getTime() - now.getTime()
+      return delay >= 2.5 * MIN && delay <= 60 * MIN
+    })))
 })

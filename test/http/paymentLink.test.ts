@@ -100,6 +100,13 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/bookin
         expectProblem(again, 422, "not-possible")
         expect(yield* sandboxOrders(merchant.id)).toBe(1)
         expect(yield* usedToday(key.id, "payment_links")).toBe(1)
+        // Seeing it paid, the request recorded the payment: the balance is collected.
+        expect(yield* links(`booking:${booking}`)).toMatchObject([{ state: "closed" }])
+        const sql = yield* SqlClient.SqlClient
+        const [recorded] = yield* sql<{ purpose: string; amount_minor: number; pay_later_status: string }>`
+          SELECT p.purpose, p.amount_minor, b.pay_later_status FROM booking_payments p JOIN bookings b ON b.id = p.booking_id
+          WHERE p.booking_id = ${booking}`.pipe(Effect.orDie)
+        expect(recorded).toEqual({ purpose: "balance", amount_minor: 45000, pay_later_status: "collected" })
       }))
 
     it.effect("failed pay-later charge is a deferred_balance too", () =>
@@ -190,6 +197,31 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/bookin
         // The old page no longer takes payments.
         const paid = yield* surfboard.payLink(first.body.url).pipe(Effect.exit)
         expect(Exit.isFailure(paid) && Cause.pretty(paid.cause)).toContain("Order is cancelled")
+      }))
+
+    it.effect("the old link was paid before the balance changed: recorded as paid, 422, nothing new sent", () =>
+      Effect.gen(function*() {
+        const { key, bokun, merchant, w } = yield* setup
+        const sandbox = yield* BokunSandbox
+        const surfboard = yield* SurfboardSandbox
+        const sql = yield* SqlClient.SqlClient
+        const made = yield* sandbox.addBooking({
+          vendorId: bokun.vendor.id, productId: bokun.vendor.products[0]!.id, date: "2027-01-20", participants: 2, paidMinor: 0
+        })
+        const row = yield* insertRow({ accountId: bokun.accountId, operatorId: w.alpha, reference: made.confirmationCode })
+        const first = yield* paymentLink(row, { key: key.token })
+        expect(first.body.amount_minor).toBe(99800)
+        yield* surfboard.payLink(first.body.url)
+        // The booking system has heard of part of it only.
+        yield* sql`UPDATE bokun_sandbox.bookings SET paid_minor = 49900 WHERE id = ${made.bookingId}`.pipe(Effect.orDie)
+        const second = yield* paymentLink(row, { key: key.token })
+        expectProblem(second, 422, "not-possible")
+        expect(second.body.detail).toContain("just paid an earlier payment link")
+        expect((yield* links(`row:${row}`)).map((l) => l.state)).toEqual(["closed"])
+        const [closed] = yield* sql<{ closed_reason: string }>`
+          SELECT closed_reason FROM payment_links WHERE target = ${`row:${row}`}`.pipe(Effect.orDie)
+        expect(closed!.closed_reason).toBe("paid")
+        expect(yield* sandboxOrders(merchant.id)).toBe(1)
       }))
   })
 

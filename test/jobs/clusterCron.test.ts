@@ -1,6 +1,6 @@
 /**
  * Two instances on one database, each running the job scheduler on its own cluster runner: every
- * scheduled run of the mirror refresh happens once, on one of them.
+ * scheduled run of the mirror refresh happens once, on one of them (and the other jobs run too).
  */
 import { expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
@@ -8,6 +8,7 @@ import { Context, Effect, Exit, Layer, Schedule, Scope } from "effect"
 import { layerFromUrl } from "../../src/db/Database.js"
 import { IDEMPOTENCY_CLEANUP } from "../../src/jobs/idempotencyCleanup.js"
 import { MIRROR_NEAR_TERM } from "../../src/jobs/mirrorRefresh.js"
+import { PAYMENT_LINK_WATCH } from "../../src/jobs/paymentLinkWatch.js"
 import { freePort } from "../support/globalSetup.js"
 import { jobsInstance } from "../support/jobs.js"
 import { freshDatabase } from "../support/server.js"
@@ -15,7 +16,8 @@ import { freshDatabase } from "../support/server.js"
 const instance = (databaseUrl: string, clusterPort: number) =>
   jobsInstance(databaseUrl, clusterPort, {
     MIRROR_NEAR_TERM_CRON: "*/2 * * * * *",
-    IDEMPOTENCY_CLEANUP_CRON: "*/3 * * * * *"
+    IDEMPOTENCY_CLEANUP_CRON: "*/3 * * * * *",
+    PAYMENT_LINK_WATCH_CRON: "*/3 * * * * *"
   })
 
 layer(Layer.empty, { excludeTestServices: true, timeout: 120_000 })("scheduled jobs", (it) => {
@@ -74,6 +76,12 @@ layer(Layer.empty, { excludeTestServices: true, timeout: 120_000 })("scheduled j
       expect(cleanups.length).toBeGreaterThanOrEqual(2)
       const left = yield* sql<{ idempotency_key: string }>`SELECT idempotency_key FROM idempotency_records`
       expect(left.map((r) => r.idempotency_key)).toEqual(["fresh"])
+
+      // The payment-link watch (every 3 s here) is scheduled too; with no link it asks the provider nothing.
+      const watches = yield* sql<{ summary: { checked: number; taken_over: number } }>`
+        SELECT summary FROM job_runs WHERE job = ${PAYMENT_LINK_WATCH} AND outcome = 'ok'`
+      expect(watches.length).toBeGreaterThanOrEqual(2)
+      expect(watches.every((r) => r.summary.checked === 0 && r.summary.taken_over === 0)).toBe(true)
 
       // Stopping the instances closes the cluster's pools with them.
       yield* Scope.close(instances, Exit.void)
