@@ -10,7 +10,8 @@
  *      `booking_refunds` row per payment (void or refund, with our idempotency reference);
  *   3. each refund row is sent to the payment provider with its reference and its answer recorded;
  *   4. one transaction sets the booking's status (spec §3), reason, voided commission and cancelled
- *      pay-later charge, marks its mirror rows cancelled, enqueues the guest and team emails
+ *      pay-later charge, marks its mirror rows cancelled, makes its open payment links due for the
+ *      payment-link watch (which closes them at the provider), enqueues the guest and team emails
  *      (dedupe keys name the booking: a booking is cancelled once) and marks the change `done`.
  * A change left at `releasing` or `released` past its lease is finished by `recover` (the
  * booking-change recovery job): `releasing` re-reads the booking system and goes on only when the
@@ -394,6 +395,10 @@ export class Cancels extends Effect.Service<Cancels>()("Cancels", {
             updated_at = now()
           WHERE id = ${change.booking_id}::uuid`
         yield* sql`UPDATE manifest_rows SET status = 'CANCELLED' WHERE service_booking_id = ${change.booking_id}::uuid`
+        // Its open balance links are owed nothing now: the payment-link watch closes them at its next run.
+        yield* sql`
+          UPDATE payment_links SET next_check_at = now()
+          WHERE booking_id = ${change.booking_id}::uuid AND state IN ('open', 'closing')`
         const tourName = b!.tour_name && b!.tour_name.trim() ? b!.tour_name : "your tour"
         const currency = b!.currency.trim()
         const refund = emailRefund(outcome.outcome, amountMinor, currency)

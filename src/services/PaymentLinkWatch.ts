@@ -97,6 +97,8 @@ export class PaymentLinkWatch extends Effect.Service<PaymentLinkWatch>()("Paymen
           SELECT CASE
             WHEN ${row.booking_id}::uuid IS NOT NULL THEN EXISTS (
               SELECT 1 FROM bookings b WHERE b.id = ${row.booking_id}::uuid AND (b.status NOT IN ('CONFIRMED', 'RESERVED')
+                -- Cancelled with its refund still being finished (still CONFIRMED until it completes).
+                OR EXISTS (SELECT 1 FROM booking_changes c WHERE c.booking_id = b.id AND c.kind = 'cancel' AND c.state = 'done')
                 OR (${row.kind} = 'deferred_balance' AND b.pay_later_status IS DISTINCT FROM 'upcoming'
                   AND b.pay_later_status IS DISTINCT FROM 'failed')))
             ELSE EXISTS (SELECT 1 FROM manifest_rows r WHERE r.id = ${row.manifest_row_id}::uuid AND r.status = 'CANCELLED')

@@ -9,19 +9,18 @@ import { SqlClient } from "@effect/sql"
 import { ConfigProvider, Context, Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
 import { canVoid, PaymentProvider } from "../../src/ports/PaymentProvider.js"
-import { BokunSandbox, addDays, localDay } from "../../src/sandbox/bokun/index.js"
+import { BokunSandbox } from "../../src/sandbox/bokun/index.js"
 import { SurfboardSandbox } from "../../src/sandbox/surfboard/index.js"
 import { Cancels } from "../../src/services/Cancels.js"
 import { DailyLimits } from "../../src/services/DailyLimits.js"
 import { cliWith, json } from "../support/cli.js"
-import { createKey, insertBooking, makeWorld } from "../support/fixtures.js"
+import { createKey, makeWorld } from "../support/fixtures.js"
 import { call, type Reply } from "../support/http.js"
 import { auditOf, usedToday } from "../support/manifest.js"
 import { conforms, dereferencedSpec } from "../support/openapi.js"
-import { merchantFor, paymentsEnv, ServerSettings, vendorFor } from "../support/payments.js"
+import { linkedBooking, merchantFor, paidAtSandbox, paymentsEnv, returnedBySandbox, ServerSettings, vendorFor } from "../support/payments.js"
 import { serverOn, TestServer } from "../support/server.js"
 
-const TZ = "Europe/Oslo"
 const DAY = 86_400_000
 
 /** The service's Cancels (the recovery job's work) with the server's settings. */
@@ -57,24 +56,12 @@ const recover = Effect.flatMap(Cancels, (c) => c.recover())
 const setup = (o: { payLater?: { status: string; amountMinor: number }; amountMinor?: number; commission?: boolean } = {}) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const bokun = yield* BokunSandbox
     const w = yield* makeWorld
     const merchant = yield* merchantFor(w.alpha)
     const { vendor } = yield* vendorFor(w.alpha)
-    const product = vendor.products[0]!
-    const [tour] = yield* sql<{ id: string }>`
-      INSERT INTO tours (operator_id, title, status, timezone, currency, booking_system_product_id)
-      VALUES (${w.alpha}, 'Harbour Cruise', 'published', ${TZ}, 'NOK', ${String(product.id)}) RETURNING id`.pipe(Effect.orDie)
-    const day = addDays(localDay(Date.now(), TZ), 5)
     const email = `guest-${w.tag}@example.com`
     const amountMinor = o.amountMinor ?? 99800
-    const bookingId = yield* insertBooking({
-      operatorId: w.alpha,
-      tourId: tour!.id,
-      tourName: "Harbour Cruise",
-      experienceDate: day,
-      startTime: "10:00",
-      participants: 2,
+    const { bookingId, code, seeded } = yield* linkedBooking(w.alpha, vendor, {
       amountMinor,
       guestName: "Kari Nordmann",
       guestEmail: email,
@@ -83,42 +70,14 @@ const setup = (o: { payLater?: { status: string; amountMinor: number }; amountMi
         ? { payLater: { ...o.payLater, currency: "NOK", chargeAt: new Date(Date.now() + 3 * DAY), paidAt: o.payLater.status === "collected" ? new Date() : null } }
         : {})
     })
-    const [{ confirmation_code: code }] = (yield* sql<{ confirmation_code: string }>`
-      SELECT confirmation_code FROM bookings WHERE id = ${bookingId}`.pipe(Effect.orDie)) as [{ confirmation_code: string }]
-    const seeded = yield* bokun.addBooking({
-      vendorId: vendor.id,
-      productId: product.id,
-      date: day,
-      startTime: "10:00",
-      rateId: product.rates[0]!.id,
-      participants: 2,
-      channel: "service",
-      externalReference: code
-    })
-    yield* sql`UPDATE bookings SET provider_reference = ${seeded.confirmationCode} WHERE id = ${bookingId}`.pipe(Effect.orDie)
     const key = yield* createKey({ by: w.alice, operators: [w.alpha], scopes: ["bookings.cancel:write", "bookings:read"], name: "Cancel bot" })
     return { w, sql, merchant, vendor, bookingId, code, seeded, key, email, amountMinor }
   })
 
 type Setup = Effect.Effect.Success<ReturnType<typeof setup>>
 
-/**
- * A card payment of the booking at the sandbox, recorded in `booking_payments`; `at` moves the
- * sandbox's clock for the payment (a payment made yesterday can no longer be voided).
- */
 const pay = (s: Setup, amountMinor: number, o: { at?: Date; purpose?: "full" | "reservation_fee" | "balance"; recordedAt?: Date } = {}) =>
-  Effect.gen(function*() {
-    const surfboard = yield* SurfboardSandbox
-    if (o.at) yield* surfboard.clock.set(o.at)
-    const sale = yield* surfboard.createPaidOrder({ merchantId: s.merchant.id, amountMinor, currency: "NOK", referenceId: s.code }).pipe(
-      Effect.ensuring(surfboard.clock.reset)
-    )
-    yield* s.sql`
-      INSERT INTO booking_payments (booking_id, purpose, merchant_id, provider_order_id, provider_payment_id, amount_minor, currency, paid_at)
-      VALUES (${s.bookingId}, ${o.purpose ?? "full"}, ${s.merchant.id}, ${sale.orderId}, ${sale.paymentId}, ${amountMinor}, 'NOK',
-        ${o.recordedAt ?? o.at ?? new Date()})`.pipe(Effect.orDie)
-    return sale
-  })
+  paidAtSandbox(s, s.merchant.id, amountMinor, o)
 
 const yesterday = () => new Date(Date.now() - DAY - 3_600_000)
 
@@ -143,18 +102,6 @@ const refundRows = (s: Setup) =>
   s.sql<{ method: string; state: string; amount_minor: number; refunded_minor: number; seq: number; alerted_at: Date | null }>`
     SELECT method, state, amount_minor::int AS amount_minor, refunded_minor::int AS refunded_minor, seq, alerted_at
     FROM booking_refunds WHERE booking_id = ${s.bookingId} ORDER BY payment_id, seq`.pipe(Effect.orDie)
-
-/** Money the sandbox returned for a purchase: completed refunds plus a void of the whole payment. */
-const returnedBySandbox = (orderId: string) =>
-  Effect.gen(function*() {
-    const surfboard = yield* SurfboardSandbox
-    const sql = yield* SqlClient.SqlClient
-    const refunds = yield* surfboard.refundsOf(orderId)
-    const [voided] = yield* sql<{ n: number }>`
-      SELECT coalesce(sum(o.amount_minor), 0)::int AS n FROM surfboard_sandbox.payments p JOIN surfboard_sandbox.orders o ON o.id = p.order_id
-      WHERE p.order_id = ${orderId} AND p.void_status = 'VOIDED'`.pipe(Effect.orDie)
-    return { refundOrders: refunds.length, refunded: refunds.reduce((sum, r) => sum + r.refundedMinor, 0), voided: voided!.n }
-  })
 
 /** Due refund rows made due now (the job's backoff skipped), and change leases expired (a crash). */
 const makeDue = (s: Setup) =>

@@ -10,13 +10,13 @@ import { describe, expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
 import { Cause, ConfigProvider, Effect, Exit, Layer } from "effect"
 import { randomUUID } from "node:crypto"
-import { addDays, BokunSandbox, localDay } from "../../src/sandbox/bokun/index.js"
+import { BokunSandbox } from "../../src/sandbox/bokun/index.js"
 import { SurfboardSandbox } from "../../src/sandbox/surfboard/index.js"
 import { PaymentLinkWatch } from "../../src/services/PaymentLinkWatch.js"
 import { createKey, insertBooking, makeWorld } from "../support/fixtures.js"
 import { call } from "../support/http.js"
 import { insertRow } from "../support/mirror.js"
-import { merchantFor, paymentsEnv, ServerSettings, vendorFor } from "../support/payments.js"
+import { linkedBooking, merchantFor, paidAtSandbox, paymentsEnv, returnedBySandbox, ServerSettings, vendorFor } from "../support/payments.js"
 
 const DAY = 86_400_000
 
@@ -374,52 +374,43 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("payment-link-watch 
       }))
   })
 
+  describe("a cancel with a link open", () => {
+    it.effect("cancelled while its refund is still settling: the open link is due at once and closed as not owed", () =>
+      Effect.gen(function*() {
+        const { merchant, w } = yield* setup
+        const surfboard = yield* SurfboardSandbox
+        const { vendor } = yield* vendorFor(w.alpha)
+        const linked = yield* linkedBooking(w.alpha, vendor, { payLater: PAY_LATER(79840) })
+        yield* paidAtSandbox(linked, merchant.id, 19960, { at: new Date(Date.now() - DAY - 3_600_000), purpose: "reservation_fee" })
+        const key = yield* createKey({ by: w.alice, operators: [w.alpha], scopes: ["payment_links:write", "bookings.cancel:write"] })
+        expect((yield* paymentLink(linked.bookingId, key.token)).status).toBe(200)
+        const target = `booking:${linked.bookingId}`
+        expect((yield* links(target))[0]!.next_check_at.getTime()).toBeGreaterThan(Date.now())
+        const res = yield* Effect.acquireUseRelease(
+          surfboard.faults.set({ settlement: "manual" }, { merchantId: merchant.id }),
+          () => cancel(linked.bookingId, key.token),
+          () => surfboard.faults.set({ settlement: "instant" }, { merchantId: merchant.id })
+        )
+        expect(res.body).toMatchObject({ status: "CONFIRMED", refund: { outcome: "pending" } })
+        const [due] = yield* links(target)
+        expect(due!.next_check_at.getTime()).toBeLessThanOrEqual(Date.now())
+        expect(yield* runJob).toMatchObject({ checked: 1, closed: 1 })
+        const [link] = yield* links(target)
+        expect(link).toMatchObject({ state: "closed", closed_reason: "not_owed" })
+        expect(yield* orderStatus(link!.provider_link_id!)).toBe("PAYMENT_CANCELLED")
+      }))
+  })
+
   describe("cancel after the balance was paid through a link", () => {
     it.effect("the reservation fee and the balance are both refunded", () =>
       Effect.gen(function*() {
         const { merchant, w } = yield* setup
-        const sql = yield* SqlClient.SqlClient
-        const bokun = yield* BokunSandbox
         const surfboard = yield* SurfboardSandbox
         const { vendor } = yield* vendorFor(w.alpha)
-        const product = vendor.products[0]!
-        const [tour] = yield* sql<{ id: string }>`
-          INSERT INTO tours (operator_id, title, status, timezone, currency, booking_system_product_id)
-          VALUES (${w.alpha}, 'Harbour Cruise', 'published', 'Europe/Oslo', 'NOK', ${String(product.id)}) RETURNING id`.pipe(Effect.orDie)
-        const day = addDays(localDay(Date.now(), "Europe/Oslo"), 5)
-        const booking = yield* insertBooking({
-          operatorId: w.alpha,
-          tourId: tour!.id,
-          tourName: "Harbour Cruise",
-          experienceDate: day,
-          startTime: "10:00",
-          participants: 2,
-          amountMinor: 99800,
-          guestEmail: `cancel-${w.tag}@example.com`,
-          payLater: PAY_LATER(79840)
-        })
-        const [{ confirmation_code: code }] = (yield* sql<{ confirmation_code: string }>`
-          SELECT confirmation_code FROM bookings WHERE id = ${booking}`.pipe(Effect.orDie)) as [{ confirmation_code: string }]
-        const seeded = yield* bokun.addBooking({
-          vendorId: vendor.id,
-          productId: product.id,
-          date: day,
-          startTime: "10:00",
-          rateId: product.rates[0]!.id,
-          participants: 2,
-          channel: "service",
-          externalReference: code
-        })
-        yield* sql`UPDATE bookings SET provider_reference = ${seeded.confirmationCode} WHERE id = ${booking}`.pipe(Effect.orDie)
+        const linked = yield* linkedBooking(w.alpha, vendor, { guestEmail: `cancel-${w.tag}@example.com`, payLater: PAY_LATER(79840) })
+        const booking = linked.bookingId
         // The reservation fee, paid at checkout yesterday.
-        yield* surfboard.clock.set(new Date(Date.now() - DAY - 3_600_000))
-        const fee = yield* surfboard.createPaidOrder({ merchantId: merchant.id, amountMinor: 19960, currency: "NOK", referenceId: code }).pipe(
-          Effect.ensuring(surfboard.clock.reset)
-        )
-        yield* sql`
-          INSERT INTO booking_payments (booking_id, purpose, merchant_id, provider_order_id, provider_payment_id, amount_minor, currency, paid_at)
-          VALUES (${booking}, 'reservation_fee', ${merchant.id}, ${fee.orderId}, ${fee.paymentId}, 19960, 'NOK', ${new Date(Date.now() - DAY)})`
-          .pipe(Effect.orDie)
+        const fee = yield* paidAtSandbox(linked, merchant.id, 19960, { at: new Date(Date.now() - DAY - 3_600_000), purpose: "reservation_fee" })
 
         const key = yield* createKey({ by: w.alice, operators: [w.alpha], scopes: ["payment_links:write", "bookings.cancel:write"] })
         const sent = yield* paymentLink(booking, key.token)
@@ -434,15 +425,7 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("payment-link-watch 
         expect(res.body).toMatchObject({ status: "REFUNDED", refund: { outcome: "refunded", amount_minor: 99800, currency: "NOK" } })
         const [link] = yield* links(`booking:${booking}`)
         // Both orders got their money back: the fee by refund (paid yesterday), the balance by void or refund.
-        const returned = (orderId: string) =>
-          Effect.gen(function*() {
-            const refunds = yield* surfboard.refundsOf(orderId)
-            const [voided] = yield* sql<{ n: number }>`
-              SELECT coalesce(sum(o.amount_minor), 0)::int AS n FROM surfboard_sandbox.payments p
-              JOIN surfboard_sandbox.orders o ON o.id = p.order_id
-              WHERE p.order_id = ${orderId} AND p.void_status = 'VOIDED'`.pipe(Effect.orDie)
-            return refunds.reduce((sum, r) => sum + r.refundedMinor, 0) + voided!.n
-          })
+        const returned = (orderId: string) => Effect.map(returnedBySandbox(orderId), (r) => r.refunded + r.voided)
         expect(yield* returned(fee.orderId)).toBe(19960)
         expect(yield* returned(link!.provider_link_id!)).toBe(79840)
       }))

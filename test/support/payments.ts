@@ -8,9 +8,10 @@ import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
 import { pgClientLayer } from "../../src/db/Database.js"
-import { BokunSandbox, BokunSandboxLive } from "../../src/sandbox/bokun/index.js"
+import { addDays, BokunSandbox, BokunSandboxLive, localDay } from "../../src/sandbox/bokun/index.js"
 import { SurfboardSandbox, SurfboardSandboxLive } from "../../src/sandbox/surfboard/index.js"
 import { smallVendor } from "../sandbox/env.js"
+import { type BookingInput, insertBooking } from "./fixtures.js"
 import { freshDatabase, serverOn } from "./server.js"
 
 /** The Surfboard partner whose credentials the service uses (its merchants are the operators'). */
@@ -83,3 +84,84 @@ export const mailTo = (address: string) =>
       SELECT subject, text_body FROM mail_mailbox WHERE ${address.toLowerCase()} = ANY(to_addresses) ORDER BY id`.pipe(
       Effect.orDie
     ))
+
+/**
+ * Our booking of 2 adults on the operator's tour mapped to the vendor's first product, on day+5
+ * 10:00 (Oslo) at its first rate, also in the Bókun sandbox (external reference = our confirmation
+ * code, `provider_reference` = the sandbox's code). `input` overrides the booking's fields.
+ */
+export const linkedBooking = (
+  operatorId: string,
+  vendor: Effect.Effect.Success<ReturnType<typeof vendorFor>>["vendor"],
+  input: Omit<BookingInput, "operatorId"> = {}
+) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const bokun = yield* BokunSandbox
+    const product = vendor.products[0]!
+    const [tour] = yield* sql<{ id: string }>`
+      INSERT INTO tours (operator_id, title, status, timezone, currency, booking_system_product_id)
+      VALUES (${operatorId}, 'Harbour Cruise', 'published', 'Europe/Oslo', 'NOK', ${String(product.id)}) RETURNING id`.pipe(Effect.orDie)
+    const day = addDays(localDay(Date.now(), "Europe/Oslo"), 5)
+    const bookingId = yield* insertBooking({
+      tourName: "Harbour Cruise",
+      experienceDate: day,
+      startTime: "10:00",
+      participants: 2,
+      amountMinor: 99800,
+      ...input,
+      operatorId,
+      tourId: tour!.id
+    })
+    const [{ confirmation_code: code }] = (yield* sql<{ confirmation_code: string }>`
+      SELECT confirmation_code FROM bookings WHERE id = ${bookingId}`.pipe(Effect.orDie)) as [{ confirmation_code: string }]
+    const seeded = yield* bokun.addBooking({
+      vendorId: vendor.id,
+      productId: product.id,
+      date: day,
+      startTime: "10:00",
+      rateId: product.rates[0]!.id,
+      participants: 2,
+      channel: "service",
+      externalReference: code
+    })
+    yield* sql`UPDATE bookings SET provider_reference = ${seeded.confirmationCode} WHERE id = ${bookingId}`.pipe(Effect.orDie)
+    return { bookingId, code, seeded, day }
+  })
+
+/**
+ * A card payment of the booking at the Surfboard sandbox, recorded in `booking_payments`; `at`
+ * moves the sandbox's clock for it (a payment made yesterday can no longer be voided), `recordedAt`
+ * is what our record says (default: `at`, or now).
+ */
+export const paidAtSandbox = (
+  booking: { readonly bookingId: string; readonly code: string },
+  merchantId: string,
+  amountMinor: number,
+  o: { at?: Date; purpose?: "full" | "reservation_fee" | "balance"; recordedAt?: Date } = {}
+) =>
+  Effect.gen(function*() {
+    const surfboard = yield* SurfboardSandbox
+    const sql = yield* SqlClient.SqlClient
+    if (o.at) yield* surfboard.clock.set(o.at)
+    const sale = yield* surfboard.createPaidOrder({ merchantId, amountMinor, currency: "NOK", referenceId: booking.code }).pipe(
+      Effect.ensuring(surfboard.clock.reset)
+    )
+    yield* sql`
+      INSERT INTO booking_payments (booking_id, purpose, merchant_id, provider_order_id, provider_payment_id, amount_minor, currency, paid_at)
+      VALUES (${booking.bookingId}, ${o.purpose ?? "full"}, ${merchantId}, ${sale.orderId}, ${sale.paymentId}, ${amountMinor}, 'NOK',
+        ${o.recordedAt ?? o.at ?? new Date()})`.pipe(Effect.orDie)
+    return sale
+  })
+
+/** Money the sandbox returned for a purchase: completed refunds, and a void of the whole payment. */
+export const returnedBySandbox = (orderId: string) =>
+  Effect.gen(function*() {
+    const surfboard = yield* SurfboardSandbox
+    const sql = yield* SqlClient.SqlClient
+    const refunds = yield* surfboard.refundsOf(orderId)
+    const [voided] = yield* sql<{ n: number }>`
+      SELECT coalesce(sum(o.amount_minor), 0)::int AS n FROM surfboard_sandbox.payments p JOIN surfboard_sandbox.orders o ON o.id = p.order_id
+      WHERE p.order_id = ${orderId} AND p.void_status = 'VOIDED'`.pipe(Effect.orDie)
+    return { refundOrders: refunds.length, refunded: refunds.reduce((sum, r) => sum + r.refundedMinor, 0), voided: voided!.n }
+  })
