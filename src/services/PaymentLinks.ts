@@ -20,6 +20,9 @@
  *    nothing new, so the guest is emailed once per request.
  * 5. After commit the email is tried at once (`Outbox.deliverNow`): `emailed` says whether it went.
  *
+ * Crash points (CRASH_AT): `payment_link.after_create` (the provider made the link, the row not yet
+ * open), `payment_link.after_open` (open and the email queued, not yet tried).
+ *
  * A link the provider says is paid, whenever this write looks at one (an open link about to be sent
  * again, or a link that no longer fits and is being closed), is recorded as the guest's payment
  * (`PaidLinks.record`: a `booking_payments` row, the pay-later balance collected) before the write
@@ -51,6 +54,7 @@ import {
 } from "../ports/PaymentProvider.js"
 import { BookingSystemAccounts } from "./BookingSystemAccounts.js"
 import { toPgArray } from "./Bookings.js"
+import { CrashPoints } from "./CrashPoints.js"
 import { OperatorPaymentAccounts } from "./OperatorPaymentAccounts.js"
 import { Outbox } from "./Outbox.js"
 import { cancelReference, LINK_COLUMNS, linkRequest, type LinkRow, PaidLinks } from "./PaidLinks.js"
@@ -125,6 +129,7 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("PaymentLinks",
     const bookingSystem = yield* BookingSystem
     const accounts = yield* BookingSystemAccounts
     const outbox = yield* Outbox
+    const crash = yield* CrashPoints
     const paymentAccounts = yield* OperatorPaymentAccounts
     const paidLinks = yield* PaidLinks
 
@@ -388,6 +393,7 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("PaymentLinks",
         const owed = yield* owedFor(target)
         const account = yield* accountFor(target.operatorId)
         const link = yield* ensureLink(target, owed, account)
+        yield* crash.reached("payment_link.after_create")
 
         // Step 4: the link is open and the guest's email is queued, together.
         // A row the job has taken over meanwhile (`closing`, or closed since) is never emailed.
@@ -421,6 +427,8 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("PaymentLinks",
           })
         })).pipe(Effect.catchTag("SqlError", Effect.die))
 
+        yield* crash.reached("payment_link.after_open")
+
         // Step 5: try the email now.
         const status = yield* outbox.deliverNow(enqueued.id)
         return {
@@ -438,5 +446,5 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("PaymentLinks",
 
     return { send } as const
   }),
-  dependencies: [OperatorPaymentAccounts.Default, PaidLinks.Default]
+  dependencies: [OperatorPaymentAccounts.Default, PaidLinks.Default, CrashPoints.Default]
 }) {}

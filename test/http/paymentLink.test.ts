@@ -5,18 +5,20 @@
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
-import { Cause, Effect, Exit } from "effect"
+import { Cause, Context, Effect, Exit, Layer } from "effect"
 import { randomUUID } from "node:crypto"
 import { BokunSandbox } from "../../src/sandbox/bokun/index.js"
 import { SurfboardSandbox } from "../../src/sandbox/surfboard/index.js"
 import { DailyLimits } from "../../src/services/DailyLimits.js"
+import { Outbox } from "../../src/services/Outbox.js"
 import { createKey, insertBooking, makeWorld } from "../support/fixtures.js"
 import { call, type Reply } from "../support/http.js"
 import { auditOf, usedToday } from "../support/manifest.js"
 import { insertRow } from "../support/mirror.js"
 import { conforms, dereferencedSpec } from "../support/openapi.js"
 import { freePort } from "../support/globalSetup.js"
-import { mailTo, merchantFor, paymentsEnv, vendorFor } from "../support/payments.js"
+import { mailTo, merchantFor, paymentsEnv, ServerSettings, vendorFor } from "../support/payments.js"
+import { serverOn, TestServer } from "../support/server.js"
 
 const env = paymentsEnv()
 
@@ -443,6 +445,41 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/bookin
         expect(yield* sandboxOrders(merchant.id)).toBe(1)
         expect(yield* usedToday(key.id, "payment_links")).toBe(1)
       }))
+
+    for (const step of ["payment_link.after_create", "payment_link.after_open"]) {
+      it.effect(`a server that crashes at ${step}: the client's retry (same key) gets the one link, the guest one email`, () =>
+        Effect.gen(function*() {
+          const { key, merchant, w } = yield* setup
+          const sql = yield* SqlClient.SqlClient
+          const settings = yield* ServerSettings
+          const email = `crash-${step}-${w.tag}@example.com`
+          const booking = yield* insertBooking({ operatorId: w.alpha, payLater: PAY_LATER("upcoming"), guestEmail: email })
+          const id = randomUUID()
+          const crashed = yield* Effect.scoped(Effect.gen(function*() {
+            const ctx = yield* Layer.build(serverOn(settings.databaseUrl, { ...settings.env, CRASH_AT: step }))
+            return yield* call(`/api/v1/bookings/${booking}/payment-link`, {
+              method: "POST",
+              key: key.token,
+              body: {},
+              headers: { "Idempotency-Key": id },
+              baseUrl: Context.get(ctx, TestServer).baseUrl
+            })
+          }))
+          expect(crashed.status).toBe(500)
+          expect(yield* sandboxOrders(merchant.id)).toBe(1)
+          const retry = yield* paymentLink(booking, { key: key.token, idempotencyKey: id })
+          expect(retry.status, retry.text).toBe(200)
+          expect(retry.body).toMatchObject({ kind: "deferred_balance", emailed: true })
+          expect(yield* sandboxOrders(merchant.id)).toBe(1)
+          expect((yield* links(`booking:${booking}`)).map((l) => l.state)).toEqual(["open"])
+          // The sender job runs too: still one email.
+          yield* Effect.flatMap(Outbox, (o) => o.flush())
+          expect(yield* mailTo(email)).toHaveLength(1)
+          const [{ n }] = (yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM email_outbox WHERE booking_id = ${booking}`
+            .pipe(Effect.orDie)) as [{ n: number }]
+          expect(n).toBe(1)
+        }))
+    }
 
     it.effect("the guest has no email address: the link exists, emailed false", () =>
       Effect.gen(function*() {
