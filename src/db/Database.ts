@@ -4,7 +4,7 @@
  */
 import { NodeContext } from "@effect/platform-node"
 import { PgClient, PgMigrator } from "@effect/sql-pg"
-import { Effect, Layer, Option, Redacted, Schedule } from "effect"
+import { Duration, Effect, Layer, Option, Redacted, Schedule } from "effect"
 import { AppConfig } from "../config.js"
 import { migrations } from "../../migrations/index.js"
 import { startEmbeddedPostgres } from "./embedded.js"
@@ -12,10 +12,18 @@ import { pgTypes } from "./pgTypes.js"
 
 const retryConnect = Layer.retry(Schedule.exponential("200 millis").pipe(Schedule.intersect(Schedule.recurs(8))))
 
+/**
+ * How long a query may wait for a connection (a free one from the pool, or a new one): past it the
+ * query fails instead of waiting forever, so a starved or unreachable database turns into errors a
+ * client sees, never into requests that hang.
+ */
+const ACQUIRE_TIMEOUT = Duration.seconds(15)
+
 export const pgClientLayer = (url: string, maxConnections = 10) =>
   PgClient.layer({
     url: Redacted.make(url),
     maxConnections,
+    connectTimeout: ACQUIRE_TIMEOUT,
     types: pgTypes,
     applicationName: "tour-partner-service"
   }).pipe(retryConnect)
