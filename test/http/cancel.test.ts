@@ -391,6 +391,22 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/bookin
         expect(yield* returnedBySandbox(sale.orderId)).toEqual({ refundOrders: 1, refunded: 99800, voided: 0 })
       }))
 
+    it.effect("the booking system refuses (the account's credentials are wrong): 422 naming why, nothing changed, not counted", () =>
+      Effect.gen(function*() {
+        const s = yield* setup()
+        const sale = yield* pay(s, s.amountMinor, { at: yesterday() })
+        yield* s.sql`UPDATE booking_system_accounts SET secret_key = 'not-the-secret' WHERE access_key = ${s.vendor.accessKey}`.pipe(Effect.orDie)
+        const res = yield* cancel(s.bookingId, { key: s.key.token })
+        expectProblem(res, 422, "not-possible")
+        expect(res.body.detail).toContain("the booking system refused to cancel the booking")
+        expect(yield* bokunStatus(s)).toBe("CONFIRMED")
+        expect((yield* ourBooking(s)).status).toBe("CONFIRMED")
+        expect((yield* returnedBySandbox(sale.orderId)).refundOrders).toBe(0)
+        expect(yield* usedToday(s.key.id, "cancels")).toBe(0)
+        const [change] = yield* s.sql<{ state: string }>`SELECT state FROM booking_changes WHERE booking_id = ${s.bookingId}`.pipe(Effect.orDie)
+        expect(change!.state).toBe("abandoned")
+      }))
+
     it.effect("a booking the booking system does not know holds no seats: the cancel goes on", () =>
       Effect.gen(function*() {
         const s = yield* setup()
