@@ -570,7 +570,7 @@ const measure = (
     }
     const warmRate = warm.result["2xx"] / Math.max(warm.result.duration, 0.001)
     // Requests the warmup left in flight (autocannon closes its connections) finish on the server.
-    yield* Effect.sleep("1 second")
+    yield* Effect.sleep("2 seconds")
     yield* scenario.prepare
 
     let amount = Math.max(connections * 5, Math.round(warmRate * settings.duration / connections) * connections)
