@@ -7,6 +7,9 @@ export const PROJECT_DIR = path.resolve(BENCH_DIR, "..")
 export const DATA_DIR = path.join(BENCH_DIR, ".data")
 /** application_name of the sandbox booking system's PostgreSQL connections (bench/sandbox.ts). */
 export const SANDBOX_APPLICATION_NAME = "bench-sandbox"
+/** bench/changes.ts: application_name of each sandbox's PostgreSQL connections. */
+export const BOKUN_SANDBOX_APPLICATION_NAME = "bench-sandbox-bokun"
+export const SURFBOARD_SANDBOX_APPLICATION_NAME = "bench-sandbox-surfboard"
 
 const int = (name: string, fallback: number, min = 1) => {
   const raw = process.env[name]
@@ -14,6 +17,17 @@ const int = (name: string, fallback: number, min = 1) => {
   const value = Number(raw)
   if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be a whole number >= ${min} (got ${raw})`)
   return value
+}
+
+/** A comma-separated list of whole numbers >= 1. */
+const intList = (name: string, fallback: ReadonlyArray<number>) => {
+  const raw = process.env[name]
+  if (raw === undefined || raw.trim() === "") return fallback
+  const values = raw.split(",").map((s) => s.trim()).filter((s) => s !== "").map(Number)
+  if (values.length === 0 || values.some((v) => !Number.isInteger(v) || v < 1)) {
+    throw new Error(`${name} must be comma-separated whole numbers >= 1 (got ${raw})`)
+  }
+  return values
 }
 
 const flag = (name: string) => /^(1|true|yes|on)$/i.test(process.env[name] ?? "")
@@ -53,6 +67,17 @@ export interface Settings {
     readonly databaseName: string
     readonly resultsFile: string
   }
+  /** bench/changes.ts: the cancel and reschedule writes against the sandboxes. */
+  readonly changes: {
+    readonly databaseName: string
+    /** Bookings prepared for cancels (each is cancelled once; warmups and measurements use them up). */
+    readonly cancels: number
+    /** Bookings the reschedules cycle through (each moves back and forth between two start times). */
+    readonly reschedules: number
+    /** Connection counts, each measured for every scenario. */
+    readonly connections: ReadonlyArray<number>
+    readonly resultsFile: string
+  }
 }
 
 export const readSettings = (argv: ReadonlyArray<string> = process.argv.slice(2)): Settings => ({
@@ -76,6 +101,13 @@ export const readSettings = (argv: ReadonlyArray<string> = process.argv.slice(2)
     lines: int("BENCH_MIRROR_LINES", 100_000, 100),
     databaseName: process.env.BENCH_MIRROR_DB || "partner_bench_mirror",
     resultsFile: path.resolve(PROJECT_DIR, process.env.BENCH_MIRROR_RESULTS || path.join(BENCH_DIR, "mirror-results.json"))
+  },
+  changes: {
+    databaseName: process.env.BENCH_CHANGES_DB || "partner_bench_changes",
+    cancels: int("BENCH_CHANGES_CANCELS", 3_000, 10),
+    reschedules: int("BENCH_CHANGES_RESCHEDULES", 500, 10),
+    connections: intList("BENCH_CHANGES_CONNECTIONS", [1, 8]),
+    resultsFile: path.resolve(PROJECT_DIR, process.env.BENCH_CHANGES_RESULTS || path.join(BENCH_DIR, "changes-results.json"))
   }
 })
 
