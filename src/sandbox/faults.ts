@@ -82,7 +82,13 @@ export const makeFaults = <S extends FaultSettings>(options: FaultsOptions<S>) =
       message: status === 503 ? "Service Unavailable" : "Internal Server Error"
     }))
     const state = yield* Ref.make<FaultState<S>>({ all: options.defaults, scoped: new Map() })
-    const log = yield* Ref.make<ReadonlyArray<LoggedRequest>>([])
+    // Appended in place and trimmed in batches: copying the whole log on every call cost each
+    // sandbox request O(LOG_LIMIT) (noticed in bench:changes).
+    let log: Array<LoggedRequest> = []
+    const latest = Effect.sync((): ReadonlyArray<LoggedRequest> => log.slice(-LOG_LIMIT))
+    const clear = Effect.sync(() => {
+      log = []
+    })
 
     /** Merges switches for every caller, or for one scope. */
     const set = (settings: Partial<S>, scope?: string) =>
@@ -104,7 +110,8 @@ export const makeFaults = <S extends FaultSettings>(options: FaultsOptions<S>) =
         const path = pathOf(request)
         if (exempt(path)) return yield* app
         const scope = options.scopeOf(request)
-        yield* Ref.update(log, (entries) => [...entries.slice(-(LOG_LIMIT - 1)), { method: request.method, path, scope }])
+        log.push({ method: request.method, path, scope })
+        if (log.length >= 2 * LOG_LIMIT) log = log.slice(-LOG_LIMIT)
         const faults = yield* effective(scope)
         if (faults.latencyMs > 0) yield* Effect.sleep(faults.latencyMs)
         if (faults.down) {
@@ -123,11 +130,11 @@ export const makeFaults = <S extends FaultSettings>(options: FaultsOptions<S>) =
       get: Ref.get(state),
       effective,
       /** Every switch off, the request log emptied. */
-      reset: Effect.zipRight(Ref.set(state, { all: options.defaults, scoped: new Map() }), Ref.set(log, [])),
+      reset: Effect.zipRight(Ref.set(state, { all: options.defaults, scoped: new Map() }), clear),
       requests: {
-        list: Ref.get(log),
-        count: (filter: RequestFilter = {}) => Effect.map(Ref.get(log), (entries) => entries.filter(matches(filter)).length),
-        clear: Ref.set(log, [])
+        list: latest,
+        count: (filter: RequestFilter = {}) => Effect.map(latest, (entries) => entries.filter(matches(filter)).length),
+        clear
       },
       middleware
     }
