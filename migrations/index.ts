@@ -10,6 +10,7 @@ import m0008 from "./0008_booking_changes.js"
 import m0009 from "./0009_payment_links.js"
 import m0010 from "./0010_cancellations.js"
 import m0011 from "./0011_payment_link_watch.js"
+import m0012 from "./0012_tour_catalogue.js"
 
 export const migrations = {
   "0001_core": m0001,
@@ -22,5 +23,6 @@ export const migrations = {
   "0008_booking_changes": m0008,
   "0009_payment_links": m0009,
   "0010_cancellations": m0010,
-  "0011_payment_link_watch": m0011
+  "0011_payment_link_watch": m0011,
+  "0012_tour_catalogue": m0012
 }

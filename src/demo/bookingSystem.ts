@@ -3,12 +3,13 @@
  * account shared by Fjord Explorer and Arctic Whale Safari and one for Lisboa Tejo Cruises, each in
  * its operators' time zone. Today and the next three local days are sold out, the following weeks
  * partly. Runs on every demo start: the first one seeds the vendors; later ones top up the coming
- * days (the sandbox's tables outlive restarts) and point the accounts at the sandbox's address.
+ * days (the sandbox's tables outlive restarts) and point the accounts at the sandbox's address. The
+ * linked tours' catalogue pricing categories and rates take the sandbox products' ids.
  */
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect } from "effect"
 import { addDays, localDayAt } from "../domain/localDay.js"
-import type { Sandbox } from "../sandbox/bokun/index.js"
+import type { Sandbox, SandboxProduct } from "../sandbox/bokun/index.js"
 import { BookingSystemAccounts } from "../services/BookingSystemAccounts.js"
 
 interface DemoVendor {
@@ -46,6 +47,32 @@ export const DEMO_VENDORS: ReadonlyArray<DemoVendor> = [
 /** Days ahead the demo keeps booked (and mirrors at start). */
 export const DEMO_DAYS_AHEAD = 30
 const FULL_DAYS = 4
+
+/**
+ * The catalogue's pricing categories and rates of a tour linked to a sandbox product take the
+ * product's ids (what its checkout books with), pairing them in order; translations follow
+ * (ON UPDATE CASCADE). A tour whose lists do not pair up one to one keeps its own ids.
+ */
+const adoptBookingSystemIds = (product: SandboxProduct) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const [tour] = yield* sql<{ id: string }>`SELECT id FROM tours WHERE booking_system_product_id = ${product.id.toString()}`
+    if (!tour) return
+    const lists = [
+      { table: "tour_pricing_categories", theirs: product.pricingCategories.map((c) => c.id.toString()) },
+      { table: "tour_rates", theirs: product.rates.map((r) => r.id.toString()) }
+    ]
+    for (const { table, theirs } of lists) {
+      const ours = yield* sql<{ id: string }>`SELECT id FROM ${sql(table)} WHERE tour_id = ${tour.id} ORDER BY position, id`
+      if (ours.length !== theirs.length) {
+        if (ours.length > 0) yield* Effect.logWarning(`demo: ${table} of tour ${tour.id} do not pair with product ${product.id}; ids kept`)
+        continue
+      }
+      for (const [i, row] of ours.entries()) {
+        if (row.id !== theirs[i]) yield* sql`UPDATE ${sql(table)} SET id = ${theirs[i]!} WHERE tour_id = ${tour.id} AND id = ${row.id}`
+      }
+    }
+  })
 
 export const setUpDemoBookingSystem = (sandbox: Sandbox) =>
   Effect.gen(function*() {
@@ -92,10 +119,12 @@ export const setUpDemoBookingSystem = (sandbox: Sandbox) =>
         UPDATE operators SET booking_system_account_id = ${accountId}
         WHERE name IN ${sql.in(v.operators)} AND booking_system_account_id IS DISTINCT FROM ${accountId}`
       for (const [title, index] of Object.entries(v.tours)) {
+        const product = vendor.products[index]!
         yield* sql`
-          UPDATE tours SET booking_system_product_id = ${vendor.products[index]!.id.toString()}
+          UPDATE tours SET booking_system_product_id = ${product.id.toString()}
           WHERE title = ${title} AND operator_id IN (SELECT id FROM operators WHERE name IN ${sql.in(v.operators)})
             AND booking_system_product_id IS NULL`
+        yield* adoptBookingSystemIds(product)
       }
     }
   }).pipe(Effect.withSpan("Demo.setUpBookingSystem"))

@@ -2,8 +2,8 @@
  * The demo dataset, created on an empty database when DEMO_DATA is on (the default):
  * three operators (Fjord Explorer owns fjordexplorer.no and resells Arctic Whale Safari's tours there;
  * Arctic Whale Safari is only added to that site; Lisboa Tejo Cruises sells in EUR on its own site),
- * users with every role, tours, 2,400 bookings around today, and one key per purpose, written with
- * their secrets to `<DATA_DIR>/demo.json`.
+ * users with every role, tours with their catalogue content (src/demo/catalogue.ts), 2,400 bookings
+ * around today, and one key per purpose, written with their secrets to `<DATA_DIR>/demo.json`.
  */
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer, Option } from "effect"
@@ -16,6 +16,8 @@ import { Admin } from "../services/Admin.js"
 import { Mirror } from "../services/Mirror.js"
 import { startSandbox as startPaymentSandbox } from "../sandbox/surfboard/index.js"
 import { DEMO_DAYS_AHEAD, setUpDemoBookingSystem } from "./bookingSystem.js"
+import { DEMO_CATALOGUE } from "./catalogue.js"
+import { writeTourContent } from "./tourContent.js"
 import { setUpDemoPaymentProvider } from "./paymentProvider.js"
 
 export interface DemoKey {
@@ -73,24 +75,37 @@ export const seedDemo = Effect.gen(function*() {
   yield* admin.addSiteOperator(fjordSite, arctic)
   const lisboaSite = yield* admin.createSite({ domain: "tejocruises.pt", name: "Tejo Cruises", ownerOperatorId: lisboa })
 
+  // Departure times follow the Bókun sandbox products the demo links these tours to (bookingSystem.ts);
+  // the kayak has no booking system. Arctic Whale Safari's tours are resold by Fjord Explorer on its site.
   const tours = [
-    { op: fjord, site: fjordSite, title: "Oslofjord Sightseeing Cruise", slug: "oslofjord-cruise", tz: "Europe/Oslo", cur: "NOK", price: 49900, times: ["10:00", "13:00", "16:30"], status: "published" },
+    { op: fjord, site: fjordSite, title: "Oslofjord Sightseeing Cruise", slug: "oslofjord-cruise", tz: "Europe/Oslo", cur: "NOK", price: 49900, times: ["09:00", "12:30", "16:00"], status: "published" },
     { op: fjord, site: fjordSite, title: "Fjord & Fortress Kayak", slug: "fortress-kayak", tz: "Europe/Oslo", cur: "NOK", price: 89000, times: ["09:00", "14:00"], status: "published" },
-    { op: arctic, site: fjordSite, title: "Whale Safari from Tromsø", slug: "whale-safari", tz: "Europe/Oslo", cur: "NOK", price: 159000, times: ["08:30"], status: "published" },
-    { op: arctic, site: fjordSite, title: "Northern Lights Chase", slug: "northern-lights", tz: "Europe/Oslo", cur: "NOK", price: 129000, times: ["19:00", "21:30"], status: "published" },
-    { op: lisboa, site: lisboaSite, title: "Tagus Sunset Sail", slug: "tagus-sunset", tz: "Europe/Lisbon", cur: "EUR", price: 4500, times: ["17:30", "19:00"], status: "published" },
-    { op: lisboa, site: lisboaSite, title: "Lisbon Dolphin Watch", slug: "dolphin-watch", tz: "Europe/Lisbon", cur: "EUR", price: 6500, times: ["09:30", "14:30"], status: "published" },
+    { op: arctic, site: fjordSite, title: "Whale Safari from Tromsø", slug: "whale-safari", tz: "Europe/Oslo", cur: "NOK", price: 159000, times: ["10:00", "14:00"], status: "published" },
+    { op: arctic, site: fjordSite, title: "Northern Lights Chase", slug: "northern-lights", tz: "Europe/Oslo", cur: "NOK", price: 129000, times: ["19:30"], status: "published" },
+    { op: lisboa, site: lisboaSite, title: "Tagus Sunset Sail", slug: "tagus-sunset", tz: "Europe/Lisbon", cur: "EUR", price: 4500, times: ["19:30"], status: "published" },
+    { op: lisboa, site: lisboaSite, title: "Lisbon Dolphin Watch", slug: "dolphin-watch", tz: "Europe/Lisbon", cur: "EUR", price: 6500, times: ["10:00", "14:00"], status: "published" },
     { op: lisboa, site: lisboaSite, title: "Douro Day Trip (draft)", slug: null, tz: "Europe/Lisbon", cur: "EUR", price: 11000, times: ["07:00"], status: "draft" }
   ]
   const tourRows: Array<{ id: string; op: string; site: string; title: string; tz: string; cur: string; price: number; times: ReadonlyArray<string>; resold: boolean }> = []
-  for (const t of tours) {
+  const tourIds: Record<string, string> = {}
+  for (const [i, t] of tours.entries()) {
+    // Created an hour apart, so the catalogue (oldest first) lists them in this order.
+    const createdAt = new Date(now - (tours.length - i) * 3_600_000)
     const [row] = yield* sql<{ id: string }>`
-      INSERT INTO tours (operator_id, slug, title, status, timezone, currency)
-      VALUES (${t.op}, ${t.slug}, ${t.title}, ${t.status}, ${t.tz}, ${t.cur}) RETURNING id`
-    yield* sql`INSERT INTO site_tours (site_id, tour_id, position) VALUES (${t.site}, ${row!.id}, ${tourRows.length})`
+      INSERT INTO tours (operator_id, slug, title, status, timezone, currency, created_at, updated_at)
+      VALUES (${t.op}, ${t.slug}, ${t.title}, ${t.status}, ${t.tz}, ${t.cur}, ${createdAt}, ${createdAt}) RETURNING id`
+    const soldBy = t.op === arctic ? "site_owner" : "operator"
+    yield* sql`INSERT INTO site_tours (site_id, tour_id, position, sold_by) VALUES (${t.site}, ${row!.id}, ${tourRows.length}, ${soldBy})`
+    tourIds[t.title] = row!.id
     if (t.status === "published") {
       tourRows.push({ id: row!.id, op: t.op, site: t.site, title: t.title, tz: t.tz, cur: t.cur, price: t.price, times: t.times, resold: t.op === arctic })
     }
+  }
+  for (const [title, content] of Object.entries(DEMO_CATALOGUE)) {
+    yield* writeTourContent(tourIds[title]!, {
+      ...content,
+      linkedProducts: (content.linkedProducts ?? []).map((l) => ({ ...l, tourId: l.tourId ? tourIds[l.tourId]! : null }))
+    })
   }
 
   // Bookings: generated in one statement from a fixed random seed, spread over the last 120 days

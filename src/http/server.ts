@@ -12,6 +12,7 @@ import { PaymentLinks } from "../services/PaymentLinks.js"
 import { CursorSigner } from "../services/CursorSigner.js"
 import { KeyAuth } from "../services/KeyAuth.js"
 import { Manifest } from "../services/Manifest.js"
+import { Tours } from "../services/Tours.js"
 import { RateLimiter } from "../services/RateLimiter.js"
 import { DocsRoutes } from "./docs/routes.js"
 import { PartnerApi } from "./partner/Api.js"
@@ -21,6 +22,7 @@ import { CheckinsLive } from "./partner/checkins.js"
 import { ReschedulesLive } from "./partner/reschedules.js"
 import { PaymentLinksLive } from "./partner/paymentLinks.js"
 import { CancelsLive } from "./partner/cancels.js"
+import { ToursLive } from "./partner/tours.js"
 import { Writes } from "./partner/writes.js"
 import { openApiLayer } from "./docs/openapi.js"
 import { PartnerAuthLive } from "./partner/auth.js"
@@ -36,11 +38,12 @@ const ServicesLive = Layer.mergeAll(
   Checkins.Default,
   Reschedules.Default,
   PaymentLinks.Default.pipe(Layer.provide(BookingSystemAccounts.Default)),
-  Cancels.Default
+  Cancels.Default,
+  Tours.Default
 )
 
 export const ApiLive = HttpApiBuilder.api(PartnerApi).pipe(
-  Layer.provide([MeLive, BookingsLive, HealthLive, ManifestLive, CheckinsLive, ReschedulesLive, PaymentLinksLive, CancelsLive]),
+  Layer.provide([MeLive, BookingsLive, HealthLive, ManifestLive, CheckinsLive, ReschedulesLive, PaymentLinksLive, CancelsLive, ToursLive]),
   Layer.provide(PartnerAuthLive),
   Layer.provide(ServicesLive)
 )

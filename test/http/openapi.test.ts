@@ -29,7 +29,9 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("OpenAPI do
         "get /api/v1/bookings/{id}/reschedule-options": ["200", "400", "401", "403", "404", "429", "500", "503"],
         "post /api/v1/bookings/{id}/reschedule": ["200", "400", "401", "403", "404", "409", "422", "429", "500", "503"],
         "post /api/v1/bookings/{id}/payment-link": ["200", "400", "401", "403", "404", "409", "422", "429", "500", "503"],
-        "post /api/v1/bookings/{id}/cancel": ["200", "400", "401", "403", "404", "409", "422", "429", "500", "503"]
+        "post /api/v1/bookings/{id}/cancel": ["200", "400", "401", "403", "404", "409", "422", "429", "500", "503"],
+        "get /api/v1/tours": ["200", "400", "401", "403", "404", "429", "500"],
+        "get /api/v1/tours/{id}": ["200", "400", "401", "403", "404", "429", "500"]
       }
       const scopeOf: Record<string, Array<string>> = {
         "get /api/v1/me": [],
@@ -38,7 +40,9 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("OpenAPI do
         "get /api/v1/bookings/{id}/reschedule-options": ["bookings.reschedule:write"],
         "post /api/v1/bookings/{id}/reschedule": ["bookings.reschedule:write"],
         "post /api/v1/bookings/{id}/payment-link": ["payment_links:write"],
-        "post /api/v1/bookings/{id}/cancel": ["bookings.cancel:write"]
+        "post /api/v1/bookings/{id}/cancel": ["bookings.cancel:write"],
+        "get /api/v1/tours": ["tours:read"],
+        "get /api/v1/tours/{id}": ["tours:read"]
       }
       const listed = Object.entries<any>(doc.paths).flatMap(([path, item]) => Object.keys(item).map((m) => `${m} ${path}`))
       expect(listed.sort()).toEqual(Object.keys(expected).sort())
@@ -58,6 +62,11 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("OpenAPI do
       expect(doc.components.securitySchemes.bearer).toMatchObject({ type: "http", scheme: "bearer" })
       const params = doc.paths["/api/v1/bookings"].get.parameters.map((p: any) => p.name).sort()
       expect(params).toEqual(["cursor", "date_from", "date_to", "limit", "partner_id", "status", "updated_since"])
+      const tourParams = doc.paths["/api/v1/tours"].get.parameters.map((p: any) => p.name).sort()
+      expect(tourParams).toEqual(["cursor", "limit", "locale", "partner_id"])
+      expect(doc.paths["/api/v1/tours/{id}"].get.parameters.map((p: any) => p.name).sort()).toEqual(["id", "locale", "partner_id"])
+      const limit = doc.paths["/api/v1/tours"].get.parameters.find((p: any) => p.name === "limit")
+      expect(limit.schema).toMatchObject({ type: "integer", minimum: 1, maximum: 100 })
     }))
 
   it.effect("live responses match the document: successes, problems and headers", () =>

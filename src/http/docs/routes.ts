@@ -19,6 +19,7 @@ export const SECTIONS = [
   "rate-limits",
   "bookings",
   "manifest",
+  "tours",
   "writes",
   "cancel",
   "reschedule",

@@ -7,6 +7,7 @@ import { InvalidRequest, NotFound, NotPossible, Unavailable } from "../../domain
 import { Manifest } from "../../domain/manifest.js"
 import { PaymentLinkKind } from "../../domain/paymentLink.js"
 import { Scope } from "../../domain/scopes.js"
+import { LocaleParam, TOUR_LIST_DEFAULT, TOUR_LIST_MAX, TourDetail, TourPage } from "../../domain/tour.js"
 import { Cursor, intParam, oneOf, PartnerId, UuidPath } from "../params.js"
 import { PartnerAuth, RequiredScope } from "./security.js"
 import { idempotentWrite } from "./writeEndpoint.js"
@@ -375,6 +376,56 @@ export class CancelsGroup extends HttpApiGroup.make("cancels")
   .prefix("/api/v1")
 {}
 
+export const TourListParams = Schema.Struct({
+  locale: Schema.optional(LocaleParam),
+  cursor: Schema.optional(Cursor),
+  limit: Schema.optional(intParam(1, TOUR_LIST_MAX)).annotations({
+    description: `1 to ${TOUR_LIST_MAX}, default ${TOUR_LIST_DEFAULT}.`
+  }),
+  partner_id: Schema.optional(PartnerId)
+})
+
+export const TourParams = Schema.Struct({
+  locale: Schema.optional(LocaleParam),
+  partner_id: Schema.optional(PartnerId)
+})
+
+export class ToursGroup extends HttpApiGroup.make("tours")
+  .add(
+    HttpApiEndpoint.get("list", "/tours")
+      .setUrlParams(TourListParams)
+      .addSuccess(TourPage)
+      .addError(InvalidRequest)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "The tour catalogue of the key's sites")
+      .annotate(
+        OpenApi.Description,
+        "Scope `tours:read`. Published tours of every site of the key's operators (sites they own or were added " +
+          "to; `partner_id` narrows to one operator's sites): each site's own tours and tours it resells for other " +
+          "operators. Drafts and archived tours never appear; a tour on several of the sites appears once. Oldest " +
+          "first by creation, then id; keyset pages with `next_cursor`. `from_price` and `season` come from a cache a " +
+          "job fills from the booking system: until it has, `from_price` is null and `season.known` false (not closed)."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/tours/:id")
+      .setPath(Schema.Struct({ id: UuidPath }))
+      .setUrlParams(TourParams)
+      .addSuccess(TourDetail)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "One tour with its detail fields")
+      .annotate(
+        OpenApi.Description,
+        "Scope `tours:read`. Every list field plus the content (clean HTML, lists), meeting point, cancellation, " +
+          "departure times, pricing categories, rates, linked products and the checkout `activity_id`. 404 when none " +
+          "of the key's sites (or `partner_id`'s) sells the tour, or it is a draft or archived."
+      )
+  )
+  .annotate(RequiredScope, "tours:read")
+  .middleware(PartnerAuth)
+  .prefix("/api/v1")
+{}
+
 export class PartnerApi extends HttpApi.make("partner")
   .add(MeGroup)
   .add(BookingsGroup)
@@ -384,11 +435,12 @@ export class PartnerApi extends HttpApi.make("partner")
   .add(ReschedulesGroup)
   .add(PaymentLinksGroup)
   .add(CancelsGroup)
+  .add(ToursGroup)
   .annotate(OpenApi.Title, "Partner API")
   .annotate(OpenApi.Version, "1.0.0")
   .annotate(
     OpenApi.Description,
-    "Read bookings and the daily manifest of the operators on your key. Money is integer minor units with an ISO 4217 currency; " +
+    "Read bookings, the daily manifest and the tour catalogue of the operators on your key. Money is integer minor units with an ISO 4217 currency; " +
       "timestamps are ISO 8601; departure times are local HH:MM with an IANA time zone. Every error is " +
       "RFC 9457 problem details (application/problem+json) with a `request_id`."
   )

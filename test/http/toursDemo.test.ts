@@ -1,0 +1,90 @@
+/**
+ * The demo catalogue through the API: the demo dataset seeded as `npm start` seeds it, linked to a
+ * Bókun sandbox as the demo links it, then read with the demo's `tours:read` key.
+ */
+import { SqlClient } from "@effect/sql"
+import { expect, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { setUpDemoBookingSystem } from "../../src/demo/bookingSystem.js"
+import { seedDemo } from "../../src/demo/seed.js"
+import { startSandbox } from "../../src/sandbox/bokun/index.js"
+import { BookingSystemAccounts } from "../../src/services/BookingSystemAccounts.js"
+import { createKey } from "../support/fixtures.js"
+import { get } from "../support/http.js"
+import { conforms, dereferencedSpec } from "../support/openapi.js"
+import { testServer } from "../support/server.js"
+import { violations } from "../support/xss.js"
+
+layer(testServer(), { excludeTestServices: true, timeout: 180_000 })("demo catalogue", (it) => {
+  it.effect("the demo's tours:read key reads fjordexplorer.no in English and bokmål; Lisbon in Portuguese; ids from the sandbox", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const demo = yield* sql.withTransaction(seedDemo).pipe(Effect.orDie)
+      const sandbox = yield* startSandbox({ port: 0 })
+      yield* setUpDemoBookingSystem(sandbox).pipe(Effect.provide(BookingSystemAccounts.Default), Effect.orDie)
+      // Every start runs it again: nothing changes the second time.
+      yield* setUpDemoBookingSystem(sandbox).pipe(Effect.provide(BookingSystemAccounts.Default), Effect.orDie)
+      const spec = yield* dereferencedSpec
+
+      const key = demo.keys.find((k) => k.name === "Demo: tours:read")!
+      expect(key.scopes).toEqual(["tours:read"])
+      const list = yield* get("/api/v1/tours", key.secret)
+      conforms(spec, "get", "/api/v1/tours", list)
+      expect(list.body.data.map((t: any) => t.title)).toEqual([
+        "Oslofjord Sightseeing Cruise", "Fjord & Fortress Kayak", "Whale Safari from Tromsø", "Northern Lights Chase"
+      ])
+      const [cruise, kayak, whale] = list.body.data
+      const fjord = { name: "Fjord Explorer AS", legal_name: "Fjord Explorer AS", org_number: "912345678" }
+      expect(cruise).toMatchObject({ operator: { ...fjord, is_seller: true, is_host: true }, seller: fjord, locale: "en" })
+      expect(cruise.photos[0]).toMatch(/^https:\/\/picsum\.photos\/seed\/oslofjord-1\//)
+      // Resold by Fjord Explorer: Arctic Whale Safari runs it, Fjord Explorer sells it.
+      expect(whale).toMatchObject({
+        operator: { name: "Arctic Whale Safari AS", legal_name: "Arctic Whale Safari AS", org_number: "923456789", is_seller: false, is_host: false },
+        seller: fjord,
+        rating: { average: 4.8, count: 532 }
+      })
+      const nb = (yield* get("/api/v1/tours?locale=nb", key.secret)).body.data
+      expect(nb.map((t: any) => t.locale)).toEqual(["nb", "nb", "nb", "nb"])
+      expect(nb[2].title).toBe("Hvalsafari fra Tromsø")
+
+      const products = yield* sql<{ title: string; booking_system_product_id: string | null }>`
+        SELECT title, booking_system_product_id FROM tours ORDER BY created_at`
+      const productOf = (title: string) => products.find((p) => p.title === title)!.booking_system_product_id
+      const categories = yield* sql<{ id: number; product_id: number; title: string }>`
+        SELECT id, product_id, title FROM bokun_sandbox.pricing_categories ORDER BY position, id`
+      const rates = yield* sql<{ id: number; product_id: number; title: string }>`
+        SELECT id, product_id, title FROM bokun_sandbox.rates ORDER BY position, id`
+      for (const [locale, names] of [["en", ["Adult", "Child"]], ["nb", ["Voksen", "Barn"]]] as const) {
+        const detail = yield* get(`/api/v1/tours/${cruise.id}?locale=${locale}`, key.secret)
+        conforms(spec, "get", "/api/v1/tours/{id}", detail)
+        const product = Number(productOf("Oslofjord Sightseeing Cruise"))
+        expect(detail.body.pricing_categories.map((c: any) => [c.id, c.title])).toEqual(
+          categories.filter((c) => c.product_id === product).map((c, i) => [String(c.id), names[i]])
+        )
+        expect(detail.body.rates.map((r: any) => r.id)).toEqual(rates.filter((r) => r.product_id === product).map((r) => String(r.id)))
+        expect(detail.body.linked_products).toEqual([
+          { label: "Paddle it yourself: Fjord & Fortress Kayak", language: null, tour_id: kayak.id }
+        ])
+        expect(detail.body.departure_times).toEqual(["09:00", "12:30", "16:00"])
+        for (const field of ["description_html", "included_html", "excluded_html"]) {
+          expect(violations(detail.body[field])).toEqual([])
+        }
+        expect(detail.body.description_html).toContain("<strong>")
+      }
+      // The kayak has no booking system: its own ids stay.
+      expect((yield* get(`/api/v1/tours/${kayak.id}`, key.secret)).body.pricing_categories.map((c: any) => c.id)).toEqual(["adult"])
+
+      const operators = new Map(demo.operators.map((o) => [o.name, o.id]))
+      const joao = yield* sql<{ id: string }>`SELECT id FROM users WHERE email = 'joao@tejocruises.pt'`
+      const lisboa = yield* createKey({ by: joao[0]!.id, operators: [operators.get("Lisboa Tejo Cruises Lda")!], scopes: ["tours:read"] })
+      const pt = (yield* get("/api/v1/tours?locale=pt-PT", lisboa.token)).body.data
+      expect(pt.map((t: any) => [t.title, t.locale])).toEqual([
+        ["Pôr do sol à vela no Tejo", "pt"],
+        ["Observação de golfinhos em Lisboa", "pt"]
+      ])
+      expect(pt[0]).toMatchObject({ priced_per_booking: true, operator: { is_host: true } })
+      const [draft] = yield* sql<{ id: string }>`SELECT id FROM tours WHERE status = 'draft'`
+      expect((yield* get(`/api/v1/tours/${draft!.id}`, lisboa.token)).status).toBe(404)
+      expect((yield* get(`/api/v1/tours/${pt[0].id}`, key.secret)).status).toBe(404)
+    })))
+})
