@@ -11,6 +11,7 @@ import m0009 from "./0009_payment_links.js"
 import m0010 from "./0010_cancellations.js"
 import m0011 from "./0011_payment_link_watch.js"
 import m0012 from "./0012_tour_catalogue.js"
+import m0013 from "./0013_publishable_keys.js"
 
 export const migrations = {
   "0001_core": m0001,
@@ -24,5 +25,6 @@ export const migrations = {
   "0009_payment_links": m0009,
   "0010_cancellations": m0010,
   "0011_payment_link_watch": m0011,
-  "0012_tour_catalogue": m0012
+  "0012_tour_catalogue": m0012,
+  "0013_publishable_keys": m0013
 }

@@ -12,6 +12,7 @@ import { Admin } from "../services/Admin.js"
 import { BookingSystemAccounts } from "../services/BookingSystemAccounts.js"
 import { DatabaseForCli } from "./database.js"
 import { mail } from "./mail.js"
+import { publishableKeys } from "./publishableKeys.js"
 import { refunds } from "./refunds.js"
 import { mirror } from "./mirror.js"
 import { audit, keysLimits } from "./writes.js"
@@ -112,7 +113,7 @@ const keysList = Command.make("list", { operator: Options.optional(operatorOptio
   ))
 const keysRevoke = Command.make("revoke", { id: Args.text({ name: "key-id" }) }, (o) =>
   withDb(Effect.flatMap(Admin, (admin) => admin.revokeKey(o.id))).pipe(Effect.zipRight(Console.log(`key ${o.id} revoked`))))
-const keys = Command.make("keys").pipe(Command.withSubcommands([keysCreate, keysList, keysRevoke, keysLimits]))
+const keys = Command.make("keys").pipe(Command.withSubcommands([keysCreate, keysList, keysRevoke, keysLimits, publishableKeys]))
 
 // booking-system accounts
 const withAccounts = <A, E>(f: (accounts: BookingSystemAccounts) => Effect.Effect<A, E, SqlClient.SqlClient>) =>

@@ -12,6 +12,7 @@ import * as path from "node:path"
 import { AppConfig } from "../config.js"
 import { SCOPES } from "../domain/scopes.js"
 import { startSandbox } from "../sandbox/bokun/index.js"
+import { PublishableKeys } from "../services/PublishableKeys.js"
 import { Admin } from "../services/Admin.js"
 import { Mirror } from "../services/Mirror.js"
 import { startSandbox as startPaymentSandbox } from "../sandbox/surfboard/index.js"
@@ -37,6 +38,8 @@ export interface DemoFile {
   readonly keys: ReadonlyArray<DemoKey>
   readonly operators: ReadonlyArray<{ id: string; name: string; timezone: string }>
   readonly users: ReadonlyArray<{ email: string; name: string; roles: Record<string, string> }>
+  /** Publishable keys (`?key=pk_widget_...`) of the demo sites, for the catalogue from a web page. */
+  readonly publishable_keys: ReadonlyArray<{ site: string; key: string; allowed_origins: ReadonlyArray<string> }>
 }
 
 export const BOOKING_COUNT = 2400
@@ -197,6 +200,19 @@ export const seedDemo = Effect.gen(function*() {
   yield* make({ name: "Demo: creator demoted", by: maria, scopes: ["bookings:read"], ops: [lisboa], state: "creator_demoted", note: "Maria was admin when she made it and is now a member: answers 401" })
   yield* admin.changeRole(lisboa, maria, "member")
 
+  // Publishable keys: the sites' own domains, and localhost for trying the examples/ page.
+  const publishable = yield* PublishableKeys
+  const publishable_keys: Array<{ site: string; key: string; allowed_origins: ReadonlyArray<string> }> = []
+  for (const [siteId, domain, by] of [[fjordSite, "fjordexplorer.no", ingrid], [lisboaSite, "tejocruises.pt", joao]] as const) {
+    const made = yield* publishable.create({
+      siteId,
+      createdBy: by,
+      name: "Demo: website widgets",
+      origins: [domain, `*.${domain}`, "http://localhost:8080", "http://127.0.0.1:8080"]
+    })
+    publishable_keys.push({ site: domain, key: made.key, allowed_origins: made.allowedOrigins })
+  }
+
   const roleUsers = users.map((u) => ({
     email: u.email,
     name: u.name,
@@ -209,7 +225,8 @@ export const seedDemo = Effect.gen(function*() {
     note: "Demo keys with their secrets. Demo data only: real keys are shown once and never stored.",
     keys,
     operators,
-    users: roleUsers
+    users: roleUsers,
+    publishable_keys
   } satisfies DemoFile
 })
 
@@ -249,7 +266,7 @@ export class DemoData extends Context.Tag("DemoData")<DemoData, {
       const [{ count }] = (yield* sql<{ count: number }>`SELECT count(*)::int AS count FROM operators`) as unknown as [{ count: number }]
       if (count === 0) {
         yield* Effect.logInfo("empty database: creating the demo dataset")
-        const demo = yield* sql.withTransaction(seedDemo).pipe(Effect.provide(Admin.Default))
+        const demo = yield* sql.withTransaction(seedDemo).pipe(Effect.provide([Admin.Default, PublishableKeys.Default]))
         fs.mkdirSync(config.dataDir, { recursive: true })
         fs.writeFileSync(file, JSON.stringify(demo, null, 2) + "\n", { mode: 0o600 })
         yield* Effect.logInfo(`demo dataset created; keys written to ${file}`)

@@ -12,6 +12,7 @@ import { PaymentLinks } from "../services/PaymentLinks.js"
 import { CursorSigner } from "../services/CursorSigner.js"
 import { KeyAuth } from "../services/KeyAuth.js"
 import { Manifest } from "../services/Manifest.js"
+import { PublishableKeys } from "../services/PublishableKeys.js"
 import { Tours } from "../services/Tours.js"
 import { RateLimiter } from "../services/RateLimiter.js"
 import { DocsRoutes } from "./docs/routes.js"
@@ -26,6 +27,7 @@ import { ToursLive } from "./partner/tours.js"
 import { Writes } from "./partner/writes.js"
 import { openApiLayer } from "./docs/openapi.js"
 import { PartnerAuthLive } from "./partner/auth.js"
+import { CatalogueAuthLive, CatalogueCorsRoutes } from "./partner/catalogueAuth.js"
 import { problemMiddleware } from "./problem.js"
 
 const ServicesLive = Layer.mergeAll(
@@ -39,12 +41,13 @@ const ServicesLive = Layer.mergeAll(
   Reschedules.Default,
   PaymentLinks.Default.pipe(Layer.provide(BookingSystemAccounts.Default)),
   Cancels.Default,
-  Tours.Default
+  Tours.Default,
+  PublishableKeys.Default
 )
 
 export const ApiLive = HttpApiBuilder.api(PartnerApi).pipe(
   Layer.provide([MeLive, BookingsLive, HealthLive, ManifestLive, CheckinsLive, ReschedulesLive, PaymentLinksLive, CancelsLive, ToursLive]),
-  Layer.provide(PartnerAuthLive),
+  Layer.provide([PartnerAuthLive, CatalogueAuthLive]),
   Layer.provide(ServicesLive)
 )
 
@@ -57,6 +60,7 @@ export const HttpLive = HttpApiBuilder.serve().pipe(
   Layer.provide(openApiLayer),
   Layer.provide(HttpApiScalar.layer({ path: "/api/v1/docs" })),
   Layer.provide(DocsRoutes),
+  Layer.provide(CatalogueCorsRoutes.pipe(Layer.provide(PublishableKeys.Default))),
   Layer.provide(problemMiddleware),
   Layer.provideMerge(ApiLive),
   HttpServer.withLogAddress

@@ -50,7 +50,9 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("OpenAPI do
         const [method, path] = key.split(" ") as [string, string]
         const op = doc.paths[path][method]
         expect(Object.keys(op.responses).sort(), key).toEqual(statuses.sort())
-        expect(op.security, key).toEqual([{ bearer: scopeOf[key] ?? ["bookings:read"] }])
+        const bearer = { bearer: scopeOf[key] ?? ["bookings:read"] }
+        // The catalogue also takes a publishable key (query `key`).
+        expect(op.security, key).toEqual(path.startsWith("/api/v1/tours") ? [bearer, { publishable: [] }] : [bearer])
         for (const status of statuses.filter((s) => Number(s) >= 400)) {
           expect(Object.keys(op.responses[status].content), `${key} ${status}`).toEqual(["application/problem+json"])
         }

@@ -9,6 +9,7 @@ import { setUpDemoBookingSystem } from "../../src/demo/bookingSystem.js"
 import { seedDemo } from "../../src/demo/seed.js"
 import { startSandbox } from "../../src/sandbox/bokun/index.js"
 import { BookingSystemAccounts } from "../../src/services/BookingSystemAccounts.js"
+import { PublishableKeys } from "../../src/services/PublishableKeys.js"
 import { createKey } from "../support/fixtures.js"
 import { get } from "../support/http.js"
 import { conforms, dereferencedSpec } from "../support/openapi.js"
@@ -19,7 +20,7 @@ layer(testServer(), { excludeTestServices: true, timeout: 180_000 })("demo catal
   it.effect("the demo's tours:read key reads fjordexplorer.no in English and bokmål; Lisbon in Portuguese; ids from the sandbox", () =>
     Effect.scoped(Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
-      const demo = yield* sql.withTransaction(seedDemo).pipe(Effect.orDie)
+      const demo = yield* sql.withTransaction(seedDemo).pipe(Effect.provide(PublishableKeys.Default), Effect.orDie)
       const sandbox = yield* startSandbox({ port: 0 })
       yield* setUpDemoBookingSystem(sandbox).pipe(Effect.provide(BookingSystemAccounts.Default), Effect.orDie)
       // Every start runs it again: nothing changes the second time.
@@ -43,6 +44,12 @@ layer(testServer(), { excludeTestServices: true, timeout: 180_000 })("demo catal
         seller: fjord,
         rating: { average: 4.8, count: 532 }
       })
+      // The site's publishable key reads the same catalogue from a page on localhost:8080 (examples/).
+      const pk = demo.publishable_keys.find((k) => k.site === "fjordexplorer.no")!
+      expect(pk.allowed_origins).toContain("http://localhost:8080")
+      const widget = yield* get(`/api/v1/tours?key=${pk.key}`, undefined, { origin: "http://localhost:8080" })
+      expect(widget.body.data.map((t: any) => t.id)).toEqual(list.body.data.map((t: any) => t.id))
+      expect(widget.headers.get("access-control-allow-origin")).toBe("http://localhost:8080")
       const nb = (yield* get("/api/v1/tours?locale=nb", key.secret)).body.data
       expect(nb.map((t: any) => t.locale)).toEqual(["nb", "nb", "nb", "nb"])
       expect(nb[2].title).toBe("Hvalsafari fra Tromsø")

@@ -103,7 +103,9 @@ const withScopes = (spec: Json): Json => {
     const [method, path] = route.split(" ") as [string, string]
     const op = spec.paths?.[path.replace(/:(\w+)/g, "{$1}")]?.[method.toLowerCase()]
     if (op) {
-      op.security = [{ bearer: [scope] }]
+      // The bearer requirement names the scope; other ways in (a publishable key) stay as they are.
+      const others = (Array.isArray(op.security) ? op.security : []).filter((r: Json) => !("bearer" in r))
+      op.security = [{ bearer: [scope] }, ...others]
       scoped.add(op)
     }
   }

@@ -9,7 +9,7 @@ import { PaymentLinkKind } from "../../domain/paymentLink.js"
 import { Scope } from "../../domain/scopes.js"
 import { LocaleParam, TOUR_LIST_DEFAULT, TOUR_LIST_MAX, TourDetail, TourPage } from "../../domain/tour.js"
 import { Cursor, intParam, oneOf, PartnerId, UuidPath } from "../params.js"
-import { PartnerAuth, RequiredScope } from "./security.js"
+import { CatalogueAuth, eitherKey, PartnerAuth, RequiredScope } from "./security.js"
 import { idempotentWrite } from "./writeEndpoint.js"
 import { CANCEL_REASON_MAX, CANCEL_REASON_MIN } from "../../domain/cancel.js"
 
@@ -397,6 +397,7 @@ export class ToursGroup extends HttpApiGroup.make("tours")
       .addSuccess(TourPage)
       .addError(InvalidRequest)
       .addError(NotFound)
+      .annotate(OpenApi.Transform, eitherKey)
       .annotate(OpenApi.Summary, "The tour catalogue of the key's sites")
       .annotate(
         OpenApi.Description,
@@ -412,7 +413,9 @@ export class ToursGroup extends HttpApiGroup.make("tours")
       .setPath(Schema.Struct({ id: UuidPath }))
       .setUrlParams(TourParams)
       .addSuccess(TourDetail)
+      .addError(InvalidRequest)
       .addError(NotFound)
+      .annotate(OpenApi.Transform, eitherKey)
       .annotate(OpenApi.Summary, "One tour with its detail fields")
       .annotate(
         OpenApi.Description,
@@ -422,7 +425,7 @@ export class ToursGroup extends HttpApiGroup.make("tours")
       )
   )
   .annotate(RequiredScope, "tours:read")
-  .middleware(PartnerAuth)
+  .middleware(CatalogueAuth)
   .prefix("/api/v1")
 {}
 

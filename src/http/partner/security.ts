@@ -4,6 +4,7 @@ import { Context, Schema } from "effect"
 import { Forbidden, RateLimited, Unauthorized } from "../../domain/errors.js"
 import type { Scope } from "../../domain/scopes.js"
 import type { AuthenticatedKey } from "../../services/KeyAuth.js"
+import type { PublishableKey } from "../../services/PublishableKeys.js"
 
 export class CurrentKey extends Context.Tag("CurrentKey")<CurrentKey, AuthenticatedKey>() {}
 
@@ -22,3 +23,28 @@ export class PartnerAuth extends HttpApiMiddleware.Tag<PartnerAuth>()("PartnerAu
 
 /** The scope an endpoint needs, declared with `.annotate(RequiredScope, "...")` on the endpoint or group. */
 export class RequiredScope extends Context.Tag("RequiredScope")<RequiredScope, Scope>() {}
+
+/** Who reads the catalogue: a secret key (tours:read) or a publishable key (its own site). */
+export type CatalogueCaller =
+  | { readonly _tag: "Secret"; readonly key: AuthenticatedKey }
+  | { readonly _tag: "Publishable"; readonly key: PublishableKey }
+
+export class CurrentCaller extends Context.Tag("CurrentCaller")<CurrentCaller, CatalogueCaller>() {}
+
+export class CatalogueAuth extends HttpApiMiddleware.Tag<CatalogueAuth>()("CatalogueAuth", {
+  failure: Schema.Union(Unauthorized, RateLimited, Forbidden),
+  provides: CurrentCaller,
+  security: {
+    publishable: HttpApiSecurity.apiKey({ in: "query", key: "key" }).pipe(
+      HttpApiSecurity.annotate(
+        OpenApi.Description,
+        "A publishable key: `?key=pk_widget_<id>`, with no Authorization header. Public (safe in web pages); reads " +
+          "only its own site's catalogue; browsers read the answers only from the key's allowed origins."
+      )
+    )
+  }
+}) {}
+
+/** The operation accepts a secret key (bearer) or a publishable key (query `key`): either, not both. */
+export const eitherKey = (operation: Record<string, unknown>) => ({ ...operation, security: [{ bearer: [] }, { publishable: [] }] })
+

@@ -1,24 +1,40 @@
 /**
- * GET /api/v1/tours and /tours/{id} with a secret key: resolve the key's operators (or `partner_id`),
- * their sites, and read the catalogue of those sites. A publishable key will pass its own site.
+ * GET /api/v1/tours and /tours/{id}: the sites the caller reads (a secret key: its operators' sites,
+ * or `partner_id`'s; a publishable key: its own site), then the catalogue of those sites. Answers to
+ * a publishable key carry the public cache header of spec §8 when they succeed.
  */
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
+import { InvalidRequest } from "../../domain/errors.js"
+import { PUBLIC_CACHE_CONTROL } from "../../domain/publishableKey.js"
 import { catalogueLocale, TOUR_LIST_DEFAULT } from "../../domain/tour.js"
 import { operatorIdsFor } from "../../domain/visibility.js"
 import { CursorSigner } from "../../services/CursorSigner.js"
 import { Tours } from "../../services/Tours.js"
 import { jsonBody } from "../json.js"
+import { addResponseHeaders } from "../requestContext.js"
 import { PartnerApi } from "./Api.js"
 import { DB_ROUTE } from "./handlers.js"
-import { CurrentKey } from "./security.js"
+import { CurrentCaller } from "./security.js"
 
-/** The sites a secret key reads: those of its operators, or of `partner_id` (404 outside the key). */
-const keySites = (tours: Tours, partnerId: string | undefined) =>
+/**
+ * The sites the caller reads: a publishable key's own site (`partner_id` is for secret keys: 400);
+ * a secret key's operators' sites, or `partner_id`'s (404 outside the key).
+ */
+const callerSites = (tours: Tours, partnerId: string | undefined) =>
   Effect.gen(function*() {
-    const key = yield* CurrentKey
-    return yield* tours.sitesOf(yield* operatorIdsFor(key, partnerId))
+    const caller = yield* CurrentCaller
+    if (caller._tag === "Secret") return yield* tours.sitesOf(yield* operatorIdsFor(caller.key, partnerId))
+    if (partnerId !== undefined) {
+      return yield* new InvalidRequest({ detail: "partner_id is for secret keys; a publishable key reads its own site", field: "partner_id" })
+    }
+    return [caller.key.siteId]
   })
+
+/** A successful answer to a publishable key is public and cacheable (spec §8). */
+const publicCache = (kind: keyof typeof PUBLIC_CACHE_CONTROL) =>
+  Effect.flatMap(CurrentCaller, (caller) =>
+    caller._tag === "Publishable" ? addResponseHeaders({ "Cache-Control": PUBLIC_CACHE_CONTROL[kind] }) : Effect.void)
 
 export const ToursLive = HttpApiBuilder.group(PartnerApi, "tours", (handlers) =>
   Effect.gen(function*() {
@@ -27,7 +43,7 @@ export const ToursLive = HttpApiBuilder.group(PartnerApi, "tours", (handlers) =>
     return handlers
       .handle("list", ({ urlParams: p }) =>
         Effect.gen(function*() {
-          const siteIds = yield* keySites(tours, p.partner_id)
+          const siteIds = yield* callerSites(tours, p.partner_id)
           // The cursor is bound to the set being paged (not to `locale`, which only changes the text).
           const filters = { list: "tours", partner_id: p.partner_id }
           const after = yield* cursors.decode(p.cursor, filters)
@@ -35,11 +51,14 @@ export const ToursLive = HttpApiBuilder.group(PartnerApi, "tours", (handlers) =>
             { siteIds, locale: catalogueLocale(p.locale) },
             { limit: p.limit ?? TOUR_LIST_DEFAULT, after }
           )
+          yield* publicCache("list")
           return jsonBody({ data: page.rows, next_cursor: page.next ? cursors.encode(page.next, filters) : null })
         }), DB_ROUTE)
       .handle("get", ({ path, urlParams: p }) =>
         Effect.gen(function*() {
-          const siteIds = yield* keySites(tours, p.partner_id)
-          return jsonBody(yield* tours.get(path.id, { siteIds, locale: catalogueLocale(p.locale) }))
+          const siteIds = yield* callerSites(tours, p.partner_id)
+          const tour = yield* tours.get(path.id, { siteIds, locale: catalogueLocale(p.locale) })
+          yield* publicCache("detail")
+          return jsonBody(tour)
         }), DB_ROUTE)
   }))
