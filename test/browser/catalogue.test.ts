@@ -1,0 +1,83 @@
+/**
+ * The browser check (issue 5): examples/catalogue.html, served from a page origin, reads the real
+ * server's catalogue with only a publishable key, in headless Chromium (the Debian `chromium`
+ * package, driven by playwright-core). From an origin the key allows the page lists the tours and
+ * a tour's availability; from another origin the browser refuses the answers (CORS).
+ */
+import { expect, layer } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import * as fs from "node:fs"
+import { createServer, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
+import * as path from "node:path"
+import { type Browser, chromium } from "playwright-core"
+import { PublishableKeys } from "../../src/services/PublishableKeys.js"
+import { makeWorld } from "../support/fixtures.js"
+import { testServer, TestServer } from "../support/server.js"
+import { createSite, insertTour } from "../support/tours.js"
+
+const PAGE = fs.readFileSync(path.resolve(import.meta.dirname, "../../examples/catalogue.html"), "utf8")
+
+/** Where Chromium is: CHROMIUM_PATH, or the Debian package's binary. */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
+
+/** A static server for the example page on 127.0.0.1 (a page origin of its own). */
+const pageServer = Effect.acquireRelease(
+  Effect.async<Server & { origin: string }>((resume) => {
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8" })
+      res.end(PAGE)
+    })
+    server.listen(0, "127.0.0.1", () =>
+      resume(Effect.succeed(Object.assign(server, { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }))))
+  }),
+  (server) => Effect.promise(() => new Promise<void>((r) => server.close(() => r())))
+)
+
+const browser = Effect.acquireRelease(
+  Effect.tryPromise({
+    try: () => chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] }),
+    catch: (e) =>
+      new Error(`headless Chromium did not start from ${CHROMIUM} (install the Debian package: apt-get install chromium; or set CHROMIUM_PATH): ${e}`)
+  }).pipe(Effect.orDie),
+  (b: Browser) => Effect.promise(() => b.close())
+)
+
+const env = PublishableKeys.Default.pipe(Layer.provideMerge(testServer()))
+
+layer(env, { excludeTestServices: true, timeout: 180_000 })("examples/catalogue.html in headless Chromium", (it) => {
+  it.scoped("lists the catalogue from an allowed origin; from another origin the browser refuses the answers", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* TestServer
+      const w = yield* makeWorld
+      const site = yield* createSite(w.alpha, "Widget")
+      yield* insertTour({ operatorId: w.alpha, title: "Harbour Lights Cruise", sites: [site] })
+      yield* insertTour({ operatorId: w.alpha, title: "Seal Safari", sites: [site] })
+      const allowed = yield* pageServer
+      const other = yield* pageServer
+      const key = yield* Effect.flatMap(PublishableKeys, (k) =>
+        k.create({ siteId: site, createdBy: w.alice, name: "Widget", origins: [allowed.origin] })).pipe(Effect.orDie)
+      const b = yield* browser
+
+      const open = (origin: string) =>
+        Effect.promise(async () => {
+          const page = await b.newPage()
+          const console: Array<string> = []
+          page.on("console", (m) => console.push(m.text()))
+          await page.goto(`${origin}/catalogue.html?api=${encodeURIComponent(baseUrl)}&key=${key.key}`)
+          await page.waitForSelector("#status[data-state]", { timeout: 30_000 })
+          return { page, console }
+        })
+
+      const ok = yield* open(allowed.origin)
+      expect(yield* Effect.promise(() => ok.page.getAttribute("#status", "data-state"))).toBe("loaded")
+      const titles = yield* Effect.promise(() => ok.page.$$eval("li.tour", (items) => items.map((li) => li.textContent ?? "")))
+      expect(titles.map((t) => t.replace(/ Availability$/, "").trim()).sort()).toEqual(["Harbour Lights Cruise", "Seal Safari"])
+
+      const refused = yield* open(other.origin)
+      expect(yield* Effect.promise(() => refused.page.getAttribute("#status", "data-state"))).toBe("error")
+      expect(yield* Effect.promise(() => refused.page.$$eval("li.tour", (items) => items.length))).toBe(0)
+      // Chromium names the reason on the console.
+      expect(refused.console.join("\n")).toContain("CORS")
+    }))
+})
