@@ -68,7 +68,9 @@ layer(Layer.empty, { excludeTestServices: true, timeout: 120_000 })("scheduled j
       // would have been delivered twice.
       const duplicates = runs.reduce((n, r) => n + r.duplicates, 0)
       expect(duplicates, JSON.stringify(runs)).toBeLessThanOrEqual(Math.floor(runs.length / 3))
-      expect(runs.every((r) => r.outcome === "ok")).toBe(true)
+      // Every finished run succeeded (the latest slot's may still be running while we read).
+      expect(runs.filter((r) => r.outcome !== "running").every((r) => r.outcome === "ok"), JSON.stringify(runs)).toBe(true)
+      expect(runs.filter((r) => r.outcome === "ok").length, JSON.stringify(runs)).toBeGreaterThanOrEqual(2)
 
       // The hourly clean-up (every 3 s here) ran too, once per slot, and removed only the expired record.
       const cleanups = yield* sql<{ scheduled_for: Date }>`
