@@ -12,6 +12,7 @@ import { PaymentLinks } from "../services/PaymentLinks.js"
 import { CursorSigner } from "../services/CursorSigner.js"
 import { KeyAuth } from "../services/KeyAuth.js"
 import { Manifest } from "../services/Manifest.js"
+import { PublicCatalogueCache } from "../services/PublicCatalogueCache.js"
 import { PublishableKeys } from "../services/PublishableKeys.js"
 import { Tours } from "../services/Tours.js"
 import { RateLimiter } from "../services/RateLimiter.js"
@@ -42,7 +43,8 @@ const ServicesLive = Layer.mergeAll(
   PaymentLinks.Default.pipe(Layer.provide(BookingSystemAccounts.Default)),
   Cancels.Default,
   Tours.Default,
-  PublishableKeys.Default
+  PublishableKeys.Default,
+  PublicCatalogueCache.Default
 )
 
 export const ApiLive = HttpApiBuilder.api(PartnerApi).pipe(

@@ -153,7 +153,8 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("the catalogue with 
       // The window's count as if 1200 requests had come in (the counter is the database's).
       yield* pkGet("/api/v1/tours", s.pk)
       yield* sql`UPDATE rate_limit_counters SET count = 1200 WHERE bucket = ${`publishable:${s.pkId}`}`.pipe(Effect.orDie)
-      const limited = yield* pkGet("/api/v1/tours", s.pk, ALLOWED)
+      // (Another query: the first answer is held by the service and would not count.)
+      const limited = yield* pkGet("/api/v1/tours?locale=nb", s.pk, ALLOWED)
       expect(limited.status).toBe(429)
       expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0)
       expect(limited.headers.get("ratelimit-limit")).toBe("1200")
@@ -163,6 +164,38 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("the catalogue with 
       const other = yield* Effect.flatMap(PublishableKeys, (k) =>
         k.create({ siteId: s.alphaSite, createdBy: s.w.alice, name: "Other", origins: ["alpha-tours.example"] })).pipe(Effect.orDie)
       expect((yield* pkGet("/api/v1/tours", other.key)).status).toBe(200)
+    }))
+
+  it.effect("a repeated request is answered from the service's copy (X-Cache: HIT), not counted; a secret key never is", () =>
+    Effect.gen(function*() {
+      const s = yield* setup
+      const sql = yield* SqlClient.SqlClient
+      const used = sql<{ count: number }>`SELECT count FROM rate_limit_counters WHERE bucket = ${`publishable:${s.pkId}`}`.pipe(
+        Effect.map((rows) => rows[0]?.count ?? 0),
+        Effect.orDie
+      )
+      const first = yield* pkGet(`/api/v1/tours/${s.own}?locale=nb`, s.pk, ALLOWED)
+      expect(first.headers.get("x-cache")).toBe("MISS")
+      expect(yield* used).toBe(1)
+      // The same request (parameters in another order, another allowed origin): the same answer, not counted.
+      const again = yield* read(`/api/v1/tours/${s.own}?key=${s.pk}&locale=nb`, { origin: "https://alpha-tours.example" })
+      expect(again.headers.get("x-cache")).toBe("HIT")
+      expect(again.text).toBe(first.text)
+      expect(again.headers.get("cache-control")).toBe(PUBLIC_CACHE_CONTROL.detail)
+      expect(again.headers.get("access-control-allow-origin")).toBe("https://alpha-tours.example")
+      expect(again.headers.get("ratelimit-limit")).toBeNull()
+      expect(yield* used).toBe(1)
+      // Another query is another answer.
+      expect((yield* pkGet(`/api/v1/tours/${s.own}`, s.pk)).headers.get("x-cache")).toBe("MISS")
+      expect(yield* used).toBe(2)
+      // Held per key: another key of the site computes its own.
+      const other = yield* Effect.flatMap(PublishableKeys, (k) =>
+        k.create({ siteId: s.alphaSite, createdBy: s.w.alice, name: "Other", origins: ["alpha-tours.example"] })).pipe(Effect.orDie)
+      expect((yield* pkGet(`/api/v1/tours/${s.own}?locale=nb`, other.key)).headers.get("x-cache")).toBe("MISS")
+      const secret = yield* createKey({ by: s.w.alice, operators: [s.w.alpha], scopes: ["tours:read"] })
+      for (let i = 0; i < 2; i++) {
+        expect((yield* call(`/api/v1/tours/${s.own}?locale=nb`, { key: secret.token })).headers.get("x-cache")).toBeNull()
+      }
     }))
 
   it.effect("the CLI makes, lists and revokes keys for a site; only its owner's owners and admins may", () =>

@@ -4,7 +4,8 @@
  * `pk_widget_...` as query `key` with no Authorization header. A publishable key reads only its own
  * site; its answers carry CORS headers for the key's allowed origins, `Vary: Origin`, and
  * `Cache-Control: no-store` until a handler succeeds and sets the public cache header of §8; 1200
- * requests per minute per key (a CDN answers the cached ones), 429 with `Retry-After` past it.
+ * uncached requests per minute per key, 429 with `Retry-After` past it: an answer the service
+ * still holds (PublicCatalogueCache, as long as `s-maxage` allows) is served without counting.
  * Preflight (OPTIONS) for the tours paths: `CatalogueCorsRoutes`.
  */
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
@@ -12,6 +13,7 @@ import { Effect, Layer } from "effect"
 import { RateLimited, Unauthorized } from "../../domain/errors.js"
 import { originAllowed, PUBLISHABLE_REQUESTS_PER_MINUTE } from "../../domain/publishableKey.js"
 import { type PublishableKey, PublishableKeys } from "../../services/PublishableKeys.js"
+import { PublicCatalogueCache, publicCacheKey } from "../../services/PublicCatalogueCache.js"
 import { RateLimiter, rateLimitHeaders } from "../../services/RateLimiter.js"
 import { addResponseHeaders } from "../requestContext.js"
 import { makeSecretKeyAuth, queryKeys } from "./auth.js"
@@ -35,6 +37,7 @@ export const CatalogueAuthLive = Layer.effect(
     const secret = yield* makeSecretKeyAuth
     const publishable = yield* PublishableKeys
     const limiter = yield* RateLimiter
+    const cache = yield* PublicCatalogueCache
     const authenticate = Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const keys = queryKeys(request.url)
@@ -54,13 +57,11 @@ export const CatalogueAuthLive = Layer.effect(
       }
       if (keys.length > 1) return yield* new Unauthorized({ detail: "send one `key`" })
       const key = yield* publishable.authenticate(keys[0]!)
+      yield* addResponseHeaders({ ...corsHeaders(request.headers.origin, key), "Cache-Control": "no-store", "Vary": "Origin" })
+      // An answer the service still holds is served as a CDN would: not counted.
+      if ((yield* cache.get(publicCacheKey(key.id, request.url))) !== undefined) return { _tag: "Publishable", key } satisfies CatalogueCaller
       const decision = yield* limiter.hit(`publishable:${key.id}`, PUBLISHABLE_REQUESTS_PER_MINUTE, 60)
-      yield* addResponseHeaders({
-        ...rateLimitHeaders(decision, "publishable"),
-        ...corsHeaders(request.headers.origin, key),
-        "Cache-Control": "no-store",
-        "Vary": "Origin"
-      })
+      yield* addResponseHeaders(rateLimitHeaders(decision, "publishable"))
       if (!decision.allowed) {
         return yield* new RateLimited({
           detail: `more than ${decision.limit} requests in ${decision.windowSeconds} seconds with this publishable key`,

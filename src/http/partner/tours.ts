@@ -3,13 +3,14 @@
  * or `partner_id`'s; a publishable key: its own site), then the catalogue of those sites. Answers to
  * a publishable key carry the public cache header of spec §8 when they succeed.
  */
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
 import { InvalidRequest } from "../../domain/errors.js"
 import { PUBLIC_CACHE_CONTROL } from "../../domain/publishableKey.js"
 import { catalogueLocale, TOUR_LIST_DEFAULT } from "../../domain/tour.js"
 import { operatorIdsFor } from "../../domain/visibility.js"
 import { CursorSigner } from "../../services/CursorSigner.js"
+import { PUBLIC_TTL_SECONDS, PublicCatalogueCache, publicCacheKey } from "../../services/PublicCatalogueCache.js"
 import { Tours } from "../../services/Tours.js"
 import { jsonBody } from "../json.js"
 import { addResponseHeaders } from "../requestContext.js"
@@ -31,18 +32,31 @@ const callerSites = (tours: Tours, partnerId: string | undefined) =>
     return [caller.key.siteId]
   })
 
-/** A successful answer to a publishable key is public and cacheable (spec §8). */
-const publicCache = (kind: keyof typeof PUBLIC_CACHE_CONTROL) =>
-  Effect.flatMap(CurrentCaller, (caller) =>
-    caller._tag === "Publishable" ? addResponseHeaders({ "Cache-Control": PUBLIC_CACHE_CONTROL[kind] }) : Effect.void)
+/**
+ * The answer: for a secret key, `compute`d; for a publishable key, public and cacheable (spec §8),
+ * from the service's own copy while it is fresh (`X-Cache: HIT`), else computed and kept (`MISS`).
+ */
+const answer = <A, E, R>(cache: PublicCatalogueCache, kind: keyof typeof PUBLIC_CACHE_CONTROL, compute: Effect.Effect<A, E, R>) =>
+  Effect.gen(function*() {
+    const caller = yield* CurrentCaller
+    if (caller._tag === "Secret") return jsonBody(yield* compute)
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const key = publicCacheKey(caller.key.id, request.url)
+    const held = yield* cache.get(key)
+    const body = held ?? JSON.stringify(yield* compute)
+    if (held === undefined) yield* cache.set(key, body, PUBLIC_TTL_SECONDS[kind])
+    yield* addResponseHeaders({ "Cache-Control": PUBLIC_CACHE_CONTROL[kind], "X-Cache": held === undefined ? "MISS" : "HIT" })
+    return HttpServerResponse.text(body, { contentType: "application/json" }) as unknown as A
+  })
 
 export const ToursLive = HttpApiBuilder.group(PartnerApi, "tours", (handlers) =>
   Effect.gen(function*() {
     const tours = yield* Tours
     const cursors = yield* CursorSigner
+    const cache = yield* PublicCatalogueCache
     return handlers
       .handle("list", ({ urlParams: p }) =>
-        Effect.gen(function*() {
+        answer(cache, "list", Effect.gen(function*() {
           const siteIds = yield* callerSites(tours, p.partner_id)
           // The cursor is bound to the set being paged (not to `locale`, which only changes the text).
           const filters = { list: "tours", partner_id: p.partner_id }
@@ -51,14 +65,11 @@ export const ToursLive = HttpApiBuilder.group(PartnerApi, "tours", (handlers) =>
             { siteIds, locale: catalogueLocale(p.locale) },
             { limit: p.limit ?? TOUR_LIST_DEFAULT, after }
           )
-          yield* publicCache("list")
-          return jsonBody({ data: page.rows, next_cursor: page.next ? cursors.encode(page.next, filters) : null })
-        }), DB_ROUTE)
+          return { data: page.rows, next_cursor: page.next ? cursors.encode(page.next, filters) : null }
+        })), DB_ROUTE)
       .handle("get", ({ path, urlParams: p }) =>
-        Effect.gen(function*() {
+        answer(cache, "detail", Effect.gen(function*() {
           const siteIds = yield* callerSites(tours, p.partner_id)
-          const tour = yield* tours.get(path.id, { siteIds, locale: catalogueLocale(p.locale) })
-          yield* publicCache("detail")
-          return jsonBody(tour)
-        }), DB_ROUTE)
+          return yield* tours.get(path.id, { siteIds, locale: catalogueLocale(p.locale) })
+        })), DB_ROUTE)
   }))
