@@ -12,6 +12,7 @@ import { PaymentLinks } from "../services/PaymentLinks.js"
 import { CursorSigner } from "../services/CursorSigner.js"
 import { KeyAuth } from "../services/KeyAuth.js"
 import { Manifest } from "../services/Manifest.js"
+import { TourAvailability } from "../services/TourAvailability.js"
 import { Tours } from "../services/Tours.js"
 import { RateLimiter } from "../services/RateLimiter.js"
 import { DocsRoutes } from "./docs/routes.js"
@@ -39,7 +40,8 @@ const ServicesLive = Layer.mergeAll(
   Reschedules.Default,
   PaymentLinks.Default.pipe(Layer.provide(BookingSystemAccounts.Default)),
   Cancels.Default,
-  Tours.Default
+  Tours.Default,
+  TourAvailability.Default
 )
 
 export const ApiLive = HttpApiBuilder.api(PartnerApi).pipe(

@@ -1,12 +1,16 @@
 /**
- * GET /api/v1/tours and /tours/{id} with a secret key: resolve the key's operators (or `partner_id`),
- * their sites, and read the catalogue of those sites. A publishable key will pass its own site.
+ * GET /api/v1/tours, /tours/{id} and /tours/{id}/availability with a secret key: resolve the key's
+ * operators (or `partner_id`), their sites, and read the catalogue of those sites (availability: live
+ * from the booking system of a tour those sites sell). A publishable key will pass its own site.
  */
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect } from "effect"
+import { Effect, Either } from "effect"
+import { InvalidRequest } from "../../domain/errors.js"
 import { catalogueLocale, TOUR_LIST_DEFAULT } from "../../domain/tour.js"
+import { checkRange } from "../../domain/tourAvailability.js"
 import { operatorIdsFor } from "../../domain/visibility.js"
 import { CursorSigner } from "../../services/CursorSigner.js"
+import { TourAvailability } from "../../services/TourAvailability.js"
 import { Tours } from "../../services/Tours.js"
 import { jsonBody } from "../json.js"
 import { PartnerApi } from "./Api.js"
@@ -23,6 +27,7 @@ const keySites = (tours: Tours, partnerId: string | undefined) =>
 export const ToursLive = HttpApiBuilder.group(PartnerApi, "tours", (handlers) =>
   Effect.gen(function*() {
     const tours = yield* Tours
+    const availability = yield* TourAvailability
     const cursors = yield* CursorSigner
     return handlers
       .handle("list", ({ urlParams: p }) =>
@@ -41,5 +46,12 @@ export const ToursLive = HttpApiBuilder.group(PartnerApi, "tours", (handlers) =>
         Effect.gen(function*() {
           const siteIds = yield* keySites(tours, p.partner_id)
           return jsonBody(yield* tours.get(path.id, { siteIds, locale: catalogueLocale(p.locale) }))
+        }), DB_ROUTE)
+      .handle("availability", ({ path, urlParams: p }) =>
+        Effect.gen(function*() {
+          const range = checkRange(p.from, p.to)
+          if (Either.isLeft(range)) return yield* new InvalidRequest(range.left)
+          const siteIds = yield* keySites(tours, p.partner_id)
+          return jsonBody(yield* availability.read(path.id, { siteIds }, { from: p.from, to: p.to, pax: p.pax ?? 1 }))
         }), DB_ROUTE)
   }))
