@@ -13,6 +13,7 @@ import { BookingSystemAccounts } from "./services/BookingSystemAccounts.js"
 import { IdempotencyStore } from "./services/IdempotencyStore.js"
 import { Mirror } from "./services/Mirror.js"
 import { Outbox } from "./services/Outbox.js"
+import { TourSeason } from "./services/TourSeason.js"
 
 const announce = Effect.gen(function*() {
   const config = yield* AppConfig
@@ -43,8 +44,11 @@ const announce = Effect.gen(function*() {
   yield* Effect.sync(() => console.log(lines.join("\n")))
 })
 
-/** The mirror of the operators' booking systems, through the real adapters (which it also gives). */
-export const MirrorLive = Mirror.Default.pipe(
+/**
+ * What reads the operators' booking systems in the background: the mirror and the catalogue's
+ * season cache, through the real adapters (which it also gives).
+ */
+export const MirrorLive = Layer.mergeAll(Mirror.Default, TourSeason.Default).pipe(
   Layer.provideMerge(BookingSystemAccounts.Default),
   Layer.provideMerge(ExternalSystemsLive)
 )

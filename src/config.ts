@@ -93,7 +93,12 @@ export const JobsConfig = Config.all({
    * How often open balance payment links that are due are checked at the provider, and unfinished
    * ones settled (every 5 minutes by default; each link backs off on its own).
    */
-  paymentLinkWatchCron: cronSetting("PAYMENT_LINK_WATCH_CRON", "*/5 * * * *")
+  paymentLinkWatchCron: cronSetting("PAYMENT_LINK_WATCH_CRON", "*/5 * * * *"),
+  /**
+   * How often every published, linked tour's `from_price` and `season` are computed again from its
+   * booking system (every 30 minutes by default, off the hour the mirror runs on).
+   */
+  tourSeasonCron: cronSetting("TOUR_SEASON_CRON", "5,35 * * * *")
 })
 
 export type JobsConfig = Config.Config.Success<typeof JobsConfig>
@@ -112,6 +117,20 @@ export const MirrorConfig = Config.all({
 })
 
 export type MirrorConfig = Config.Config.Success<typeof MirrorConfig>
+/** Live availability and the season cache of the tour catalogue (src/services/TourSeason.ts, TourAvailability.ts). */
+export const TourAvailabilityConfig = Config.all({
+  /** Time one tour's 12 months of availability may take (every chunk, retries included); past it: not known. */
+  seasonTimeoutMs: Config.integer("TOUR_SEASON_TIMEOUT_MS").pipe(Config.withDefault(10_000)),
+  /** Booking-system accounts whose tours are refreshed at the same time (one tour at a time per account). */
+  seasonConcurrency: Config.integer("TOUR_SEASON_CONCURRENCY").pipe(Config.withDefault(4)),
+  /** Hours a computed `from_price` is still shown while the booking system does not answer. */
+  seasonPriceKeepHours: Config.integer("TOUR_SEASON_PRICE_KEEP_HOURS").pipe(Config.withDefault(24)),
+  /** Time GET /tours/{id}/availability waits for the booking system before answering `known: false`. */
+  availabilityTimeoutMs: Config.integer("TOUR_AVAILABILITY_TIMEOUT_MS").pipe(Config.withDefault(5_000))
+})
+
+export type TourAvailabilityConfig = Config.Config.Success<typeof TourAvailabilityConfig>
+
 /** Calls to booking systems (the Bókun adapter). Read by `BookingSystemLive`. */
 export const BookingSystemConfig = Config.all({
   /** Time allowed for one attempt of one call, answer included. */

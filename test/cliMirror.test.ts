@@ -1,6 +1,6 @@
 /**
- * `accounts` and `mirror` end to end: real CLI processes on a test database, against a Bókun
- * sandbox running in this process.
+ * `accounts`, `mirror` and `tours refresh-season` end to end: real CLI processes on a test database,
+ * against a Bókun sandbox running in this process.
  */
 import { expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
@@ -53,10 +53,16 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("CLI: booking-system
         SELECT count(*)::int AS rows FROM manifest_rows WHERE operator_id = ${op} AND tour_id = ${tour!.id} AND departure_date = ${today}::date`) as unknown as [{ rows: number }]
       expect(rows).toBe(summary.inserted)
 
+      // The catalogue's season, now: the tour is known (no pricing categories here, so no price).
+      const season = json(yield* run(db, "tours", "refresh-season"))
+      expect(season).toMatchObject({ tours: 1, known: 1, unknown: 0, results: [{ tour_id: tour!.id, known: true, from_price_minor: null }] })
+      expect(season.results[0].next_available_date).toEqual(expect.any(String))
+
       // The booking system down: the command says which account failed and exits non-zero.
       yield* sandbox.faults.set({ down: true })
       const error = yield* fails(db, "mirror", "refresh", "--account", account, "--days", "1")
       expect(error).toContain("1 of 1 accounts failed")
+      expect(yield* fails(db, "tours", "refresh-season", "--tour", tour!.id)).toContain("1 of 1 tours not known")
       yield* sandbox.faults.reset
 
       const runs = json(yield* run(db, "mirror", "runs", "--limit", "5"))

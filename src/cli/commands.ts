@@ -15,6 +15,7 @@ import { mail } from "./mail.js"
 import { publishableKeys } from "./publishableKeys.js"
 import { refunds } from "./refunds.js"
 import { mirror } from "./mirror.js"
+import { tours } from "./tours.js"
 import { audit, keysLimits } from "./writes.js"
 
 const AdminForCli = Admin.Default.pipe(Layer.provideMerge(DatabaseForCli))
@@ -164,4 +165,4 @@ const migrate = Command.make("migrate", {}, () =>
     Effect.zipRight(Effect.flatMap(AppConfig, () => Console.log("migrations applied")))
   ))
 
-export const adminCommands = [migrate, operators, users, members, sites, keys, accounts, mirror, audit, mail, refunds] as const
+export const adminCommands = [migrate, operators, users, members, sites, keys, accounts, mirror, tours, audit, mail, refunds] as const

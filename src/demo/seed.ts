@@ -15,6 +15,7 @@ import { startSandbox } from "../sandbox/bokun/index.js"
 import { PublishableKeys } from "../services/PublishableKeys.js"
 import { Admin } from "../services/Admin.js"
 import { Mirror } from "../services/Mirror.js"
+import { TourSeason } from "../services/TourSeason.js"
 import { startSandbox as startPaymentSandbox } from "../sandbox/surfboard/index.js"
 import { DEMO_DAYS_AHEAD, setUpDemoBookingSystem } from "./bookingSystem.js"
 import { DEMO_CATALOGUE } from "./catalogue.js"
@@ -240,8 +241,9 @@ export class DemoData extends Context.Tag("DemoData")<DemoData, {
 }>() {
   /**
    * Demo mode (DEMO_DATA, default on with the embedded database): seeds an empty database, starts
-   * the sandbox booking system for the life of the service, links the demo accounts to it and
-   * mirrors the coming days so that the manifest is full from the first request; starts the
+   * the sandbox booking system for the life of the service, links the demo accounts to it,
+   * mirrors the coming days so that the manifest is full from the first request and computes the
+   * catalogue's `from_price` and `season` so that the tour list shows them; starts the
    * Surfboard sandbox with a merchant per operator so that payment links work.
    */
   static readonly layer = Layer.scoped(
@@ -275,6 +277,9 @@ export class DemoData extends Context.Tag("DemoData")<DemoData, {
       yield* setUpDemoBookingSystem(sandbox)
       const mirror = yield* Mirror
       yield* mirror.refresh({ kind: "manual", daysAhead: DEMO_DAYS_AHEAD })
+      // The catalogue's from_price and season, so the first tour list shows prices and dates.
+      const season = yield* (yield* TourSeason).refresh()
+      yield* Effect.logInfo(`demo catalogue: from_price and season of ${season.known} of ${season.tours} linked tours computed`)
       yield* Effect.logInfo(`demo booking system (Bókun sandbox) on ${sandbox.baseUrl}`)
       const payments = yield* startPaymentSandbox({ port: 0 })
       yield* setUpDemoPaymentProvider(payments)

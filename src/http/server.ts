@@ -14,6 +14,7 @@ import { KeyAuth } from "../services/KeyAuth.js"
 import { Manifest } from "../services/Manifest.js"
 import { PublicCatalogueCache } from "../services/PublicCatalogueCache.js"
 import { PublishableKeys } from "../services/PublishableKeys.js"
+import { TourAvailability } from "../services/TourAvailability.js"
 import { Tours } from "../services/Tours.js"
 import { RateLimiter } from "../services/RateLimiter.js"
 import { DocsRoutes } from "./docs/routes.js"
@@ -44,7 +45,8 @@ const ServicesLive = Layer.mergeAll(
   Cancels.Default,
   Tours.Default,
   PublishableKeys.Default,
-  PublicCatalogueCache.Default
+  PublicCatalogueCache.Default,
+  TourAvailability.Default
 )
 
 export const ApiLive = HttpApiBuilder.api(PartnerApi).pipe(

@@ -7,6 +7,7 @@ import { idempotencyCleanupJob } from "./idempotencyCleanup.js"
 import { mirrorJobs } from "./mirrorRefresh.js"
 import { outboxSenderJob } from "./outboxSender.js"
 import { paymentLinkWatchJob } from "./paymentLinkWatch.js"
+import { tourSeasonJob } from "./tourSeason.js"
 
 export const JobsLive = Layer.unwrapEffect(
   Effect.map(JobsConfig, (config) =>
@@ -16,7 +17,8 @@ export const JobsLive = Layer.unwrapEffect(
         idempotencyCleanupJob(config),
         outboxSenderJob(config),
         bookingChangeRecoveryJob(config),
-        paymentLinkWatchJob(config)
+        paymentLinkWatchJob(config),
+        tourSeasonJob(config)
       ).pipe(Layer.provide(clusterLayer(config)))
       : Layer.empty)
 )

@@ -34,6 +34,19 @@ export interface CatalogueView {
   readonly locale: string
 }
 
+/** What live availability needs of a tour: where its departures are, in which zone and currency. */
+export interface TourBookingLink {
+  readonly id: string
+  readonly timezone: string
+  readonly currency: string
+  /** The booking system's product; null when the tour is not linked to one. */
+  readonly productId: string | null
+  /** The booking-system account of the tour's operator; null when it has none. */
+  readonly accountId: string | null
+  /** The tour's default (adult) pricing category: the booking system's id where the tour is linked. */
+  readonly defaultCategoryId: string | null
+}
+
 export interface TourListPage {
   readonly rows: ReadonlyArray<TourSummary>
   /** Position of the last row when more rows follow. */
@@ -275,6 +288,21 @@ export class Tours extends Effect.Service<Tours>()("Tours", {
         return toTourDetail(row)
       }).pipe(Effect.withSpan("Tours.get"))
 
-    return { sitesOf, list, get } as const
+    /** A visible published tour's booking-system link (same visibility rule as `get`: 404 otherwise). */
+    const bookingLink = (id: string, view: Pick<CatalogueView, "siteIds">) =>
+      Effect.gen(function*() {
+        if (view.siteIds.length === 0) return yield* Effect.fail(notYours("tour"))
+        const [row] = yield* sql<TourBookingLink>`
+          SELECT t.id, t.timezone, t.currency, t.booking_system_product_id AS "productId",
+            o.booking_system_account_id AS "accountId",
+            (SELECT pc.id FROM tour_pricing_categories pc WHERE pc.tour_id = t.id AND pc.is_default) AS "defaultCategoryId"
+          FROM (${offered({ siteIds: view.siteIds, locale: "en" }, { id })}) f
+          JOIN tours t ON t.id = f.tour_id
+          JOIN operators o ON o.id = t.operator_id`.pipe(Effect.orDie)
+        if (!row) return yield* Effect.fail(notYours("tour"))
+        return row
+      }).pipe(Effect.withSpan("Tours.bookingLink"))
+
+    return { sitesOf, list, get, bookingLink } as const
   })
 }) {}

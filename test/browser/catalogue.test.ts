@@ -74,6 +74,12 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("examples/catalogue.
       const titles = yield* Effect.promise(() => ok.page.$$eval("li.tour", (items) => items.map((li) => li.textContent ?? "")))
       expect(titles.map((t) => t.replace(/ Availability$/, "").trim()).sort()).toEqual(["Harbour Lights Cruise", "Seal Safari"])
 
+      // A tour's next 14 days (the tour has no booking system here: every day unknown, never "sold out").
+      yield* Effect.promise(() => ok.page.click("li.tour:first-child button"))
+      yield* Effect.promise(() => ok.page.waitForSelector("#availability-status[data-state]", { timeout: 30_000 }))
+      expect(yield* Effect.promise(() => ok.page.getAttribute("#availability-status", "data-state"))).toBe("unknown")
+      expect(yield* Effect.promise(() => ok.page.$$eval("tr.day", (rows) => rows.length))).toBe(14)
+
       const refused = yield* open(other.origin)
       expect(yield* Effect.promise(() => refused.page.getAttribute("#status", "data-state"))).toBe("error")
       expect(yield* Effect.promise(() => refused.page.$$eval("li.tour", (items) => items.length))).toBe(0)

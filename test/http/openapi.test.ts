@@ -31,7 +31,8 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("OpenAPI do
         "post /api/v1/bookings/{id}/payment-link": ["200", "400", "401", "403", "404", "409", "422", "429", "500", "503"],
         "post /api/v1/bookings/{id}/cancel": ["200", "400", "401", "403", "404", "409", "422", "429", "500", "503"],
         "get /api/v1/tours": ["200", "400", "401", "403", "404", "429", "500"],
-        "get /api/v1/tours/{id}": ["200", "400", "401", "403", "404", "429", "500"]
+        "get /api/v1/tours/{id}": ["200", "400", "401", "403", "404", "429", "500"],
+        "get /api/v1/tours/{id}/availability": ["200", "400", "401", "403", "404", "429", "500"]
       }
       const scopeOf: Record<string, Array<string>> = {
         "get /api/v1/me": [],
@@ -42,7 +43,8 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("OpenAPI do
         "post /api/v1/bookings/{id}/payment-link": ["payment_links:write"],
         "post /api/v1/bookings/{id}/cancel": ["bookings.cancel:write"],
         "get /api/v1/tours": ["tours:read"],
-        "get /api/v1/tours/{id}": ["tours:read"]
+        "get /api/v1/tours/{id}": ["tours:read"],
+        "get /api/v1/tours/{id}/availability": ["tours:read"]
       }
       const listed = Object.entries<any>(doc.paths).flatMap(([path, item]) => Object.keys(item).map((m) => `${m} ${path}`))
       expect(listed.sort()).toEqual(Object.keys(expected).sort())
@@ -69,6 +71,17 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("OpenAPI do
       expect(doc.paths["/api/v1/tours/{id}"].get.parameters.map((p: any) => p.name).sort()).toEqual(["id", "locale", "partner_id"])
       const limit = doc.paths["/api/v1/tours"].get.parameters.find((p: any) => p.name === "limit")
       expect(limit.schema).toMatchObject({ type: "integer", minimum: 1, maximum: 100 })
+      const availability = doc.paths["/api/v1/tours/{id}/availability"].get.parameters
+      expect(availability.map((p: any) => p.name).sort()).toEqual(["from", "id", "partner_id", "pax", "to"])
+      const param = (name: string) => availability.find((p: any) => p.name === name)
+      expect([param("from").required, param("to").required, param("pax").required ?? false]).toEqual([true, true, false])
+      expect(param("from").schema.allOf).toEqual([{ $ref: "#/components/schemas/Date" }])
+      expect(doc.components.schemas.Date).toMatchObject({ type: "string", format: "date" })
+      expect(param("pax").schema).toMatchObject({ type: "integer", minimum: 1, maximum: 100 })
+      const body = doc.components.schemas.TourAvailability
+      expect(Object.keys(body.properties).sort()).toEqual(
+        ["currency", "days", "departures", "from", "known", "pax", "timezone", "to", "tour_id"]
+      )
     }))
 
   it.effect("live responses match the document: successes, problems and headers", () =>

@@ -4,12 +4,14 @@
  */
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { setUpDemoBookingSystem } from "../../src/demo/bookingSystem.js"
 import { seedDemo } from "../../src/demo/seed.js"
 import { startSandbox } from "../../src/sandbox/bokun/index.js"
+import { addDays, localDayAt } from "../../src/domain/localDay.js"
 import { BookingSystemAccounts } from "../../src/services/BookingSystemAccounts.js"
 import { PublishableKeys } from "../../src/services/PublishableKeys.js"
+import { TourSeason } from "../../src/services/TourSeason.js"
 import { createKey } from "../support/fixtures.js"
 import { get } from "../support/http.js"
 import { conforms, dereferencedSpec } from "../support/openapi.js"
@@ -93,5 +95,30 @@ layer(testServer(), { excludeTestServices: true, timeout: 180_000 })("demo catal
       const [draft] = yield* sql<{ id: string }>`SELECT id FROM tours WHERE status = 'draft'`
       expect((yield* get(`/api/v1/tours/${draft!.id}`, lisboa.token)).status).toBe(404)
       expect((yield* get(`/api/v1/tours/${pt[0].id}`, key.secret)).status).toBe(404)
+
+      // The demo computes from_price and season at start, after the mirror: the linked tours show
+      // the sandbox's lowest adult price and their first bookable day; the kayak has no booking system.
+      const season = yield* Effect.flatMap(TourSeason, (s) => s.refresh()).pipe(
+        Effect.provide(TourSeason.Default.pipe(Layer.provide(BookingSystemAccounts.Default)))
+      )
+      expect(season).toMatchObject({ tours: 5, known: 5, unknown: 0 })
+      const priced = (yield* get("/api/v1/tours", key.secret)).body.data
+      conforms(spec, "get", "/api/v1/tours", { ...list, body: { data: priced, next_cursor: null } })
+      const lowestAdult = (title: string) =>
+        sql<{ amount: number }>`
+          SELECT min(p.amount_minor)::int AS amount FROM bokun_sandbox.prices p
+          JOIN bokun_sandbox.pricing_categories c ON c.id = p.pricing_category_id AND c.is_default
+          WHERE c.product_id = ${Number(productOf(title))}`.pipe(Effect.map((rows) => rows[0]!.amount))
+      const today = localDayAt("Europe/Oslo", new Date())
+      for (const t of priced.filter((t: any) => t.title !== "Fjord & Fortress Kayak")) {
+        expect(t.from_price, t.title).toEqual({ amount_minor: yield* lowestAdult(t.title), currency: "NOK" })
+        expect(t.season.known, t.title).toBe(true)
+        // Today and the next three days are sold out in the demo.
+        expect(t.season.next_available_date > addDays(today, 2), t.title).toBe(true)
+      }
+      expect(priced.find((t: any) => t.title === "Fjord & Fortress Kayak")).toMatchObject({
+        from_price: null,
+        season: { known: false, next_available_date: null }
+      })
     })))
 })

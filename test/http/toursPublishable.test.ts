@@ -78,6 +78,12 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("the catalogue with 
       expect(list.headers.get("vary")).toContain("Origin")
       const detail = yield* pkGet(`/api/v1/tours/${s.own}`, s.pk)
       expect(detail.headers.get("cache-control")).toBe(PUBLIC_CACHE_CONTROL.detail)
+      const availability = yield* pkGet(`/api/v1/tours/${s.own}/availability?from=2026-12-01&to=2026-12-03`, s.pk, ALLOWED)
+      expect(availability.status, availability.text).toBe(200)
+      expect(availability.body).toMatchObject({ tour_id: s.own, known: false })
+      expect(availability.headers.get("cache-control")).toBe(PUBLIC_CACHE_CONTROL.availability)
+      expect(availability.headers.get("access-control-allow-origin")).toBe(ALLOWED)
+      expect((yield* pkGet(`/api/v1/tours/${s.elsewhere}/availability?from=2026-12-01&to=2026-12-03`, s.pk)).status).toBe(404)
       const secret = yield* createKey({ by: s.w.alice, operators: [s.w.alpha], scopes: ["tours:read"] })
       const viaSecret = yield* call("/api/v1/tours", { key: secret.token })
       expect(viaSecret.status).toBe(200)
@@ -227,12 +233,13 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("the catalogue with 
   it.effect("answers match the OpenAPI document, which offers either key on the tours endpoints", () =>
     Effect.gen(function*() {
       const spec: any = yield* dereferencedSpec
-      for (const path of ["/api/v1/tours", "/api/v1/tours/{id}"]) {
+      for (const path of ["/api/v1/tours", "/api/v1/tours/{id}", "/api/v1/tours/{id}/availability"]) {
         expect(spec.paths[path].get.security).toEqual([{ bearer: ["tours:read"] }, { publishable: [] }])
       }
       expect(spec.components.securitySchemes.publishable).toMatchObject({ type: "apiKey", in: "query", name: "key" })
       for (const { path, res } of seen.filter((x) => x.path.startsWith("/api/v1/tours") && x.res.status !== 404)) {
-        conforms(spec, "get", path.split("?")[0]!.replace(/\/tours\/[0-9a-f-]{36}$/, "/tours/{id}"), res)
+        const template = path.split("?")[0]!.replace(/\/tours\/[0-9a-f-]{36}/, "/tours/{id}")
+        conforms(spec, "get", template, res)
       }
     }))
 })

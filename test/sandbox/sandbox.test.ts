@@ -171,6 +171,52 @@ layer(sandboxEnv(), { excludeTestServices: true, timeout: 180_000 })("Bókun san
         const [departure] = yield* bs.availability(account, { productId: String(productId), from: "2027-02-02", to: "2027-02-02" })
         expect(departure!.seatsLeft).toBe(2)
       }))
+
+    it.effect("a season limits the days a product departs; day prices change one day's price and its bookings", () =>
+      Effect.gen(function*() {
+        const sandbox = yield* BokunSandbox
+        const bs = yield* BookingSystem
+        const spec = smallVendor("Seasonal Tours")
+        const created = yield* call("/sandbox/vendors", {
+          baseUrl: sandbox.baseUrl,
+          method: "POST",
+          body: { ...spec, products: [{ ...spec.products[0]!, season: { from: "2027-03-02", to: "2027-03-03" } }] }
+        })
+        expect(created.status).toBe(200)
+        const vendor = created.body
+        const account = sandbox.account(vendor)
+        const product = vendor.products[0]
+        const [standard] = product.rates
+        const adult = product.pricingCategories.find((c: any) => c.isDefault).id
+        const child = product.pricingCategories.find((c: any) => !c.isDefault).id
+        const priced = yield* call("/sandbox/day-prices", {
+          baseUrl: sandbox.baseUrl,
+          method: "PUT",
+          body: { rateId: standard.id, dates: ["2027-03-03"], prices: { [adult]: 39900 } }
+        })
+        expect(priced.status).toBe(200)
+
+        const departures = yield* bs.availability(account, { productId: String(product.id), from: "2027-03-01", to: "2027-03-04" })
+        expect(departures.map((d) => `${d.date} ${d.startTime}`)).toEqual([
+          "2027-03-02 10:00", "2027-03-02 14:30", "2027-03-03 10:00", "2027-03-03 14:30"
+        ])
+        const priceOf = (date: string, category: number) =>
+          departures.find((d) => d.date === date)!.rates.find((r) => r.rateId === String(standard.id))!.prices
+            .find((p) => p.pricingCategoryId === String(category))!.amountMinor
+        expect([priceOf("2027-03-02", adult), priceOf("2027-03-03", adult)]).toEqual([49900, 39900])
+        // A category left out keeps the rate's price.
+        expect(priceOf("2027-03-03", child)).toBe(24950)
+
+        // A booking on the day costs the day's price; outside the season there is no departure.
+        const booked = yield* sandbox.addBooking({ vendorId: vendor.id, productId: product.id, date: "2027-03-03", participants: 2 })
+        const [line] = yield* bs.booking(account, booked.confirmationCode)
+        expect(line!.totalMinor).toBe(79800)
+        const outside = yield* call(`/sandbox/vendors/${vendor.id}/bookings`, {
+          baseUrl: sandbox.baseUrl, method: "POST", body: { productId: product.id, date: "2027-03-04" }
+        })
+        expect(outside.status).toBe(400)
+        expect(outside.text).toContain("NO_AVAILABILITY")
+      }))
   })
 
   describe("schema", () => {
@@ -193,7 +239,7 @@ layer(sandboxEnv(), { excludeTestServices: true, timeout: 180_000 })("Bókun san
         const sql = yield* SqlClient.SqlClient
         const tables = yield* sql<{ n: number }>`
           SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = 'bokun_sandbox'`
-        expect(tables[0]!.n).toBe(11)
+        expect(tables[0]!.n).toBe(12)
       }))
   })
 

@@ -1,7 +1,7 @@
 /**
  * One instance's scheduled jobs, as the service runs them: its own cluster runner on
- * `clusterPort`, on `databaseUrl`, with settings `env`. No booking-system account is linked in
- * these tests, so neither the booking system nor the payment provider is called.
+ * `clusterPort`, on `databaseUrl`, with settings `env`. Unless a test passes a booking system (and
+ * links accounts), neither the booking system nor the payment provider is called.
  */
 import { type Context, Effect, Layer } from "effect"
 import { JobsLive } from "../../src/jobs/index.js"
@@ -18,12 +18,17 @@ const unused = <I, S extends object>(tag: Context.Tag<I, S>, why: string) =>
 const unusedBookingSystem = unused(BookingSystem, "no account is linked in this test")
 const unusedPaymentProvider = unused(PaymentProvider, "no payment is made in this test")
 
-export const jobsInstance = (databaseUrl: string, clusterPort: number, env: Record<string, string>) =>
+export const jobsInstance = (
+  databaseUrl: string,
+  clusterPort: number,
+  env: Record<string, string>,
+  bookingSystem: Layer.Layer<BookingSystem> = unusedBookingSystem
+) =>
   JobsLive.pipe(
     Layer.provide(Mirror.Default),
     Layer.provide(IdempotencyStore.Default),
     Layer.provide(BookingSystemAccounts.Default),
-    Layer.provide(unusedBookingSystem),
+    Layer.provide(bookingSystem),
     Layer.provide(unusedPaymentProvider),
     // The outbox layer brings the database and sets the configuration for every layer built on it.
     Layer.provide(outboxOn(databaseUrl, {

@@ -1,8 +1,12 @@
-/** Catalogue test data: sites, tours on them, content, translations and the season cache. */
+/**
+ * Catalogue test data: sites, tours on them, content, translations and the season cache; tours
+ * linked to Bókun sandbox products.
+ */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import { type TourContent, writeTourContent } from "../../src/demo/tourContent.js"
+import type { SandboxProduct, SandboxVendor } from "../../src/sandbox/bokun/index.js"
 import { Admin } from "../../src/services/Admin.js"
 
 export const createSite = (ownerOperatorId: string, name = "Site") =>
@@ -63,3 +67,42 @@ export const storeRawHtml = (tourId: string, html: { description?: string; inclu
       UPDATE tours SET description_html = ${html.description ?? ""}, included_html = ${html.included ?? ""},
         excluded_html = ${html.excluded ?? ""}
       WHERE id = ${tourId}`).pipe(Effect.orDie)
+
+/** Links the operator to a booking-system account for this sandbox vendor; answers the account id. */
+export const linkSandboxAccount = (operatorId: string, baseUrl: string, vendor: SandboxVendor) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const [account] = yield* sql<{ id: string }>`
+      INSERT INTO booking_system_accounts (kind, name, base_url, access_key, secret_key, service_channel_id)
+      VALUES ('bokun', ${vendor.title}, ${baseUrl}, ${vendor.accessKey}, ${vendor.secretKey}, ${String(vendor.serviceChannelId)})
+      RETURNING id`
+    yield* sql`UPDATE operators SET booking_system_account_id = ${account!.id} WHERE id = ${operatorId}`
+    return account!.id
+  }).pipe(Effect.orDie)
+
+/**
+ * A tour linked to a sandbox product: its pricing categories and rates carry the product's ids (the
+ * default category is the product's), as the catalogue of a linked tour does.
+ */
+export const insertLinkedTour = (t: TourSpec & { readonly product: SandboxProduct }) =>
+  Effect.gen(function*() {
+    const { product, ...spec } = t
+    const id = yield* insertTour({
+      ...spec,
+      content: {
+        pricingCategories: product.pricingCategories.map((c) => ({ id: String(c.id), title: c.title, isDefault: c.isDefault })),
+        rates: product.rates.map((r) => ({ id: String(r.id), title: r.title })),
+        ...spec.content
+      }
+    })
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`UPDATE tours SET booking_system_product_id = ${String(product.id)} WHERE id = ${id}`
+    return id
+  }).pipe(Effect.orDie)
+
+/** The season cache row of a tour, if any. */
+export const seasonRow = (tourId: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ from_price_minor: number | null; from_price_currency: string | null; known: boolean; next_available_date: string | null; computed_at: Date }>`
+      SELECT from_price_minor, from_price_currency, known, next_available_date, computed_at
+      FROM tour_season_cache WHERE tour_id = ${tourId}`).pipe(Effect.map((rows) => rows[0]), Effect.orDie)

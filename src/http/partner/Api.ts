@@ -8,6 +8,12 @@ import { Manifest } from "../../domain/manifest.js"
 import { PaymentLinkKind } from "../../domain/paymentLink.js"
 import { Scope } from "../../domain/scopes.js"
 import { LocaleParam, TOUR_LIST_DEFAULT, TOUR_LIST_MAX, TourDetail, TourPage } from "../../domain/tour.js"
+import {
+  AVAILABILITY_MAX_DAYS,
+  AVAILABILITY_PAX_MAX,
+  DEPARTURES_MAX_DAYS,
+  TourAvailability
+} from "../../domain/tourAvailability.js"
 import { Cursor, intParam, oneOf, PartnerId, UuidPath } from "../params.js"
 import { CatalogueAuth, eitherKey, PartnerAuth, RequiredScope } from "./security.js"
 import { idempotentWrite } from "./writeEndpoint.js"
@@ -390,6 +396,22 @@ export const TourParams = Schema.Struct({
   partner_id: Schema.optional(PartnerId)
 })
 
+export const TourAvailabilityParams = Schema.Struct({
+  from: Schema.propertySignature(IsoDate).annotations({
+    description: "First day (the tour's local day, YYYY-MM-DD), inclusive. Required.",
+    missingMessage: () => "is required: the first day, YYYY-MM-DD"
+  }),
+  to: Schema.propertySignature(IsoDate).annotations({
+    description: `Last day (the tour's local day), inclusive; not before \`from\`, at most ${AVAILABILITY_MAX_DAYS} days ` +
+      "with `from`. Required.",
+    missingMessage: () => "is required: the last day, YYYY-MM-DD"
+  }),
+  pax: Schema.optional(intParam(1, AVAILABILITY_PAX_MAX)).annotations({
+    description: `Party size for \`fits_party\`: 1 to ${AVAILABILITY_PAX_MAX}, default 1.`
+  }),
+  partner_id: Schema.optional(PartnerId)
+})
+
 export class ToursGroup extends HttpApiGroup.make("tours")
   .add(
     HttpApiEndpoint.get("list", "/tours")
@@ -422,6 +444,26 @@ export class ToursGroup extends HttpApiGroup.make("tours")
         "Scope `tours:read`. Every list field plus the content (clean HTML, lists), meeting point, cancellation, " +
           "departure times, pricing categories, rates, linked products and the checkout `activity_id`. 404 when none " +
           "of the key's sites (or `partner_id`'s) sells the tour, or it is a draft or archived."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("availability", "/tours/:id/availability")
+      .setPath(Schema.Struct({ id: UuidPath }))
+      .setUrlParams(TourAvailabilityParams)
+      .addSuccess(TourAvailability)
+      .addError(InvalidRequest)
+      .addError(NotFound)
+      .annotate(OpenApi.Transform, eitherKey)
+      .annotate(OpenApi.Summary, "A tour's live availability over a range of days")
+      .annotate(
+        OpenApi.Description,
+        "Scope `tours:read`. Read live from the tour's booking system (a few seconds at most) and never reserves " +
+          `anything. Every day from \`from\` to \`to\` (at most ${AVAILABILITY_MAX_DAYS} days) with \`available\` and the ` +
+          `day's lowest regular adult price; ranges of up to ${DEPARTURES_MAX_DAYS} days also list \`departures\` with seats ` +
+          "left, `fits_party` for `pax` and the booking system's prices per rate and pricing category before checkout " +
+          "discounts. When the booking system does not answer in time, or the tour is not linked to one, the answer is " +
+          "still 200 with `known` false and every day `available` null: unknown is never sold out. 404 as for " +
+          "GET /tours/{id}."
       )
   )
   .annotate(RequiredScope, "tours:read")

@@ -1,16 +1,19 @@
 /**
- * GET /api/v1/tours and /tours/{id}: the sites the caller reads (a secret key: its operators' sites,
- * or `partner_id`'s; a publishable key: its own site), then the catalogue of those sites. Answers to
- * a publishable key carry the public cache header of spec §8 when they succeed.
+ * GET /api/v1/tours, /tours/{id} and /tours/{id}/availability: the sites the caller reads (a secret
+ * key: its operators' sites, or `partner_id`'s; a publishable key: its own site), then the catalogue
+ * of those sites (availability: live from the booking system of a tour those sites sell). Answers to
+ * a publishable key are public and cacheable (spec §8).
  */
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect } from "effect"
+import { Effect, Either } from "effect"
 import { InvalidRequest } from "../../domain/errors.js"
 import { PUBLIC_CACHE_CONTROL } from "../../domain/publishableKey.js"
 import { catalogueLocale, TOUR_LIST_DEFAULT } from "../../domain/tour.js"
+import { checkRange } from "../../domain/tourAvailability.js"
 import { operatorIdsFor } from "../../domain/visibility.js"
 import { CursorSigner } from "../../services/CursorSigner.js"
 import { PUBLIC_TTL_SECONDS, PublicCatalogueCache, publicCacheKey } from "../../services/PublicCatalogueCache.js"
+import { TourAvailability } from "../../services/TourAvailability.js"
 import { Tours } from "../../services/Tours.js"
 import { jsonBody } from "../json.js"
 import { addResponseHeaders } from "../requestContext.js"
@@ -52,6 +55,7 @@ const answer = <A, E, R>(cache: PublicCatalogueCache, kind: keyof typeof PUBLIC_
 export const ToursLive = HttpApiBuilder.group(PartnerApi, "tours", (handlers) =>
   Effect.gen(function*() {
     const tours = yield* Tours
+    const availability = yield* TourAvailability
     const cursors = yield* CursorSigner
     const cache = yield* PublicCatalogueCache
     return handlers
@@ -71,5 +75,12 @@ export const ToursLive = HttpApiBuilder.group(PartnerApi, "tours", (handlers) =>
         answer(cache, "detail", Effect.gen(function*() {
           const siteIds = yield* callerSites(tours, p.partner_id)
           return yield* tours.get(path.id, { siteIds, locale: catalogueLocale(p.locale) })
+        })), DB_ROUTE)
+      .handle("availability", ({ path, urlParams: p }) =>
+        answer(cache, "availability", Effect.gen(function*() {
+          const range = checkRange(p.from, p.to)
+          if (Either.isLeft(range)) return yield* new InvalidRequest(range.left)
+          const siteIds = yield* callerSites(tours, p.partner_id)
+          return yield* availability.read(path.id, { siteIds }, { from: p.from, to: p.to, pax: p.pax ?? 1 })
         })), DB_ROUTE)
   }))

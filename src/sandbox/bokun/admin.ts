@@ -15,6 +15,7 @@
  *   POST   /sandbox/vendors/{id}/bookings/{code}/cancel
  *   DELETE /sandbox/vendors/{id}/bookings/{code}
  *   PUT    /sandbox/departures                  {productId, startTimeId, date, capacity}
+ *   PUT    /sandbox/day-prices                  {rateId, dates, prices: {pricingCategoryId: amountMinor}}
  */
 import { HttpRouter, HttpServerRequest } from "@effect/platform"
 import { Effect, Schema } from "effect"
@@ -74,5 +75,6 @@ export const adminApi = (sandbox: Sandbox) =>
       yield* sandbox.deleteBooking(yield* numericParam("id"), yield* param("code"))
       return { deleted: true }
     }))),
-    HttpRouter.put("/sandbox/departures", answer(Effect.flatMap(json, (spec) => Effect.as(sandbox.setDepartureCapacity(spec as any), spec))))
+    HttpRouter.put("/sandbox/departures", answer(Effect.flatMap(json, (spec) => Effect.as(sandbox.setDepartureCapacity(spec as any), spec)))),
+    HttpRouter.put("/sandbox/day-prices", answer(Effect.flatMap(json, (spec) => Effect.as(sandbox.setDayPrices(spec as any), spec))))
   )

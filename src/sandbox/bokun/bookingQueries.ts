@@ -16,7 +16,7 @@ import { dayMillis, validDay } from "./time.js"
 const SEARCH_CACHE_SIZE = 8
 
 export const makeBookingQueries = (sql: SqlClient.SqlClient, generation: Ref.Ref<number>, catalogue: Catalogue, seats: Seats) => {
-  const { product, prices } = catalogue
+  const { dayPrices, product, prices } = catalogue
   const { expireHolds } = seats
   const searchCache = new Map<string, { generation: number; ids: ReadonlyArray<number> }>()
   const loadBookings = (ids: ReadonlyArray<number>) =>
@@ -109,7 +109,7 @@ export const makeBookingQueries = (sql: SqlClient.SqlClient, generation: Ref.Ref
       if (to < from) return yield* badRequest("end is before start")
       yield* expireHolds
       const p = yield* product(vendorId, productId)
-      const [departures, priceRows] = yield* Effect.all([
+      const [departures, priceRows, dayRows] = yield* Effect.all([
         sql<{ date: string; start_time_id: number; time: string; capacity: number | null; taken: number }>`
           SELECT d::date AS date, st.id AS start_time_id, st.time, COALESCE(dep.capacity, p.capacity) AS capacity,
             COALESCE(t.seats, 0)::int AS taken
@@ -123,17 +123,26 @@ export const makeBookingQueries = (sql: SqlClient.SqlClient, generation: Ref.Ref
               AND pb.status IN ('CONFIRMED', 'RESERVED')
           ) t ON true
           WHERE p.id = ${p.id}
+            AND (p.season_from IS NULL OR d::date >= p.season_from)
+            AND (p.season_to IS NULL OR d::date <= p.season_to)
           ORDER BY d, st.time`,
-        prices(p.id)
+        prices(p.id),
+        dayPrices(p.id, from, to)
       ])
       const rates = [...new Map(priceRows.map((r) => [r.rate_id, r.rate_title]))]
-      const pricesByRate = rates.map(([rateId]) => ({
-        activityRateId: rateId,
-        pricePerCategoryUnit: priceRows.filter((r) => r.rate_id === rateId).map((r) => ({
-          id: r.category_id,
-          amount: { amount: fromMinor(r.amount_minor, p.currency), currency: p.currency }
+      // Day prices replace the rate's price of one category on one day.
+      const dayPrice = new Map(dayRows.map((r) => [`${r.date}/${r.rate_id}/${r.category_id}`, r.amount_minor]))
+      const pricesByRateOn = (date: string) =>
+        rates.map(([rateId]) => ({
+          activityRateId: rateId,
+          pricePerCategoryUnit: priceRows.filter((r) => r.rate_id === rateId).map((r) => ({
+            id: r.category_id,
+            amount: {
+              amount: fromMinor(dayPrice.get(`${date}/${rateId}/${r.category_id}`) ?? r.amount_minor, p.currency),
+              currency: p.currency
+            }
+          }))
         }))
-      }))
       const body: typeof Dialect.Availabilities.Encoded = departures.map((d) => {
         const left = d.capacity === null ? null : Math.max(0, d.capacity - d.taken)
         return {
@@ -148,7 +157,7 @@ export const makeBookingQueries = (sql: SqlClient.SqlClient, generation: Ref.Ref
           unavailable: false,
           defaultRateId: rates[0]?.[0] ?? null,
           rates: rates.map(([id, title]) => ({ id, title })),
-          pricesByRate
+          pricesByRate: pricesByRateOn(d.date)
         }
       })
       return body

@@ -27,6 +27,10 @@ export interface ProductRow {
   readonly capacity: number | null
   readonly rating_average: number | null
   readonly rating_count: number | null
+  /** Departs only from this day (null: open). */
+  readonly season_from: string | null
+  /** Departs only up to this day (null: open). */
+  readonly season_to: string | null
 }
 
 export interface PriceRow {
@@ -53,15 +57,30 @@ export const makeCatalogue = (sql: SqlClient.SqlClient) => {
       Effect.flatMap((rows) => (rows[0] ? Effect.succeed(rows[0]) : Effect.fail(notFound(`Activity ${productId}`))))
     )
 
-  const prices = (productId: number) =>
+  /** The product's prices per rate and category; with `date`, that day's (a day price wins over the rate's). */
+  const prices = (productId: number, date: string | null = null) =>
     sql<PriceRow>`
       SELECT r.id AS rate_id, r.title AS rate_title, c.id AS category_id, c.title AS category_title,
-        c.is_default, p.amount_minor
+        c.is_default, COALESCE(dp.amount_minor, p.amount_minor) AS amount_minor
       FROM bokun_sandbox.rates r
       JOIN bokun_sandbox.prices p ON p.rate_id = r.id
       JOIN bokun_sandbox.pricing_categories c ON c.id = p.pricing_category_id
+      LEFT JOIN bokun_sandbox.day_prices dp
+        ON dp.rate_id = r.id AND dp.pricing_category_id = c.id AND dp.date = ${date}::date
       WHERE r.product_id = ${productId}
       ORDER BY r.position, r.id, c.position, c.id`
+
+  /** Day prices of the product between two days: what differs from the rates' prices. */
+  const dayPrices = (productId: number, from: string, to: string) =>
+    sql<{ rate_id: number; category_id: number; date: string; amount_minor: number }>`
+      SELECT dp.rate_id, dp.pricing_category_id AS category_id, dp.date, dp.amount_minor
+      FROM bokun_sandbox.day_prices dp
+      JOIN bokun_sandbox.rates r ON r.id = dp.rate_id
+      WHERE r.product_id = ${productId} AND dp.date BETWEEN ${from}::date AND ${to}::date`
+
+  /** Whether the product departs on `day` (inside its season, if it has one). */
+  const inSeason = (p: Pick<ProductRow, "season_from" | "season_to">, day: string) =>
+    (p.season_from === null || day >= p.season_from) && (p.season_to === null || day <= p.season_to)
 
   const activity = (vendorId: number, productId: number) =>
     Effect.gen(function*() {
@@ -115,7 +134,7 @@ export const makeCatalogue = (sql: SqlClient.SqlClient) => {
       const body: typeof Dialect.ActivitySearchResult.Encoded = { totalHits: count!.n, items: items.map((i) => ({ id: i.id, title: i.title })) }
       return body
     })
-  return { vendorByAccessKey, vendorById, product, prices, activity, pickupPlaces, activitySearch }
+  return { vendorByAccessKey, vendorById, product, prices, dayPrices, inSeason, activity, pickupPlaces, activitySearch }
 }
 
 export type Catalogue = ReturnType<typeof makeCatalogue>

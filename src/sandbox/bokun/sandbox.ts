@@ -58,6 +58,10 @@ export interface Sandbox {
   readonly setDepartureCapacity: (
     input: { productId: number; startTimeId: number; date: string; capacity: number }
   ) => Effect.Effect<void>
+  /** Prices of one rate on some days, by pricing category id, that differ from the rate's own. */
+  readonly setDayPrices: (
+    input: { rateId: number; dates: ReadonlyArray<string>; prices: Readonly<Record<string, number>> }
+  ) => Effect.Effect<void>
   /** A BookingSystemAccount for the vendor, pointing at this sandbox. */
   readonly account: (vendor: Pick<Seed.SandboxVendor, "id" | "title" | "accessKey" | "secretKey" | "serviceChannelId">, overrides?: Partial<BookingSystemAccount>) => BookingSystemAccount
 }
@@ -92,6 +96,7 @@ export const startSandbox = (options: SandboxOptions = {}): Effect.Effect<Sandbo
       cancelBooking: (vendorId, code, note) => die(store.cancelBooking(vendorId, code, note ?? null)),
       deleteBooking: (vendorId, code) => die(store.deleteBooking(vendorId, code)),
       setDepartureCapacity: (input) => die(Seed.setDepartureCapacity(store, input)),
+      setDayPrices: (input) => die(Seed.setDayPrices(store, input)),
       account: (vendor, overrides) => ({
         id: `bokun-sandbox-${vendor.id}`,
         kind: "bokun",

@@ -47,6 +47,10 @@ const DDL = `
     rating_average numeric(3, 2),
     rating_count integer
   );
+  -- A seasonal product departs only from season_from to season_to (either may be open).
+  ALTER TABLE bokun_sandbox.products
+    ADD COLUMN IF NOT EXISTS season_from date,
+    ADD COLUMN IF NOT EXISTS season_to date;
   CREATE TABLE IF NOT EXISTS bokun_sandbox.start_times (
     id bigint PRIMARY KEY DEFAULT nextval('bokun_sandbox.ids'),
     product_id bigint NOT NULL REFERENCES bokun_sandbox.products(id) ON DELETE CASCADE,
@@ -74,6 +78,14 @@ const DDL = `
     pricing_category_id bigint NOT NULL REFERENCES bokun_sandbox.pricing_categories(id) ON DELETE CASCADE,
     amount_minor bigint NOT NULL CHECK (amount_minor >= 0),
     PRIMARY KEY (rate_id, pricing_category_id)
+  );
+  -- The price of one day when it differs from the rate's (a seasonal or peak-day price).
+  CREATE TABLE IF NOT EXISTS bokun_sandbox.day_prices (
+    rate_id bigint NOT NULL REFERENCES bokun_sandbox.rates(id) ON DELETE CASCADE,
+    pricing_category_id bigint NOT NULL REFERENCES bokun_sandbox.pricing_categories(id) ON DELETE CASCADE,
+    date date NOT NULL,
+    amount_minor bigint NOT NULL CHECK (amount_minor >= 0),
+    PRIMARY KEY (rate_id, pricing_category_id, date)
   );
   CREATE TABLE IF NOT EXISTS bokun_sandbox.pickup_places (
     id bigint PRIMARY KEY DEFAULT nextval('bokun_sandbox.ids'),

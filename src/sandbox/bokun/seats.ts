@@ -36,7 +36,7 @@ export interface NewBooking {
 }
 
 export const makeSeats = (sql: SqlClient.SqlClient, changed: Effect.Effect<void>, catalogue: Catalogue) => {
-  const { product, prices } = catalogue
+  const { inSeason, prices, product } = catalogue
   const now = currentDate
   /** Holds past their expiry lapse (TIMEOUT): their seats are free again. */
   const expireHolds = Effect.gen(function*() {
@@ -75,7 +75,8 @@ export const makeSeats = (sql: SqlClient.SqlClient, changed: Effect.Effect<void>
       const [start] = yield* sql<{ id: number }>`
         SELECT id FROM bokun_sandbox.start_times WHERE id = ${selection.startTimeId} AND product_id = ${p.id}`
       if (!start) return yield* badRequest(`Start time ${selection.startTimeId} is not a start time of activity ${p.id}`)
-      const priceRows = yield* prices(p.id)
+      if (!inSeason(p, selection.date)) return yield* badRequest(`Activity ${p.id} has no departure on ${selection.date}`, "NO_AVAILABILITY")
+      const priceRows = yield* prices(p.id, selection.date)
       const rateId = selection.rateId ?? priceRows[0]?.rate_id ?? null
       if (rateId === null || !priceRows.some((r) => r.rate_id === rateId)) {
         return yield* badRequest(`Rate ${selection.rateId} is not a rate of activity ${p.id}`)

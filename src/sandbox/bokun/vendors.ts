@@ -24,6 +24,8 @@ export interface ProductSpec {
   readonly rates?: ReadonlyArray<{ title: string; description?: string | null; prices: Readonly<Record<string, number>> }>
   readonly pickupPlaces?: ReadonlyArray<string | { title: string; minutesBefore?: number }>
   readonly rating?: { average: number; count: number } | null
+  /** Departs only between these days (inclusive; either may be left out). Default: every day. */
+  readonly season?: { readonly from?: string; readonly to?: string }
 }
 
 export interface VendorSpec {
@@ -146,7 +148,9 @@ export const createProduct = (
       supports_holds: spec.supportsHolds ?? true,
       capacity: spec.capacity === undefined ? 20 : spec.capacity,
       rating_average: spec.rating?.average ?? null,
-      rating_count: spec.rating?.count ?? null
+      rating_count: spec.rating?.count ?? null,
+      season_from: spec.season?.from ?? null,
+      season_to: spec.season?.to ?? null
     })} RETURNING id`
     const productId = row!.id
     if (spec.startTimes.length === 0) return yield* badRequest(`${spec.title}: a product needs a start time`)
@@ -212,6 +216,31 @@ export const setDepartureCapacity = (
     ON CONFLICT (product_id, start_time_id, date) DO UPDATE SET capacity = EXCLUDED.capacity`.pipe(
     Effect.zipRight(store.changed)
   )
+
+/**
+ * Prices of one rate on some days that differ from the rate's own (a peak day, a season), by
+ * pricing category id; every start time of those days gets them. A category left out keeps the
+ * rate's price.
+ */
+export const setDayPrices = (
+  store: Store,
+  input: { rateId: number; dates: ReadonlyArray<string>; prices: Readonly<Record<string, number>> }
+) =>
+  Effect.gen(function*() {
+    const rows = input.dates.flatMap((date) =>
+      Object.entries(input.prices).map(([category, amount]) => ({
+        rate_id: input.rateId,
+        pricing_category_id: Number(category),
+        date,
+        amount_minor: amount
+      }))
+    )
+    if (rows.length === 0) return
+    yield* store.sql`
+      INSERT INTO bokun_sandbox.day_prices ${store.sql.insert(rows)}
+      ON CONFLICT (rate_id, pricing_category_id, date) DO UPDATE SET amount_minor = EXCLUDED.amount_minor`
+    yield* store.changed
+  })
 
 /** The vendor with this access key as seeded earlier (a demo restarting on the same database), if any. */
 export const findVendor = (store: Store, accessKey: string) =>
