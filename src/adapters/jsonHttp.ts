@@ -81,6 +81,10 @@ export const makeJsonHttp = <E>(
       yield* Effect.annotateCurrentSpan("http.response.status_code", response.status)
       return { status: response.status, text }
     }).pipe(
+      // The exchange can always be cut by its own deadline, also where the caller runs uninterruptibly
+      // (the Partner API's database routes): otherwise a system that never answers holds the request
+      // for ever. Only HTTP runs here, no database statement.
+      Effect.interruptible,
       Effect.timeoutFail({
         duration: options.timeout,
         onTimeout: () => errors.unavailable(call.operation, "timeout", `no answer within ${Duration.format(options.timeout)}`)

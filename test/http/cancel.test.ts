@@ -407,6 +407,21 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/bookin
         expect(change!.state).toBe("abandoned")
       }))
 
+    it.effect("hangs: 503 within the adapter's deadlines, not a request that never ends; nothing refunded", () =>
+      Effect.gen(function*() {
+        const s = yield* setup()
+        const sale = yield* pay(s, s.amountMinor, { at: yesterday() })
+        const bokun = yield* BokunSandbox
+        yield* bokun.faults.set({ hang: true })
+        const started = Date.now()
+        const res = yield* cancel(s.bookingId, { key: s.key.token }).pipe(Effect.ensuring(bokun.faults.reset))
+        expectProblem(res, 503, "unavailable")
+        // One cancel attempt and one read with a retry, 2 s each (BOKUN_TIMEOUT_MS), plus backoff.
+        expect(Date.now() - started).toBeLessThan(15_000)
+        expect((yield* ourBooking(s)).status).toBe("CONFIRMED")
+        expect((yield* returnedBySandbox(sale.orderId)).refundOrders).toBe(0)
+      }))
+
     it.effect("a booking the booking system does not know holds no seats: the cancel goes on", () =>
       Effect.gen(function*() {
         const s = yield* setup()
