@@ -53,9 +53,16 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("CLI: booking-system
         SELECT count(*)::int AS rows FROM manifest_rows WHERE operator_id = ${op} AND tour_id = ${tour!.id} AND departure_date = ${today}::date`) as unknown as [{ rows: number }]
       expect(rows).toBe(summary.inserted)
 
-      // The catalogue's season, now: the tour is known (no pricing categories here, so no price).
+      // The catalogue's season, now: the tour is known. It had no pricing categories: the same run
+      // takes them (and the rates, rating, ...) from the booking system first, so it has a price.
       const season = json(yield* run(db, "tours", "refresh-season"))
-      expect(season).toMatchObject({ tours: 1, known: 1, unknown: 0, results: [{ tour_id: tour!.id, known: true, from_price_minor: null }] })
+      expect(season).toMatchObject({
+        tours: 1,
+        known: 1,
+        unknown: 0,
+        facts_updated: 1,
+        results: [{ tour_id: tour!.id, known: true, from_price_minor: 49900, facts: "updated" }]
+      })
       expect(season.results[0].next_available_date).toEqual(expect.any(String))
 
       // The booking system down: the command says which account failed and exits non-zero.

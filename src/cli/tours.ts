@@ -1,6 +1,7 @@
 /**
  * CLI for the tour catalogue: `tours refresh-season` computes `from_price` and `season` from the
- * booking systems now (every linked published tour, or one), as the scheduled job does. Output is
+ * booking systems now (every linked published tour, or one), with the tours' booking-system facts
+ * (rating, rates, pricing categories, duration, departure times), as the scheduled job does. Output is
  * JSON: the summary and each tour's result.
  */
 import { Command, Options } from "@effect/cli"

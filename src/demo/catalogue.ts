@@ -3,7 +3,8 @@
  * tours sold on fjordexplorer.no, Portuguese for the Lisbon ones. Facts of the tours linked to the
  * Bókun sandbox (duration, priced per booking, start times, rating, rates and pricing categories in
  * the same order) follow the sandbox demo products (src/sandbox/bokun/demo.ts); their ids are
- * replaced with the sandbox's when the demo links the booking system (src/demo/bookingSystem.ts).
+ * replaced with the sandbox's when the demo links the booking system (src/demo/bookingSystem.ts),
+ * and the season refresh at start then takes those facts from the sandbox (src/services/TourSeason.ts).
  * Photos are picsum.photos URLs with a fixed seed, so a browser shows the same picture every time.
  */
 import type { TourContent } from "./tourContent.js"

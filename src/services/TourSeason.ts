@@ -14,6 +14,13 @@
  * stays for `TOUR_SEASON_PRICE_KEEP_HOURS` after it was computed (`computed_at` is when the values
  * were last computed from an answer), then goes too. A tour never computed keeps no row: not known.
  *
+ * In the same run, before the seasons, the booking system's facts of those tours (rating, duration,
+ * priced per booking, departure times, pricing categories and rates: src/domain/tourFacts.ts) are
+ * taken from one `products(account)` call per account within the same deadline and stored one
+ * transaction per tour (src/services/storeTourFacts.ts). A product missing from the answer leaves its
+ * tour as it is (logged); an account whose catalogue does not answer changes no facts, and its
+ * seasons are read as they would be otherwise.
+ *
  * Accounts are refreshed `TOUR_SEASON_CONCURRENCY` at a time, the tours of one account one after
  * another; after the first tour its booking system did not answer for, the account's remaining tours
  * in this run are marked not known without asking it again. One account failing, however it fails,
@@ -25,9 +32,11 @@ import { Cause, Clock, Duration, Effect } from "effect"
 import { TourAvailabilityConfig } from "../config.js"
 import { localDayAt } from "../domain/localDay.js"
 import { seasonOf, seasonWindow } from "../domain/tourAvailability.js"
-import { BookingSystem } from "../ports/BookingSystem.js"
+import { tourFactsOf } from "../domain/tourFacts.js"
+import { type BookingSystemAccount, BookingSystem, BookingSystemUnavailable } from "../ports/BookingSystem.js"
 import { BookingSystemAccounts } from "./BookingSystemAccounts.js"
 import { readDepartures } from "./readDepartures.js"
+import { storeTourFacts } from "./storeTourFacts.js"
 
 interface SeasonTour {
   readonly id: string
@@ -35,8 +44,15 @@ interface SeasonTour {
   readonly currency: string
   readonly product_id: string
   readonly account_id: string
-  readonly default_category_id: string | null
 }
+
+/**
+ * What happened to a tour's booking-system facts in this run: `updated` from the product,
+ * `not_in_booking_system` (the account's catalogue has no such product: left as it was),
+ * `not_read` (the account's catalogue did not answer or refused: left as it was), `failed` (could not
+ * be stored: left as it was).
+ */
+export type TourFactsOutcome = "updated" | "not_in_booking_system" | "not_read" | "failed"
 
 export interface TourSeasonResult {
   readonly tour_id: string
@@ -45,6 +61,7 @@ export interface TourSeasonResult {
   readonly next_available_date: string | null
   /** Why not known. */
   readonly reason: string | null
+  readonly facts: TourFactsOutcome
 }
 
 export interface TourSeasonSummary {
@@ -59,6 +76,10 @@ export interface TourSeasonSummary {
   readonly accounts_failed: number
   /** Cache rows removed: tours no longer published or linked. */
   readonly dropped: number
+  /** Tours whose rating, rates, pricing categories, duration and departure times were updated. */
+  readonly facts_updated: number
+  /** Tours whose product the booking system's catalogue did not list (left as they were). */
+  readonly facts_missing: number
   readonly results: ReadonlyArray<TourSeasonResult>
 }
 
@@ -72,8 +93,7 @@ export class TourSeason extends Effect.Service<TourSeason>()("TourSeason", {
     const linkedTours = (tourId: string | undefined) =>
       sql<SeasonTour>`
         SELECT t.id, t.timezone, t.currency, t.booking_system_product_id AS product_id,
-          o.booking_system_account_id AS account_id,
-          (SELECT pc.id FROM tour_pricing_categories pc WHERE pc.tour_id = t.id AND pc.is_default) AS default_category_id
+          o.booking_system_account_id AS account_id
         FROM tours t JOIN operators o ON o.id = t.operator_id
         WHERE t.status = 'published' AND t.booking_system_product_id IS NOT NULL
           AND o.booking_system_account_id IS NOT NULL
@@ -106,18 +126,73 @@ export class TourSeason extends Effect.Service<TourSeason>()("TourSeason", {
             THEN from_price_currency END
         WHERE tour_id = ${tourId}`.pipe(Effect.orDie)
 
-    const unknownResult = (tourId: string, reason: string): TourSeasonResult =>
-      ({ tour_id: tourId, known: false, from_price_minor: null, next_available_date: null, reason })
+    /** Read after the facts are stored: the booking system's default category of this run. */
+    const defaultCategory = (tourId: string) =>
+      sql<{ id: string }>`SELECT id FROM tour_pricing_categories WHERE tour_id = ${tourId} AND is_default`.pipe(
+        Effect.orDie,
+        Effect.map((rows) => rows[0]?.id ?? null)
+      )
+
+    const unknownResult = (tourId: string, reason: string, facts: TourFactsOutcome): TourSeasonResult =>
+      ({ tour_id: tourId, known: false, from_price_minor: null, next_available_date: null, reason, facts })
+
+    /** The account's catalogue, once, within the deadline; cut even inside an uninterruptible region. */
+    const readProducts = (account: BookingSystemAccount) =>
+      bookingSystem.products(account).pipe(
+        Effect.interruptible,
+        Effect.timeoutFail({
+          duration: Duration.millis(config.seasonTimeoutMs),
+          onTimeout: () =>
+            new BookingSystemUnavailable({
+              accountId: account.id,
+              operation: "products",
+              reason: "timeout",
+              detail: `no answer within ${config.seasonTimeoutMs} ms`
+            })
+        })
+      )
+
+    /** Each tour's facts from the account's catalogue, one transaction per tour; nothing changes without an answer. */
+    const refreshFacts = (account: BookingSystemAccount, tours: ReadonlyArray<SeasonTour>) =>
+      Effect.gen(function*() {
+        const outcomes = new Map<string, TourFactsOutcome>()
+        const read = yield* Effect.either(readProducts(account))
+        if (read._tag === "Left") {
+          const e = read.left
+          yield* Effect.logWarning(`facts of account ${account.id} not read, its tours left as they are: ${e._tag} ${e.reason}: ${e.detail}`)
+          for (const t of tours) outcomes.set(t.id, "not_read")
+          return outcomes
+        }
+        const products = new Map(read.right.map((p) => [p.id, p]))
+        for (const tour of tours) {
+          const product = products.get(tour.product_id)
+          if (product === undefined) {
+            yield* Effect.logWarning(`tour ${tour.id}: product ${tour.product_id} not in the catalogue of account ${account.id}; left as it is`)
+            outcomes.set(tour.id, "not_in_booking_system")
+            continue
+          }
+          const stored = yield* Effect.either(storeTourFacts(sql, tour.id, tourFactsOf(product)))
+          if (stored._tag === "Left") {
+            yield* Effect.logError(`facts of tour ${tour.id} not stored`, stored.left)
+            outcomes.set(tour.id, "failed")
+          } else {
+            outcomes.set(tour.id, "updated")
+          }
+        }
+        return outcomes
+      }).pipe(Effect.withSpan("TourSeason.refreshFacts", { attributes: { "bokun.account_id": account.id, tours: tours.length } }))
 
     /** The tours of one account, one after another; stops asking after the booking system failed to answer. */
     const refreshAccount = (accountId: string, tours: ReadonlyArray<SeasonTour>) =>
       Effect.gen(function*() {
         const results: Array<TourSeasonResult & { skipped?: boolean }> = []
+        let facts = new Map<string, TourFactsOutcome>()
+        const factsOf = (tourId: string) => facts.get(tourId) ?? "not_read"
         const markAll = (rest: ReadonlyArray<SeasonTour>, reason: string, skipped: boolean) =>
           Effect.forEach(rest, (t) =>
             Effect.gen(function*() {
               yield* storeUnknown(t.id, new Date(yield* Clock.currentTimeMillis))
-              results.push({ ...unknownResult(t.id, reason), skipped })
+              results.push({ ...unknownResult(t.id, reason, factsOf(t.id)), skipped })
             }), { discard: true })
         const found = yield* Effect.either(accounts.byId(accountId))
         if (found._tag === "Left") {
@@ -125,6 +200,7 @@ export class TourSeason extends Effect.Service<TourSeason>()("TourSeason", {
           return results
         }
         const account = found.right.account
+        facts = yield* refreshFacts(account, tours)
         for (const [i, tour] of tours.entries()) {
           const at = new Date(yield* Clock.currentTimeMillis)
           const window = seasonWindow(localDayAt(tour.timezone, at))
@@ -136,7 +212,7 @@ export class TourSeason extends Effect.Service<TourSeason>()("TourSeason", {
             const reason = `${e._tag} ${e.reason}: ${e.detail}`
             yield* Effect.logWarning(`season of tour ${tour.id} not known: ${reason}`)
             yield* storeUnknown(tour.id, at)
-            results.push(unknownResult(tour.id, reason))
+            results.push(unknownResult(tour.id, reason, factsOf(tour.id)))
             if (e._tag === "BookingSystemUnavailable") {
               // It did not answer: do not make the rest of its tours wait for it in this run.
               yield* markAll(tours.slice(i + 1), `not asked: account ${accountId} did not answer for an earlier tour`, true)
@@ -147,7 +223,7 @@ export class TourSeason extends Effect.Service<TourSeason>()("TourSeason", {
           const season = seasonOf(read.right, {
             timeZone: tour.timezone,
             currency: tour.currency,
-            defaultCategoryId: tour.default_category_id,
+            defaultCategoryId: yield* defaultCategory(tour.id),
             now: at
           })
           yield* storeKnown(tour, at, season.fromPriceMinor, season.nextAvailableDate)
@@ -156,7 +232,8 @@ export class TourSeason extends Effect.Service<TourSeason>()("TourSeason", {
             known: true,
             from_price_minor: season.fromPriceMinor,
             next_available_date: season.nextAvailableDate,
-            reason: null
+            reason: null,
+            facts: factsOf(tour.id)
           })
         }
         return results
@@ -176,7 +253,7 @@ export class TourSeason extends Effect.Service<TourSeason>()("TourSeason", {
               Effect.catchAllCause((cause) =>
                 Effect.as(
                   Effect.logError(`season refresh of account ${accountId} failed`, cause),
-                  list.map((t) => ({ ...unknownResult(t.id, Cause.pretty(cause).split("\n")[0]!), skipped: false }))
+                  list.map((t) => ({ ...unknownResult(t.id, Cause.pretty(cause).split("\n")[0]!, "failed"), skipped: false }))
                 )
               )
             ),
@@ -191,6 +268,8 @@ export class TourSeason extends Effect.Service<TourSeason>()("TourSeason", {
           accounts: byAccount.size,
           accounts_failed: perAccount.filter((rs) => rs.some((r) => !r.known)).length,
           dropped,
+          facts_updated: results.filter((r) => r.facts === "updated").length,
+          facts_missing: results.filter((r) => r.facts === "not_in_booking_system").length,
           results: results.map(({ skipped: _, ...r }) => r)
         }
         yield* Effect.annotateCurrentSpan({ tours: summary.tours, known: summary.known, unknown: summary.unknown })

@@ -201,9 +201,12 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("tour availability a
         expect(resultOf(refused.tourId)).toMatchObject({ known: false })
         expect(resultOf(refused.tourId).reason).toContain("BookingSystemRejected")
         expect(summary.skipped).toBeGreaterThanOrEqual(1)
-        // Only the down account's first tour was asked for.
+        // The down account was asked for its catalogue (the tours' facts, once per run) and for its
+        // first tour's departures only.
         const askedBad = (yield* sandbox.requests.list).filter((r) => r.accessKey === bad.vendor.accessKey)
-        expect(new Set(askedBad.map((r) => r.path))).toEqual(new Set([`/activity.json/${bad.product.id}/availabilities`]))
+        expect(new Set(askedBad.map((r) => r.path))).toEqual(
+          new Set(["/activity.json/search", `/activity.json/${bad.product.id}/availabilities`])
+        )
 
         expect((yield* listed(good.key, good.tourId)).season.known).toBe(true)
         expect((yield* listed(bad.key, bad.tourId)).season.known).toBe(false)

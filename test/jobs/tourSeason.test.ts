@@ -56,7 +56,7 @@ layer(Layer.empty, { excludeTestServices: true, timeout: 120_000 })("tour season
       expect(runs.length).toBeGreaterThan(0)
       expect(runs[0]).toEqual({
         outcome: "ok",
-        summary: { tours: 3, known: 1, unknown: 2, skipped: 1, accounts: 2, accounts_failed: 1, dropped: 0 }
+        summary: { tours: 3, known: 1, unknown: 2, skipped: 1, accounts: 2, accounts_failed: 1, dropped: 0, facts_updated: 1, facts_missing: 0 }
       })
       const good = (yield* seasonRow(s.good).pipe(Effect.provide(context)))!
       expect(good).toMatchObject({ known: true, from_price_minor: 49900, from_price_currency: "NOK" })
