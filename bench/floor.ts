@@ -18,7 +18,17 @@
  * with none of what the service adds around a write (Idempotency-Key claim and stored answer, daily
  * limit slot, audit entry).
  *
- * Env: DATABASE_URL, PORT, DB_POOL_SIZE (default 10), RATE_LIMIT_PER_MINUTE (default 300).
+ * GET /api/v1/tours and GET /api/v1/tours/{id} with a publishable key (`?key=pk_widget_...`, for
+ * `npm run bench:tours`): the key lookup of src/services/PublishableKeys.ts; an answer held for the
+ * key and URL (the service's own cache key, publicCacheKey of src/services/PublicCatalogueCache.ts,
+ * kept for the same s-maxage) is sent again with `X-Cache: HIT` after that lookup alone, as the
+ * service does; otherwise the rate-limit upsert (bucket `publishable:<key id>`) and the list or the
+ * get of src/services/Tours.ts, verbatim, mapped to JSON with the service's own pure mappers
+ * (toTourSummary, toTourDetail) and kept (`X-Cache: MISS`). Tour cursors are the service's
+ * (filters `{list: "tours"}`).
+ *
+ * Env: DATABASE_URL, PORT, DB_POOL_SIZE (default 10), RATE_LIMIT_PER_MINUTE (default 300),
+ * PUBLISHABLE_RATE_LIMIT_PER_MINUTE (default 1200).
  * Exits when its stdin closes (the runner holds the other end), so it never outlives the runner.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
@@ -33,6 +43,10 @@ import { buildManifest, type ManifestEntry } from "../src/domain/manifestGroupin
 import { type BookingDetailRow, type BookingRow, toDetail, toSummary } from "../src/services/Bookings.js"
 import { type ManifestRowRecord, toEntry } from "../src/services/Manifest.js"
 import { pgTypes } from "../src/db/pgTypes.js"
+import { PUBLIC_CACHE_CONTROL, PUBLISHABLE_REQUESTS_PER_MINUTE, parsePublishableKey } from "../src/domain/publishableKey.js"
+import { catalogueLocale, TOUR_LIST_DEFAULT, TOUR_LIST_MAX } from "../src/domain/tour.js"
+import { PUBLIC_TTL_SECONDS, publicCacheKey } from "../src/services/PublicCatalogueCache.js"
+import { toTourDetail, toTourSummary } from "../src/services/Tours.js"
 
 // ---- connection: the same pool size and type parsers as src/db/Database.ts -----------------------
 
@@ -45,6 +59,7 @@ const pool = new pg.Pool({
 pool.on("error", () => {})
 
 const RATE_LIMIT = Number(process.env.RATE_LIMIT_PER_MINUTE ?? 300)
+const PUBLISHABLE_RATE_LIMIT = Number(process.env.PUBLISHABLE_RATE_LIMIT_PER_MINUTE ?? PUBLISHABLE_REQUESTS_PER_MINUTE)
 const WINDOW_SECONDS = 60
 
 // ---- the statements, verbatim from src/services ----------------------------------------------------
@@ -213,8 +228,14 @@ class Refusal {
   constructor(readonly status: number, readonly detail: string, readonly headers: Record<string, string> = {}) {}
 }
 
-const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string>, type = "application/json") => {
-  const text = JSON.stringify(body)
+const send = (
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string>,
+  type = "application/json",
+  text = JSON.stringify(body)
+) => {
   res.writeHead(status, { ...headers, "content-type": type, "content-length": Buffer.byteLength(text) })
   res.end(text)
 }
@@ -411,6 +432,182 @@ const checkin = async (key: Key, rowId: string, text: string) => {
   }
 }
 
+
+// ---- the tour catalogue with a publishable key ---------------------------------------------------
+
+/** src/services/PublishableKeys.ts authenticate */
+const FIND_PUBLISHABLE_KEY = `
+          SELECT id, site_id, allowed_origins, revoked_at FROM publishable_keys WHERE id = $1`
+
+/** src/services/Tours.ts offered, as @effect/sql compiles `sql.and` of its clauses. */
+const offered = (siteParam: string, extra: string) => `
+        SELECT DISTINCT ON (t.id) t.id AS tour_id, s.owner_operator_id AS host_id,
+          CASE st.sold_by WHEN 'site_owner' THEN s.owner_operator_id ELSE t.operator_id END AS seller_id
+        FROM site_tours st
+        JOIN sites s ON s.id = st.site_id
+        JOIN tours t ON t.id = st.tour_id
+        WHERE (st.site_id = ANY(${siteParam}::uuid[]) AND t.status = 'published' AND ${extra})
+        ORDER BY t.id, (s.owner_operator_id = t.operator_id) DESC, s.domain`
+
+/** Tours.ts summaryColumns, the locale as parameter $1. */
+const TOUR_SUMMARY_COLUMNS = `
+      t.id, t.slug, coalesce(tr.title, t.title) AS title, coalesce(tr.excerpt, t.excerpt) AS excerpt,
+      ARRAY(SELECT p.url FROM tour_photos p WHERE p.tour_id = t.id ORDER BY p.position) AS photos,
+      t.duration_minutes, t.priced_per_booking, t.languages, t.rating_average::float8 AS rating_average, t.rating_count,
+      c.from_price_minor, c.from_price_currency, c.known AS season_known, c.next_available_date,
+      t.operator_id, o.name AS operator_name, o.legal_name AS operator_legal_name, o.org_number AS operator_org_number,
+      f.host_id, f.seller_id, sel.name AS seller_name, sel.legal_name AS seller_legal_name,
+      sel.org_number AS seller_org_number,
+      CASE WHEN tr.tour_id IS NULL THEN 'en' ELSE $1 END AS applied_locale,
+      (extract(epoch FROM t.created_at) * 1000000)::bigint::text AS created_micros`
+
+/** Tours.ts joins, the locale as parameter `localeParam`. */
+const tourJoins = (localeParam: string) => `
+      JOIN tours t ON t.id = f.tour_id
+      JOIN operators o ON o.id = t.operator_id
+      JOIN operators sel ON sel.id = f.seller_id
+      LEFT JOIN tour_translations tr ON tr.tour_id = t.id AND tr.locale = ${localeParam}
+      LEFT JOIN tour_season_cache c ON c.tour_id = t.id`
+
+/** Tours.list: first page ($1 locale, $2 sites, $3 locale, $4 limit + 1) or after a position. */
+const TOUR_LIST_FIRST = `
+          SELECT ${TOUR_SUMMARY_COLUMNS}
+          FROM (${offered("$2", "").replace(" AND )", ")")}) f
+          ${tourJoins("$3")}
+          ORDER BY t.created_at, t.id
+          LIMIT $4`
+const TOUR_LIST_AFTER = `
+          SELECT ${TOUR_SUMMARY_COLUMNS}
+          FROM (${offered("$2", "(t.created_at, t.id) > ($3::timestamptz, $4::uuid)")}) f
+          ${tourJoins("$5")}
+          ORDER BY t.created_at, t.id
+          LIMIT $6`
+
+/** Tours.get: $1 locale, $2 sites (linked products), $3 sites, $4 id, $5 locale. */
+const TOUR_GET = `
+          SELECT ${TOUR_SUMMARY_COLUMNS}, t.timezone,
+            coalesce(tr.description_html, t.description_html) AS description_html,
+            coalesce(tr.included_html, t.included_html) AS included_html,
+            coalesce(tr.excluded_html, t.excluded_html) AS excluded_html,
+            coalesce(tr.inclusions, t.inclusions) AS inclusions,
+            coalesce(tr.exclusions, t.exclusions) AS exclusions,
+            coalesce(tr.highlights, t.highlights) AS highlights,
+            coalesce(tr.know_before, t.know_before) AS know_before,
+            CASE WHEN t.meeting_point_name IS NULL THEN NULL
+              ELSE coalesce(tr.meeting_point_name, t.meeting_point_name) END AS meeting_point_name,
+            t.meeting_point_address, t.meeting_point_lat, t.meeting_point_lng,
+            coalesce(tr.cancellation_title, t.cancellation_title) AS cancellation_title,
+            t.cancellation_free_hours, t.min_age, t.difficulty, t.departure_times,
+            (SELECT coalesce(json_agg(json_build_object(
+                'id', pc.id, 'is_default', pc.is_default, 'title', coalesce(pct.title, pc.title),
+                'min_age', pc.min_age, 'max_age', pc.max_age) ORDER BY pc.position, pc.id), '[]')
+              FROM tour_pricing_categories pc
+              LEFT JOIN tour_pricing_category_translations pct
+                ON pct.tour_id = pc.tour_id AND pct.category_id = pc.id AND pct.locale = tr.locale
+              WHERE pc.tour_id = t.id) AS pricing_categories,
+            (SELECT coalesce(json_agg(json_build_object(
+                'id', r.id, 'title', coalesce(rt.title, r.title), 'description', coalesce(rt.description, r.description))
+                ORDER BY r.position, r.id), '[]')
+              FROM tour_rates r
+              LEFT JOIN tour_rate_translations rt ON rt.tour_id = r.tour_id AND rt.rate_id = r.id AND rt.locale = tr.locale
+              WHERE r.tour_id = t.id) AS rates,
+            (SELECT coalesce(json_agg(json_build_object(
+                'label', l.label, 'language', l.language,
+                'tour_id', CASE WHEN EXISTS (
+                  SELECT 1 FROM site_tours lst JOIN tours lt ON lt.id = lst.tour_id
+                  WHERE lst.tour_id = l.linked_tour_id AND lt.status = 'published'
+                    AND lst.site_id = ANY($2::uuid[])
+                ) THEN l.linked_tour_id END) ORDER BY l.position), '[]')
+              FROM tour_linked_products l WHERE l.tour_id = t.id) AS linked_products
+          FROM (${offered("$3", "t.id = $4::uuid")}) f
+          ${tourJoins("$5")}`
+
+/** The answers held for publishable keys, as PublicCatalogueCache (bounded the same way). */
+const held = new Map<string, { readonly body: string; readonly expires: number }>()
+const HELD_MAX = 20_000
+
+const LOCALE = /^[A-Za-z]{2,3}([-_][A-Za-z0-9]{1,8}){0,4}$/
+const TOUR = /^\/api\/v1\/tours\/([^/]+)$/
+const TOUR_FILTERS = { list: "tours", partner_id: undefined }
+
+/** GET /tours and /tours/{id} for a publishable key; undefined when the path is not one of them. */
+const tours = async (req: IncomingMessage, url: URL, res: ServerResponse, headers: Record<string, string>) => {
+  const one = TOUR.exec(url.pathname)
+  if (url.pathname !== "/api/v1/tours" && !one) return false
+  if ((req.headers.authorization ?? "") !== "") throw new Refusal(400, "the floor serves publishable keys only")
+  const keys = url.searchParams.getAll("key")
+  if (keys.length !== 1) throw new Refusal(401, "send one `key`")
+  const id = parsePublishableKey(keys[0]!)
+  if (id === undefined) throw new Refusal(401, "the publishable key is malformed")
+  const { rows: [key] } = await pool.query(FIND_PUBLISHABLE_KEY, [id])
+  if (!key) throw new Refusal(401, "the publishable key is not valid")
+  if (key.revoked_at !== null) throw new Refusal(401, "the publishable key has been revoked")
+  Object.assign(headers, { "cache-control": "no-store", "vary": "Origin" })
+  const kind = one ? "detail" : "list"
+  const cacheKey = publicCacheKey(key.id, req.url ?? "/")
+  const entry = held.get(cacheKey)
+  const now = Date.now()
+  if (entry !== undefined && entry.expires > now) {
+    send(res, 200, undefined, { ...headers, "cache-control": PUBLIC_CACHE_CONTROL[kind], "x-cache": "HIT" }, "application/json", entry.body)
+    return true
+  }
+  if (entry !== undefined) held.delete(cacheKey)
+  const { rows: [hit] } = await pool.query(RATE_LIMIT_HIT, [`publishable:${key.id}`, WINDOW_SECONDS, WINDOW_SECONDS, WINDOW_SECONDS])
+  const remaining = Math.max(0, PUBLISHABLE_RATE_LIMIT - hit.count)
+  const reset = Math.max(1, hit.reset_seconds)
+  Object.assign(headers, {
+    "ratelimit-policy": `"publishable";q=${PUBLISHABLE_RATE_LIMIT};w=${WINDOW_SECONDS}`,
+    "ratelimit": `"publishable";r=${remaining};t=${reset}`,
+    "ratelimit-limit": String(PUBLISHABLE_RATE_LIMIT),
+    "ratelimit-remaining": String(remaining),
+    "ratelimit-reset": String(reset)
+  })
+  if (hit.count > PUBLISHABLE_RATE_LIMIT) throw new Refusal(429, "rate limited", { "retry-after": String(reset) })
+  const localeText = url.searchParams.get("locale")
+  if (localeText !== null && (!LOCALE.test(localeText) || localeText.length > 35)) throw new Refusal(400, "locale: must be a language tag")
+  if (url.searchParams.has("partner_id")) throw new Refusal(400, "partner_id is for secret keys")
+  const locale = catalogueLocale(localeText ?? undefined)
+  const sites = toPgArray([key.site_id])
+  let body: unknown
+  if (one) {
+    if (!UUID.test(one[1]!)) throw new Refusal(400, "id: must be a UUID")
+    const { rows: [row] } = await pool.query(TOUR_GET, [locale, sites, sites, one[1], locale])
+    if (!row) throw new Refusal(404, "tour not found, or not yours")
+    body = toTourDetail(row)
+  } else {
+    const limitText = url.searchParams.get("limit")
+    if (limitText !== null && (!/^\d{1,9}$/.test(limitText) || Number(limitText) < 1 || Number(limitText) > TOUR_LIST_MAX)) {
+      throw new Refusal(400, `limit: must be a whole number from 1 to ${TOUR_LIST_MAX}`)
+    }
+    const limit = limitText === null ? TOUR_LIST_DEFAULT : Number(limitText)
+    const fingerprint = filterFingerprint(TOUR_FILTERS)
+    const cursor = url.searchParams.get("cursor")
+    let rows: Array<Row>
+    if (cursor === null) {
+      rows = (await pool.query(TOUR_LIST_FIRST, [locale, sites, locale, limit + 1])).rows
+    } else {
+      const decoded = decodeCursor(cursorSecret!, cursor, fingerprint)
+      if (Either.isLeft(decoded)) throw new Refusal(400, `cursor ${decoded.left}`)
+      const after = decoded.right
+      rows = (await pool.query(TOUR_LIST_AFTER, [locale, sites, microsToIso(after.createdMicros), after.id, locale, limit + 1])).rows
+    }
+    const shown = rows.slice(0, limit)
+    const last = shown[shown.length - 1]
+    body = {
+      data: shown.map((row) => toTourSummary(row as Parameters<typeof toTourSummary>[0])),
+      next_cursor: rows.length > limit && last
+        ? encodeCursor(cursorSecret!, { createdMicros: last.created_micros, id: last.id }, fingerprint)
+        : null
+    }
+  }
+  const text = JSON.stringify(body)
+  held.delete(cacheKey)
+  held.set(cacheKey, { body: text, expires: now + PUBLIC_TTL_SECONDS[kind] * 1000 })
+  while (held.size > HELD_MAX) held.delete(held.keys().next().value!)
+  send(res, 200, undefined, { ...headers, "cache-control": PUBLIC_CACHE_CONTROL[kind], "x-cache": "MISS" }, "application/json", text)
+  return true
+}
+
 const BOOKING = /^\/api\/v1\/bookings\/([^/]+)$/
 const CHECKIN = /^\/api\/v1\/manifest\/([^/]+)\/checkin$/
 
@@ -428,6 +625,7 @@ const handle = async (req: IncomingMessage, res: ServerResponse) => {
     }
     if (req.method !== "GET") throw new Refusal(404, "no such endpoint")
     if (url.pathname === "/healthz") return send(res, 200, { status: "ok" }, headers)
+    if (await tours(req, url, res, headers)) return
     let body: unknown
     if (url.pathname === "/api/v1/manifest") {
       body = await manifest(await authenticate(req, headers, "manifest:read"), url.searchParams)

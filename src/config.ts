@@ -1,6 +1,7 @@
 import { Config, ConfigError, Cron, Either, LogLevel, Option, Redacted } from "effect"
 import { parseSmtpUrl } from "./adapters/smtp/url.js"
 import { parseMailbox } from "./domain/mail.js"
+import { PUBLISHABLE_REQUESTS_PER_MINUTE } from "./domain/publishableKey.js"
 import { IDEMPOTENCY_LEASE_SECONDS } from "./domain/writes.js"
 
 const LOG_LEVELS: Record<string, LogLevel.LogLevel> = {
@@ -29,6 +30,10 @@ export const AppConfig = Config.all({
   sandboxPort: Config.integer("SANDBOX_PORT").pipe(Config.withDefault(3100)),
   /** Requests per minute per partner key (spec: 300). Raised only for benchmarks. */
   rateLimitPerMinute: Config.integer("RATE_LIMIT_PER_MINUTE").pipe(Config.withDefault(300)),
+  /** Uncached requests per minute per publishable key (spec §8: 1200). Raised only for benchmarks. */
+  publishableRateLimitPerMinute: Config.integer("PUBLISHABLE_RATE_LIMIT_PER_MINUTE").pipe(
+    Config.withDefault(PUBLISHABLE_REQUESTS_PER_MINUTE)
+  ),
   /** Seconds a running write holds its Idempotency-Key without renewing it (default 30). Lowered only in tests. */
   idempotencyLeaseSeconds: Config.integer("IDEMPOTENCY_LEASE_SECONDS").pipe(
     Config.withDefault(IDEMPOTENCY_LEASE_SECONDS)

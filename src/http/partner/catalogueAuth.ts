@@ -10,8 +10,9 @@
  */
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Layer } from "effect"
+import { AppConfig } from "../../config.js"
 import { RateLimited, Unauthorized } from "../../domain/errors.js"
-import { originAllowed, PUBLISHABLE_REQUESTS_PER_MINUTE } from "../../domain/publishableKey.js"
+import { originAllowed } from "../../domain/publishableKey.js"
 import { type PublishableKey, PublishableKeys } from "../../services/PublishableKeys.js"
 import { PublicCatalogueCache, publicCacheKey } from "../../services/PublicCatalogueCache.js"
 import { RateLimiter, rateLimitHeaders } from "../../services/RateLimiter.js"
@@ -38,6 +39,7 @@ export const CatalogueAuthLive = Layer.effect(
     const publishable = yield* PublishableKeys
     const limiter = yield* RateLimiter
     const cache = yield* PublicCatalogueCache
+    const { publishableRateLimitPerMinute } = yield* AppConfig
     const authenticate = Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const keys = queryKeys(request.url)
@@ -60,7 +62,7 @@ export const CatalogueAuthLive = Layer.effect(
       yield* addResponseHeaders({ ...corsHeaders(request.headers.origin, key), "Cache-Control": "no-store", "Vary": "Origin" })
       // An answer the service still holds is served as a CDN would: not counted.
       if ((yield* cache.get(publicCacheKey(key.id, request.url))) !== undefined) return { _tag: "Publishable", key } satisfies CatalogueCaller
-      const decision = yield* limiter.hit(`publishable:${key.id}`, PUBLISHABLE_REQUESTS_PER_MINUTE, 60)
+      const decision = yield* limiter.hit(`publishable:${key.id}`, publishableRateLimitPerMinute, 60)
       yield* addResponseHeaders(rateLimitHeaders(decision, "publishable"))
       if (!decision.allowed) {
         return yield* new RateLimited({
