@@ -1,7 +1,7 @@
 /**
  * Answers to publishable keys, kept in memory for as long as spec §8 lets shared caches keep them
  * (`s-maxage`: list 5 min, tour 10 min, availability 1 min). A repeated request is answered from
- * here without the database or the booking system and does not count against the key's 1200
+ * here without reading the catalogue or the booking system (only the key is looked up) and does not count against the key's 1200
  * uncached requests a minute, as if a CDN had answered it. Per instance, bounded (oldest entries
  * dropped first); nothing is invalidated early, so a catalogue edit reaches publishable keys within
  * those times, the same as through any CDN. Secret keys never use it.
