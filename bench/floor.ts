@@ -439,14 +439,14 @@ const checkin = async (key: Key, rowId: string, text: string) => {
 const FIND_PUBLISHABLE_KEY = `
           SELECT id, site_id, allowed_origins, revoked_at FROM publishable_keys WHERE id = $1`
 
-/** src/services/Tours.ts offered, as @effect/sql compiles `sql.and` of its clauses. */
-const offered = (siteParam: string, extra: string) => `
+/** src/services/Tours.ts offered (one tour, by id: $4), as @effect/sql compiles `sql.and` of its clauses. */
+const offered = (siteParam: string) => `
         SELECT DISTINCT ON (t.id) t.id AS tour_id, s.owner_operator_id AS host_id,
           CASE st.sold_by WHEN 'site_owner' THEN s.owner_operator_id ELSE t.operator_id END AS seller_id
         FROM site_tours st
         JOIN sites s ON s.id = st.site_id
         JOIN tours t ON t.id = st.tour_id
-        WHERE (st.site_id = ANY(${siteParam}::uuid[]) AND t.status = 'published' AND ${extra})
+        WHERE (st.site_id = ANY(${siteParam}::uuid[]) AND t.status = 'published' AND t.id = $4::uuid)
         ORDER BY t.id, (s.owner_operator_id = t.operator_id) DESC, s.domain`
 
 /** Tours.ts summaryColumns, the locale as parameter $1. */
@@ -469,19 +469,33 @@ const tourJoins = (localeParam: string) => `
       LEFT JOIN tour_translations tr ON tr.tour_id = t.id AND tr.locale = ${localeParam}
       LEFT JOIN tour_season_cache c ON c.tour_id = t.id`
 
-/** Tours.list: first page ($1 locale, $2 sites, $3 locale, $4 limit + 1) or after a position. */
-const TOUR_LIST_FIRST = `
+/**
+ * Tours.list: the page's tour ids first (keyset), then the site each is shown as sold on and the
+ * content for those ids only. `after` is the keyset clause with its parameters, `next` the number
+ * of the parameter after them: first page $1 locale, $2 sites, $3 limit + 1, $4 sites, $5 locale;
+ * after a position $3 created_at and $4 id come before, the rest shift by two.
+ */
+const tourList = (after: string, next: number) => `
           SELECT ${TOUR_SUMMARY_COLUMNS}
-          FROM (${offered("$2", "").replace(" AND )", ")")}) f
-          ${tourJoins("$3")}
-          ORDER BY t.created_at, t.id
-          LIMIT $4`
-const TOUR_LIST_AFTER = `
-          SELECT ${TOUR_SUMMARY_COLUMNS}
-          FROM (${offered("$2", "(t.created_at, t.id) > ($3::timestamptz, $4::uuid)")}) f
-          ${tourJoins("$5")}
-          ORDER BY t.created_at, t.id
-          LIMIT $6`
+          FROM (
+            SELECT t.id, t.operator_id, t.created_at FROM tours t
+            WHERE (t.status = 'published' AND EXISTS (SELECT 1 FROM site_tours st WHERE st.tour_id = t.id AND st.site_id = ANY($2::uuid[]))${after})
+            ORDER BY t.created_at, t.id
+            LIMIT $${next}
+          ) pt
+          CROSS JOIN LATERAL (
+            SELECT st.tour_id, s.owner_operator_id AS host_id,
+              CASE st.sold_by WHEN 'site_owner' THEN s.owner_operator_id ELSE pt.operator_id END AS seller_id
+            FROM site_tours st
+            JOIN sites s ON s.id = st.site_id
+            WHERE st.tour_id = pt.id AND st.site_id = ANY($${next + 1}::uuid[])
+            ORDER BY (s.owner_operator_id = pt.operator_id) DESC, s.domain
+            LIMIT 1
+          ) f
+          ${tourJoins(`$${next + 2}`)}
+          ORDER BY t.created_at, t.id`
+const TOUR_LIST_FIRST = tourList("", 3)
+const TOUR_LIST_AFTER = tourList(" AND (t.created_at, t.id) > ($3::timestamptz, $4::uuid)", 5)
 
 /** Tours.get: $1 locale, $2 sites (linked products), $3 sites, $4 id, $5 locale. */
 const TOUR_GET = `
@@ -519,7 +533,7 @@ const TOUR_GET = `
                     AND lst.site_id = ANY($2::uuid[])
                 ) THEN l.linked_tour_id END) ORDER BY l.position), '[]')
               FROM tour_linked_products l WHERE l.tour_id = t.id) AS linked_products
-          FROM (${offered("$3", "t.id = $4::uuid")}) f
+          FROM (${offered("$3")}) f
           ${tourJoins("$5")}`
 
 /** The answers held for publishable keys, as PublicCatalogueCache (bounded the same way). */
@@ -584,12 +598,12 @@ const tours = async (req: IncomingMessage, url: URL, res: ServerResponse, header
     const cursor = url.searchParams.get("cursor")
     let rows: Array<Row>
     if (cursor === null) {
-      rows = (await pool.query(TOUR_LIST_FIRST, [locale, sites, locale, limit + 1])).rows
+      rows = (await pool.query(TOUR_LIST_FIRST, [locale, sites, limit + 1, sites, locale])).rows
     } else {
       const decoded = decodeCursor(cursorSecret!, cursor, fingerprint)
       if (Either.isLeft(decoded)) throw new Refusal(400, `cursor ${decoded.left}`)
       const after = decoded.right
-      rows = (await pool.query(TOUR_LIST_AFTER, [locale, sites, microsToIso(after.createdMicros), after.id, locale, limit + 1])).rows
+      rows = (await pool.query(TOUR_LIST_AFTER, [locale, sites, microsToIso(after.createdMicros), after.id, limit + 1, sites, locale])).rows
     }
     const shown = rows.slice(0, limit)
     const last = shown[shown.length - 1]

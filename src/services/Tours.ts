@@ -185,27 +185,25 @@ export class Tours extends Effect.Service<Tours>()("Tours", {
       )
 
     /**
-     * The visible published tours (optionally one, optionally after a position), each once with the
-     * site it is shown for: host (site owner) and seller of record.
+     * One visible published tour with the site it is shown for: host (site owner) and seller of
+     * record. Of the visible sites selling it, a site its operator owns, else the domain that sorts
+     * first (`list` applies the same rule to a page's tours).
      */
-    const offered = (view: CatalogueView, only: { id?: string; after?: CursorPosition | undefined }) => {
-      const clauses = [
-        sql`st.site_id = ANY(${toPgArray(view.siteIds)}::uuid[])`,
-        sql.literal(`t.status = 'published'`)
-      ]
-      if (only.id !== undefined) clauses.push(sql`t.id = ${only.id}::uuid`)
-      if (only.after) {
-        clauses.push(sql`(t.created_at, t.id) > (${microsToIso(only.after.createdMicros)}::timestamptz, ${only.after.id}::uuid)`)
-      }
-      return sql`
+    const offered = (view: Pick<CatalogueView, "siteIds">, id: string) =>
+      sql`
         SELECT DISTINCT ON (t.id) t.id AS tour_id, s.owner_operator_id AS host_id,
           CASE st.sold_by WHEN 'site_owner' THEN s.owner_operator_id ELSE t.operator_id END AS seller_id
         FROM site_tours st
         JOIN sites s ON s.id = st.site_id
         JOIN tours t ON t.id = st.tour_id
-        WHERE ${sql.and(clauses)}
+        WHERE ${
+        sql.and([
+          sql`st.site_id = ANY(${toPgArray(view.siteIds)}::uuid[])`,
+          sql.literal(`t.status = 'published'`),
+          sql`t.id = ${id}::uuid`
+        ])
+      }
         ORDER BY t.id, (s.owner_operator_id = t.operator_id) DESC, s.domain`
-    }
 
     const summaryColumns = (locale: string) => sql`
       t.id, t.slug, coalesce(tr.title, t.title) AS title, coalesce(tr.excerpt, t.excerpt) AS excerpt,
@@ -225,16 +223,43 @@ export class Tours extends Effect.Service<Tours>()("Tours", {
       LEFT JOIN tour_translations tr ON tr.tour_id = t.id AND tr.locale = ${locale}
       LEFT JOIN tour_season_cache c ON c.tour_id = t.id`
 
+    /**
+     * One page of the list: the page's tour ids first (keyset on created_at, id over the visible
+     * published tours, each tour once however many visible sites sell it), then for those ids only
+     * the site it is shown as sold on (the rule of `offered`: a site its operator owns first, else
+     * the domain that sorts first) and the content. Deduplicating and joining the whole catalogue
+     * before paging cost a site's every tour on every page.
+     */
     const list = (view: CatalogueView, page: { readonly limit: number; readonly after?: CursorPosition | undefined }) =>
       Effect.gen(function*() {
         if (view.siteIds.length === 0) return { rows: [], next: undefined } satisfies TourListPage
         const take = page.limit + 1
+        const clauses = [
+          sql.literal(`t.status = 'published'`),
+          sql`EXISTS (SELECT 1 FROM site_tours st WHERE st.tour_id = t.id AND st.site_id = ANY(${toPgArray(view.siteIds)}::uuid[]))`
+        ]
+        if (page.after) {
+          clauses.push(sql`(t.created_at, t.id) > (${microsToIso(page.after.createdMicros)}::timestamptz, ${page.after.id}::uuid)`)
+        }
         const rows = yield* sql<SummaryRow>`
           SELECT ${summaryColumns(view.locale)}
-          FROM (${offered(view, { after: page.after })}) f
+          FROM (
+            SELECT t.id, t.operator_id, t.created_at FROM tours t
+            WHERE ${sql.and(clauses)}
+            ORDER BY t.created_at, t.id
+            LIMIT ${take}
+          ) pt
+          CROSS JOIN LATERAL (
+            SELECT st.tour_id, s.owner_operator_id AS host_id,
+              CASE st.sold_by WHEN 'site_owner' THEN s.owner_operator_id ELSE pt.operator_id END AS seller_id
+            FROM site_tours st
+            JOIN sites s ON s.id = st.site_id
+            WHERE st.tour_id = pt.id AND st.site_id = ANY(${toPgArray(view.siteIds)}::uuid[])
+            ORDER BY (s.owner_operator_id = pt.operator_id) DESC, s.domain
+            LIMIT 1
+          ) f
           ${joins(view.locale)}
-          ORDER BY t.created_at, t.id
-          LIMIT ${take}`.pipe(Effect.orDie)
+          ORDER BY t.created_at, t.id`.pipe(Effect.orDie)
         const shown = rows.slice(0, page.limit)
         const last = shown[shown.length - 1]
         return {
@@ -282,7 +307,7 @@ export class Tours extends Effect.Service<Tours>()("Tours", {
                     AND lst.site_id = ANY(${toPgArray(view.siteIds)}::uuid[])
                 ) THEN l.linked_tour_id END) ORDER BY l.position), '[]')
               FROM tour_linked_products l WHERE l.tour_id = t.id) AS linked_products
-          FROM (${offered(view, { id })}) f
+          FROM (${offered(view, id)}) f
           ${joins(locale)}`.pipe(Effect.orDie)
         if (!row) return yield* Effect.fail(notYours("tour"))
         return toTourDetail(row)
@@ -296,7 +321,7 @@ export class Tours extends Effect.Service<Tours>()("Tours", {
           SELECT t.id, t.timezone, t.currency, t.booking_system_product_id AS "productId",
             o.booking_system_account_id AS "accountId",
             (SELECT pc.id FROM tour_pricing_categories pc WHERE pc.tour_id = t.id AND pc.is_default) AS "defaultCategoryId"
-          FROM (${offered({ siteIds: view.siteIds, locale: "en" }, { id })}) f
+          FROM (${offered(view, id)}) f
           JOIN tours t ON t.id = f.tour_id
           JOIN operators o ON o.id = t.operator_id`.pipe(Effect.orDie)
         if (!row) return yield* Effect.fail(notYours("tour"))
