@@ -107,6 +107,7 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("quickbook 
           expect(res.status).toBe(401)
           expect(res.headers.get("content-type")).toBe("application/problem+json")
           expect(res.headers.get("www-authenticate")).toBe(`Bearer realm="partner-api"`)
+          expect(res.body.detail).toContain("Quickbook API")
         }
       }))
 
