@@ -13,6 +13,7 @@ import { BookingSystemAccounts } from "../services/BookingSystemAccounts.js"
 import { DatabaseForCli } from "./database.js"
 import { mail } from "./mail.js"
 import { publishableKeys } from "./publishableKeys.js"
+import { quickbook } from "./quickbook.js"
 import { refunds } from "./refunds.js"
 import { mirror } from "./mirror.js"
 import { tours } from "./tours.js"
@@ -165,4 +166,4 @@ const migrate = Command.make("migrate", {}, () =>
     Effect.zipRight(Effect.flatMap(AppConfig, () => Console.log("migrations applied")))
   ))
 
-export const adminCommands = [migrate, operators, users, members, sites, keys, accounts, mirror, tours, audit, mail, refunds] as const
+export const adminCommands = [migrate, operators, users, members, sites, keys, accounts, mirror, tours, audit, mail, refunds, quickbook] as const

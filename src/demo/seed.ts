@@ -13,6 +13,7 @@ import { AppConfig } from "../config.js"
 import { SCOPES } from "../domain/scopes.js"
 import { startSandbox } from "../sandbox/bokun/index.js"
 import { PublishableKeys } from "../services/PublishableKeys.js"
+import { QuickbookKeys } from "../services/QuickbookKeys.js"
 import { Admin } from "../services/Admin.js"
 import { Mirror } from "../services/Mirror.js"
 import { TourSeason } from "../services/TourSeason.js"
@@ -41,6 +42,11 @@ export interface DemoFile {
   readonly users: ReadonlyArray<{ email: string; name: string; roles: Record<string, string> }>
   /** Publishable keys (`?key=pk_widget_...`) of the demo sites, for the catalogue from a web page. */
   readonly publishable_keys: ReadonlyArray<{ site: string; key: string; allowed_origins: ReadonlyArray<string> }>
+  /** The Quickbook (desk sales) API: a terminal and a test key bound to it (send both on every call). */
+  readonly quickbook: {
+    readonly terminals: ReadonlyArray<{ id: string; name: string; operator: string; active: boolean }>
+    readonly keys: ReadonlyArray<{ id: string; mode: "live" | "test"; name: string; secret: string; terminals: ReadonlyArray<string>; note: string }>
+  }
 }
 
 export const BOOKING_COUNT = 2400
@@ -214,6 +220,27 @@ export const seedDemo = Effect.gen(function*() {
     publishable_keys.push({ site: domain, key: made.key, allowed_origins: made.allowedOrigins })
   }
 
+  // Quickbook: Fjord Explorer's harbour desk with a test key (sandboxes only); a second desk deactivated.
+  const quickbookKeys = yield* QuickbookKeys
+  const desk = yield* quickbookKeys.registerTerminal(fjord, "Fjord Explorer: Aker Brygge desk")
+  const closedDesk = yield* quickbookKeys.registerTerminal(fjord, "Fjord Explorer: closed kiosk")
+  const deskKey = yield* quickbookKeys.issueKey({ mode: "test", name: "Demo: desk app (test)", terminals: [desk.id, closedDesk.id] })
+  yield* quickbookKeys.deactivateTerminal(closedDesk.id)
+  const quickbook = {
+    terminals: [
+      { id: desk.id, name: desk.name, operator: "Fjord Explorer AS", active: true },
+      { id: closedDesk.id, name: closedDesk.name, operator: "Fjord Explorer AS", active: false }
+    ],
+    keys: [{
+      id: deskKey.id,
+      mode: deskKey.mode,
+      name: deskKey.name,
+      secret: deskKey.token,
+      terminals: [desk.id, closedDesk.id],
+      note: "send `Authorization: Bearer <secret>` and `Quickbook-Terminal: <terminal id>`; the closed kiosk answers 403 terminal_not_registered"
+    }]
+  }
+
   const roleUsers = users.map((u) => ({
     email: u.email,
     name: u.name,
@@ -227,7 +254,8 @@ export const seedDemo = Effect.gen(function*() {
     keys,
     operators,
     users: roleUsers,
-    publishable_keys
+    publishable_keys,
+    quickbook
   } satisfies DemoFile
 })
 
@@ -268,7 +296,7 @@ export class DemoData extends Context.Tag("DemoData")<DemoData, {
       const [{ count }] = (yield* sql<{ count: number }>`SELECT count(*)::int AS count FROM operators`) as unknown as [{ count: number }]
       if (count === 0) {
         yield* Effect.logInfo("empty database: creating the demo dataset")
-        const demo = yield* sql.withTransaction(seedDemo).pipe(Effect.provide([Admin.Default, PublishableKeys.Default]))
+        const demo = yield* sql.withTransaction(seedDemo).pipe(Effect.provide([Admin.Default, PublishableKeys.Default, QuickbookKeys.Default]))
         fs.mkdirSync(config.dataDir, { recursive: true })
         fs.writeFileSync(file, JSON.stringify(demo, null, 2) + "\n", { mode: 0o600 })
         yield* Effect.logInfo(`demo dataset created; keys written to ${file}`)

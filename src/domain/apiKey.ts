@@ -40,7 +40,8 @@ export const secretMatches = (secret: string, storedHash: Uint8Array): boolean =
 }
 
 /** True when a string looks like any secret key of ours (used to refuse keys sent in URLs). */
-export const looksLikeSecretKey = (value: string) => value.includes(SECRET_KEY_PREFIX)
+export const looksLikeSecretKey = (value: string) =>
+  value.includes(SECRET_KEY_PREFIX) || value.includes("svcqb_live_") || value.includes("svcqb_test_")
 
 /** The URL percent-decoded as far as it decodes (a malformed escape leaves it as it is). */
 export const decodedUrl = (url: string) => {

@@ -26,6 +26,7 @@ import {
   Unauthorized,
   Unavailable
 } from "../domain/errors.js"
+import { handleQuickbook, isQuickbookUrl } from "./quickbook/errors.js"
 import { CurrentRequest } from "./requestContext.js"
 
 export const PROBLEM_CONTENT_TYPE = "application/problem+json"
@@ -135,7 +136,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{8,64}$/
 
 /** The URL as logged: anything that looks like a secret key is replaced, so logs never hold one. */
 export const loggableUrl = (url: string) =>
-  urlCarriesSecretKey(url) ? decodedUrl(url).replace(/svc_live_[A-Za-z0-9_]*/g, "[redacted]") : url
+  urlCarriesSecretKey(url) ? decodedUrl(url).replace(/svc(qb)?_(live|test)_[A-Za-z0-9_]*/gi, "[redacted]") : url
 
 export const problemMiddleware = HttpApiBuilder.middleware(
   ((app: HttpApp.Default) =>
@@ -146,7 +147,11 @@ export const problemMiddleware = HttpApiBuilder.middleware(
       const ctx = { requestId, headers: {} as Record<string, string> }
       yield* Effect.annotateCurrentSpan("request_id", requestId)
 
-      const handled = urlCarriesSecretKey(request.url)
+      // The Quickbook API answers its own error body (src/http/quickbook/errors.ts).
+      const quickbook = isQuickbookUrl(request.url)
+      const handled = quickbook
+        ? handleQuickbook(app, request)
+        : urlCarriesSecretKey(request.url)
         ? Effect.succeed(respond(PROBLEM_TYPES.invalid, requestId,
           "a secret key must never be sent in the URL (URLs end up in logs); send it as `Authorization: Bearer ...` and rotate this key"))
         : app.pipe(
@@ -176,6 +181,10 @@ export const problemMiddleware = HttpApiBuilder.middleware(
           ms: Date.now() - started
         })
       )
-      return HttpServerResponse.setHeaders(response, { ...ctx.headers, "X-Request-Id": requestId })
+      return HttpServerResponse.setHeaders(response, {
+        ...ctx.headers,
+        "X-Request-Id": requestId,
+        ...(quickbook ? { "Cache-Control": "no-store" } : {})
+      })
     })) as any
 )

@@ -31,6 +31,11 @@ import { openApiLayer } from "./docs/openapi.js"
 import { PartnerAuthLive } from "./partner/auth.js"
 import { CatalogueAuthLive, CatalogueCorsRoutes } from "./partner/catalogueAuth.js"
 import { problemMiddleware } from "./problem.js"
+import { QuickbookKeys } from "../services/QuickbookKeys.js"
+import { QuickbookTours } from "../services/QuickbookTours.js"
+import { QuickbookAuthLive } from "./quickbook/auth.js"
+import { quickbookOpenApiLayer } from "./quickbook/openapi.js"
+import { QuickbookToursLive } from "./quickbook/tours.js"
 
 const ServicesLive = Layer.mergeAll(
   Bookings.Default,
@@ -46,12 +51,21 @@ const ServicesLive = Layer.mergeAll(
   Tours.Default,
   PublishableKeys.Default,
   PublicCatalogueCache.Default,
-  TourAvailability.Default
+  TourAvailability.Default,
+  QuickbookKeys.Default,
+  QuickbookTours.Default
 )
+
+/**
+ * The Quickbook API's groups join the same router as the partner API's (the routes do not
+ * overlap); the server-wide middleware (problem.ts) hands its requests to its own error mapping.
+ */
+const QuickbookRoutesLive = QuickbookToursLive.pipe(Layer.provide(QuickbookAuthLive))
 
 export const ApiLive = HttpApiBuilder.api(PartnerApi).pipe(
   Layer.provide([MeLive, BookingsLive, HealthLive, ManifestLive, CheckinsLive, ReschedulesLive, PaymentLinksLive, CancelsLive, ToursLive]),
   Layer.provide([PartnerAuthLive, CatalogueAuthLive]),
+  Layer.provide(QuickbookRoutesLive),
   Layer.provide(ServicesLive)
 )
 
@@ -62,6 +76,7 @@ export const ApiLive = HttpApiBuilder.api(PartnerApi).pipe(
 /** Access logs come from the problem middleware (with the request id, secrets redacted). */
 export const HttpLive = HttpApiBuilder.serve().pipe(
   Layer.provide(openApiLayer),
+  Layer.provide(quickbookOpenApiLayer),
   Layer.provide(HttpApiScalar.layer({ path: "/api/v1/docs" })),
   Layer.provide(DocsRoutes),
   Layer.provide(CatalogueCorsRoutes.pipe(Layer.provide(PublishableKeys.Default))),

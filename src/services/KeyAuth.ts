@@ -60,6 +60,9 @@ export class KeyAuth extends Effect.Service<KeyAuth>()("KeyAuth", {
     const authenticate = (token: string) =>
       Effect.gen(function*() {
         if (token === "") return yield* unauthorized("send the key as `Authorization: Bearer svc_live_...`")
+        if (token.startsWith("svcqb_")) {
+          return yield* unauthorized("a quickbook key (svcqb_...) works only on the Quickbook API (/api/quickbook/v1)")
+        }
         const parts = parseSecretKey(token)
         if (!parts) return yield* unauthorized("the key is malformed")
         const [row] = yield* findKey(parts.id)

@@ -11,6 +11,7 @@ import { startSandbox } from "../../src/sandbox/bokun/index.js"
 import { addDays, localDayAt } from "../../src/domain/localDay.js"
 import { BookingSystemAccounts } from "../../src/services/BookingSystemAccounts.js"
 import { PublishableKeys } from "../../src/services/PublishableKeys.js"
+import { QuickbookKeys } from "../../src/services/QuickbookKeys.js"
 import { TourSeason } from "../../src/services/TourSeason.js"
 import { createKey } from "../support/fixtures.js"
 import { get } from "../support/http.js"
@@ -22,7 +23,7 @@ layer(testServer(), { excludeTestServices: true, timeout: 180_000 })("demo catal
   it.effect("the demo's tours:read key reads fjordexplorer.no in English and bokmål; Lisbon in Portuguese; ids from the sandbox", () =>
     Effect.scoped(Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
-      const demo = yield* sql.withTransaction(seedDemo).pipe(Effect.provide(PublishableKeys.Default), Effect.orDie)
+      const demo = yield* sql.withTransaction(seedDemo).pipe(Effect.provide([PublishableKeys.Default, QuickbookKeys.Default]), Effect.orDie)
       const sandbox = yield* startSandbox({ port: 0 })
       yield* setUpDemoBookingSystem(sandbox).pipe(Effect.provide(BookingSystemAccounts.Default), Effect.orDie)
       // Every start runs it again: nothing changes the second time.
@@ -52,6 +53,20 @@ layer(testServer(), { excludeTestServices: true, timeout: 180_000 })("demo catal
       const widget = yield* get(`/api/v1/tours?key=${pk.key}`, undefined, { origin: "http://localhost:8080" })
       expect(widget.body.data.map((t: any) => t.id)).toEqual(list.body.data.map((t: any) => t.id))
       expect(widget.headers.get("access-control-allow-origin")).toBe("http://localhost:8080")
+      // The demo's quickbook test key and desk terminal sell Fjord Explorer's own published tours.
+      const desk = demo.quickbook.terminals.find((t) => t.active)!
+      const deskKey = demo.quickbook.keys[0]!
+      expect(deskKey.secret.startsWith("svcqb_test_")).toBe(true)
+      const deskTours = yield* get("/api/quickbook/v1/tours", deskKey.secret, { "quickbook-terminal": desk.id })
+      expect(deskTours.status, deskTours.text).toBe(200)
+      expect(deskTours.body.tours.map((t: any) => t.operatorName)).toEqual(
+        deskTours.body.tours.map(() => "Fjord Explorer AS")
+      )
+      expect(deskTours.body.tours.length).toBeGreaterThan(0)
+      const closed = demo.quickbook.terminals.find((t) => !t.active)!
+      const closedRes = yield* get("/api/quickbook/v1/tours", deskKey.secret, { "quickbook-terminal": closed.id })
+      expect(closedRes.status).toBe(403)
+      expect(closedRes.body.error.code).toBe("terminal_not_registered")
       const nb = (yield* get("/api/v1/tours?locale=nb", key.secret)).body.data
       expect(nb.map((t: any) => t.locale)).toEqual(["nb", "nb", "nb", "nb"])
       expect(nb[2].title).toBe("Hvalsafari fra Tromsø")

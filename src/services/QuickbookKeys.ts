@@ -1,0 +1,169 @@
+/**
+ * Desk terminals and quickbook keys: register and deactivate terminals of a selling operator,
+ * issue (live or test) and revoke keys, bind a key to terminals, and authenticate a request's key
+ * plus `Quickbook-Terminal` (spec §5). The key is checked first (401), then the terminal (403).
+ */
+import { SqlClient } from "@effect/sql"
+import { Clock, Effect } from "effect"
+import { hashSecret, secretMatches } from "../domain/apiKey.js"
+import { QbForbidden, unauthorized } from "../domain/quickbookErrors.js"
+import { generateQuickbookKey, parseQuickbookKey, type QuickbookKeyMode } from "../domain/quickbookKey.js"
+
+export interface Terminal {
+  readonly id: string
+  readonly name: string
+  readonly operatorId: string
+  readonly operatorName: string
+  readonly active: boolean
+  readonly createdAt: Date
+}
+
+export interface QuickbookKey {
+  readonly id: string
+  readonly mode: QuickbookKeyMode
+  readonly name: string
+}
+
+export interface QuickbookCaller {
+  readonly key: QuickbookKey
+  readonly terminal: Terminal
+}
+
+interface TerminalRow {
+  readonly id: string
+  readonly name: string
+  readonly operator_id: string
+  readonly operator_name: string
+  readonly deactivated_at: Date | null
+  readonly created_at: Date
+}
+
+const toTerminal = (r: TerminalRow): Terminal => ({
+  id: r.id,
+  name: r.name,
+  operatorId: r.operator_id,
+  operatorName: r.operator_name,
+  active: r.deactivated_at === null,
+  createdAt: r.created_at
+})
+
+const terminalNotRegistered = (detail: string) => new QbForbidden({ code: "terminal_not_registered", detail })
+
+export class QuickbookKeys extends Effect.Service<QuickbookKeys>()("QuickbookKeys", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const terminalRows = (where: { id?: string; operatorId?: string }) =>
+      sql<TerminalRow>`
+        SELECT t.id, t.name, t.operator_id, o.name AS operator_name, t.deactivated_at, t.created_at
+        FROM quickbook_terminals t JOIN operators o ON o.id = t.operator_id
+        WHERE ${where.id !== undefined ? sql`t.id = ${where.id}` : sql`true`}
+          AND ${where.operatorId !== undefined ? sql`t.operator_id = ${where.operatorId}` : sql`true`}
+        ORDER BY t.created_at, t.id`.pipe(Effect.orDie)
+
+    const registerTerminal = Effect.fn("QuickbookKeys.registerTerminal")(function*(operatorId: string, name: string) {
+      const [row] = yield* sql<{ id: string }>`
+        INSERT INTO quickbook_terminals (operator_id, name) VALUES (${operatorId}, ${name}) RETURNING id`.pipe(Effect.orDie)
+      const [terminal] = yield* terminalRows({ id: row!.id })
+      return toTerminal(terminal!)
+    })
+
+    const deactivateTerminal = Effect.fn("QuickbookKeys.deactivateTerminal")(function*(terminalId: string) {
+      const rows = yield* sql`
+        UPDATE quickbook_terminals SET deactivated_at = coalesce(deactivated_at, now())
+        WHERE id = ${terminalId} RETURNING id`.pipe(Effect.orDie)
+      return rows.length > 0
+    })
+
+    const listTerminals = (operatorId?: string) =>
+      Effect.map(terminalRows(operatorId !== undefined ? { operatorId } : {}), (rows) => rows.map(toTerminal))
+
+    const issueKey = Effect.fn("QuickbookKeys.issueKey")(function*(
+      options: { readonly mode: QuickbookKeyMode; readonly name: string; readonly terminals: ReadonlyArray<string> }
+    ) {
+      const made = generateQuickbookKey(options.mode)
+      yield* sql.withTransaction(Effect.gen(function*() {
+        yield* sql`
+          INSERT INTO quickbook_keys (id, mode, name, secret_hash)
+          VALUES (${made.id}, ${made.mode}, ${options.name}, ${hashSecret(made.secret)})`
+        for (const terminal of options.terminals) {
+          yield* sql`INSERT INTO quickbook_key_terminals (key_id, terminal_id) VALUES (${made.id}, ${terminal})`
+        }
+      })).pipe(Effect.orDie)
+      return { id: made.id, mode: made.mode, name: options.name, token: made.token, terminals: options.terminals }
+    })
+
+    const bindKey = Effect.fn("QuickbookKeys.bindKey")(function*(keyId: string, terminalIds: ReadonlyArray<string>) {
+      for (const terminal of terminalIds) {
+        yield* sql`
+          INSERT INTO quickbook_key_terminals (key_id, terminal_id) VALUES (${keyId}, ${terminal})
+          ON CONFLICT DO NOTHING`.pipe(Effect.orDie)
+      }
+    })
+
+    const unbindKey = Effect.fn("QuickbookKeys.unbindKey")(function*(keyId: string, terminalId: string) {
+      yield* sql`DELETE FROM quickbook_key_terminals WHERE key_id = ${keyId} AND terminal_id = ${terminalId}`.pipe(Effect.orDie)
+    })
+
+    const revokeKey = Effect.fn("QuickbookKeys.revokeKey")(function*(keyId: string) {
+      const rows = yield* sql`
+        UPDATE quickbook_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = ${keyId} RETURNING id`.pipe(Effect.orDie)
+      return rows.length > 0
+    })
+
+    const expireKey = (keyId: string, at: Date) =>
+      sql`UPDATE quickbook_keys SET expires_at = ${at} WHERE id = ${keyId}`.pipe(Effect.orDie, Effect.asVoid)
+
+    /** The key (401 `unauthorized` on any failure). */
+    const authenticateKey = (token: string) =>
+      Effect.gen(function*() {
+        if (token === "") return yield* unauthorized("send the key as `Authorization: Bearer svcqb_live_...`")
+        const parts = parseQuickbookKey(token)
+        if (!parts) return yield* unauthorized("not a quickbook key (svcqb_live_... or svcqb_test_...)")
+        const [row] = yield* sql<{
+          id: string
+          mode: QuickbookKeyMode
+          name: string
+          secret_hash: Uint8Array
+          expires_at: Date | null
+          revoked_at: Date | null
+        }>`SELECT id, mode, name, secret_hash, expires_at, revoked_at FROM quickbook_keys WHERE id = ${parts.id}`.pipe(
+          Effect.orDie
+        )
+        if (!row || row.mode !== parts.mode || !secretMatches(parts.secret, row.secret_hash)) {
+          return yield* unauthorized("the key is not valid")
+        }
+        if (row.revoked_at !== null) return yield* unauthorized("the key has been revoked")
+        const now = yield* Clock.currentTimeMillis
+        if (row.expires_at !== null && row.expires_at.getTime() <= now) return yield* unauthorized("the key has expired")
+        return { id: row.id, mode: row.mode, name: row.name } satisfies QuickbookKey
+      }).pipe(Effect.withSpan("QuickbookKeys.authenticateKey"))
+
+    /** The terminal for an authenticated key (403 `terminal_not_registered`). */
+    const terminalFor = (key: QuickbookKey, terminalId: string) =>
+      Effect.gen(function*() {
+        const [row] = yield* sql<TerminalRow & { bound: boolean }>`
+          SELECT t.id, t.name, t.operator_id, o.name AS operator_name, t.deactivated_at, t.created_at,
+            EXISTS (SELECT 1 FROM quickbook_key_terminals kt WHERE kt.key_id = ${key.id} AND kt.terminal_id = t.id) AS bound
+          FROM quickbook_terminals t JOIN operators o ON o.id = t.operator_id
+          WHERE t.id = ${terminalId}`.pipe(Effect.orDie)
+        if (!row) return yield* terminalNotRegistered("no such terminal")
+        if (row.deactivated_at !== null) return yield* terminalNotRegistered("the terminal is deactivated")
+        if (!row.bound) return yield* terminalNotRegistered("the terminal is not bound to this key")
+        return toTerminal(row)
+      }).pipe(Effect.withSpan("QuickbookKeys.terminalFor"))
+
+    return {
+      registerTerminal,
+      deactivateTerminal,
+      listTerminals,
+      issueKey,
+      bindKey,
+      unbindKey,
+      revokeKey,
+      expireKey,
+      authenticateKey,
+      terminalFor
+    } as const
+  })
+}) {}
