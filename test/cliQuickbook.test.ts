@@ -15,6 +15,11 @@ describe("quickbook CLI", () => {
     expect(t1).toMatchObject({ name: "Harbour desk 1", operatorId: op, operatorName: "Fjord Desk AS", active: true })
 
     await expect(cli(db, "quickbook", "keys", "issue", "--name", "Unbound")).rejects.toThrow(/at least one terminal/)
+    // Mistyped ids are named, never a database error.
+    await expect(cli(db, "quickbook", "terminals", "register", "--operator", "not-an-id", "--name", "X")).rejects.toThrow(/operator not-an-id not found/)
+    await expect(cli(db, "quickbook", "terminals", "register", "--operator", "00000000-0000-4000-8000-000000000000", "--name", "X"))
+      .rejects.toThrow(/operator 00000000-0000-4000-8000-000000000000 not found/)
+    await expect(cli(db, "quickbook", "keys", "issue", "--name", "Typo", "--terminal", "nope")).rejects.toThrow(/terminal nope not found/)
     const issued = await cli(db, "quickbook", "keys", "issue", "--name", "Desk app", "--terminal", t1.id, "--test")
     const token = /svcqb_test_[A-Za-z0-9]{20}_[A-Za-z0-9]{32}/.exec(issued)?.[0]
     expect(token, issued).toBeDefined()

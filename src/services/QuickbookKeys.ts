@@ -6,6 +6,7 @@
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect } from "effect"
 import { hashSecret, secretMatches } from "../domain/apiKey.js"
+import { AdminError } from "./Admin.js"
 import { QbForbidden, unauthorized } from "../domain/quickbookErrors.js"
 import { generateQuickbookKey, parseQuickbookKey, type QuickbookKeyMode } from "../domain/quickbookKey.js"
 
@@ -49,6 +50,8 @@ const toTerminal = (r: TerminalRow): Terminal => ({
 
 const terminalNotRegistered = (detail: string) => new QbForbidden({ code: "terminal_not_registered", detail })
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
 export class QuickbookKeys extends Effect.Service<QuickbookKeys>()("QuickbookKeys", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -61,7 +64,20 @@ export class QuickbookKeys extends Effect.Service<QuickbookKeys>()("QuickbookKey
           AND ${where.operatorId !== undefined ? sql`t.operator_id = ${where.operatorId}` : sql`true`}
         ORDER BY t.created_at, t.id`.pipe(Effect.orDie)
 
+    /** Fails with a message naming the first id that is not an existing row of `table`. */
+    const mustExist = (table: "operators" | "quickbook_terminals" | "quickbook_keys", what: string, ids: ReadonlyArray<string>) =>
+      Effect.gen(function*() {
+        for (const id of ids) {
+          const wellFormed = table === "quickbook_keys" ? /^[A-Za-z0-9]{1,64}$/.test(id) : UUID.test(id)
+          const [found] = wellFormed
+            ? yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql(table)} WHERE id = ${id}`.pipe(Effect.orDie)
+            : [{ n: 0 }]
+          if (found!.n === 0) return yield* new AdminError({ message: `${what} ${id} not found` })
+        }
+      })
+
     const registerTerminal = Effect.fn("QuickbookKeys.registerTerminal")(function*(operatorId: string, name: string) {
+      yield* mustExist("operators", "operator", [operatorId])
       const [row] = yield* sql<{ id: string }>`
         INSERT INTO quickbook_terminals (operator_id, name) VALUES (${operatorId}, ${name}) RETURNING id`.pipe(Effect.orDie)
       const [terminal] = yield* terminalRows({ id: row!.id })
@@ -69,6 +85,7 @@ export class QuickbookKeys extends Effect.Service<QuickbookKeys>()("QuickbookKey
     })
 
     const deactivateTerminal = Effect.fn("QuickbookKeys.deactivateTerminal")(function*(terminalId: string) {
+      if (!UUID.test(terminalId)) return false
       const rows = yield* sql`
         UPDATE quickbook_terminals SET deactivated_at = coalesce(deactivated_at, now())
         WHERE id = ${terminalId} RETURNING id`.pipe(Effect.orDie)
@@ -81,6 +98,7 @@ export class QuickbookKeys extends Effect.Service<QuickbookKeys>()("QuickbookKey
     const issueKey = Effect.fn("QuickbookKeys.issueKey")(function*(
       options: { readonly mode: QuickbookKeyMode; readonly name: string; readonly terminals: ReadonlyArray<string> }
     ) {
+      yield* mustExist("quickbook_terminals", "terminal", options.terminals)
       const made = generateQuickbookKey(options.mode)
       yield* sql.withTransaction(Effect.gen(function*() {
         yield* sql`
@@ -94,6 +112,8 @@ export class QuickbookKeys extends Effect.Service<QuickbookKeys>()("QuickbookKey
     })
 
     const bindKey = Effect.fn("QuickbookKeys.bindKey")(function*(keyId: string, terminalIds: ReadonlyArray<string>) {
+      yield* mustExist("quickbook_keys", "key", [keyId])
+      yield* mustExist("quickbook_terminals", "terminal", terminalIds)
       for (const terminal of terminalIds) {
         yield* sql`
           INSERT INTO quickbook_key_terminals (key_id, terminal_id) VALUES (${keyId}, ${terminal})
