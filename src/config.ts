@@ -206,3 +206,11 @@ export const MailConfig = Config.all({
 })
 
 export type MailConfig = Config.Config.Success<typeof MailConfig>
+
+/** Quickbook desk sales (src/services/QuickbookTours.ts). */
+export const QuickbookConfig = Config.all({
+  /** The service's id at the payment provider for its fee split; unset: no `serviceProviders` entry. */
+  serviceProviderId: Config.option(Config.string("QUICKBOOK_SERVICE_PROVIDER_ID")),
+  /** The service's share of each desk sale, percent (with QUICKBOOK_SERVICE_PROVIDER_ID). */
+  serviceFeePercent: Config.number("QUICKBOOK_SERVICE_FEE_PERCENT").pipe(Config.withDefault(5))
+})

@@ -43,13 +43,17 @@ export class QbForbidden extends Schema.TaggedError<QbForbidden>()("QbForbidden"
   HttpApiSchema.annotations({ status: 403 })) {}
 export class QbNotFound extends Schema.TaggedError<QbNotFound>()("QbNotFound", fields,
   HttpApiSchema.annotations({ status: 404 })) {}
+export class QbConflict extends Schema.TaggedError<QbConflict>()("QbConflict", fields,
+  HttpApiSchema.annotations({ status: 409 })) {}
+export class QbUnavailable extends Schema.TaggedError<QbUnavailable>()("QbUnavailable", fields,
+  HttpApiSchema.annotations({ status: 503 })) {}
 export class QbRateLimited extends Schema.TaggedError<QbRateLimited>()(
   "QbRateLimited",
   { ...fields, retryAfterSeconds: Schema.Int },
   HttpApiSchema.annotations({ status: 429 })
 ) {}
 
-export type QuickbookFailure = QbBadRequest | QbUnauthorized | QbForbidden | QbNotFound | QbRateLimited
+export type QuickbookFailure = QbBadRequest | QbUnauthorized | QbForbidden | QbNotFound | QbConflict | QbUnavailable | QbRateLimited
 
 export const unauthorized = (detail: string) => new QbUnauthorized({ code: "unauthorized", detail })
 

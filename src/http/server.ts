@@ -35,7 +35,7 @@ import { QuickbookKeys } from "../services/QuickbookKeys.js"
 import { QuickbookTours } from "../services/QuickbookTours.js"
 import { QuickbookAuthLive } from "./quickbook/auth.js"
 import { quickbookOpenApiLayer } from "./quickbook/openapi.js"
-import { QuickbookToursLive } from "./quickbook/tours.js"
+import { QuickbookSalesLive, QuickbookToursLive } from "./quickbook/tours.js"
 
 const ServicesLive = Layer.mergeAll(
   Bookings.Default,
@@ -60,7 +60,7 @@ const ServicesLive = Layer.mergeAll(
  * The Quickbook API's groups join the same router as the partner API's (the routes do not
  * overlap); the server-wide middleware (problem.ts) hands its requests to its own error mapping.
  */
-const QuickbookRoutesLive = QuickbookToursLive.pipe(Layer.provide(QuickbookAuthLive))
+const QuickbookRoutesLive = Layer.mergeAll(QuickbookToursLive, QuickbookSalesLive).pipe(Layer.provide(QuickbookAuthLive))
 
 export const ApiLive = HttpApiBuilder.api(PartnerApi).pipe(
   Layer.provide([MeLive, BookingsLive, HealthLive, ManifestLive, CheckinsLive, ReschedulesLive, PaymentLinksLive, CancelsLive, ToursLive]),

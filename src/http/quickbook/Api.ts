@@ -1,20 +1,40 @@
 /** The Quickbook (desk sales) API v1 contract. Its OpenAPI document is generated from these definitions. */
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { QbBadRequest, QbForbidden, QbRateLimited, QbUnauthorized } from "../../domain/quickbookErrors.js"
+import { QbBadRequest, QbConflict, QbForbidden, QbRateLimited, QbUnauthorized, QbUnavailable } from "../../domain/quickbookErrors.js"
 import { Budget, QuickbookAuth } from "./security.js"
 
 export const QUICKBOOK_PREFIX = "/api/quickbook/v1"
 
+const Day = Schema.String.pipe(Schema.pattern(/^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/)).annotations({
+  description: "A local calendar day YYYY-MM-DD in the tour's time zone."
+})
+const Time = Schema.String.pipe(Schema.pattern(/^([01]\d|2[0-3]):[0-5]\d$/)).annotations({ description: "Local HH:MM (24 hour)." })
+const Uuid = Schema.String.pipe(Schema.pattern(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i))
+
+export const GuestTypeInfo = Schema.Struct({
+  type: Schema.String.annotations({ description: "Guest type key (e.g. `adult`); send it in a quote's guests." }),
+  label: Schema.String.annotations({ description: "What the clerk and the receipt show (the operator's pricing category)." }),
+  isDefault: Schema.Boolean.annotations({ description: "The tour's main (adult) guest type." }),
+  minAge: Schema.NullOr(Schema.Int),
+  maxAge: Schema.NullOr(Schema.Int)
+}).annotations({ identifier: "DeskGuestType" })
+
 export const DeskTour = Schema.Struct({
   activityId: Schema.String.annotations({ description: "Tour id (UUID); pass it to slots and quote." }),
-  operatorName: Schema.String,
+  operatorName: Schema.String.annotations({ description: "The operator that runs the tour (another one when resold)." }),
   tourName: Schema.String,
-  timeZone: Schema.String.annotations({ description: "IANA zone of the tour's start times." }),
+  timeZone: Schema.String.annotations({ description: "IANA zone of the tour's days and start times." }),
   currency: Schema.String.annotations({ description: "ISO 4217 currency of its prices." }),
   durationMinutes: Schema.NullOr(Schema.Int),
   departureTimes: Schema.Array(Schema.String).annotations({
     description: "Usual local start times (HH:MM); the slots of a day are authoritative."
+  }),
+  guestTypes: Schema.Array(GuestTypeInfo).annotations({ description: "The guest types the tour sells, in display order." }),
+  date: Day.annotations({ description: "The day this entry is about: `date` of the query, else today in the tour's zone." }),
+  available: Schema.NullOr(Schema.Boolean).annotations({
+    description: "true: the day has a start time with seats and prices; false: none; null: the booking system did not " +
+      "answer in time (the slots endpoint then answers 503 `provider_unavailable`)."
   })
 }).annotations({ identifier: "DeskTour" })
 
@@ -23,19 +43,106 @@ export const DeskTourList = Schema.Struct({
   tours: Schema.Array(DeskTour)
 }).annotations({ identifier: "DeskTourList" })
 
+export const DeskSlot = Schema.Struct({
+  time: Time.annotations({ description: "Local start time HH:MM; send it as a quote's `start.time`." }),
+  seatsLeft: Schema.NullOr(Schema.Int).annotations({ description: "Seats left now (null: no seat limit)." }),
+  soldOut: Schema.Boolean,
+  guests: Schema.Array(Schema.Struct({
+    type: Schema.String,
+    label: Schema.String,
+    unitMinor: Schema.Int.annotations({ description: "Price per guest of this type, VAT included, minor units." })
+  })).annotations({ description: "Guest prices of this start time; a guest type missing here cannot be sold on it." })
+}).annotations({ identifier: "DeskSlot" })
+
+export const DeskSlots = Schema.Struct({
+  activityId: Schema.String,
+  date: Day,
+  timeZone: Schema.String,
+  currency: Schema.String,
+  slots: Schema.Array(DeskSlot).annotations({ description: "The day's start times not yet started, by time, sold-out ones included." })
+}).annotations({ identifier: "DeskSlots" })
+
+export const QuoteBody = Schema.Struct({
+  activityId: Uuid.annotations({ description: "A tour's `activityId` from GET /tours." }),
+  start: Schema.Struct({ date: Day, time: Time }),
+  guests: Schema.Array(Schema.Struct({
+    type: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100)),
+    count: Schema.Int.pipe(Schema.between(1, 50))
+  })).pipe(Schema.minItems(1)).annotations({
+    description: "At most 10 entries and 50 guests in all (else 400 `invalid_request`); a type the tour does not sell " +
+      "answers 409 `price_changed`."
+  })
+}).annotations({ identifier: "QuoteRequest" })
+
+export const CartLine = Schema.Struct({
+  operatorName: Schema.String,
+  tourName: Schema.String,
+  start: Schema.Struct({ date: Day, time: Time, timeZone: Schema.String }),
+  guests: Schema.Array(Schema.Struct({
+    type: Schema.String,
+    label: Schema.String,
+    count: Schema.Int,
+    unitMinor: Schema.Int,
+    lineMinor: Schema.Int.annotations({ description: "unitMinor times count." })
+  })),
+  totalMinor: Schema.Int.annotations({ description: "Amount to charge, VAT included." }),
+  currency: Schema.String,
+  requiresPhone: Schema.Boolean,
+  orderLineText: Schema.String.annotations({ description: "Receipt label: tour name, date and time, at most 40 characters." }),
+  payment: Schema.Struct({
+    provider: Schema.Literal("payprovider"),
+    merchantId: Schema.String.annotations({ description: "Create the order on this merchant for `totalMinor`, `referenceId` = the sale reference." }),
+    taxLines: Schema.Array(Schema.Struct({ amount: Schema.Int, percentage: Schema.Number, type: Schema.Literal("VAT") })).annotations({
+      description: "Pass unchanged as the order's tax array. Desk sales carry 12% VAT (Norwegian passenger transport and " +
+        "experiences), included in the price."
+    }),
+    serviceProviders: Schema.Array(Schema.Struct({
+      serviceProviderId: Schema.String,
+      amount: Schema.Struct({ percentage: Schema.Number })
+    })).annotations({ description: "Pass unchanged in the order's `controlFunctions.serviceProviders`." })
+  })
+}).annotations({ identifier: "CartLine" })
+
+export const QuoteResponse = Schema.Struct({
+  reference: Schema.String.annotations({ description: "Sale reference `SVC-` + 10 uppercase letters or digits; the payment's reference." }),
+  validUntil: Schema.String.annotations({ description: "ISO 8601; the quoted price stands for 15 minutes. Nothing is held." }),
+  cartLine: CartLine
+}).annotations({ identifier: "QuoteResponse" })
+
 export class ToursGroup extends HttpApiGroup.make("tours")
   .add(
     HttpApiEndpoint.get("list", "/tours")
+        .setUrlParams(Schema.Struct({ date: Schema.optional(Day) }))
         .addSuccess(DeskTourList)
         .addError(QbBadRequest)
         .addError(QbUnauthorized)
         .addError(QbForbidden)
         .addError(QbRateLimited)
-        .annotate(OpenApi.Summary, "Tours this terminal can sell")
+        .annotate(OpenApi.Summary, "Tours this terminal can sell on a day")
         .annotate(
           OpenApi.Description,
-          "Reads budget. The published tours of the terminal's selling operator, by name. Start times with seats " +
-            "and guest prices for a day come from the slots endpoint."
+          "Reads budget. Query `date` (YYYY-MM-DD, the tour's local day; default today in each tour's zone). The published " +
+            "tours, linked to a booking system, on the sites of the terminal's selling operator: its own and those it " +
+            "resells, by name, each with its guest types and whether the day has seats. Start times with seats and guest " +
+            "prices come from the slots endpoint."
+        )
+  )
+  .add(
+    HttpApiEndpoint.get("slots", "/tours/:activityId/slots")
+        .setPath(Schema.Struct({ activityId: Uuid }))
+        .setUrlParams(Schema.Struct({ date: Schema.optional(Day) }))
+        .addSuccess(DeskSlots)
+        .addError(QbBadRequest)
+        .addError(QbUnauthorized)
+        .addError(QbForbidden)
+        .addError(QbRateLimited)
+        .addError(QbUnavailable)
+        .annotate(OpenApi.Summary, "Start times, seats and guest prices of a tour on a day")
+        .annotate(
+          OpenApi.Description,
+          "Reads budget. Query `date` (YYYY-MM-DD, default today in the tour's zone). Read live from the operator's booking " +
+            "system; 503 `provider_unavailable` when it does not answer in time; 403 `tour_not_sellable_here` for a tour " +
+            "this terminal may not sell."
         )
   )
   .annotate(Budget, "reads")
@@ -43,8 +150,32 @@ export class ToursGroup extends HttpApiGroup.make("tours")
   .prefix(QUICKBOOK_PREFIX)
 {}
 
+export class SalesGroup extends HttpApiGroup.make("sales")
+  .add(
+    HttpApiEndpoint.post("quote", "/quote")
+        .setPayload(QuoteBody)
+        .addSuccess(QuoteResponse)
+        .addError(QbBadRequest)
+        .addError(QbUnauthorized)
+        .addError(QbForbidden)
+        .addError(QbConflict)
+        .addError(QbRateLimited)
+        .addError(QbUnavailable)
+        .annotate(OpenApi.Summary, "Quote a sale (holds nothing)")
+        .annotate(
+          OpenApi.Description,
+          "Writes budget. Checks the tour is sellable here, the guest types and the seats now; stores the sale as " +
+            "`quoted` and returns its reference, `validUntil` (15 minutes) and the cart line with payment instructions."
+        )
+  )
+  .annotate(Budget, "writes")
+  .middleware(QuickbookAuth)
+  .prefix(QUICKBOOK_PREFIX)
+{}
+
 export class QuickbookApi extends HttpApi.make("quickbook")
   .add(ToursGroup)
+  .add(SalesGroup)
   .annotate(OpenApi.Title, "Quickbook API")
   .annotate(OpenApi.Version, "1.0.0")
   .annotate(

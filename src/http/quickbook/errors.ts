@@ -13,10 +13,12 @@ import {
   type ClerkLanguage,
   clerkLanguage,
   QbBadRequest,
+  QbConflict,
   QbForbidden,
   QbNotFound,
   QbRateLimited,
   QbUnauthorized,
+  QbUnavailable,
   QuickbookCode
 } from "../../domain/quickbookErrors.js"
 import { QUICKBOOK_PREFIX } from "./Api.js"
@@ -71,6 +73,10 @@ export const quickbookResponseFor = (error: unknown, lang: ClerkLanguage) => {
   if (error instanceof QbBadRequest) return respond(400, error.code, lang, { reference: error.reference })
   if (error instanceof QbForbidden) return respond(403, error.code, lang, { reference: error.reference })
   if (error instanceof QbNotFound) return respond(404, error.code, lang, { reference: error.reference })
+  if (error instanceof QbConflict) return respond(409, error.code, lang, { reference: error.reference })
+  if (error instanceof QbUnavailable) {
+    return respond(503, error.code, lang, { reference: error.reference, headers: { "Retry-After": "5" } })
+  }
   if (error instanceof HttpApiError.HttpApiDecodeError) return respond(400, "invalid_request", lang)
   if (error instanceof HttpServerError.RouteNotFound) return respond(404, "not_found", lang)
   return undefined

@@ -17,6 +17,9 @@ const STATUS_TEXT: Record<string, string> = {
   "403": "`terminal_not_registered`: the terminal is not registered, not active or not bound to the key; " +
     "`tour_not_sellable_here`: the terminal cannot charge for the tour's operator.",
   "404": "`not_found`: no such sale or hold for this terminal.",
+  "409": "`sold_out`: not enough seats on the departure; `price_changed`: the live price differs from the quote past " +
+    "`validUntil`, or a guest type the tour does not sell.",
+  "503": "`provider_unavailable`: the operator's booking system did not answer in time; try again shortly (`Retry-After`).",
   "429": "`rate_limited`: this terminal's budget for the endpoint is spent; `Retry-After` says when to retry.",
   "500": "`internal`: unexpected failure on our side; quote `X-Request-Id`."
 }

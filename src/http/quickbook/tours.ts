@@ -1,6 +1,7 @@
-/** GET /tours: decode, read the terminal's sellable tours, encode. */
+/** GET /tours, GET /tours/{activityId}/slots and POST /quote: decode, ask QuickbookTours, encode. */
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
+import { guestTypesOf } from "../../domain/quickbookSales.js"
 import { QuickbookTours } from "../../services/QuickbookTours.js"
 import { QuickbookApi } from "./Api.js"
 import { CurrentTerminal } from "./security.js"
@@ -8,21 +9,43 @@ import { CurrentTerminal } from "./security.js"
 export const QuickbookToursLive = HttpApiBuilder.group(QuickbookApi, "tours", (handlers) =>
   Effect.gen(function*() {
     const tours = yield* QuickbookTours
-    return handlers.handle("list", () =>
-      Effect.gen(function*() {
-        const { terminal } = yield* CurrentTerminal
-        const rows = yield* tours.sellable(terminal.operatorId)
-        return {
-          terminal: { id: terminal.id, name: terminal.name, operatorName: terminal.operatorName },
-          tours: rows.map((r) => ({
-            activityId: r.id,
-            operatorName: r.operator_name,
-            tourName: r.title,
-            timeZone: r.timezone,
-            currency: r.currency,
-            durationMinutes: r.duration_minutes,
-            departureTimes: r.departure_times
-          }))
-        }
-      }))
+    return handlers
+      .handle("list", ({ urlParams }) =>
+        Effect.gen(function*() {
+          const { terminal } = yield* CurrentTerminal
+          const rows = yield* tours.list(terminal.operatorId, urlParams.date)
+          return {
+            terminal: { id: terminal.id, name: terminal.name, operatorName: terminal.operatorName },
+            tours: rows.map(({ available, date, tour: r }) => ({
+              activityId: r.id,
+              operatorName: r.operator_name,
+              tourName: r.title,
+              timeZone: r.timezone,
+              currency: r.currency,
+              durationMinutes: r.duration_minutes,
+              departureTimes: r.departure_times,
+              guestTypes: guestTypesOf(r.categories).map(({ categoryId: _, ...g }) => g),
+              date,
+              available
+            }))
+          }
+        }))
+      .handle("slots", ({ path, urlParams }) =>
+        Effect.gen(function*() {
+          const { terminal } = yield* CurrentTerminal
+          const { date, slots, tour } = yield* tours.slots(terminal.operatorId, path.activityId, urlParams.date)
+          return {
+            activityId: tour.id,
+            date,
+            timeZone: tour.timezone,
+            currency: tour.currency,
+            slots: slots.map((s) => ({ time: s.time, seatsLeft: s.seatsLeft, soldOut: s.soldOut, guests: s.guests }))
+          }
+        }))
+  }))
+
+export const QuickbookSalesLive = HttpApiBuilder.group(QuickbookApi, "sales", (handlers) =>
+  Effect.gen(function*() {
+    const tours = yield* QuickbookTours
+    return handlers.handle("quote", ({ payload }) => Effect.flatMap(CurrentTerminal, (caller) => tours.quote(caller, payload)))
   }))
