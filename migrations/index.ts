@@ -14,6 +14,7 @@ import m0012 from "./0012_tour_catalogue.js"
 import m0013 from "./0013_publishable_keys.js"
 import m0014 from "./0014_quickbook_terminals.js"
 import m0015 from "./0015_quickbook_sales.js"
+import m0016 from "./0016_quickbook_holds.js"
 
 export const migrations = {
   "0001_core": m0001,
@@ -30,5 +31,6 @@ export const migrations = {
   "0012_tour_catalogue": m0012,
   "0013_publishable_keys": m0013,
   "0014_quickbook_terminals": m0014,
-  "0015_quickbook_sales": m0015
+  "0015_quickbook_sales": m0015,
+  "0016_quickbook_holds": m0016
 }

@@ -45,6 +45,10 @@ export class QbNotFound extends Schema.TaggedError<QbNotFound>()("QbNotFound", f
   HttpApiSchema.annotations({ status: 404 })) {}
 export class QbConflict extends Schema.TaggedError<QbConflict>()("QbConflict", fields,
   HttpApiSchema.annotations({ status: 409 })) {}
+export class QbGone extends Schema.TaggedError<QbGone>()("QbGone", fields,
+  HttpApiSchema.annotations({ status: 410 })) {}
+export class QbUnprocessable extends Schema.TaggedError<QbUnprocessable>()("QbUnprocessable", fields,
+  HttpApiSchema.annotations({ status: 422 })) {}
 export class QbUnavailable extends Schema.TaggedError<QbUnavailable>()("QbUnavailable", fields,
   HttpApiSchema.annotations({ status: 503 })) {}
 export class QbRateLimited extends Schema.TaggedError<QbRateLimited>()(
@@ -53,7 +57,16 @@ export class QbRateLimited extends Schema.TaggedError<QbRateLimited>()(
   HttpApiSchema.annotations({ status: 429 })
 ) {}
 
-export type QuickbookFailure = QbBadRequest | QbUnauthorized | QbForbidden | QbNotFound | QbConflict | QbUnavailable | QbRateLimited
+export type QuickbookFailure =
+  | QbBadRequest
+  | QbUnauthorized
+  | QbForbidden
+  | QbNotFound
+  | QbConflict
+  | QbGone
+  | QbUnprocessable
+  | QbUnavailable
+  | QbRateLimited
 
 export const unauthorized = (detail: string) => new QbUnauthorized({ code: "unauthorized", detail })
 

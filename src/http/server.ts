@@ -32,6 +32,7 @@ import { PartnerAuthLive } from "./partner/auth.js"
 import { CatalogueAuthLive, CatalogueCorsRoutes } from "./partner/catalogueAuth.js"
 import { problemMiddleware } from "./problem.js"
 import { QuickbookKeys } from "../services/QuickbookKeys.js"
+import { QuickbookHolds } from "../services/QuickbookHolds.js"
 import { QuickbookTours } from "../services/QuickbookTours.js"
 import { QuickbookAuthLive } from "./quickbook/auth.js"
 import { quickbookOpenApiLayer } from "./quickbook/openapi.js"
@@ -53,7 +54,8 @@ const ServicesLive = Layer.mergeAll(
   PublicCatalogueCache.Default,
   TourAvailability.Default,
   QuickbookKeys.Default,
-  QuickbookTours.Default
+  QuickbookTours.Default,
+  QuickbookHolds.Default
 )
 
 /**

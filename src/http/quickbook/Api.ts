@@ -1,7 +1,17 @@
 /** The Quickbook (desk sales) API v1 contract. Its OpenAPI document is generated from these definitions. */
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { QbBadRequest, QbConflict, QbForbidden, QbRateLimited, QbUnauthorized, QbUnavailable } from "../../domain/quickbookErrors.js"
+import {
+  QbBadRequest,
+  QbConflict,
+  QbForbidden,
+  QbGone,
+  QbNotFound,
+  QbRateLimited,
+  QbUnauthorized,
+  QbUnavailable,
+  QbUnprocessable
+} from "../../domain/quickbookErrors.js"
 import { Budget, QuickbookAuth } from "./security.js"
 
 export const QUICKBOOK_PREFIX = "/api/quickbook/v1"
@@ -109,6 +119,31 @@ export const QuoteResponse = Schema.Struct({
   cartLine: CartLine
 }).annotations({ identifier: "QuoteResponse" })
 
+const SaleReference = Schema.String.pipe(Schema.pattern(/^SVC-[A-Z0-9]{10}$/)).annotations({
+  description: "Sale reference `SVC-` + 10 uppercase letters or digits."
+})
+
+export const ReserveBody = Schema.Struct({
+  reference: SaleReference,
+  idempotencyKey: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100)).annotations({
+    description: "A new UUID per hold; a retry with the same value returns the same hold. The hold belongs to the " +
+      "sale: while it is held, any key answers the sale's hold."
+  })
+}).annotations({ identifier: "ReserveRequest" })
+
+export const ReserveResponse = Schema.Struct({
+  holdRef: Schema.String.annotations({ description: "Equals the sale reference; pass it to DELETE /reserve and POST /book." }),
+  expiresAt: Schema.String.annotations({
+    description: "ISO 8601; the seats are released then (10 minutes after the hold). The quote stands at least until then."
+  }),
+  cartLine: CartLine
+}).annotations({ identifier: "ReserveResponse" })
+
+export const ReleaseResponse = Schema.Struct({
+  holdRef: Schema.String,
+  released: Schema.Literal(true)
+}).annotations({ identifier: "ReleaseResponse" })
+
 export class ToursGroup extends HttpApiGroup.make("tours")
   .add(
     HttpApiEndpoint.get("list", "/tours")
@@ -166,6 +201,48 @@ export class SalesGroup extends HttpApiGroup.make("sales")
           OpenApi.Description,
           "Writes budget. Checks the tour is sellable here, the guest types and the seats now; stores the sale as " +
             "`quoted` and returns its reference, `validUntil` (15 minutes) and the cart line with payment instructions."
+        )
+  )
+  .add(
+    HttpApiEndpoint.post("reserve", "/reserve")
+        .setPayload(ReserveBody)
+        .addSuccess(ReserveResponse)
+        .addError(QbBadRequest)
+        .addError(QbUnauthorized)
+        .addError(QbForbidden)
+        .addError(QbNotFound)
+        .addError(QbConflict)
+        .addError(QbGone)
+        .addError(QbUnprocessable)
+        .addError(QbRateLimited)
+        .addError(QbUnavailable)
+        .annotate(OpenApi.Summary, "Hold the seats of a quoted sale (optional)")
+        .annotate(
+          OpenApi.Description,
+          "Writes budget. Checks the departure again (409 `sold_out`; 409 `price_changed` for a guest type no longer " +
+            "priced; the quoted prices stand while the quote is valid) and holds the seats for 10 minutes; the sale " +
+            "becomes `held`. A sale already held answers its hold, whatever the idempotencyKey. 410 `hold_expired` for a " +
+            "quote past `validUntil` or a hold that ran out (make a new quote); 422 `hold_not_supported` when the tour's " +
+            "booking system cannot hold (continue without a hold); 404 `not_found` for a reference not of this terminal; " +
+            "503 `provider_unavailable` when the booking system does not answer (nothing held; retry with the same " +
+            "idempotencyKey)."
+        )
+  )
+  .add(
+    HttpApiEndpoint.del("release", "/reserve/:holdRef")
+        .setPath(Schema.Struct({ holdRef: SaleReference }))
+        .addSuccess(ReleaseResponse)
+        .addError(QbBadRequest)
+        .addError(QbUnauthorized)
+        .addError(QbForbidden)
+        .addError(QbNotFound)
+        .addError(QbRateLimited)
+        .addError(QbUnavailable)
+        .annotate(OpenApi.Summary, "Release a hold")
+        .annotate(
+          OpenApi.Description,
+          "Writes budget. Releases the seats; the sale is `quoted` again (or `expired` past `validUntil`). Idempotent: " +
+            "a hold released before, run out, or never made answers the same 200."
         )
   )
   .annotate(Budget, "writes")

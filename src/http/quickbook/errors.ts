@@ -15,10 +15,12 @@ import {
   QbBadRequest,
   QbConflict,
   QbForbidden,
+  QbGone,
   QbNotFound,
   QbRateLimited,
   QbUnauthorized,
   QbUnavailable,
+  QbUnprocessable,
   QuickbookCode
 } from "../../domain/quickbookErrors.js"
 import { QUICKBOOK_PREFIX } from "./Api.js"
@@ -74,6 +76,8 @@ export const quickbookResponseFor = (error: unknown, lang: ClerkLanguage) => {
   if (error instanceof QbForbidden) return respond(403, error.code, lang, { reference: error.reference })
   if (error instanceof QbNotFound) return respond(404, error.code, lang, { reference: error.reference })
   if (error instanceof QbConflict) return respond(409, error.code, lang, { reference: error.reference })
+  if (error instanceof QbGone) return respond(410, error.code, lang, { reference: error.reference })
+  if (error instanceof QbUnprocessable) return respond(422, error.code, lang, { reference: error.reference })
   if (error instanceof QbUnavailable) {
     return respond(503, error.code, lang, { reference: error.reference, headers: { "Retry-After": "5" } })
   }

@@ -2,6 +2,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { guestTypesOf } from "../../domain/quickbookSales.js"
+import { QuickbookHolds } from "../../services/QuickbookHolds.js"
 import { QuickbookTours } from "../../services/QuickbookTours.js"
 import { QuickbookApi } from "./Api.js"
 import { CurrentTerminal } from "./security.js"
@@ -47,5 +48,9 @@ export const QuickbookToursLive = HttpApiBuilder.group(QuickbookApi, "tours", (h
 export const QuickbookSalesLive = HttpApiBuilder.group(QuickbookApi, "sales", (handlers) =>
   Effect.gen(function*() {
     const tours = yield* QuickbookTours
-    return handlers.handle("quote", ({ payload }) => Effect.flatMap(CurrentTerminal, (caller) => tours.quote(caller, payload)))
+    const holds = yield* QuickbookHolds
+    return handlers
+      .handle("quote", ({ payload }) => Effect.flatMap(CurrentTerminal, (caller) => tours.quote(caller, payload)))
+      .handle("reserve", ({ payload }) => Effect.flatMap(CurrentTerminal, (caller) => holds.reserve(caller, payload)))
+      .handle("release", ({ path }) => Effect.flatMap(CurrentTerminal, (caller) => holds.release(caller, path.holdRef)))
   }))

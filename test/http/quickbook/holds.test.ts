@@ -1,0 +1,167 @@
+/**
+ * Quickbook POST /reserve and DELETE /reserve/{holdRef} over real HTTP with the Bókun sandbox:
+ * seats really held, one hold per sale on retry, hold_not_supported, hold_expired, idempotent
+ * release (seats back), 503 on a booking system that does not answer, the writes budget shared
+ * with quote, and the document.
+ */
+import { SqlClient } from "@effect/sql"
+import { expect, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { randomUUID } from "node:crypto"
+import { CLERK_MESSAGES } from "../../../src/domain/quickbookErrors.js"
+import { addDays, BokunSandbox, localDay } from "../../../src/sandbox/bokun/index.js"
+import { QuickbookKeys } from "../../../src/services/QuickbookKeys.js"
+import { makeWorld } from "../../support/fixtures.js"
+import { call, get, type Reply } from "../../support/http.js"
+import { merchantFor, paymentsEnv, vendorFor } from "../../support/payments.js"
+import { createSite, insertLinkedTour } from "../../support/tours.js"
+
+const BASE = "/api/quickbook/v1"
+const env = paymentsEnv(Effect.succeed({ TOUR_AVAILABILITY_TIMEOUT_MS: "1500" }))
+
+const expectError = (res: Reply, status: number, code: string) => {
+  expect(res.status, res.text).toBe(status)
+  expect(res.body.error).toMatchObject({ code, clerkMessage: (CLERK_MESSAGES as any)[code].en })
+}
+
+const world = Effect.gen(function*() {
+  const w = yield* makeWorld
+  const a = yield* vendorFor(w.alpha)
+  yield* merchantFor(w.alpha)
+  const site = yield* createSite(w.alpha, "Alpha")
+  const pa = a.vendor.products[0]!
+  const own = yield* insertLinkedTour({ operatorId: w.alpha, title: "Fjord Cruise", sites: [site], product: pa })
+  const keys = yield* QuickbookKeys
+  const terminal = yield* keys.registerTerminal(w.alpha, "Harbour desk")
+  const key = yield* keys.issueKey({ mode: "test", name: "Desk app", terminals: [terminal.id] })
+  const headers = { "quickbook-terminal": terminal.id }
+  const day = addDays(localDay(Date.now(), "Europe/Oslo"), 1)
+  const s = {
+    a, pa, own, terminal, day,
+    seatsLeft: Effect.map(get(`${BASE}/tours/${own}/slots?date=${day}`, key.token, headers), (r) => r.body.slots[0].seatsLeft),
+    quote: (count = 2) =>
+      Effect.map(
+        call(`${BASE}/quote`, {
+          method: "POST", key: key.token, headers,
+          body: { activityId: own, start: { date: day, time: "10:00" }, guests: [{ type: "adult", count }] }
+        }),
+        (r) => {
+          expect(r.status, r.text).toBe(200)
+          return r.body as { reference: string; validUntil: string; cartLine: unknown }
+        }
+      ),
+    reserve: (body: unknown) => call(`${BASE}/reserve`, { method: "POST", key: key.token, headers, body }),
+    release: (ref: string) => call(`${BASE}/reserve/${ref}`, { method: "DELETE", key: key.token, headers })
+  }
+  return s
+}).pipe(Effect.provide(QuickbookKeys.Default))
+
+const saleRow = (reference: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.map(sql<any>`SELECT status, hold_id, hold_expires_at, valid_until FROM quickbook_sales WHERE reference = ${reference}`, ([r]) => r))
+
+layer(env, { excludeTestServices: true, timeout: 180_000 })("quickbook reserve and release", (it) => {
+  it.effect("reserve holds the seats in the booking system; a retry returns the same hold; release gives them back, idempotent", () =>
+    Effect.gen(function*() {
+      const s = yield* world
+      const q = yield* s.quote(2)
+      const key = randomUUID()
+      const started = Date.now()
+      const res = yield* s.reserve({ reference: q.reference, idempotencyKey: key })
+      expect(res.status, res.text).toBe(200)
+      expect(res.body.holdRef).toBe(q.reference)
+      expect(res.body.cartLine).toEqual(q.cartLine)
+      const expiresAt = Date.parse(res.body.expiresAt)
+      expect(expiresAt - started).toBeGreaterThan(9 * 60_000)
+      expect(expiresAt - Date.now()).toBeLessThanOrEqual(10 * 60_000)
+      expect(yield* s.seatsLeft).toBe(8)
+      const row = yield* saleRow(q.reference)
+      expect(row.status).toBe("held")
+      expect(row.hold_id).toBeTruthy()
+      // Same key, and another key: the sale's one hold; no second hold in the booking system.
+      const again = yield* s.reserve({ reference: q.reference, idempotencyKey: key })
+      expect(again.body).toEqual(res.body)
+      const other = yield* s.reserve({ reference: q.reference, idempotencyKey: randomUUID() })
+      expect(other.body).toEqual(res.body)
+      expect(yield* s.seatsLeft).toBe(8)
+      // Release: seats back, sale quoted again; releasing again answers the same.
+      const rel = yield* s.release(q.reference)
+      expect(rel.status, rel.text).toBe(200)
+      expect(rel.body).toEqual({ holdRef: q.reference, released: true })
+      expect(yield* s.seatsLeft).toBe(10)
+      expect((yield* saleRow(q.reference)).status).toBe("quoted")
+      const rel2 = yield* s.release(q.reference)
+      expect(rel2.status).toBe(200)
+      expect(rel2.body).toEqual(rel.body)
+      // Unknown reference, bad reference.
+      expectError(yield* s.release("SVC-0000000000"), 404, "not_found")
+      expectError(yield* s.reserve({ reference: "SVC-0000000000", idempotencyKey: key }), 404, "not_found")
+      expectError(yield* s.reserve({ reference: "nope", idempotencyKey: key }), 400, "invalid_request")
+    }))
+
+  it.effect("reserve: 422 hold_not_supported, 409 sold_out, 410 hold_expired for a quote or hold run out", () =>
+    Effect.gen(function*() {
+      const s = yield* world
+      const sql = yield* SqlClient.SqlClient
+      // Sold out since the quote.
+      const q0 = yield* s.quote(2)
+      const sandbox = yield* BokunSandbox
+      yield* sandbox.setDepartureCapacity({ productId: s.pa.id, startTimeId: s.pa.startTimes[0]!.id, date: s.day, capacity: 1 })
+      expectError(yield* s.reserve({ reference: q0.reference, idempotencyKey: randomUUID() }), 409, "sold_out")
+      yield* sandbox.setDepartureCapacity({ productId: s.pa.id, startTimeId: s.pa.startTimes[0]!.id, date: s.day, capacity: 10 })
+      // Quote past its validity.
+      const q1 = yield* s.quote(1)
+      yield* sql`UPDATE quickbook_sales SET valid_until = now() - interval '1 second' WHERE reference = ${q1.reference}`
+      expectError(yield* s.reserve({ reference: q1.reference, idempotencyKey: randomUUID() }), 410, "hold_expired")
+      // A hold that ran out; its release answers released and the sale is expired.
+      const q2 = yield* s.quote(1)
+      expect((yield* s.reserve({ reference: q2.reference, idempotencyKey: randomUUID() })).status).toBe(200)
+      yield* sql`UPDATE quickbook_sales SET hold_expires_at = now() - interval '1 second', valid_until = now() - interval '1 second'
+        WHERE reference = ${q2.reference}`
+      expectError(yield* s.reserve({ reference: q2.reference, idempotencyKey: randomUUID() }), 410, "hold_expired")
+      expect((yield* s.release(q2.reference)).status).toBe(200)
+      expect((yield* saleRow(q2.reference)).status).toBe("expired")
+      expect(yield* s.seatsLeft).toBe(10)
+      // A product that cannot hold.
+      yield* sql`UPDATE bokun_sandbox.products SET supports_holds = false WHERE id = ${s.pa.id}`
+      const q3 = yield* s.quote(1)
+      expectError(yield* s.reserve({ reference: q3.reference, idempotencyKey: randomUUID() }), 422, "hold_not_supported")
+      expect((yield* saleRow(q3.reference)).status).toBe("quoted")
+    }))
+
+  it.effect("a booking system that does not answer: 503 provider_unavailable, nothing held", () =>
+    Effect.gen(function*() {
+      const s = yield* world
+      const sandbox = yield* BokunSandbox
+      const q = yield* s.quote(1)
+      yield* sandbox.faults.set({ down: true }, { vendorId: s.a.vendor.id })
+      try {
+        expectError(yield* s.reserve({ reference: q.reference, idempotencyKey: randomUUID() }), 503, "provider_unavailable")
+        expect((yield* saleRow(q.reference)).status).toBe("quoted")
+      } finally {
+        yield* sandbox.faults.set({ down: false }, { vendorId: s.a.vendor.id })
+      }
+      expect(yield* s.seatsLeft).toBe(10)
+      const ok = yield* s.reserve({ reference: q.reference, idempotencyKey: randomUUID() })
+      expect(ok.status, ok.text).toBe(200)
+    }))
+
+  it.effect("reserve and release share the writes budget with quote (60 a minute per terminal)", () =>
+    Effect.gen(function*() {
+      const s = yield* world
+      const q = yield* s.quote(1)
+      for (let i = 0; i < 29; i++) expect((yield* s.release(q.reference)).status).toBe(200)
+      for (let i = 0; i < 30; i++) expect((yield* s.reserve({})).status).toBe(400)
+      expectError(yield* s.reserve({ reference: q.reference, idempotencyKey: randomUUID() }), 429, "rate_limited")
+      expectError(yield* s.release(q.reference), 429, "rate_limited")
+    }))
+
+  it.effect("the OpenAPI document has reserve and release with their errors", () =>
+    Effect.gen(function*() {
+      const doc = (yield* get(`${BASE}/openapi.json`)).body
+      expect(Object.keys(doc.paths[`${BASE}/reserve`].post.responses).sort())
+        .toEqual(["200", "400", "401", "403", "404", "409", "410", "422", "429", "500", "503"])
+      expect(Object.keys(doc.paths[`${BASE}/reserve/{holdRef}`].delete.responses).sort())
+        .toEqual(["200", "400", "401", "403", "404", "429", "500", "503"])
+    }))
+})
