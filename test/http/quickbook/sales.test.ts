@@ -13,6 +13,7 @@ import { CLERK_MESSAGES } from "../../../src/domain/quickbookErrors.js"
 import { addDays, BokunSandbox, localDay } from "../../../src/sandbox/bokun/index.js"
 import { QuickbookKeys } from "../../../src/services/QuickbookKeys.js"
 import { makeWorld } from "../../support/fixtures.js"
+import { withRoomInWindow } from "../../support/rateWindow.js"
 import { call, get, type Reply } from "../../support/http.js"
 import { merchantFor, paymentsEnv, vendorFor } from "../../support/payments.js"
 import { createSite, insertLinkedTour, insertTour } from "../../support/tours.js"
@@ -227,6 +228,7 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("quickbook tours, sl
   it.effect("quotes spend the writes budget: 60 a minute per terminal, then 429 rate_limited; reads unaffected", () =>
     Effect.gen(function*() {
       const s = yield* world
+      yield* withRoomInWindow(30)
       for (let i = 0; i < 60; i++) {
         const res = yield* s.quote({})
         expect(res.status).toBe(400)
