@@ -15,6 +15,7 @@ import m0013 from "./0013_publishable_keys.js"
 import m0014 from "./0014_quickbook_terminals.js"
 import m0015 from "./0015_quickbook_sales.js"
 import m0016 from "./0016_quickbook_holds.js"
+import m0017 from "./0017_quickbook_book.js"
 
 export const migrations = {
   "0001_core": m0001,
@@ -32,5 +33,6 @@ export const migrations = {
   "0013_publishable_keys": m0013,
   "0014_quickbook_terminals": m0014,
   "0015_quickbook_sales": m0015,
-  "0016_quickbook_holds": m0016
+  "0016_quickbook_holds": m0016,
+  "0017_quickbook_book": m0017
 }

@@ -15,6 +15,8 @@ export interface Terminal {
   readonly name: string
   readonly operatorId: string
   readonly operatorName: string
+  /** The card terminal at the payment provider this desk takes payments on; null: it cannot charge. */
+  readonly paymentTerminalId: string | null
   readonly active: boolean
   readonly createdAt: Date
 }
@@ -35,6 +37,7 @@ interface TerminalRow {
   readonly name: string
   readonly operator_id: string
   readonly operator_name: string
+  readonly payment_terminal_id: string | null
   readonly deactivated_at: Date | null
   readonly created_at: Date
 }
@@ -44,6 +47,7 @@ const toTerminal = (r: TerminalRow): Terminal => ({
   name: r.name,
   operatorId: r.operator_id,
   operatorName: r.operator_name,
+  paymentTerminalId: r.payment_terminal_id,
   active: r.deactivated_at === null,
   createdAt: r.created_at
 })
@@ -58,7 +62,7 @@ export class QuickbookKeys extends Effect.Service<QuickbookKeys>()("QuickbookKey
 
     const terminalRows = (where: { id?: string; operatorId?: string }) =>
       sql<TerminalRow>`
-        SELECT t.id, t.name, t.operator_id, o.name AS operator_name, t.deactivated_at, t.created_at
+        SELECT t.id, t.name, t.operator_id, o.name AS operator_name, t.payment_terminal_id, t.deactivated_at, t.created_at
         FROM quickbook_terminals t JOIN operators o ON o.id = t.operator_id
         WHERE ${where.id !== undefined ? sql`t.id = ${where.id}` : sql`true`}
           AND ${where.operatorId !== undefined ? sql`t.operator_id = ${where.operatorId}` : sql`true`}
@@ -76,10 +80,15 @@ export class QuickbookKeys extends Effect.Service<QuickbookKeys>()("QuickbookKey
         }
       })
 
-    const registerTerminal = Effect.fn("QuickbookKeys.registerTerminal")(function*(operatorId: string, name: string) {
+    const registerTerminal = Effect.fn("QuickbookKeys.registerTerminal")(function*(
+      operatorId: string,
+      name: string,
+      paymentTerminalId: string | null = null
+    ) {
       yield* mustExist("operators", "operator", [operatorId])
       const [row] = yield* sql<{ id: string }>`
-        INSERT INTO quickbook_terminals (operator_id, name) VALUES (${operatorId}, ${name}) RETURNING id`.pipe(Effect.orDie)
+        INSERT INTO quickbook_terminals (operator_id, name, payment_terminal_id)
+        VALUES (${operatorId}, ${name}, ${paymentTerminalId}) RETURNING id`.pipe(Effect.orDie)
       const [terminal] = yield* terminalRows({ id: row!.id })
       return toTerminal(terminal!)
     })
@@ -163,7 +172,7 @@ export class QuickbookKeys extends Effect.Service<QuickbookKeys>()("QuickbookKey
     const terminalFor = (key: QuickbookKey, terminalId: string) =>
       Effect.gen(function*() {
         const [row] = yield* sql<TerminalRow & { bound: boolean }>`
-          SELECT t.id, t.name, t.operator_id, o.name AS operator_name, t.deactivated_at, t.created_at,
+          SELECT t.id, t.name, t.operator_id, o.name AS operator_name, t.payment_terminal_id, t.deactivated_at, t.created_at,
             EXISTS (SELECT 1 FROM quickbook_key_terminals kt WHERE kt.key_id = ${key.id} AND kt.terminal_id = t.id) AS bound
           FROM quickbook_terminals t JOIN operators o ON o.id = t.operator_id
           WHERE t.id = ${terminalId}`.pipe(Effect.orDie)
