@@ -214,3 +214,30 @@ export const QuickbookConfig = Config.all({
   /** The service's share of each desk sale, percent (with QUICKBOOK_SERVICE_PROVIDER_ID). */
   serviceFeePercent: Config.number("QUICKBOOK_SERVICE_FEE_PERCENT").pipe(Config.withDefault(5))
 })
+
+/**
+ * Quickbook tickets (src/services/QuickbookTicketLinks.ts). The ticket's PDF link is made on
+ * PUBLIC_URL (unset: http://HOST:<the port this instance listens on>).
+ */
+export const QuickbookTicketConfig = Config.all({
+  /**
+   * Where guests open their booking: the ticket's QR code and the confirmation email link to
+   * `<GUEST_BOOKING_BASE_URL>/b/<booking code>`. Unset: PUBLIC_URL.
+   */
+  guestBookingBaseUrl: Config.option(Config.string("GUEST_BOOKING_BASE_URL")),
+  /**
+   * Secret that signs the ticket PDF links (at least 32 characters; every instance needs the same
+   * one; changing it breaks the links already given out). Unset: derived from the shared secret in
+   * the database (service_secrets), so that instances agree without configuration.
+   */
+  ticketLinkSecret: Config.option(Config.redacted("QUICKBOOK_TICKET_LINK_SECRET")).pipe(
+    Config.map(Option.filter((secret) => Redacted.value(secret).trim() !== "")),
+    Config.mapOrFail((secret) =>
+      Option.isSome(secret) && Redacted.value(secret.value).length < 32
+        ? Either.left(ConfigError.InvalidData(["QUICKBOOK_TICKET_LINK_SECRET"], "must be at least 32 characters"))
+        : Either.right(secret)
+    )
+  )
+})
+
+export type QuickbookTicketConfig = Config.Config.Success<typeof QuickbookTicketConfig>

@@ -41,8 +41,12 @@ export class QbUnauthorized extends Schema.TaggedError<QbUnauthorized>()("QbUnau
   HttpApiSchema.annotations({ status: 401 })) {}
 export class QbForbidden extends Schema.TaggedError<QbForbidden>()("QbForbidden", fields,
   HttpApiSchema.annotations({ status: 403 })) {}
-export class QbNotFound extends Schema.TaggedError<QbNotFound>()("QbNotFound", fields,
-  HttpApiSchema.annotations({ status: 404 })) {}
+/** `variant`: a more precise clerk message for the same code (CLERK_MESSAGE_VARIANTS). */
+export class QbNotFound extends Schema.TaggedError<QbNotFound>()(
+  "QbNotFound",
+  { ...fields, variant: Schema.optional(Schema.Literal("no_ticket_yet")) },
+  HttpApiSchema.annotations({ status: 404 })
+) {}
 export class QbConflict extends Schema.TaggedError<QbConflict>()("QbConflict", fields,
   HttpApiSchema.annotations({ status: 409 })) {}
 export class QbGone extends Schema.TaggedError<QbGone>()("QbGone", fields,
@@ -142,6 +146,14 @@ export const CLERK_MESSAGES: Record<QuickbookCode, Record<ClerkLanguage, string>
   internal: {
     en: "Something went wrong. Try again; contact support if it persists.",
     nb: "Noe gikk galt. Prøv igjen; kontakt support hvis det fortsetter."
+  }
+}
+
+/** Clerk messages more precise than their code's, chosen by an error's `variant`. */
+export const CLERK_MESSAGE_VARIANTS: Record<"no_ticket_yet", Record<ClerkLanguage, string>> = {
+  no_ticket_yet: {
+    en: "There is no ticket yet: this sale is not booked. Check the sale's status.",
+    nb: "Det finnes ingen billett ennå: salget er ikke booket. Sjekk salgets status."
   }
 }
 

@@ -33,9 +33,11 @@ import { CatalogueAuthLive, CatalogueCorsRoutes } from "./partner/catalogueAuth.
 import { problemMiddleware } from "./problem.js"
 import { QuickbookKeys } from "../services/QuickbookKeys.js"
 import { QuickbookHolds } from "../services/QuickbookHolds.js"
+import { QuickbookTickets } from "../services/QuickbookTickets.js"
 import { QuickbookTours } from "../services/QuickbookTours.js"
 import { QuickbookAuthLive } from "./quickbook/auth.js"
 import { quickbookOpenApiLayer } from "./quickbook/openapi.js"
+import { QuickbookTicketPdfLive, QuickbookTicketsLive } from "./quickbook/tickets.js"
 import { QuickbookSalesLive, QuickbookToursLive } from "./quickbook/tours.js"
 
 const ServicesLive = Layer.mergeAll(
@@ -55,14 +57,18 @@ const ServicesLive = Layer.mergeAll(
   TourAvailability.Default,
   QuickbookKeys.Default,
   QuickbookTours.Default,
-  QuickbookHolds.Default
+  QuickbookHolds.Default,
+  QuickbookTickets.Default
 )
 
 /**
  * The Quickbook API's groups join the same router as the partner API's (the routes do not
  * overlap); the server-wide middleware (problem.ts) hands its requests to its own error mapping.
  */
-const QuickbookRoutesLive = Layer.mergeAll(QuickbookToursLive, QuickbookSalesLive).pipe(Layer.provide(QuickbookAuthLive))
+const QuickbookRoutesLive = Layer.mergeAll(QuickbookToursLive, QuickbookSalesLive, QuickbookTicketsLive).pipe(
+  Layer.provide(QuickbookAuthLive),
+  Layer.merge(QuickbookTicketPdfLive)
+)
 
 export const ApiLive = HttpApiBuilder.api(PartnerApi).pipe(
   Layer.provide([MeLive, BookingsLive, HealthLive, ManifestLive, CheckinsLive, ReschedulesLive, PaymentLinksLive, CancelsLive, ToursLive]),

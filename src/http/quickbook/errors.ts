@@ -9,6 +9,7 @@ import { HttpApiError, type HttpApp, HttpServerError, HttpServerRequest, HttpSer
 import { Cause, Effect, Option, Schema } from "effect"
 import { decodedUrl } from "../../domain/apiKey.js"
 import {
+  CLERK_MESSAGE_VARIANTS,
   CLERK_MESSAGES,
   type ClerkLanguage,
   clerkLanguage,
@@ -51,13 +52,13 @@ const respond = (
   status: number,
   code: QuickbookCode,
   lang: ClerkLanguage,
-  extra: { reference?: string | undefined; headers?: Record<string, string> } = {}
+  extra: { reference?: string | undefined; headers?: Record<string, string>; clerkMessage?: string | undefined } = {}
 ) =>
   HttpServerResponse.unsafeJson(
     {
       error: {
         code,
-        clerkMessage: CLERK_MESSAGES[code][lang],
+        clerkMessage: extra.clerkMessage ?? CLERK_MESSAGES[code][lang],
         ...(extra.reference !== undefined ? { reference: extra.reference } : {})
       }
     },
@@ -74,7 +75,10 @@ export const quickbookResponseFor = (error: unknown, lang: ClerkLanguage) => {
   }
   if (error instanceof QbBadRequest) return respond(400, error.code, lang, { reference: error.reference })
   if (error instanceof QbForbidden) return respond(403, error.code, lang, { reference: error.reference })
-  if (error instanceof QbNotFound) return respond(404, error.code, lang, { reference: error.reference })
+  if (error instanceof QbNotFound) {
+    const clerkMessage = error.variant === undefined ? undefined : CLERK_MESSAGE_VARIANTS[error.variant][lang]
+    return respond(404, error.code, lang, { reference: error.reference, clerkMessage })
+  }
   if (error instanceof QbConflict) return respond(409, error.code, lang, { reference: error.reference })
   if (error instanceof QbGone) return respond(410, error.code, lang, { reference: error.reference })
   if (error instanceof QbUnprocessable) return respond(422, error.code, lang, { reference: error.reference })

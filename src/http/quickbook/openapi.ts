@@ -1,7 +1,8 @@
 /**
  * The Quickbook OpenAPI 3.1 document at /api/quickbook/v1/openapi.json, generated from
  * QuickbookApi and finished in one pass: every error answer is the QuickbookError body, the auth
- * statuses (400, 401, 403, 429) and 500 are on every operation, with their headers.
+ * statuses (400, 401, 403, 429) and 500 are on every operation that takes a key, with their
+ * headers; the signed PDF link (`security: []`) gets 500 and no terminal header.
  */
 import { HttpApiBuilder, HttpServerResponse, OpenApi } from "@effect/platform"
 import { Effect, JSONSchema } from "effect"
@@ -16,12 +17,20 @@ const STATUS_TEXT: Record<string, string> = {
   "401": "`unauthorized`: key missing, invalid, expired, revoked, not a quickbook key, or sent in the URL.",
   "403": "`terminal_not_registered`: the terminal is not registered, not active or not bound to the key; " +
     "`tour_not_sellable_here`: the terminal cannot charge for the tour's operator.",
-  "404": "`not_found`: no such sale or hold for this terminal.",
+  "404": "`not_found`: no such sale or hold for this terminal (an unknown or malformed reference, or another " +
+    "terminal's); on the ticket endpoints also a sale not confirmed (no ticket yet, with its own clerk message); for a " +
+    "PDF link also a signature that does not verify or a link that has lapsed.",
   "409": "`sold_out`: not enough seats on the departure; `price_changed`: the live price differs from the quote past " +
     "`validUntil`, or a guest type the tour does not sell.",
   "503": "`provider_unavailable`: the operator's booking system did not answer in time; try again shortly (`Retry-After`).",
   "429": "`rate_limited`: this terminal's budget for the endpoint is spent; `Retry-After` says when to retry.",
   "500": "`internal`: unexpected failure on our side; quote `X-Request-Id`."
+}
+
+/** Where an operation without a key (the signed PDF link) means something else. */
+const UNKEYED_STATUS_TEXT: Record<string, string> = {
+  "400": "`invalid_request`: a query parameter does not validate (e.g. `lang` other than en or nb).",
+  "429": "`rate_limited`: the reads budget of the sale's terminal is spent; `Retry-After` says when to retry."
 }
 
 const COMMON_HEADERS: Json = {
@@ -45,15 +54,19 @@ export const quickbookOpenApi = (): Json => {
   for (const item of Object.values<Json>(spec.paths ?? {})) {
     for (const op of Object.values<Json>(item)) {
       if (typeof op !== "object" || !op.responses) continue
+      // An operation with `security: []` (the signed PDF link) takes no key and no terminal.
+      const keyed = !(Array.isArray(op.security) && op.security.length === 0)
       op.parameters = [
         ...(op.parameters ?? []),
-        {
-          name: "Quickbook-Terminal",
-          in: "header",
-          required: true,
-          description: "The terminal id (UUID) this key is bound to.",
-          schema: { type: "string", format: "uuid" }
-        },
+        ...(keyed
+          ? [{
+            name: "Quickbook-Terminal",
+            in: "header",
+            required: true,
+            description: "The terminal id (UUID) this key is bound to.",
+            schema: { type: "string", format: "uuid" }
+          }]
+          : []),
         {
           name: "Accept-Language",
           in: "header",
@@ -62,11 +75,12 @@ export const quickbookOpenApi = (): Json => {
           schema: { type: "string" }
         }
       ]
-      for (const status of ["400", "401", "403", "429", "500"]) op.responses[status] ??= {}
+      for (const status of keyed ? ["400", "401", "403", "429", "500"] : ["500"]) op.responses[status] ??= {}
       for (const [status, response] of Object.entries<Json>(op.responses)) {
         response.headers = { ...COMMON_HEADERS, ...response.headers }
         if (Number(status) >= 400) {
-          response.description = STATUS_TEXT[status] ?? response.description ?? "Error"
+          response.description = (keyed ? undefined : UNKEYED_STATUS_TEXT[status]) ?? STATUS_TEXT[status] ??
+            response.description ?? "Error"
           response.content = errorContent
           if (status === "401") {
             response.headers["WWW-Authenticate"] = { description: "`Bearer realm=\"svc-quickbook\"`", schema: { type: "string" } }
