@@ -1,5 +1,5 @@
 /**
- * The five transactional emails in English and bokmål: every template renders every field it is
+ * The transactional emails in English and bokmål: every template renders every field it is
  * given, in both parts; HTML is escaped; subjects stay on one line; bad data is refused.
  */
 import { describe, expect, it } from "@effect/vitest"
@@ -73,6 +73,30 @@ const SAMPLES: { readonly [K in TemplateName]: Extract<EmailContent, { template:
     amount: { amountMinor: 99900, currency: "NOK" },
     paymentUrl: "https://pay.example.com/l/abc123?lang=nb&x=1",
     payBy: "2026-11-19"
+  },
+  quickbook_sale_confirmed_guest: {
+    guestName: "Kari Nordmann",
+    operatorName: "Fjord Explorer AS",
+    tourName: "Geirangerfjord Cruise",
+    departure: nov21,
+    guests: [
+      { label: "Adult", count: 2, amount: { amountMinor: 99800, currency: "NOK" } },
+      { label: "Child", count: 1, amount: { amountMinor: 24950, currency: "NOK" } }
+    ],
+    total: { amountMinor: 124750, currency: "NOK" },
+    bookingCode: "FJX-4821",
+    saleReference: "SVC-7K2M9Q4XTB",
+    bookingPageUrl: "https://guests.example.com/b/FJX-4821",
+    ticketPdfUrl: "https://api.example.com/api/quickbook/v1/tickets/SVC-7K2M9Q4XTB.pdf?lang=nb&exp=1&sig=ab"
+  },
+  quickbook_sale_failed_guest: {
+    guestName: "Kari Nordmann",
+    operatorName: "Fjord Explorer AS",
+    tourName: "Geirangerfjord Cruise",
+    departure: nov21,
+    total: { amountMinor: 124750, currency: "NOK" },
+    saleReference: "SVC-7K2M9Q4XTB",
+    moneyReturned: false
   }
 }
 
@@ -99,17 +123,23 @@ const required = (template: TemplateName, locale: Locale): Array<string> => {
       return ["Kari Nordmann", "Geirangerfjord Cruise", "FJX-4821", day("2026-11-21"), "10:15", day("2026-11-28"), "14:45", "With lunch", "3", "Booking sync"]
     case "balance_payment_link_guest":
       return ["Kari Nordmann", "Fjord Explorer AS", "post@fjordexplorer.no", "Geirangerfjord Cruise", "FJX-4821", day("2026-11-21"), "10:15", money(99900), "https://pay.example.com/l/abc123?lang=nb&x=1", day("2026-11-19")]
+    case "quickbook_sale_confirmed_guest":
+      return ["Kari Nordmann", "Fjord Explorer AS", "Geirangerfjord Cruise", "FJX-4821", day("2026-11-21"), "10:15", "2 x Adult", money(99800), "1 x Child", money(24950), money(124750), "https://guests.example.com/b/FJX-4821", "https://api.example.com/api/quickbook/v1/tickets/SVC-7K2M9Q4XTB.pdf?lang=nb&exp=1&sig=ab"]
+    case "quickbook_sale_failed_guest":
+      return ["Kari Nordmann", "Fjord Explorer AS", "Geirangerfjord Cruise", "SVC-7K2M9Q4XTB", day("2026-11-21"), "10:15", money(124750)]
   }
 }
 
 describe("email templates", () => {
-  it("there are the five templates the writes need", () => {
+  it("there are the templates the writes and desk sales need", () => {
     expect([...TEMPLATE_NAMES].sort()).toEqual([
       "balance_payment_link_guest",
       "booking_cancelled_guest",
       "booking_cancelled_team",
       "booking_rescheduled_guest",
-      "booking_rescheduled_team"
+      "booking_rescheduled_team",
+      "quickbook_sale_confirmed_guest",
+      "quickbook_sale_failed_guest"
     ])
   })
 
@@ -117,7 +147,7 @@ describe("email templates", () => {
     for (const locale of LOCALES) {
       it(`${template} (${locale}) shows every field in the text and the HTML part`, () => {
         const { subject, text, html } = render(locale, content(template))
-        expect(subject).toContain("FJX-4821")
+        expect(subject).toMatch(template === "quickbook_sale_failed_guest" ? /SVC-7K2M9Q4XTB/ : /FJX-4821/)
         expect(html).toContain(`<html lang="${locale}">`)
         for (const value of required(template, locale)) {
           expect(text, `${value} in text`).toContain(value)
@@ -144,6 +174,24 @@ describe("email templates", () => {
     const payNb = render("nb", content("balance_payment_link_guest"))
     expect(payNb.text).toContain("Betal her: https://pay.example.com/l/abc123?lang=nb&x=1")
     expect(payNb.text).toContain("Betal innen torsdag 19. november 2026.")
+  })
+
+  it("desk sales: the confirmation links the booking page and the PDF; a failure says the payment goes back", () => {
+    const confirmed = render("nb", content("quickbook_sale_confirmed_guest"))
+    expect(confirmed.subject).toBe("Bestillingen din FJX-4821: Geirangerfjord Cruise, 21. nov. 2026 kl. 10:15")
+    expect(confirmed.text).toContain("Bookingkode: FJX-4821")
+    expect(confirmed.text).toContain("2 x Adult: 998,00\u00a0kr")
+    expect(confirmed.text).toContain("Totalt betalt: 1\u00a0247,50\u00a0kr")
+    expect(confirmed.text).toContain("Bestillingen din: https://guests.example.com/b/FJX-4821")
+    expect(confirmed.text).toContain("Billett (PDF): https://api.example.com/api/quickbook/v1/tickets/SVC-7K2M9Q4XTB.pdf")
+    expect(confirmed.html).toContain("href=\"https://api.example.com/api/quickbook/v1/tickets/SVC-7K2M9Q4XTB.pdf?lang=nb&amp;exp=1&amp;sig=ab\"")
+    const failed = (locale: Locale, moneyReturned: boolean) =>
+      render(locale, content("quickbook_sale_failed_guest", { ...SAMPLES.quickbook_sale_failed_guest, moneyReturned }))
+    expect(failed("en", false).subject).toBe("We could not book Geirangerfjord Cruise: your payment is being returned (SVC-7K2M9Q4XTB)")
+    expect(failed("en", false).text).toContain("Your payment of NOK\u00a01,247.50 is being returned to the card you paid with.")
+    expect(failed("en", true).text).toContain("Your payment of NOK\u00a01,247.50 has been returned to the card you paid with.")
+    expect(failed("nb", false).text).toContain("Betalingen din på 1\u00a0247,50\u00a0kr betales tilbake til kortet du betalte med.")
+    expect(failed("nb", true).subject).toBe("Vi fikk ikke booket Geirangerfjord Cruise: betalingen din er betalt tilbake (SVC-7K2M9Q4XTB)")
   })
 
   it("says what happened to the money on a cancellation", () => {
@@ -179,7 +227,7 @@ describe("email templates", () => {
     const evil = "<script>alert(\"x\")</script> & 'quoted'"
     for (const template of TEMPLATE_NAMES) {
       const data = JSON.parse(JSON.stringify(SAMPLES[template]), (key, value) =>
-        typeof value === "string" && ["guestName", "operatorName", "tourName", "bookingReference", "reason", "cancelledBy", "rescheduledBy", "operatorContact", "rateTitle"].includes(key)
+        typeof value === "string" && ["guestName", "operatorName", "tourName", "bookingReference", "reason", "cancelledBy", "rescheduledBy", "operatorContact", "rateTitle", "bookingCode", "saleReference", "label"].includes(key)
           ? `${value} ${evil}`
           : value)
       for (const locale of LOCALES) {
