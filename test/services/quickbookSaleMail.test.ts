@@ -6,7 +6,7 @@
  *
  * Until POST /book exists, the sales are made by quoting over HTTP and then updating the sale row
  * in SQL (status, customer, language, booking code and id, confirmed_at / failed_at), as POST /book
- * will, in the same transaction as the enqueue.
+ * will, in the same transaction as the enqueue. Also the ticket POST /book will answer (ticketFor).
  */
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
@@ -16,6 +16,7 @@ import { addDays, localDay } from "../../src/sandbox/bokun/index.js"
 import { Outbox } from "../../src/services/Outbox.js"
 import { QuickbookKeys } from "../../src/services/QuickbookKeys.js"
 import { QuickbookSaleMail } from "../../src/services/QuickbookSaleMail.js"
+import { QuickbookTickets } from "../../src/services/QuickbookTickets.js"
 import { makeWorld } from "../support/fixtures.js"
 import { call, get } from "../support/http.js"
 import { mailTo, merchantFor, paymentsEnv, vendorFor } from "../support/payments.js"
@@ -24,7 +25,7 @@ import { createSite, insertLinkedTour } from "../support/tours.js"
 const BASE = "/api/quickbook/v1"
 const GUESTS = { GUEST_BOOKING_BASE_URL: "https://guests.example.com" }
 const env = paymentsEnv(Effect.succeed({ TOUR_AVAILABILITY_TIMEOUT_MS: "1500", ...GUESTS }))
-const MailLive = QuickbookSaleMail.Default.pipe(
+const MailLive = Layer.merge(QuickbookSaleMail.Default, QuickbookTickets.Default).pipe(
   Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries({ LOG_LEVEL: "Warning", ...GUESTS })))))
 )
 
@@ -135,6 +136,20 @@ layer(MailLive.pipe(Layer.provideMerge(env)), { excludeTestServices: true, timeo
       yield* send
       const [nb] = yield* mailTo(h.email)
       expect(nb!.subject).toBe(`Vi fikk ikke booket Fjord Cruise: betalingen din er betalt tilbake (${returned})`)
+    }))
+
+  it.effect("QuickbookTickets.ticketFor (for the POST /book answer) gives the ticket the ticket endpoint gives", () =>
+    Effect.gen(function*() {
+      const s = yield* world
+      const tickets = yield* QuickbookTickets
+      const ref = yield* s.quote
+      const notYet = yield* Effect.flip(tickets.ticketFor(ref, "en"))
+      expect(notYet).toMatchObject({ _tag: "QbNotFound", variant: "no_ticket_yet", reference: ref })
+      const ticket = yield* inTransaction(Effect.zipRight(confirmRow(ref, guest("nb")), tickets.ticketFor(ref, "nb")))
+      const served = (yield* s.ticket(ref, "nb")).body
+      const path = (u: string) => new URL(u).pathname + new URL(u).search
+      expect({ ...ticket, pdfUrl: path(ticket.pdfUrl!) }).toEqual({ ...served, pdfUrl: path(served.pdfUrl) })
+      expect(ticket.qrPayload).toBe("https://guests.example.com/b/FJX-4821")
     }))
 
   it.effect("nothing is enqueued when the caller's transaction rolls back; a sale in another status is a defect", () =>
