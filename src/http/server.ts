@@ -32,9 +32,11 @@ import { PartnerAuthLive } from "./partner/auth.js"
 import { CatalogueAuthLive, CatalogueCorsRoutes } from "./partner/catalogueAuth.js"
 import { problemMiddleware } from "./problem.js"
 import { QuickbookKeys } from "../services/QuickbookKeys.js"
+import { QuickbookBook } from "../services/QuickbookBook.js"
 import { QuickbookHolds } from "../services/QuickbookHolds.js"
 import { QuickbookTours } from "../services/QuickbookTours.js"
 import { QuickbookAuthLive } from "./quickbook/auth.js"
+import { QuickbookBookLive } from "./quickbook/book.js"
 import { quickbookOpenApiLayer } from "./quickbook/openapi.js"
 import { QuickbookSalesLive, QuickbookToursLive } from "./quickbook/tours.js"
 
@@ -55,14 +57,15 @@ const ServicesLive = Layer.mergeAll(
   TourAvailability.Default,
   QuickbookKeys.Default,
   QuickbookTours.Default,
-  QuickbookHolds.Default
+  QuickbookHolds.Default,
+  QuickbookBook.Default
 )
 
 /**
  * The Quickbook API's groups join the same router as the partner API's (the routes do not
  * overlap); the server-wide middleware (problem.ts) hands its requests to its own error mapping.
  */
-const QuickbookRoutesLive = Layer.mergeAll(QuickbookToursLive, QuickbookSalesLive).pipe(Layer.provide(QuickbookAuthLive))
+const QuickbookRoutesLive = Layer.mergeAll(QuickbookToursLive, QuickbookSalesLive, QuickbookBookLive).pipe(Layer.provide(QuickbookAuthLive))
 
 export const ApiLive = HttpApiBuilder.api(PartnerApi).pipe(
   Layer.provide([MeLive, BookingsLive, HealthLive, ManifestLive, CheckinsLive, ReschedulesLive, PaymentLinksLive, CancelsLive, ToursLive]),
