@@ -103,7 +103,12 @@ export const JobsConfig = Config.all({
    * How often every published, linked tour's `from_price` and `season` are computed again from its
    * booking system (every 30 minutes by default, off the hour the mirror runs on).
    */
-  tourSeasonCron: cronSetting("TOUR_SEASON_CRON", "5,35 * * * *")
+  tourSeasonCron: cronSetting("TOUR_SEASON_CRON", "5,35 * * * *"),
+  /**
+   * How often desk-sale payments a crash left half-done are finished (booked or refunded) and their
+   * refunds still open are asked again (every minute by default).
+   */
+  quickbookRecoveryCron: cronSetting("QUICKBOOK_RECOVERY_CRON", "* * * * *")
 })
 
 export type JobsConfig = Config.Config.Success<typeof JobsConfig>
@@ -212,7 +217,16 @@ export const QuickbookConfig = Config.all({
   /** The service's id at the payment provider for its fee split; unset: no `serviceProviders` entry. */
   serviceProviderId: Config.option(Config.string("QUICKBOOK_SERVICE_PROVIDER_ID")),
   /** The service's share of each desk sale, percent (with QUICKBOOK_SERVICE_PROVIDER_ID). */
-  serviceFeePercent: Config.number("QUICKBOOK_SERVICE_FEE_PERCENT").pipe(Config.withDefault(5))
+  serviceFeePercent: Config.number("QUICKBOOK_SERVICE_FEE_PERCENT").pipe(Config.withDefault(5)),
+  /**
+   * Seconds a POST /book owns its payment's progress record; past it a crash is assumed and the
+   * quickbook-recovery job (or a retry of the same payment) finishes it. Lowered only in tests.
+   */
+  bookLeaseSeconds: Config.integer("QUICKBOOK_BOOK_LEASE_SECONDS").pipe(Config.withDefault(120)),
+  /** How long a repeat of a book still being processed waits for it before answering 503. */
+  bookWaitMs: Config.integer("QUICKBOOK_BOOK_WAIT_MS").pipe(Config.withDefault(8_000)),
+  /** Attempts to book at the booking system when it does not answer (same external reference each time). */
+  bookAttempts: Config.integer("QUICKBOOK_BOOK_ATTEMPTS").pipe(Config.withDefault(3))
 })
 
 /**

@@ -176,3 +176,34 @@ export const clerkLanguage = (acceptLanguage: string | undefined): ClerkLanguage
   }
   return best?.lang ?? "en"
 }
+
+/**
+ * The second sentence of a failed book's `clerkMessage` (after the reason's own message): whether
+ * the payment is back on the card (`moneyReturned` true) or still on its way back.
+ */
+export const MONEY_BACK_MESSAGES: Record<"returned" | "returning", Record<ClerkLanguage, string>> = {
+  returned: {
+    en: "The payment has been returned to the card.",
+    nb: "Betalingen er ført tilbake til kortet."
+  },
+  returning: {
+    en: "The payment is on its way back to the card; nothing more to do.",
+    nb: "Betalingen er på vei tilbake til kortet; du trenger ikke gjøre noe mer."
+  }
+}
+
+/** A failed book's lead sentence where it differs from the error message of the same code. */
+export const BOOK_FAILED_LEADS: Partial<Record<QuickbookCode, Record<ClerkLanguage, string>>> = {
+  duplicate_payment: {
+    en: "This sale was already paid with another payment; that sale stands.",
+    nb: "Salget er allerede betalt med en annen betaling; det salget står ved lag."
+  },
+  provider_unavailable: {
+    en: "The booking system did not answer, so nothing was booked.",
+    nb: "Bookingsystemet svarte ikke, så ingenting ble booket."
+  },
+  terminal_not_registered: {
+    en: "This terminal is no longer registered for desk sales, so nothing was booked.",
+    nb: "Denne terminalen er ikke lenger registrert for skrankesalg, så ingenting ble booket."
+  }
+}

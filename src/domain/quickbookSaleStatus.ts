@@ -9,29 +9,13 @@
  *   what happened; a failed sale's message is the failure code's and says the payment goes back.
  */
 import { Schema } from "effect"
+import { BookFailureReason } from "./quickbookBook.js"
 import { CLERK_MESSAGES, type ClerkLanguage } from "./quickbookErrors.js"
 
 export const SaleStatus = Schema.Literal("quoted", "held", "expired", "booking", "confirmed", "failed")
 export type SaleStatus = typeof SaleStatus.Type
 
-/** Spec §2 Book failure `reason`. */
-export const BookFailureReason = Schema.Literal(
-  "sold_out",
-  "price_changed",
-  "provider_unavailable",
-  "hold_expired",
-  "hold_not_supported",
-  "terminal_not_registered",
-  "tour_not_sellable_here",
-  "phone_required",
-  "phone_rejected",
-  "payment_not_found",
-  "payment_mismatch",
-  "duplicate_payment",
-  "provider_refused"
-)
-export type BookFailureReason = typeof BookFailureReason.Type
-
+/** Spec §2 Book failure `reason` (defined with POST /book). */
 export const isBookFailureReason = Schema.is(BookFailureReason)
 
 /** The status a client sees now: a quote (or hold) that ran out is `expired`. */

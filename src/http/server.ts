@@ -32,10 +32,12 @@ import { PartnerAuthLive } from "./partner/auth.js"
 import { CatalogueAuthLive, CatalogueCorsRoutes } from "./partner/catalogueAuth.js"
 import { problemMiddleware } from "./problem.js"
 import { QuickbookKeys } from "../services/QuickbookKeys.js"
+import { QuickbookBook } from "../services/QuickbookBook.js"
 import { QuickbookHolds } from "../services/QuickbookHolds.js"
 import { QuickbookTickets } from "../services/QuickbookTickets.js"
 import { QuickbookTours } from "../services/QuickbookTours.js"
 import { QuickbookAuthLive } from "./quickbook/auth.js"
+import { QuickbookBookLive } from "./quickbook/book.js"
 import { quickbookOpenApiLayer } from "./quickbook/openapi.js"
 import { QuickbookTicketPdfLive, QuickbookTicketsLive } from "./quickbook/tickets.js"
 import { QuickbookSalesLive, QuickbookToursLive } from "./quickbook/tours.js"
@@ -58,14 +60,15 @@ const ServicesLive = Layer.mergeAll(
   QuickbookKeys.Default,
   QuickbookTours.Default,
   QuickbookHolds.Default,
-  QuickbookTickets.Default
+  QuickbookTickets.Default,
+  QuickbookBook.Default
 )
 
 /**
  * The Quickbook API's groups join the same router as the partner API's (the routes do not
  * overlap); the server-wide middleware (problem.ts) hands its requests to its own error mapping.
  */
-const QuickbookRoutesLive = Layer.mergeAll(QuickbookToursLive, QuickbookSalesLive, QuickbookTicketsLive).pipe(
+const QuickbookRoutesLive = Layer.mergeAll(QuickbookToursLive, QuickbookSalesLive, QuickbookTicketsLive, QuickbookBookLive).pipe(
   Layer.provide(QuickbookAuthLive),
   Layer.merge(QuickbookTicketPdfLive)
 )

@@ -42,7 +42,10 @@ export class BookingSystemUnavailable extends Data.TaggedError("BookingSystemUna
 export class BookingSystemRejected extends Data.TaggedError("BookingSystemRejected")<{
   readonly accountId: string
   readonly operation: string
-  /** not_found, no_seats, not_allowed, invalid, unauthorized, hold_not_supported, hold_expired, price_changed */
+  /**
+   * not_found, no_seats, not_allowed, invalid, unauthorized, hold_not_supported, hold_expired,
+   * price_changed, invalid_phone (the guest's phone number was not accepted)
+   */
   readonly reason: string
   readonly detail: string
 }> {}

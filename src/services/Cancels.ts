@@ -46,12 +46,13 @@ import { IdempotencyInProgress, NotPossible, notYours, Unavailable } from "../do
 import { outboxKeys, retryDelayMillis, teamLocale } from "../domain/mail.js"
 import type { WriteContext, WriteDone } from "../domain/writes.js"
 import { BookingSystem } from "../ports/BookingSystem.js"
-import { type PaymentAccount, PaymentProvider, type PaymentProviderError } from "../ports/PaymentProvider.js"
+import { type PaymentAccount, PaymentProvider } from "../ports/PaymentProvider.js"
 import { toPgArray } from "./Bookings.js"
 import { BookingSystemAccounts } from "./BookingSystemAccounts.js"
 import { CrashPoints } from "./CrashPoints.js"
 import { OperatorPaymentAccounts } from "./OperatorPaymentAccounts.js"
 import { Outbox } from "./Outbox.js"
+import { type MoneyReturnUpdate, returnPayment } from "./returnPayment.js"
 
 export interface CancelResultBody {
   readonly id: string
@@ -122,13 +123,7 @@ const REFUND_COLUMNS = `r.id, r.change_id, r.booking_id, r.payment_id, r.seq, r.
   r.provider_refund_order_id, r.attempts, p.merchant_id, p.provider_order_id, p.provider_payment_id, b.operator_id`
 
 /** What one provider answer does to a refund row. */
-type RowUpdate =
-  | { readonly _tag: "Completed"; readonly refundedMinor: number; readonly refundOrderId: string | null }
-  | { readonly _tag: "Settling"; readonly refundOrderId: string | null }
-  | { readonly _tag: "Partial"; readonly refundedMinor: number; readonly refundOrderId: string | null }
-  | { readonly _tag: "Superseded"; readonly detail: string }
-  | { readonly _tag: "Failed"; readonly detail: string }
-  | { readonly _tag: "NoAnswer"; readonly detail: string }
+type RowUpdate = MoneyReturnUpdate
 
 const unavailable = (what: string) =>
   new Unavailable({ detail: `the booking system did not answer (${what}); nothing changed; retry with the same Idempotency-Key` })
@@ -205,53 +200,19 @@ export class Cancels extends Effect.Service<Cancels>()("Cancels", {
     // ---------------------------------------------------------------------------------------------
     // Step 3: one money-moving call (or status read) per refund row
 
-    const refundDetail = (e: PaymentProviderError) => `${e.operation}: ${e.reason}: ${e.detail}`
-
     /** Calls the provider for one row (again with the same reference when unsure) and maps its answer. */
-    const callProvider = (row: RefundRow, account: PaymentAccount): Effect.Effect<RowUpdate> => {
-      const settlingVoid = row.method === "void" && row.state === "settling"
-      const settlingRefund = row.method === "refund" && row.state === "settling" && row.provider_refund_order_id !== null
-      const call: Effect.Effect<RowUpdate, PaymentProviderError> = settlingVoid
-        ? Effect.map(provider.orderStatus(account, row.provider_order_id), (s): RowUpdate =>
-          s.voided ? { _tag: "Completed", refundedMinor: row.amountMinor, refundOrderId: null } : { _tag: "Settling", refundOrderId: null })
-        : row.method === "void"
-        ? Effect.map(
-          provider.voidPayment(account, { paymentId: row.provider_payment_id!, idempotencyReference: row.idempotency_reference }),
-          (v): RowUpdate =>
-            v.state === "voided"
-              ? { _tag: "Completed", refundedMinor: row.amountMinor, refundOrderId: null }
-              : { _tag: "Settling", refundOrderId: null }
-        )
-        : Effect.map(
-          settlingRefund
-            ? provider.refundStatus(account, row.provider_refund_order_id!)
-            : provider.refund(account, {
-              purchaseOrderId: row.provider_order_id,
-              amountMinor: row.amountMinor,
-              currency: row.currency.trim(),
-              idempotencyReference: row.idempotency_reference,
-              description: "Cancellation refund"
-            }),
-          (r): RowUpdate =>
-            r.state === "completed"
-              ? { _tag: "Completed", refundedMinor: r.refundedMinor, refundOrderId: r.refundOrderId }
-              : r.state === "pending"
-              ? { _tag: "Settling", refundOrderId: r.refundOrderId }
-              : r.state === "partial"
-              ? { _tag: "Partial", refundedMinor: r.refundedMinor, refundOrderId: r.refundOrderId }
-              : { _tag: "Failed", detail: `the provider reports refund ${r.refundOrderId} failed` }
-        )
-      return call.pipe(
-        Effect.catchAll((e): Effect.Effect<RowUpdate> =>
-          Effect.succeed(
-            e._tag === "PaymentProviderUnavailable"
-              ? { _tag: "NoAnswer", detail: refundDetail(e) }
-              : row.method === "void" && e.reason === "cannot_void"
-              ? { _tag: "Superseded", detail: refundDetail(e) }
-              : { _tag: "Failed", detail: refundDetail(e) }
-          ))
-      )
-    }
+    const callProvider = (row: RefundRow, account: PaymentAccount): Effect.Effect<RowUpdate> =>
+      returnPayment(provider, account, {
+        method: row.method,
+        state: row.state === "settling" ? "settling" : "requested",
+        purchaseOrderId: row.provider_order_id,
+        paymentId: row.provider_payment_id,
+        refundOrderId: row.provider_refund_order_id,
+        amountMinor: row.amountMinor,
+        currency: row.currency.trim(),
+        idempotencyReference: row.idempotency_reference,
+        description: "Cancellation refund"
+      })
 
     /** Records one answer; a superseded void or a partial refund gets its follow-up row in the same transaction. */
     const record = (row: RefundRow, update: RowUpdate) =>

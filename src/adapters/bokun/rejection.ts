@@ -9,6 +9,7 @@ const BY_CODE: Readonly<Record<string, string>> = {
   RESERVATION_EXPIRED: "hold_expired",
   RESERVATIONS_NOT_ALLOWED: "hold_not_supported",
   PRICE_CHANGED: "price_changed",
+  INVALID_PHONE_NUMBER: "invalid_phone",
   NOT_ALLOWED: "not_allowed",
   INVALID_REQUEST: "invalid",
   UNAUTHORIZED: "unauthorized"

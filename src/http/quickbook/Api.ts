@@ -12,7 +12,8 @@ import {
   QbUnavailable,
   QbUnprocessable
 } from "../../domain/quickbookErrors.js"
-import { BookFailureReason, SaleStatus } from "../../domain/quickbookSaleStatus.js"
+import { BookFailureReason, PHONE_PATTERN } from "../../domain/quickbookBook.js"
+import { SaleStatus } from "../../domain/quickbookSaleStatus.js"
 import { TicketLanguage } from "../../domain/quickbookTicket.js"
 import { Budget, QuickbookAuth } from "./security.js"
 
@@ -293,6 +294,82 @@ export const SaleStatusResponse = Schema.Struct({
   })
 }).annotations({ identifier: "SaleStatus" })
 
+const ProviderId = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200), Schema.pattern(/^[\x21-\x7e]+$/))
+const PersonName = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100), Schema.pattern(/^\S(.*\S)?$/))
+
+export const BookBody = Schema.Struct({
+  reference: SaleReference,
+  holdRef: Schema.optional(SaleReference.annotations({
+    description: "The hold from POST /reserve (it equals the reference); another value answers 404 `not_found`."
+  })),
+  payment: Schema.Struct({
+    provider: Schema.Literal("payprovider").annotations({ description: "The payment provider (only `payprovider` today)." }),
+    orderId: ProviderId.annotations({ description: "The paid order at the provider." }),
+    paymentId: ProviderId.annotations({ description: "The payment at the provider; a repeat with the same paymentId gets the stored result." })
+  }),
+  customer: Schema.Struct({
+    firstName: PersonName,
+    lastName: PersonName,
+    email: Schema.String.pipe(Schema.maxLength(254), Schema.pattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/)),
+    phone: Schema.optional(Schema.String.pipe(Schema.pattern(PHONE_PATTERN)).annotations({
+      description: "International format: `+`, country code and number, digits only (e.g. `+4791234567`). Required when the " +
+        "cart line's `requiresPhone` is true."
+    }))
+  }),
+  language: Schema.optional(Schema.Literal("en", "nb")).annotations({ description: "Language of the guest email and ticket; default `en`." })
+}).annotations({ identifier: "BookRequest" })
+
+export const BookConfirmed = Schema.Struct({
+  status: Schema.Literal("confirmed"),
+  ticket: TicketSchema
+}).annotations({ identifier: "BookConfirmed" })
+
+export const BookFailed = Schema.Struct({
+  status: Schema.Literal("failed"),
+  reason: BookFailureReason.annotations({ description: "What went wrong after the payment was verified." }),
+  moneyReturned: Schema.Boolean.annotations({
+    description: "true: the payment was voided or refunded; false: the service is still returning it (nothing to do)."
+  }),
+  clerkMessage: Schema.String.annotations({ description: "Show this to the clerk (Accept-Language as for errors)." })
+}).annotations({ identifier: "BookFailed" })
+
+export class BookGroup extends HttpApiGroup.make("book")
+  .add(
+    HttpApiEndpoint.post("book", "/book")
+        .setPayload(BookBody)
+        .addSuccess(Schema.Union(BookConfirmed, BookFailed))
+        .addError(QbBadRequest)
+        .addError(QbUnauthorized)
+        .addError(QbForbidden)
+        .addError(QbNotFound)
+        .addError(QbConflict)
+        .addError(QbUnprocessable)
+        .addError(QbRateLimited)
+        .addError(QbUnavailable)
+        .annotate(OpenApi.Summary, "Book a paid sale")
+        .annotate(
+          OpenApi.Description,
+          "Books budget. Call after the payment at the terminal, with its `orderId` and `paymentId`. The service reads the " +
+            "payment at the provider and checks it is completed and paid in full for the sale's amount and currency, on the " +
+            "sale's merchant, with the sale reference as its reference, taken on this desk's card terminal; then it books " +
+            "with the operator (confirming `holdRef` when given, else booking the seats directly).\n\n" +
+            "Rules: (1) idempotent on `payment.provider` + `payment.paymentId`: a repeat answers the stored result and never " +
+            "books or refunds twice (a repeat while the first call is still running waits for it, else 503); (2) a second, " +
+            "different payment for the same sale is refunded: 200 `failed` with reason `duplicate_payment`, the sale stands; " +
+            "(3) after a timeout, read GET /sales/{reference} before calling book again; (4) a refusal before the payment is " +
+            "verified answers an error body: nothing was booked or refunded; (5) a failure after the payment was verified " +
+            "answers 200 `{status: failed, reason, moneyReturned, clerkMessage}` and the payment is returned automatically " +
+            "(voided the same day before 23:00 UTC, else refunded): `sold_out`, `price_changed` (the quote is past " +
+            "`validUntil` and the live price differs), `provider_unavailable`, `hold_expired`, `hold_not_supported`, " +
+            "`terminal_not_registered`, `tour_not_sellable_here`, `phone_required`, `phone_rejected`, `duplicate_payment`, " +
+            "`provider_refused`; (6) `payment_mismatch`: nothing is booked, nothing is refunded, the service is alerted."
+        )
+  )
+  .annotate(Budget, "books")
+  .middleware(QuickbookAuth)
+  .prefix(QUICKBOOK_PREFIX)
+{}
+
 /** Paths take any text: a malformed reference is an unknown one (404), not a bad request. */
 const ReferencePath = Schema.Struct({ reference: Schema.String })
 
@@ -368,6 +445,7 @@ export class TicketPdfGroup extends HttpApiGroup.make("ticketPdf")
 export class QuickbookApi extends HttpApi.make("quickbook")
   .add(ToursGroup)
   .add(SalesGroup)
+  .add(BookGroup)
   .add(TicketsGroup)
   .add(TicketPdfGroup)
   .annotate(OpenApi.Title, "Quickbook API")

@@ -27,10 +27,26 @@ const STATUS_TEXT: Record<string, string> = {
   "500": "`internal`: unexpected failure on our side; quote `X-Request-Id`."
 }
 
-/** Where an operation without a key (the signed PDF link) means something else. */
-const UNKEYED_STATUS_TEXT: Record<string, string> = {
-  "400": "`invalid_request`: a query parameter does not validate (e.g. `lang` other than en or nb).",
-  "429": "`rate_limited`: the reads budget of the sale's terminal is spent; `Retry-After` says when to retry."
+/** Where an operation's refusals differ from the common text above. */
+const OPERATION_STATUS_TEXT: Record<string, Record<string, string>> = {
+  // The signed PDF link: no key, no terminal header.
+  [`${QUICKBOOK_PREFIX}/tickets/{file}`]: {
+    "400": "`invalid_request`: a query parameter does not validate (e.g. `lang` other than en or nb).",
+    "429": "`rate_limited`: the reads budget of the sale's terminal is spent; `Retry-After` says when to retry."
+  },
+  [`${QUICKBOOK_PREFIX}/book`]: {
+    "400": "`invalid_request`: the body does not validate (missing or malformed field; a phone not in international " +
+      "format); `terminal_not_registered`: the Quickbook-Terminal header is missing or malformed.",
+    "403": "`terminal_not_registered`: the terminal is not registered, not active or not bound to the key; " +
+      "`tour_not_sellable_here`: the terminal cannot charge for the tour's operator. Nothing was booked or refunded.",
+    "404": "`not_found`: no such sale for this terminal, or a `holdRef` that is not the sale's.",
+    "409": "`payment_mismatch`: the payment does not match the sale (amount, currency, merchant, reference or terminal). " +
+      "Nothing was booked, nothing is refunded, the service is alerted; a repeat answers the same.",
+    "422": "`payment_not_found`: the provider does not show that payment completed on that order (not taken yet, declined, " +
+      "voided, unknown). Nothing was booked; call again once the payment has completed.",
+    "503": "`provider_unavailable`: the payment provider did not answer while verifying (nothing happened; send the same " +
+      "call again), or the same payment is still being processed by an earlier call (read GET /sales/{reference})."
+  }
 }
 
 const COMMON_HEADERS: Json = {
@@ -51,7 +67,7 @@ export const quickbookOpenApi = (): Json => {
   Object.assign(spec.components.schemas, defs)
   if (!defs.QuickbookError) spec.components.schemas.QuickbookError = schema
   const errorContent = { "application/json": { schema: { $ref: "#/components/schemas/QuickbookError" } } }
-  for (const item of Object.values<Json>(spec.paths ?? {})) {
+  for (const [path, item] of Object.entries<Json>(spec.paths ?? {})) {
     for (const op of Object.values<Json>(item)) {
       if (typeof op !== "object" || !op.responses) continue
       // An operation with `security: []` (the signed PDF link) takes no key and no terminal.
@@ -79,8 +95,7 @@ export const quickbookOpenApi = (): Json => {
       for (const [status, response] of Object.entries<Json>(op.responses)) {
         response.headers = { ...COMMON_HEADERS, ...response.headers }
         if (Number(status) >= 400) {
-          response.description = (keyed ? undefined : UNKEYED_STATUS_TEXT[status]) ?? STATUS_TEXT[status] ??
-            response.description ?? "Error"
+          response.description = OPERATION_STATUS_TEXT[path]?.[status] ?? STATUS_TEXT[status] ?? response.description ?? "Error"
           response.content = errorContent
           if (status === "401") {
             response.headers["WWW-Authenticate"] = { description: "`Bearer realm=\"svc-quickbook\"`", schema: { type: "string" } }

@@ -4,7 +4,8 @@
  * drive the sandbox from outside the process). Each mirrors a method of the in-process `Sandbox`.
  *
  *   GET    /sandbox/faults                      current switches
- *   PUT    /sandbox/faults                      {latencyMs?, errorRate?, errorStatus?, hang?, down?, vendorId?}
+ *   PUT    /sandbox/faults                      {latencyMs?, errorRate?, errorStatus?, hang?, down?, rejectPhone?,
+ *                                                refuseBookings?, vendorId?}
  *   POST   /sandbox/reset                       all switches off, request log emptied
  *   GET    /sandbox/requests?method=&path=      {count, requests}
  *   POST   /sandbox/vendors                     VendorSpec → vendor with keys, channels and products
@@ -28,6 +29,8 @@ const FaultsBody = Schema.Struct({
   errorStatus: Schema.optional(Schema.Literal(500, 503)),
   hang: Schema.optional(Schema.Boolean),
   down: Schema.optional(Schema.Boolean),
+  rejectPhone: Schema.optional(Schema.Boolean),
+  refuseBookings: Schema.optional(Schema.Boolean),
   vendorId: Schema.optional(Schema.Number)
 })
 

@@ -7,6 +7,7 @@ import { Effect, Schema } from "effect"
 import * as Dialect from "../../adapters/bokun/dialect.js"
 import { authenticate } from "./auth.js"
 import { badRequest, SandboxFailure } from "./failure.js"
+import type { FaultSettings } from "./faults.js"
 import type { Store, VendorRow } from "./store.js"
 
 const failureResponse = (f: SandboxFailure) =>
@@ -60,10 +61,22 @@ const toNumber = (id: string | number) => {
 
 const idOrNull = (id: string | number | null | undefined) => (id == null ? Effect.succeed(null) : toNumber(id))
 
-export const bokunApi = (store: Store) => {
+export const bokunApi = (store: Store, switchesOf: (accessKey: string | null) => Effect.Effect<FaultSettings>) => {
   /** A signed call on behalf of the vendor whose key signed it. */
   const signed = <A, E, R>(handler: (vendor: VendorRow) => Effect.Effect<A, E, R>) =>
     answer(Effect.flatMap(authenticate(store), handler))
+
+  /** The vendor's refusals switched on (faults.ts): a phone it will not take, no new bookings. */
+  const refusals = (vendor: VendorRow, what: { readonly phone: string | null; readonly booking: boolean }) =>
+    Effect.gen(function*() {
+      const switches = yield* switchesOf(vendor.access_key)
+      if (switches.rejectPhone && what.phone !== null) {
+        return yield* new SandboxFailure({ status: 400, message: `Invalid phone number: ${what.phone}`, errorCode: "INVALID_PHONE_NUMBER" })
+      }
+      if (switches.refuseBookings && what.booking) {
+        return yield* new SandboxFailure({ status: 400, message: "The vendor does not accept this booking", errorCode: "NOT_ALLOWED" })
+      }
+    })
 
   const bookingAnswer = (id: number) =>
     Effect.map(store.loadBookings([id]), (list) => ({ booking: list[0]! }))
@@ -75,6 +88,9 @@ export const bokunApi = (store: Store) => {
       const key = request.headers["x-idempotency-key"]
       const idempotencyKey = typeof key === "string" && key !== "" ? key : null
       const reserve = input.paymentMethod === "RESERVE_FOR_EXTERNAL_PAYMENT"
+      // A hold without a guest is not a booking yet; one made with the guest (a direct booking) is.
+      const customer = answers(input.directBooking.mainContactDetails)
+      yield* refusals(vendor, { phone: customer.phone, booking: !reserve || customer.firstName !== null })
       const lines = yield* Effect.forEach(input.directBooking.activityBookings, (a) =>
         Effect.gen(function*() {
           const pax = new Map<number, number>()
@@ -101,7 +117,7 @@ export const bokunApi = (store: Store) => {
           lines,
           channelId: yield* store.serviceChannel(vendor.id),
           externalReference: input.directBooking.externalBookingReference ?? null,
-          customer: answers(input.directBooking.mainContactDetails),
+          customer,
           idempotencyKey,
           checkCapacity: true
         })
@@ -142,7 +158,9 @@ export const bokunApi = (store: Store) => {
     HttpRouter.post("/booking.json/update-customer/:code", signed((vendor) =>
       Effect.gen(function*() {
         const code = yield* param("code")
-        yield* store.updateCustomer(vendor.id, code, yield* body(Dialect.Customer))
+        const customer = yield* body(Dialect.Customer)
+        yield* refusals(vendor, { phone: customer.phoneNumber ?? null, booking: false })
+        yield* store.updateCustomer(vendor.id, code, customer)
         return yield* Effect.map(store.bookingByCode(vendor.id, code), (booking) => ({ booking }))
       }))),
     HttpRouter.post("/booking.json/edit", signed((vendor) =>
@@ -154,6 +172,7 @@ export const bokunApi = (store: Store) => {
     HttpRouter.post("/checkout.json/confirm-reserved/:code", signed((vendor) =>
       Effect.gen(function*() {
         const input = yield* body(Dialect.ConfirmReservedRequest)
+        yield* refusals(vendor, { phone: null, booking: true })
         const id = yield* store.confirmReserved(vendor.id, yield* param("code"), input.externalBookingReference ?? null)
         return yield* bookingAnswer(id)
       }))),

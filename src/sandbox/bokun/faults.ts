@@ -7,14 +7,21 @@
  * - latencyMs: wait this long before answering;
  * - errorRate: share of calls (0..1) answered with errorStatus;
  * - hang: never answer (the client's timeout has to fire);
- * - down: close the connection without an answer.
+ * - down: close the connection without an answer;
+ * - rejectPhone: a booking or customer update that carries a phone number is refused (400
+ *   `INVALID_PHONE_NUMBER`), as Bókun does for a number it cannot use;
+ * - refuseBookings: the vendor refuses new bookings and confirmations (400 `NOT_ALLOWED`); holds
+ *   and reads still work.
  */
 import { Effect } from "effect"
 import { ACCESS_KEY_HEADER } from "../../adapters/bokun/signing.js"
 import * as Shared from "../faults.js"
 
-export type FaultSettings = Shared.FaultSettings
-export const NO_FAULTS = Shared.NO_FAULTS
+export interface FaultSettings extends Shared.FaultSettings {
+  readonly rejectPhone: boolean
+  readonly refuseBookings: boolean
+}
+export const NO_FAULTS: FaultSettings = { ...Shared.NO_FAULTS, rejectPhone: false, refuseBookings: false }
 
 export interface FaultState {
   readonly all: FaultSettings
@@ -47,6 +54,8 @@ export const makeFaults = Effect.map(
     /** Switches faults on or off for every vendor, or for the vendor with this access key. */
     set: (settings: Partial<FaultSettings>, accessKey?: string) => faults.set(settings, accessKey),
     get: Effect.map(faults.get, (s): FaultState => ({ all: s.all, vendors: s.scoped })),
+    /** The switches that apply to the vendor with this access key (null: the global ones). */
+    effective: faults.effective,
     /** Every switch off, the request log emptied. */
     reset: faults.reset,
     requests: {

@@ -109,7 +109,7 @@ export const startSandbox = (options: SandboxOptions = {}): Effect.Effect<Sandbo
       })
     }
 
-    const app = HttpRouter.concat(bokunApi(store), adminApi(sandbox))
+    const app = HttpRouter.concat(bokunApi(store, faults.effective), adminApi(sandbox))
     // The sandbox stands in for a system we do not own: its requests are not the service's spans.
     yield* server.serve(faults.middleware(app)).pipe(
       Effect.locally(HttpMiddleware.currentTracerDisabledWhen, () => true)

@@ -1,0 +1,533 @@
+/**
+ * POST /book: a desk sale booked after its payment (Quickbook spec §2 "Book failure", §3, §4;
+ * docs/decisions.md "Quickbook: book after payment"; rules in src/domain/quickbookBook.ts).
+ *
+ * The payment is recorded first (`quickbook_payments`, keyed by provider + paymentId, with a
+ * lease), then moved on one committed step at a time, so that a crash at any point is finished once:
+ *   received  → the order is read at the provider and checked (not found: the row is removed and
+ *               422 answered, so a later call verifies again; no answer: removed, 503; a mismatch:
+ *               `mismatch`, alerted once, 409, nothing booked or refunded);
+ *   verified  → verified and the sale claimed in one transaction (`paid_by_payment_id` set only when
+ *               empty); a second payment of a claimed sale is a `duplicate`;
+ *   booking   → the re-checks passed (terminal, tour, phone, hold, live price past validUntil) and the
+ *               way to book fixed (the hold, or seats); the booking system is called with the sale
+ *               reference as external reference, so calling again returns the same booking;
+ *   confirmed → the sale confirmed with the guest, language and booking code, and the answer stored,
+ *               in one transaction;
+ *   refunding → a failure (or a duplicate): the sale failed (a duplicate leaves it alone), the
+ *               answer and the refund's idempotency reference recorded together, then the money
+ *               returned (src/services/QuickbookPayments.ts) → refunded.
+ * Each request's work runs detached from the connection: a client that hangs up does not stop it.
+ * A repeat of a payment answers the stored result, waits for one still running, or takes over one
+ * whose lease ran out. The quickbook-recovery job (`recover`) does the same for every row whose
+ * lease ran out, and asks again about refunds not yet confirmed.
+ *
+ * Crash points (CRASH_AT, src/services/CrashPoints.ts): `quickbook.book.after_claim` (verified and
+ * claimed, nothing booked), `quickbook.book.after_booked` (the booking system booked, not recorded),
+ * `quickbook.book.after_failed` (failure and refund reference recorded, refund not sent).
+ */
+import { HttpServerRequest } from "@effect/platform"
+import { SqlClient } from "@effect/sql"
+import { Clock, Duration, Effect, Either, Fiber, Option, Schedule } from "effect"
+import { AppConfig, baseUrlOf, QuickbookConfig } from "../config.js"
+import {
+  type BookFailureReason,
+  failedClerkMessage,
+  failureOfRejection,
+  liveTotal,
+  phoneRequired,
+  refundReference,
+  verifyPayment
+} from "../domain/quickbookBook.js"
+import { clerkLanguage, type ClerkLanguage, QbConflict, QbForbidden, QbNotFound, QbUnavailable, QbUnprocessable } from "../domain/quickbookErrors.js"
+import { BookingSystem, type BookingSystemError } from "../ports/BookingSystem.js"
+import { canVoid, PaymentProvider } from "../ports/PaymentProvider.js"
+import { BookingSystemAccounts } from "./BookingSystemAccounts.js"
+import { CrashPoints } from "./CrashPoints.js"
+import { type Ticket, ticketOf } from "./quickbookBookTicket.js"
+import type { QuickbookCaller } from "./QuickbookKeys.js"
+import { type PaymentKey, type PaymentRow, QuickbookPayments, type StoredAnswer, type StoredRequest } from "./QuickbookPayments.js"
+import { QuickbookTours } from "./QuickbookTours.js"
+
+export interface BookRequest {
+  readonly reference: string
+  readonly holdRef?: string | undefined
+  readonly payment: { readonly provider: "payprovider"; readonly orderId: string; readonly paymentId: string }
+  readonly customer: { readonly firstName: string; readonly lastName: string; readonly email: string; readonly phone?: string | undefined }
+  readonly language?: "en" | "nb" | undefined
+}
+
+export type BookAnswer =
+  | { readonly status: "confirmed"; readonly ticket: Ticket }
+  | { readonly status: "failed"; readonly reason: BookFailureReason; readonly moneyReturned: boolean; readonly clerkMessage: string }
+
+export interface QuickbookRecoverySummary {
+  readonly found: number
+  readonly confirmed: number
+  readonly refunded: number
+  /** Refunds still without a definite answer (asked again later). */
+  readonly refunding: number
+  /** Payments the provider no longer shows as paid: nothing to do. */
+  readonly dropped: number
+  readonly mismatched: number
+  readonly pending: number
+}
+
+interface SaleRow {
+  readonly reference: string
+  readonly terminal_id: string
+  readonly key_id: string
+  readonly selling_operator_id: string
+  readonly tour_id: string
+  readonly merchant_id: string
+  readonly product_id: string
+  readonly rate_id: string | null
+  readonly start_date: string
+  readonly start_time: string
+  readonly start_time_id: string
+  readonly guests: ReadonlyArray<{ type: string; count: number; categoryId: string }>
+  readonly total_minor: number
+  readonly currency: string
+  readonly cart_line: { requiresPhone: boolean } & Parameters<typeof ticketOf>[0]["cartLine"]
+  readonly valid_until: Date
+  readonly hold_id: string | null
+  readonly hold_expires_at: Date | null
+}
+
+const SALE_COLUMNS = `reference, terminal_id, key_id, selling_operator_id, tour_id, merchant_id, product_id, rate_id,
+  to_char(start_date, 'YYYY-MM-DD') AS start_date, start_time, start_time_id, guests, total_minor::int AS total_minor,
+  trim(currency) AS currency, cart_line, valid_until, hold_id, hold_expires_at`
+
+/** Why the work stopped before a result: an error answer, or the row gone (verify again). */
+type Refusal = QbConflict | QbUnprocessable | QbUnavailable | QbForbidden
+
+export class QuickbookBook extends Effect.Service<QuickbookBook>()("QuickbookBook", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const tours = yield* QuickbookTours
+    const payments = yield* QuickbookPayments
+    const bookingSystem = yield* BookingSystem
+    const accounts = yield* BookingSystemAccounts
+    const provider = yield* PaymentProvider
+    const crash = yield* CrashPoints
+    const config = yield* QuickbookConfig
+    const baseUrl = baseUrlOf(yield* AppConfig)
+
+    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+    const lease = sql`now() + make_interval(secs => ${config.bookLeaseSeconds})`
+    const keyOf = (row: Pick<PaymentRow, "provider" | "payment_id">): PaymentKey => ({ provider: row.provider, paymentId: row.payment_id })
+    const whereKey = (key: PaymentKey) => sql`provider = ${key.provider} AND payment_id = ${key.paymentId}`
+
+    const saleByReference = (reference: string) =>
+      sql<SaleRow>`SELECT ${sql.literal(SALE_COLUMNS)} FROM quickbook_sales WHERE reference = ${reference}`.pipe(
+        Effect.orDie,
+        Effect.flatMap(([row]) => (row ? Effect.succeed(row) : Effect.dieMessage(`sale ${reference} is gone`)))
+      )
+
+    // -------------------------------------------------------------------------------------------
+    // received → verified (or mismatch, or removed)
+
+    const removeRow = (key: PaymentKey) =>
+      sql`DELETE FROM quickbook_payments WHERE ${whereKey(key)} AND state = 'received'`.pipe(Effect.orDie)
+
+    const alertMismatch = (row: PaymentRow, fields: ReadonlyArray<string>, detail: string) =>
+      Effect.logError("quickbook: a payment does not match its sale; nothing was booked or refunded").pipe(
+        Effect.annotateLogs({
+          alert: "quickbook_payment_mismatch",
+          reference: row.sale_reference,
+          payment_id: row.payment_id,
+          order_id: row.order_id,
+          fields: fields.join(","),
+          detail
+        })
+      )
+
+    /**
+     * Reads the order at the provider and checks it against the sale; a verified payment claims the
+     * sale (or is a duplicate) in the same transaction. Refusals remove the row (nothing happened)
+     * except a mismatch, which is kept and alerted once.
+     */
+    const verifyAndClaim = (row: PaymentRow): Effect.Effect<void, Refusal> =>
+      Effect.gen(function*() {
+        const key = keyOf(row)
+        const sale = yield* saleByReference(row.sale_reference)
+        const ref = sale.reference
+        const account = yield* payments.accountFor(sale.selling_operator_id)
+        if (Option.isNone(account)) {
+          yield* removeRow(key)
+          return yield* new QbForbidden({ code: "tour_not_sellable_here", detail: "the operator has no payment account", reference: ref })
+        }
+        const order = yield* provider.orderStatus(account.value, row.order_id).pipe(Effect.either)
+        if (Either.isLeft(order)) {
+          yield* removeRow(key)
+          const e = order.left
+          return yield* e._tag === "PaymentProviderUnavailable"
+            ? new QbUnavailable({ code: "provider_unavailable", detail: `payment provider: ${e.reason}: ${e.detail}`, reference: ref })
+            : new QbUnprocessable({ code: "payment_not_found", detail: `order ${row.order_id}: ${e.reason}: ${e.detail}`, reference: ref })
+        }
+        const verification = verifyPayment(order.right, row.payment_id, {
+          amountMinor: sale.total_minor,
+          currency: sale.currency,
+          merchantId: sale.merchant_id,
+          reference: ref,
+          terminalId: row.payment_terminal_id
+        }, yield* now)
+        switch (verification._tag) {
+          case "NotFound":
+            yield* removeRow(key)
+            return yield* new QbUnprocessable({ code: "payment_not_found", detail: verification.detail, reference: ref })
+          case "Mismatch": {
+            const [marked] = yield* sql<{ provider: string }>`
+              UPDATE quickbook_payments SET state = 'mismatch', detail = ${verification.detail.slice(0, 1000)},
+                answer = ${JSON.stringify({ status: "mismatch" } satisfies StoredAnswer)}::jsonb, alerted_at = now(),
+                lease_until = NULL, updated_at = now()
+              WHERE ${whereKey(key)} AND state = 'received' RETURNING provider`.pipe(Effect.orDie)
+            if (marked) yield* alertMismatch(row, verification.fields, verification.detail)
+            return yield* new QbConflict({ code: "payment_mismatch", detail: verification.detail, reference: ref })
+          }
+          case "Verified":
+            yield* sql.withTransaction(Effect.gen(function*() {
+              const [claimed] = yield* sql<{ paid_by_payment_id: string }>`
+                UPDATE quickbook_sales SET paid_by_payment_id = coalesce(paid_by_payment_id, ${row.payment_id}),
+                  status = CASE WHEN paid_by_payment_id IS NULL THEN 'booking' ELSE status END, updated_at = now()
+                WHERE reference = ${ref} RETURNING paid_by_payment_id`
+              const role = claimed!.paid_by_payment_id === row.payment_id ? "sale" : "duplicate"
+              yield* sql`
+                UPDATE quickbook_payments SET state = 'verified', role = ${role}, amount_minor = ${verification.amountMinor},
+                  currency = ${verification.currency}, merchant_id = ${verification.merchantId}, paid_at = ${verification.paidAt},
+                  lease_until = ${lease}, updated_at = now()
+                WHERE ${whereKey(key)} AND state = 'received'`
+            })).pipe(Effect.orDie)
+            return
+        }
+      })
+
+    // -------------------------------------------------------------------------------------------
+    // verified → booking (re-checks) → confirmed, or → refunding
+
+    /** What may have changed since the quote; Right: book with this hold (null: seats). */
+    const recheck = (row: PaymentRow, sale: SaleRow) =>
+      Effect.gen(function*() {
+        const request = row.request
+        const [terminal] = yield* sql<{ active: boolean; bound: boolean; operator_id: string }>`
+          SELECT t.deactivated_at IS NULL AS active, t.operator_id,
+            EXISTS (SELECT 1 FROM quickbook_key_terminals kt WHERE kt.key_id = ${sale.key_id} AND kt.terminal_id = t.id) AS bound
+          FROM quickbook_terminals t WHERE t.id = ${sale.terminal_id}`.pipe(Effect.orDie)
+        if (!terminal || !terminal.active || !terminal.bound) return Either.left<BookFailureReason>("terminal_not_registered")
+        const tour = yield* tours.sellableTour(terminal.operator_id, sale.tour_id).pipe(Effect.option)
+        if (Option.isNone(tour)) return Either.left<BookFailureReason>("tour_not_sellable_here")
+        const [flags] = yield* sql<{ requires_phone: boolean }>`SELECT requires_phone FROM tours WHERE id = ${sale.tour_id}`.pipe(Effect.orDie)
+        if (phoneRequired(sale.cart_line.requiresPhone, flags?.requires_phone ?? false) && request.customer.phone === null) {
+          return Either.left<BookFailureReason>("phone_required")
+        }
+        const at = yield* now
+        const liveHold = sale.hold_id !== null && sale.hold_expires_at !== null && sale.hold_expires_at > at
+        if (request.holdRef !== null && !liveHold) return Either.left<BookFailureReason>("hold_expired")
+        if (!liveHold && sale.valid_until <= at) {
+          // Past validUntil: the quoted total stands only if the live price is the same.
+          const live = yield* tours.slots(terminal.operator_id, sale.tour_id, sale.start_date).pipe(Effect.either)
+          if (Either.isLeft(live)) {
+            return Either.left<BookFailureReason>(live.left._tag === "QbUnavailable" ? "provider_unavailable" : "tour_not_sellable_here")
+          }
+          const seats = sale.guests.reduce((n, g) => n + g.count, 0)
+          const slot = live.right.slots.find((s) => s.time === sale.start_time)
+          if (!slot || slot.soldOut || (slot.seatsLeft !== null && slot.seatsLeft < seats)) return Either.left<BookFailureReason>("sold_out")
+          if (liveTotal(sale.guests, slot.guests) !== sale.total_minor) return Either.left<BookFailureReason>("price_changed")
+        }
+        return Either.right(liveHold ? sale.hold_id : null)
+      })
+
+    const accountIdOfTour = (tourId: string) =>
+      sql<{ account_id: string | null }>`
+        SELECT o.booking_system_account_id AS account_id FROM tours t JOIN operators o ON o.id = t.operator_id
+        WHERE t.id = ${tourId}`.pipe(Effect.orDie, Effect.map(([r]) => r?.account_id ?? null))
+
+    /** The booking system books (or answers the booking it made before for the same reference). */
+    const bookAtBookingSystem = (row: PaymentRow, sale: SaleRow) =>
+      Effect.gen(function*() {
+        const accountId = yield* accountIdOfTour(sale.tour_id)
+        if (accountId === null) return Either.left<BookFailureReason>("provider_refused")
+        const account = yield* accounts.byId(accountId).pipe(Effect.either)
+        if (Either.isLeft(account)) return Either.left<BookFailureReason>("provider_unavailable")
+        const { customer } = row.request
+        const call: Effect.Effect<Either.Either<{ bookingId: string; bookingReference: string }, BookFailureReason>, BookingSystemError> =
+          Effect.map(
+            bookingSystem.book(account.right.account, {
+              holdId: row.hold_id,
+              seats: row.hold_id !== null ? null : {
+                productId: sale.product_id,
+                date: sale.start_date,
+                startTimeId: sale.start_time_id,
+                rateId: sale.rate_id,
+                pax: sale.guests.map((g) => ({ pricingCategoryId: g.categoryId, quantity: g.count }))
+              },
+              guest: { name: `${customer.firstName} ${customer.lastName}`, email: customer.email, phone: customer.phone },
+              externalReference: sale.reference
+            }),
+            (b) => Either.right({ bookingId: b.bookingId, bookingReference: b.bookingReference })
+          )
+        return yield* call.pipe(
+          Effect.retry({
+            schedule: Schedule.spaced(Duration.millis(500)),
+            times: Math.max(config.bookAttempts - 1, 0),
+            while: (e) => e._tag === "BookingSystemUnavailable"
+          }),
+          Effect.catchAll((e) =>
+            Effect.as(
+              Effect.logWarning(`quickbook: booking ${sale.reference} at the booking system: ${e._tag} ${e.reason}: ${e.detail}`),
+              Either.left<BookFailureReason>(e._tag === "BookingSystemRejected" ? failureOfRejection(e.reason) : "provider_unavailable")
+            )
+          )
+        )
+      })
+
+    const confirm = (row: PaymentRow, sale: SaleRow, booked: { bookingId: string; bookingReference: string }) =>
+      sql.withTransaction(Effect.gen(function*() {
+        const { customer, language } = row.request
+        const ticket = ticketOf({
+          reference: sale.reference,
+          bookingCode: booked.bookingReference,
+          language,
+          customer,
+          cartLine: sale.cart_line,
+          baseUrl
+        })
+        const [updated] = yield* sql<{ provider: string }>`
+          UPDATE quickbook_payments SET state = 'confirmed', answer = ${JSON.stringify({ status: "confirmed", ticket } satisfies StoredAnswer)}::jsonb,
+            lease_until = NULL, updated_at = now()
+          WHERE ${whereKey(keyOf(row))} AND state = 'booking' RETURNING provider`
+        if (!updated) return
+        yield* sql`
+          UPDATE quickbook_sales SET status = 'confirmed', customer = ${JSON.stringify(customer)}::jsonb, language = ${language},
+            booking_id = ${booked.bookingId}, booking_code = ${booked.bookingReference}, confirmed_at = now(), updated_at = now()
+          WHERE reference = ${sale.reference} AND paid_by_payment_id = ${row.payment_id}`
+      })).pipe(Effect.orDie)
+
+    /**
+     * The failure and the refund's reference, together (the sale fails unless this is a duplicate);
+     * then the money goes back. A hold the sale still has is released (best effort: it lapses anyway).
+     */
+    const fail = (row: PaymentRow, reason: BookFailureReason) =>
+      Effect.gen(function*() {
+        const key = keyOf(row)
+        const method = canVoid(row.paid_at!, yield* now) ? "void" : "refund"
+        const ownSale = row.role === "sale"
+        const changed = yield* sql.withTransaction(Effect.gen(function*() {
+          const [updated] = yield* sql<{ provider: string }>`
+            UPDATE quickbook_payments SET state = 'refunding', failure_reason = ${reason},
+              answer = ${JSON.stringify({ status: "failed", reason } satisfies StoredAnswer)}::jsonb,
+              refund_method = ${method}, refund_seq = 1, refund_reference = ${refundReference(row.provider, row.payment_id, 1)},
+              refund_state = 'requested', lease_until = ${lease}, updated_at = now()
+            WHERE ${whereKey(key)} AND state IN ('verified', 'booking') RETURNING provider`
+          if (!updated) return false
+          if (ownSale) {
+            yield* sql`
+              UPDATE quickbook_sales SET status = 'failed', failed_at = now(), failure_reason = ${reason},
+                customer = ${JSON.stringify(row.request.customer)}::jsonb, language = ${row.request.language}, updated_at = now()
+              WHERE reference = ${row.sale_reference} AND paid_by_payment_id = ${row.payment_id}`
+          }
+          return true
+        })).pipe(Effect.orDie)
+        if (changed && ownSale) yield* releaseHoldOf(row.sale_reference)
+        yield* crash.reached("quickbook.book.after_failed")
+        yield* payments.returnMoney(key)
+      })
+
+    const releaseHoldOf = (reference: string) =>
+      Effect.gen(function*() {
+        const sale = yield* saleByReference(reference)
+        if (sale.hold_id === null) return
+        const accountId = yield* accountIdOfTour(sale.tour_id)
+        if (accountId === null) return
+        const account = yield* Effect.orDie(accounts.byId(accountId))
+        yield* bookingSystem.releaseHold(account.account, sale.hold_id)
+        yield* sql`UPDATE quickbook_sales SET hold_id = NULL, hold_expires_at = NULL, hold_released_at = now() WHERE reference = ${reference}`
+          .pipe(Effect.orDie)
+      }).pipe(Effect.catchAll((e) => Effect.logInfo(`quickbook: hold of ${reference} not released (it lapses by itself)`, e)))
+
+    /** Moves a verified payment on until it is final or waits for a refund answer. */
+    const drive = (key: PaymentKey): Effect.Effect<void> =>
+      Effect.gen(function*() {
+        for (let step = 0; step < 4; step++) {
+          const row = yield* payments.mustLoad(key)
+          switch (row.state) {
+            case "verified": {
+              if (row.role === "duplicate") {
+                yield* fail(row, "duplicate_payment")
+                break
+              }
+              const sale = yield* saleByReference(row.sale_reference)
+              const checked = yield* recheck(row, sale)
+              if (Either.isLeft(checked)) {
+                yield* fail(row, checked.left)
+                break
+              }
+              yield* sql`
+                UPDATE quickbook_payments SET state = 'booking', hold_id = ${checked.right}, lease_until = ${lease}, updated_at = now()
+                WHERE ${whereKey(key)} AND state = 'verified'`.pipe(Effect.orDie)
+              break
+            }
+            case "booking": {
+              const sale = yield* saleByReference(row.sale_reference)
+              const booked = yield* bookAtBookingSystem(row, sale)
+              if (Either.isLeft(booked)) {
+                yield* fail(row, booked.left)
+                break
+              }
+              yield* crash.reached("quickbook.book.after_booked")
+              yield* confirm(row, sale, booked.right)
+              break
+            }
+            case "refunding":
+              yield* payments.returnMoney(key)
+              return
+            default:
+              return
+          }
+        }
+      })
+
+    // -------------------------------------------------------------------------------------------
+    // Answers
+
+    const answerOf = (row: PaymentRow, lang: ClerkLanguage): Effect.Effect<BookAnswer, QbConflict | QbUnavailable> => {
+      const answer = row.answer
+      if (answer === null) return Effect.fail(stillProcessing(row.sale_reference))
+      switch (answer.status) {
+        case "confirmed":
+          return Effect.succeed({ status: "confirmed", ticket: answer.ticket })
+        case "failed": {
+          const moneyReturned = row.state === "refunded"
+          return Effect.succeed({
+            status: "failed",
+            reason: answer.reason,
+            moneyReturned,
+            clerkMessage: failedClerkMessage(answer.reason, moneyReturned, lang)
+          })
+        }
+        case "mismatch":
+          return Effect.fail(new QbConflict({ code: "payment_mismatch", detail: "recorded as not matching its sale", reference: row.sale_reference }))
+      }
+    }
+
+    /** The whole work for a row from where it stands; runs detached from the request. */
+    const work = (key: PaymentKey): Effect.Effect<void, Refusal> =>
+      Effect.gen(function*() {
+        const row = yield* payments.mustLoad(key)
+        if (row.state === "received") {
+          yield* verifyAndClaim(row)
+          yield* crash.reached("quickbook.book.after_claim")
+        }
+        yield* drive(key)
+      })
+
+    const detached = <A, E>(effect: Effect.Effect<A, E>) =>
+      Effect.flatMap(Effect.forkDaemon(effect), Fiber.join)
+
+    /** Takes over a row whose lease ran out (a crash); false when someone else holds it. */
+    const takeLease = (key: PaymentKey) =>
+      sql<{ provider: string }>`
+        UPDATE quickbook_payments SET lease_until = ${lease}, updated_at = now()
+        WHERE ${whereKey(key)} AND state IN ('received', 'verified', 'booking', 'refunding') AND lease_until < now()
+        RETURNING provider`.pipe(Effect.orDie, Effect.map((rows) => rows.length > 0))
+
+    const stillProcessing = (reference: string) =>
+      new QbUnavailable({ code: "provider_unavailable", detail: "the payment is still being processed; read GET /sales/{reference}", reference })
+
+    /** A payment seen before: its answer, the answer once it has one, or a takeover after a crash. */
+    const repeat = (key: PaymentKey, lang: ClerkLanguage) =>
+      Effect.gen(function*() {
+        const deadline = (yield* Clock.currentTimeMillis) + config.bookWaitMs
+        while (true) {
+          const found = yield* payments.load(key)
+          if (Option.isNone(found)) return Option.none<BookAnswer>()
+          const row = found.value
+          if (row.answer !== null) return Option.some(yield* answerOf(row, lang))
+          if (row.lease_expired && (yield* takeLease(key))) {
+            yield* detached(work(key))
+            continue
+          }
+          if ((yield* Clock.currentTimeMillis) >= deadline) return yield* stillProcessing(row.sale_reference)
+          yield* Effect.sleep(Duration.millis(200))
+        }
+      })
+
+    const book = (caller: QuickbookCaller, body: BookRequest) =>
+      Effect.gen(function*() {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const lang = clerkLanguage(request.headers["accept-language"])
+        const [sale] = yield* sql<{ reference: string }>`
+          SELECT reference FROM quickbook_sales WHERE reference = ${body.reference} AND terminal_id = ${caller.terminal.id}`.pipe(Effect.orDie)
+        if (!sale) return yield* new QbNotFound({ code: "not_found", detail: `no sale ${body.reference} for this terminal` })
+        if (body.holdRef !== undefined && body.holdRef !== body.reference) {
+          return yield* new QbNotFound({ code: "not_found", detail: `hold ${body.holdRef} is not the sale's`, reference: body.reference })
+        }
+        const key: PaymentKey = { provider: body.payment.provider, paymentId: body.payment.paymentId }
+        const stored: StoredRequest = {
+          reference: body.reference,
+          holdRef: body.holdRef ?? null,
+          customer: {
+            firstName: body.customer.firstName,
+            lastName: body.customer.lastName,
+            email: body.customer.email,
+            phone: body.customer.phone ?? null
+          },
+          language: body.language ?? "en"
+        }
+        // Twice at most: a first call that found nothing removes its row, and this one verifies again.
+        for (let round = 0; round < 2; round++) {
+          const [inserted] = yield* sql<{ provider: string }>`
+            INSERT INTO quickbook_payments (provider, payment_id, order_id, sale_reference, terminal_id, payment_terminal_id, request, lease_until)
+            VALUES (${key.provider}, ${key.paymentId}, ${body.payment.orderId}, ${body.reference}, ${caller.terminal.id},
+              (SELECT payment_terminal_id FROM quickbook_terminals WHERE id = ${caller.terminal.id}),
+              ${JSON.stringify(stored)}::jsonb, ${lease})
+            ON CONFLICT (provider, payment_id) DO NOTHING RETURNING provider`.pipe(Effect.orDie)
+          if (inserted) {
+            yield* detached(work(key))
+            return yield* answerOf(yield* payments.mustLoad(key), lang)
+          }
+          const answer = yield* repeat(key, lang)
+          if (Option.isSome(answer)) return answer.value
+        }
+        return yield* stillProcessing(body.reference)
+      }).pipe(Effect.withSpan("QuickbookBook.book", { attributes: { reference: body.reference } }))
+
+    // -------------------------------------------------------------------------------------------
+    // The job
+
+    /**
+     * Payments a crash (or a refund without a definite answer) left open past their lease are
+     * finished: verified again, booked (the same external reference) or refunded (the same
+     * reference). One failing payment never stops the others.
+     */
+    const recover = () =>
+      Effect.gen(function*() {
+        const due = yield* sql<{ provider: string; payment_id: string }>`
+          SELECT provider, payment_id FROM quickbook_payments
+          WHERE state IN ('received', 'verified', 'booking', 'refunding') AND lease_until < now()
+          ORDER BY lease_until LIMIT 100`.pipe(Effect.orDie)
+        const summary = { found: due.length, confirmed: 0, refunded: 0, refunding: 0, dropped: 0, mismatched: 0, pending: 0 }
+        for (const d of due) {
+          const key = keyOf(d)
+          if (!(yield* takeLease(key))) continue
+          yield* work(key).pipe(
+            Effect.catchAllCause((cause) => Effect.logWarning(`quickbook payment ${key.paymentId} not finished this time`, cause))
+          )
+          const after = yield* payments.load(key)
+          if (Option.isNone(after)) summary.dropped += 1
+          else {
+            const state = after.value.state
+            if (state === "confirmed") summary.confirmed += 1
+            else if (state === "refunded") summary.refunded += 1
+            else if (state === "refunding") summary.refunding += 1
+            else if (state === "mismatch") summary.mismatched += 1
+            else summary.pending += 1
+          }
+        }
+        return summary satisfies QuickbookRecoverySummary
+      }).pipe(Effect.withSpan("QuickbookBook.recover"))
+
+    return { book, recover } as const
+  }),
+  dependencies: [QuickbookPayments.Default, QuickbookTours.Default, BookingSystemAccounts.Default, CrashPoints.Default]
+}) {}

@@ -1,0 +1,139 @@
+/**
+ * A desk-sales world for POST /book tests: Alpha with a Bókun sandbox vendor, a Surfboard sandbox
+ * merchant with two card terminals ("Desk 1" is the desk's, "Desk 2" another) and a payment page, a
+ * site selling Alpha's Fjord Cruise (the vendor's first product), a desk terminal bound to a test
+ * key; helpers that quote, hold, pay at the Surfboard sandbox and book over real HTTP, and read
+ * what the sandboxes and the database hold.
+ */
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import { addDays, BokunSandbox, localDay } from "../../src/sandbox/bokun/index.js"
+import { SurfboardSandbox } from "../../src/sandbox/surfboard/index.js"
+import { QuickbookKeys } from "../../src/services/QuickbookKeys.js"
+import { makeWorld } from "./fixtures.js"
+import { call } from "./http.js"
+import { PartnerId, returnedBySandbox, vendorFor } from "./payments.js"
+import { createSite, insertLinkedTour } from "./tours.js"
+
+export const BASE = "/api/quickbook/v1"
+
+export const customer = { firstName: "Kari", lastName: "Nordmann", email: "kari@example.com" }
+
+export const deskWorld = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const surfboard = yield* SurfboardSandbox
+  const bokun = yield* BokunSandbox
+  const w = yield* makeWorld
+  const a = yield* vendorFor(w.alpha)
+  const merchant = yield* surfboard.createMerchant({
+    name: `Merchant ${w.tag}`,
+    partnerId: yield* PartnerId,
+    terminals: [{ name: "Desk 1" }, { name: "Desk 2" }, { name: "Payment page", kind: "PaymentPage" }]
+  })
+  yield* sql`
+    INSERT INTO operator_payment_accounts (operator_id, merchant_id, payment_page_terminal_id)
+    VALUES (${w.alpha}, ${merchant.id}, ${merchant.paymentPageTerminalId})`.pipe(Effect.orDie)
+  const deskCard = merchant.terminals.find((t) => t.name === "Desk 1")!.id
+  const otherCard = merchant.terminals.find((t) => t.name === "Desk 2")!.id
+  const site = yield* createSite(w.alpha, "Alpha")
+  const pa = a.vendor.products[0]!
+  const tour = yield* insertLinkedTour({ operatorId: w.alpha, title: "Fjord Cruise", sites: [site], product: pa })
+  const keys = yield* QuickbookKeys
+  const terminal = yield* keys.registerTerminal(w.alpha, "Harbour desk", deskCard)
+  const key = yield* keys.issueKey({ mode: "test", name: "Desk app", terminals: [terminal.id] })
+  const headers = { "quickbook-terminal": terminal.id }
+  const day = addDays(localDay(Date.now(), "Europe/Oslo"), 1)
+  const startTimeId = pa.startTimes[0]!.id
+
+  const quote = (count = 2) =>
+    Effect.flatMap(
+      call(`${BASE}/quote`, {
+        method: "POST", key: key.token, headers,
+        body: { activityId: tour, start: { date: day, time: "10:00" }, guests: [{ type: "adult", count }] }
+      }),
+      (r) =>
+        r.status === 200
+          ? Effect.succeed(r.body as { reference: string; validUntil: string; cartLine: { totalMinor: number; currency: string } })
+          : Effect.dieMessage(`quote: ${r.status} ${r.text}`)
+    )
+
+  const reserve = (reference: string) =>
+    Effect.flatMap(
+      call(`${BASE}/reserve`, { method: "POST", key: key.token, headers, body: { reference, idempotencyKey: crypto.randomUUID() } }),
+      (r) => (r.status === 200 ? Effect.succeed(r.body) : Effect.dieMessage(`reserve: ${r.status} ${r.text}`))
+    )
+
+  /** A card payment at the Surfboard sandbox, by default exactly what the sale asks, on the desk's card terminal. */
+  const pay = (
+    sale: { reference: string; cartLine: { totalMinor: number; currency: string } },
+    o: { amountMinor?: number; currency?: string; referenceId?: string; terminalId?: string; merchantId?: string; at?: Date; paid?: boolean } = {}
+  ) =>
+    Effect.gen(function*() {
+      if (o.at) yield* surfboard.clock.set(o.at)
+      const made = yield* surfboard.createPaidOrder({
+        merchantId: o.merchantId ?? merchant.id,
+        terminalId: o.terminalId ?? (o.merchantId ? undefined : deskCard),
+        amountMinor: o.amountMinor ?? sale.cartLine.totalMinor,
+        currency: o.currency ?? sale.cartLine.currency,
+        referenceId: o.referenceId ?? sale.reference,
+        ...(o.paid === false ? { pay: false } : {})
+      } as Parameters<typeof surfboard.createPaidOrder>[0]).pipe(Effect.ensuring(surfboard.clock.reset))
+      return { orderId: made.orderId, paymentId: made.paymentId! }
+    })
+
+  const book = (
+    reference: string,
+    payment: { orderId: string; paymentId: string },
+    o: { holdRef?: string; phone?: string; language?: "en" | "nb"; baseUrl?: string; headers?: Record<string, string>; customer?: unknown } = {}
+  ) =>
+    call(`${BASE}/book`, {
+      method: "POST", key: key.token, headers: { ...headers, ...o.headers },
+      ...(o.baseUrl ? { baseUrl: o.baseUrl } : {}),
+      body: {
+        reference,
+        ...(o.holdRef ? { holdRef: o.holdRef } : {}),
+        payment: { provider: "payprovider", ...payment },
+        customer: o.customer ?? { ...customer, ...(o.phone ? { phone: o.phone } : {}) },
+        ...(o.language ? { language: o.language } : {})
+      }
+    })
+
+  /** Bookings the Bókun sandbox holds for the sale (external reference = the sale reference). */
+  const bokunBookings = (reference: string) =>
+    sql<{ confirmation_code: string; status: string; phone: string | null }>`
+      SELECT confirmation_code, status, phone FROM bokun_sandbox.bookings WHERE external_reference = ${reference} ORDER BY id`.pipe(
+      Effect.orDie
+    )
+
+  const seatsLeft = Effect.flatMap(
+    call(`${BASE}/tours/${tour}/slots?date=${day}`, { key: key.token, headers }),
+    (r) => Effect.succeed(r.body.slots[0].seatsLeft as number | null)
+  )
+
+  const sale = (reference: string) =>
+    sql<{ status: string; paid_by_payment_id: string | null; booking_code: string | null; failure_reason: string | null; customer: any; language: string | null }>`
+      SELECT status, paid_by_payment_id, booking_code, failure_reason, customer, language FROM quickbook_sales WHERE reference = ${reference}`.pipe(
+      Effect.orDie,
+      Effect.map((rows) => rows[0]!)
+    )
+
+  const paymentRow = (paymentId: string) =>
+    sql<{ state: string; role: string | null; failure_reason: string | null; refund_method: string | null; refund_state: string | null; detail: string | null; alerted_at: Date | null; refund_attempts: number }>`
+      SELECT state, role, failure_reason, refund_method, refund_state, detail, alerted_at, refund_attempts
+      FROM quickbook_payments WHERE provider = 'payprovider' AND payment_id = ${paymentId}`.pipe(
+      Effect.orDie,
+      Effect.map((rows) => rows[0])
+    )
+
+  return {
+    w, a, pa, bokun, surfboard, merchant, deskCard, otherCard, tour, terminal, key, headers, day, startTimeId,
+    quote, reserve, pay, book, bokunBookings, seatsLeft, sale, paymentRow,
+    returned: (orderId: string) => returnedBySandbox(orderId)
+  }
+}).pipe(Effect.provide(QuickbookKeys.Default))
+
+export type DeskWorld = Effect.Effect.Success<typeof deskWorld>
+
+/** Every open payment's lease run out and every refund's backoff over: as if the request had crashed long ago. */
+export const expireLeases = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  sql`UPDATE quickbook_payments SET lease_until = now() - interval '1 second' WHERE lease_until IS NOT NULL`.pipe(Effect.orDie))
