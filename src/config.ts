@@ -103,7 +103,12 @@ export const JobsConfig = Config.all({
    * How often every published, linked tour's `from_price` and `season` are computed again from its
    * booking system (every 30 minutes by default, off the hour the mirror runs on).
    */
-  tourSeasonCron: cronSetting("TOUR_SEASON_CRON", "5,35 * * * *")
+  tourSeasonCron: cronSetting("TOUR_SEASON_CRON", "5,35 * * * *"),
+  /**
+   * How often Quickbook quotes past their validity are expired and lapsed seat holds released
+   * (every minute by default).
+   */
+  quickbookExpiryCron: cronSetting("QUICKBOOK_EXPIRY_CRON", "* * * * *")
 })
 
 export type JobsConfig = Config.Config.Success<typeof JobsConfig>

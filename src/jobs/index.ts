@@ -7,6 +7,7 @@ import { idempotencyCleanupJob } from "./idempotencyCleanup.js"
 import { mirrorJobs } from "./mirrorRefresh.js"
 import { outboxSenderJob } from "./outboxSender.js"
 import { paymentLinkWatchJob } from "./paymentLinkWatch.js"
+import { quickbookExpiryJob } from "./quickbookExpiry.js"
 import { tourSeasonJob } from "./tourSeason.js"
 
 export const JobsLive = Layer.unwrapEffect(
@@ -18,7 +19,8 @@ export const JobsLive = Layer.unwrapEffect(
         outboxSenderJob(config),
         bookingChangeRecoveryJob(config),
         paymentLinkWatchJob(config),
-        tourSeasonJob(config)
+        tourSeasonJob(config),
+        quickbookExpiryJob(config)
       ).pipe(Layer.provide(clusterLayer(config)))
       : Layer.empty)
 )
