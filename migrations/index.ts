@@ -16,6 +16,7 @@ import m0014 from "./0014_quickbook_terminals.js"
 import m0015 from "./0015_quickbook_sales.js"
 import m0016 from "./0016_quickbook_holds.js"
 import m0017 from "./0017_quickbook_book.js"
+import m0018 from "./0018_quickbook_sandbox_accounts.js"
 
 export const migrations = {
   "0001_core": m0001,
@@ -34,5 +35,6 @@ export const migrations = {
   "0014_quickbook_terminals": m0014,
   "0015_quickbook_sales": m0015,
   "0016_quickbook_holds": m0016,
-  "0017_quickbook_book": m0017
+  "0017_quickbook_book": m0017,
+  "0018_quickbook_sandbox_accounts": m0018
 }

@@ -108,7 +108,12 @@ export const JobsConfig = Config.all({
    * How often desk-sale payments a crash left half-done are finished (booked or refunded) and their
    * refunds still open are asked again (every minute by default).
    */
-  quickbookRecoveryCron: cronSetting("QUICKBOOK_RECOVERY_CRON", "* * * * *")
+  quickbookRecoveryCron: cronSetting("QUICKBOOK_RECOVERY_CRON", "* * * * *"),
+  /**
+   * How often Quickbook quotes past their validity are expired and lapsed seat holds released
+   * (every minute by default).
+   */
+  quickbookExpiryCron: cronSetting("QUICKBOOK_EXPIRY_CRON", "* * * * *")
 })
 
 export type JobsConfig = Config.Config.Success<typeof JobsConfig>

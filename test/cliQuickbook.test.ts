@@ -1,4 +1,7 @@
-/** The quickbook CLI end to end: register terminals, issue and bind keys, deactivate, revoke. */
+/**
+ * The quickbook CLI end to end: register terminals (with their card terminal), issue, list and bind
+ * keys, deactivate, revoke; and marking booking-system accounts and merchants as sandboxes.
+ */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit } from "effect"
 import { layerFromUrl } from "../src/db/Database.js"
@@ -11,8 +14,13 @@ describe("quickbook CLI", () => {
     const db = await Effect.runPromise(freshDatabase)
     const { id: op } = json(await cli(db, "operators", "create", "--name", "Fjord Desk AS"))
     const t1 = json(await cli(db, "quickbook", "terminals", "register", "--operator", op, "--name", "Harbour desk 1"))
-    const t2 = json(await cli(db, "quickbook", "terminals", "register", "--operator", op, "--name", "Harbour desk 2"))
-    expect(t1).toMatchObject({ name: "Harbour desk 1", operatorId: op, operatorName: "Fjord Desk AS", active: true })
+    const t2 = json(await cli(db, "quickbook", "terminals", "register", "--operator", op, "--name", "Harbour desk 2", "--payment-terminal", "term-card-2"))
+    expect(t1).toMatchObject({ name: "Harbour desk 1", operatorId: op, operatorName: "Fjord Desk AS", active: true, paymentTerminalId: null })
+    expect(t2).toMatchObject({ name: "Harbour desk 2", paymentTerminalId: "term-card-2" })
+    expect(json(await cli(db, "quickbook", "terminals", "set-payment-terminal", t1.id, "--payment-terminal", "term-card-1")))
+      .toMatchObject({ id: t1.id, paymentTerminalId: "term-card-1" })
+    await expect(cli(db, "quickbook", "terminals", "set-payment-terminal", t1.id)).rejects.toThrow(/--payment-terminal <id> or --clear/)
+    await expect(cli(db, "quickbook", "terminals", "set-payment-terminal", "nope", "--clear")).rejects.toThrow(/terminal nope not found/)
 
     await expect(cli(db, "quickbook", "keys", "issue", "--name", "Unbound")).rejects.toThrow(/at least one terminal/)
     // Mistyped ids are named, never a database error.
@@ -47,11 +55,53 @@ describe("quickbook CLI", () => {
 
     expect(await cli(db, "quickbook", "terminals", "deactivate", t1.id)).toContain("deactivated")
     expect(await terminalOk(token!, t1.id)).toBe(false)
-    expect(json(await cli(db, "quickbook", "terminals", "list", "--operator", op)).map((t: any) => [t.name, t.active]))
-      .toEqual([["Harbour desk 1", false], ["Harbour desk 2", true]])
+    expect(json(await cli(db, "quickbook", "terminals", "list", "--operator", op)).map((t: any) => [t.name, t.active, t.paymentTerminalId]))
+      .toEqual([["Harbour desk 1", false, "term-card-1"], ["Harbour desk 2", true, "term-card-2"]])
 
     expect(await cli(db, "quickbook", "keys", "revoke", keyId)).toContain("revoked")
+    // keys list: no secrets; newest first; mode, terminals and dates; --operator keeps the keys bound to its terminals.
+    const listed = await cli(db, "quickbook", "keys", "list")
+    expect(listed).not.toContain("svcqb_")
+    const liveId = live!.slice("svcqb_live_".length, "svcqb_live_".length + 20)
+    expect(json(listed)).toEqual([
+      { id: liveId, mode: "live", name: "Live app", terminals: [t1.id, t2.id], createdAt: expect.any(String), expiresAt: null, revokedAt: null },
+      { id: keyId, mode: "test", name: "Desk app", terminals: [t1.id], createdAt: expect.any(String), expiresAt: null, revokedAt: expect.any(String) }
+    ])
+    const { id: other } = json(await cli(db, "operators", "create", "--name", "Other Desk AS"))
+    expect(json(await cli(db, "quickbook", "keys", "list", "--operator", op)).map((k: any) => k.id)).toEqual([liveId, keyId])
+    expect(json(await cli(db, "quickbook", "keys", "list", "--operator", other))).toEqual([])
     expect(Exit.isSuccess(await check((k) => k.authenticateKey(token!)))).toBe(false)
     expect(Exit.isSuccess(await check((k) => k.authenticateKey(live!)))).toBe(true)
+  })
+
+  it("marks booking-system accounts and merchants as sandboxes (test keys sell only through those)", { timeout: 120_000 }, async () => {
+    const db = await Effect.runPromise(freshDatabase)
+    const { id: op } = json(await cli(db, "operators", "create", "--name", "Sandbox Desk AS"))
+    const create = (name: string, ...more: Array<string>) =>
+      cli(db, "accounts", "create", "--name", name, "--base-url", "http://127.0.0.1:1/", "--access-key", name, "--secret-key", "s", ...more)
+    const { id: sandboxAccount } = json(await create("Sandbox Bókun", "--sandbox"))
+    const { id: liveAccount } = json(await create("Live Bókun"))
+    const sandboxOf = async () =>
+      Object.fromEntries(json(await cli(db, "accounts", "list")).map((a: any) => [a.name, a.sandbox]))
+    expect(await sandboxOf()).toEqual({ "Live Bókun": false, "Sandbox Bókun": true })
+    expect(await cli(db, "accounts", "mark", "--account", liveAccount, "--as", "sandbox")).toContain("is sandbox")
+    expect(await cli(db, "accounts", "mark", "--account", sandboxAccount, "--as", "live")).toContain("is live")
+    expect(await sandboxOf()).toEqual({ "Live Bókun": true, "Sandbox Bókun": false })
+    await expect(cli(db, "accounts", "mark", "--account", "nope", "--as", "live")).rejects.toThrow(/account nope not found/)
+
+    expect(await cli(db, "payment-accounts", "set", "--operator", op, "--merchant", "m-sandbox", "--sandbox",
+      "--base-url", "http://127.0.0.1:2/", "--api-key", "k", "--api-secret", "s")).toContain("sandbox merchant m-sandbox")
+    expect(json(await cli(db, "payment-accounts", "list"))).toEqual([{
+      operator_id: op, operator_name: "Sandbox Desk AS", merchant_id: "m-sandbox", payment_page_terminal_id: null,
+      base_url: "http://127.0.0.1:2", sandbox: true
+    }])
+    // Set again: replaced, live, through SURFBOARD_* (no address of its own).
+    await cli(db, "payment-accounts", "set", "--operator", op, "--merchant", "m-live", "--payment-page-terminal", "pp-1")
+    expect(json(await cli(db, "payment-accounts", "list"))).toEqual([{
+      operator_id: op, operator_name: "Sandbox Desk AS", merchant_id: "m-live", payment_page_terminal_id: "pp-1", base_url: null, sandbox: false
+    }])
+    await expect(cli(db, "payment-accounts", "set", "--operator", op, "--merchant", "m", "--base-url", "http://x"))
+      .rejects.toThrow(/together, or none/)
+    await expect(cli(db, "payment-accounts", "set", "--operator", "nope", "--merchant", "m")).rejects.toThrow(/operator nope not found/)
   })
 })

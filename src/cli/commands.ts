@@ -12,6 +12,7 @@ import { Admin } from "../services/Admin.js"
 import { BookingSystemAccounts } from "../services/BookingSystemAccounts.js"
 import { DatabaseForCli } from "./database.js"
 import { mail } from "./mail.js"
+import { paymentAccounts } from "./paymentAccounts.js"
 import { publishableKeys } from "./publishableKeys.js"
 import { quickbook } from "./quickbook.js"
 import { refunds } from "./refunds.js"
@@ -118,6 +119,9 @@ const keysRevoke = Command.make("revoke", { id: Args.text({ name: "key-id" }) },
 const keys = Command.make("keys").pipe(Command.withSubcommands([keysCreate, keysList, keysRevoke, keysLimits, publishableKeys]))
 
 // booking-system accounts
+const sandboxOption = Options.boolean("sandbox").pipe(
+  Options.withDescription("a sandbox booking system: Quickbook test keys sell only through sandboxes, live keys never")
+)
 const withAccounts = <A, E>(f: (accounts: BookingSystemAccounts) => Effect.Effect<A, E, SqlClient.SqlClient>) =>
   withDb(Effect.flatMap(BookingSystemAccounts, f).pipe(Effect.provide(BookingSystemAccounts.Default)))
 const accountsCreate = Command.make(
@@ -130,7 +134,8 @@ const accountsCreate = Command.make(
     secretKey: Options.redacted("secret-key"),
     serviceChannel: Options.optional(Options.text("service-channel")).pipe(
       Options.withDescription("the booking system's id of the channel our checkout sells through")
-    )
+    ),
+    sandbox: sandboxOption
   },
   (o) =>
     withAccounts((a) =>
@@ -140,10 +145,16 @@ const accountsCreate = Command.make(
         baseUrl: o.baseUrl,
         accessKey: o.accessKey,
         secretKey: Redacted.value(o.secretKey),
-        serviceChannelId: Option.getOrNull(o.serviceChannel)
+        serviceChannelId: Option.getOrNull(o.serviceChannel),
+        sandbox: o.sandbox
       })
     ).pipe(Effect.flatMap((id) => print({ id })))
 )
+const accountsMark = Command.make(
+  "mark",
+  { account: Options.text("account").pipe(Options.withDescription("account id")), as: Options.choice("as", ["sandbox", "live"]) },
+  (o) => withAccounts((a) => a.setSandbox(o.account, o.as === "sandbox")).pipe(Effect.zipRight(Console.log(`account ${o.account} is ${o.as}`)))
+).pipe(Command.withDescription("mark an account a sandbox or live (Quickbook test keys sell only through sandboxes)"))
 const accountsList = Command.make("list", {}, () => withAccounts((a) => a.list()).pipe(Effect.flatMap(print)))
 const accountsLink = Command.make(
   "link",
@@ -157,7 +168,7 @@ const accountsMapTour = Command.make(
 )
 const accounts = Command.make("accounts").pipe(
   Command.withDescription("booking-system accounts, the operators linked to them and the tours' products"),
-  Command.withSubcommands([accountsCreate, accountsList, accountsLink, accountsMapTour])
+  Command.withSubcommands([accountsCreate, accountsMark, accountsList, accountsLink, accountsMapTour])
 )
 
 // migrate
@@ -166,4 +177,4 @@ const migrate = Command.make("migrate", {}, () =>
     Effect.zipRight(Effect.flatMap(AppConfig, () => Console.log("migrations applied")))
   ))
 
-export const adminCommands = [migrate, operators, users, members, sites, keys, accounts, mirror, tours, audit, mail, refunds, quickbook] as const
+export const adminCommands = [migrate, operators, users, members, sites, keys, accounts, mirror, tours, audit, mail, refunds, paymentAccounts, quickbook] as const

@@ -111,10 +111,12 @@ export const setUpDemoBookingSystem = (sandbox: Sandbox) =>
         baseUrl: sandbox.baseUrl,
         accessKey,
         secretKey,
-        serviceChannelId: String(vendor.serviceChannelId)
+        serviceChannelId: String(vendor.serviceChannelId),
+        sandbox: true
       }))
-      // The sandbox's port may differ from the last run's (SANDBOX_PORT=0).
-      yield* sql`UPDATE booking_system_accounts SET base_url = ${sandbox.baseUrl} WHERE id = ${accountId}`
+      // The sandbox's port may differ from the last run's (SANDBOX_PORT=0); a sandbox (the demo's
+      // Quickbook test key sells through it; databases from before migration 0018 are marked here).
+      yield* sql`UPDATE booking_system_accounts SET base_url = ${sandbox.baseUrl}, sandbox = true WHERE id = ${accountId}`
       yield* sql`
         UPDATE operators SET booking_system_account_id = ${accountId}
         WHERE name IN ${sql.in(v.operators)} AND booking_system_account_id IS DISTINCT FROM ${accountId}`

@@ -4,7 +4,9 @@
  * and the merchant's credentials, so that balance payment links work in the demo without any
  * SURFBOARD_* setting. Runs on every demo start: a merchant seeded earlier is found again (the
  * sandbox's tables outlive restarts) and the address is updated (the port may change). An
- * operator whose row has no address of its own (a live merchant) is left alone.
+ * operator whose row has no address of its own (a live merchant) is left alone. The demo's
+ * merchants are marked as sandboxes (Quickbook test keys charge only those), and the demo's desk
+ * terminals take card payments on their operator's merchant's card terminal (`deskCardTerminals`).
  *
  * The demo's live bookings with departures from yesterday on are paid at the sandbox (a card
  * order per payment, recorded in `booking_payments`), so that cancelling one refunds real sandbox
@@ -16,6 +18,10 @@ import { Effect } from "effect"
 import type { Sandbox } from "../sandbox/surfboard/index.js"
 
 export const setUpDemoPaymentProvider = (sandbox: Sandbox) =>
+  Effect.zipRight(setUpDemoMerchants(sandbox), recordDemoPayments(sandbox)).pipe(Effect.withSpan("Demo.setUpPaymentProvider"))
+
+/** A sandbox merchant per demo operator (found again on later starts), recorded as its payment account. */
+export const setUpDemoMerchants = (sandbox: Sandbox) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const operators = yield* sql<{ id: string; name: string; merchant_id: string | null }>`
@@ -27,14 +33,36 @@ export const setUpDemoPaymentProvider = (sandbox: Sandbox) =>
       const known = op.merchant_id === null ? undefined : yield* sandbox.findMerchant(op.merchant_id)
       const merchant = known ?? (yield* sandbox.createMerchant({ name: op.name }))
       yield* sql`
-        INSERT INTO operator_payment_accounts (operator_id, merchant_id, payment_page_terminal_id, base_url, api_key, api_secret)
-        VALUES (${op.id}, ${merchant.id}, ${merchant.paymentPageTerminalId}, ${sandbox.baseUrl}, ${merchant.apiKey}, ${merchant.apiSecret})
+        INSERT INTO operator_payment_accounts (operator_id, merchant_id, payment_page_terminal_id, base_url, api_key, api_secret, sandbox)
+        VALUES (${op.id}, ${merchant.id}, ${merchant.paymentPageTerminalId}, ${sandbox.baseUrl}, ${merchant.apiKey}, ${merchant.apiSecret}, true)
         ON CONFLICT (operator_id) DO UPDATE SET merchant_id = excluded.merchant_id,
           payment_page_terminal_id = excluded.payment_page_terminal_id, base_url = excluded.base_url,
-          api_key = excluded.api_key, api_secret = excluded.api_secret, updated_at = now()`
+          api_key = excluded.api_key, api_secret = excluded.api_secret, sandbox = true, updated_at = now()`
     }
-    yield* recordDemoPayments(sandbox)
-  }).pipe(Effect.withSpan("Demo.setUpPaymentProvider"))
+  })
+
+/**
+ * The demo's desk terminals (ids from demo.json) take card payments on their operator's sandbox
+ * merchant's card terminal: set on every start, since the merchant is made on the first start after
+ * seeding (and again if the sandbox's tables are gone). Answers terminal id → card terminal id.
+ */
+export const deskCardTerminals = (sandbox: Sandbox, terminalIds: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const assigned = new Map<string, string | null>()
+    if (terminalIds.length === 0) return assigned
+    const desks = yield* sql<{ id: string; merchant_id: string | null }>`
+      SELECT t.id, a.merchant_id FROM quickbook_terminals t
+        LEFT JOIN operator_payment_accounts a ON a.operator_id = t.operator_id AND a.sandbox AND a.base_url IS NOT NULL
+      WHERE t.id IN ${sql.in(terminalIds)}`
+    for (const desk of desks) {
+      const merchant = desk.merchant_id === null ? undefined : yield* sandbox.findMerchant(desk.merchant_id)
+      const card = merchant?.terminalId ?? null
+      if (card !== null) yield* sql`UPDATE quickbook_terminals SET payment_terminal_id = ${card} WHERE id = ${desk.id}`
+      assigned.set(desk.id, card)
+    }
+    return assigned
+  }).pipe(Effect.withSpan("Demo.deskCardTerminals"))
 
 const recordDemoPayments = (sandbox: Sandbox) =>
   Effect.gen(function*() {

@@ -21,7 +21,7 @@ import { startSandbox as startPaymentSandbox } from "../sandbox/surfboard/index.
 import { DEMO_DAYS_AHEAD, setUpDemoBookingSystem } from "./bookingSystem.js"
 import { DEMO_CATALOGUE } from "./catalogue.js"
 import { writeTourContent } from "./tourContent.js"
-import { setUpDemoPaymentProvider } from "./paymentProvider.js"
+import { deskCardTerminals, setUpDemoPaymentProvider } from "./paymentProvider.js"
 
 export interface DemoKey {
   readonly name: string
@@ -42,9 +42,13 @@ export interface DemoFile {
   readonly users: ReadonlyArray<{ email: string; name: string; roles: Record<string, string> }>
   /** Publishable keys (`?key=pk_widget_...`) of the demo sites, for the catalogue from a web page. */
   readonly publishable_keys: ReadonlyArray<{ site: string; key: string; allowed_origins: ReadonlyArray<string> }>
-  /** The Quickbook (desk sales) API: a terminal and a test key bound to it (send both on every call). */
+  /**
+   * The Quickbook (desk sales) API: a terminal and a test key bound to it (send both on every call);
+   * `paymentTerminalId` is the desk's card terminal at the Surfboard sandbox (filled in at start,
+   * once the sandbox merchant exists).
+   */
   readonly quickbook: {
-    readonly terminals: ReadonlyArray<{ id: string; name: string; operator: string; active: boolean }>
+    readonly terminals: ReadonlyArray<{ id: string; name: string; operator: string; active: boolean; paymentTerminalId: string | null }>
     readonly keys: ReadonlyArray<{ id: string; mode: "live" | "test"; name: string; secret: string; terminals: ReadonlyArray<string>; note: string }>
   }
 }
@@ -228,8 +232,8 @@ export const seedDemo = Effect.gen(function*() {
   yield* quickbookKeys.deactivateTerminal(closedDesk.id)
   const quickbook = {
     terminals: [
-      { id: desk.id, name: desk.name, operator: "Fjord Explorer AS", active: true },
-      { id: closedDesk.id, name: closedDesk.name, operator: "Fjord Explorer AS", active: false }
+      { id: desk.id, name: desk.name, operator: "Fjord Explorer AS", active: true, paymentTerminalId: null },
+      { id: closedDesk.id, name: closedDesk.name, operator: "Fjord Explorer AS", active: false, paymentTerminalId: null }
     ],
     keys: [{
       id: deskKey.id,
@@ -258,6 +262,18 @@ export const seedDemo = Effect.gen(function*() {
     quickbook
   } satisfies DemoFile
 })
+
+/** The demo desks in demo.json get their card terminal, in the database and in the file. */
+const recordDeskCardTerminals = (file: string, payments: Parameters<typeof deskCardTerminals>[0]) =>
+  Effect.gen(function*() {
+    if (!fs.existsSync(file)) return
+    const demo = JSON.parse(fs.readFileSync(file, "utf8")) as DemoFile
+    const terminals = demo.quickbook?.terminals ?? []
+    const cards = yield* deskCardTerminals(payments, terminals.map((t) => t.id))
+    const updated = terminals.map((t) => ({ ...t, paymentTerminalId: cards.get(t.id) ?? null }))
+    if (updated.every((t, i) => t.paymentTerminalId === terminals[i]!.paymentTerminalId)) return
+    fs.writeFileSync(file, JSON.stringify({ ...demo, quickbook: { ...demo.quickbook, terminals: updated } }, null, 2) + "\n", { mode: 0o600 })
+  })
 
 export class DemoData extends Context.Tag("DemoData")<DemoData, {
   readonly keysFile: string | undefined
@@ -311,6 +327,7 @@ export class DemoData extends Context.Tag("DemoData")<DemoData, {
       yield* Effect.logInfo(`demo booking system (Bókun sandbox) on ${sandbox.baseUrl}`)
       const payments = yield* startPaymentSandbox({ port: 0 })
       yield* setUpDemoPaymentProvider(payments)
+      yield* recordDeskCardTerminals(file, payments)
       yield* Effect.logInfo(`demo payment provider (Surfboard sandbox) on ${payments.baseUrl}`)
       return read(sandbox.baseUrl)
     }).pipe(Effect.orDie)

@@ -8,6 +8,7 @@ import { mirrorJobs } from "./mirrorRefresh.js"
 import { outboxSenderJob } from "./outboxSender.js"
 import { paymentLinkWatchJob } from "./paymentLinkWatch.js"
 import { quickbookRecoveryJob } from "./quickbookRecovery.js"
+import { quickbookExpiryJob } from "./quickbookExpiry.js"
 import { tourSeasonJob } from "./tourSeason.js"
 
 export const JobsLive = Layer.unwrapEffect(
@@ -20,7 +21,8 @@ export const JobsLive = Layer.unwrapEffect(
         bookingChangeRecoveryJob(config),
         paymentLinkWatchJob(config),
         tourSeasonJob(config),
-        quickbookRecoveryJob(config)
+        quickbookRecoveryJob(config),
+        quickbookExpiryJob(config)
       ).pipe(Layer.provide(clusterLayer(config)))
       : Layer.empty)
 )

@@ -77,11 +77,21 @@ export class BookingSystemAccounts extends Effect.Service<BookingSystemAccounts>
       accessKey: string
       secretKey: string
       serviceChannelId?: string | null
+      /** A sandbox booking system: Quickbook test keys sell only through sandboxes, live keys never. */
+      sandbox?: boolean
     }) =>
       sql<{ id: string }>`
-        INSERT INTO booking_system_accounts (kind, name, base_url, access_key, secret_key, service_channel_id)
-        VALUES (${a.kind}, ${a.name}, ${a.baseUrl.replace(/\/+$/, "")}, ${a.accessKey}, ${a.secretKey}, ${a.serviceChannelId ?? null})
+        INSERT INTO booking_system_accounts (kind, name, base_url, access_key, secret_key, service_channel_id, sandbox)
+        VALUES (${a.kind}, ${a.name}, ${a.baseUrl.replace(/\/+$/, "")}, ${a.accessKey}, ${a.secretKey}, ${a.serviceChannelId ?? null},
+          ${a.sandbox ?? false})
         RETURNING id`.pipe(Effect.map((r) => r[0]!.id))
+
+    /** Marks an account a sandbox, or live. */
+    const setSandbox = (accountId: string, sandbox: boolean) =>
+      sql<{ id: string }>`
+        UPDATE booking_system_accounts SET sandbox = ${sandbox} WHERE id::text = ${accountId} RETURNING id`.pipe(
+        Effect.flatMap((r) => r.length === 1 ? Effect.void : Effect.fail(new AccountError({ message: `account ${accountId} not found` })))
+      )
 
     /** Links an operator to an account (or unlinks it with null). */
     const link = (operatorId: string, accountId: string | null) =>
@@ -98,14 +108,14 @@ export class BookingSystemAccounts extends Effect.Service<BookingSystemAccounts>
       )
 
     const list = () =>
-      sql<{ id: string; kind: string; name: string; base_url: string; operators: Array<string> | null }>`
-        SELECT a.id, a.kind, a.name, a.base_url,
+      sql<{ id: string; kind: string; name: string; base_url: string; sandbox: boolean; operators: Array<string> | null }>`
+        SELECT a.id, a.kind, a.name, a.base_url, a.sandbox,
           array_agg(o.name ORDER BY o.name) FILTER (WHERE o.id IS NOT NULL) AS operators
         FROM booking_system_accounts a
         LEFT JOIN operators o ON o.booking_system_account_id = a.id
         GROUP BY a.id
         ORDER BY a.name, a.id`
 
-    return { mirrored, byId, create, link, mapTour, list } as const
+    return { mirrored, byId, create, setSandbox, link, mapTour, list } as const
   })
 }) {}

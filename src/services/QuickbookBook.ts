@@ -45,7 +45,7 @@ import { canVoid, PaymentProvider } from "../ports/PaymentProvider.js"
 import { BookingSystemAccounts } from "./BookingSystemAccounts.js"
 import { CrashPoints } from "./CrashPoints.js"
 import { type Ticket, ticketOf } from "./quickbookBookTicket.js"
-import type { QuickbookCaller } from "./QuickbookKeys.js"
+import { type QuickbookCaller, QuickbookKeys } from "./QuickbookKeys.js"
 import { type PaymentKey, type PaymentRow, QuickbookPayments, type StoredAnswer, type StoredRequest } from "./QuickbookPayments.js"
 import { QuickbookTours } from "./QuickbookTours.js"
 
@@ -105,6 +105,7 @@ export class QuickbookBook extends Effect.Service<QuickbookBook>()("QuickbookBoo
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const tours = yield* QuickbookTours
+    const keys = yield* QuickbookKeys
     const payments = yield* QuickbookPayments
     const bookingSystem = yield* BookingSystem
     const accounts = yield* BookingSystemAccounts
@@ -209,12 +210,9 @@ export class QuickbookBook extends Effect.Service<QuickbookBook>()("QuickbookBoo
     const recheck = (row: PaymentRow, sale: SaleRow) =>
       Effect.gen(function*() {
         const request = row.request
-        const [terminal] = yield* sql<{ active: boolean; bound: boolean; operator_id: string }>`
-          SELECT t.deactivated_at IS NULL AS active, t.operator_id,
-            EXISTS (SELECT 1 FROM quickbook_key_terminals kt WHERE kt.key_id = ${sale.key_id} AND kt.terminal_id = t.id) AS bound
-          FROM quickbook_terminals t WHERE t.id = ${sale.terminal_id}`.pipe(Effect.orDie)
-        if (!terminal || !terminal.active || !terminal.bound) return Either.left<BookFailureReason>("terminal_not_registered")
-        const tour = yield* tours.sellableTour(terminal.operator_id, sale.tour_id).pipe(Effect.option)
+        const caller = yield* keys.callerOf(sale.key_id, sale.terminal_id)
+        if (Option.isNone(caller)) return Either.left<BookFailureReason>("terminal_not_registered")
+        const tour = yield* tours.chargeableTour(caller.value, sale.tour_id).pipe(Effect.option)
         if (Option.isNone(tour)) return Either.left<BookFailureReason>("tour_not_sellable_here")
         const [flags] = yield* sql<{ requires_phone: boolean }>`SELECT requires_phone FROM tours WHERE id = ${sale.tour_id}`.pipe(Effect.orDie)
         if (phoneRequired(sale.cart_line.requiresPhone, flags?.requires_phone ?? false) && request.customer.phone === null) {
@@ -225,7 +223,7 @@ export class QuickbookBook extends Effect.Service<QuickbookBook>()("QuickbookBoo
         if (request.holdRef !== null && !liveHold) return Either.left<BookFailureReason>("hold_expired")
         if (!liveHold && sale.valid_until <= at) {
           // Past validUntil: the quoted total stands only if the live price is the same.
-          const live = yield* tours.slots(terminal.operator_id, sale.tour_id, sale.start_date).pipe(Effect.either)
+          const live = yield* tours.slots(caller.value, sale.tour_id, sale.start_date).pipe(Effect.either)
           if (Either.isLeft(live)) {
             return Either.left<BookFailureReason>(live.left._tag === "QbUnavailable" ? "provider_unavailable" : "tour_not_sellable_here")
           }
@@ -529,5 +527,5 @@ export class QuickbookBook extends Effect.Service<QuickbookBook>()("QuickbookBoo
 
     return { book, recover } as const
   }),
-  dependencies: [QuickbookPayments.Default, QuickbookTours.Default, BookingSystemAccounts.Default, CrashPoints.Default]
+  dependencies: [QuickbookPayments.Default, QuickbookTours.Default, QuickbookKeys.Default, BookingSystemAccounts.Default, CrashPoints.Default]
 }) {}

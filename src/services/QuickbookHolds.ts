@@ -14,9 +14,9 @@
  * - release is idempotent: a sale not held (released before, never held, lapsed) answers released.
  */
 import { SqlClient } from "@effect/sql"
-import { Clock, Duration, Effect } from "effect"
+import { Clock, Duration, Effect, Option } from "effect"
 import { TourAvailabilityConfig } from "../config.js"
-import { QbConflict, QbGone, QbNotFound, QbUnavailable, QbUnprocessable } from "../domain/quickbookErrors.js"
+import { QbConflict, QbForbidden, QbGone, QbNotFound, QbUnavailable, QbUnprocessable } from "../domain/quickbookErrors.js"
 import { BookingSystem, type BookingSystemError } from "../ports/BookingSystem.js"
 import { BookingSystemAccounts } from "./BookingSystemAccounts.js"
 import type { QuickbookCaller } from "./QuickbookKeys.js"
@@ -98,7 +98,9 @@ export class QuickbookHolds extends Effect.Service<QuickbookHolds>()("QuickbookH
         }
         if (sale.status !== "quoted") return yield* gone(`sale is ${sale.status}`)
         if (sale.valid_until <= now) return yield* gone(`quote ran out at ${sale.valid_until.toISOString()}`)
-        const { slots, tour } = yield* tours.slots(caller.terminal.operatorId, sale.tour_id, sale.start_date)
+        const { tour } = yield* Effect.mapError(tours.chargeableTour(caller, sale.tour_id), (e) =>
+          new QbForbidden({ code: e.code, detail: e.detail, reference: ref }))
+        const slots = yield* tours.slotsFor(tour, sale.start_date)
         const seats = sale.guests.reduce((n, g) => n + g.count, 0)
         const slot = slots.find((s) => s.time === sale.start_time)
         if (!slot || slot.soldOut || (slot.seatsLeft !== null && slot.seatsLeft < seats)) {
@@ -147,16 +149,18 @@ export class QuickbookHolds extends Effect.Service<QuickbookHolds>()("QuickbookH
       sql.withTransaction(Effect.gen(function*() {
         const sale = yield* saleFor(caller, holdRef, true)
         if (sale.status === "held") {
-          const tour = yield* tours.sellableTour(caller.terminal.operatorId, sale.tour_id).pipe(
-            Effect.catchTag("QbForbidden", () => sql<{ account_id: string }>`
-              SELECT o.booking_system_account_id AS account_id FROM tours t JOIN operators o ON o.id = t.operator_id
-              WHERE t.id = ${sale.tour_id}`.pipe(Effect.orDie, Effect.map(([r]) => r!)))
-          )
-          const account = yield* accountOf(holdRef, tour.account_id)
-          // A hold the booking system no longer knows (lapsed, released) is released.
-          yield* withinDeadline(holdRef, bookingSystem.releaseHold(account, sale.hold_id!)).pipe(
-            Effect.catchTag("BookingSystemRejected", (e) => Effect.logInfo("hold already gone", e.detail))
-          )
+          // Released even when the tour is no longer sold here, but only at an account the key may use
+          // (test keys: sandboxes only); otherwise the hold lapses by itself at the booking system.
+          const accountId = yield* tours.holdAccountOf(caller, sale.tour_id)
+          if (Option.isSome(accountId)) {
+            const account = yield* accountOf(holdRef, accountId.value)
+            // A hold the booking system no longer knows (lapsed, released) is released.
+            yield* withinDeadline(holdRef, bookingSystem.releaseHold(account, sale.hold_id!)).pipe(
+              Effect.catchTag("BookingSystemRejected", (e) => Effect.logInfo("hold already gone", e.detail))
+            )
+          } else {
+            yield* Effect.logWarning(`hold ${sale.hold_id} of ${holdRef} not released: the key may not use the tour's booking system`)
+          }
           yield* sql`
             UPDATE quickbook_sales SET status = CASE WHEN valid_until > now() THEN 'quoted' ELSE 'expired' END,
               hold_id = NULL, hold_expires_at = NULL, hold_idempotency_key = NULL, hold_released_at = now(), updated_at = now()

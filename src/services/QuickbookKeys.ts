@@ -4,7 +4,7 @@
  * plus `Quickbook-Terminal` (spec §5). The key is checked first (401), then the terminal (403).
  */
 import { SqlClient } from "@effect/sql"
-import { Clock, Effect } from "effect"
+import { Clock, Effect, Option } from "effect"
 import { hashSecret, secretMatches } from "../domain/apiKey.js"
 import { AdminError } from "./Admin.js"
 import { QbForbidden, unauthorized } from "../domain/quickbookErrors.js"
@@ -30,6 +30,16 @@ export interface QuickbookKey {
 export interface QuickbookCaller {
   readonly key: QuickbookKey
   readonly terminal: Terminal
+}
+
+interface KeyListing {
+  readonly id: string
+  readonly mode: QuickbookKeyMode
+  readonly name: string
+  readonly terminals: Array<string>
+  readonly created_at: Date
+  readonly expires_at: Date | null
+  readonly revoked_at: Date | null
 }
 
 interface TerminalRow {
@@ -101,6 +111,17 @@ export class QuickbookKeys extends Effect.Service<QuickbookKeys>()("QuickbookKey
       return rows.length > 0
     })
 
+    /** Sets (or, with null, clears) the card terminal a desk terminal takes payments on. */
+    const setPaymentTerminal = Effect.fn("QuickbookKeys.setPaymentTerminal")(function*(
+      terminalId: string,
+      paymentTerminalId: string | null
+    ) {
+      yield* mustExist("quickbook_terminals", "terminal", [terminalId])
+      yield* sql`UPDATE quickbook_terminals SET payment_terminal_id = ${paymentTerminalId} WHERE id = ${terminalId}`.pipe(Effect.orDie)
+      const [terminal] = yield* terminalRows({ id: terminalId })
+      return toTerminal(terminal!)
+    })
+
     const listTerminals = (operatorId?: string) =>
       Effect.map(terminalRows(operatorId !== undefined ? { operatorId } : {}), (rows) => rows.map(toTerminal))
 
@@ -119,6 +140,36 @@ export class QuickbookKeys extends Effect.Service<QuickbookKeys>()("QuickbookKey
       })).pipe(Effect.orDie)
       return { id: made.id, mode: made.mode, name: options.name, token: made.token, terminals: options.terminals }
     })
+
+    /** Every key (no secrets), newest first, with the terminals it is bound to (oldest terminal first); or those bound to an operator's terminals. */
+    const listKeys = (operatorId?: string) =>
+      sql<KeyListing>`
+        SELECT k.id, k.mode, k.name,
+          COALESCE(array_agg(t.id::text ORDER BY t.created_at, t.id) FILTER (WHERE t.id IS NOT NULL), '{}') AS terminals,
+          k.created_at, k.expires_at, k.revoked_at
+        FROM quickbook_keys k
+          LEFT JOIN quickbook_key_terminals kt ON kt.key_id = k.id
+          LEFT JOIN quickbook_terminals t ON t.id = kt.terminal_id
+        ${operatorId !== undefined
+          ? sql`WHERE EXISTS (SELECT 1 FROM quickbook_key_terminals b JOIN quickbook_terminals t ON t.id = b.terminal_id
+              WHERE b.key_id = k.id AND t.operator_id::text = ${operatorId})`
+          : sql``}
+        GROUP BY k.id
+        ORDER BY k.created_at DESC, k.id`.pipe(
+        Effect.orDie,
+        Effect.map((rows) =>
+          rows.map((r) => ({
+            id: r.id,
+            mode: r.mode,
+            name: r.name,
+            terminals: r.terminals,
+            createdAt: r.created_at,
+            expiresAt: r.expires_at,
+            revokedAt: r.revoked_at
+          }))
+        ),
+        Effect.withSpan("QuickbookKeys.listKeys")
+      )
 
     const bindKey = Effect.fn("QuickbookKeys.bindKey")(function*(keyId: string, terminalIds: ReadonlyArray<string>) {
       yield* mustExist("quickbook_keys", "key", [keyId])
@@ -182,11 +233,26 @@ export class QuickbookKeys extends Effect.Service<QuickbookKeys>()("QuickbookKey
         return toTerminal(row)
       }).pipe(Effect.withSpan("QuickbookKeys.terminalFor"))
 
+    /**
+     * The caller a sale was made by, as it stands now (for steps that run after the request, e.g. a
+     * book finished by the recovery job): None when the terminal is no longer active or bound to the key.
+     */
+    const callerOf = (keyId: string, terminalId: string) =>
+      Effect.gen(function*() {
+        const [key] = yield* sql<QuickbookKey>`SELECT id, mode, name FROM quickbook_keys WHERE id = ${keyId}`.pipe(Effect.orDie)
+        if (!key) return Option.none<QuickbookCaller>()
+        const terminal = yield* terminalFor({ id: key.id, mode: key.mode, name: key.name }, terminalId).pipe(Effect.option)
+        return Option.map(terminal, (t): QuickbookCaller => ({ key: { id: key.id, mode: key.mode, name: key.name }, terminal: t }))
+      }).pipe(Effect.withSpan("QuickbookKeys.callerOf"))
+
     return {
+      callerOf,
       registerTerminal,
       deactivateTerminal,
+      setPaymentTerminal,
       listTerminals,
       issueKey,
+      listKeys,
       bindKey,
       unbindKey,
       revokeKey,

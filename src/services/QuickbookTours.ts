@@ -4,6 +4,12 @@
  * by it (`site_tours.sold_by = 'site_owner'`); their slots of a day read live through the
  * BookingSystem port within a deadline (`TOUR_AVAILABILITY_TIMEOUT_MS`); and quotes, stored in
  * `quickbook_sales` (nothing is held). Rules: src/domain/quickbookSales.ts.
+ *
+ * Sellability is decided here, in one place, for every step of a sale (tours, slots, quote, reserve,
+ * book): the tour is sold on the operator's sites (above), and the key's mode matches the accounts
+ * the sale touches (a test key only sandbox accounts, a live key only live ones;
+ * src/domain/quickbookSandbox.ts). Charging (quote, reserve, book) also needs the operator's merchant
+ * and the terminal's card terminal (`chargeableTour`). Refusals are 403 `tour_not_sellable_here`.
  */
 import { SqlClient } from "@effect/sql"
 import { Clock, Duration, Effect, Option } from "effect"
@@ -24,6 +30,7 @@ import {
 } from "../domain/quickbookSales.js"
 import { BookingSystem } from "../ports/BookingSystem.js"
 import { BookingSystemAccounts } from "./BookingSystemAccounts.js"
+import { modeMayUse, sandboxMismatch } from "../domain/quickbookSandbox.js"
 import type { QuickbookCaller } from "./QuickbookKeys.js"
 import { readDepartures } from "./readDepartures.js"
 
@@ -37,6 +44,8 @@ export interface DeskTourRow {
   readonly departure_times: Array<string>
   readonly product_id: string
   readonly account_id: string
+  /** The booking-system account is a sandbox (migration 0018). */
+  readonly account_sandbox: boolean
   readonly categories: Array<Category>
   readonly rate_ids: Array<string>
 }
@@ -60,13 +69,13 @@ export class QuickbookTours extends Effect.Service<QuickbookTours>()("QuickbookT
     const rows = (operatorId: string, tourId: string | null) =>
       sql<DeskTourRow>`
         SELECT t.id, t.title, o.name AS operator_name, t.timezone, t.currency, t.duration_minutes, t.departure_times,
-          t.booking_system_product_id AS product_id, o.booking_system_account_id AS account_id,
+          t.booking_system_product_id AS product_id, o.booking_system_account_id AS account_id, a.sandbox AS account_sandbox,
           COALESCE((SELECT json_agg(json_build_object('id', pc.id, 'title', pc.title, 'isDefault', pc.is_default,
               'minAge', pc.min_age, 'maxAge', pc.max_age) ORDER BY pc.position, pc.id)
             FROM tour_pricing_categories pc WHERE pc.tour_id = t.id), '[]'::json) AS categories,
           COALESCE((SELECT array_agg(r.id ORDER BY r.position, r.id) FROM tour_rates r WHERE r.tour_id = t.id), '{}') AS rate_ids
-        FROM tours t JOIN operators o ON o.id = t.operator_id
-        WHERE t.status = 'published' AND t.booking_system_product_id IS NOT NULL AND o.booking_system_account_id IS NOT NULL
+        FROM tours t JOIN operators o ON o.id = t.operator_id JOIN booking_system_accounts a ON a.id = o.booking_system_account_id
+        WHERE t.status = 'published' AND t.booking_system_product_id IS NOT NULL
           AND ${tourId === null ? sql`true` : sql`t.id = ${tourId}`}
           AND EXISTS (
             SELECT 1 FROM site_tours st JOIN sites s ON s.id = st.site_id
@@ -74,11 +83,73 @@ export class QuickbookTours extends Effect.Service<QuickbookTours>()("QuickbookT
               AND (t.operator_id = ${operatorId} OR st.sold_by = 'site_owner'))
         ORDER BY t.title, t.id`.pipe(Effect.orDie)
 
-    const sellable = (operatorId: string) => rows(operatorId, null).pipe(Effect.withSpan("QuickbookTours.sellable"))
+    /** The selling operator's merchant at the payment provider, if any. */
+    const merchantOf = (operatorId: string) =>
+      Effect.map(
+        sql<{ merchant_id: string; sandbox: boolean }>`
+          SELECT merchant_id, sandbox FROM operator_payment_accounts WHERE operator_id = ${operatorId}`.pipe(Effect.orDie),
+        ([row]) => Option.fromNullable(row)
+      )
 
-    const sellableTour = (operatorId: string, tourId: string) =>
-      Effect.flatMap(rows(operatorId, tourId), ([row]) =>
-        row ? Effect.succeed(row) : Effect.fail(notSellable(`tour ${tourId} is not sold by operator ${operatorId}`)))
+    /** Why the caller's key may not sell the tour through its accounts (test: sandboxes only; live: never), or null. */
+    const mismatchOf = (caller: QuickbookCaller, tour: DeskTourRow, merchant: Option.Option<{ sandbox: boolean }>) =>
+      sandboxMismatch(caller.key.mode, {
+        bookingSystemSandbox: tour.account_sandbox,
+        merchantSandbox: Option.match(merchant, { onNone: () => null, onSome: (m) => m.sandbox })
+      })
+
+    /** The tours the caller's terminal may sell with the caller's key. */
+    const sellable = (caller: QuickbookCaller) =>
+      Effect.gen(function*() {
+        const [tours, merchant] = yield* Effect.all([rows(caller.terminal.operatorId, null), merchantOf(caller.terminal.operatorId)])
+        return tours.filter((tour) => mismatchOf(caller, tour, merchant) === null)
+      }).pipe(Effect.withSpan("QuickbookTours.sellable"))
+
+    const sellableWithMerchant = (caller: QuickbookCaller, tourId: string) =>
+      Effect.gen(function*() {
+        const operatorId = caller.terminal.operatorId
+        const [[tour], merchant] = yield* Effect.all([rows(operatorId, tourId), merchantOf(operatorId)])
+        if (!tour) return yield* notSellable(`tour ${tourId} is not sold by operator ${operatorId}`)
+        const mismatch = mismatchOf(caller, tour, merchant)
+        if (mismatch !== null) return yield* notSellable(`tour ${tourId}: ${mismatch}`)
+        return { tour, merchant }
+      })
+
+    /** The tour, when the caller may sell it (403 `tour_not_sellable_here` otherwise): every step of a sale checks this. */
+    const sellableTour = (caller: QuickbookCaller, tourId: string) =>
+      Effect.map(sellableWithMerchant(caller, tourId), ({ tour }) => tour).pipe(Effect.withSpan("QuickbookTours.sellableTour"))
+
+    /**
+     * The tour with what charging for it needs (quote, reserve, book): the selling operator's merchant
+     * and the terminal's card terminal; 403 `tour_not_sellable_here` when either is missing.
+     */
+    const chargeableTour = (caller: QuickbookCaller, tourId: string) =>
+      Effect.gen(function*() {
+        const { merchant, tour } = yield* sellableWithMerchant(caller, tourId)
+        if (Option.isNone(merchant)) {
+          return yield* notSellable(`operator ${caller.terminal.operatorId} has no merchant at the payment provider`)
+        }
+        if (caller.terminal.paymentTerminalId === null) {
+          return yield* notSellable(`this terminal cannot take card payments: terminal ${caller.terminal.id} has no card terminal`)
+        }
+        return { tour, merchantId: merchant.value.merchant_id, paymentTerminalId: caller.terminal.paymentTerminalId }
+      }).pipe(Effect.withSpan("QuickbookTours.chargeableTour"))
+
+    /**
+     * The booking-system account a hold of the tour is released at, when the caller's key may use it
+     * (a hold is released even if the tour is no longer sold here); None: the key may not touch it.
+     */
+    const holdAccountOf = (caller: QuickbookCaller, tourId: string) =>
+      Effect.map(
+        sql<{ account_id: string; sandbox: boolean }>`
+          SELECT a.id AS account_id, a.sandbox FROM tours t JOIN operators o ON o.id = t.operator_id
+            JOIN booking_system_accounts a ON a.id = o.booking_system_account_id
+          WHERE t.id = ${tourId}`.pipe(Effect.orDie),
+        ([row]) => Option.fromNullable(row).pipe(
+          Option.filter((r) => modeMayUse(caller.key.mode, r.sandbox)),
+          Option.map((r) => r.account_id)
+        )
+      )
 
     /** The departures of the tour's local day, within the deadline; 503 provider_unavailable otherwise. */
     const departuresOn = (tour: DeskTourRow, date: string) =>
@@ -113,9 +184,9 @@ export class QuickbookTours extends Effect.Service<QuickbookTours>()("QuickbookT
       })
 
     /** GET /tours: every sellable tour with its guest types, and whether the day has a slot with seats (null: unknown). */
-    const list = (operatorId: string, date: string | undefined) =>
+    const list = (caller: QuickbookCaller, date: string | undefined) =>
       Effect.gen(function*() {
-        const tours = yield* sellable(operatorId)
+        const tours = yield* sellable(caller)
         const at = yield* now
         return yield* Effect.forEach(tours, (tour) =>
           Effect.gen(function*() {
@@ -129,9 +200,9 @@ export class QuickbookTours extends Effect.Service<QuickbookTours>()("QuickbookT
           }), { concurrency: 4 })
       }).pipe(Effect.withSpan("QuickbookTours.list"))
 
-    const slots = (operatorId: string, tourId: string, date: string | undefined) =>
+    const slots = (caller: QuickbookCaller, tourId: string, date: string | undefined) =>
       Effect.gen(function*() {
-        const tour = yield* sellableTour(operatorId, tourId)
+        const tour = yield* sellableTour(caller, tourId)
         const day = date ?? localDayAt(tour.timezone, yield* now)
         return { tour, date: day, slots: yield* slotsFor(tour, day) }
       }).pipe(Effect.withSpan("QuickbookTours.slots"))
@@ -146,10 +217,7 @@ export class QuickbookTours extends Effect.Service<QuickbookTours>()("QuickbookT
         if (total > QUOTE_MAX_GUESTS) {
           return yield* new QbBadRequest({ code: "invalid_request", detail: `at most ${QUOTE_MAX_GUESTS} guests in all` })
         }
-        const tour = yield* sellableTour(terminal.operatorId, q.activityId)
-        const [merchant] = yield* sql<{ merchant_id: string }>`
-          SELECT merchant_id FROM operator_payment_accounts WHERE operator_id = ${terminal.operatorId}`.pipe(Effect.orDie)
-        if (!merchant) return yield* notSellable(`operator ${terminal.operatorId} has no merchant at the payment provider`)
+        const { merchantId, tour } = yield* chargeableTour(caller, q.activityId)
         const types = guestTypesOf(tour.categories)
         // Entries of one type are added up, in the order first given.
         const counts = new Map<string, number>()
@@ -185,7 +253,7 @@ export class QuickbookTours extends Effect.Service<QuickbookTours>()("QuickbookT
           orderLineText: orderLineText(tour.title, q.start.date, q.start.time),
           payment: {
             provider: "payprovider" as const,
-            merchantId: merchant.merchant_id,
+            merchantId,
             taxLines: [{ amount: vatMinor, percentage: DESK_VAT_PERCENT, type: "VAT" as const }],
             serviceProviders: Option.match(qbConfig.serviceProviderId, {
               onNone: () => [],
@@ -198,14 +266,14 @@ export class QuickbookTours extends Effect.Service<QuickbookTours>()("QuickbookT
         yield* sql`
           INSERT INTO quickbook_sales (reference, terminal_id, key_id, selling_operator_id, tour_id, merchant_id, product_id,
             rate_id, start_date, start_time, start_time_id, guests, total_minor, vat_minor, currency, cart_line, valid_until)
-          VALUES (${reference}, ${terminal.id}, ${key.id}, ${terminal.operatorId}, ${tour.id}, ${merchant.merchant_id},
+          VALUES (${reference}, ${terminal.id}, ${key.id}, ${terminal.operatorId}, ${tour.id}, ${merchantId},
             ${tour.product_id}, ${slot.rateId}, ${q.start.date}, ${q.start.time}, ${slot.startTimeId},
             ${JSON.stringify(guests.map((g) => ({ ...g, categoryId: types.find((t) => t.type === g.type)!.categoryId })))}::jsonb,
             ${totalMinor}, ${vatMinor}, ${tour.currency}, ${JSON.stringify(cartLine)}::jsonb, ${validUntil})`.pipe(Effect.orDie)
         return { reference, validUntil: validUntil.toISOString(), cartLine }
       }).pipe(Effect.withSpan("QuickbookTours.quote"))
 
-    return { sellable, sellableTour, list, slots, quote } as const
+    return { sellable, sellableTour, chargeableTour, holdAccountOf, slotsFor, list, slots, quote } as const
   }),
   dependencies: [BookingSystemAccounts.Default]
 }) {}

@@ -4,6 +4,7 @@ import { generateQuickbookKey, parseQuickbookKey, parseTerminalHeader } from "..
 import { budgetOfOperation, QUICKBOOK_BUDGETS, quickbookBucket } from "../../src/domain/quickbookLimits.js"
 import { generateSecretKey, parseSecretKey } from "../../src/domain/apiKey.js"
 import { endpointBudgets } from "../../src/http/quickbook/auth.js"
+import { modeMayUse, sandboxMismatch } from "../../src/domain/quickbookSandbox.js"
 
 describe("quickbook keys", () => {
   it("live and test keys round-trip; partner keys never parse here nor quickbook keys there", () => {
@@ -50,5 +51,25 @@ describe("clerk language", () => {
     expect(clerkLanguage("de, nb;q=0.4")).toBe("nb")
     expect(clerkLanguage("en;q=0.3, nb;q=0.7")).toBe("nb")
     expect(clerkLanguage("fr")).toBe("en")
+  })
+})
+
+describe("test keys and sandbox accounts", () => {
+  it("a test key only through sandboxes, a live key only through live accounts; no merchant is no account touched", () => {
+    for (const merchantSandbox of [true, null]) {
+      expect(sandboxMismatch("test", { bookingSystemSandbox: true, merchantSandbox })).toBeNull()
+      expect(sandboxMismatch("live", { bookingSystemSandbox: true, merchantSandbox })).toMatch(/^a live key never sells through sandbox accounts; the tour's booking-system account is a sandbox$|and the operator's merchant are sandboxes$/)
+    }
+    for (const merchantSandbox of [false, null]) {
+      expect(sandboxMismatch("live", { bookingSystemSandbox: false, merchantSandbox })).toBeNull()
+      expect(sandboxMismatch("test", { bookingSystemSandbox: false, merchantSandbox })).toMatch(/^a test key sells only through sandbox accounts; the tour's booking-system account/)
+    }
+    expect(sandboxMismatch("test", { bookingSystemSandbox: true, merchantSandbox: false }))
+      .toBe("a test key sells only through sandbox accounts; the operator's merchant is live")
+    expect(sandboxMismatch("live", { bookingSystemSandbox: false, merchantSandbox: true }))
+      .toBe("a live key never sells through sandbox accounts; the operator's merchant is a sandbox")
+    expect(sandboxMismatch("test", { bookingSystemSandbox: false, merchantSandbox: false }))
+      .toBe("a test key sells only through sandbox accounts; the tour's booking-system account and the operator's merchant are live")
+    expect(modeMayUse("test", true) && modeMayUse("live", false) && !modeMayUse("test", false) && !modeMayUse("live", true)).toBe(true)
   })
 })

@@ -6,6 +6,8 @@ import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { setUpDemoBookingSystem } from "../../src/demo/bookingSystem.js"
+import { deskCardTerminals, setUpDemoMerchants } from "../../src/demo/paymentProvider.js"
+import { startSandbox as startPaymentSandbox } from "../../src/sandbox/surfboard/index.js"
 import { seedDemo } from "../../src/demo/seed.js"
 import { startSandbox } from "../../src/sandbox/bokun/index.js"
 import { addDays, localDayAt } from "../../src/domain/localDay.js"
@@ -14,7 +16,7 @@ import { PublishableKeys } from "../../src/services/PublishableKeys.js"
 import { QuickbookKeys } from "../../src/services/QuickbookKeys.js"
 import { TourSeason } from "../../src/services/TourSeason.js"
 import { createKey } from "../support/fixtures.js"
-import { get } from "../support/http.js"
+import { call, get } from "../support/http.js"
 import { conforms, dereferencedSpec } from "../support/openapi.js"
 import { testServer } from "../support/server.js"
 import { violations } from "../support/xss.js"
@@ -64,6 +66,33 @@ layer(testServer(), { excludeTestServices: true, timeout: 180_000 })("demo catal
         ["Arctic Whale Safari AS", "Fjord Explorer AS"]
       )
       expect(deskTours.body.tours.map((t: any) => t.tourName)).toContain("Whale Safari from Tromsø")
+      // The demo's merchants are sandboxes and its desk takes card payments on Fjord Explorer's
+      // merchant's card terminal (set at start): the desk quotes with the test key.
+      const payments = yield* startPaymentSandbox({ port: 0 })
+      yield* setUpDemoMerchants(payments).pipe(Effect.orDie)
+      const cards = yield* deskCardTerminals(payments, demo.quickbook.terminals.map((t) => t.id)).pipe(Effect.orDie)
+      const [fjordMerchant] = yield* sql<{ merchant_id: string; sandbox: boolean }>`
+        SELECT a.merchant_id, a.sandbox FROM operator_payment_accounts a JOIN operators o ON o.id = a.operator_id
+        WHERE o.name = 'Fjord Explorer AS'`
+      expect(fjordMerchant!.sandbox).toBe(true)
+      const [accounts] = yield* sql<{ all_sandbox: boolean }>`SELECT bool_and(sandbox) AS all_sandbox FROM booking_system_accounts`
+      expect(accounts!.all_sandbox).toBe(true)
+      const card = (yield* payments.findMerchant(fjordMerchant!.merchant_id))!.terminalId
+      expect(card).toEqual(expect.any(String))
+      expect(cards.get(desk.id)).toBe(card)
+      const deskCruise = deskTours.body.tours.find((t: any) => t.tourName === "Oslofjord Sightseeing Cruise")
+      const later = addDays(localDayAt("Europe/Oslo", new Date()), 10)
+      const slots = yield* get(`/api/quickbook/v1/tours/${deskCruise.activityId}/slots?date=${later}`, deskKey.secret, { "quickbook-terminal": desk.id })
+      const open = slots.body.slots.find((x: any) => !x.soldOut && (x.seatsLeft === null || x.seatsLeft > 0))
+      expect(open, slots.text).toBeDefined()
+      const quoted = yield* call("/api/quickbook/v1/quote", {
+        method: "POST",
+        key: deskKey.secret,
+        headers: { "quickbook-terminal": desk.id },
+        body: { activityId: deskCruise.activityId, start: { date: later, time: open.time }, guests: [{ type: open.guests[0].type, count: 1 }] }
+      })
+      expect(quoted.status, quoted.text).toBe(200)
+      expect(quoted.body.cartLine.payment.merchantId).toBe(fjordMerchant!.merchant_id)
       const closed = demo.quickbook.terminals.find((t) => !t.active)!
       const closedRes = yield* get("/api/quickbook/v1/tours", deskKey.secret, { "quickbook-terminal": closed.id })
       expect(closedRes.status).toBe(403)

@@ -50,7 +50,10 @@ export const paymentsEnv = (extra: Effect.Effect<Record<string, string>> = Effec
     return server.pipe(Layer.provideMerge(sandboxes))
   })).pipe(Layer.orDie)
 
-/** A Surfboard sandbox merchant for the operator, recorded as its payment account. */
+/**
+ * A Surfboard sandbox merchant for the operator, recorded as its payment account (a sandbox one);
+ * `terminalId` is its card terminal (register desk terminals with it).
+ */
 export const merchantFor = (operatorId: string) =>
   Effect.gen(function*() {
     const surfboard = yield* SurfboardSandbox
@@ -58,20 +61,20 @@ export const merchantFor = (operatorId: string) =>
     const sql = yield* SqlClient.SqlClient
     const merchant = yield* surfboard.createMerchant({ name: `Merchant ${operatorId.slice(0, 6)}`, partnerId })
     yield* sql`
-      INSERT INTO operator_payment_accounts (operator_id, merchant_id, payment_page_terminal_id)
-      VALUES (${operatorId}, ${merchant.id}, ${merchant.paymentPageTerminalId})`.pipe(Effect.orDie)
+      INSERT INTO operator_payment_accounts (operator_id, merchant_id, payment_page_terminal_id, sandbox)
+      VALUES (${operatorId}, ${merchant.id}, ${merchant.paymentPageTerminalId}, true)`.pipe(Effect.orDie)
     return merchant
   })
 
-/** A Bókun sandbox vendor as the operator's booking-system account. */
+/** A Bókun sandbox vendor as the operator's booking-system account (a sandbox one). */
 export const vendorFor = (operatorId: string) =>
   Effect.gen(function*() {
     const bokun = yield* BokunSandbox
     const sql = yield* SqlClient.SqlClient
     const vendor = yield* bokun.createVendor(smallVendor(`Vendor ${randomUUID().slice(0, 6)}`))
     const [account] = yield* sql<{ id: string }>`
-      INSERT INTO booking_system_accounts (kind, name, base_url, access_key, secret_key, service_channel_id)
-      VALUES ('bokun', ${vendor.title}, ${bokun.baseUrl}, ${vendor.accessKey}, ${vendor.secretKey}, ${String(vendor.serviceChannelId)})
+      INSERT INTO booking_system_accounts (kind, name, base_url, access_key, secret_key, service_channel_id, sandbox)
+      VALUES ('bokun', ${vendor.title}, ${bokun.baseUrl}, ${vendor.accessKey}, ${vendor.secretKey}, ${String(vendor.serviceChannelId)}, true)
       RETURNING id`.pipe(Effect.orDie)
     yield* sql`UPDATE operators SET booking_system_account_id = ${account!.id} WHERE id = ${operatorId}`.pipe(Effect.orDie)
     return { vendor, accountId: account!.id }

@@ -73,8 +73,8 @@ export const linkSandboxAccount = (operatorId: string, baseUrl: string, vendor: 
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const [account] = yield* sql<{ id: string }>`
-      INSERT INTO booking_system_accounts (kind, name, base_url, access_key, secret_key, service_channel_id)
-      VALUES ('bokun', ${vendor.title}, ${baseUrl}, ${vendor.accessKey}, ${vendor.secretKey}, ${String(vendor.serviceChannelId)})
+      INSERT INTO booking_system_accounts (kind, name, base_url, access_key, secret_key, service_channel_id, sandbox)
+      VALUES ('bokun', ${vendor.title}, ${baseUrl}, ${vendor.accessKey}, ${vendor.secretKey}, ${String(vendor.serviceChannelId)}, true)
       RETURNING id`
     yield* sql`UPDATE operators SET booking_system_account_id = ${account!.id} WHERE id = ${operatorId}`
     return account!.id

@@ -161,8 +161,9 @@ export class ToursGroup extends HttpApiGroup.make("tours")
           OpenApi.Description,
           "Reads budget. Query `date` (YYYY-MM-DD, the tour's local day; default today in each tour's zone). The published " +
             "tours, linked to a booking system, on the sites of the terminal's selling operator: its own and those it " +
-            "resells, by name, each with its guest types and whether the day has seats. Start times with seats and guest " +
-            "prices come from the slots endpoint."
+            "resells, by name, each with its guest types and whether the day has seats. A test key lists only tours whose " +
+            "booking system and merchant are sandboxes, a live key only those where neither is. Start times with seats and " +
+            "guest prices come from the slots endpoint."
         )
   )
   .add(
@@ -202,7 +203,8 @@ export class SalesGroup extends HttpApiGroup.make("sales")
         .annotate(OpenApi.Summary, "Quote a sale (holds nothing)")
         .annotate(
           OpenApi.Description,
-          "Writes budget. Checks the tour is sellable here, the guest types and the seats now; stores the sale as " +
+          "Writes budget. Checks the tour is sellable here (403 `tour_not_sellable_here` also when the terminal has no " +
+            "card terminal or its operator no merchant), the guest types and the seats now; stores the sale as " +
             "`quoted` and returns its reference, `validUntil` (15 minutes) and the cart line with payment instructions."
         )
   )

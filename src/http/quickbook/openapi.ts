@@ -16,7 +16,8 @@ const STATUS_TEXT: Record<string, string> = {
     "parameter or the body does not validate.",
   "401": "`unauthorized`: key missing, invalid, expired, revoked, not a quickbook key, or sent in the URL.",
   "403": "`terminal_not_registered`: the terminal is not registered, not active or not bound to the key; " +
-    "`tour_not_sellable_here`: the terminal cannot charge for the tour's operator.",
+    "`tour_not_sellable_here`: the terminal cannot sell or charge for the tour (not sold on its operator's sites; no " +
+    "merchant or card terminal to charge with; or a test key on live accounts, or a live key on sandbox accounts).",
   "404": "`not_found`: no such sale or hold for this terminal (an unknown or malformed reference, or another " +
     "terminal's); on the ticket endpoints also a sale not confirmed (no ticket yet, with its own clerk message); for a " +
     "PDF link also a signature that does not verify or a link that has lapsed.",

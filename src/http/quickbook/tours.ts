@@ -13,8 +13,9 @@ export const QuickbookToursLive = HttpApiBuilder.group(QuickbookApi, "tours", (h
     return handlers
       .handle("list", ({ urlParams }) =>
         Effect.gen(function*() {
-          const { terminal } = yield* CurrentTerminal
-          const rows = yield* tours.list(terminal.operatorId, urlParams.date)
+          const caller = yield* CurrentTerminal
+          const { terminal } = caller
+          const rows = yield* tours.list(caller, urlParams.date)
           return {
             terminal: { id: terminal.id, name: terminal.name, operatorName: terminal.operatorName },
             tours: rows.map(({ available, date, tour: r }) => ({
@@ -33,8 +34,7 @@ export const QuickbookToursLive = HttpApiBuilder.group(QuickbookApi, "tours", (h
         }))
       .handle("slots", ({ path, urlParams }) =>
         Effect.gen(function*() {
-          const { terminal } = yield* CurrentTerminal
-          const { date, slots, tour } = yield* tours.slots(terminal.operatorId, path.activityId, urlParams.date)
+          const { date, slots, tour } = yield* tours.slots(yield* CurrentTerminal, path.activityId, urlParams.date)
           return {
             activityId: tour.id,
             date,

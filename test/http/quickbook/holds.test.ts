@@ -1,7 +1,8 @@
 /**
  * Quickbook POST /reserve and DELETE /reserve/{holdRef} over real HTTP with the Bókun sandbox:
  * seats really held, one hold per sale on retry, hold_not_supported, hold_expired, idempotent
- * release (seats back), 503 on a booking system that does not answer, the writes budget shared
+ * release (seats back), 503 on a booking system that does not answer, the sellability rules again at
+ * reserve (a test key on live accounts, a desk without a card terminal), the writes budget shared
  * with quote, and the document.
  */
 import { SqlClient } from "@effect/sql"
@@ -27,17 +28,17 @@ const expectError = (res: Reply, status: number, code: string) => {
 const world = Effect.gen(function*() {
   const w = yield* makeWorld
   const a = yield* vendorFor(w.alpha)
-  yield* merchantFor(w.alpha)
+  const merchant = yield* merchantFor(w.alpha)
   const site = yield* createSite(w.alpha, "Alpha")
   const pa = a.vendor.products[0]!
   const own = yield* insertLinkedTour({ operatorId: w.alpha, title: "Fjord Cruise", sites: [site], product: pa })
   const keys = yield* QuickbookKeys
-  const terminal = yield* keys.registerTerminal(w.alpha, "Harbour desk")
+  const terminal = yield* keys.registerTerminal(w.alpha, "Harbour desk", merchant.terminalId)
   const key = yield* keys.issueKey({ mode: "test", name: "Desk app", terminals: [terminal.id] })
   const headers = { "quickbook-terminal": terminal.id }
   const day = addDays(localDay(Date.now(), "Europe/Oslo"), 1)
   const s = {
-    a, pa, own, terminal, day,
+    w, a, pa, merchant, own, terminal, day,
     seatsLeft: Effect.map(get(`${BASE}/tours/${own}/slots?date=${day}`, key.token, headers), (r) => r.body.slots[0].seatsLeft),
     quote: (count = 2) =>
       Effect.map(
@@ -144,6 +145,33 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("quickbook reserve a
       expect(yield* s.seatsLeft).toBe(10)
       const ok = yield* s.reserve({ reference: q.reference, idempotencyKey: randomUUID() })
       expect(ok.status, ok.text).toBe(200)
+    }))
+
+  it.effect("reserve checks sellability again: 403 for a test key once the booking system is live or the desk lost its card terminal", () =>
+    Effect.gen(function*() {
+      const s = yield* world
+      const sql = yield* SqlClient.SqlClient
+      const sandbox = yield* BokunSandbox
+      // The desk's card terminal removed after the quote: no hold.
+      const q1 = yield* s.quote(1)
+      yield* sql`UPDATE quickbook_terminals SET payment_terminal_id = NULL WHERE id = ${s.terminal.id}`
+      expectError(yield* s.reserve({ reference: q1.reference, idempotencyKey: randomUUID() }), 403, "tour_not_sellable_here")
+      expect((yield* saleRow(q1.reference)).status).toBe("quoted")
+      yield* sql`UPDATE quickbook_terminals SET payment_terminal_id = ${s.merchant.terminalId} WHERE id = ${s.terminal.id}`
+      // A hold made, then the booking-system account marked live: reserve is refused and release
+      // answers released without calling it (the hold lapses there by itself).
+      const q2 = yield* s.quote(1)
+      expect((yield* s.reserve({ reference: q2.reference, idempotencyKey: randomUUID() })).status).toBe(200)
+      const q3 = yield* s.quote(1)
+      yield* sql`UPDATE booking_system_accounts SET sandbox = false WHERE id = ${s.a.accountId}`
+      yield* sandbox.requests.clear
+      expectError(yield* s.reserve({ reference: q3.reference, idempotencyKey: randomUUID() }), 403, "tour_not_sellable_here")
+      const rel = yield* s.release(q2.reference)
+      expect(rel.status, rel.text).toBe(200)
+      expect(rel.body).toEqual({ holdRef: q2.reference, released: true })
+      expect(yield* sandbox.requests.count({ accessKey: s.a.vendor.accessKey })).toBe(0)
+      yield* sql`UPDATE booking_system_accounts SET sandbox = true WHERE id = ${s.a.accountId}`
+      expect(yield* s.seatsLeft).toBe(9)
     }))
 
   it.effect("reserve and release share the writes budget with quote (60 a minute per terminal)", () =>

@@ -2,7 +2,8 @@
  * Quickbook tours, slots and quote over real HTTP with the Bókun and Surfboard sandboxes (issue 6
  * items 4-5): the tours a terminal sells on a day (own and resold), a day's slots with seats and
  * guest prices, a quote with its exact cart line and stored sale, every quote refusal, a booking
- * system that does not answer (503 provider_unavailable), the writes budget and the document.
+ * system that does not answer (503 provider_unavailable), test keys only through sandbox accounts
+ * and live keys never, a desk without a card terminal, the writes budget and the document.
  */
 import SwaggerParser from "@apidevtools/swagger-parser"
 import { SqlClient } from "@effect/sql"
@@ -35,7 +36,8 @@ const expectError = (res: Reply, status: number, code: string) => {
  * Alpha owns a site selling its own Fjord Cruise and reselling Beta's Whale Watch; Beta's Seal Tour
  * on Alpha's site is sold by Beta (not resold), Beta's Island Hop is on Beta's own site; Alpha's
  * draft is not published and Alpha's Unlinked Tour has no booking-system product. Alpha has a
- * merchant; a desk terminal of Alpha with a test key.
+ * merchant; a desk terminal of Alpha (taking card payments on the merchant's card terminal) with a
+ * test key. The vendors and the merchant are sandbox accounts.
  */
 const world = Effect.gen(function*() {
   const w = yield* makeWorld
@@ -58,16 +60,19 @@ const world = Effect.gen(function*() {
   yield* insertLinkedTour({ operatorId: w.alpha, title: "Draft Cruise", status: "draft", sites: [siteA], product: pa })
   yield* insertTour({ operatorId: w.alpha, title: "Unlinked Tour", sites: [siteA] })
   const keys = yield* QuickbookKeys
-  const terminal = yield* keys.registerTerminal(w.alpha, "Harbour desk")
+  const terminal = yield* keys.registerTerminal(w.alpha, "Harbour desk", merchant.terminalId)
   const key = yield* keys.issueKey({ mode: "test", name: "Desk app", terminals: [terminal.id] })
-  const headers = { "quickbook-terminal": terminal.id }
   const day = addDays(localDay(Date.now(), "Europe/Oslo"), 1)
-  return {
-    w, a, b, pa, merchant, own, resold, notResold, elsewhere, terminal, key, day,
-    list: (query = "") => get(`${BASE}/tours${query}`, key.token, headers),
-    slots: (id: string, query = `?date=${day}`) => get(`${BASE}/tours/${id}/slots${query}`, key.token, headers),
-    quote: (body: unknown) => call(`${BASE}/quote`, { method: "POST", key: key.token, headers, body })
+  /** The calls of a desk: this terminal with this key unless told otherwise. */
+  const deskCalls = (token: string, terminalId: string) => {
+    const headers = { "quickbook-terminal": terminalId }
+    return {
+      list: (query = "") => get(`${BASE}/tours${query}`, token, headers),
+      slots: (id: string, query = `?date=${day}`) => get(`${BASE}/tours/${id}/slots${query}`, token, headers),
+      quote: (body: unknown) => call(`${BASE}/quote`, { method: "POST", key: token, headers, body })
+    }
   }
+  return { w, a, b, pa, merchant, own, resold, notResold, elsewhere, terminal, key, day, keys, deskCalls, ...deskCalls(key.token, terminal.id) }
 }).pipe(Effect.provide(QuickbookKeys.Default))
 
 const quoteOf = (activityId: string, date: string, time: string, guests: Array<{ type: string; count: number }>) =>
@@ -223,6 +228,81 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("quickbook tours, sl
       expectError(yield* s.slots(s.own), 503, "provider_unavailable")
       yield* sandbox.faults.set({ down: false }, { vendorId: s.a.vendor.id })
       expect((yield* s.slots(s.own)).status).toBe(200)
+    }))
+
+  it.effect("a test key sells only through sandbox accounts: a live booking system or merchant is not listed, 403, never called", () =>
+    Effect.gen(function*() {
+      const s = yield* world
+      const sql = yield* SqlClient.SqlClient
+      const sandbox = yield* BokunSandbox
+      const one = quoteOf(s.own, s.day, "10:00", [{ type: "adult", count: 1 }])
+      // Alpha's booking system is live: its tour is neither listed nor readable nor quotable, and
+      // nothing reaches Alpha's vendor; Beta's (sandbox) tour resold by Alpha still sells.
+      yield* sql`UPDATE booking_system_accounts SET sandbox = false WHERE id = ${s.a.accountId}`
+      yield* sandbox.requests.clear
+      const list = yield* s.list(`?date=${s.day}`)
+      expect(list.status, list.text).toBe(200)
+      expect(list.body.tours.map((t: any) => t.tourName)).toEqual(["Whale Watch"])
+      expectError(yield* s.slots(s.own), 403, "tour_not_sellable_here")
+      expectError(yield* s.quote(one), 403, "tour_not_sellable_here")
+      expect(yield* sandbox.requests.count({ accessKey: s.a.vendor.accessKey })).toBe(0)
+      expect((yield* s.quote(quoteOf(s.resold, s.day, "10:00", [{ type: "adult", count: 1 }]))).status).toBe(200)
+      // Alpha's merchant is live: nothing is sellable with the test key, and no booking system is called.
+      yield* sql`UPDATE booking_system_accounts SET sandbox = true WHERE id = ${s.a.accountId}`
+      yield* sql`UPDATE operator_payment_accounts SET sandbox = false WHERE operator_id = ${s.w.alpha}`
+      yield* sandbox.requests.clear
+      expect((yield* s.list(`?date=${s.day}`)).body.tours).toEqual([])
+      for (const id of [s.own, s.resold]) {
+        expectError(yield* s.slots(id), 403, "tour_not_sellable_here")
+        expectError(yield* s.quote(quoteOf(id, s.day, "10:00", [{ type: "adult", count: 1 }])), 403, "tour_not_sellable_here")
+      }
+      expect(yield* sandbox.requests.count()).toBe(0)
+      const [n] = yield* sql<{ n: number }>`
+        SELECT count(*)::int AS n FROM quickbook_sales WHERE terminal_id = ${s.terminal.id} AND tour_id = ${s.own}`
+      expect(n!.n).toBe(0)
+    }))
+
+  it.effect("a live key never sells through sandbox accounts; on live accounts it lists and quotes", () =>
+    Effect.gen(function*() {
+      const s = yield* world
+      const sql = yield* SqlClient.SqlClient
+      const sandbox = yield* BokunSandbox
+      const live = yield* s.keys.issueKey({ mode: "live", name: "Live desk app", terminals: [s.terminal.id] })
+      const desk = s.deskCalls(live.token, s.terminal.id)
+      const one = quoteOf(s.own, s.day, "10:00", [{ type: "adult", count: 1 }])
+      yield* sandbox.requests.clear
+      expect((yield* desk.list(`?date=${s.day}`)).body.tours).toEqual([])
+      expectError(yield* desk.slots(s.own), 403, "tour_not_sellable_here")
+      expectError(yield* desk.quote(one), 403, "tour_not_sellable_here")
+      expect(yield* sandbox.requests.count()).toBe(0)
+      // A live booking system with a sandbox merchant is still refused.
+      yield* sql`UPDATE booking_system_accounts SET sandbox = false WHERE id = ${s.a.accountId}`
+      expectError(yield* desk.quote(one), 403, "tour_not_sellable_here")
+      // Both live (here the "live" systems are the sandboxes marked live): the live key sells, the test key no longer.
+      yield* sql`UPDATE operator_payment_accounts SET sandbox = false WHERE operator_id = ${s.w.alpha}`
+      expect((yield* desk.list(`?date=${s.day}`)).body.tours.map((t: any) => t.tourName)).toEqual(["Fjord Cruise"])
+      const quoted = yield* desk.quote(one)
+      expect(quoted.status, quoted.text).toBe(200)
+      expect(quoted.body.cartLine.payment.merchantId).toBe(s.merchant.id)
+      expectError(yield* s.quote(one), 403, "tour_not_sellable_here")
+    }))
+
+  it.effect("a desk terminal without a card terminal cannot charge: quote 403 tour_not_sellable_here; tours and slots still read", () =>
+    Effect.gen(function*() {
+      const s = yield* world
+      const sql = yield* SqlClient.SqlClient
+      const bare = yield* s.keys.registerTerminal(s.w.alpha, "Desk without a card terminal")
+      expect(bare.paymentTerminalId).toBeNull()
+      yield* s.keys.bindKey(s.key.id, [bare.id])
+      const desk = s.deskCalls(s.key.token, bare.id)
+      expect((yield* desk.list(`?date=${s.day}`)).body.tours.map((t: any) => t.tourName)).toEqual(["Fjord Cruise", "Whale Watch"])
+      expect((yield* desk.slots(s.own)).status).toBe(200)
+      expectError(yield* desk.quote(quoteOf(s.own, s.day, "10:00", [{ type: "adult", count: 1 }])), 403, "tour_not_sellable_here")
+      const [n] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM quickbook_sales WHERE terminal_id = ${bare.id}`
+      expect(n!.n).toBe(0)
+      // Given the merchant's card terminal, it charges.
+      yield* s.keys.setPaymentTerminal(bare.id, s.merchant.terminalId)
+      expect((yield* desk.quote(quoteOf(s.own, s.day, "10:00", [{ type: "adult", count: 1 }]))).status).toBe(200)
     }))
 
   it.effect("quotes spend the writes budget: 60 a minute per terminal, then 429 rate_limited; reads unaffected", () =>
