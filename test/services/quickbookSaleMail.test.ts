@@ -32,11 +32,11 @@ const MailLive = Layer.merge(QuickbookSaleMail.Default, QuickbookTickets.Default
 const world = Effect.gen(function*() {
   const w = yield* makeWorld
   const a = yield* vendorFor(w.alpha)
-  yield* merchantFor(w.alpha)
+  const merchant = yield* merchantFor(w.alpha)
   const site = yield* createSite(w.alpha, "Alpha")
   const own = yield* insertLinkedTour({ operatorId: w.alpha, title: "Fjord Cruise", sites: [site], product: a.vendor.products[0]! })
   const keys = yield* QuickbookKeys
-  const terminal = yield* keys.registerTerminal(w.alpha, "Harbour desk")
+  const terminal = yield* keys.registerTerminal(w.alpha, "Harbour desk", merchant.terminalId)
   const key = yield* keys.issueKey({ mode: "test", name: "Desk app", terminals: [terminal.id] })
   const headers = { "quickbook-terminal": terminal.id }
   const day = addDays(localDay(Date.now(), "Europe/Oslo"), 1)

@@ -43,12 +43,12 @@ const expectError = (res: Reply, status: number, code: string, clerkMessage = (C
 const world = Effect.gen(function*() {
   const w = yield* makeWorld
   const a = yield* vendorFor(w.alpha)
-  yield* merchantFor(w.alpha)
+  const merchant = yield* merchantFor(w.alpha)
   const site = yield* createSite(w.alpha, "Alpha")
   const own = yield* insertLinkedTour({ operatorId: w.alpha, title: "Fjord Cruise", sites: [site], product: a.vendor.products[0]! })
   const keys = yield* QuickbookKeys
-  const terminal = yield* keys.registerTerminal(w.alpha, "Harbour desk")
-  const other = yield* keys.registerTerminal(w.alpha, "Kiosk")
+  const terminal = yield* keys.registerTerminal(w.alpha, "Harbour desk", merchant.terminalId)
+  const other = yield* keys.registerTerminal(w.alpha, "Kiosk", merchant.terminalId)
   const key = yield* keys.issueKey({ mode: "test", name: "Desk app", terminals: [terminal.id] })
   const otherKey = yield* keys.issueKey({ mode: "test", name: "Kiosk app", terminals: [other.id] })
   const day = addDays(localDay(Date.now(), "Europe/Oslo"), 1)
