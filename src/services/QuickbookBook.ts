@@ -345,23 +345,17 @@ export class QuickbookBook extends Effect.Service<QuickbookBook>()("QuickbookBoo
           .pipe(Effect.orDie)
       }).pipe(Effect.catchAll((e) => Effect.logInfo(`quickbook: hold of ${reference} not released (it lapses by itself)`, e)))
 
-    /** Moves a verified payment on until it is final or waits for a refund answer. */
+    /** Moves a verified payment on until it is final or waits for a refund answer (one money-returning attempt per run). */
     const drive = (key: PaymentKey): Effect.Effect<void> =>
       Effect.gen(function*() {
         for (let step = 0; step < 4; step++) {
           const row = yield* payments.mustLoad(key)
           switch (row.state) {
             case "verified": {
-              if (row.role === "duplicate") {
-                yield* fail(row, "duplicate_payment")
-                break
-              }
+              if (row.role === "duplicate") return yield* fail(row, "duplicate_payment")
               const sale = yield* saleByReference(row.sale_reference)
               const checked = yield* recheck(row, sale)
-              if (Either.isLeft(checked)) {
-                yield* fail(row, checked.left)
-                break
-              }
+              if (Either.isLeft(checked)) return yield* fail(row, checked.left)
               yield* sql`
                 UPDATE quickbook_payments SET state = 'booking', hold_id = ${checked.right}, lease_until = ${lease}, updated_at = now()
                 WHERE ${whereKey(key)} AND state = 'verified'`.pipe(Effect.orDie)
@@ -370,13 +364,9 @@ export class QuickbookBook extends Effect.Service<QuickbookBook>()("QuickbookBoo
             case "booking": {
               const sale = yield* saleByReference(row.sale_reference)
               const booked = yield* bookAtBookingSystem(row, sale)
-              if (Either.isLeft(booked)) {
-                yield* fail(row, booked.left)
-                break
-              }
+              if (Either.isLeft(booked)) return yield* fail(row, booked.left)
               yield* crash.reached("quickbook.book.after_booked")
-              yield* confirm(row, sale, booked.right)
-              break
+              return yield* confirm(row, sale, booked.right)
             }
             case "refunding":
               yield* payments.returnMoney(key)
