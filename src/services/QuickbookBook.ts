@@ -26,7 +26,6 @@
  * claimed, nothing booked), `quickbook.book.after_booked` (the booking system booked, not recorded),
  * `quickbook.book.after_failed` (failure and refund reference recorded, refund not sent).
  */
-import { HttpServerRequest } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Clock, Duration, Effect, Either, Fiber, Option, Schedule } from "effect"
 import { AppConfig, baseUrlOf, QuickbookConfig } from "../config.js"
@@ -39,12 +38,12 @@ import {
   refundReference,
   verifyPayment
 } from "../domain/quickbookBook.js"
-import { clerkLanguage, type ClerkLanguage, QbConflict, QbForbidden, QbNotFound, QbUnavailable, QbUnprocessable } from "../domain/quickbookErrors.js"
+import { type ClerkLanguage, QbConflict, QbForbidden, QbNotFound, QbUnavailable, QbUnprocessable } from "../domain/quickbookErrors.js"
 import { BookingSystem, type BookingSystemError } from "../ports/BookingSystem.js"
 import { canVoid, PaymentProvider } from "../ports/PaymentProvider.js"
 import { BookingSystemAccounts } from "./BookingSystemAccounts.js"
 import { CrashPoints } from "./CrashPoints.js"
-import { type Ticket, ticketOf } from "./quickbookBookTicket.js"
+import { type Ticket, ticketOf, type TicketSale } from "./quickbookBookTicket.js"
 import type { QuickbookCaller } from "./QuickbookKeys.js"
 import { type PaymentKey, type PaymentRow, QuickbookPayments, type StoredAnswer, type StoredRequest } from "./QuickbookPayments.js"
 import { QuickbookTours } from "./QuickbookTours.js"
@@ -88,7 +87,7 @@ interface SaleRow {
   readonly guests: ReadonlyArray<{ type: string; count: number; categoryId: string }>
   readonly total_minor: number
   readonly currency: string
-  readonly cart_line: { requiresPhone: boolean } & Parameters<typeof ticketOf>[0]["cartLine"]
+  readonly cart_line: { readonly requiresPhone: boolean } & TicketSale["cartLine"]
   readonly valid_until: Date
   readonly hold_id: string | null
   readonly hold_expires_at: Date | null
@@ -442,10 +441,9 @@ export class QuickbookBook extends Effect.Service<QuickbookBook>()("QuickbookBoo
         }
       })
 
-    const book = (caller: QuickbookCaller, body: BookRequest) =>
+    /** POST /book for the caller's terminal; `lang` is the clerk's language of a failed answer's message. */
+    const book = (caller: QuickbookCaller, body: BookRequest, lang: ClerkLanguage) =>
       Effect.gen(function*() {
-        const request = yield* HttpServerRequest.HttpServerRequest
-        const lang = clerkLanguage(request.headers["accept-language"])
         const [sale] = yield* sql<{ reference: string }>`
           SELECT reference FROM quickbook_sales WHERE reference = ${body.reference} AND terminal_id = ${caller.terminal.id}`.pipe(Effect.orDie)
         if (!sale) return yield* new QbNotFound({ code: "not_found", detail: `no sale ${body.reference} for this terminal` })
