@@ -97,7 +97,7 @@ const SALE_COLUMNS = `reference, terminal_id, key_id, selling_operator_id, tour_
   to_char(start_date, 'YYYY-MM-DD') AS start_date, start_time, start_time_id, guests, total_minor::int AS total_minor,
   trim(currency) AS currency, cart_line, valid_until, hold_id, hold_expires_at`
 
-/** Why the work stopped before a result: an error answer, or the row gone (verify again). */
+/** A refusal before the payment was verified (an error answer); only a mismatch leaves a record. */
 type Refusal = QbConflict | QbUnprocessable | QbUnavailable | QbForbidden
 
 export class QuickbookBook extends Effect.Service<QuickbookBook>()("QuickbookBook", {
@@ -160,7 +160,9 @@ export class QuickbookBook extends Effect.Service<QuickbookBook>()("QuickbookBoo
         if (Either.isLeft(order)) {
           yield* removeRow(key)
           const e = order.left
-          return yield* e._tag === "PaymentProviderUnavailable"
+          // Unknown to the merchant (or unreadable as an order): not found; anything else is on our side of the provider.
+          const notFound = e._tag === "PaymentProviderRejected" && (e.reason === "not_found" || e.reason === "invalid")
+          return yield* !notFound
             ? new QbUnavailable({ code: "provider_unavailable", detail: `payment provider: ${e.reason}: ${e.detail}`, reference: ref })
             : new QbUnprocessable({ code: "payment_not_found", detail: `order ${row.order_id}: ${e.reason}: ${e.detail}`, reference: ref })
         }
