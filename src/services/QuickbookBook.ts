@@ -26,7 +26,6 @@
  * claimed, nothing booked), `quickbook.book.after_booked` (the booking system booked, not recorded),
  * `quickbook.book.after_failed` (failure and refund reference recorded, refund not sent).
  */
-import { HttpServerRequest } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Clock, Duration, Effect, Either, Fiber, Option, Schedule } from "effect"
 import { AppConfig, baseUrlOf, QuickbookConfig } from "../config.js"
@@ -39,12 +38,12 @@ import {
   refundReference,
   verifyPayment
 } from "../domain/quickbookBook.js"
-import { clerkLanguage, type ClerkLanguage, QbConflict, QbForbidden, QbNotFound, QbUnavailable, QbUnprocessable } from "../domain/quickbookErrors.js"
+import { type ClerkLanguage, QbConflict, QbForbidden, QbNotFound, QbUnavailable, QbUnprocessable } from "../domain/quickbookErrors.js"
 import { BookingSystem, type BookingSystemError } from "../ports/BookingSystem.js"
 import { canVoid, PaymentProvider } from "../ports/PaymentProvider.js"
 import { BookingSystemAccounts } from "./BookingSystemAccounts.js"
 import { CrashPoints } from "./CrashPoints.js"
-import { type Ticket, ticketOf } from "./quickbookBookTicket.js"
+import { type Ticket, ticketOf, type TicketSale } from "./quickbookBookTicket.js"
 import { type QuickbookCaller, QuickbookKeys } from "./QuickbookKeys.js"
 import { type PaymentKey, type PaymentRow, QuickbookPayments, type StoredAnswer, type StoredRequest } from "./QuickbookPayments.js"
 import { QuickbookTours } from "./QuickbookTours.js"
@@ -88,7 +87,7 @@ interface SaleRow {
   readonly guests: ReadonlyArray<{ type: string; count: number; categoryId: string }>
   readonly total_minor: number
   readonly currency: string
-  readonly cart_line: { requiresPhone: boolean } & Parameters<typeof ticketOf>[0]["cartLine"]
+  readonly cart_line: { readonly requiresPhone: boolean } & TicketSale["cartLine"]
   readonly valid_until: Date
   readonly hold_id: string | null
   readonly hold_expires_at: Date | null
@@ -98,7 +97,7 @@ const SALE_COLUMNS = `reference, terminal_id, key_id, selling_operator_id, tour_
   to_char(start_date, 'YYYY-MM-DD') AS start_date, start_time, start_time_id, guests, total_minor::int AS total_minor,
   trim(currency) AS currency, cart_line, valid_until, hold_id, hold_expires_at`
 
-/** Why the work stopped before a result: an error answer, or the row gone (verify again). */
+/** A refusal before the payment was verified (an error answer); only a mismatch leaves a record. */
 type Refusal = QbConflict | QbUnprocessable | QbUnavailable | QbForbidden
 
 export class QuickbookBook extends Effect.Service<QuickbookBook>()("QuickbookBook", {
@@ -162,7 +161,9 @@ export class QuickbookBook extends Effect.Service<QuickbookBook>()("QuickbookBoo
         if (Either.isLeft(order)) {
           yield* removeRow(key)
           const e = order.left
-          return yield* e._tag === "PaymentProviderUnavailable"
+          // Unknown to the merchant (or unreadable as an order): not found; anything else is on our side of the provider.
+          const notFound = e._tag === "PaymentProviderRejected" && (e.reason === "not_found" || e.reason === "invalid")
+          return yield* !notFound
             ? new QbUnavailable({ code: "provider_unavailable", detail: `payment provider: ${e.reason}: ${e.detail}`, reference: ref })
             : new QbUnprocessable({ code: "payment_not_found", detail: `order ${row.order_id}: ${e.reason}: ${e.detail}`, reference: ref })
         }
@@ -343,23 +344,17 @@ export class QuickbookBook extends Effect.Service<QuickbookBook>()("QuickbookBoo
           .pipe(Effect.orDie)
       }).pipe(Effect.catchAll((e) => Effect.logInfo(`quickbook: hold of ${reference} not released (it lapses by itself)`, e)))
 
-    /** Moves a verified payment on until it is final or waits for a refund answer. */
+    /** Moves a verified payment on until it is final or waits for a refund answer (one money-returning attempt per run). */
     const drive = (key: PaymentKey): Effect.Effect<void> =>
       Effect.gen(function*() {
         for (let step = 0; step < 4; step++) {
           const row = yield* payments.mustLoad(key)
           switch (row.state) {
             case "verified": {
-              if (row.role === "duplicate") {
-                yield* fail(row, "duplicate_payment")
-                break
-              }
+              if (row.role === "duplicate") return yield* fail(row, "duplicate_payment")
               const sale = yield* saleByReference(row.sale_reference)
               const checked = yield* recheck(row, sale)
-              if (Either.isLeft(checked)) {
-                yield* fail(row, checked.left)
-                break
-              }
+              if (Either.isLeft(checked)) return yield* fail(row, checked.left)
               yield* sql`
                 UPDATE quickbook_payments SET state = 'booking', hold_id = ${checked.right}, lease_until = ${lease}, updated_at = now()
                 WHERE ${whereKey(key)} AND state = 'verified'`.pipe(Effect.orDie)
@@ -368,13 +363,9 @@ export class QuickbookBook extends Effect.Service<QuickbookBook>()("QuickbookBoo
             case "booking": {
               const sale = yield* saleByReference(row.sale_reference)
               const booked = yield* bookAtBookingSystem(row, sale)
-              if (Either.isLeft(booked)) {
-                yield* fail(row, booked.left)
-                break
-              }
+              if (Either.isLeft(booked)) return yield* fail(row, booked.left)
               yield* crash.reached("quickbook.book.after_booked")
-              yield* confirm(row, sale, booked.right)
-              break
+              return yield* confirm(row, sale, booked.right)
             }
             case "refunding":
               yield* payments.returnMoney(key)
@@ -450,10 +441,9 @@ export class QuickbookBook extends Effect.Service<QuickbookBook>()("QuickbookBoo
         }
       })
 
-    const book = (caller: QuickbookCaller, body: BookRequest) =>
+    /** POST /book for the caller's terminal; `lang` is the clerk's language of a failed answer's message. */
+    const book = (caller: QuickbookCaller, body: BookRequest, lang: ClerkLanguage) =>
       Effect.gen(function*() {
-        const request = yield* HttpServerRequest.HttpServerRequest
-        const lang = clerkLanguage(request.headers["accept-language"])
         const [sale] = yield* sql<{ reference: string }>`
           SELECT reference FROM quickbook_sales WHERE reference = ${body.reference} AND terminal_id = ${caller.terminal.id}`.pipe(Effect.orDie)
         if (!sale) return yield* new QbNotFound({ code: "not_found", detail: `no sale ${body.reference} for this terminal` })

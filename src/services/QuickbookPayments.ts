@@ -70,9 +70,6 @@ export interface PaymentRow {
   readonly lease_expired: boolean
 }
 
-/** Non-final states: a row in one of them has a lease, and the recovery job finishes it once the lease runs out. */
-export const OPEN_STATES: ReadonlyArray<PaymentState> = ["received", "verified", "booking", "refunding"]
-
 /** Backoff of a refund the provider did not confirm: 30 s doubling to an hour. */
 const REFUND_RETRY = { baseMillis: 30_000, maxMillis: 3_600_000 }
 

@@ -123,13 +123,16 @@ layer(sandboxEnv(), { excludeTestServices: true, timeout: 180_000 })("Bókun san
         expect((yield* call("/sandbox/faults", { baseUrl: base })).status).toBe(200)
         expect((yield* Effect.either(bs.products(sandbox.account(other))))._tag).toBe("Left")
 
+        const refusals = yield* call("/sandbox/faults", { baseUrl: base, method: "PUT", body: { rejectPhone: true, refuseBookings: true, vendorId: vendor.id } })
+        expect(refusals.body.vendors[vendor.accessKey]).toMatchObject({ rejectPhone: true, refuseBookings: true })
+
         const invalid = yield* call("/sandbox/faults", { baseUrl: base, method: "PUT", body: { errorRate: 2 } })
         expect(invalid.status).toBe(400)
 
         const reset = yield* call("/sandbox/reset", { baseUrl: base, method: "POST" })
         expect(reset.status).toBe(200)
         expect((yield* call("/sandbox/faults", { baseUrl: base })).body).toEqual({
-          all: { latencyMs: 0, errorRate: 0, errorStatus: 503, hang: false, down: false },
+          all: { latencyMs: 0, errorRate: 0, errorStatus: 503, hang: false, down: false, rejectPhone: false, refuseBookings: false },
           vendors: {}
         })
         expect((yield* bs.products(account)).length).toBe(1)

@@ -137,3 +137,38 @@ export type DeskWorld = Effect.Effect.Success<typeof deskWorld>
 /** Every open payment's lease run out and every refund's backoff over: as if the request had crashed long ago. */
 export const expireLeases = Effect.flatMap(SqlClient.SqlClient, (sql) =>
   sql`UPDATE quickbook_payments SET lease_until = now() - interval '1 second' WHERE lease_until IS NOT NULL`.pipe(Effect.orDie))
+
+/** The payment went back exactly once, in full: one void of the whole payment or one completed refund order. */
+export const expectReturnedOnce = (s: DeskWorld, orderId: string, amountMinor: number) =>
+  Effect.map(s.returned(orderId), (r) => {
+    const ok = (r.voided === amountMinor && r.refundOrders === 0 && r.refunded === 0) ||
+      (r.voided === 0 && r.refundOrders === 1 && r.refunded === amountMinor)
+    if (!ok) throw new Error(`order ${orderId}: expected ${amountMinor} returned once, the sandbox shows ${JSON.stringify(r)}`)
+  })
+
+/**
+ * Every payment past verification ended confirmed or refunded, and the sandbox agrees: a confirmed
+ * one was never returned, a refunded one was returned exactly once in full; and no sale was booked
+ * twice at Bókun.
+ */
+export const everyVerifiedPaymentSettled = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const rows = yield* sql<{ payment_id: string; order_id: string; state: string; amount_minor: number | null }>`
+    SELECT payment_id, order_id, state, amount_minor::int AS amount_minor FROM quickbook_payments ORDER BY created_at`.pipe(Effect.orDie)
+  const unsettled = rows.filter((r) => r.state !== "confirmed" && r.state !== "refunded" && r.state !== "mismatch")
+  if (unsettled.length > 0) throw new Error(`payments not settled: ${JSON.stringify(unsettled)}`)
+  if (rows.filter((r) => r.state !== "mismatch").length === 0) throw new Error("no verified payment in this file")
+  for (const r of rows) {
+    const back = yield* returnedBySandbox(r.order_id)
+    if (r.state === "refunded") {
+      const once = (back.voided === r.amount_minor && back.refundOrders === 0) || (back.voided === 0 && back.refundOrders === 1 && back.refunded === r.amount_minor)
+      if (!once) throw new Error(`payment ${r.payment_id} refunded but the sandbox shows ${JSON.stringify(back)}`)
+    } else if (back.voided + back.refunded !== 0) {
+      throw new Error(`payment ${r.payment_id} is ${r.state} but the sandbox returned money: ${JSON.stringify(back)}`)
+    }
+  }
+  const twice = yield* sql<{ external_reference: string; n: number }>`
+    SELECT external_reference, count(*)::int AS n FROM bokun_sandbox.bookings
+    WHERE external_reference LIKE 'SVC-%' AND status = 'CONFIRMED' GROUP BY external_reference HAVING count(*) > 1`.pipe(Effect.orDie)
+  if (twice.length > 0) throw new Error(`sales booked twice at Bókun: ${JSON.stringify(twice)}`)
+})

@@ -10,15 +10,17 @@ import SwaggerParser from "@apidevtools/swagger-parser"
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { CLERK_MESSAGES, MONEY_BACK_MESSAGES } from "../../../src/domain/quickbookErrors.js"
+import { CLERK_MESSAGES } from "../../../src/domain/quickbookErrors.js"
 import { failedClerkMessage } from "../../../src/domain/quickbookBook.js"
 import { call, get, type Reply } from "../../support/http.js"
-import { paymentsEnv } from "../../support/payments.js"
-import { BASE, customer, deskWorld, type DeskWorld } from "../../support/quickbook.js"
+import { PartnerId, paymentsEnv } from "../../support/payments.js"
+import { BASE, customer, deskWorld, type DeskWorld, everyVerifiedPaymentSettled, expectReturnedOnce } from "../../support/quickbook.js"
+import { withRoomInWindow } from "../../support/rateWindow.js"
 
 const env = paymentsEnv(Effect.succeed({ TOUR_AVAILABILITY_TIMEOUT_MS: "1500" }))
 
 const DAY = 86_400_000
+const yesterday = () => new Date(Date.now() - DAY - 3_600_000)
 
 const expectError = (res: Reply, status: number, code: string) => {
   expect(res.status, res.text).toBe(status)
@@ -94,4 +96,243 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
       expect(res.body.ticket.bookingCode).toBe(bookings[0]!.confirmation_code)
       expect((yield* s.sale(q.reference)).status).toBe("confirmed")
     }))
+
+  it.effect("five concurrent calls with the same payment: one booking, the same answer for all", () =>
+    Effect.gen(function*() {
+      const s = yield* deskWorld
+      const { payment, q } = yield* paidSale(s)
+      const answers = yield* Effect.all(Array.from({ length: 5 }, () => s.book(q.reference, payment)), { concurrency: 5 })
+      for (const res of answers) {
+        expect(res.status, res.text).toBe(200)
+        expect(res.body).toEqual(answers[0]!.body)
+      }
+      expect(answers[0]!.body.status).toBe("confirmed")
+      expect((yield* s.bokunBookings(q.reference)).map((b) => b.status)).toEqual(["CONFIRMED"])
+      expect(yield* s.seatsLeft).toBe(8)
+      expect(yield* s.returned(payment.orderId)).toEqual({ refundOrders: 0, refunded: 0, voided: 0 })
+    }))
+
+  it.effect("a second, different payment for a booked sale: duplicate_payment, returned exactly once, the sale stands", () =>
+    Effect.gen(function*() {
+      const s = yield* deskWorld
+      const { payment, q } = yield* paidSale(s)
+      const first = yield* s.book(q.reference, payment)
+      expect(first.body.status).toBe("confirmed")
+      const second = yield* s.pay(q)
+      const dup = yield* s.book(q.reference, second)
+      expectFailed(dup, "duplicate_payment")
+      yield* expectReturnedOnce(s, second.orderId, q.cartLine.totalMinor)
+      expect(yield* s.paymentRow(second.paymentId)).toMatchObject({ state: "refunded", role: "duplicate", failure_reason: "duplicate_payment" })
+      expect(yield* s.sale(q.reference)).toMatchObject({ status: "confirmed", paid_by_payment_id: payment.paymentId })
+      // Repeats of either payment: their stored answers; nothing moves again.
+      expect((yield* s.book(q.reference, second)).body).toEqual(dup.body)
+      expect((yield* s.book(q.reference, payment)).body).toEqual(first.body)
+      yield* expectReturnedOnce(s, second.orderId, q.cartLine.totalMinor)
+      expect(yield* s.returned(payment.orderId)).toEqual({ refundOrders: 0, refunded: 0, voided: 0 })
+      expect((yield* s.bokunBookings(q.reference)).length).toBe(1)
+    }))
+
+  it.effect("a duplicate paid yesterday cannot be voided: refunded (a refund order), once", () =>
+    Effect.gen(function*() {
+      const s = yield* deskWorld
+      const { payment, q } = yield* paidSale(s)
+      expect((yield* s.book(q.reference, payment)).body.status).toBe("confirmed")
+      const second = yield* s.pay(q, { at: yesterday() })
+      expectFailed(yield* s.book(q.reference, second), "duplicate_payment")
+      expect(yield* s.returned(second.orderId)).toEqual({ refundOrders: 1, refunded: q.cartLine.totalMinor, voided: 0 })
+      expect(yield* s.paymentRow(second.paymentId)).toMatchObject({ refund_method: "refund", refund_state: "completed" })
+    }))
+
+  it.effect("payment_mismatch for amount, currency, reference, terminal and merchant: 409, nothing booked, nothing refunded, alerted once", () =>
+    Effect.gen(function*() {
+      const s = yield* deskWorld
+      const sql = yield* SqlClient.SqlClient
+      const cases: Array<[string, (q: { reference: string; cartLine: { totalMinor: number; currency: string } }) => Effect.Effect<{ orderId: string; paymentId: string }>]> = [
+        ["amount", (q) => s.pay(q, { amountMinor: q.cartLine.totalMinor - 100 })],
+        ["currency", (q) => s.pay(q, { currency: "EUR" })],
+        ["reference", (q) => s.pay(q, { referenceId: "SVC-OTHERSALE00" })],
+        ["terminal", (q) => s.pay(q, { terminalId: s.otherCard })]
+      ]
+      for (const [field, pay] of cases) {
+        const q = yield* s.quote(1)
+        const payment = yield* pay(q)
+        const res = yield* s.book(q.reference, payment)
+        expectError(res, 409, "payment_mismatch")
+        expect(res.body.error.reference, field).toBe(q.reference)
+        const row = yield* s.paymentRow(payment.paymentId)
+        expect(row, field).toMatchObject({ state: "mismatch", refund_method: null, alerted_at: expect.any(Date) })
+        // A repeat answers the same 409 and does not alert again.
+        expectError(yield* s.book(q.reference, payment), 409, "payment_mismatch")
+        expect((yield* s.paymentRow(payment.paymentId))!.alerted_at).toEqual(row!.alerted_at)
+        expect(yield* s.bokunBookings(q.reference), field).toEqual([])
+        expect(yield* s.returned(payment.orderId), field).toEqual({ refundOrders: 0, refunded: 0, voided: 0 })
+        expect(yield* s.sale(q.reference), field).toMatchObject({ status: "quoted", paid_by_payment_id: null })
+      }
+      // Merchant: the operator's merchant changed after the quote; the payment is on the new one.
+      const q = yield* s.quote(1)
+      const other = yield* s.surfboard.createMerchant({ name: "Alpha's new merchant", partnerId: yield* PartnerId })
+      yield* sql`UPDATE operator_payment_accounts SET merchant_id = ${other.id} WHERE operator_id = ${s.w.alpha}`
+      const payment = yield* s.pay(q, { merchantId: other.id })
+      expectError(yield* s.book(q.reference, payment), 409, "payment_mismatch")
+      expect((yield* s.paymentRow(payment.paymentId))!.detail).toContain(`merchant ${other.id}`)
+      expect(yield* s.bokunBookings(q.reference)).toEqual([])
+      expect(yield* s.returned(payment.orderId)).toEqual({ refundOrders: 0, refunded: 0, voided: 0 })
+    }))
+
+  it.effect("payment_not_found: 422, nothing stored; once the card is presented the same call books", () =>
+    Effect.gen(function*() {
+      const s = yield* deskWorld
+      const q = yield* s.quote(2)
+      const unpaid = yield* s.surfboard.createPaidOrder({
+        merchantId: s.merchant.id, terminalId: s.deskCard, amountMinor: q.cartLine.totalMinor, currency: "NOK", referenceId: q.reference, pay: false
+      })
+      const paid = yield* s.surfboard.payOrder(unpaid.orderId)
+      // Unknown order; a payment id the order does not have; the card not presented yet.
+      expectError(yield* s.book(q.reference, { orderId: "no-such-order", paymentId: paid.paymentId }), 422, "payment_not_found")
+      expectError(yield* s.book(q.reference, { orderId: unpaid.orderId, paymentId: "no-such-payment" }), 422, "payment_not_found")
+      const notYet = yield* s.surfboard.createPaidOrder({
+        merchantId: s.merchant.id, terminalId: s.deskCard, amountMinor: q.cartLine.totalMinor, currency: "NOK", referenceId: q.reference, pay: false
+      })
+      const declinedPay = yield* s.surfboard.payOrder(notYet.orderId, { declined: true })
+      expectError(yield* s.book(q.reference, { orderId: notYet.orderId, paymentId: declinedPay.paymentId }), 422, "payment_not_found")
+      expect(yield* s.paymentRow(declinedPay.paymentId)).toBeUndefined()
+      expect(yield* s.sale(q.reference)).toMatchObject({ status: "quoted", paid_by_payment_id: null })
+      expect(yield* s.bokunBookings(q.reference)).toEqual([])
+      // The paid one books.
+      const ok = yield* s.book(q.reference, { orderId: unpaid.orderId, paymentId: paid.paymentId })
+      expect(ok.status, ok.text).toBe(200)
+      expect(ok.body.status).toBe("confirmed")
+    }))
+
+  it.effect("400 invalid_request for a body that does not validate; 404 for another sale or a holdRef not the sale's", () =>
+    Effect.gen(function*() {
+      const s = yield* deskWorld
+      const q = yield* s.quote(1)
+      const payment = { orderId: "o-1", paymentId: "p-1" }
+      expectError(yield* s.book(q.reference, payment, { phone: "004791234567" }), 400, "invalid_request")
+      expectError(yield* s.book(q.reference, payment, { phone: "+47 912 34 567" }), 400, "invalid_request")
+      expectError(yield* s.book(q.reference, payment, { customer: { firstName: "Kari", lastName: "Nordmann" } }), 400, "invalid_request")
+      expectError(yield* s.book(q.reference, payment, { customer: { ...customer, email: "not-an-email" } }), 400, "invalid_request")
+      expectError(yield* s.book(q.reference, payment, { customer: { ...customer, firstName: "" } }), 400, "invalid_request")
+      expectError(yield* s.book("SVC-bad", payment), 400, "invalid_request")
+      expectError(yield* s.book(q.reference, { orderId: "", paymentId: "p-1" }), 400, "invalid_request")
+      expectError(yield* s.book(q.reference, payment, { language: "de" as any }), 400, "invalid_request")
+      const wrongProvider = yield* call(`${BASE}/book`, {
+        method: "POST", key: s.key.token, headers: s.headers,
+        body: { reference: q.reference, payment: { provider: "stripe", ...payment }, customer }
+      })
+      expectError(wrongProvider, 400, "invalid_request")
+      expectError(yield* s.book("SVC-0000000000", payment), 404, "not_found")
+      expectError(yield* s.book(q.reference, payment, { holdRef: "SVC-0000000000" }), 404, "not_found")
+      // Another terminal's sale is not found here.
+      const other = yield* deskWorld
+      const theirs = yield* other.quote(1)
+      expectError(yield* s.book(theirs.reference, payment), 404, "not_found")
+      expect(yield* s.paymentRow("p-1")).toBeUndefined()
+    }))
+
+  // Every failure reason after verification: 200 failed, the money returned once, the sale failed, nothing booked.
+  const failsWith = (
+    reason: string,
+    arrange: (s: DeskWorld, q: { reference: string }) => Effect.Effect<unknown, never, SqlClient.SqlClient>,
+    o: { count?: number } = {}
+  ) =>
+    it.effect(`failed ${reason}: 200 failed, the payment returned exactly once, the sale failed, nothing booked`, () =>
+      Effect.gen(function*() {
+        const s = yield* deskWorld
+        const q = yield* s.quote(o.count ?? 2)
+        const arranged = yield* arrange(s, q)
+        const options = (arranged !== null && typeof arranged === "object" && !Array.isArray(arranged) ? arranged : {}) as {
+          holdRef?: string
+          phone?: string
+        }
+        const payment = yield* s.pay(q)
+        const res = yield* s.book(q.reference, payment, options)
+        expectFailed(res, reason)
+        yield* expectReturnedOnce(s, payment.orderId, q.cartLine.totalMinor)
+        expect(yield* s.sale(q.reference)).toMatchObject({ status: "failed", failure_reason: reason, paid_by_payment_id: payment.paymentId })
+        expect((yield* s.bokunBookings(q.reference)).filter((b) => b.status === "CONFIRMED")).toEqual([])
+        expect(yield* s.paymentRow(payment.paymentId)).toMatchObject({ state: "refunded", role: "sale", failure_reason: reason })
+        // The repeat: the same answer; nothing moves again.
+        expect((yield* s.book(q.reference, payment, options)).body).toEqual(res.body)
+        yield* expectReturnedOnce(s, payment.orderId, q.cartLine.totalMinor)
+        // In Norwegian.
+        const nb = yield* s.book(q.reference, payment, { ...options, headers: { "accept-language": "nb" } })
+        expect(nb.body.clerkMessage).toBe(failedClerkMessage(reason as any, true, "nb"))
+        yield* s.bokun.faults.reset
+      }))
+
+  failsWith("sold_out", (s) => s.bokun.setDepartureCapacity({ productId: s.pa.id, startTimeId: s.startTimeId, date: s.day, capacity: 1 }))
+  failsWith("price_changed", (s, q) =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`UPDATE quickbook_sales SET valid_until = now() - interval '1 second' WHERE reference = ${q.reference}`.pipe(Effect.orDie)
+      const adult = s.pa.pricingCategories.find((c) => c.isDefault)!
+      yield* s.bokun.setDayPrices({ rateId: s.pa.rates[0]!.id, dates: [s.day], prices: { [String(adult.id)]: 59900 } })
+    }))
+  failsWith("hold_expired", (s, q) =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      yield* s.reserve(q.reference).pipe(Effect.orDie)
+      yield* sql`UPDATE quickbook_sales SET hold_expires_at = now() - interval '1 second' WHERE reference = ${q.reference}`.pipe(Effect.orDie)
+      return { holdRef: q.reference }
+    }))
+  failsWith("hold_not_supported", (s) =>
+    Effect.flatMap(SqlClient.SqlClient, (sql) => sql`UPDATE bokun_sandbox.products SET supports_holds = false WHERE id = ${s.pa.id}`.pipe(Effect.orDie)))
+  failsWith("tour_not_sellable_here", (s) =>
+    Effect.flatMap(SqlClient.SqlClient, (sql) => sql`UPDATE tours SET status = 'draft' WHERE id = ${s.tour}`.pipe(Effect.orDie)))
+  failsWith("phone_required", (s) =>
+    Effect.flatMap(SqlClient.SqlClient, (sql) => sql`UPDATE tours SET requires_phone = true WHERE id = ${s.tour}`.pipe(Effect.orDie)))
+  failsWith("phone_rejected", (s) =>
+    Effect.as(s.bokun.faults.set({ rejectPhone: true }, { vendorId: s.a.vendor.id }), { phone: "+4791234567" }))
+  failsWith("provider_refused", (s) => s.bokun.faults.set({ refuseBookings: true }, { vendorId: s.a.vendor.id }))
+
+  it.effect("phone required and given: booked with the phone", () =>
+    Effect.gen(function*() {
+      const s = yield* deskWorld
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`UPDATE tours SET requires_phone = true WHERE id = ${s.tour}`
+      const { payment, q } = yield* paidSale(s)
+      const res = yield* s.book(q.reference, payment, { phone: "+4791234567" })
+      expect(res.body.status, res.text).toBe("confirmed")
+      expect((yield* s.bokunBookings(q.reference))[0]!.phone).toBe("+4791234567")
+    }))
+
+  it.effect("a quote past validUntil at the same live price books", () =>
+    Effect.gen(function*() {
+      const s = yield* deskWorld
+      const sql = yield* SqlClient.SqlClient
+      const { payment, q } = yield* paidSale(s)
+      yield* sql`UPDATE quickbook_sales SET valid_until = now() - interval '1 second' WHERE reference = ${q.reference}`
+      expect((yield* s.book(q.reference, payment)).body.status).toBe("confirmed")
+    }))
+
+  it.effect("POST /book spends the books budget (60 a minute per terminal), not the writes budget", () =>
+    Effect.gen(function*() {
+      const s = yield* deskWorld
+      const q = yield* s.quote(1)
+      yield* withRoomInWindow(20)
+      for (let i = 0; i < 60; i++) expect((yield* call(`${BASE}/book`, { method: "POST", key: s.key.token, headers: s.headers, body: {} })).status).toBe(400)
+      expectError(yield* s.book(q.reference, { orderId: "o", paymentId: "p" }), 429, "rate_limited")
+      // Writes are untouched.
+      yield* s.quote(1)
+    }))
+
+  it.effect("the OpenAPI document has POST /book with every status, the failed object and the rules; it stays valid", () =>
+    Effect.gen(function*() {
+      const doc = (yield* get(`${BASE}/openapi.json`)).body
+      yield* Effect.promise(() => SwaggerParser.validate(structuredClone(doc)))
+      const op = doc.paths[`${BASE}/book`].post
+      expect(Object.keys(op.responses).sort()).toEqual(["200", "400", "401", "403", "404", "409", "422", "429", "500", "503"])
+      expect(op.responses["409"].description).toContain("payment_mismatch")
+      expect(op.responses["422"].description).toContain("payment_not_found")
+      expect(op.description).toContain("duplicate_payment")
+      const schemas = doc.components.schemas
+      expect(schemas.BookFailed.properties.reason.enum).toContain("phone_rejected")
+      expect(schemas.BookFailed.required.sort()).toEqual(["clerkMessage", "moneyReturned", "reason", "status"])
+      expect(Object.keys(schemas.Ticket.properties).sort()).toEqual(["bookingCode", "lines32", "lines48", "pdfUrl", "qrPayload"])
+    }))
+
+  it.effect("every verified payment of this file ended confirmed or refunded (each refunded one returned exactly once)", () =>
+    everyVerifiedPaymentSettled)
 })
