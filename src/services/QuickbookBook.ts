@@ -28,7 +28,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Clock, Duration, Effect, Either, Fiber, Option, Schedule } from "effect"
-import { AppConfig, baseUrlOf, QuickbookConfig } from "../config.js"
+import { QuickbookConfig } from "../config.js"
 import {
   type BookFailureReason,
   failedClerkMessage,
@@ -43,7 +43,9 @@ import { BookingSystem, type BookingSystemError } from "../ports/BookingSystem.j
 import { canVoid, PaymentProvider } from "../ports/PaymentProvider.js"
 import { BookingSystemAccounts } from "./BookingSystemAccounts.js"
 import { CrashPoints } from "./CrashPoints.js"
-import { type Ticket, ticketOf, type TicketSale } from "./quickbookBookTicket.js"
+import type { Ticket } from "../domain/quickbookTicket.js"
+import { QuickbookSaleMail } from "./QuickbookSaleMail.js"
+import { QuickbookTickets } from "./QuickbookTickets.js"
 import { type QuickbookCaller, QuickbookKeys } from "./QuickbookKeys.js"
 import { type PaymentKey, type PaymentRow, QuickbookPayments, type StoredAnswer, type StoredRequest } from "./QuickbookPayments.js"
 import { QuickbookTours } from "./QuickbookTours.js"
@@ -87,7 +89,7 @@ interface SaleRow {
   readonly guests: ReadonlyArray<{ type: string; count: number; categoryId: string }>
   readonly total_minor: number
   readonly currency: string
-  readonly cart_line: { readonly requiresPhone: boolean } & TicketSale["cartLine"]
+  readonly cart_line: { readonly requiresPhone: boolean }
   readonly valid_until: Date
   readonly hold_id: string | null
   readonly hold_expires_at: Date | null
@@ -111,7 +113,8 @@ export class QuickbookBook extends Effect.Service<QuickbookBook>()("QuickbookBoo
     const provider = yield* PaymentProvider
     const crash = yield* CrashPoints
     const config = yield* QuickbookConfig
-    const baseUrl = baseUrlOf(yield* AppConfig)
+    const tickets = yield* QuickbookTickets
+    const saleMail = yield* QuickbookSaleMail
 
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
     const lease = sql`now() + make_interval(secs => ${config.bookLeaseSeconds})`
@@ -280,26 +283,23 @@ export class QuickbookBook extends Effect.Service<QuickbookBook>()("QuickbookBoo
         )
       })
 
+    /** One transaction: the payment and the sale confirmed, the answer (with the ticket) stored, the guest's email enqueued. */
     const confirm = (row: PaymentRow, sale: SaleRow, booked: { bookingId: string; bookingReference: string }) =>
       sql.withTransaction(Effect.gen(function*() {
         const { customer, language } = row.request
-        const ticket = ticketOf({
-          reference: sale.reference,
-          bookingCode: booked.bookingReference,
-          language,
-          customer,
-          cartLine: sale.cart_line,
-          baseUrl
-        })
-        const [updated] = yield* sql<{ provider: string }>`
-          UPDATE quickbook_payments SET state = 'confirmed', answer = ${JSON.stringify({ status: "confirmed", ticket } satisfies StoredAnswer)}::jsonb,
-            lease_until = NULL, updated_at = now()
+        const [claimed] = yield* sql<{ provider: string }>`
+          UPDATE quickbook_payments SET state = 'confirmed', lease_until = NULL, updated_at = now()
           WHERE ${whereKey(keyOf(row))} AND state = 'booking' RETURNING provider`
-        if (!updated) return
+        if (!claimed) return
         yield* sql`
           UPDATE quickbook_sales SET status = 'confirmed', customer = ${JSON.stringify(customer)}::jsonb, language = ${language},
             booking_id = ${booked.bookingId}, booking_code = ${booked.bookingReference}, confirmed_at = now(), updated_at = now()
           WHERE reference = ${sale.reference} AND paid_by_payment_id = ${row.payment_id}`
+        const ticket = yield* tickets.ticketFor(sale.reference, language)
+        yield* sql`
+          UPDATE quickbook_payments SET answer = ${JSON.stringify({ status: "confirmed", ticket } satisfies StoredAnswer)}::jsonb
+          WHERE ${whereKey(keyOf(row))}`
+        yield* saleMail.enqueueConfirmed(sale.reference)
       })).pipe(Effect.orDie)
 
     /**
@@ -324,6 +324,8 @@ export class QuickbookBook extends Effect.Service<QuickbookBook>()("QuickbookBoo
               UPDATE quickbook_sales SET status = 'failed', failed_at = now(), failure_reason = ${reason},
                 customer = ${JSON.stringify(row.request.customer)}::jsonb, language = ${row.request.language}, updated_at = now()
               WHERE reference = ${row.sale_reference} AND paid_by_payment_id = ${row.payment_id}`
+            // The guest is told the money is on its way back (a void or refund is sent right after).
+            yield* saleMail.enqueueFailed(row.sale_reference, { moneyReturned: false })
           }
           return true
         })).pipe(Effect.orDie)
@@ -517,5 +519,5 @@ export class QuickbookBook extends Effect.Service<QuickbookBook>()("QuickbookBoo
 
     return { book, recover } as const
   }),
-  dependencies: [QuickbookPayments.Default, QuickbookTours.Default, QuickbookKeys.Default, BookingSystemAccounts.Default, CrashPoints.Default]
+  dependencies: [QuickbookPayments.Default, QuickbookTours.Default, QuickbookKeys.Default, QuickbookTickets.Default, QuickbookSaleMail.Default, BookingSystemAccounts.Default, CrashPoints.Default]
 }) {}

@@ -18,7 +18,7 @@ import { refundReference } from "../domain/quickbookBook.js"
 import { retryDelayMillis } from "../domain/mail.js"
 import { type PaymentAccount, PaymentProvider } from "../ports/PaymentProvider.js"
 import { OperatorPaymentAccounts } from "./OperatorPaymentAccounts.js"
-import type { Ticket } from "./quickbookBookTicket.js"
+import type { Ticket } from "../domain/quickbookTicket.js"
 import { type MoneyReturnUpdate, returnPayment } from "./returnPayment.js"
 
 export type PaymentState = "received" | "verified" | "booking" | "confirmed" | "refunding" | "refunded" | "mismatch"

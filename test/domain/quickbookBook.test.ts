@@ -1,6 +1,5 @@
 /** POST /book rules on their own: payment verification, refusal mapping, live price, phone, messages, and the ticket's lines. */
 import { describe, expect, it } from "@effect/vitest"
-import fc from "fast-check"
 import {
   failedClerkMessage,
   failureOfRejection,
@@ -12,7 +11,6 @@ import {
 } from "../../src/domain/quickbookBook.js"
 import { endpointBudgets } from "../../src/http/quickbook/auth.js"
 import type { OrderStatus } from "../../src/ports/PaymentProvider.js"
-import { ticketOf } from "../../src/services/quickbookBookTicket.js"
 
 const paidAt = new Date("2026-11-21T10:00:00Z")
 const order = (o: Partial<OrderStatus> = {}): OrderStatus => ({
@@ -104,32 +102,5 @@ describe("book rules", () => {
 
   it("POST /book spends the books budget", () => {
     expect(endpointBudgets.get("POST /api/quickbook/v1/book")).toBe("books")
-  })
-})
-
-describe("the book's ticket", () => {
-  it("every line fits its width, whatever the names", () => {
-    fc.assert(fc.property(fc.string({ maxLength: 120 }), fc.string({ maxLength: 60 }), fc.constantFrom("en" as const, "nb" as const), (tour, name, language) => {
-      const ticket = ticketOf({
-        reference: "SVC-ABCDE12345",
-        bookingCode: "FJO-12345",
-        language,
-        customer: { firstName: name || "Kari", lastName: "Nordmann" },
-        cartLine: {
-          operatorName: "Fjord Explorer AS",
-          tourName: tour || "Fjord Cruise",
-          start: { date: "2026-11-22", time: "10:00", timeZone: "Europe/Oslo" },
-          guests: [{ label: "Adult", count: 2 }],
-          totalMinor: 99800,
-          currency: "NOK"
-        },
-        baseUrl: "https://svc.example/"
-      })
-      for (const l of ticket.lines32) expect(l.length).toBeLessThanOrEqual(32)
-      for (const l of ticket.lines48) expect(l.length).toBeLessThanOrEqual(48)
-      expect(ticket.lines48).toContain("Booking: FJO-12345")
-      expect(ticket.qrPayload).toBe("https://svc.example/t/SVC-ABCDE12345")
-      expect(ticket.pdfUrl).toBeNull()
-    }))
   })
 })

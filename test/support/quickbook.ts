@@ -31,8 +31,8 @@ export const deskWorld = Effect.gen(function*() {
     terminals: [{ name: "Desk 1" }, { name: "Desk 2" }, { name: "Payment page", kind: "PaymentPage" }]
   })
   yield* sql`
-    INSERT INTO operator_payment_accounts (operator_id, merchant_id, payment_page_terminal_id)
-    VALUES (${w.alpha}, ${merchant.id}, ${merchant.paymentPageTerminalId})`.pipe(Effect.orDie)
+    INSERT INTO operator_payment_accounts (operator_id, merchant_id, payment_page_terminal_id, sandbox)
+    VALUES (${w.alpha}, ${merchant.id}, ${merchant.paymentPageTerminalId}, true)`.pipe(Effect.orDie)
   const deskCard = merchant.terminals.find((t) => t.name === "Desk 1")!.id
   const otherCard = merchant.terminals.find((t) => t.name === "Desk 2")!.id
   const site = yield* createSite(w.alpha, "Alpha")

@@ -55,13 +55,27 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
       expect(yield* s.seatsLeft).toBe(8)
       const ticket = res.body.ticket
       expect(ticket.bookingCode).toBe(bookings[0]!.confirmation_code)
-      expect(ticket.pdfUrl).toBeNull()
-      expect(ticket.qrPayload).toMatch(new RegExp(`/t/${q.reference}$`))
+      expect(ticket.qrPayload).toMatch(new RegExp(`/b/${ticket.bookingCode}$`))
       for (const line of ticket.lines32) expect(line.length).toBeLessThanOrEqual(32)
       for (const line of ticket.lines48) expect(line.length).toBeLessThanOrEqual(48)
-      expect(ticket.lines48).toContain("Fjord Cruise")
-      expect(ticket.lines48).toContain(`Booking: ${ticket.bookingCode}`)
-      expect(ticket.lines48).toContain("Gjest: Kari Nordmann")
+      expect(ticket.lines48.join("\n")).toContain("Fjord Cruise")
+      expect(ticket.lines48.join("\n")).toContain(ticket.bookingCode)
+      expect(ticket.lines48.join("\n")).toContain("Kari Nordmann")
+      // The same ticket as the reprint in the sale's language, and the status read; the PDF link opens.
+      expect((yield* get(`${BASE}/sales/${q.reference}/ticket?lang=nb`, s.key.token, s.headers)).body).toEqual(ticket)
+      const status = yield* get(`${BASE}/sales/${q.reference}`, s.key.token, s.headers)
+      expect(status.body).toMatchObject({ reference: q.reference, status: "confirmed", ticket })
+      const pdf = yield* Effect.promise(() => fetch(ticket.pdfUrl))
+      expect(pdf.status).toBe(200)
+      expect(pdf.headers.get("content-type")).toBe("application/pdf")
+      expect(Buffer.from(yield* Effect.promise(() => pdf.arrayBuffer())).subarray(0, 5).toString()).toBe("%PDF-")
+      // The guest's confirmation email, in Norwegian, through the outbox.
+      const outbox = yield* Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        sql<{ dedupe_key: string; locale: string; subject: string; text_body: string }>`
+          SELECT dedupe_key, locale, subject, text_body FROM email_outbox WHERE ${customer.email} = ANY(to_addresses)
+            AND dedupe_key LIKE ${`quickbook:${q.reference}:%`}`.pipe(Effect.orDie))
+      expect(outbox.map((m) => [m.dedupe_key, m.locale])).toEqual([[`quickbook:${q.reference}:confirmed:guest`, "nb"]])
+      expect(outbox[0]!.text_body).toContain(ticket.bookingCode)
       const sale = yield* s.sale(q.reference)
       expect(sale).toMatchObject({
         status: "confirmed",
@@ -253,6 +267,11 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
         expect(yield* s.sale(q.reference)).toMatchObject({ status: "failed", failure_reason: reason, paid_by_payment_id: payment.paymentId })
         expect((yield* s.bokunBookings(q.reference)).filter((b) => b.status === "CONFIRMED")).toEqual([])
         expect(yield* s.paymentRow(payment.paymentId)).toMatchObject({ state: "refunded", role: "sale", failure_reason: reason })
+        // The status read says why; the guest is emailed once that the money goes back.
+        expect((yield* get(`${BASE}/sales/${q.reference}`, s.key.token, s.headers)).body).toMatchObject({ status: "failed", reason })
+        const mail = yield* Effect.flatMap(SqlClient.SqlClient, (sql) =>
+          sql<{ dedupe_key: string }>`SELECT dedupe_key FROM email_outbox WHERE dedupe_key LIKE ${`quickbook:${q.reference}:%`}`.pipe(Effect.orDie))
+        expect(mail.map((m) => m.dedupe_key)).toEqual([`quickbook:${q.reference}:failed:guest`])
         // The repeat: the same answer; nothing moves again.
         expect((yield* s.book(q.reference, payment, options)).body).toEqual(res.body)
         yield* expectReturnedOnce(s, payment.orderId, q.cartLine.totalMinor)
