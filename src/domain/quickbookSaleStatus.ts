@@ -9,8 +9,8 @@
  *   what happened; a failed sale's message is the failure code's and says the payment goes back.
  */
 import { Schema } from "effect"
-import { BookFailureReason } from "./quickbookBook.js"
-import { CLERK_MESSAGES, type ClerkLanguage } from "./quickbookErrors.js"
+import { BookFailureReason, failedClerkMessage } from "./quickbookBook.js"
+import { CLERK_MESSAGES, type ClerkLanguage, MONEY_BACK_MESSAGES } from "./quickbookErrors.js"
 
 export const SaleStatus = Schema.Literal("quoted", "held", "expired", "booking", "confirmed", "failed")
 export type SaleStatus = typeof SaleStatus.Type
@@ -53,14 +53,6 @@ const STATUS_MESSAGES: Record<Exclude<SaleStatus, "failed">, Record<ClerkLanguag
   }
 }
 
-const MONEY_BACK: Record<"returned" | "returning", Record<ClerkLanguage, string>> = {
-  returned: { en: "The payment has been returned.", nb: "Betalingen er betalt tilbake." },
-  returning: {
-    en: "The payment is being returned automatically.",
-    nb: "Betalingen betales tilbake automatisk."
-  }
-}
-
 /**
  * What the clerk reads for a sale in a status. A failed sale: the message of its reason (when
  * known) and whether the money is back (`moneyReturned` undefined: not known here, "being returned").
@@ -71,15 +63,9 @@ export const saleClerkMessage = (
   failure: { readonly reason?: BookFailureReason | undefined; readonly moneyReturned?: boolean | undefined } = {}
 ): string => {
   if (status !== "failed") return STATUS_MESSAGES[status][lang]
-  const why = failure.reason !== undefined
-    ? CLERK_MESSAGES[failure.reason][lang]
-    : lang === "nb"
-    ? "Salget kunne ikke bookes."
-    : "The sale could not be booked."
-  // Nothing was taken (payment_not_found), nothing goes back automatically (payment_mismatch), or
-  // the reason's own message already says it (duplicate_payment).
-  if (failure.reason === "payment_not_found" || failure.reason === "payment_mismatch" || failure.reason === "duplicate_payment") {
-    return why
-  }
-  return `${why} ${MONEY_BACK[failure.moneyReturned === true ? "returned" : "returning"][lang]}`
+  // No money goes back automatically for these (nothing was taken, or a person looks at a mismatch).
+  if (failure.reason === "payment_not_found" || failure.reason === "payment_mismatch") return CLERK_MESSAGES[failure.reason][lang]
+  if (failure.reason !== undefined) return failedClerkMessage(failure.reason, failure.moneyReturned === true, lang)
+  const why = lang === "nb" ? "Salget kunne ikke bookes." : "The sale could not be booked."
+  return `${why} ${MONEY_BACK_MESSAGES[failure.moneyReturned === true ? "returned" : "returning"][lang]}`
 }

@@ -69,7 +69,7 @@ export class QuickbookTickets extends Effect.Service<QuickbookTickets>()("Quickb
         return {
           reference: sale.reference,
           status: current,
-          clerkMessage: saleClerkMessage(current, clerkLang, { reason }),
+          clerkMessage: saleClerkMessage(current, clerkLang, { reason, moneyReturned: sale.money_returned ?? undefined }),
           ...(current === "quoted" || current === "held" || current === "expired"
             ? { validUntil: sale.valid_until.toISOString() }
             : {}),
@@ -77,7 +77,8 @@ export class QuickbookTickets extends Effect.Service<QuickbookTickets>()("Quickb
           ...(current === "confirmed" && sale.confirmed_at !== null ? { confirmedAt: sale.confirmed_at.toISOString() } : {}),
           ...(Option.isSome(ticket) ? { ticket: ticket.value } : {}),
           ...(current === "failed" && sale.failed_at !== null ? { failedAt: sale.failed_at.toISOString() } : {}),
-          ...(current === "failed" && reason !== undefined ? { reason } : {})
+          ...(current === "failed" && reason !== undefined ? { reason } : {}),
+          ...(current === "failed" && sale.money_returned !== null ? { moneyReturned: sale.money_returned } : {})
         }
       }).pipe(Effect.withSpan("QuickbookTickets.status"))
 

@@ -42,6 +42,8 @@ export interface DeskTourRow {
   readonly currency: string
   readonly duration_minutes: number | null
   readonly departure_times: Array<string>
+  /** The operator needs the guest's phone number for this tour (POST /book refuses without one). */
+  readonly requires_phone: boolean
   readonly product_id: string
   readonly account_id: string
   /** The booking-system account is a sandbox (migration 0018). */
@@ -68,7 +70,7 @@ export class QuickbookTours extends Effect.Service<QuickbookTours>()("QuickbookT
 
     const rows = (operatorId: string, tourId: string | null) =>
       sql<DeskTourRow>`
-        SELECT t.id, t.title, o.name AS operator_name, t.timezone, t.currency, t.duration_minutes, t.departure_times,
+        SELECT t.id, t.title, o.name AS operator_name, t.timezone, t.currency, t.duration_minutes, t.departure_times, t.requires_phone,
           t.booking_system_product_id AS product_id, o.booking_system_account_id AS account_id, a.sandbox AS account_sandbox,
           COALESCE((SELECT json_agg(json_build_object('id', pc.id, 'title', pc.title, 'isDefault', pc.is_default,
               'minAge', pc.min_age, 'maxAge', pc.max_age) ORDER BY pc.position, pc.id)
@@ -249,7 +251,7 @@ export class QuickbookTours extends Effect.Service<QuickbookTours>()("QuickbookT
           guests,
           totalMinor,
           currency: tour.currency,
-          requiresPhone: false,
+          requiresPhone: tour.requires_phone,
           orderLineText: orderLineText(tour.title, q.start.date, q.start.time),
           payment: {
             provider: "payprovider" as const,

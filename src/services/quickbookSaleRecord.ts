@@ -24,6 +24,8 @@ const Row = Schema.Struct({
   confirmed_at: Schema.NullOr(Schema.DateFromSelf),
   failed_at: Schema.NullOr(Schema.DateFromSelf),
   failure_reason: Schema.NullOr(Schema.String),
+  /** The paying payment's money is back (voided or refunded); null when no payment was recorded. */
+  money_returned: Schema.NullOr(Schema.Boolean),
   link_expires_at: Schema.DateFromSelf
 })
 export type SaleRecord = typeof Row.Type
@@ -44,11 +46,13 @@ export const readSale = (
     const rows = yield* sql`
       SELECT reference, terminal_id, selling_operator_id, status, valid_until, hold_expires_at, cart_line, customer,
         language, booking_code, confirmed_at, failed_at, failure_reason,
+        (SELECT p.state = 'refunded' FROM quickbook_payments p
+          WHERE p.sale_reference = s.reference AND p.payment_id = s.paid_by_payment_id) AS money_returned,
         ((start_date + 2)::timestamp AT TIME ZONE (cart_line->'start'->>'timeZone')) AS link_expires_at
-      FROM quickbook_sales
+      FROM quickbook_sales s
       WHERE reference = ${reference}
         ${options.terminalId === undefined ? sql`` : sql`AND terminal_id = ${options.terminalId}`}
-      ${options.lock ? sql`FOR UPDATE` : sql``}`.pipe(Effect.orDie)
+      ${options.lock ? sql`FOR UPDATE OF s` : sql``}`.pipe(Effect.orDie)
     if (rows.length === 0) return Option.none<SaleRecord>()
     return Option.some(yield* Effect.orDie(decodeRow(rows[0])))
   }).pipe(Effect.withSpan("QuickbookSales.read"))

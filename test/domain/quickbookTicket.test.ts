@@ -17,7 +17,8 @@ import {
 } from "../../src/domain/quickbookTicket.js"
 import { saleClerkMessage, statusAt } from "../../src/domain/quickbookSaleStatus.js"
 import { checkTicketLink, signTicketLink } from "../../src/domain/ticketLink.js"
-import { CLERK_MESSAGES } from "../../src/domain/quickbookErrors.js"
+import { failedClerkMessage } from "../../src/domain/quickbookBook.js"
+import { CLERK_MESSAGES, MONEY_BACK_MESSAGES } from "../../src/domain/quickbookErrors.js"
 
 const cartLine = (over: Partial<TicketCartLine> = {}): TicketCartLine => ({
   operatorName: "Fjord Explorer AS",
@@ -236,12 +237,13 @@ describe("sale status read", () => {
   })
 
   it("a failed sale's clerk message says why and that the money goes back", () => {
-    expect(saleClerkMessage("failed", "en", { reason: "sold_out" }))
-      .toBe(`${CLERK_MESSAGES.sold_out.en} The payment is being returned automatically.`)
+    // The same message POST /book answered for the failure.
+    expect(saleClerkMessage("failed", "en", { reason: "sold_out" })).toBe(failedClerkMessage("sold_out", false, "en"))
+    expect(saleClerkMessage("failed", "en", { reason: "sold_out" })).toMatch(/on its way back to the card/)
     expect(saleClerkMessage("failed", "nb", { reason: "provider_refused", moneyReturned: true }))
-      .toBe(`${CLERK_MESSAGES.provider_refused.nb} Betalingen er betalt tilbake.`)
+      .toBe(failedClerkMessage("provider_refused", true, "nb"))
     expect(saleClerkMessage("failed", "en", { reason: "payment_mismatch" })).toBe(CLERK_MESSAGES.payment_mismatch.en)
-    expect(saleClerkMessage("failed", "en")).toBe("The sale could not be booked. The payment is being returned automatically.")
+    expect(saleClerkMessage("failed", "en")).toBe(`The sale could not be booked. ${MONEY_BACK_MESSAGES.returning.en}`)
     expect(saleClerkMessage("booking", "en")).toMatch(/do not take another payment/)
     expect(saleClerkMessage("expired", "nb")).toMatch(/Lag et nytt tilbud/)
   })

@@ -293,6 +293,10 @@ export const SaleStatusResponse = Schema.Struct({
   failedAt: Schema.optional(Schema.String).annotations({ description: "failed: ISO 8601." }),
   reason: Schema.optional(BookFailureReason).annotations({
     description: "failed: the Book failure `reason` (spec §2) POST /book answered."
+  }),
+  moneyReturned: Schema.optional(Schema.Boolean).annotations({
+    description: "failed: true once the payment was voided or refunded; false while the service is still returning it " +
+      "(it keeps trying; nothing for the clerk to do)."
   })
 }).annotations({ identifier: "SaleStatus" })
 

@@ -111,6 +111,17 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
       expect((yield* s.sale(q.reference)).status).toBe("confirmed")
     }))
 
+  it.effect("a tour that needs the guest's phone: the quote says requiresPhone; with the phone the sale books", () =>
+    Effect.gen(function*() {
+      const s = yield* deskWorld
+      yield* Effect.flatMap(SqlClient.SqlClient, (sql) => sql`UPDATE tours SET requires_phone = true WHERE id = ${s.tour}`.pipe(Effect.orDie))
+      const q = yield* s.quote(1)
+      expect((q.cartLine as unknown as { requiresPhone: boolean }).requiresPhone).toBe(true)
+      const res = yield* s.book(q.reference, yield* s.pay(q), { phone: "+4791234567" })
+      expect(res.status, res.text).toBe(200)
+      expect(res.body.status).toBe("confirmed")
+    }))
+
   it.effect("five concurrent calls with the same payment: one booking, the same answer for all", () =>
     Effect.gen(function*() {
       const s = yield* deskWorld
@@ -268,7 +279,7 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
         expect((yield* s.bokunBookings(q.reference)).filter((b) => b.status === "CONFIRMED")).toEqual([])
         expect(yield* s.paymentRow(payment.paymentId)).toMatchObject({ state: "refunded", role: "sale", failure_reason: reason })
         // The status read says why; the guest is emailed once that the money goes back.
-        expect((yield* get(`${BASE}/sales/${q.reference}`, s.key.token, s.headers)).body).toMatchObject({ status: "failed", reason })
+        expect((yield* get(`${BASE}/sales/${q.reference}`, s.key.token, s.headers)).body).toMatchObject({ status: "failed", reason, moneyReturned: true })
         const mail = yield* Effect.flatMap(SqlClient.SqlClient, (sql) =>
           sql<{ dedupe_key: string }>`SELECT dedupe_key FROM email_outbox WHERE dedupe_key LIKE ${`quickbook:${q.reference}:%`}`.pipe(Effect.orDie))
         expect(mail.map((m) => m.dedupe_key)).toEqual([`quickbook:${q.reference}:failed:guest`])

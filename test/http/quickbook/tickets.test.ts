@@ -15,6 +15,7 @@ import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import jsQRModule from "jsqr"
 import { inflateSync } from "node:zlib"
+import { failedClerkMessage } from "../../../src/domain/quickbookBook.js"
 import { CLERK_MESSAGE_VARIANTS, CLERK_MESSAGES } from "../../../src/domain/quickbookErrors.js"
 import { ticketLines } from "../../../src/domain/quickbookTicket.js"
 import { deriveTicketLinkSecret, signTicketLink } from "../../../src/domain/ticketLink.js"
@@ -180,7 +181,7 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("quickbook sale stat
       expect((yield* s.desk.status(q.reference)).body).toEqual({
         reference: q.reference,
         status: "failed",
-        clerkMessage: `${CLERK_MESSAGES.sold_out.en} The payment is being returned automatically.`,
+        clerkMessage: failedClerkMessage("sold_out", false, "en"),
         failedAt: failedAt.toISOString(),
         reason: "sold_out"
       })
