@@ -185,6 +185,70 @@ const stopLeftovers = async (dataDir: string) => {
   fs.rmSync(dataDir, { recursive: true, force: true })
 }
 
+/** A call to the demo's desk (Quickbook) API with its test key and terminal. */
+const desk = async (service: Started, demo: any, method: "GET" | "POST", pathname: string, body?: unknown) => {
+  const terminal = demo.quickbook.terminals.find((t: any) => t.active)
+  const res = await fetch(`${service.base}/api/quickbook/v1${pathname}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${demo.quickbook.keys[0].secret}`,
+      "quickbook-terminal": terminal.id,
+      ...(body !== undefined ? { "content-type": "application/json" } : {})
+    },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS)
+  })
+  const text = await res.text()
+  return { status: res.status, text, json: () => JSON.parse(text) }
+}
+
+/**
+ * A desk sale on the demo, end to end against its sandboxes: a tour and a start time with a
+ * seat, a quote, the card payment at the Surfboard sandbox (demo.json `paymentSandboxUrl`, on the
+ * desk's card terminal), the book, and the ticket's PDF.
+ */
+const sellAtTheDesk = async (service: Started, demo: any) => {
+  const terminal = demo.quickbook.terminals.find((t: any) => t.active)
+  // The demo's first days are sold out (a full manifest): the first day from tomorrow with a seat.
+  for (let ahead = 1; ahead <= 14; ahead++) {
+    const day = new Intl.DateTimeFormat("en-CA", { timeZone: "Europe/Oslo" }).format(new Date(Date.now() + ahead * 86_400_000))
+    const tours = (await desk(service, demo, "GET", `/tours?date=${day}`)).json().tours
+    for (const tour of tours.filter((t: any) => t.available === true)) {
+      const slots = (await desk(service, demo, "GET", `/tours/${tour.activityId}/slots?date=${day}`)).json().slots
+      const slot = slots.find((s: any) => !s.soldOut && (s.seatsLeft === null || s.seatsLeft >= 1) && s.guests.length > 0)
+      if (!slot) continue
+      const quote = await desk(service, demo, "POST", "/quote", {
+        activityId: tour.activityId, start: { date: day, time: slot.time }, guests: [{ type: slot.guests[0].type, count: 1 }]
+      })
+      expect(quote.status, quote.text).toBe(200)
+      const { reference, cartLine } = quote.json()
+      const paid = await fetch(`${demo.quickbook.paymentSandboxUrl}/sandbox/sales`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          merchantId: cartLine.payment.merchantId, terminalId: terminal.paymentTerminalId,
+          amountMinor: cartLine.totalMinor, currency: cartLine.currency, referenceId: reference
+        })
+      })
+      expect(paid.status).toBe(200)
+      const { orderId, paymentId } = (await paid.json()) as { orderId: string; paymentId: string }
+      const book = await desk(service, demo, "POST", "/book", {
+        reference,
+        payment: { provider: "payprovider", orderId, paymentId },
+        customer: { firstName: "Kari", lastName: "Nordmann", email: "kari@example.com" },
+        language: "nb"
+      })
+      expect(book.status, book.text).toBe(200)
+      expect(book.json().status, book.text).toBe("confirmed")
+      const pdf = await fetch(book.json().ticket.pdfUrl)
+      expect(pdf.headers.get("content-type")).toBe("application/pdf")
+      expect((await desk(service, demo, "GET", `/sales/${reference}`)).json().status).toBe("confirmed")
+      return
+    }
+  }
+  expect.fail("no demo tour with a seat in the next 14 days")
+}
+
 describe("npm start", () => {
   it("serves the demo on the embedded database, stops cleanly, and recovers after a hard kill", { timeout: 300_000 }, async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "partner-start-"))
@@ -216,6 +280,8 @@ describe("npm start", () => {
       const k = demo.keys.find((x: any) => x.state === state)
       expect((await get(first, `first start, a ${state} key`, "/api/v1/me", k.secret)).status, state).toBe(401)
     }
+    // A desk sells a tour with the demo's test key and terminal, paid at the demo's payment sandbox.
+    await sellAtTheDesk(first, JSON.parse(fs.readFileSync(path.join(dataDir, "demo.json"), "utf8")))
 
     // SIGTERM: drained, database shut down, exit code 0.
     first.child.kill("SIGTERM")

@@ -50,6 +50,8 @@ export interface DemoFile {
   readonly quickbook: {
     readonly terminals: ReadonlyArray<{ id: string; name: string; operator: string; active: boolean; paymentTerminalId: string | null }>
     readonly keys: ReadonlyArray<{ id: string; mode: "live" | "test"; name: string; secret: string; terminals: ReadonlyArray<string>; note: string }>
+    /** Where the demo's Surfboard sandbox listens (filled in at start): take the desk's card payments there. */
+    readonly paymentSandboxUrl?: string
   }
 }
 
@@ -271,8 +273,11 @@ const recordDeskCardTerminals = (file: string, payments: Parameters<typeof deskC
     const terminals = demo.quickbook?.terminals ?? []
     const cards = yield* deskCardTerminals(payments, terminals.map((t) => t.id))
     const updated = terminals.map((t) => ({ ...t, paymentTerminalId: cards.get(t.id) ?? null }))
-    if (updated.every((t, i) => t.paymentTerminalId === terminals[i]!.paymentTerminalId)) return
-    fs.writeFileSync(file, JSON.stringify({ ...demo, quickbook: { ...demo.quickbook, terminals: updated } }, null, 2) + "\n", { mode: 0o600 })
+    const unchanged = updated.every((t, i) => t.paymentTerminalId === terminals[i]!.paymentTerminalId) &&
+      demo.quickbook?.paymentSandboxUrl === payments.baseUrl
+    if (unchanged) return
+    const quickbook = { ...demo.quickbook, terminals: updated, paymentSandboxUrl: payments.baseUrl }
+    fs.writeFileSync(file, JSON.stringify({ ...demo, quickbook }, null, 2) + "\n", { mode: 0o600 })
   })
 
 export class DemoData extends Context.Tag("DemoData")<DemoData, {

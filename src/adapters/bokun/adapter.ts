@@ -9,7 +9,9 @@
  * | products        | POST /activity.json/search, GET /activity.json/{id}, …/pickup-places  | yes     |
  * | hold            | POST /checkout.json/submit (RESERVE_FOR_EXTERNAL_PAYMENT)             | no      |
  * | releaseHold     | POST /booking.json/{code}/abort-reserved                              | no      |
- * | book            | update-customer + POST /checkout.json/confirm-reserved/{code}         | no      |
+ * | book            | hold: update-customer + POST /checkout.json/confirm-reserved/{code};  | no      |
+ * |                 | seats: submit (reserve) + confirm-reserved, or one submit (INVOICE)   |         |
+ * |                 | when the product does not allow reservations                          |         |
  * | cancel          | POST /booking.json/cancel-booking/{code}                              | no      |
  * | move            | POST /booking.json/edit (ActivityChangeDateAction / …RateAction)      | no      |
  * | balance         | GET  /booking.json/booking/{code}                                     | yes     |
@@ -253,11 +255,26 @@ export const makeBokunAdapter = (options: BokunAdapterOptions = defaultAdapterOp
             return booked(account, confirmed.booking)
           }
           if (request.seats === null) return yield* invalid(account, "book", "either a hold or seats are needed")
+          const seats = request.seats
+          // Reserve, then confirm; a product that does not allow reservations is booked in one
+          // checkout instead (confirmed at once). Each with its own idempotency key: a retry gets the
+          // booking the first attempt made.
           const reserved = yield* submitReservation(
             account,
             "reserve",
-            reserveBody(request.seats, request.guest, request.externalReference),
+            reserveBody(seats, request.guest, request.externalReference),
             `book:${request.externalReference}`
+          ).pipe(
+            Effect.catchIf(
+              (e): e is BookingSystemRejected => e._tag === "BookingSystemRejected" && e.reason === "hold_not_supported",
+              () =>
+                submitReservation(
+                  account,
+                  "bookDirect",
+                  reserveBody(seats, request.guest, request.externalReference, "INVOICE"),
+                  `book-direct:${request.externalReference}`
+                )
+            )
           )
           if (reserved.booking.status.toUpperCase() === "CONFIRMED") return booked(account, reserved.booking)
           const confirmed = yield* confirmReserved(account, reserved.booking.confirmationCode, request.externalReference)

@@ -27,9 +27,21 @@ const activityBooking = (seats: SeatRequest) => ({
   )
 })
 
-export const reserveBody = (seats: SeatRequest, guest: Guest | null, externalReference: string | null) => ({
+/**
+ * How a checkout is paid: `RESERVE_FOR_EXTERNAL_PAYMENT` reserves (confirmed later, or a hold);
+ * `INVOICE` books at once, confirmed, for a sale already paid to the seller outside Bókun (a desk
+ * sale of a product that does not allow reservations; see docs/booking-system.md).
+ */
+export type CheckoutPayment = "RESERVE_FOR_EXTERNAL_PAYMENT" | "INVOICE"
+
+export const reserveBody = (
+  seats: SeatRequest,
+  guest: Guest | null,
+  externalReference: string | null,
+  paymentMethod: CheckoutPayment = "RESERVE_FOR_EXTERNAL_PAYMENT"
+) => ({
   checkoutOption: "CUSTOMER_FULL_PAYMENT",
-  paymentMethod: "RESERVE_FOR_EXTERNAL_PAYMENT",
+  paymentMethod,
   source: "DIRECT_REQUEST",
   sendNotificationToMainContact: false,
   directBooking: {

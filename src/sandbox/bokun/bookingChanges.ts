@@ -39,6 +39,13 @@ export const makeBookingChanges = (sql: SqlClient.SqlClient, changed: Effect.Eff
         return yield* badRequest(`Reservation ${code} has expired`, "RESERVATION_EXPIRED")
       }
       if (b.status !== "RESERVED") return yield* badRequest(`Booking ${code} is ${b.status}, not RESERVED`, "NOT_ALLOWED")
+      // A product that no longer allows reservations (switched off since the hold) does not confirm one.
+      const [refused] = yield* sql<{ product_id: string }>`
+        SELECT p.id AS product_id FROM bokun_sandbox.product_bookings pb JOIN bokun_sandbox.products p ON p.id = pb.product_id
+        WHERE pb.booking_id = ${b.id} AND NOT p.supports_holds LIMIT 1`
+      if (refused) {
+        return yield* badRequest(`Activity ${refused.product_id} does not allow RESERVE_FOR_EXTERNAL_PAYMENT`, "RESERVATIONS_NOT_ALLOWED")
+      }
       yield* setStatus(b.id, "CONFIRMED", ["RESERVED"], at)
       if (externalReference !== null) {
         yield* sql`UPDATE bokun_sandbox.bookings SET external_reference = ${externalReference} WHERE id = ${b.id}`

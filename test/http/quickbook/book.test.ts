@@ -307,8 +307,31 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
       yield* sql`UPDATE quickbook_sales SET hold_expires_at = now() - interval '1 second' WHERE reference = ${q.reference}`.pipe(Effect.orDie)
       return { holdRef: q.reference }
     }))
-  failsWith("hold_not_supported", (s) =>
-    Effect.flatMap(SqlClient.SqlClient, (sql) => sql`UPDATE bokun_sandbox.products SET supports_holds = false WHERE id = ${s.pa.id}`.pipe(Effect.orDie)))
+  // A hold made, then the product stops allowing reservations: the booking system will not confirm it.
+  failsWith("hold_not_supported", (s, q) =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      yield* s.reserve(q.reference).pipe(Effect.orDie)
+      yield* sql`UPDATE bokun_sandbox.products SET supports_holds = false WHERE id = ${s.pa.id}`.pipe(Effect.orDie)
+      return { holdRef: q.reference }
+    }))
+
+  it.effect("a product that does not allow reservations is booked in one checkout, confirmed at once", () =>
+    Effect.gen(function*() {
+      const s = yield* deskWorld
+      yield* Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        sql`UPDATE bokun_sandbox.products SET supports_holds = false WHERE id = ${s.pa.id}`.pipe(Effect.orDie))
+      const q = yield* s.quote(2)
+      const payment = yield* s.pay(q)
+      const res = yield* s.book(q.reference, payment)
+      expect(res.status, res.text).toBe(200)
+      expect(res.body.status, res.text).toBe("confirmed")
+      expect(yield* s.bokunBookings(q.reference)).toEqual([{ confirmation_code: res.body.ticket.bookingCode, status: "CONFIRMED", phone: null }])
+      expect(yield* s.seatsLeft).toBe(8)
+      // A repeat books nothing more.
+      expect((yield* s.book(q.reference, payment)).body).toEqual(res.body)
+      expect((yield* s.bokunBookings(q.reference)).length).toBe(1)
+    }))
   failsWith("tour_not_sellable_here", (s) =>
     Effect.flatMap(SqlClient.SqlClient, (sql) => sql`UPDATE tours SET status = 'draft' WHERE id = ${s.tour}`.pipe(Effect.orDie)))
   failsWith("phone_required", (s) =>
