@@ -8,29 +8,18 @@ import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
-import { addDays, BokunSandbox, localDay } from "../../src/sandbox/bokun/index.js"
+import { BokunSandbox } from "../../src/sandbox/bokun/index.js"
 import { QuickbookExpiry } from "../../src/services/QuickbookExpiry.js"
 import { QuickbookKeys } from "../../src/services/QuickbookKeys.js"
-import { makeWorld } from "../support/fixtures.js"
 import { call, get } from "../support/http.js"
-import { merchantFor, paymentsEnv, vendorFor } from "../support/payments.js"
-import { createSite, insertLinkedTour } from "../support/tours.js"
+import { paymentsEnv } from "../support/payments.js"
+import { BASE, sellingDesk } from "../support/quickbook.js"
 
-const BASE = "/api/quickbook/v1"
 const env = paymentsEnv(Effect.succeed({ TOUR_AVAILABILITY_TIMEOUT_MS: "1500" }))
 
 /** A desk selling Alpha's tour (10 seats at 10:00 tomorrow) with a test key, over HTTP. */
 const world = Effect.gen(function*() {
-  const w = yield* makeWorld
-  const a = yield* vendorFor(w.alpha)
-  const merchant = yield* merchantFor(w.alpha)
-  const site = yield* createSite(w.alpha, "Alpha")
-  const own = yield* insertLinkedTour({ operatorId: w.alpha, title: "Fjord Cruise", sites: [site], product: a.vendor.products[0]! })
-  const keys = yield* QuickbookKeys
-  const terminal = yield* keys.registerTerminal(w.alpha, "Harbour desk", merchant.terminalId)
-  const key = yield* keys.issueKey({ mode: "test", name: "Desk app", terminals: [terminal.id] })
-  const headers = { "quickbook-terminal": terminal.id }
-  const day = addDays(localDay(Date.now(), "Europe/Oslo"), 1)
+  const { a, own, key, headers, day } = yield* sellingDesk
   const quote = (count: number) =>
     Effect.map(
       call(`${BASE}/quote`, {

@@ -12,17 +12,14 @@ import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { ConfigProvider, Effect, Exit, Layer, Option } from "effect"
 import { randomUUID } from "node:crypto"
-import { addDays, localDay } from "../../src/sandbox/bokun/index.js"
 import { Outbox } from "../../src/services/Outbox.js"
 import { QuickbookKeys } from "../../src/services/QuickbookKeys.js"
 import { QuickbookSaleMail } from "../../src/services/QuickbookSaleMail.js"
 import { QuickbookTickets } from "../../src/services/QuickbookTickets.js"
-import { makeWorld } from "../support/fixtures.js"
 import { call, get } from "../support/http.js"
-import { mailTo, merchantFor, paymentsEnv, vendorFor } from "../support/payments.js"
-import { createSite, insertLinkedTour } from "../support/tours.js"
+import { mailTo, paymentsEnv } from "../support/payments.js"
+import { BASE, sellingDesk } from "../support/quickbook.js"
 
-const BASE = "/api/quickbook/v1"
 const GUESTS = { GUEST_BOOKING_BASE_URL: "https://guests.example.com" }
 const env = paymentsEnv(Effect.succeed({ TOUR_AVAILABILITY_TIMEOUT_MS: "1500", ...GUESTS }))
 const MailLive = Layer.merge(QuickbookSaleMail.Default, QuickbookTickets.Default).pipe(
@@ -30,16 +27,7 @@ const MailLive = Layer.merge(QuickbookSaleMail.Default, QuickbookTickets.Default
 )
 
 const world = Effect.gen(function*() {
-  const w = yield* makeWorld
-  const a = yield* vendorFor(w.alpha)
-  const merchant = yield* merchantFor(w.alpha)
-  const site = yield* createSite(w.alpha, "Alpha")
-  const own = yield* insertLinkedTour({ operatorId: w.alpha, title: "Fjord Cruise", sites: [site], product: a.vendor.products[0]! })
-  const keys = yield* QuickbookKeys
-  const terminal = yield* keys.registerTerminal(w.alpha, "Harbour desk", merchant.terminalId)
-  const key = yield* keys.issueKey({ mode: "test", name: "Desk app", terminals: [terminal.id] })
-  const headers = { "quickbook-terminal": terminal.id }
-  const day = addDays(localDay(Date.now(), "Europe/Oslo"), 1)
+  const { own, key, headers, day } = yield* sellingDesk
   const quote = Effect.map(
     call(`${BASE}/quote`, {
       method: "POST", key: key.token, headers,

@@ -12,12 +12,31 @@ import { SurfboardSandbox } from "../../src/sandbox/surfboard/index.js"
 import { QuickbookKeys } from "../../src/services/QuickbookKeys.js"
 import { makeWorld } from "./fixtures.js"
 import { call } from "./http.js"
-import { PartnerId, returnedBySandbox, vendorFor } from "./payments.js"
+import { merchantFor, PartnerId, returnedBySandbox, vendorFor } from "./payments.js"
 import { createSite, insertLinkedTour } from "./tours.js"
 
 export const BASE = "/api/quickbook/v1"
 
 export const customer = { firstName: "Kari", lastName: "Nordmann", email: "kari@example.com" }
+
+/**
+ * The smallest selling desk: Alpha with a Bókun sandbox vendor and a Surfboard sandbox merchant (both
+ * sandboxes), its Fjord Cruise (the vendor's first product) on its site, a desk with the merchant's
+ * card terminal and a test key bound to it; `day` is tomorrow in Oslo. Needs QuickbookKeys.
+ */
+export const sellingDesk = Effect.gen(function*() {
+  const w = yield* makeWorld
+  const a = yield* vendorFor(w.alpha)
+  const merchant = yield* merchantFor(w.alpha)
+  const site = yield* createSite(w.alpha, "Alpha")
+  const own = yield* insertLinkedTour({ operatorId: w.alpha, title: "Fjord Cruise", sites: [site], product: a.vendor.products[0]! })
+  const keys = yield* QuickbookKeys
+  const terminal = yield* keys.registerTerminal(w.alpha, "Harbour desk", merchant.terminalId)
+  const key = yield* keys.issueKey({ mode: "test", name: "Desk app", terminals: [terminal.id] })
+  const headers = { "quickbook-terminal": terminal.id }
+  const day = addDays(localDay(Date.now(), "Europe/Oslo"), 1)
+  return { w, a, merchant, site, own, keys, terminal, key, headers, day }
+})
 
 export const deskWorld = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
