@@ -253,10 +253,13 @@ const seed = (url: string, admin: pg.Pool, bokun: Child, surfboard: Child) =>
       `SELECT table_name FROM information_schema.columns WHERE table_schema = current_schema()
          AND column_name = 'sandbox' AND table_name IN ('booking_system_accounts', 'operator_payment_accounts') ORDER BY 1`
     )
+    const flag = {
+      booking_system_accounts: ["UPDATE booking_system_accounts SET sandbox = true WHERE id = $1", accountId],
+      operator_payment_accounts: ["UPDATE operator_payment_accounts SET sandbox = true WHERE operator_id = $1", operatorId]
+    } as const
     for (const { table_name } of flagged) {
-      yield* q(`UPDATE ${table_name === "booking_system_accounts" ? "booking_system_accounts SET sandbox = true WHERE id = $1" : "operator_payment_accounts SET sandbox = true WHERE operator_id = $1"}`, [
-        table_name === "booking_system_accounts" ? accountId : operatorId
-      ])
+      const [statement, id] = flag[table_name as keyof typeof flag]
+      yield* q(statement, [id])
     }
 
     yield* step(`registering ${TERMINALS} desk terminals on the merchant's card terminal, one test key bound to all`)
