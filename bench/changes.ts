@@ -56,7 +56,7 @@ import type { SandboxMerchant } from "../src/sandbox/surfboard/index.js"
 import { Admin } from "../src/services/Admin.js"
 import { BookingSystemAccounts } from "../src/services/BookingSystemAccounts.js"
 import { DailyLimits } from "../src/services/DailyLimits.js"
-import { type Child, LOG_DIR, machine, startChild, step } from "./children.js"
+import { type Child, machine, startChild, step } from "./children.js"
 import {
   allProcesses,
   backendPids,
@@ -69,6 +69,7 @@ import {
   waitForQuiet
 } from "./cpu.js"
 import { benchServer } from "./server.js"
+import { now, operationOf, type TimingRecord, timingFile } from "./timing.js"
 import {
   BOKUN_SANDBOX_APPLICATION_NAME,
   DATA_DIR,
@@ -126,47 +127,6 @@ interface Scenario {
   readonly remaining: () => number | null
 }
 
-// ---- timing records (bench/httpTiming.ts) -------------------------------------------------------
-
-interface TimingRecord {
-  readonly k: "server" | "client"
-  /** Start, epoch ms. */
-  readonly t: number
-  /** Duration, ms. */
-  readonly d: number
-  readonly m: string
-  readonly u: string
-  readonly s: number
-}
-
-/** A timing file read incrementally. */
-const timingFile = (name: string) => {
-  const file = path.join(LOG_DIR, `${name}.http.jsonl`)
-  fs.mkdirSync(LOG_DIR, { recursive: true })
-  fs.writeFileSync(file, "")
-  let offset = 0
-  let records: Array<TimingRecord> = []
-  return {
-    file,
-    /** Every record written so far (the preload appends every 100 ms). */
-    read: () => {
-      const text = fs.readFileSync(file, "utf8")
-      const fresh = text.slice(offset)
-      const end = fresh.lastIndexOf("\n")
-      if (end >= 0) {
-        records = records.concat(fresh.slice(0, end).split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as TimingRecord))
-        offset += end + 1
-      }
-      return records
-    }
-  }
-}
-
-/** `/booking.json/BHT-123/cancel` → `/booking.json/:id/cancel`: an operation, whatever the booking. */
-const operationOf = (method: string, url: string) =>
-  `${method} ${url.replace(/^https?:\/\/[^/]+/, "").split("/").map((s) => (/\d/.test(s) ? ":id" : s)).join("/")}`
-
-const now = () => performance.timeOrigin + performance.now()
 
 // ---- helpers -------------------------------------------------------------------------------------
 

@@ -49,6 +49,7 @@ import {
   waitForQuiet
 } from "./cpu.js"
 import { catalogueOptions, createPublishableKeys, generateCatalogue, LOCALES, migrate } from "./generateTours.js"
+import { bodyDifference, readTrace, statementDifferences } from "./compare.js"
 import { benchServer } from "./server.js"
 import { DATA_DIR, PROJECT_DIR, readSettings, type Settings } from "./settings.js"
 
@@ -106,27 +107,6 @@ const timingFile = (name: string) => {
     read: (): Array<TimingRecord> =>
       fs.readFileSync(file, "utf8").split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as TimingRecord)
   }
-}
-
-/** JSON with object keys sorted, so two bodies compare by content. */
-const canonical = (text: string) => {
-  const sort = (value: unknown): unknown =>
-    Array.isArray(value)
-      ? value.map(sort)
-      : value !== null && typeof value === "object"
-      ? Object.fromEntries(Object.keys(value).sort().map((k) => [k, sort((value as Record<string, unknown>)[k])]))
-      : value
-  try {
-    return JSON.stringify(sort(JSON.parse(text)))
-  } catch {
-    return text
-  }
-}
-const normalizeSql = (text: string) => text.replace(/\s+/g, " ").replace(/\( /g, "(").replace(/ \)/g, ")").trim()
-
-interface TracedStatement {
-  readonly text: string
-  readonly values: ReadonlyArray<unknown>
 }
 
 // ---- scenarios -------------------------------------------------------------------------------------
@@ -388,9 +368,6 @@ const measure = (
 
 // ---- checks ----------------------------------------------------------------------------------------
 
-const readTrace = (file: string, from: number): Array<TracedStatement> =>
-  fs.readFileSync(file, "utf8").slice(from).split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as TracedStatement)
-
 const fetchText = async (url: string) => {
   const response = await fetch(url)
   return { status: response.status, cache: response.headers.get("x-cache"), text: await response.text() }
@@ -420,25 +397,9 @@ const checkSame = (name: string, p: string, service: Child, floor: Child, traces
     const f = yield* probe(floor.base, traces.floor, p)
     if (s.status !== 200 || f.status !== 200) problems.push(`status service ${s.status}, floor ${f.status}: ${(s.status !== 200 ? s.text : f.text).slice(0, 300)}`)
     if (s.cache !== "MISS" || f.cache !== "MISS") problems.push(`first answer X-Cache service ${s.cache}, floor ${f.cache} (expected MISS)`)
-    const a = canonical(s.text)
-    const b = canonical(f.text)
-    if (a !== b) {
-      let at = 0
-      while (at < a.length && a[at] === b[at]) at++
-      problems.push(`the JSON bodies differ from character ${at}:\n  service: …${a.slice(Math.max(0, at - 80), at + 120)}\n  floor:   …${b.slice(Math.max(0, at - 80), at + 120)}`)
-    }
-    if (s.statements.length !== f.statements.length || s.statements.length === 0) {
-      problems.push(`service sent ${s.statements.length} statements, floor ${f.statements.length}`)
-    }
-    s.statements.forEach((st, i) => {
-      const other = f.statements[i]
-      if (!other) return
-      if (normalizeSql(st.text) !== normalizeSql(other.text)) {
-        problems.push(`statement ${i + 1} differs:\n  service: ${normalizeSql(st.text)}\n  floor:   ${normalizeSql(other.text)}`)
-      } else if (JSON.stringify(st.values) !== JSON.stringify(other.values)) {
-        problems.push(`statement ${i + 1} parameters differ: service ${JSON.stringify(st.values)}, floor ${JSON.stringify(other.values)}`)
-      }
-    })
+    const difference = bodyDifference(s.text, f.text)
+    if (difference) problems.push(difference)
+    problems.push(...statementDifferences(s.statements, f.statements))
     // The same URL again: held, answered after the key lookup alone.
     const s2 = yield* probe(service.base, traces.service, p)
     const f2 = yield* probe(floor.base, traces.floor, p)
