@@ -26,9 +26,9 @@ export interface TracedStatement {
   readonly values: ReadonlyArray<unknown>
 }
 
-/** The statements a trace file holds from byte `from` on. */
+/** The statements a trace file holds from byte `from` on (a byte offset: sliced before decoding). */
 export const readTrace = (file: string, from: number): Array<TracedStatement> =>
-  fs.readFileSync(file, "utf8").slice(from).split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as TracedStatement)
+  fs.readFileSync(file).subarray(from).toString("utf8").split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as TracedStatement)
 
 /** Where two canonical bodies first differ, with some context, or undefined when they are equal. */
 export const bodyDifference = (service: string, floor: string) => {

@@ -32,9 +32,10 @@ import pg from "pg"
 import { departures } from "../src/adapters/bokun/mapping.js"
 import { signedHeaders } from "../src/adapters/bokun/signing.js"
 import { secretMatches } from "../src/domain/apiKey.js"
-import { parseQuickbookKey, parseTerminalHeader } from "../src/domain/quickbookKey.js"
+import { parseQuickbookKey, parseTerminalHeader, type QuickbookKeyMode } from "../src/domain/quickbookKey.js"
 import { QUICKBOOK_BUDGETS, QUICKBOOK_WINDOW_SECONDS, quickbookBucket } from "../src/domain/quickbookLimits.js"
 import { type Category, guestTypesOf, REFERENCE_PATTERN, slotsOf } from "../src/domain/quickbookSales.js"
+import { sandboxMismatch } from "../src/domain/quickbookSandbox.js"
 import { type TicketLanguage, ticketOf } from "../src/domain/quickbookTicket.js"
 import { deriveTicketLinkSecret, signTicketLink } from "../src/domain/ticketLink.js"
 import { pgTypes } from "../src/db/pgTypes.js"
@@ -77,14 +78,14 @@ const RATE_LIMIT_HIT = `
 const sellableTours = (one: boolean) => {
   const [tour, op1, op2] = one ? ["t.id = $1", "$2", "$3"] : ["true", "$1", "$2"]
   return `
-        SELECT t.id, t.title, o.name AS operator_name, t.timezone, t.currency, t.duration_minutes, t.departure_times,
-          t.booking_system_product_id AS product_id, o.booking_system_account_id AS account_id,
+        SELECT t.id, t.title, o.name AS operator_name, t.timezone, t.currency, t.duration_minutes, t.departure_times, t.requires_phone,
+          t.booking_system_product_id AS product_id, o.booking_system_account_id AS account_id, a.sandbox AS account_sandbox,
           COALESCE((SELECT json_agg(json_build_object('id', pc.id, 'title', pc.title, 'isDefault', pc.is_default,
               'minAge', pc.min_age, 'maxAge', pc.max_age) ORDER BY pc.position, pc.id)
             FROM tour_pricing_categories pc WHERE pc.tour_id = t.id), '[]'::json) AS categories,
           COALESCE((SELECT array_agg(r.id ORDER BY r.position, r.id) FROM tour_rates r WHERE r.tour_id = t.id), '{}') AS rate_ids
-        FROM tours t JOIN operators o ON o.id = t.operator_id
-        WHERE t.status = 'published' AND t.booking_system_product_id IS NOT NULL AND o.booking_system_account_id IS NOT NULL
+        FROM tours t JOIN operators o ON o.id = t.operator_id JOIN booking_system_accounts a ON a.id = o.booking_system_account_id
+        WHERE t.status = 'published' AND t.booking_system_product_id IS NOT NULL
           AND ${tour}
           AND EXISTS (
             SELECT 1 FROM site_tours st JOIN sites s ON s.id = st.site_id
@@ -94,6 +95,10 @@ const sellableTours = (one: boolean) => {
 }
 const ALL_TOURS = sellableTours(false)
 const ONE_TOUR = sellableTours(true)
+
+/** QuickbookTours merchantOf: the selling operator's merchant and whether it is a sandbox. */
+const MERCHANT = `
+          SELECT merchant_id, sandbox FROM operator_payment_accounts WHERE operator_id = $1`
 
 /** BookingSystemAccounts.byId */
 const ACCOUNT = `
@@ -109,8 +114,10 @@ const ACCOUNT = `
 const SALE = `
       SELECT reference, terminal_id, selling_operator_id, status, valid_until, hold_expires_at, cart_line, customer,
         language, booking_code, confirmed_at, failed_at, failure_reason,
+        (SELECT p.state = 'refunded' FROM quickbook_payments p
+          WHERE p.sale_reference = s.reference AND p.payment_id = s.paid_by_payment_id) AS money_returned,
         ((start_date + 2)::timestamp AT TIME ZONE (cart_line->'start'->>'timeZone')) AS link_expires_at
-      FROM quickbook_sales
+      FROM quickbook_sales s
       WHERE reference = $1
         AND terminal_id = $2`
 
@@ -133,6 +140,7 @@ interface Terminal {
   readonly name: string
   readonly operatorId: string
   readonly operatorName: string
+  readonly mode: QuickbookKeyMode
 }
 
 /** The key, the terminal and the terminal's reads budget, in the service's order. */
@@ -155,7 +163,7 @@ const authenticate = async (req: IncomingMessage): Promise<Terminal> => {
   const w = QUICKBOOK_WINDOW_SECONDS
   const { rows: [hit] } = await pool.query(RATE_LIMIT_HIT, [quickbookBucket("reads", t.id), w, w, w])
   if (hit.count > perMinute) throw new Refusal(429, "rate_limited", "reads budget spent")
-  return { id: t.id, name: t.name, operatorId: t.operator_id, operatorName: t.operator_name }
+  return { id: t.id, name: t.name, operatorId: t.operator_id, operatorName: t.operator_name, mode: key.mode }
 }
 
 interface TourRow {
@@ -168,6 +176,7 @@ interface TourRow {
   readonly departure_times: Array<string>
   readonly product_id: string
   readonly account_id: string
+  readonly account_sandbox: boolean
   readonly categories: Array<Category>
   readonly rate_ids: Array<string>
 }
@@ -205,9 +214,21 @@ const dateOf = (url: URL) => {
   return date
 }
 
+/** The merchant's sandbox flag (null: no merchant), as QuickbookTours reads it after the tours. */
+const merchantOf = async (terminal: Terminal): Promise<boolean | null> => {
+  const { rows: [m] } = await pool.query<{ merchant_id: string; sandbox: boolean }>(MERCHANT, [terminal.operatorId])
+  return m ? m.sandbox : null
+}
+
+/** The sandbox rule of src/domain/quickbookSandbox.ts. */
+const mayUse = (terminal: Terminal, tour: TourRow, merchantSandbox: boolean | null) =>
+  sandboxMismatch(terminal.mode, { bookingSystemSandbox: tour.account_sandbox, merchantSandbox }) === null
+
 const list = async (terminal: Terminal, url: URL) => {
   const date = dateOf(url)
-  const { rows } = await pool.query<TourRow>(ALL_TOURS, [terminal.operatorId, terminal.operatorId])
+  const { rows: all } = await pool.query<TourRow>(ALL_TOURS, [terminal.operatorId, terminal.operatorId])
+  const merchant = await merchantOf(terminal)
+  const rows = all.filter((r) => mayUse(terminal, r, merchant))
   const tours = []
   for (let i = 0; i < rows.length; i += 4) {
     tours.push(...await Promise.all(rows.slice(i, i + 4).map(async (r) => {
@@ -232,7 +253,8 @@ const list = async (terminal: Terminal, url: URL) => {
 const slots = async (terminal: Terminal, tourId: string, url: URL) => {
   const date = dateOf(url)
   const { rows: [tour] } = await pool.query<TourRow>(ONE_TOUR, [tourId, terminal.operatorId, terminal.operatorId])
-  if (!tour) throw new Refusal(403, "tour_not_sellable_here", "not sold here")
+  const merchant = await merchantOf(terminal)
+  if (!tour || !mayUse(terminal, tour, merchant)) throw new Refusal(403, "tour_not_sellable_here", "not sold here")
   const found = await slotsFor(tour, date)
   return {
     activityId: tour.id,

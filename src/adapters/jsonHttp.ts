@@ -6,7 +6,7 @@
  * Each adapter adds its own headers, how a 2xx is decoded and how a 4xx is rejected.
  */
 import { Headers, type HttpClient, HttpClientRequest } from "@effect/platform"
-import { Duration, Effect, Option, Schedule } from "effect"
+import { Duration, Effect, Fiber, Option, Schedule } from "effect"
 
 export interface JsonHttpOptions {
   /** Time allowed for one attempt, answer body included. */
@@ -81,14 +81,19 @@ export const makeJsonHttp = <E>(
       yield* Effect.annotateCurrentSpan("http.response.status_code", response.status)
       return { status: response.status, text }
     }).pipe(
-      // The exchange can always be cut by its own deadline, also where the caller runs uninterruptibly
-      // (the Partner API's database routes): otherwise a system that never answers holds the request
-      // for ever. Only HTTP runs here, no database statement.
+      // The exchange runs in a fiber of its own, not a child (a parent's interruption reaches its
+      // children at once, even where the parent runs uninterruptibly): its deadline can always cut
+      // it, also where the caller runs uninterruptibly (the Partner API's database routes; otherwise a
+      // system that never answers holds the request for ever), but the caller's interruption (a
+      // client that hung up) never cuts it half-way there: the caller waits for the answer and
+      // carries on. An interruptible caller stops waiting at once and takes the exchange down with it.
       Effect.interruptible,
       Effect.timeoutFail({
         duration: options.timeout,
         onTimeout: () => errors.unavailable(call.operation, "timeout", `no answer within ${Duration.format(options.timeout)}`)
-      })
+      }),
+      Effect.forkDaemon,
+      Effect.flatMap((exchange) => Fiber.join(exchange).pipe(Effect.onInterrupt(() => Fiber.interrupt(exchange))))
     )
 
   /** A 5xx or 429 answer: the system did not serve the call (worth retrying when safe). */
