@@ -12,6 +12,14 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { DATA_DIR, PROJECT_DIR } from "./settings.js"
 
+/**
+ * V8 flags every child (service, floor, sandboxes) runs with: the ones `npm start` gives the service
+ * (package.json), so that the service is measured as it runs and the floor on the same runtime.
+ * `--max-semi-space-size=64`: a young generation of 64 MiB semi-spaces instead of 16 (bench/README.md,
+ * "Garbage collection"). BENCH_NODE_FLAGS replaces them ("" for none).
+ */
+export const NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? "--max-semi-space-size=64").split(/\s+/).filter((f) => f !== "")
+
 export const LOG_DIR = path.join(DATA_DIR, "logs")
 
 export const step = (line: string) => Effect.sync(() => console.log(`[bench] ${line}`))
@@ -79,7 +87,7 @@ export const startChild = (options: {
       Effect.sync(() => {
         const out = fs.openSync(logFile, "w")
         const preload = (options.preload ?? []).flatMap((file) => ["--import", file])
-        const proc = spawn(process.execPath, ["--import", "tsx", ...preload, ...options.args], {
+        const proc = spawn(process.execPath, [...NODE_FLAGS, "--import", "tsx", ...preload, ...options.args], {
           cwd: PROJECT_DIR,
           env: childEnv,
           stdio: ["pipe", out, out]

@@ -1,5 +1,5 @@
 /**
- * Starts the service exactly as `npm start` does (node --import tsx src/main.ts serve) on a fresh data directory with
+ * Starts the service exactly as `npm start` does (node --max-semi-space-size=64 --import tsx src/main.ts serve) on a fresh data directory with
  * the embedded PostgreSQL, calls it with a key from demo.json, stops it with SIGTERM, then kills a run
  * hard (a cancel that crashes the process right after the provider refunded) and checks that the
  * next start recovers: the database, and the cancel finished by the recovery job with one refund.
@@ -40,8 +40,8 @@ const start = async (
 ): Promise<Started> => {
   // `npm start` runs exactly this command (package.json "start").
   const script = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")).scripts.start as string
-  expect(script).toBe("node --import tsx src/main.ts serve")
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", "serve"], {
+  expect(script).toBe("node --max-semi-space-size=64 --import tsx src/main.ts serve")
+  const child = spawn(process.execPath, ["--max-semi-space-size=64", "--import", "tsx", "src/main.ts", "serve"], {
     cwd: ROOT,
     env: {
       ...withoutDatabaseUrl(),
