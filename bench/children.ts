@@ -117,6 +117,45 @@ export const startChild = (options: {
     return { child, base, logFile } satisfies Child
   })
 
+/**
+ * The service as the read benchmarks run it (no demo data, no jobs, warnings only; its SQL trace and
+ * HTTP timing records) and their floor on the same settings (its SQL trace), named `<prefix>-service`
+ * and `<prefix>-floor`.
+ */
+export const startServiceAndFloor = (options: {
+  readonly prefix: string
+  readonly serviceEntry: string
+  readonly floorEntry: string
+  /** Settings of both (database, pool, ...). */
+  readonly env: Record<string, string>
+  readonly traces: { readonly service: string; readonly floor: string }
+  readonly serviceTiming: string
+}) =>
+  Effect.all({
+    service: startChild({
+      name: `${options.prefix}-service`,
+      args: [options.serviceEntry, "serve"],
+      env: {
+        ...options.env,
+        DEMO_DATA: "false",
+        JOBS: "false",
+        LOG_LEVEL: "Warning",
+        DATA_DIR: path.join(DATA_DIR, "service"),
+        BENCH_SQL_TRACE: options.traces.service,
+        BENCH_HTTP_TIMING: options.serviceTiming
+      },
+      readyPath: "/healthz",
+      preload: ["./bench/sqlTrace.ts", "./bench/httpTiming.ts"]
+    }),
+    floor: startChild({
+      name: `${options.prefix}-floor`,
+      args: [options.floorEntry],
+      env: { ...options.env, BENCH_SQL_TRACE: options.traces.floor },
+      readyPath: "/healthz",
+      preload: ["./bench/sqlTrace.ts"]
+    })
+  })
+
 /** The machine a run measured on, for the results file. */
 export const machine = () => {
   const cpus = os.cpus()

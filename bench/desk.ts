@@ -51,14 +51,13 @@ import type { SandboxMerchant } from "../src/sandbox/surfboard/index.js"
 import { Admin } from "../src/services/Admin.js"
 import { BookingSystemAccounts } from "../src/services/BookingSystemAccounts.js"
 import { QuickbookKeys } from "../src/services/QuickbookKeys.js"
-import { type Child, LOG_DIR, machine, startChild, step } from "./children.js"
+import { type Child, LOG_DIR, machine, startChild, startServiceAndFloor, step } from "./children.js"
 import { bodyDifference, readTrace, statementDifferences } from "./compare.js"
 import { allProcesses, backendPids, cpuBetween, cpuByPid, cpuSeconds, machineCpu, NOISY_PERCENT, otherLoad, waitForQuiet } from "./cpu.js"
 import { migrate } from "./generateTours.js"
 import { benchServer } from "./server.js"
 import {
   BOKUN_SANDBOX_APPLICATION_NAME,
-  DATA_DIR,
   PROJECT_DIR,
   readSettings,
   type Settings,
@@ -941,27 +940,13 @@ const main = Effect.gen(function*() {
   const fixture = yield* seed(url, admin, bokun, surfboard)
 
   const common = { DATABASE_URL: url, DB_POOL_SIZE: String(settings.poolSize), PUBLIC_URL }
-  const service = yield* startChild({
-    name: "desk-service",
-    args: [settings.serviceEntry, "serve"],
-    env: {
-      ...common,
-      DEMO_DATA: "false",
-      JOBS: "false",
-      LOG_LEVEL: "Warning",
-      DATA_DIR: path.join(DATA_DIR, "service"),
-      BENCH_SQL_TRACE: traces.service,
-      BENCH_HTTP_TIMING: timings.service.file
-    },
-    readyPath: "/healthz",
-    preload: ["./bench/sqlTrace.ts", "./bench/httpTiming.ts"]
-  })
-  const floor = yield* startChild({
-    name: "desk-floor",
-    args: ["bench/deskFloor.ts"],
-    env: { ...common, BENCH_SQL_TRACE: traces.floor },
-    readyPath: "/healthz",
-    preload: ["./bench/sqlTrace.ts"]
+  const { floor, service } = yield* startServiceAndFloor({
+    prefix: "desk",
+    serviceEntry: settings.serviceEntry,
+    floorEntry: "bench/deskFloor.ts",
+    env: common,
+    traces,
+    serviceTiming: timings.service.file
   })
   const processes: Processes = { service, floor, bokun, surfboard }
 

@@ -36,7 +36,7 @@ import pg from "pg"
 import { createDatabase } from "../src/db/embedded.js"
 import { encodeCursor, filterFingerprint } from "../src/domain/cursor.js"
 import { addDays, localDay, type SandboxVendor, type VendorSpec } from "../src/sandbox/bokun/index.js"
-import { type Child, LOG_DIR, machine, startChild, step } from "./children.js"
+import { type Child, LOG_DIR, machine, startChild, startServiceAndFloor, step } from "./children.js"
 import {
   allProcesses,
   backendPids,
@@ -51,7 +51,7 @@ import {
 import { catalogueOptions, createPublishableKeys, generateCatalogue, LOCALES, migrate } from "./generateTours.js"
 import { bodyDifference, readTrace, statementDifferences } from "./compare.js"
 import { benchServer } from "./server.js"
-import { DATA_DIR, PROJECT_DIR, readSettings, type Settings } from "./settings.js"
+import { PROJECT_DIR, readSettings, type Settings } from "./settings.js"
 
 const DATABASE = process.env.BENCH_TOURS_DB || "partner_bench_tours"
 const RESULTS = path.resolve(PROJECT_DIR, process.env.BENCH_TOURS_RESULTS || "bench/tours-results.json")
@@ -563,27 +563,13 @@ const main = Effect.gen(function*() {
   const { rows: [secret] } = yield* q<{ value: Uint8Array }>("SELECT value FROM service_secrets WHERE name = 'cursor'")
 
   const common = { DATABASE_URL: url, DB_POOL_SIZE: String(settings.poolSize), PUBLISHABLE_RATE_LIMIT_PER_MINUTE: "1000000000" }
-  const service = yield* startChild({
-    name: "tours-service",
-    args: [settings.serviceEntry, "serve"],
-    env: {
-      ...common,
-      DEMO_DATA: "false",
-      JOBS: "false",
-      LOG_LEVEL: "Warning",
-      DATA_DIR: path.join(DATA_DIR, "service"),
-      BENCH_SQL_TRACE: traces.service,
-      BENCH_HTTP_TIMING: timings.service.file
-    },
-    readyPath: "/healthz",
-    preload: ["./bench/sqlTrace.ts", "./bench/httpTiming.ts"]
-  })
-  const floor = yield* startChild({
-    name: "tours-floor",
-    args: ["bench/floor.ts"],
-    env: { ...common, BENCH_SQL_TRACE: traces.floor },
-    readyPath: "/healthz",
-    preload: ["./bench/sqlTrace.ts"]
+  const { floor, service } = yield* startServiceAndFloor({
+    prefix: "tours",
+    serviceEntry: settings.serviceEntry,
+    floorEntry: "bench/floor.ts",
+    env: common,
+    traces,
+    serviceTiming: timings.service.file
   })
   const processes: Processes = { service, floor, sandbox }
 

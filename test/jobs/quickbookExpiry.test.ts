@@ -11,7 +11,7 @@ import { randomUUID } from "node:crypto"
 import { BokunSandbox } from "../../src/sandbox/bokun/index.js"
 import { QuickbookExpiry } from "../../src/services/QuickbookExpiry.js"
 import { QuickbookKeys } from "../../src/services/QuickbookKeys.js"
-import { call, get } from "../support/http.js"
+import { call } from "../support/http.js"
 import { paymentsEnv } from "../support/payments.js"
 import { BASE, sellingDesk } from "../support/quickbook.js"
 
@@ -19,29 +19,16 @@ const env = paymentsEnv(Effect.succeed({ TOUR_AVAILABILITY_TIMEOUT_MS: "1500" })
 
 /** A desk selling Alpha's tour (10 seats at 10:00 tomorrow) with a test key, over HTTP. */
 const world = Effect.gen(function*() {
-  const { a, own, key, headers, day } = yield* sellingDesk
-  const quote = (count: number) =>
-    Effect.map(
-      call(`${BASE}/quote`, {
-        method: "POST", key: key.token, headers,
-        body: { activityId: own, start: { date: day, time: "10:00" }, guests: [{ type: "adult", count }] }
-      }),
-      (r) => {
-        expect(r.status, r.text).toBe(200)
-        return r.body.reference as string
-      }
-    )
+  const { a, headers, key, quote, seatsLeft } = yield* sellingDesk
+  const quoted = (count: number) => Effect.map(quote(count), (q) => q.reference)
   const held = (count: number) =>
     Effect.gen(function*() {
-      const reference = yield* quote(count)
+      const reference = yield* quoted(count)
       const res = yield* call(`${BASE}/reserve`, { method: "POST", key: key.token, headers, body: { reference, idempotencyKey: randomUUID() } })
       expect(res.status, res.text).toBe(200)
       return reference
     })
-  return {
-    a, quote, held,
-    seatsLeft: Effect.map(get(`${BASE}/tours/${own}/slots?date=${day}`, key.token, headers), (r) => r.body.slots[0].seatsLeft as number)
-  }
+  return { a, quote: quoted, held, seatsLeft }
 }).pipe(Effect.provide(QuickbookKeys.Default))
 
 const sweep = Effect.flatMap(QuickbookExpiry, (e) => e.sweep()).pipe(Effect.provide(QuickbookExpiry.Default))

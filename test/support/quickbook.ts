@@ -35,7 +35,24 @@ export const sellingDesk = Effect.gen(function*() {
   const key = yield* keys.issueKey({ mode: "test", name: "Desk app", terminals: [terminal.id] })
   const headers = { "quickbook-terminal": terminal.id }
   const day = addDays(localDay(Date.now(), "Europe/Oslo"), 1)
-  return { w, a, merchant, site, own, keys, terminal, key, headers, day }
+  /** A quote of `count` adults at 10:00 on `day`; anything but 200 fails the test with the answer. */
+  const quote = (count = 2) =>
+    Effect.flatMap(
+      call(`${BASE}/quote`, {
+        method: "POST", key: key.token, headers,
+        body: { activityId: own, start: { date: day, time: "10:00" }, guests: [{ type: "adult", count }] }
+      }),
+      (r) =>
+        r.status === 200
+          ? Effect.succeed(r.body as { reference: string; validUntil: string; cartLine: { totalMinor: number; currency: string } })
+          : Effect.dieMessage(`quote: ${r.status} ${r.text}`)
+    )
+  /** Seats left at 10:00 on `day` (null: no limit), as the desk reads them. */
+  const seatsLeft = Effect.map(
+    call(`${BASE}/tours/${own}/slots?date=${day}`, { key: key.token, headers }),
+    (r) => r.body.slots[0].seatsLeft as number | null
+  )
+  return { w, a, merchant, site, own, keys, terminal, key, headers, day, quote, seatsLeft }
 })
 
 export const deskWorld = Effect.gen(function*() {

@@ -5,11 +5,11 @@
  */
 import { HttpApiBuilder, HttpServerResponse, OpenApi } from "@effect/platform"
 import { Effect, JSONSchema } from "effect"
+import { dropUnreachableSchemas, type Json } from "../openapiSchemas.js"
 import { PartnerApi } from "../partner/Api.js"
 import { requiredScopes } from "../partner/auth.js"
 import { Problem, PROBLEM_CONTENT_TYPE } from "../problem.js"
 
-type Json = Record<string, any>
 
 const problemJsonSchema = () => {
   const defs: Json = {}
@@ -81,19 +81,7 @@ export const finishDocument = (spec: Json): Json => {
       }
     }
   }
-  // The per-error schemas are replaced by Problem everywhere; keep only schemas still reachable.
-  const schemas: Json = spec.components.schemas
-  const refsIn = (value: unknown) => [...JSON.stringify(value).matchAll(/"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]!)
-  const reachable = new Set<string>()
-  const queue = refsIn(spec.paths)
-  while (queue.length > 0) {
-    const name = queue.pop()!
-    if (reachable.has(name)) continue
-    reachable.add(name)
-    queue.push(...refsIn(schemas[name] ?? {}))
-  }
-  for (const name of Object.keys(schemas)) if (!reachable.has(name)) delete schemas[name]
-  return spec
+  return dropUnreachableSchemas(spec)
 }
 
 /** OpenAPI 3.1 lets a non-OAuth security requirement name roles: we list the scope each operation needs. */

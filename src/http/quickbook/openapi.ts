@@ -6,10 +6,10 @@
  */
 import { HttpApiBuilder, HttpServerResponse, OpenApi } from "@effect/platform"
 import { Effect, JSONSchema } from "effect"
+import { dropUnreachableSchemas, type Json } from "../openapiSchemas.js"
 import { QUICKBOOK_PREFIX, QuickbookApi } from "./Api.js"
 import { QuickbookErrorBody } from "./errors.js"
 
-type Json = Record<string, any>
 
 const STATUS_TEXT: Record<string, string> = {
   "400": "`terminal_not_registered`: the Quickbook-Terminal header is missing or malformed; `invalid_request`: a " +
@@ -106,19 +106,7 @@ export const quickbookOpenApi = (): Json => {
       }
     }
   }
-  // The per-error schemas are replaced by QuickbookError; drop schemas no longer referenced.
-  const schemas: Json = spec.components.schemas
-  const refsIn = (value: unknown) => [...JSON.stringify(value).matchAll(/"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]!)
-  const reachable = new Set<string>()
-  const queue = refsIn(spec.paths)
-  while (queue.length > 0) {
-    const name = queue.pop()!
-    if (reachable.has(name)) continue
-    reachable.add(name)
-    queue.push(...refsIn(schemas[name] ?? {}))
-  }
-  for (const name of Object.keys(schemas)) if (!reachable.has(name)) delete schemas[name]
-  return spec
+  return dropUnreachableSchemas(spec)
 }
 
 export const quickbookOpenApiLayer = HttpApiBuilder.Router.use((router) =>

@@ -10,14 +10,12 @@ import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import { CLERK_MESSAGES } from "../../../src/domain/quickbookErrors.js"
-import { addDays, BokunSandbox, localDay } from "../../../src/sandbox/bokun/index.js"
+import { BokunSandbox } from "../../../src/sandbox/bokun/index.js"
 import { QuickbookKeys } from "../../../src/services/QuickbookKeys.js"
-import { makeWorld } from "../../support/fixtures.js"
 import { call, get, type Reply } from "../../support/http.js"
-import { merchantFor, paymentsEnv, vendorFor } from "../../support/payments.js"
-import { createSite, insertLinkedTour } from "../../support/tours.js"
+import { paymentsEnv } from "../../support/payments.js"
+import { BASE, sellingDesk } from "../../support/quickbook.js"
 
-const BASE = "/api/quickbook/v1"
 const env = paymentsEnv(Effect.succeed({ TOUR_AVAILABILITY_TIMEOUT_MS: "1500" }))
 
 const expectError = (res: Reply, status: number, code: string) => {
@@ -26,31 +24,9 @@ const expectError = (res: Reply, status: number, code: string) => {
 }
 
 const world = Effect.gen(function*() {
-  const w = yield* makeWorld
-  const a = yield* vendorFor(w.alpha)
-  const merchant = yield* merchantFor(w.alpha)
-  const site = yield* createSite(w.alpha, "Alpha")
-  const pa = a.vendor.products[0]!
-  const own = yield* insertLinkedTour({ operatorId: w.alpha, title: "Fjord Cruise", sites: [site], product: pa })
-  const keys = yield* QuickbookKeys
-  const terminal = yield* keys.registerTerminal(w.alpha, "Harbour desk", merchant.terminalId)
-  const key = yield* keys.issueKey({ mode: "test", name: "Desk app", terminals: [terminal.id] })
-  const headers = { "quickbook-terminal": terminal.id }
-  const day = addDays(localDay(Date.now(), "Europe/Oslo"), 1)
+  const { w, a, merchant, own, terminal, key, headers, day, quote, seatsLeft } = yield* sellingDesk
   const s = {
-    w, a, pa, merchant, own, terminal, day,
-    seatsLeft: Effect.map(get(`${BASE}/tours/${own}/slots?date=${day}`, key.token, headers), (r) => r.body.slots[0].seatsLeft),
-    quote: (count = 2) =>
-      Effect.map(
-        call(`${BASE}/quote`, {
-          method: "POST", key: key.token, headers,
-          body: { activityId: own, start: { date: day, time: "10:00" }, guests: [{ type: "adult", count }] }
-        }),
-        (r) => {
-          expect(r.status, r.text).toBe(200)
-          return r.body as { reference: string; validUntil: string; cartLine: unknown }
-        }
-      ),
+    w, a, pa: a.vendor.products[0]!, merchant, own, terminal, day, seatsLeft, quote,
     reserve: (body: unknown) => call(`${BASE}/reserve`, { method: "POST", key: key.token, headers, body }),
     release: (ref: string) => call(`${BASE}/reserve/${ref}`, { method: "DELETE", key: key.token, headers })
   }

@@ -19,19 +19,17 @@ import { failedClerkMessage } from "../../../src/domain/quickbookBook.js"
 import { CLERK_MESSAGE_VARIANTS, CLERK_MESSAGES } from "../../../src/domain/quickbookErrors.js"
 import { ticketLines } from "../../../src/domain/quickbookTicket.js"
 import { deriveTicketLinkSecret, signTicketLink } from "../../../src/domain/ticketLink.js"
-import { addDays, localDay } from "../../../src/sandbox/bokun/index.js"
+import { addDays } from "../../../src/sandbox/bokun/index.js"
 import { QuickbookKeys } from "../../../src/services/QuickbookKeys.js"
 import { qrMatrix } from "../../../src/services/quickbookTicketPdf.js"
-import { makeWorld } from "../../support/fixtures.js"
 import { call, get, type Reply } from "../../support/http.js"
-import { merchantFor, paymentsEnv, vendorFor } from "../../support/payments.js"
+import { paymentsEnv } from "../../support/payments.js"
+import { BASE, sellingDesk } from "../../support/quickbook.js"
 import { TestServer } from "../../support/server.js"
-import { createSite, insertLinkedTour } from "../../support/tours.js"
 
 // jsqr is CommonJS with an ES-style default in its types: the function is the module or its `default`.
 const jsQR = ((jsQRModule as any).default ?? jsQRModule) as typeof jsQRModule.default
 
-const BASE = "/api/quickbook/v1"
 const GUEST_BASE = "https://guests.example.com/"
 const env = paymentsEnv(Effect.succeed({ TOUR_AVAILABILITY_TIMEOUT_MS: "1500", GUEST_BOOKING_BASE_URL: GUEST_BASE }))
 
@@ -42,17 +40,9 @@ const expectError = (res: Reply, status: number, code: string, clerkMessage = (C
 }
 
 const world = Effect.gen(function*() {
-  const w = yield* makeWorld
-  const a = yield* vendorFor(w.alpha)
-  const merchant = yield* merchantFor(w.alpha)
-  const site = yield* createSite(w.alpha, "Alpha")
-  const own = yield* insertLinkedTour({ operatorId: w.alpha, title: "Fjord Cruise", sites: [site], product: a.vendor.products[0]! })
-  const keys = yield* QuickbookKeys
-  const terminal = yield* keys.registerTerminal(w.alpha, "Harbour desk", merchant.terminalId)
+  const { w, merchant, own, keys, terminal, key, day } = yield* sellingDesk
   const other = yield* keys.registerTerminal(w.alpha, "Kiosk", merchant.terminalId)
-  const key = yield* keys.issueKey({ mode: "test", name: "Desk app", terminals: [terminal.id] })
   const otherKey = yield* keys.issueKey({ mode: "test", name: "Kiosk app", terminals: [other.id] })
-  const day = addDays(localDay(Date.now(), "Europe/Oslo"), 1)
   const as = (token: string, terminalId: string) => ({
     status: (ref: string, lang?: string) =>
       get(`${BASE}/sales/${ref}`, token, { "quickbook-terminal": terminalId, ...(lang ? { "accept-language": lang } : {}) }),
