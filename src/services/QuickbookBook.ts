@@ -426,13 +426,25 @@ export class QuickbookBook extends Effect.Service<QuickbookBook>()("QuickbookBoo
       new QbUnavailable({ code: "provider_unavailable", detail: "the payment is still being processed; read GET /sales/{reference}", reference })
 
     /** A payment seen before: its answer, the answer once it has one, or a takeover after a crash. */
-    const repeat = (key: PaymentKey, lang: ClerkLanguage) =>
+    /**
+     * A repeat of a recorded payment. It must name the payment's own sale: the stored answer of
+     * another sale (of this terminal, or of another operator's) is never shown; that payment does
+     * not pay this sale (409 payment_mismatch, nothing recorded, no alert: nothing new happened).
+     */
+    const repeat = (key: PaymentKey, reference: string, lang: ClerkLanguage) =>
       Effect.gen(function*() {
         const deadline = (yield* Clock.currentTimeMillis) + config.bookWaitMs
         while (true) {
           const found = yield* payments.load(key)
           if (Option.isNone(found)) return Option.none<BookAnswer>()
           const row = found.value
+          if (row.sale_reference !== reference) {
+            return yield* new QbConflict({
+              code: "payment_mismatch",
+              detail: `payment ${key.paymentId} was presented for another sale`,
+              reference
+            })
+          }
           if (row.answer !== null) return Option.some(yield* answerOf(row, lang))
           if (row.lease_expired && (yield* takeLease(key))) {
             yield* detached(work(key))
@@ -476,7 +488,7 @@ export class QuickbookBook extends Effect.Service<QuickbookBook>()("QuickbookBoo
             yield* detached(work(key))
             return yield* answerOf(yield* payments.mustLoad(key), lang)
           }
-          const answer = yield* repeat(key, lang)
+          const answer = yield* repeat(key, body.reference, lang)
           if (Option.isSome(answer)) return answer.value
         }
         return yield* stillProcessing(body.reference)

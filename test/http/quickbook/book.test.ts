@@ -229,6 +229,34 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
       expect(ok.body.status).toBe("confirmed")
     }))
 
+  it.effect("a payment already presented for one sale, sent for another (this desk's or another operator's): 409 payment_mismatch, nothing of the first sale shown, nothing moves", () =>
+    Effect.gen(function*() {
+      const s = yield* deskWorld
+      const { payment, q } = yield* paidSale(s)
+      const first = yield* s.book(q.reference, payment)
+      expect(first.body.status, first.text).toBe("confirmed")
+      // The same desk, another of its sales.
+      const mine = yield* s.quote(1)
+      const again = yield* s.book(mine.reference, payment)
+      expectError(again, 409, "payment_mismatch")
+      expect(again.body.error.reference).toBe(mine.reference)
+      expect(again.text).not.toContain(first.body.ticket.bookingCode)
+      // Another operator's desk.
+      const other = yield* deskWorld
+      const theirs = yield* other.quote(1)
+      const foreign = yield* other.book(theirs.reference, payment)
+      expectError(foreign, 409, "payment_mismatch")
+      expect(foreign.text).not.toContain(first.body.ticket.bookingCode)
+      expect(foreign.text).not.toContain(q.reference)
+      // Nothing moved: the first sale stands, the others are still quoted, no refund, one booking.
+      expect(yield* s.sale(q.reference)).toMatchObject({ status: "confirmed", paid_by_payment_id: payment.paymentId })
+      expect((yield* s.sale(mine.reference)).status).toBe("quoted")
+      expect((yield* other.sale(theirs.reference)).status).toBe("quoted")
+      expect(yield* s.returned(payment.orderId)).toEqual({ refundOrders: 0, refunded: 0, voided: 0 })
+      expect((yield* s.bokunBookings(q.reference)).length).toBe(1)
+      expect(yield* s.paymentRow(payment.paymentId)).toMatchObject({ state: "confirmed", alerted_at: null })
+    }))
+
   it.effect("400 invalid_request for a body that does not validate; 404 for another sale or a holdRef not the sale's", () =>
     Effect.gen(function*() {
       const s = yield* deskWorld
