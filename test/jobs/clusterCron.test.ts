@@ -93,8 +93,13 @@ layer(Layer.empty, { excludeTestServices: true, timeout: 120_000 })("scheduled j
         Effect.map(([row]) => row!.n)
       )
       const remaining = yield* clusterConnections.pipe(
-        Effect.repeat({ schedule: Schedule.spaced("200 millis"), until: (n) => n === 0, times: 25 })
+        // The pools drain as their last statements finish; once in CI one connection was still open
+        // after 5 s (cause not pinned down), so allow 15 s and name what is still open if any.
+        Effect.repeat({ schedule: Schedule.spaced("200 millis"), until: (n) => n === 0, times: 75 })
       )
-      expect(remaining).toBe(0)
+      const stillOpen = yield* sql<{ state: string; query: string }>`
+        SELECT state, query FROM pg_stat_activity
+        WHERE datname = current_database() AND application_name = 'tour-partner-service/cluster'`
+      expect(remaining, JSON.stringify(stillOpen)).toBe(0)
     }))
 })
