@@ -440,6 +440,99 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("reschedule", (it) =
       }))
   })
 
+  describe("one change of a booking at a time, however requests race (checked against the sandbox's own log)", () => {
+    /**
+     * What a race left. Every answer is a move (200), a no-op (200 `already_on_date`) or a 409; each
+     * move started where the one before it ended (a chain from the booking's day: no two moves from
+     * the same departure), the Bókun sandbox was asked to move once per move, guest and team were
+     * emailed once per move, the daily limit counted the moves only, and the booking system and the
+     * service end on the last move's date. Returns the moves.
+     */
+    const checkRace = (s: Setup, replies: ReadonlyArray<Reply>) =>
+      Effect.gen(function*() {
+        for (const r of replies) {
+          if (r.status === 409) {
+            expectProblem(r, 409, "idempotency-in-progress")
+            expect(r.body.detail).toContain("another change of this booking")
+          } else expect(r.status, r.text).toBe(200)
+        }
+        const moves = replies.filter((r) => r.status === 200 && r.body.already_on_date === false).map((r) => r.body)
+        expect(moves.length).toBeGreaterThanOrEqual(1)
+        let at: string = s.day
+        const rest = [...moves]
+        while (rest.length > 0) {
+          const next = rest.findIndex((m) => m.previous_date === at)
+          expect(next, `a move from ${at} among ${JSON.stringify(moves)}`).toBeGreaterThanOrEqual(0)
+          at = rest.splice(next, 1)[0]!.date
+        }
+        expect((yield* sandboxLine(s)).date).toBe(at)
+        expect((yield* ourBooking(s)).experience_date).toBe(at)
+        expect(yield* s.sandbox.requests.count({ method: "POST", path: "/booking.json/edit", accessKey: s.vendor.accessKey }))
+          .toBe(moves.length)
+        const emails = yield* emailsOf(s)
+        expect(emails.filter((e) => e.template === "booking_rescheduled_guest").length).toBe(moves.length)
+        expect(emails.filter((e) => e.template === "booking_rescheduled_team").length).toBe(moves.length)
+        expect(yield* usedToday(s.key.id, "reschedules")).toBe(moves.length)
+        expect((yield* changesOf(s)).filter((c) => c.state !== "abandoned").map((c) => c.state)).toEqual(moves.map(() => "done"))
+        return moves
+      })
+
+    it.effect("10 rounds of 10 parallel reschedules (different Idempotency-Keys and days): no move from a departure the booking has left", () =>
+      Effect.gen(function*() {
+        for (let round = 0; round < 10; round++) {
+          const s = yield* setup
+          // Half the rounds all at once; half spread over 0.4 s with 100 ms of booking-system latency,
+          // so that some requests decide while the first move is running and some after it finished.
+          const spread = round % 2 === 1
+          if (spread) yield* s.sandbox.faults.set({ latencyMs: 100 }, { vendorId: s.vendor.id })
+          const replies = yield* Effect.all(
+            Array.from({ length: 10 }, (_, i) =>
+              Effect.zipRight(
+                Effect.sleep(spread ? i * 40 : 0),
+                reschedule(s.bookingId, { date: addDays(s.day, i + 1) }, s.key.token)
+              )),
+            { concurrency: "unbounded" }
+          ).pipe(Effect.ensuring(s.sandbox.faults.set({ latencyMs: 0 }, { vendorId: s.vendor.id })))
+          yield* checkRace(s, replies)
+        }
+      }))
+
+    it.effect("two reschedules 0.45 s apart with 300 ms of booking-system latency, 5 rounds: the second does not move from the old day", () =>
+      Effect.gen(function*() {
+        for (let round = 0; round < 5; round++) {
+          const s = yield* setup
+          const keys = [randomUUID(), randomUUID()] as const
+          const bodies = [{ date: addDays(s.day, 1) }, { date: addDays(s.day, 2) }] as const
+          yield* s.sandbox.faults.set({ latencyMs: 300 }, { vendorId: s.vendor.id })
+          const replies = yield* Effect.all([
+            reschedule(s.bookingId, bodies[0], s.key.token, keys[0]),
+            Effect.zipRight(Effect.sleep("450 millis"), reschedule(s.bookingId, bodies[1], s.key.token, keys[1]))
+          ], { concurrency: 2 }).pipe(Effect.ensuring(s.sandbox.faults.set({ latencyMs: 0 }, { vendorId: s.vendor.id })))
+          const moves = yield* checkRace(s, replies)
+          // The loser's retry with its own key is decided on the booking as it is now.
+          const lost = replies.findIndex((r) => r.status === 409)
+          if (lost >= 0) {
+            const retried = yield* reschedule(s.bookingId, bodies[lost]!, s.key.token, keys[lost]!)
+            expect(retried.status, retried.text).toBe(200)
+            expect(retried.body).toMatchObject({ date: bodies[lost]!.date, previous_date: moves.at(-1)!.date, already_on_date: false })
+            expect(yield* checkRace(s, [...replies.filter((r) => r.status === 200), retried])).toHaveLength(moves.length + 1)
+          }
+        }
+      }))
+
+    it.effect("a reschedule sent after the first finished moves from the first's new day, or is already there", () =>
+      Effect.gen(function*() {
+        const s = yield* setup
+        const first = yield* reschedule(s.bookingId, { date: addDays(s.day, 1) }, s.key.token)
+        const second = yield* reschedule(s.bookingId, { date: addDays(s.day, 2) }, s.key.token)
+        const third = yield* reschedule(s.bookingId, { date: addDays(s.day, 2) }, s.key.token)
+        expect(first.body).toMatchObject({ previous_date: s.day, date: addDays(s.day, 1) })
+        expect(second.body).toMatchObject({ previous_date: addDays(s.day, 1), date: addDays(s.day, 2) })
+        expect(third.body).toMatchObject({ already_on_date: true, date: addDays(s.day, 2), previous_date: null })
+        expect(yield* checkRace(s, [first, second, third])).toHaveLength(2)
+      }))
+  })
+
   describe("faults on the move itself (the port wrapped: the call fails, or its answer is lost)", () => {
     type Mode = "fail" | "lose-answer" | "lose-answer-and-next-read"
     /** The real port, except that `move` misbehaves as `mode` says (once), and optionally the read after it. */
