@@ -466,7 +466,7 @@ export class ToursGroup extends HttpApiGroup.make("tours")
           `day's lowest regular adult price; ranges of up to ${DEPARTURES_MAX_DAYS} days also list \`departures\` with seats ` +
           "left, `fits_party` for `pax` and the booking system's prices per rate and pricing category before checkout " +
           "discounts. When the booking system does not answer in time, or the tour is not linked to one, the answer is " +
-          "still 200 with `known` false and every day `available` null: unknown is never sold out. 404 as for " +
+          "still 200 with `known` false and every day `available` true without a price: unknown is never sold out. 404 as for " +
           "GET /tours/{id}."
       )
   )
