@@ -358,6 +358,30 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("reschedule", (it) =
         expect((yield* sandboxLine(s)).date).toBe(s.day)
       }))
 
+    it.effect("a 10,000-character value is quoted back cut to 64 characters, in detail and invalid_params (and an unknown path)", () =>
+      Effect.gen(function*() {
+        const s = yield* setup
+        const long = "x".repeat(10_000)
+        const cut = `${"x".repeat(64)}… (10000 characters)`
+        const replies = [
+          yield* reschedule(s.bookingId, { date: addDays(s.day, 1), start_time_id: long }, s.key.token),
+          yield* reschedule(s.bookingId, { date: addDays(s.day, 1), rate_id: long }, s.key.token),
+          yield* reschedule(s.bookingId, { date: { [long]: long } }, s.key.token)
+        ]
+        for (const res of replies) {
+          expectProblem(res, 400, "invalid-request")
+          expect(res.text.length, res.text.slice(0, 200)).toBeLessThan(2_000)
+          expect(res.body.detail).toContain(cut)
+          expect(res.body.invalid_params[0].reason).toContain(cut)
+        }
+        expect(replies[0]!.body.detail).toBe(`start_time_id: Expected a string at most 100 character(s) long, actual "${cut}"`)
+        const path = `/api/v1/bookings/${s.bookingId}/${long}`
+        const unknown = yield* get(path, s.key.token)
+        expectProblem(unknown, 404, "not-found")
+        expect(unknown.body.detail).toBe(`no endpoint GET ${path.slice(0, 64)}… (${path.length} characters)`)
+        expect((yield* sandboxLine(s)).date).toBe(s.day)
+      }))
+
     it.effect("the daily limit: past it 429 and nothing moves; the departure it is on already is still answered (not counted)", () =>
       Effect.gen(function*() {
         const s = yield* setup
