@@ -84,6 +84,8 @@ interface BookingRow {
   readonly pay_later_paid_at: Date | null
   readonly product_id: string | null
   readonly account_id: string | null
+  /** A cancel of the booking completed (its refund may still be open, so the status can still read CONFIRMED). */
+  readonly cancel_done: boolean
 }
 
 interface ChangeRow {
@@ -119,7 +121,7 @@ const unavailable = (what: string) =>
 const isLinked = (b: BookingRow) => b.provider_reference !== null && b.product_id !== null && b.account_id !== null
 
 const facts = (b: BookingRow) => ({
-  status: b.status,
+  status: b.cancel_done ? "CANCELLED" : b.status,
   experienceDate: b.experience_date,
   startTime: b.start_time,
   timezone: b.timezone,
@@ -144,7 +146,8 @@ export class Reschedules extends Effect.Service<Reschedules>()("Reschedules", {
       sql<BookingRow>`
         SELECT b.id, b.status, b.operator_id, b.experience_date, b.start_time, b.timezone, b.provider_reference,
           b.payment_strategy, b.pay_later_charge_at, b.pay_later_paid_at,
-          t.booking_system_product_id AS product_id, tour_operator.booking_system_account_id AS account_id
+          t.booking_system_product_id AS product_id, tour_operator.booking_system_account_id AS account_id,
+          EXISTS (SELECT 1 FROM booking_changes c WHERE c.booking_id = b.id AND c.kind = 'cancel' AND c.state = 'done') AS cancel_done
         FROM bookings b
         LEFT JOIN tours t ON t.id = b.tour_id
         LEFT JOIN operators tour_operator ON tour_operator.id = t.operator_id

@@ -345,6 +345,25 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("reschedule", (it) =
         expect(yield* s.sandbox.requests.count({ method: "POST", path: "/booking.json/edit", accessKey: s.vendor.accessKey })).toBe(0)
       }))
 
+    it.effect("cancelled with its refund still open (status still CONFIRMED): options and the move say cancelled, without asking the booking system", () =>
+      Effect.gen(function*() {
+        const s = yield* setup
+        // What a cancel leaves when the seats were released but the refund did not complete (spec §3).
+        yield* s.sandbox.cancelBooking(s.vendor.id, s.seeded.confirmationCode)
+        yield* s.sql`
+          INSERT INTO booking_changes (booking_id, kind, state, key_id, reason, refund_outcome, lease_until, finished_at)
+          VALUES (${s.bookingId}, 'cancel', 'done', ${s.key.id}, 'Storm', 'pending', now(), now())`
+        expect((yield* ourBooking(s)).status).toBe("CONFIRMED")
+        yield* s.sandbox.requests.clear
+        const shown = yield* options(s, addDays(s.day, 1))
+        expect(shown.body).toMatchObject({ reschedulable: false, available: false, detail: "the booking is cancelled", options: [] })
+        const moved = yield* reschedule(s.bookingId, { date: addDays(s.day, 1) }, s.key.token)
+        expectProblem(moved, 422, "not-possible")
+        expect(moved.body.detail).toBe("the booking is cancelled")
+        expect(yield* s.sandbox.requests.count({ accessKey: s.vendor.accessKey })).toBe(0)
+        expect(yield* usedToday(s.key.id, "reschedules")).toBe(0)
+      }))
+
     it.effect("400 body and header, 404 not yours, 403 without the scope", () =>
       Effect.gen(function*() {
         const s = yield* setup
