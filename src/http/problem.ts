@@ -37,7 +37,10 @@ export const Problem = Schema.Struct({
   type: Schema.String.annotations({ description: "URI reference naming the problem type (see /api/v1/docs/errors.md)." }),
   title: Schema.String,
   status: Schema.Int,
-  detail: Schema.String,
+  detail: Schema.String.annotations({
+    description: "What went wrong with this request, in English. Quotes at most 64 characters of any value sent " +
+      "(then `… (N characters)`); at most about 500 characters."
+  }),
   request_id: Schema.String.annotations({ description: "Also sent as the `X-Request-Id` response header." }),
   invalid_params: Schema.optional(
     Schema.Array(Schema.Struct({ name: Schema.String, reason: Schema.String }))
