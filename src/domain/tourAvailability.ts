@@ -123,9 +123,10 @@ export const seasonOf = (departures: ReadonlyArray<DepartureAvailability>, ctx: 
 
 export const AvailabilityDay = Schema.Struct({
   date: DateString,
-  available: Schema.NullOr(Schema.Boolean).annotations({
+  available: Schema.Boolean.annotations({
     description: "true when the day has a bookable departure (on sale, seats left, not started), whatever `pax`; " +
-      "false when it has none; null only when `known` is false (unknown is never sold out)."
+      "false when it has none. When `known` is false every day is true: unknown is never sold out (show the day as " +
+      "open and let the checkout confirm)."
   }),
   from_price_minor: Schema.NullOr(Schema.Int).annotations({
     description: "The day's lowest regular adult price: the default pricing category's lowest price over the rates of " +
@@ -166,7 +167,7 @@ export const TourAvailability = Schema.Struct({
   pax: Schema.Int,
   known: Schema.Boolean.annotations({
     description: "false when the booking system did not answer in time (or the tour is not linked to one): every " +
-      "day then has `available` null and `departures` is null. Unknown is never sold out."
+      "day then has `available` true (unknown is never sold out) and `from_price_minor` null, and `departures` is null."
   }),
   days: Schema.Array(AvailabilityDay).annotations({ description: "Every day from `from` to `to`, in order." }),
   departures: Schema.NullOr(Schema.Array(AvailabilityDeparture)).annotations({
@@ -182,11 +183,11 @@ export interface AvailabilityQuery {
   readonly pax: number
 }
 
-/** Every day of the range unknown: never "sold out". */
+/** Every day of the range unknown: never "sold out", so each is open (`available` true) without a price. */
 export const unknownDays = (q: Pick<AvailabilityQuery, "from" | "to">) =>
   ({
     known: false,
-    days: daysBetween(q.from, q.to).map((date) => ({ date, available: null, from_price_minor: null })),
+    days: daysBetween(q.from, q.to).map((date) => ({ date, available: true, from_price_minor: null })),
     departures: null
   }) as const
 

@@ -14,6 +14,7 @@ import {
 import { Cause, Effect, Option, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { decodedUrl, urlCarriesSecretKey } from "../domain/apiKey.js"
+import { clipEchoes, echo } from "../domain/echo.js"
 import {
   DailyLimitReached,
   Forbidden,
@@ -36,7 +37,10 @@ export const Problem = Schema.Struct({
   type: Schema.String.annotations({ description: "URI reference naming the problem type (see /api/v1/docs/errors.md)." }),
   title: Schema.String,
   status: Schema.Int,
-  detail: Schema.String,
+  detail: Schema.String.annotations({
+    description: "What went wrong with this request, in English. Quotes at most 64 characters of any value sent " +
+      "(then `… (N characters)`); at most about 500 characters."
+  }),
   request_id: Schema.String.annotations({ description: "Also sent as the `X-Request-Id` response header." }),
   invalid_params: Schema.optional(
     Schema.Array(Schema.Struct({ name: Schema.String, reason: Schema.String }))
@@ -71,6 +75,7 @@ export const PROBLEM_TYPES = {
 
 const typeUri = (spec: ProblemSpec) => `/api/v1/docs/errors.md#${spec.slug}`
 
+/** Every `detail` is cut to a bounded length (src/domain/echo.ts): a last guard for details that quote input. */
 const respond = (
   spec: ProblemSpec,
   requestId: string,
@@ -79,17 +84,17 @@ const respond = (
   headers: Record<string, string> = {}
 ) =>
   HttpServerResponse.unsafeJson(
-    { type: typeUri(spec), title: spec.title, status: spec.status, detail, request_id: requestId, ...extra },
+    { type: typeUri(spec), title: spec.title, status: spec.status, detail: clipEchoes(detail), request_id: requestId, ...extra },
     { status: spec.status, contentType: PROBLEM_CONTENT_TYPE, headers }
   )
 
-const fieldOf = (path: ReadonlyArray<PropertyKey>) => path.map(String).join(".")
+const fieldOf = (path: ReadonlyArray<PropertyKey>) => echo(path.map(String).join("."))
 
 /** Maps one failure (domain error or platform error) to its problem response. */
 export const problemFor = (error: unknown, requestId: string, method: string, url: string) => {
   if (error instanceof InvalidRequest) {
     return respond(PROBLEM_TYPES.invalid, requestId, error.detail,
-      error.field ? { invalid_params: [{ name: error.field, reason: error.detail }] } : {})
+      error.field ? { invalid_params: [{ name: error.field, reason: clipEchoes(error.detail) }] } : {})
   }
   if (error instanceof HttpApiError.HttpApiDecodeError) {
     // One entry per parameter. An optional parameter's union adds "Expected undefined" beside the
@@ -98,7 +103,8 @@ export const problemFor = (error: unknown, requestId: string, method: string, ur
     for (const issue of error.issues) {
       const name = fieldOf(issue.path) || "body"
       const known = byName.get(name)
-      if (known === undefined || known.startsWith("Expected undefined")) byName.set(name, issue.message)
+      // Schema messages quote what was sent (`actual "…"`): cut, never echoed whole.
+      if (known === undefined || known.startsWith("Expected undefined")) byName.set(name, clipEchoes(issue.message))
     }
     const params = [...byName].map(([name, reason]) => ({ name, reason }))
     const detail = params.map((p) => `${p.name}: ${p.reason}`).join("; ") || error.message
@@ -112,7 +118,7 @@ export const problemFor = (error: unknown, requestId: string, method: string, ur
   if (error instanceof Forbidden) return respond(PROBLEM_TYPES.forbidden, requestId, error.detail, { scope: error.scope })
   if (error instanceof NotFound) return respond(PROBLEM_TYPES.notFound, requestId, error.detail)
   if (error instanceof HttpServerError.RouteNotFound) {
-    return respond(PROBLEM_TYPES.notFound, requestId, `no endpoint ${method} ${url.split("?")[0]}`)
+    return respond(PROBLEM_TYPES.notFound, requestId, `no endpoint ${echo(method)} ${echo(url.split("?")[0]!)}`)
   }
   if (error instanceof RateLimited) {
     return respond(PROBLEM_TYPES.rateLimited, requestId, error.detail, { retry_after: error.retryAfterSeconds }, {

@@ -5,7 +5,8 @@
  * A cancel records its progress so that a crash at any step is finished once and money never moves
  * twice (migration 0010):
  *   1. a `booking_changes` row (kind `cancel`, state `releasing`, with a lease) is committed before
- *      the booking system is asked to cancel;
+ *      the booking system is asked to cancel, by the claim every change of a booking makes
+ *      (src/services/bookingChangeClaim.ts: 409 while another change is open or if one was made since);
  *   2. the booking system releases the seats; one transaction marks the row `released` and writes a
  *      `booking_refunds` row per payment (void or refund, with our idempotency reference);
  *   3. each refund row is sent to the payment provider with its reference and its answer recorded;
@@ -42,11 +43,12 @@ import {
   type RefundOutcome,
   refundReference
 } from "../domain/cancel.js"
-import { IdempotencyInProgress, NotPossible, notYours, Unavailable } from "../domain/errors.js"
+import { NotPossible, notYours, Unavailable } from "../domain/errors.js"
 import { outboxKeys, retryDelayMillis, teamLocale } from "../domain/mail.js"
 import type { WriteContext, WriteDone } from "../domain/writes.js"
 import { BookingSystem } from "../ports/BookingSystem.js"
 import { type PaymentAccount, PaymentProvider } from "../ports/PaymentProvider.js"
+import { claimChange, changeRunning, seenChanges } from "./bookingChangeClaim.js"
 import { toPgArray } from "./Bookings.js"
 import { BookingSystemAccounts } from "./BookingSystemAccounts.js"
 import { CrashPoints } from "./CrashPoints.js"
@@ -137,10 +139,7 @@ const factsOf = (b: BookingRow): CancelFacts => ({
   payLaterAmountMinor: b.pay_later_amount_minor
 })
 
-const busy = () =>
-  new IdempotencyInProgress({
-    detail: "another change of this booking is still being applied; retry shortly with the same Idempotency-Key"
-  })
+const busy = changeRunning
 
 export class Cancels extends Effect.Service<Cancels>()("Cancels", {
   effect: Effect.gen(function*() {
@@ -610,6 +609,8 @@ export class Cancels extends Effect.Service<Cancels>()("Cancels", {
 
     const cancel = (id: string, request: { readonly reason: string }, ctx: WriteContext) =>
       Effect.gen(function*() {
+        // Before the booking is read: the claim holds only if no change was made since (bookingChangeClaim.ts).
+        const seen = yield* seenChanges(sql, id)
         const b = yield* loadBooking(id, ctx.operatorIds)
         yield* ctx.target(b.operator_id)
         if (!isLive(b.status)) return yield* previousCancel(b)
@@ -646,13 +647,12 @@ export class Cancels extends Effect.Service<Cancels>()("Cancels", {
 
         // Step 1: the intent, committed before the booking system is asked (and the daily slot taken).
         yield* ctx.beforeChange
-        const [change] = yield* sql<{ id: string }>`
+        const change = yield* claimChange(sql, seen, sql<{ id: string }>`
           INSERT INTO booking_changes (booking_id, kind, state, key_id, account_id, booking_reference, reason, lease_until)
           VALUES (${b.id}::uuid, 'cancel', 'releasing', ${ctx.keyId}, ${b.account_id}, ${b.provider_reference}, ${request.reason},
             now() + make_interval(secs => ${leaseSeconds}))
           ON CONFLICT DO NOTHING
-          RETURNING id`.pipe(Effect.orDie)
-        if (change === undefined) return yield* busy()
+          RETURNING id`)
 
         // Step 2: the booking system releases the seats (a booking it never knew holds none).
         if (b.provider_reference !== null) {

@@ -7,7 +7,9 @@
  *
  * A reschedule records its progress in `booking_changes` (migration 0008) so that a crash at any
  * step is finished once:
- *   1. a row `moving` (with a lease) is committed before the booking system is asked to move;
+ *   1. a row `moving` (with a lease) is committed before the booking system is asked to move, by the
+ *      claim every change of a booking makes (src/services/bookingChangeClaim.ts): only when no
+ *      change of the booking is open and none was made since this request read it (else 409);
  *   2. the booking system moves the line; the row becomes `moved`;
  *   3. one transaction updates the booking and its mirror row, enqueues the guest and team emails
  *      (dedupe keys carry the row's id) and marks the row `done`.
@@ -23,7 +25,7 @@ import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Either } from "effect"
 import { BookingChangeConfig } from "../config.js"
 import { apiStatusOf } from "../domain/booking.js"
-import { IdempotencyInProgress, NotPossible, notYours, Unavailable } from "../domain/errors.js"
+import { NotPossible, notYours, Unavailable } from "../domain/errors.js"
 import { outboxKeys, teamLocale } from "../domain/mail.js"
 import {
   checkReschedulable,
@@ -43,6 +45,7 @@ import {
   type BookingLine
 } from "../ports/BookingSystem.js"
 import { toPgArray } from "./Bookings.js"
+import { claimChange, changeRunning, seenChanges, unchangedSince } from "./bookingChangeClaim.js"
 import { BookingSystemAccounts } from "./BookingSystemAccounts.js"
 import { CrashPoints } from "./CrashPoints.js"
 import { Outbox } from "./Outbox.js"
@@ -81,6 +84,8 @@ interface BookingRow {
   readonly pay_later_paid_at: Date | null
   readonly product_id: string | null
   readonly account_id: string | null
+  /** A cancel of the booking completed (its refund may still be open, so the status can still read CONFIRMED). */
+  readonly cancel_done: boolean
 }
 
 interface ChangeRow {
@@ -116,7 +121,7 @@ const unavailable = (what: string) =>
 const isLinked = (b: BookingRow) => b.provider_reference !== null && b.product_id !== null && b.account_id !== null
 
 const facts = (b: BookingRow) => ({
-  status: b.status,
+  status: b.cancel_done ? "CANCELLED" : b.status,
   experienceDate: b.experience_date,
   startTime: b.start_time,
   timezone: b.timezone,
@@ -141,7 +146,8 @@ export class Reschedules extends Effect.Service<Reschedules>()("Reschedules", {
       sql<BookingRow>`
         SELECT b.id, b.status, b.operator_id, b.experience_date, b.start_time, b.timezone, b.provider_reference,
           b.payment_strategy, b.pay_later_charge_at, b.pay_later_paid_at,
-          t.booking_system_product_id AS product_id, tour_operator.booking_system_account_id AS account_id
+          t.booking_system_product_id AS product_id, tour_operator.booking_system_account_id AS account_id,
+          EXISTS (SELECT 1 FROM booking_changes c WHERE c.booking_id = b.id AND c.kind = 'cancel' AND c.state = 'done') AS cancel_done
         FROM bookings b
         LEFT JOIN tours t ON t.id = b.tour_id
         LEFT JOIN operators tour_operator ON tour_operator.id = t.operator_id
@@ -359,19 +365,16 @@ export class Reschedules extends Effect.Service<Reschedules>()("Reschedules", {
 
     const reschedule = (id: string, request: RescheduleRequest, ctx: WriteContext) =>
       Effect.gen(function*() {
+        // The booking's changes as they are before anything is read: the claim below (and a no-op
+        // answer) holds only if none was made since (src/services/bookingChangeClaim.ts).
+        const seen = yield* seenChanges(sql, id)
         let b = yield* loadBooking(id, ctx.operatorIds)
         yield* ctx.target(b.operator_id)
 
-        // A change of this booking still open: running (409), or left by a crash (finish it first).
-        const [open] = yield* sql<ChangeRow>`
-          SELECT id FROM booking_changes WHERE booking_id = ${b.id}::uuid AND state IN ('moving', 'moved')`.pipe(Effect.orDie)
-        if (open !== undefined) {
-          const change = yield* loadChange(open.id, false).pipe(Effect.orDie)
-          if (change !== undefined && !change.lease_expired) {
-            return yield* new IdempotencyInProgress({
-              detail: "another change of this booking is still being applied; retry shortly with the same Idempotency-Key"
-            })
-          }
+        // A change of this booking still open: running (409), or a reschedule left by a crash (finish it first).
+        if (seen.open !== undefined) {
+          if (!seen.open.leaseExpired || seen.open.kind !== "reschedule") return yield* changeRunning()
+          const change = yield* loadChange(seen.open.id, false).pipe(Effect.orDie)
           if (change !== undefined) {
             const outcome = yield* recoverOne(change)
             if (outcome === "pending") return yield* unavailable("finishing an earlier change of this booking")
@@ -390,6 +393,8 @@ export class Reschedules extends Effect.Service<Reschedules>()("Reschedules", {
         const line: BookingLine = read.right
 
         if (isAlreadyOn(line, request)) {
+          // Not an answer read from a state another change has just left.
+          yield* unchangedSince(sql, seen)
           const noop: WriteDone<RescheduleResultBody> = {
             body: {
               id: b.id,
@@ -416,7 +421,7 @@ export class Reschedules extends Effect.Service<Reschedules>()("Reschedules", {
 
         // Step 1: the intent, committed before the booking system is asked (and the daily slot taken).
         yield* ctx.beforeChange
-        const [change] = yield* sql<{ id: string }>`
+        const change = yield* claimChange(sql, seen, sql<{ id: string }>`
           INSERT INTO booking_changes (
             booking_id, kind, state, key_id, request_id, account_id, booking_reference, line_id,
             from_date, from_start_time, from_start_time_id, from_rate_id, from_rate_title,
@@ -427,12 +432,7 @@ export class Reschedules extends Effect.Service<Reschedules>()("Reschedules", {
             ${target.date}::date, ${target.startTime}, ${target.startTimeId}, ${target.rateId}, ${target.rateTitle},
             ${target.changeRate}, now() + make_interval(secs => ${leaseSeconds}))
           ON CONFLICT DO NOTHING
-          RETURNING id`.pipe(Effect.orDie)
-        if (change === undefined) {
-          return yield* new IdempotencyInProgress({
-            detail: "another change of this booking is still being applied; retry shortly with the same Idempotency-Key"
-          })
-        }
+          RETURNING id`)
 
         // Step 2: the booking system.
         const moved = yield* bookingSystem.move(account, {

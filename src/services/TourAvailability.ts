@@ -3,7 +3,7 @@
  * to 14 days, its departures) read live from its booking system: one availability read per chunk of
  * 31 days, within `TOUR_AVAILABILITY_TIMEOUT_MS`. Never reserves anything. A booking system that does
  * not answer in time (or refuses), or a tour without a booking-system link, answers `known: false`
- * with every day `available: null`: never a 5xx, never "sold out". Rules: src/domain/tourAvailability.ts.
+ * with every day `available: true` and no price: never a 5xx, never "sold out". Rules: src/domain/tourAvailability.ts.
  */
 import { Clock, Duration, Effect } from "effect"
 import { TourAvailabilityConfig } from "../config.js"

@@ -79,6 +79,9 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("examples/catalogue.
       yield* Effect.promise(() => ok.page.waitForSelector("#availability-status[data-state]", { timeout: 30_000 }))
       expect(yield* Effect.promise(() => ok.page.getAttribute("#availability-status", "data-state"))).toBe("unknown")
       expect(yield* Effect.promise(() => ok.page.$$eval("tr.day", (rows) => rows.length))).toBe(14)
+      // Unknown days carry `available: true` (never sold out); the page shows them as unknown, not as "yes".
+      expect(yield* Effect.promise(() => ok.page.$$eval("tr.day td:nth-child(2)", (cells) => [...new Set(cells.map((c) => c.textContent))])))
+        .toEqual(["?"])
 
       const refused = yield* open(other.origin)
       expect(yield* Effect.promise(() => refused.page.getAttribute("#status", "data-state"))).toBe("error")

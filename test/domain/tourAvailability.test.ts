@@ -101,12 +101,12 @@ describe("departures", () => {
 })
 
 describe("the availability answer", () => {
-  it("unknown: every day null, no departures", () => {
+  it("unknown: every day open (never sold out) without a price, no departures", () => {
     expect(unknownDays({ from: "2026-11-21", to: "2026-11-22" })).toEqual({
       known: false,
       days: [
-        { date: "2026-11-21", available: null, from_price_minor: null },
-        { date: "2026-11-22", available: null, from_price_minor: null }
+        { date: "2026-11-21", available: true, from_price_minor: null },
+        { date: "2026-11-22", available: true, from_price_minor: null }
       ],
       departures: null
     })

@@ -486,6 +486,99 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/bookin
       }))
   })
 
+  describe("one change of a booking at a time: a cancel and a reschedule racing (the sandboxes' own records)", () => {
+    const reschedule = (s: Setup, key: string, date: string) =>
+      call(`/api/v1/bookings/${s.bookingId}/reschedule`, {
+        method: "POST",
+        key,
+        body: { date },
+        headers: { "Idempotency-Key": randomUUID() }
+      })
+
+    /** The vendor's calls in the order the Bókun sandbox received them: `e` an edit (move), `c` a cancel. */
+    const bokunChanges = (s: Setup) =>
+      Effect.flatMap(BokunSandbox, (bokun) => bokun.requests.list).pipe(
+        Effect.map((log) =>
+          log.filter((r) => r.accessKey === s.vendor.accessKey && r.method === "POST")
+            .flatMap((r) => r.path === "/booking.json/edit" ? ["e"] : r.path.startsWith("/booking.json/cancel-booking/") ? ["c"] : [])
+            .join(""))
+      )
+
+    const orderOfEmails = (s: Setup) =>
+      s.sql<{ template: string }>`
+        SELECT template FROM email_outbox WHERE booking_id = ${s.bookingId} AND template LIKE '%_guest' ORDER BY created_at, template`.pipe(
+        Effect.map((rows) => rows.map((r) => r.template)),
+        Effect.orDie
+      )
+
+    // Who starts first, and how long after it the other is sent; 300 ms of booking-system latency.
+    const rounds: ReadonlyArray<readonly ["reschedule" | "cancel", number]> = [
+      ["reschedule", 0],
+      ["reschedule", 100],
+      ["reschedule", 450],
+      ["cancel", 0],
+      ["cancel", 450],
+      ["reschedule", 100],
+      ["cancel", 100],
+      ["reschedule", 0]
+    ]
+
+    it.effect("either order, at once or up to 0.45 s apart: never a move of a cancelled booking; each side effect once", () =>
+      Effect.gen(function*() {
+        const bokun = yield* BokunSandbox
+        for (const [first, gap] of rounds) {
+          const s = yield* setup()
+          const sale = yield* pay(s, s.amountMinor)
+          const key = yield* createKey({
+            by: s.w.alice,
+            operators: [s.w.alpha],
+            scopes: ["bookings.cancel:write", "bookings.reschedule:write"]
+          })
+          const [{ day, was }] = (yield* s.sql<{ day: string; was: string }>`
+            SELECT (experience_date + 2)::text AS day, experience_date::text AS was FROM bookings WHERE id = ${s.bookingId}`
+            .pipe(Effect.orDie)) as [{ day: string; was: string }]
+          yield* bokun.faults.set({ latencyMs: 300 }, { vendorId: s.vendor.id })
+          const calls = {
+            reschedule: reschedule(s, key.token, day),
+            cancel: cancel(s.bookingId, { key: key.token })
+          }
+          const later = first === "reschedule" ? "cancel" : "reschedule"
+          const [a, b] = yield* Effect.all([calls[first], Effect.zipRight(Effect.sleep(gap), calls[later])], { concurrency: 2 }).pipe(
+            Effect.ensuring(bokun.faults.set({ latencyMs: 0 }, { vendorId: s.vendor.id }))
+          )
+          const replies = { [first]: a, [later]: b } as Record<"reschedule" | "cancel", Reply>
+          const round = `${first} first, ${gap} ms: reschedule ${replies.reschedule.status} ${replies.reschedule.text}; cancel ${replies.cancel.status}`
+          const moved = replies.reschedule.status === 200
+          const cancelled = replies.cancel.status === 200
+          expect([200, 409, 422], round).toContain(replies.reschedule.status)
+          expect([200, 409], round).toContain(replies.cancel.status)
+          expect(moved || cancelled, round).toBe(true)
+          for (const r of [replies.reschedule, replies.cancel].filter((r) => r.status === 409)) {
+            expect(r.body.detail, round).toContain("another change of this booking")
+          }
+          // A refused reschedule was refused on what the booking is, never by the booking system.
+          if (replies.reschedule.status === 422) expect(replies.reschedule.body.detail, round).toBe("the booking is cancelled")
+          // The booking system: one move per move, one cancel per cancel, and never a move after the cancel.
+          expect(yield* bokunChanges(s), round).toBe(`${moved ? "e" : ""}${cancelled ? "c" : ""}`)
+          expect(yield* bokunStatus(s), round).toBe(cancelled ? "CANCELLED" : "CONFIRMED")
+          // The money: returned once when cancelled, untouched otherwise.
+          expect(yield* returnedBySandbox(sale.orderId), round).toEqual(
+            cancelled ? { refundOrders: 0, refunded: 0, voided: 99800 } : { refundOrders: 0, refunded: 0, voided: 0 }
+          )
+          // The guest: one email per change, in the order they happened; the service ends where they did.
+          expect(yield* orderOfEmails(s), round).toEqual([
+            ...(moved ? ["booking_rescheduled_guest"] : []),
+            ...(cancelled ? ["booking_cancelled_guest"] : [])
+          ])
+          const ours = yield* s.sql<{ status: string; experience_date: string }>`
+            SELECT status, experience_date::text AS experience_date FROM bookings WHERE id = ${s.bookingId}`.pipe(Effect.orDie)
+          expect(ours[0], round).toEqual({ status: cancelled ? "REFUNDED" : "CONFIRMED", experience_date: moved ? day : was })
+          expect(yield* usedToday(key.id, "reschedules"), round).toBe(moved ? 1 : 0)
+          expect(yield* usedToday(key.id, "cancels"), round).toBe(cancelled ? 1 : 0)
+        }
+      }))
+  })
+
   describe("crash between each pair of side effects (a server with CRASH_AT), then the recovery job", () => {
     const crashingCancel = (s: Setup, step: string) =>
       Effect.scoped(Effect.gen(function*() {

@@ -345,6 +345,25 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("reschedule", (it) =
         expect(yield* s.sandbox.requests.count({ method: "POST", path: "/booking.json/edit", accessKey: s.vendor.accessKey })).toBe(0)
       }))
 
+    it.effect("cancelled with its refund still open (status still CONFIRMED): options and the move say cancelled, without asking the booking system", () =>
+      Effect.gen(function*() {
+        const s = yield* setup
+        // What a cancel leaves when the seats were released but the refund did not complete (spec §3).
+        yield* s.sandbox.cancelBooking(s.vendor.id, s.seeded.confirmationCode)
+        yield* s.sql`
+          INSERT INTO booking_changes (booking_id, kind, state, key_id, reason, refund_outcome, lease_until, finished_at)
+          VALUES (${s.bookingId}, 'cancel', 'done', ${s.key.id}, 'Storm', 'pending', now(), now())`
+        expect((yield* ourBooking(s)).status).toBe("CONFIRMED")
+        yield* s.sandbox.requests.clear
+        const shown = yield* options(s, addDays(s.day, 1))
+        expect(shown.body).toMatchObject({ reschedulable: false, available: false, detail: "the booking is cancelled", options: [] })
+        const moved = yield* reschedule(s.bookingId, { date: addDays(s.day, 1) }, s.key.token)
+        expectProblem(moved, 422, "not-possible")
+        expect(moved.body.detail).toBe("the booking is cancelled")
+        expect(yield* s.sandbox.requests.count({ accessKey: s.vendor.accessKey })).toBe(0)
+        expect(yield* usedToday(s.key.id, "reschedules")).toBe(0)
+      }))
+
     it.effect("400 body and header, 404 not yours, 403 without the scope", () =>
       Effect.gen(function*() {
         const s = yield* setup
@@ -355,6 +374,30 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("reschedule", (it) =
         expectProblem(yield* reschedule(s.bookingId, { date: addDays(s.day, 1) }, other.token), 404, "not-found")
         const reader = yield* createKey({ by: s.w.alice, operators: [s.w.alpha], scopes: ["bookings:read"] })
         expectProblem(yield* reschedule(s.bookingId, { date: addDays(s.day, 1) }, reader.token), 403, "missing-scope")
+        expect((yield* sandboxLine(s)).date).toBe(s.day)
+      }))
+
+    it.effect("a 10,000-character value is quoted back cut to 64 characters, in detail and invalid_params (and an unknown path)", () =>
+      Effect.gen(function*() {
+        const s = yield* setup
+        const long = "x".repeat(10_000)
+        const cut = `${"x".repeat(64)}… (10000 characters)`
+        const replies = [
+          yield* reschedule(s.bookingId, { date: addDays(s.day, 1), start_time_id: long }, s.key.token),
+          yield* reschedule(s.bookingId, { date: addDays(s.day, 1), rate_id: long }, s.key.token),
+          yield* reschedule(s.bookingId, { date: { [long]: long } }, s.key.token)
+        ]
+        for (const res of replies) {
+          expectProblem(res, 400, "invalid-request")
+          expect(res.text.length, res.text.slice(0, 200)).toBeLessThan(2_000)
+          expect(res.body.detail).toContain(cut)
+          expect(res.body.invalid_params[0].reason).toContain(cut)
+        }
+        expect(replies[0]!.body.detail).toBe(`start_time_id: Expected a string at most 100 character(s) long, actual "${cut}"`)
+        const path = `/api/v1/bookings/${s.bookingId}/${long}`
+        const unknown = yield* get(path, s.key.token)
+        expectProblem(unknown, 404, "not-found")
+        expect(unknown.body.detail).toBe(`no endpoint GET ${path.slice(0, 64)}… (${path.length} characters)`)
         expect((yield* sandboxLine(s)).date).toBe(s.day)
       }))
 
@@ -437,6 +480,99 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("reschedule", (it) =
         ]
         for (const res of writes) conforms(spec, "post", "/api/v1/bookings/{id}/reschedule", res)
         expect(writes.map((r) => r.status)).toEqual([200, 200, 400, 404])
+      }))
+  })
+
+  describe("one change of a booking at a time, however requests race (checked against the sandbox's own log)", () => {
+    /**
+     * What a race left. Every answer is a move (200), a no-op (200 `already_on_date`) or a 409; each
+     * move started where the one before it ended (a chain from the booking's day: no two moves from
+     * the same departure), the Bókun sandbox was asked to move once per move, guest and team were
+     * emailed once per move, the daily limit counted the moves only, and the booking system and the
+     * service end on the last move's date. Returns the moves.
+     */
+    const checkRace = (s: Setup, replies: ReadonlyArray<Reply>) =>
+      Effect.gen(function*() {
+        for (const r of replies) {
+          if (r.status === 409) {
+            expectProblem(r, 409, "idempotency-in-progress")
+            expect(r.body.detail).toContain("another change of this booking")
+          } else expect(r.status, r.text).toBe(200)
+        }
+        const moves = replies.filter((r) => r.status === 200 && r.body.already_on_date === false).map((r) => r.body)
+        expect(moves.length).toBeGreaterThanOrEqual(1)
+        let at: string = s.day
+        const rest = [...moves]
+        while (rest.length > 0) {
+          const next = rest.findIndex((m) => m.previous_date === at)
+          expect(next, `a move from ${at} among ${JSON.stringify(moves)}`).toBeGreaterThanOrEqual(0)
+          at = rest.splice(next, 1)[0]!.date
+        }
+        expect((yield* sandboxLine(s)).date).toBe(at)
+        expect((yield* ourBooking(s)).experience_date).toBe(at)
+        expect(yield* s.sandbox.requests.count({ method: "POST", path: "/booking.json/edit", accessKey: s.vendor.accessKey }))
+          .toBe(moves.length)
+        const emails = yield* emailsOf(s)
+        expect(emails.filter((e) => e.template === "booking_rescheduled_guest").length).toBe(moves.length)
+        expect(emails.filter((e) => e.template === "booking_rescheduled_team").length).toBe(moves.length)
+        expect(yield* usedToday(s.key.id, "reschedules")).toBe(moves.length)
+        expect((yield* changesOf(s)).filter((c) => c.state !== "abandoned").map((c) => c.state)).toEqual(moves.map(() => "done"))
+        return moves
+      })
+
+    it.effect("10 rounds of 10 parallel reschedules (different Idempotency-Keys and days): no move from a departure the booking has left", () =>
+      Effect.gen(function*() {
+        for (let round = 0; round < 10; round++) {
+          const s = yield* setup
+          // Half the rounds all at once; half spread over 0.4 s with 100 ms of booking-system latency,
+          // so that some requests decide while the first move is running and some after it finished.
+          const spread = round % 2 === 1
+          if (spread) yield* s.sandbox.faults.set({ latencyMs: 100 }, { vendorId: s.vendor.id })
+          const replies = yield* Effect.all(
+            Array.from({ length: 10 }, (_, i) =>
+              Effect.zipRight(
+                Effect.sleep(spread ? i * 40 : 0),
+                reschedule(s.bookingId, { date: addDays(s.day, i + 1) }, s.key.token)
+              )),
+            { concurrency: "unbounded" }
+          ).pipe(Effect.ensuring(s.sandbox.faults.set({ latencyMs: 0 }, { vendorId: s.vendor.id })))
+          yield* checkRace(s, replies)
+        }
+      }))
+
+    it.effect("two reschedules 0.45 s apart with 300 ms of booking-system latency, 5 rounds: the second does not move from the old day", () =>
+      Effect.gen(function*() {
+        for (let round = 0; round < 5; round++) {
+          const s = yield* setup
+          const keys = [randomUUID(), randomUUID()] as const
+          const bodies = [{ date: addDays(s.day, 1) }, { date: addDays(s.day, 2) }] as const
+          yield* s.sandbox.faults.set({ latencyMs: 300 }, { vendorId: s.vendor.id })
+          const replies = yield* Effect.all([
+            reschedule(s.bookingId, bodies[0], s.key.token, keys[0]),
+            Effect.zipRight(Effect.sleep("450 millis"), reschedule(s.bookingId, bodies[1], s.key.token, keys[1]))
+          ], { concurrency: 2 }).pipe(Effect.ensuring(s.sandbox.faults.set({ latencyMs: 0 }, { vendorId: s.vendor.id })))
+          const moves = yield* checkRace(s, replies)
+          // The loser's retry with its own key is decided on the booking as it is now.
+          const lost = replies.findIndex((r) => r.status === 409)
+          if (lost >= 0) {
+            const retried = yield* reschedule(s.bookingId, bodies[lost]!, s.key.token, keys[lost]!)
+            expect(retried.status, retried.text).toBe(200)
+            expect(retried.body).toMatchObject({ date: bodies[lost]!.date, previous_date: moves.at(-1)!.date, already_on_date: false })
+            expect(yield* checkRace(s, [...replies.filter((r) => r.status === 200), retried])).toHaveLength(moves.length + 1)
+          }
+        }
+      }))
+
+    it.effect("a reschedule sent after the first finished moves from the first's new day, or is already there", () =>
+      Effect.gen(function*() {
+        const s = yield* setup
+        const first = yield* reschedule(s.bookingId, { date: addDays(s.day, 1) }, s.key.token)
+        const second = yield* reschedule(s.bookingId, { date: addDays(s.day, 2) }, s.key.token)
+        const third = yield* reschedule(s.bookingId, { date: addDays(s.day, 2) }, s.key.token)
+        expect(first.body).toMatchObject({ previous_date: s.day, date: addDays(s.day, 1) })
+        expect(second.body).toMatchObject({ previous_date: addDays(s.day, 1), date: addDays(s.day, 2) })
+        expect(third.body).toMatchObject({ already_on_date: true, date: addDays(s.day, 2), previous_date: null })
+        expect(yield* checkRace(s, [first, second, third])).toHaveLength(2)
       }))
   })
 

@@ -271,7 +271,9 @@ export class ReschedulesGroup extends HttpApiGroup.make("reschedules")
           "within 24 hours of its charge, the date has no such departure or not enough seats, or the price differs. " +
           "The departure the booking is on already answers 200 with `already_on_date` true and does not count " +
           "against the daily `reschedules` limit. 503 when the booking system does not answer (nothing changed; retry " +
-          "with the same key)."
+          "with the same key). One change of a booking at a time: 409 while another cancel or reschedule of it is " +
+          "being applied, or when one was applied while this request was being checked (nothing changed, not " +
+          "counted; a retry with the same key is decided on the booking as it is then)."
       )
   )
   .annotate(RequiredScope, "bookings.reschedule:write")
@@ -374,7 +376,9 @@ export class CancelsGroup extends HttpApiGroup.make("cancels")
           "emailed. No free-cancellation window or departure check applies; no amount is taken; cannot be undone. " +
           "A booking cancelled before answers 200 with `already_cancelled` true and does not count against the daily " +
           "`cancels` limit. 404 when the booking is not one of the key's operators'; 422 when the service cannot " +
-          "refund it (no payment on record for what was paid, no payment account) or the booking system refuses."
+          "refund it (no payment on record for what was paid, no payment account) or the booking system refuses. " +
+          "409 while another cancel or reschedule of the booking is being applied, or when one was applied while " +
+          "this request was being checked (nothing changed; retry with the same key)."
       )
   )
   .annotate(RequiredScope, "bookings.cancel:write")
@@ -462,7 +466,7 @@ export class ToursGroup extends HttpApiGroup.make("tours")
           `day's lowest regular adult price; ranges of up to ${DEPARTURES_MAX_DAYS} days also list \`departures\` with seats ` +
           "left, `fits_party` for `pax` and the booking system's prices per rate and pricing category before checkout " +
           "discounts. When the booking system does not answer in time, or the tour is not linked to one, the answer is " +
-          "still 200 with `known` false and every day `available` null: unknown is never sold out. 404 as for " +
+          "still 200 with `known` false and every day `available` true without a price: unknown is never sold out. 404 as for " +
           "GET /tours/{id}."
       )
   )
