@@ -13,6 +13,7 @@ import {
   QbUnprocessable
 } from "../../domain/quickbookErrors.js"
 import { DateString, IsoDate, IsoLocalTime, LocalTime } from "../../domain/dates.js"
+import { isEmailAddress } from "../../domain/mail.js"
 import { BookFailureReason, PHONE_PATTERN } from "../../domain/quickbookBook.js"
 import { DESK_DAYS_AHEAD } from "../../domain/quickbookSales.js"
 import { SaleStatus } from "../../domain/quickbookSaleStatus.js"
@@ -140,8 +141,11 @@ const SaleReference = Schema.String.pipe(Schema.pattern(/^SVC-[A-Z0-9]{10}$/)).a
 
 export const ReserveBody = Schema.Struct({
   reference: SaleReference,
-  idempotencyKey: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100)).annotations({
-    description: "A new UUID per hold; a retry with the same value returns the same hold. The hold belongs to the " +
+  idempotencyKey: Schema.String.pipe(
+    Schema.pattern(/^[\x21-\x7e]{1,100}$/, { message: () => "must be 1 to 100 visible ASCII characters, e.g. a UUID" })
+  ).annotations({
+    description: "A new UUID per hold (1 to 100 visible ASCII characters, else 400 `invalid_request`: it is passed on " +
+      "to the booking system); a retry with the same value returns the same hold. The hold belongs to the " +
       "sale: while it is held, any key answers the sale's hold."
   })
 }).annotations({ identifier: "ReserveRequest" })
@@ -315,7 +319,18 @@ export const SaleStatusResponse = Schema.Struct({
 }).annotations({ identifier: "SaleStatus" })
 
 const ProviderId = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200), Schema.pattern(/^[\x21-\x7e]+$/))
-const PersonName = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100), Schema.pattern(/^\S(.*\S)?$/))
+/** Control characters (C0, DEL, C1, line and paragraph separators) and UTF-16 halves without their other half. */
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+/**
+ * A guest's name as the ticket, the booking system and the email carry it: 1 to 100 characters, no
+ * leading or trailing space, nothing unprintable (a NUL or a broken character answered 500 before:
+ * the database refuses them).
+ */
+const PersonName = Schema.String.pipe(
+  Schema.pattern(/^\S(.*\S)?$/, { message: () => "must be 1 to 100 characters without leading or trailing spaces" }),
+  Schema.maxLength(100, { message: () => "must be 1 to 100 characters without leading or trailing spaces" }),
+  Schema.filter((s) => !UNPRINTABLE.test(s), { message: () => "must not contain control characters" })
+)
 
 export const BookBody = Schema.Struct({
   reference: SaleReference,
@@ -331,7 +346,13 @@ export const BookBody = Schema.Struct({
   customer: Schema.Struct({
     firstName: PersonName,
     lastName: PersonName,
-    email: Schema.String.pipe(Schema.maxLength(254), Schema.pattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/)),
+    email: Schema.String.pipe(
+      Schema.filter(isEmailAddress, { message: () => "must be an email address local@domain (no spaces, quotes or brackets)" })
+    ).annotations({
+      description: "The guest's email, where the ticket is sent: an address the outbox can send to (the same rule), " +
+        "at most 254 characters; else 400 `invalid_request`.",
+      jsonSchema: { type: "string", format: "email", maxLength: 254 }
+    }),
     phone: Schema.optional(Schema.String.pipe(Schema.pattern(PHONE_PATTERN)).annotations({
       description: "International format: `+`, country code and number, digits only (e.g. `+4791234567`). Required when the " +
         "cart line's `requiresPhone` is true."

@@ -120,4 +120,54 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook: bad inpu
       expect(booked.body.status).toBe("confirmed")
       expect(yield* s.bokunBookings(q.reference)).toHaveLength(1)
     }))
+
+  it.effect("POST /reserve: an idempotencyKey that cannot travel to the booking system (control characters, non-ASCII, spaces) is 400, not 503; nothing held", () =>
+    Effect.gen(function*() {
+      const s = yield* deskWorld
+      const q = yield* s.quote(2)
+      const reserve = (idempotencyKey: unknown) =>
+        call(`${BASE}/reserve`, { method: "POST", key: s.key.token, headers: s.headers, body: { reference: q.reference, idempotencyKey } })
+      yield* s.bokun.requests.clear
+      for (const key of ["a\u0000b", "a\nb", "a\rb", "🙂", "é-key", " ", "a b", "", "x".repeat(101)]) {
+        expectInvalid(yield* reserve(key), `idempotencyKey ${JSON.stringify(key)}`)
+      }
+      expect(yield* s.bokun.requests.count({ accessKey: s.a.vendor.accessKey })).toBe(0)
+      expect((yield* s.sale(q.reference)).status).toBe("quoted")
+      const held = yield* reserve(crypto.randomUUID())
+      expect(held.status, held.text).toBe(200)
+    }))
+
+  it.effect("POST /book: a guest name with control characters or a broken character, or an email the outbox cannot send to, is 400 (was 500 or a lost email); nothing recorded", () =>
+    Effect.gen(function*() {
+      const s = yield* deskWorld
+      const q = yield* s.quote(1)
+      const payment = yield* s.pay(q)
+      yield* Effect.all([s.bokun.requests.clear, s.surfboard.requests.clear])
+      const bad: Array<Record<string, string>> = [
+        { firstName: "Ka\u0000ri" },
+        { lastName: "Nord\u0000" },
+        { firstName: "K\u0007ari" },
+        { lastName: "Nord\u0085mann" },
+        { firstName: "\ud800" },
+        { lastName: "Nord\udc00mann" },
+        { email: "kari\u0000@example.com" },
+        { email: "kari@exa,mple.com" },
+        { email: "<kari>@example.com" },
+        { email: "kari@example.com;" },
+        { email: `${"k".repeat(250)}@example.com` }
+      ]
+      for (const c of bad) {
+        expectInvalid(yield* s.book(q.reference, payment, { customer: { firstName: "Kari", lastName: "Nordmann", email: "kari@example.com", ...c } }), JSON.stringify(c))
+      }
+      expect(yield* s.bokun.requests.count({ accessKey: s.a.vendor.accessKey })).toBe(0)
+      expect(yield* s.surfboard.requests.count({ merchantId: s.merchant.id })).toBe(0)
+      expect(yield* s.paymentRow(payment.paymentId)).toBeUndefined()
+      expect((yield* s.sale(q.reference)).status).toBe("quoted")
+      // Letters of any script are names; the same payment then books.
+      const booked = yield* s.book(q.reference, payment, {
+        customer: { firstName: "Åse Øydis", lastName: "Ñúñez-O'Brien 李", email: "åse@exämple.no" }
+      })
+      expect(booked.status, booked.text).toBe(200)
+      expect(booked.body.status).toBe("confirmed")
+    }))
 })
