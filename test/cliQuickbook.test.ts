@@ -3,7 +3,7 @@
  * keys, deactivate, revoke; and marking booking-system accounts and merchants as sandboxes.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit } from "effect"
+import { Cause, Effect, Exit, Option } from "effect"
 import { layerFromUrl } from "../src/db/Database.js"
 import { QuickbookKeys } from "../src/services/QuickbookKeys.js"
 import { cli, json } from "./support/cli.js"
@@ -72,6 +72,47 @@ describe("quickbook CLI", () => {
     expect(json(await cli(db, "quickbook", "keys", "list", "--operator", other))).toEqual([])
     expect(Exit.isSuccess(await check((k) => k.authenticateKey(token!)))).toBe(false)
     expect(Exit.isSuccess(await check((k) => k.authenticateKey(live!)))).toBe(true)
+  })
+
+  it("refuses bad input with a message naming it, never a database error", { timeout: 240_000 }, async () => {
+    const db = await Effect.runPromise(freshDatabase)
+    const { id: op } = json(await cli(db, "operators", "create", "--name", "Input Desk AS"))
+    // The service the CLI calls, for the setup and for the rules not worth a process each.
+    const check = <A, E>(f: (k: QuickbookKeys) => Effect.Effect<A, E>) =>
+      Effect.runPromise(Effect.exit(Effect.flatMap(QuickbookKeys, f).pipe(
+        Effect.provide(QuickbookKeys.Default),
+        Effect.provide(layerFromUrl(db, 1))
+      )))
+    const valueOf = <A, E>(exit: Exit.Exit<A, E>) => Exit.match(exit, { onFailure: (c) => { throw new Error(Cause.pretty(c)) }, onSuccess: (a) => a })
+    const messageOf = (exit: Exit.Exit<unknown, unknown>) =>
+      Exit.isFailure(exit) ? Cause.failureOption(exit.cause).pipe(Option.map((e: any) => e.message), Option.getOrUndefined) : undefined
+    const t1 = valueOf(await check((k) => k.registerTerminal(op, "Harbour desk 1")))
+    const t2 = valueOf(await check((k) => k.registerTerminal(op, "Harbour desk 2")))
+    const key = valueOf(await check((k) => k.issueKey({ mode: "test", name: "Desk app", terminals: [t1.id] })))
+
+    const refused = async (pattern: RegExp, ...args: Array<string>) => {
+      const error = await cli(db, ...args).then(() => undefined, (e: unknown) => e)
+      expect(error, args.join(" ")).toBeDefined()
+      expect(String(error)).not.toMatch(/SqlError|Failed to execute statement/)
+      expect(String(error)).toMatch(pattern)
+    }
+    await refused(/terminal name must be 1 to 200 characters/, "quickbook", "terminals", "register", "--operator", op, "--name", "")
+    await refused(/operator nope not found/, "quickbook", "terminals", "list", "--operator", "nope")
+    await refused(/terminal nope not found/, "quickbook", "keys", "unbind", key.id, "--terminal", "nope")
+    await refused(/card terminal id must not be empty/, "quickbook", "terminals", "set-payment-terminal", t1.id, "--payment-terminal", " ")
+    // Unbinding a binding that is not there says so (and exits 0).
+    expect(await cli(db, "quickbook", "keys", "unbind", key.id, "--terminal", t2.id)).toContain(`key ${key.id} was not bound to ${t2.id}`)
+
+    expect(messageOf(await check((k) => k.registerTerminal(op, "x".repeat(201))))).toMatch(/terminal name must be 1 to 200 characters/)
+    expect(messageOf(await check((k) => k.registerTerminal(op, "Desk", "")))).toBe("the card terminal id must not be empty")
+    expect(messageOf(await check((k) => k.issueKey({ mode: "live", name: " ", terminals: [t1.id] })))).toMatch(/key name must be 1 to 200/)
+    expect(messageOf(await check((k) => k.listKeys("nope")))).toBe("operator nope not found")
+    expect(messageOf(await check((k) => k.unbindKey("nope!", t1.id)))).toBe("key nope! not found")
+    // Nothing was written by the refusals.
+    expect(valueOf(await check((k) => k.listTerminals(op))).map((t) => [t.name, t.paymentTerminalId])).toEqual([
+      ["Harbour desk 1", null],
+      ["Harbour desk 2", null]
+    ])
   })
 
   it("marks booking-system accounts and merchants as sandboxes (test keys sell only through those)", { timeout: 120_000 }, async () => {

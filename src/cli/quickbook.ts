@@ -92,7 +92,7 @@ const bind = Command.make("bind", { id: Args.text({ name: "key-id" }), terminals
 
 const unbind = Command.make("unbind", { id: Args.text({ name: "key-id" }), terminal: terminalOption }, (o) =>
   withKeys((k) => k.unbindKey(o.id, o.terminal)).pipe(
-    Effect.zipRight(Console.log(`key ${o.id} no longer bound to ${o.terminal}`))
+    Effect.flatMap((was) => Console.log(was ? `key ${o.id} no longer bound to ${o.terminal}` : `key ${o.id} was not bound to ${o.terminal}`))
   ))
 
 const revoke = Command.make("revoke", { id: Args.text({ name: "key-id" }) }, (o) =>

@@ -24,6 +24,11 @@ export const IsoDateTimeWithOffset = Schema.String.pipe(
   }, { message: () => "must be a date-time with Z or an offset, e.g. 2026-11-21T08:00:00Z" })
 ).annotations({ identifier: "DateTime", jsonSchema: { type: "string", format: "date-time" } })
 
+/** A wall-clock time `HH:MM` (24 hour, 00:00 to 23:59) in a request. */
+export const IsoLocalTime = Schema.String.pipe(
+  Schema.pattern(/^([01]\d|2[0-3]):[0-5]\d$/, { message: () => "must be a time HH:MM from 00:00 to 23:59" })
+).annotations({ jsonSchema: { type: "string", pattern: "^([01][0-9]|2[0-3]):[0-5][0-9]$", example: "09:30" } })
+
 /** Wall-clock `HH:MM`. */
 export const LocalTime = Schema.String.annotations({
   jsonSchema: { type: "string", pattern: "^([01][0-9]|2[0-3]):[0-5][0-9]$", example: "09:30" }

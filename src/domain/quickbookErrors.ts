@@ -39,8 +39,12 @@ export class QbBadRequest extends Schema.TaggedError<QbBadRequest>()("QbBadReque
   HttpApiSchema.annotations({ status: 400 })) {}
 export class QbUnauthorized extends Schema.TaggedError<QbUnauthorized>()("QbUnauthorized", fields,
   HttpApiSchema.annotations({ status: 401 })) {}
-export class QbForbidden extends Schema.TaggedError<QbForbidden>()("QbForbidden", fields,
-  HttpApiSchema.annotations({ status: 403 })) {}
+/** `variant`: a more precise clerk message for the same code (CLERK_MESSAGE_VARIANTS). */
+export class QbForbidden extends Schema.TaggedError<QbForbidden>()(
+  "QbForbidden",
+  { ...fields, variant: Schema.optional(Schema.Literal("test_sale", "live_sale")) },
+  HttpApiSchema.annotations({ status: 403 })
+) {}
 /** `variant`: a more precise clerk message for the same code (CLERK_MESSAGE_VARIANTS). */
 export class QbNotFound extends Schema.TaggedError<QbNotFound>()(
   "QbNotFound",
@@ -150,10 +154,18 @@ export const CLERK_MESSAGES: Record<QuickbookCode, Record<ClerkLanguage, string>
 }
 
 /** Clerk messages more precise than their code's, chosen by an error's `variant`. */
-export const CLERK_MESSAGE_VARIANTS: Record<"no_ticket_yet", Record<ClerkLanguage, string>> = {
+export const CLERK_MESSAGE_VARIANTS: Record<"no_ticket_yet" | "test_sale" | "live_sale", Record<ClerkLanguage, string>> = {
   no_ticket_yet: {
     en: "There is no ticket yet: this sale is not booked. Check the sale's status.",
     nb: "Det finnes ingen billett ennå: salget er ikke booket. Sjekk salgets status."
+  },
+  test_sale: {
+    en: "This is a test sale: it cannot be used in live mode.",
+    nb: "Dette er et testsalg: det kan ikke brukes i live-modus."
+  },
+  live_sale: {
+    en: "This is a live sale: it cannot be used in test mode.",
+    nb: "Dette er et ekte salg: det kan ikke brukes i testmodus."
   }
 }
 

@@ -12,6 +12,7 @@
  */
 import { randomInt } from "node:crypto"
 import type { DepartureAvailability } from "../ports/BookingSystem.js"
+import { addDays } from "./localDay.js"
 import { hasStarted } from "./reschedule.js"
 
 export const QUOTE_MAX_ENTRIES = 10
@@ -20,6 +21,23 @@ export const QUOTE_VALIDITY_MINUTES = 15
 export const DESK_VAT_PERCENT = 12
 export const ORDER_LINE_MAX = 40
 export const REFERENCE_PREFIX = "SVC-"
+/** How far ahead a desk reads tours and slots and quotes: a year (366 days) after today. */
+export const DESK_DAYS_AHEAD = 366
+
+/**
+ * The days a desk may ask about (query `date` of tours and slots, `start.date` of a quote): from
+ * yesterday to `DESK_DAYS_AHEAD` days after today, counted from the UTC day at `now` and widened by
+ * one day on each side so that every tour's local day is inside (zones run from UTC-12 to UTC+14).
+ * Anything else is a bad request (issue 11 item 9): a day that cannot be sold, and years the
+ * booking system and the date arithmetic cannot take (e.g. 9999-12-31). Undefined when allowed,
+ * else the rule, to follow the parameter's name.
+ */
+export const deskDayProblem = (day: string, now: Date): string | undefined => {
+  const today = now.toISOString().slice(0, 10)
+  const first = addDays(today, -1)
+  const last = addDays(today, DESK_DAYS_AHEAD + 1)
+  return day >= first && day <= last ? undefined : `must be a day from ${first} to ${last} (yesterday to a year ahead)`
+}
 
 const REFERENCE_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 export const REFERENCE_PATTERN = /^SVC-[A-Z0-9]{10}$/

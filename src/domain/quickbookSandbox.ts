@@ -5,6 +5,7 @@
  * payment provider; each carries a `sandbox` flag (migration 0018). A merchant that does not exist
  * is no system touched: the quote refuses it on its own ("cannot charge").
  */
+import { QbForbidden } from "./quickbookErrors.js"
 import type { QuickbookKeyMode } from "./quickbookKey.js"
 
 export interface SaleAccounts {
@@ -28,3 +29,21 @@ export const sandboxMismatch = (mode: QuickbookKeyMode, accounts: SaleAccounts):
     ? `a test key sells only through sandbox accounts; ${wrong.join(" and ")} ${wrong.length > 1 ? "are" : "is"} live`
     : `a live key never sells through sandbox accounts; ${wrong.join(" and ")} ${wrong.length > 1 ? "are sandboxes" : "is a sandbox"}`
 }
+
+/**
+ * Test and live never cross (issue 11 item 8): a sale is used at every later step (reserve, release,
+ * book, status, ticket) only with a key of the mode it was quoted with (`quickbook_sales.key_id` →
+ * `quickbook_keys.mode`, fixed for the key's life), whatever the accounts' flags say now. The sale
+ * belongs to the terminal, so the refusal is 403 `tour_not_sellable_here` (in every step's list of
+ * the spec), with a clerk message saying which kind of sale it is; undefined when the modes match.
+ */
+export const otherModeSale = (
+  callerMode: QuickbookKeyMode,
+  sale: { readonly reference: string; readonly keyMode: QuickbookKeyMode }
+): QbForbidden | undefined =>
+  callerMode === sale.keyMode ? undefined : new QbForbidden({
+    code: "tour_not_sellable_here",
+    detail: `sale ${sale.reference} was quoted with a ${sale.keyMode} key; a ${callerMode} key may not use it`,
+    reference: sale.reference,
+    variant: sale.keyMode === "test" ? "test_sale" : "live_sale"
+  })

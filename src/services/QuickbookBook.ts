@@ -38,7 +38,9 @@ import {
   refundReference,
   verifyPayment
 } from "../domain/quickbookBook.js"
-import { type ClerkLanguage, QbConflict, QbForbidden, QbNotFound, QbUnavailable, QbUnprocessable } from "../domain/quickbookErrors.js"
+import { type ClerkLanguage, QbBadRequest, QbConflict, QbForbidden, QbNotFound, QbUnavailable, QbUnprocessable } from "../domain/quickbookErrors.js"
+import type { QuickbookKeyMode } from "../domain/quickbookKey.js"
+import { otherModeSale } from "../domain/quickbookSandbox.js"
 import { BookingSystem, type BookingSystemError } from "../ports/BookingSystem.js"
 import { canVoid, PaymentProvider } from "../ports/PaymentProvider.js"
 import { BookingSystemAccounts } from "./BookingSystemAccounts.js"
@@ -458,12 +460,21 @@ export class QuickbookBook extends Effect.Service<QuickbookBook>()("QuickbookBoo
     /** POST /book for the caller's terminal; `lang` is the clerk's language of a failed answer's message. */
     const book = (caller: QuickbookCaller, body: BookRequest, lang: ClerkLanguage) =>
       Effect.gen(function*() {
-        const [sale] = yield* sql<{ reference: string }>`
-          SELECT reference FROM quickbook_sales WHERE reference = ${body.reference} AND terminal_id = ${caller.terminal.id}`.pipe(Effect.orDie)
-        if (!sale) return yield* new QbNotFound({ code: "not_found", detail: `no sale ${body.reference} for this terminal` })
+        // A hold's holdRef is its sale's reference (spec §2): any other value is a bad request, refused before anything is read or recorded.
         if (body.holdRef !== undefined && body.holdRef !== body.reference) {
-          return yield* new QbNotFound({ code: "not_found", detail: `hold ${body.holdRef} is not the sale's`, reference: body.reference })
+          return yield* new QbBadRequest({
+            code: "invalid_request",
+            detail: `holdRef: must be the sale's reference ${body.reference} (a hold's holdRef is its sale's reference), not ${body.holdRef}`,
+            reference: body.reference
+          })
         }
+        const [sale] = yield* sql<{ reference: string; key_mode: QuickbookKeyMode }>`
+          SELECT reference, (SELECT k.mode FROM quickbook_keys k WHERE k.id = s.key_id) AS key_mode
+          FROM quickbook_sales s WHERE reference = ${body.reference} AND terminal_id = ${caller.terminal.id}`.pipe(Effect.orDie)
+        if (!sale) return yield* new QbNotFound({ code: "not_found", detail: `no sale ${body.reference} for this terminal` })
+        // Test and live never cross: a sale quoted with a key of the other mode is refused before the payment is recorded.
+        const otherMode = otherModeSale(caller.key.mode, { reference: sale.reference, keyMode: sale.key_mode })
+        if (otherMode) return yield* otherMode
         const key: PaymentKey = { provider: body.payment.provider, paymentId: body.payment.paymentId }
         const stored: StoredRequest = {
           reference: body.reference,

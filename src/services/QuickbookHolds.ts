@@ -19,6 +19,8 @@ import { TourAvailabilityConfig } from "../config.js"
 import { QbConflict, QbForbidden, QbGone, QbNotFound, QbUnavailable, QbUnprocessable } from "../domain/quickbookErrors.js"
 import { BookingSystem, type BookingSystemError } from "../ports/BookingSystem.js"
 import { BookingSystemAccounts } from "./BookingSystemAccounts.js"
+import type { QuickbookKeyMode } from "../domain/quickbookKey.js"
+import { otherModeSale } from "../domain/quickbookSandbox.js"
 import type { QuickbookCaller } from "./QuickbookKeys.js"
 import { QuickbookTours } from "./QuickbookTours.js"
 
@@ -40,6 +42,7 @@ interface SaleRow {
   readonly hold_id: string | null
   readonly hold_expires_at: Date | null
   readonly hold_idempotency_key: string | null
+  readonly key_mode: QuickbookKeyMode
 }
 
 export class QuickbookHolds extends Effect.Service<QuickbookHolds>()("QuickbookHolds", {
@@ -69,14 +72,20 @@ export class QuickbookHolds extends Effect.Service<QuickbookHolds>()("QuickbookH
         (e) => Effect.fail(unavailable(reference, e.message))
       )
 
+    /** The caller's terminal's sale (404 otherwise), when it was quoted with a key of the caller's mode (403 otherwise). */
     const saleFor = (caller: QuickbookCaller, reference: string, lock: boolean) =>
       Effect.flatMap(
         sql<SaleRow>`
           SELECT reference, tour_id, product_id, rate_id, to_char(start_date, 'YYYY-MM-DD') AS start_date, start_time,
-            start_time_id, guests, cart_line, status, valid_until, hold_id, hold_expires_at, hold_idempotency_key
-          FROM quickbook_sales WHERE reference = ${reference} AND terminal_id = ${caller.terminal.id}
-          ${lock ? sql`FOR UPDATE` : sql``}`.pipe(Effect.orDie),
-        ([row]) => row ? Effect.succeed(row) : Effect.fail(new QbNotFound({ code: "not_found", detail: `no sale ${reference}` }))
+            start_time_id, guests, cart_line, status, valid_until, hold_id, hold_expires_at, hold_idempotency_key,
+            (SELECT k.mode FROM quickbook_keys k WHERE k.id = s.key_id) AS key_mode
+          FROM quickbook_sales s WHERE reference = ${reference} AND terminal_id = ${caller.terminal.id}
+          ${lock ? sql`FOR UPDATE OF s` : sql``}`.pipe(Effect.orDie),
+        ([row]): Effect.Effect<SaleRow, QbNotFound | QbForbidden> => {
+          if (!row) return Effect.fail(new QbNotFound({ code: "not_found", detail: `no sale ${reference}` }))
+          const refused = otherModeSale(caller.key.mode, { reference: row.reference, keyMode: row.key_mode })
+          return refused ? Effect.fail(refused) : Effect.succeed(row)
+        }
       )
 
     const answer = (row: SaleRow, expiresAt: Date) => ({

@@ -90,11 +90,25 @@ export class QuickbookKeys extends Effect.Service<QuickbookKeys>()("QuickbookKey
         }
       })
 
+    /** A terminal's or key's name as the table takes it (1 to 200 characters), named in the message otherwise. */
+    const mustBeName = (what: string, name: string) =>
+      name.trim().length >= 1 && name.length <= 200
+        ? Effect.void
+        : Effect.fail(new AdminError({ message: `the ${what} name must be 1 to 200 characters, not ${JSON.stringify(name.slice(0, 40))}` }))
+
+    /** A card terminal id, when given, is not blank (a blank one would match no payment: the desk could never book). */
+    const mustBePaymentTerminal = (paymentTerminalId: string | null) =>
+      paymentTerminalId === null || paymentTerminalId.trim() !== ""
+        ? Effect.void
+        : Effect.fail(new AdminError({ message: "the card terminal id must not be empty" }))
+
     const registerTerminal = Effect.fn("QuickbookKeys.registerTerminal")(function*(
       operatorId: string,
       name: string,
       paymentTerminalId: string | null = null
     ) {
+      yield* mustBeName("terminal", name)
+      yield* mustBePaymentTerminal(paymentTerminalId)
       yield* mustExist("operators", "operator", [operatorId])
       const [row] = yield* sql<{ id: string }>`
         INSERT INTO quickbook_terminals (operator_id, name, payment_terminal_id)
@@ -116,18 +130,24 @@ export class QuickbookKeys extends Effect.Service<QuickbookKeys>()("QuickbookKey
       terminalId: string,
       paymentTerminalId: string | null
     ) {
+      yield* mustBePaymentTerminal(paymentTerminalId)
       yield* mustExist("quickbook_terminals", "terminal", [terminalId])
       yield* sql`UPDATE quickbook_terminals SET payment_terminal_id = ${paymentTerminalId} WHERE id = ${terminalId}`.pipe(Effect.orDie)
       const [terminal] = yield* terminalRows({ id: terminalId })
       return toTerminal(terminal!)
     })
 
+    /** Every terminal, or an operator's (an operator that does not exist is named). */
     const listTerminals = (operatorId?: string) =>
-      Effect.map(terminalRows(operatorId !== undefined ? { operatorId } : {}), (rows) => rows.map(toTerminal))
+      Effect.zipRight(
+        operatorId !== undefined ? mustExist("operators", "operator", [operatorId]) : Effect.void,
+        Effect.map(terminalRows(operatorId !== undefined ? { operatorId } : {}), (rows) => rows.map(toTerminal))
+      )
 
     const issueKey = Effect.fn("QuickbookKeys.issueKey")(function*(
       options: { readonly mode: QuickbookKeyMode; readonly name: string; readonly terminals: ReadonlyArray<string> }
     ) {
+      yield* mustBeName("key", options.name)
       yield* mustExist("quickbook_terminals", "terminal", options.terminals)
       const made = generateQuickbookKey(options.mode)
       yield* sql.withTransaction(Effect.gen(function*() {
@@ -143,7 +163,7 @@ export class QuickbookKeys extends Effect.Service<QuickbookKeys>()("QuickbookKey
 
     /** Every key (no secrets), newest first, with the terminals it is bound to (oldest terminal first); or those bound to an operator's terminals. */
     const listKeys = (operatorId?: string) =>
-      sql<KeyListing>`
+      Effect.zipRight(operatorId !== undefined ? mustExist("operators", "operator", [operatorId]) : Effect.void, sql<KeyListing>`
         SELECT k.id, k.mode, k.name,
           COALESCE(array_agg(t.id::text ORDER BY t.created_at, t.id) FILTER (WHERE t.id IS NOT NULL), '{}') AS terminals,
           k.created_at, k.expires_at, k.revoked_at
@@ -167,9 +187,8 @@ export class QuickbookKeys extends Effect.Service<QuickbookKeys>()("QuickbookKey
             expiresAt: r.expires_at,
             revokedAt: r.revoked_at
           }))
-        ),
-        Effect.withSpan("QuickbookKeys.listKeys")
-      )
+        )
+      )).pipe(Effect.withSpan("QuickbookKeys.listKeys"))
 
     const bindKey = Effect.fn("QuickbookKeys.bindKey")(function*(keyId: string, terminalIds: ReadonlyArray<string>) {
       yield* mustExist("quickbook_keys", "key", [keyId])
@@ -181,8 +200,13 @@ export class QuickbookKeys extends Effect.Service<QuickbookKeys>()("QuickbookKey
       }
     })
 
+    /** Unbinds; false when the key was not bound to the terminal. A key or terminal that does not exist is named. */
     const unbindKey = Effect.fn("QuickbookKeys.unbindKey")(function*(keyId: string, terminalId: string) {
-      yield* sql`DELETE FROM quickbook_key_terminals WHERE key_id = ${keyId} AND terminal_id = ${terminalId}`.pipe(Effect.orDie)
+      yield* mustExist("quickbook_keys", "key", [keyId])
+      yield* mustExist("quickbook_terminals", "terminal", [terminalId])
+      const rows = yield* sql`
+        DELETE FROM quickbook_key_terminals WHERE key_id = ${keyId} AND terminal_id = ${terminalId} RETURNING key_id`.pipe(Effect.orDie)
+      return rows.length > 0
     })
 
     const revokeKey = Effect.fn("QuickbookKeys.revokeKey")(function*(keyId: string) {

@@ -16,8 +16,9 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
-import { type ClerkLanguage, QbNotFound, QbRateLimited } from "../domain/quickbookErrors.js"
+import { type ClerkLanguage, type QbForbidden, QbNotFound, QbRateLimited } from "../domain/quickbookErrors.js"
 import { QUICKBOOK_BUDGETS, QUICKBOOK_WINDOW_SECONDS, quickbookBucket } from "../domain/quickbookLimits.js"
+import { otherModeSale } from "../domain/quickbookSandbox.js"
 import { isBookFailureReason, saleClerkMessage, statusAt } from "../domain/quickbookSaleStatus.js"
 import { type Ticket, type TicketLanguage, ticketOf as layoutTicket } from "../domain/quickbookTicket.js"
 import type { QuickbookCaller } from "./QuickbookKeys.js"
@@ -41,12 +42,16 @@ export class QuickbookTickets extends Effect.Service<QuickbookTickets>()("Quickb
       Option.map(ticketSaleOf(sale), (t) =>
         layoutTicket(t, lang, links.linksFor({ ...t, linkExpiresAt: sale.link_expires_at }, lang)))
 
+    /** The caller's terminal's sale (404 otherwise), when it was quoted with a key of the caller's mode (403 otherwise). */
     const saleOf = (caller: QuickbookCaller, reference: string) =>
       Effect.flatMap(
         readSale(sql, reference, { terminalId: caller.terminal.id }),
         Option.match({
-          onNone: () => Effect.fail(notFound(`no sale ${reference} for terminal ${caller.terminal.id}`)),
-          onSome: Effect.succeed
+          onNone: () => Effect.fail<QbNotFound | QbForbidden>(notFound(`no sale ${reference} for terminal ${caller.terminal.id}`)),
+          onSome: (sale) => {
+            const refused = otherModeSale(caller.key.mode, { reference: sale.reference, keyMode: sale.key_mode })
+            return refused ? Effect.fail(refused) : Effect.succeed(sale)
+          }
         })
       )
 

@@ -18,6 +18,7 @@ import { localDayAt } from "../domain/localDay.js"
 import { QbBadRequest, QbConflict, QbForbidden, QbUnavailable } from "../domain/quickbookErrors.js"
 import {
   type Category,
+  deskDayProblem,
   DESK_VAT_PERCENT,
   guestTypesOf,
   newReference,
@@ -172,6 +173,18 @@ export class QuickbookTours extends Effect.Service<QuickbookTours>()("QuickbookT
 
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
+    /**
+     * A day from the request (`param` names it), when a desk may ask about it (`deskDayProblem`):
+     * 400 `invalid_request` naming the parameter otherwise, before any booking-system call.
+     */
+    const deskDay = <D extends string | undefined>(param: string, day: D) =>
+      Effect.gen(function*() {
+        if (day === undefined) return day
+        const problem = deskDayProblem(day, yield* now)
+        if (problem !== undefined) return yield* new QbBadRequest({ code: "invalid_request", detail: `${param}: ${problem}` })
+        return day
+      })
+
     const slotsFor = (tour: DeskTourRow, date: string) =>
       Effect.gen(function*() {
         const departures = yield* departuresOn(tour, date)
@@ -219,6 +232,7 @@ export class QuickbookTours extends Effect.Service<QuickbookTours>()("QuickbookT
         if (total > QUOTE_MAX_GUESTS) {
           return yield* new QbBadRequest({ code: "invalid_request", detail: `at most ${QUOTE_MAX_GUESTS} guests in all` })
         }
+        yield* deskDay("start.date", q.start.date)
         const { merchantId, tour } = yield* chargeableTour(caller, q.activityId)
         const types = guestTypesOf(tour.categories)
         // Entries of one type are added up, in the order first given.
@@ -275,7 +289,7 @@ export class QuickbookTours extends Effect.Service<QuickbookTours>()("QuickbookT
         return { reference, validUntil: validUntil.toISOString(), cartLine }
       }).pipe(Effect.withSpan("QuickbookTours.quote"))
 
-    return { sellable, sellableTour, chargeableTour, holdAccountOf, slotsFor, list, slots, quote } as const
+    return { sellable, sellableTour, chargeableTour, holdAccountOf, slotsFor, deskDay, list, slots, quote } as const
   }),
   dependencies: [BookingSystemAccounts.Default]
 }) {}

@@ -13,6 +13,8 @@ import { SaleCustomer, TicketCartLine, TicketLanguage, type TicketSale } from ".
 const Row = Schema.Struct({
   reference: Schema.String,
   terminal_id: Schema.String,
+  /** The mode of the key the sale was quoted with: only keys of this mode may use it. */
+  key_mode: Schema.Literal("live", "test"),
   selling_operator_id: Schema.String,
   status: SaleStatus,
   valid_until: Schema.DateFromSelf,
@@ -44,7 +46,8 @@ export const readSale = (
   Effect.gen(function*() {
     if (!REFERENCE_PATTERN.test(reference)) return Option.none<SaleRecord>()
     const rows = yield* sql`
-      SELECT reference, terminal_id, selling_operator_id, status, valid_until, hold_expires_at, cart_line, customer,
+      SELECT reference, terminal_id, (SELECT k.mode FROM quickbook_keys k WHERE k.id = s.key_id) AS key_mode,
+        selling_operator_id, status, valid_until, hold_expires_at, cart_line, customer,
         language, booking_code, confirmed_at, failed_at, failure_reason,
         (SELECT p.state = 'refunded' FROM quickbook_payments p
           WHERE p.sale_reference = s.reference AND p.payment_id = s.paid_by_payment_id) AS money_returned,

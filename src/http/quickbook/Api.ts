@@ -12,17 +12,30 @@ import {
   QbUnavailable,
   QbUnprocessable
 } from "../../domain/quickbookErrors.js"
+import { DateString, IsoDate, IsoLocalTime, LocalTime } from "../../domain/dates.js"
+import { isEmailAddress } from "../../domain/mail.js"
 import { BookFailureReason, PHONE_PATTERN } from "../../domain/quickbookBook.js"
+import { DESK_DAYS_AHEAD } from "../../domain/quickbookSales.js"
 import { SaleStatus } from "../../domain/quickbookSaleStatus.js"
 import { TicketLanguage } from "../../domain/quickbookTicket.js"
 import { Budget, QuickbookAuth } from "./security.js"
 
 export const QUICKBOOK_PREFIX = "/api/quickbook/v1"
 
-const Day = Schema.String.pipe(Schema.pattern(/^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/)).annotations({
-  description: "A local calendar day YYYY-MM-DD in the tour's time zone."
-})
-const Time = Schema.String.pipe(Schema.pattern(/^([01]\d|2[0-3]):[0-5]\d$/)).annotations({ description: "Local HH:MM (24 hour)." })
+/** A day or time in an answer. */
+const Day = DateString.annotations({ description: "A local calendar day YYYY-MM-DD in the tour's time zone." })
+const Time = LocalTime.annotations({ description: "Local HH:MM (24 hour)." })
+/**
+ * A day or time in a request: the partner API's schemas (a real calendar day; 00:00 to 23:59), else
+ * 400 `invalid_request`. The service also keeps days to the desk's window (`deskDayProblem`).
+ */
+const DAY_WINDOW = `From yesterday to ${DESK_DAYS_AHEAD} days ahead; another day, or one that is not a real calendar day ` +
+  "(e.g. 2026-02-30), answers 400 `invalid_request`."
+const DayParam = IsoDate.annotations({ description: `A local calendar day YYYY-MM-DD in the tour's time zone. ${DAY_WINDOW}` })
+const TimeParam = IsoLocalTime.annotations({ description: "Local HH:MM (24 hour, 00:00 to 23:59); else 400 `invalid_request`." })
+/** Every step after the quote: test and live never cross (docs/decisions.md "Quickbook: test and live sales never cross"). */
+const OTHER_MODE = "A sale quoted with a key of the other mode (a test sale with a live key, a live sale with a test key) " +
+  "answers 403 `tour_not_sellable_here`, its clerk message saying which; nothing is read, held, booked or charged."
 const Uuid = Schema.String.pipe(Schema.pattern(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i))
 
 export const GuestTypeInfo = Schema.Struct({
@@ -77,7 +90,7 @@ export const DeskSlots = Schema.Struct({
 
 export const QuoteBody = Schema.Struct({
   activityId: Uuid.annotations({ description: "A tour's `activityId` from GET /tours." }),
-  start: Schema.Struct({ date: Day, time: Time }),
+  start: Schema.Struct({ date: DayParam, time: TimeParam }),
   guests: Schema.Array(Schema.Struct({
     type: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100)),
     count: Schema.Int.pipe(Schema.between(1, 50))
@@ -128,8 +141,11 @@ const SaleReference = Schema.String.pipe(Schema.pattern(/^SVC-[A-Z0-9]{10}$/)).a
 
 export const ReserveBody = Schema.Struct({
   reference: SaleReference,
-  idempotencyKey: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100)).annotations({
-    description: "A new UUID per hold; a retry with the same value returns the same hold. The hold belongs to the " +
+  idempotencyKey: Schema.String.pipe(
+    Schema.pattern(/^[\x21-\x7e]{1,100}$/, { message: () => "must be 1 to 100 visible ASCII characters, e.g. a UUID" })
+  ).annotations({
+    description: "A new UUID per hold (1 to 100 visible ASCII characters, else 400 `invalid_request`: it is passed on " +
+      "to the booking system); a retry with the same value returns the same hold. The hold belongs to the " +
       "sale: while it is held, any key answers the sale's hold."
   })
 }).annotations({ identifier: "ReserveRequest" })
@@ -150,7 +166,7 @@ export const ReleaseResponse = Schema.Struct({
 export class ToursGroup extends HttpApiGroup.make("tours")
   .add(
     HttpApiEndpoint.get("list", "/tours")
-        .setUrlParams(Schema.Struct({ date: Schema.optional(Day) }))
+        .setUrlParams(Schema.Struct({ date: Schema.optional(DayParam) }))
         .addSuccess(DeskTourList)
         .addError(QbBadRequest)
         .addError(QbUnauthorized)
@@ -159,7 +175,8 @@ export class ToursGroup extends HttpApiGroup.make("tours")
         .annotate(OpenApi.Summary, "Tours this terminal can sell on a day")
         .annotate(
           OpenApi.Description,
-          "Reads budget. Query `date` (YYYY-MM-DD, the tour's local day; default today in each tour's zone). The published " +
+          "Reads budget. Query `date` (YYYY-MM-DD, the tour's local day; default today in each tour's zone; from yesterday to " +
+            `${DESK_DAYS_AHEAD} days ahead, else 400 \`invalid_request\`, as for a day that is not a real calendar day). The published ` +
             "tours, linked to a booking system, on the sites of the terminal's selling operator: its own and those it " +
             "resells, by name, each with its guest types and whether the day has seats. A test key lists only tours whose " +
             "booking system and merchant are sandboxes, a live key only those where neither is. Start times with seats and " +
@@ -169,7 +186,7 @@ export class ToursGroup extends HttpApiGroup.make("tours")
   .add(
     HttpApiEndpoint.get("slots", "/tours/:activityId/slots")
         .setPath(Schema.Struct({ activityId: Uuid }))
-        .setUrlParams(Schema.Struct({ date: Schema.optional(Day) }))
+        .setUrlParams(Schema.Struct({ date: Schema.optional(DayParam) }))
         .addSuccess(DeskSlots)
         .addError(QbBadRequest)
         .addError(QbUnauthorized)
@@ -179,7 +196,8 @@ export class ToursGroup extends HttpApiGroup.make("tours")
         .annotate(OpenApi.Summary, "Start times, seats and guest prices of a tour on a day")
         .annotate(
           OpenApi.Description,
-          "Reads budget. Query `date` (YYYY-MM-DD, default today in the tour's zone). Read live from the operator's booking " +
+          "Reads budget. Query `date` (YYYY-MM-DD, default today in the tour's zone; from yesterday to " +
+            `${DESK_DAYS_AHEAD} days ahead, else 400 \`invalid_request\`). Read live from the operator's booking ` +
             "system; 503 `provider_unavailable` when it does not answer in time; 403 `tour_not_sellable_here` for a tour " +
             "this terminal may not sell."
         )
@@ -230,7 +248,7 @@ export class SalesGroup extends HttpApiGroup.make("sales")
             "quote past `validUntil` or a hold that ran out (make a new quote); 422 `hold_not_supported` when the tour's " +
             "booking system cannot hold (continue without a hold); 404 `not_found` for a reference not of this terminal; " +
             "503 `provider_unavailable` when the booking system does not answer (nothing held; retry with the same " +
-            "idempotencyKey)."
+            "idempotencyKey). " + OTHER_MODE
         )
   )
   .add(
@@ -247,7 +265,7 @@ export class SalesGroup extends HttpApiGroup.make("sales")
         .annotate(
           OpenApi.Description,
           "Writes budget. Releases the seats; the sale is `quoted` again (or `expired` past `validUntil`). Idempotent: " +
-            "a hold released before, run out, or never made answers the same 200."
+            "a hold released before, run out, or never made answers the same 200. " + OTHER_MODE
         )
   )
   .annotate(Budget, "writes")
@@ -301,12 +319,24 @@ export const SaleStatusResponse = Schema.Struct({
 }).annotations({ identifier: "SaleStatus" })
 
 const ProviderId = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200), Schema.pattern(/^[\x21-\x7e]+$/))
-const PersonName = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100), Schema.pattern(/^\S(.*\S)?$/))
+/** Control characters (C0, DEL, C1, line and paragraph separators) and UTF-16 halves without their other half. */
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+/**
+ * A guest's name as the ticket, the booking system and the email carry it: 1 to 100 characters, no
+ * leading or trailing space, nothing unprintable (a NUL or a broken character answered 500 before:
+ * the database refuses them).
+ */
+const PersonName = Schema.String.pipe(
+  Schema.pattern(/^\S(.*\S)?$/, { message: () => "must be 1 to 100 characters without leading or trailing spaces" }),
+  Schema.maxLength(100, { message: () => "must be 1 to 100 characters without leading or trailing spaces" }),
+  Schema.filter((s) => !UNPRINTABLE.test(s), { message: () => "must not contain control characters" })
+)
 
 export const BookBody = Schema.Struct({
   reference: SaleReference,
   holdRef: Schema.optional(SaleReference.annotations({
-    description: "The hold from POST /reserve (it equals the reference); another value answers 404 `not_found`."
+    description: "The hold from POST /reserve: it equals the sale's reference; another value answers 400 `invalid_request` " +
+      "(nothing is verified, recorded or booked)."
   })),
   payment: Schema.Struct({
     provider: Schema.Literal("payprovider").annotations({ description: "The payment provider (only `payprovider` today)." }),
@@ -316,7 +346,13 @@ export const BookBody = Schema.Struct({
   customer: Schema.Struct({
     firstName: PersonName,
     lastName: PersonName,
-    email: Schema.String.pipe(Schema.maxLength(254), Schema.pattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/)),
+    email: Schema.String.pipe(
+      Schema.filter(isEmailAddress, { message: () => "must be an email address local@domain (no spaces, quotes or brackets)" })
+    ).annotations({
+      description: "The guest's email, where the ticket is sent: an address the outbox can send to (the same rule), " +
+        "at most 254 characters; else 400 `invalid_request`.",
+      jsonSchema: { type: "string", format: "email", maxLength: 254 }
+    }),
     phone: Schema.optional(Schema.String.pipe(Schema.pattern(PHONE_PATTERN)).annotations({
       description: "International format: `+`, country code and number, digits only (e.g. `+4791234567`). Required when the " +
         "cart line's `requiresPhone` is true."
@@ -368,7 +404,8 @@ export class BookGroup extends HttpApiGroup.make("book")
             "(voided the same day before 23:00 UTC, else refunded): `sold_out`, `price_changed` (the quote is past " +
             "`validUntil` and the live price differs), `provider_unavailable`, `hold_expired`, `hold_not_supported`, " +
             "`terminal_not_registered`, `tour_not_sellable_here`, `phone_required`, `phone_rejected`, `duplicate_payment`, " +
-            "`provider_refused`; (6) `payment_mismatch`: nothing is booked, nothing is refunded, the service is alerted."
+            "`provider_refused`; (6) `payment_mismatch`: nothing is booked, nothing is refunded, the service is alerted. " +
+            "Before the payment is read: a `holdRef` other than the sale's reference is 400 `invalid_request`; " + OTHER_MODE
         )
   )
   .annotate(Budget, "books")
@@ -394,7 +431,7 @@ export class TicketsGroup extends HttpApiGroup.make("tickets")
           OpenApi.Description,
           "Reads budget. Call it after a timeout before calling POST /book again. `status` per spec §3; a quote or hold " +
             "that ran out reads `expired`. `ticket` only when `confirmed`. 404 `not_found` for a reference that is " +
-            "unknown, malformed or of another terminal."
+            "unknown, malformed or of another terminal. " + OTHER_MODE
         )
   )
   .add(
@@ -413,7 +450,7 @@ export class TicketsGroup extends HttpApiGroup.make("tickets")
         .annotate(
           OpenApi.Description,
           "Reads budget. Query `lang` en (default) or nb. 404 `not_found` for a reference that is unknown, malformed or " +
-            "of another terminal, and for a sale not confirmed (no ticket yet; the clerk message says so)."
+            "of another terminal, and for a sale not confirmed (no ticket yet; the clerk message says so). " + OTHER_MODE
         )
   )
   .annotate(Budget, "reads")

@@ -74,7 +74,10 @@ export const quickbookResponseFor = (error: unknown, lang: ClerkLanguage) => {
     return respond(429, error.code, lang, { headers: { "Retry-After": String(error.retryAfterSeconds) } })
   }
   if (error instanceof QbBadRequest) return respond(400, error.code, lang, { reference: error.reference })
-  if (error instanceof QbForbidden) return respond(403, error.code, lang, { reference: error.reference })
+  if (error instanceof QbForbidden) {
+    const clerkMessage = error.variant === undefined ? undefined : CLERK_MESSAGE_VARIANTS[error.variant][lang]
+    return respond(403, error.code, lang, { reference: error.reference, clerkMessage })
+  }
   if (error instanceof QbNotFound) {
     const clerkMessage = error.variant === undefined ? undefined : CLERK_MESSAGE_VARIANTS[error.variant][lang]
     return respond(404, error.code, lang, { reference: error.reference, clerkMessage })

@@ -17,7 +17,8 @@ const STATUS_TEXT: Record<string, string> = {
   "401": "`unauthorized`: key missing, invalid, expired, revoked, not a quickbook key, or sent in the URL.",
   "403": "`terminal_not_registered`: the terminal is not registered, not active or not bound to the key; " +
     "`tour_not_sellable_here`: the terminal cannot sell or charge for the tour (not sold on its operator's sites; no " +
-    "merchant or card terminal to charge with; or a test key on live accounts, or a live key on sandbox accounts).",
+    "merchant or card terminal to charge with; or a test key on live accounts, or a live key on sandbox accounts), or " +
+    "the sale was quoted with a key of the other mode (test or live; the clerk message says which).",
   "404": "`not_found`: no such sale or hold for this terminal (an unknown or malformed reference, or another " +
     "terminal's); on the ticket endpoints also a sale not confirmed (no ticket yet, with its own clerk message); for a " +
     "PDF link also a signature that does not verify or a link that has lapsed.",
@@ -37,10 +38,12 @@ const OPERATION_STATUS_TEXT: Record<string, Record<string, string>> = {
   },
   [`${QUICKBOOK_PREFIX}/book`]: {
     "400": "`invalid_request`: the body does not validate (missing or malformed field; a phone not in international " +
-      "format); `terminal_not_registered`: the Quickbook-Terminal header is missing or malformed.",
+      "format; a `holdRef` that is not the sale's reference); `terminal_not_registered`: the Quickbook-Terminal header " +
+      "is missing or malformed. Nothing was recorded, booked or refunded.",
     "403": "`terminal_not_registered`: the terminal is not registered, not active or not bound to the key; " +
-      "`tour_not_sellable_here`: the terminal cannot charge for the tour's operator. Nothing was booked or refunded.",
-    "404": "`not_found`: no such sale for this terminal, or a `holdRef` that is not the sale's.",
+      "`tour_not_sellable_here`: the terminal cannot charge for the tour's operator, or the sale was quoted with a key " +
+      "of the other mode (test or live). Nothing was booked or refunded.",
+    "404": "`not_found`: no such sale for this terminal.",
     "409": "`payment_mismatch`: the payment does not match the sale (amount, currency, merchant, reference or terminal). " +
       "Nothing was booked, nothing is refunded, the service is alerted; a repeat answers the same.",
     "422": "`payment_not_found`: the provider does not show that payment completed on that order (not taken yet, declined, " +

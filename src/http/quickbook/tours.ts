@@ -15,7 +15,7 @@ export const QuickbookToursLive = HttpApiBuilder.group(QuickbookApi, "tours", (h
         Effect.gen(function*() {
           const caller = yield* CurrentTerminal
           const { terminal } = caller
-          const rows = yield* tours.list(caller, urlParams.date)
+          const rows = yield* tours.list(caller, yield* tours.deskDay("date", urlParams.date))
           return {
             terminal: { id: terminal.id, name: terminal.name, operatorName: terminal.operatorName },
             tours: rows.map(({ available, date, tour: r }) => ({
@@ -34,7 +34,8 @@ export const QuickbookToursLive = HttpApiBuilder.group(QuickbookApi, "tours", (h
         }))
       .handle("slots", ({ path, urlParams }) =>
         Effect.gen(function*() {
-          const { date, slots, tour } = yield* tours.slots(yield* CurrentTerminal, path.activityId, urlParams.date)
+          const day = yield* tours.deskDay("date", urlParams.date)
+          const { date, slots, tour } = yield* tours.slots(yield* CurrentTerminal, path.activityId, day)
           return {
             activityId: tour.id,
             date,

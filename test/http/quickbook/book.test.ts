@@ -257,7 +257,7 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
       expect(yield* s.paymentRow(payment.paymentId)).toMatchObject({ state: "confirmed", alerted_at: null })
     }))
 
-  it.effect("400 invalid_request for a body that does not validate; 404 for another sale or a holdRef not the sale's", () =>
+  it.effect("400 invalid_request for a body that does not validate or a holdRef not the sale's; 404 for another sale", () =>
     Effect.gen(function*() {
       const s = yield* deskWorld
       const q = yield* s.quote(1)
@@ -276,7 +276,7 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
       })
       expectError(wrongProvider, 400, "invalid_request")
       expectError(yield* s.book("SVC-0000000000", payment), 404, "not_found")
-      expectError(yield* s.book(q.reference, payment, { holdRef: "SVC-0000000000" }), 404, "not_found")
+      expectError(yield* s.book(q.reference, payment, { holdRef: "SVC-0000000000" }), 400, "invalid_request")
       // Another terminal's sale is not found here.
       const other = yield* deskWorld
       const theirs = yield* other.quote(1)
