@@ -12,6 +12,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import fc from "fast-check"
 import { randomUUID } from "node:crypto"
+import * as net from "node:net"
 import {
   CLERK_MESSAGES,
   CLERK_MESSAGE_VARIANTS,
@@ -29,6 +30,7 @@ import { insertRows } from "../support/mirror.js"
 import { paymentsEnv } from "../support/payments.js"
 import { BASE, sellingDesk } from "../support/quickbook.js"
 import { rawCall, type RawRequest } from "../support/rawHttp.js"
+import { TestServer } from "../support/server.js"
 
 const env = paymentsEnv(Effect.succeed({ TOUR_AVAILABILITY_TIMEOUT_MS: "1500" }))
 
@@ -402,7 +404,7 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("request bodies and 
         }
       }))
 
-    it.effect("random query strings and path ids on the reads of both APIs never answer 5xx", () =>
+    it.effect("random query strings on the reads and random path ids on reads and writes of both APIs never answer 5xx", () =>
       Effect.gen(function*() {
         const w = yield* world
         const value = fc.oneof(
@@ -424,6 +426,55 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("request bodies and 
           const res = yield* rawCall(`${s.read.path}?${s.query}`, { method: "GET", headers: s.read.auth })
           expect(res.status, `${s.read.path}?${s.query}: ${res.text}`).toBeLessThan(500)
         }
+        // Path ids that are not UUIDs (or not references), of any length up to what Node takes.
+        const id = fc.oneof(fc.string({ minLength: 1, maxLength: 60 }).map(encodeURIComponent), fc.constantFrom("%E0%A4%A", "..", "9".repeat(5000), "%00"))
+        const paths = [
+          (x: string) => ({ path: `/api/v1/bookings/${x}`, auth: w.partner, method: "GET" }),
+          (x: string) => ({ path: `/api/v1/tours/${x}/availability?from=2026-01-01&to=2026-01-02`, auth: w.partner, method: "GET" }),
+          (x: string) => ({ path: `/api/v1/bookings/${x}/cancel`, auth: w.partner, method: "POST" }),
+          (x: string) => ({ path: `${BASE}/sales/${x}/ticket`, auth: w.quickbook, method: "GET" }),
+          (x: string) => ({ path: `${BASE}/reserve/${x}`, auth: w.quickbook, method: "DELETE" })
+        ]
+        for (const s of fc.sample(fc.tuple(fc.constantFrom(...paths), id), { numRuns: 60, seed: 5 })) {
+          const target = s[0](s[1])
+          const res = yield* rawCall(target.path, {
+            method: target.method,
+            headers: { ...target.auth, ...JSON_TYPE, "idempotency-key": randomUUID() },
+            ...(target.method === "POST" ? { body: "{\"reason\":\"Storm warning\"}" } : {})
+          })
+          expect(res.status, `${target.method} ${target.path.slice(0, 100)}: ${res.text.slice(0, 300)}`).toBeLessThan(500)
+        }
+      }))
+
+    it.effect("headers: a 10,000-character Idempotency-Key is 400 naming it; control characters are refused by the HTTP parser (400)", () =>
+      Effect.gen(function*() {
+        const w = yield* world
+        const long = yield* rawCall(`/api/v1/manifest/${w.row}/checkin`, {
+          headers: { ...w.partner, ...JSON_TYPE, "idempotency-key": "k".repeat(10_000) },
+          body: "{\"status\":\"checked_in\"}"
+        })
+        expect(long.status, long.text).toBe(400)
+        expect(long.body.invalid_params).toEqual([{ name: "Idempotency-Key", reason: long.body.detail }])
+        expect(long.text.length).toBeLessThan(1000)
+        // node:http will not send a control character in a header; write the request by hand.
+        const { baseUrl } = yield* TestServer
+        const url = new URL(baseUrl)
+        const answer = yield* Effect.async<string>((resume) => {
+          const socket = net.connect(Number(url.port), url.hostname, () => {
+            socket.write(
+              `POST /api/v1/manifest/${w.row}/checkin HTTP/1.1\r\nHost: x\r\nAuthorization: ${w.partner.authorization}\r\n` +
+                `Idempotency-Key: abc\u0001defgh\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}`
+            )
+          })
+          let text = ""
+          socket.on("data", (d) => (text += d.toString("latin1")))
+          socket.on("close", () => resume(Effect.succeed(text)))
+          socket.on("error", () => resume(Effect.succeed(text)))
+          return Effect.sync(() => socket.destroy())
+        })
+        expect(answer.split("\r\n")[0]).toBe("HTTP/1.1 400 Bad Request")
+        expect(yield* w.recorded).toMatchObject({ idempotency: 0, limits: 0 })
+        expect(yield* checkinState(w.row)).toBeNull()
       }))
   })
 })
