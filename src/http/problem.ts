@@ -161,7 +161,8 @@ export const problemMiddleware = HttpApiBuilder.middleware(Effect.map(HttpApiBui
       const requestId = given && REQUEST_ID.test(given) ? given : randomUUID()
       const ctx = { requestId, headers: {} as Record<string, string> }
       yield* Effect.annotateCurrentSpan("request_id", requestId)
-      // Both APIs: bodies read by ./requestBody.ts, a known path with another method is 405.
+      // Both APIs: bodies read by ./requestBody.ts, a known path with another method is 405. (The
+      // platform types the app's failures as never; the mappings below handle whatever fails.)
       const app = inner.pipe(
         refailBodyRejections,
         refailWrongMethod(router),
