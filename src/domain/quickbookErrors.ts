@@ -6,6 +6,7 @@
  */
 import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
+import { QUOTE_MAX_ENTRIES, QUOTE_MAX_GUESTS } from "./quickbookSales.js"
 
 export const QuickbookCode = Schema.Literal(
   "terminal_not_registered",
@@ -35,8 +36,19 @@ const fields = {
   reference: Schema.optional(Schema.String)
 }
 
-export class QbBadRequest extends Schema.TaggedError<QbBadRequest>()("QbBadRequest", fields,
-  HttpApiSchema.annotations({ status: 400 })) {}
+/**
+ * `field`: the parameter or body field at fault (`start.date`), named in the clerk message;
+ * `variant`: a more precise clerk message (CLERK_MESSAGE_VARIANTS).
+ */
+export class QbBadRequest extends Schema.TaggedError<QbBadRequest>()(
+  "QbBadRequest",
+  {
+    ...fields,
+    field: Schema.optional(Schema.String),
+    variant: Schema.optional(Schema.Literal("too_many_guest_entries", "too_many_guests"))
+  },
+  HttpApiSchema.annotations({ status: 400 })
+) {}
 export class QbUnauthorized extends Schema.TaggedError<QbUnauthorized>()("QbUnauthorized", fields,
   HttpApiSchema.annotations({ status: 401 })) {}
 /** `variant`: a more precise clerk message for the same code (CLERK_MESSAGE_VARIANTS). */
@@ -87,8 +99,8 @@ export const CLERK_MESSAGES: Record<QuickbookCode, Record<ClerkLanguage, string>
     nb: "Denne terminalen er ikke registrert for skrankesalg. Kontakt support."
   },
   invalid_request: {
-    en: "The sale could not be read. Check the details and try again.",
-    nb: "Salget kunne ikke leses. Sjekk opplysningene og prøv igjen."
+    en: "The request could not be read. Check the details and try again.",
+    nb: "Forespørselen kunne ikke leses. Sjekk opplysningene og prøv igjen."
   },
   unauthorized: {
     en: "The desk system is not signed in. Contact support.",
@@ -154,7 +166,10 @@ export const CLERK_MESSAGES: Record<QuickbookCode, Record<ClerkLanguage, string>
 }
 
 /** Clerk messages more precise than their code's, chosen by an error's `variant`. */
-export const CLERK_MESSAGE_VARIANTS: Record<"no_ticket_yet" | "test_sale" | "live_sale", Record<ClerkLanguage, string>> = {
+export const CLERK_MESSAGE_VARIANTS: Record<
+  "no_ticket_yet" | "test_sale" | "live_sale" | "too_many_guest_entries" | "too_many_guests",
+  Record<ClerkLanguage, string>
+> = {
   no_ticket_yet: {
     en: "There is no ticket yet: this sale is not booked. Check the sale's status.",
     nb: "Det finnes ingen billett ennå: salget er ikke booket. Sjekk salgets status."
@@ -166,8 +181,111 @@ export const CLERK_MESSAGE_VARIANTS: Record<"no_ticket_yet" | "test_sale" | "liv
   live_sale: {
     en: "This is a live sale: it cannot be used in test mode.",
     nb: "Dette er et ekte salg: det kan ikke brukes i testmodus."
+  },
+  too_many_guest_entries: {
+    en: `A sale can have at most ${QUOTE_MAX_ENTRIES} guest lines. Combine guests of the same type.`,
+    nb: `Et salg kan ha høyst ${QUOTE_MAX_ENTRIES} gjestelinjer. Slå sammen gjester av samme type.`
+  },
+  too_many_guests: {
+    en: `A sale can have at most ${QUOTE_MAX_GUESTS} guests. Split the group into several sales.`,
+    nb: `Et salg kan ha høyst ${QUOTE_MAX_GUESTS} gjester. Del gruppen opp i flere salg.`
   }
 }
+
+/**
+ * What the clerk reads about a parameter or body field (as the request names it, e.g.
+ * `customer.email`, `guests.0.count`; list indexes are looked up as `*`), with a hint on the
+ * expected form where one helps.
+ */
+const FIELDS: Record<string, { readonly label: Record<ClerkLanguage, string>; readonly hint?: Record<ClerkLanguage, string> }> = {
+  body: { label: { en: "The request body", nb: "Innholdet i forespørselen" } },
+  activityId: { label: { en: "The tour", nb: "Turen" } },
+  date: { label: { en: "The date", nb: "Datoen" }, hint: { en: "Use YYYY-MM-DD.", nb: "Bruk ÅÅÅÅ-MM-DD." } },
+  start: { label: { en: "The departure", nb: "Avgangen" } },
+  "start.date": { label: { en: "The date", nb: "Datoen" }, hint: { en: "Use YYYY-MM-DD.", nb: "Bruk ÅÅÅÅ-MM-DD." } },
+  "start.time": { label: { en: "The start time", nb: "Starttiden" }, hint: { en: "Use HH:MM.", nb: "Bruk TT:MM." } },
+  guests: { label: { en: "The guests", nb: "Gjestene" } },
+  "guests.*": { label: { en: "A guest line", nb: "En gjestelinje" } },
+  "guests.*.type": { label: { en: "A guest type", nb: "En gjestetype" } },
+  "guests.*.count": {
+    label: { en: "A number of guests", nb: "Et antall gjester" },
+    hint: { en: "Use 1 to 50 per line.", nb: "Bruk 1 til 50 per linje." }
+  },
+  reference: { label: { en: "The sale reference", nb: "Salgsreferansen" } },
+  idempotencyKey: { label: { en: "The hold's idempotency key", nb: "Reservasjonens idempotensnøkkel" } },
+  holdRef: { label: { en: "The hold reference", nb: "Reservasjonsreferansen" } },
+  payment: { label: { en: "The payment", nb: "Betalingen" } },
+  "payment.provider": { label: { en: "The payment provider", nb: "Betalingsleverandøren" } },
+  "payment.orderId": { label: { en: "The payment's order id", nb: "Betalingens ordre-id" } },
+  "payment.paymentId": { label: { en: "The payment id", nb: "Betalings-id-en" } },
+  customer: { label: { en: "The guest's details", nb: "Gjestens opplysninger" } },
+  "customer.firstName": { label: { en: "The guest's first name", nb: "Gjestens fornavn" } },
+  "customer.lastName": { label: { en: "The guest's last name", nb: "Gjestens etternavn" } },
+  "customer.email": { label: { en: "The guest's email address", nb: "Gjestens e-postadresse" } },
+  "customer.phone": {
+    label: { en: "The guest's phone number", nb: "Gjestens telefonnummer" },
+    hint: { en: "Use the international format, e.g. +4791234567.", nb: "Bruk internasjonalt format, f.eks. +4791234567." }
+  },
+  language: { label: { en: "The guest's language", nb: "Gjestens språk" }, hint: { en: "Use en or nb.", nb: "Bruk en eller nb." } },
+  lang: { label: { en: "The ticket language", nb: "Billettspråket" }, hint: { en: "Use en or nb.", nb: "Bruk en eller nb." } },
+  exp: { label: { en: "The ticket link", nb: "Billettlenken" } },
+  sig: { label: { en: "The ticket link", nb: "Billettlenken" } }
+}
+
+/** A 400 `invalid_request` clerk message naming the field (its label, and its name for support): missing, or not valid. */
+export const invalidFieldMessage = (field: string, missing: boolean, lang: ClerkLanguage): string => {
+  const name = field.length > 60 ? `${field.slice(0, 60)}…` : field
+  const known = FIELDS[field.replace(/\.\d+(?=\.|$)/g, ".*")]
+  const subject = known === undefined
+    ? (lang === "nb" ? `Feltet ${name}` : `The field ${name}`)
+    : field === "body" ? known.label[lang] : `${known.label[lang]} (${name})`
+  const hint = missing || known?.hint === undefined ? "" : ` ${known.hint[lang]}`
+  return lang === "nb"
+    ? `${subject} ${missing ? "mangler" : "er ugyldig"}.${hint} Sjekk opplysningene og prøv igjen.`
+    : `${subject} ${missing ? "is missing" : "is not valid"}.${hint} Check the details and try again.`
+}
+
+/**
+ * Clerk messages for requests the desk app got wrong (nothing the clerk typed): a body the service
+ * cannot read, an endpoint or method that does not exist.
+ */
+export const REQUEST_MESSAGES: Record<
+  "body_not_json" | "body_not_utf8" | "body_too_deep" | "body_too_large" | "body_not_json_type",
+  Record<ClerkLanguage, string>
+> = {
+  body_not_json: {
+    en: "The desk app sent a request that is not valid JSON. Try again; contact support if it persists.",
+    nb: "Skrankeappen sendte en forespørsel som ikke er gyldig JSON. Prøv igjen; kontakt support hvis det fortsetter."
+  },
+  body_not_utf8: {
+    en: "The desk app sent a request that is not UTF-8 text. Contact support.",
+    nb: "Skrankeappen sendte en forespørsel som ikke er UTF-8-tekst. Kontakt support."
+  },
+  body_too_deep: {
+    en: "The desk app sent a request nested too deeply to read. Contact support.",
+    nb: "Skrankeappen sendte en forespørsel som er nøstet for dypt til å leses. Kontakt support."
+  },
+  body_too_large: {
+    en: "The desk app sent a request larger than the service takes. Contact support.",
+    nb: "Skrankeappen sendte en forespørsel som er større enn tjenesten tar imot. Kontakt support."
+  },
+  body_not_json_type: {
+    en: "The desk app sent a request that is not JSON (Content-Type: application/json). Contact support.",
+    nb: "Skrankeappen sendte en forespørsel som ikke er JSON (Content-Type: application/json). Kontakt support."
+  }
+}
+
+/** 404 for a path the API does not have. */
+export const unknownEndpointMessage = (method: string, path: string, lang: ClerkLanguage) =>
+  lang === "nb"
+    ? `Endepunktet finnes ikke: ${method} ${path}. Skrankeappen må kanskje oppdateres; kontakt support.`
+    : `No such endpoint: ${method} ${path}. The desk app may need an update; contact support.`
+
+/** 405 for a path that does not take the method. */
+export const wrongMethodMessage = (method: string, path: string, allow: ReadonlyArray<string>, lang: ClerkLanguage) =>
+  lang === "nb"
+    ? `Skrankeappen brukte ${method} på ${path}, som bare tar imot ${allow.join(", ")}. Kontakt support.`
+    : `The desk app used ${method} on ${path}, which takes only ${allow.join(", ")}. Contact support.`
 
 /**
  * The clerk's language from `Accept-Language`: Norwegian (`nb`, `no` or `nn`, any region) when it

@@ -84,14 +84,42 @@ export const parseIdempotencyKey = (raw: string | undefined): Either.Either<stri
     : Either.left(`the ${IDEMPOTENCY_KEY_HEADER} header ${IDEMPOTENCY_KEY_RULE}`)
 }
 
-/** JSON with object keys sorted at every level and undefined members dropped. */
+/**
+ * JSON with object keys sorted at every level and undefined members dropped. Iterative (an explicit
+ * stack, not recursion), so no nesting depth can overflow the call stack.
+ */
 export const canonicalJson = (value: unknown): string => {
-  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null"
-  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? "null" : canonicalJson(v))).join(",")}]`
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`
+  const out: Array<string> = []
+  /** Open arrays and objects: the members still to write, and how many are written. */
+  const stack: Array<{ readonly close: "]" | "}"; readonly members: ReadonlyArray<readonly [string | null, unknown]>; next: number }> = []
+  const write = (v: unknown) => {
+    if (v === null || typeof v !== "object") {
+      out.push(JSON.stringify(v) ?? "null")
+    } else if (Array.isArray(v)) {
+      out.push("[")
+      stack.push({ close: "]", members: v.map((item) => [null, item === undefined ? null : item] as const), next: 0 })
+    } else {
+      out.push("{")
+      const entries = Object.entries(v as Record<string, unknown>)
+        .filter(([, member]) => member !== undefined)
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      stack.push({ close: "}", members: entries, next: 0 })
+    }
+  }
+  write(value)
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1]!
+    if (top.next === top.members.length) {
+      out.push(top.close)
+      stack.pop()
+      continue
+    }
+    const [key, member] = top.members[top.next]!
+    if (top.next++ > 0) out.push(",")
+    if (key !== null) out.push(`${JSON.stringify(key)}:`)
+    write(member)
+  }
+  return out.join("")
 }
 
 /**

@@ -1,7 +1,9 @@
 /**
  * The one place where failures become RFC 9457 problem details (application/problem+json):
- * domain errors, request decoding errors, unknown routes and defects. Runs as the API-level
- * middleware, which also assigns the request id and writes the headers collected for the request.
+ * domain errors, request decoding errors, bodies refused (./requestBody.ts), unknown routes and
+ * methods (./routing.ts) and defects. Runs as the API-level middleware, which also assigns the
+ * request id, takes request bodies through ./requestBody.ts for both APIs, and writes the headers
+ * collected for the request.
  */
 import {
   HttpApiBuilder,
@@ -11,7 +13,7 @@ import {
   HttpServerRequest,
   HttpServerResponse
 } from "@effect/platform"
-import { Cause, Effect, Option, Schema } from "effect"
+import { Cause, Effect, Layer, Option, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { decodedUrl, urlCarriesSecretKey } from "../domain/apiKey.js"
 import { clipEchoes, echo } from "../domain/echo.js"
@@ -28,7 +30,9 @@ import {
   Unavailable
 } from "../domain/errors.js"
 import { handleQuickbook, isQuickbookUrl } from "./quickbook/errors.js"
+import { BodyTooLarge, MalformedBody, refailBodyRejections, UnsupportedMediaType, withJsonBody } from "./requestBody.js"
 import { CurrentRequest } from "./requestContext.js"
+import { MethodNotAllowed, quotablePath, refailWrongMethod } from "./routing.js"
 
 export const PROBLEM_CONTENT_TYPE = "application/problem+json"
 
@@ -64,6 +68,9 @@ export const PROBLEM_TYPES = {
   unauthorized: { status: 401, slug: "unauthorized", title: "Unauthorized" },
   forbidden: { status: 403, slug: "missing-scope", title: "Missing scope" },
   notFound: { status: 404, slug: "not-found", title: "Not found, or not yours" },
+  methodNotAllowed: { status: 405, slug: "method-not-allowed", title: "Method not allowed" },
+  payloadTooLarge: { status: 413, slug: "payload-too-large", title: "Body too large" },
+  unsupportedMediaType: { status: 415, slug: "unsupported-media-type", title: "Body is not JSON" },
   rateLimited: { status: 429, slug: "rate-limited", title: "Too many requests" },
   internal: { status: 500, slug: "internal", title: "Internal error" },
   idempotencyInProgress: { status: 409, slug: "idempotency-in-progress", title: "Request with this Idempotency-Key still running" },
@@ -118,8 +125,16 @@ export const problemFor = (error: unknown, requestId: string, method: string, ur
   if (error instanceof Forbidden) return respond(PROBLEM_TYPES.forbidden, requestId, error.detail, { scope: error.scope })
   if (error instanceof NotFound) return respond(PROBLEM_TYPES.notFound, requestId, error.detail)
   if (error instanceof HttpServerError.RouteNotFound) {
-    return respond(PROBLEM_TYPES.notFound, requestId, `no endpoint ${echo(method)} ${echo(url.split("?")[0]!)}`)
+    return respond(PROBLEM_TYPES.notFound, requestId, `no endpoint ${echo(method)} ${quotablePath(url)}`)
   }
+  if (error instanceof MethodNotAllowed) {
+    return respond(PROBLEM_TYPES.methodNotAllowed, requestId, error.detail, {}, { Allow: error.allow.join(", ") })
+  }
+  if (error instanceof MalformedBody) {
+    return respond(PROBLEM_TYPES.invalid, requestId, error.detail, { invalid_params: [{ name: "body", reason: error.detail }] })
+  }
+  if (error instanceof BodyTooLarge) return respond(PROBLEM_TYPES.payloadTooLarge, requestId, error.detail)
+  if (error instanceof UnsupportedMediaType) return respond(PROBLEM_TYPES.unsupportedMediaType, requestId, error.detail)
   if (error instanceof RateLimited) {
     return respond(PROBLEM_TYPES.rateLimited, requestId, error.detail, { retry_after: error.retryAfterSeconds }, {
       "Retry-After": String(error.retryAfterSeconds)
@@ -144,14 +159,21 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{8,64}$/
 export const loggableUrl = (url: string) =>
   urlCarriesSecretKey(url) ? decodedUrl(url).replace(/svc(qb)?_(live|test)_[A-Za-z0-9_]*/gi, "[redacted]") : url
 
-export const problemMiddleware = HttpApiBuilder.middleware(
-  ((app: HttpApp.Default) =>
+export const problemMiddleware = HttpApiBuilder.middleware(Effect.map(HttpApiBuilder.Router, (router) =>
+  ((inner: HttpApp.Default) =>
     Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const given = request.headers["x-request-id"]
       const requestId = given && REQUEST_ID.test(given) ? given : randomUUID()
       const ctx = { requestId, headers: {} as Record<string, string> }
       yield* Effect.annotateCurrentSpan("request_id", requestId)
+      // Both APIs: bodies read by ./requestBody.ts, a known path with another method is 405. (The
+      // platform types the app's failures as never; the mappings below handle whatever fails.)
+      const app = inner.pipe(
+        refailBodyRejections,
+        refailWrongMethod(router),
+        Effect.provideService(HttpServerRequest.HttpServerRequest, withJsonBody(request))
+      ) as unknown as HttpApp.Default
 
       // The Quickbook API answers its own error body (src/http/quickbook/errors.ts).
       const quickbook = isQuickbookUrl(request.url)
@@ -190,7 +212,9 @@ export const problemMiddleware = HttpApiBuilder.middleware(
       return HttpServerResponse.setHeaders(response, {
         ...ctx.headers,
         "X-Request-Id": requestId,
-        ...(quickbook ? { "Cache-Control": "no-store" } : {})
+        ...(quickbook ? { "Cache-Control": "no-store" } : {}),
+        // The rest of a body over the limit is not read: close the connection rather than drain it.
+        ...(response.status === 413 ? { Connection: "close" } : {})
       })
     })) as any
-)
+)).pipe(Layer.provide(HttpApiBuilder.Router.Live))

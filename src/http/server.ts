@@ -1,5 +1,5 @@
 /** The HTTP server: the Partner API, its documents, and the middleware they share. */
-import { HttpApiBuilder, HttpApiScalar, HttpServer } from "@effect/platform"
+import { HttpApiBuilder, HttpApiScalar, HttpRouter, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Layer } from "effect"
 import { createServer } from "node:http"
@@ -84,8 +84,14 @@ export const ApiLive = HttpApiBuilder.api(PartnerApi).pipe(
  * Everything served, needing a SqlClient, the config, an HttpServer, and for the writes the
  * BookingSystem and PaymentProvider ports and the Outbox (`ExternalSystemsLive` in src/app.ts).
  */
+/** Node refuses request heads over 16 KiB (431), so no path parameter is longer. */
+const MAX_PATH_PARAM_LENGTH = 16 * 1024
+
 /** Access logs come from the problem middleware (with the request id, secrets redacted). */
 export const HttpLive = HttpApiBuilder.serve().pipe(
+  // The router's default refuses a path parameter over 100 characters as "no route" (404 "no such
+  // endpoint"); the parameter's own schema answers it instead (a UUID: 400, a sale reference: 404).
+  Layer.provide(HttpRouter.setRouterConfig({ maxParamLength: MAX_PATH_PARAM_LENGTH })),
   Layer.provide(openApiLayer),
   Layer.provide(quickbookOpenApiLayer),
   Layer.provide(HttpApiScalar.layer({ path: "/api/v1/docs" })),

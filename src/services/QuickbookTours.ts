@@ -226,11 +226,21 @@ export class QuickbookTours extends Effect.Service<QuickbookTours>()("QuickbookT
       Effect.gen(function*() {
         const { terminal, key } = caller
         if (q.guests.length > QUOTE_MAX_ENTRIES) {
-          return yield* new QbBadRequest({ code: "invalid_request", detail: `at most ${QUOTE_MAX_ENTRIES} guest entries` })
+          return yield* new QbBadRequest({
+            code: "invalid_request",
+            detail: `at most ${QUOTE_MAX_ENTRIES} guest entries`,
+            field: "guests",
+            variant: "too_many_guest_entries"
+          })
         }
         const total = q.guests.reduce((n, g) => n + g.count, 0)
         if (total > QUOTE_MAX_GUESTS) {
-          return yield* new QbBadRequest({ code: "invalid_request", detail: `at most ${QUOTE_MAX_GUESTS} guests in all` })
+          return yield* new QbBadRequest({
+            code: "invalid_request",
+            detail: `at most ${QUOTE_MAX_GUESTS} guests in all`,
+            field: "guests",
+            variant: "too_many_guests"
+          })
         }
         yield* deskDay("start.date", q.start.date)
         const { merchantId, tour } = yield* chargeableTour(caller, q.activityId)

@@ -39,6 +39,31 @@ describe("the same request", () => {
     expect(canonicalJson({ b: 1, a: undefined, c: [1, { y: 2, x: null }] })).toBe(`{"b":1,"c":[1,{"x":null,"y":2}]}`)
   })
 
+  it("canonical JSON of any nesting depth: no stack overflow (it is not recursive)", () => {
+    let deep: unknown = 1
+    for (let i = 0; i < 100_000; i++) deep = i % 2 === 0 ? [deep] : { k: deep, a: undefined }
+    const text = canonicalJson(deep)
+    expect(text.length).toBe(1 + 50_000 * 2 + 50_000 * 6)
+    expect(text.startsWith(`{"k":[{"k":[`)).toBe(true)
+    expect(() => requestFingerprint("POST", "/x", deep)).not.toThrow()
+  })
+
+  it("canonical JSON is the same text as the plain recursive definition", () => {
+    const reference = (value: unknown): string => {
+      if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null"
+      if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? "null" : reference(v))).join(",")}]`
+      const entries = Object.entries(value as Record<string, unknown>)
+        .filter(([, v]) => v !== undefined)
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${reference(v)}`).join(",")}}`
+    }
+    fc.assert(fc.property(fc.anything({ withNullPrototype: true, withBoxedValues: false, withMap: false, withSet: false }), (value) => {
+      expect(canonicalJson(value)).toBe(reference(value))
+    }))
+    expect(canonicalJson(undefined)).toBe("null")
+    expect(canonicalJson([undefined, () => 1, { f: () => 1, u: undefined }])).toBe(`[null,null,{"f":null}]`)
+  })
+
   it("the fingerprint changes with method, path and body, not with the path's case", () => {
     const base = requestFingerprint("POST", "/api/v1/manifest/ABC/checkin", { status: "checked_in" })
     expect(requestFingerprint("post", "/api/v1/manifest/abc/checkin", { status: "checked_in" })).toBe(base)

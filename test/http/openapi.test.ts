@@ -25,11 +25,11 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("OpenAPI do
         "get /api/v1/bookings": ["200", "400", "401", "403", "404", "429", "500"],
         "get /api/v1/bookings/{id}": ["200", "400", "401", "403", "404", "429", "500"],
         "get /api/v1/manifest": ["200", "400", "401", "403", "404", "429", "500"],
-        "post /api/v1/manifest/{id}/checkin": ["200", "400", "401", "403", "404", "409", "422", "429", "500", "503"],
+        "post /api/v1/manifest/{id}/checkin": ["200", "400", "401", "403", "404", "409", "413", "415", "422", "429", "500", "503"],
         "get /api/v1/bookings/{id}/reschedule-options": ["200", "400", "401", "403", "404", "429", "500", "503"],
-        "post /api/v1/bookings/{id}/reschedule": ["200", "400", "401", "403", "404", "409", "422", "429", "500", "503"],
-        "post /api/v1/bookings/{id}/payment-link": ["200", "400", "401", "403", "404", "409", "422", "429", "500", "503"],
-        "post /api/v1/bookings/{id}/cancel": ["200", "400", "401", "403", "404", "409", "422", "429", "500", "503"],
+        "post /api/v1/bookings/{id}/reschedule": ["200", "400", "401", "403", "404", "409", "413", "415", "422", "429", "500", "503"],
+        "post /api/v1/bookings/{id}/payment-link": ["200", "400", "401", "403", "404", "409", "413", "415", "422", "429", "500", "503"],
+        "post /api/v1/bookings/{id}/cancel": ["200", "400", "401", "403", "404", "409", "413", "415", "422", "429", "500", "503"],
         "get /api/v1/tours": ["200", "400", "401", "403", "404", "429", "500"],
         "get /api/v1/tours/{id}": ["200", "400", "401", "403", "404", "429", "500"],
         "get /api/v1/tours/{id}/availability": ["200", "400", "401", "403", "404", "429", "500"]
@@ -151,6 +151,8 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("OpenAPI do
       expect(result.required.sort()).toEqual(["amount_minor", "currency", "emailed", "id", "kind", "url"])
       expect(result.properties.kind.enum.sort()).toEqual(["deferred_balance", "provider_balance"])
       expect(op.requestBody.required).toBe(true)
+      // A JSON object (members ignored), not "any value but null".
+      expect(op.requestBody.content["application/json"].schema.type).toBe("object")
     }))
 
   it.effect("live check-in answers match the document", () =>

@@ -9,6 +9,7 @@ import { dropUnreachableSchemas, type Json } from "../openapiSchemas.js"
 import { PartnerApi } from "../partner/Api.js"
 import { requiredScopes } from "../partner/auth.js"
 import { Problem, PROBLEM_CONTENT_TYPE } from "../problem.js"
+import { BODY_LIMIT_BYTES } from "../requestBody.js"
 
 
 const problemJsonSchema = () => {
@@ -34,6 +35,8 @@ const STATUS_TEXT: Record<string, string> = {
   "401": "Missing, malformed, unknown, expired or revoked key, or no operator left for the key.",
   "403": "The key lacks the scope this endpoint needs.",
   "404": "Not found, or not yours.",
+  "413": `Writes: the body is larger than ${BODY_LIMIT_BYTES / 1024} KiB (\`payload-too-large\`); nothing was read past the limit.`,
+  "415": "Writes: the body is not sent as `Content-Type: application/json` (`unsupported-media-type`).",
   "409": "Writes: an earlier request with this Idempotency-Key is still running; retry shortly with the same key.",
   "422": "Writes: the action is not possible for this booking or row (`not-possible`), or this Idempotency-Key " +
     "was used for a different request (`idempotency-key-reused`).",

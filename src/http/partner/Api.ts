@@ -281,10 +281,17 @@ export class ReschedulesGroup extends HttpApiGroup.make("reschedules")
   .prefix("/api/v1")
 {}
 
-export const PaymentLinkRequest = Schema.Struct({}).annotations({
-  identifier: "PaymentLinkRequest",
-  description: "No fields: the service decides the amount.",
+/**
+ * A JSON object; its members, if any, are ignored (decoded as `{}`, so they do not make two
+ * requests differ). `Schema.Struct({})` would take any value but null, an array or a number too.
+ */
+export const PaymentLinkRequest = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
   message: () => "must be a JSON object (`{}`)"
+}).pipe(
+  Schema.transform(Schema.Struct({}), { strict: true, decode: () => ({}), encode: (body) => body })
+).annotations({
+  identifier: "PaymentLinkRequest",
+  description: "No fields: the service decides the amount."
 })
 
 export const PaymentLinkResult = Schema.Struct({

@@ -1,6 +1,7 @@
 /**
  * Declares a Partner API endpoint as a write: the errors the shared write machinery can answer
- * (400 for the `Idempotency-Key` header, 409, 422, 429 daily limit, 503) and, in the OpenAPI
+ * (400 for the `Idempotency-Key` header, 409, 422, 429 daily limit, 503), those of its JSON body
+ * (413 over the size limit, 415 not JSON: ../requestBody.ts) and, in the OpenAPI
  * document, the required `Idempotency-Key` request header and the `Idempotent-Replayed` response
  * header. The handler then runs its action through `Writes.run` (./writes.ts).
  */
@@ -13,6 +14,7 @@ import {
   Unavailable
 } from "../../domain/errors.js"
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_RULE, IDEMPOTENT_REPLAYED_HEADER } from "../../domain/writes.js"
+import { BodyTooLarge, UnsupportedMediaType } from "../requestBody.js"
 
 /** Answers that can be replayed: results and final refusals. */
 const REPLAYABLE = new Set(["200", "400", "404", "422"])
@@ -69,4 +71,6 @@ export const idempotentWrite = <
     .addError(IdempotencyMismatch)
     .addError(DailyLimitReached)
     .addError(Unavailable)
+    .addError(BodyTooLarge)
+    .addError(UnsupportedMediaType)
     .annotate(OpenApi.Transform, documentIdempotency)

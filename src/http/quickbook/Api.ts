@@ -18,6 +18,7 @@ import { BookFailureReason, PHONE_PATTERN } from "../../domain/quickbookBook.js"
 import { DESK_DAYS_AHEAD } from "../../domain/quickbookSales.js"
 import { SaleStatus } from "../../domain/quickbookSaleStatus.js"
 import { TicketLanguage } from "../../domain/quickbookTicket.js"
+import { BodyTooLarge, UnsupportedMediaType } from "../requestBody.js"
 import { Budget, QuickbookAuth } from "./security.js"
 
 export const QUICKBOOK_PREFIX = "/api/quickbook/v1"
@@ -213,6 +214,8 @@ export class SalesGroup extends HttpApiGroup.make("sales")
         .setPayload(QuoteBody)
         .addSuccess(QuoteResponse)
         .addError(QbBadRequest)
+        .addError(BodyTooLarge)
+        .addError(UnsupportedMediaType)
         .addError(QbUnauthorized)
         .addError(QbForbidden)
         .addError(QbConflict)
@@ -231,6 +234,8 @@ export class SalesGroup extends HttpApiGroup.make("sales")
         .setPayload(ReserveBody)
         .addSuccess(ReserveResponse)
         .addError(QbBadRequest)
+        .addError(BodyTooLarge)
+        .addError(UnsupportedMediaType)
         .addError(QbUnauthorized)
         .addError(QbForbidden)
         .addError(QbNotFound)
@@ -381,6 +386,8 @@ export class BookGroup extends HttpApiGroup.make("book")
         .setPayload(BookBody)
         .addSuccess(Schema.Union(BookConfirmed, BookFailed))
         .addError(QbBadRequest)
+        .addError(BodyTooLarge)
+        .addError(UnsupportedMediaType)
         .addError(QbUnauthorized)
         .addError(QbForbidden)
         .addError(QbNotFound)
@@ -499,7 +506,8 @@ export class QuickbookApi extends HttpApi.make("quickbook")
       "`svcqb_test_...`) and `Quickbook-Terminal: <terminal id>`. Errors are `{error: {code, clerkMessage, reference?}}`; " +
       "branch on `code`, show `clerkMessage`. The clerk message is in Norwegian (bokmål) when `Accept-Language` ranks " +
       "`nb`, `no` or `nn` above English, otherwise in English. Every response carries `X-Request-Id` and " +
-      "`Cache-Control: no-store`. Per-terminal limits a minute: writes (quote, reserve, release) 60, books 60, " +
+      "`Cache-Control: no-store`. Request bodies are JSON (`Content-Type: application/json`, else 415), at most 64 KiB (else " +
+      "413); both answer `invalid_request`, like a body that does not parse (400). Per-terminal limits a minute: writes (quote, reserve, release) 60, books 60, " +
       "reads (tours, slots, sales, ticket) 300; past one, 429 `rate_limited` with `Retry-After`."
   )
 {}

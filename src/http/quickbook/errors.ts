@@ -13,6 +13,7 @@ import {
   CLERK_MESSAGES,
   type ClerkLanguage,
   clerkLanguage,
+  invalidFieldMessage,
   QbBadRequest,
   QbConflict,
   QbForbidden,
@@ -22,8 +23,13 @@ import {
   QbUnauthorized,
   QbUnavailable,
   QbUnprocessable,
-  QuickbookCode
+  QuickbookCode,
+  REQUEST_MESSAGES,
+  unknownEndpointMessage,
+  wrongMethodMessage
 } from "../../domain/quickbookErrors.js"
+import { BodyTooLarge, MalformedBody, UnsupportedMediaType } from "../requestBody.js"
+import { MethodNotAllowed, quotablePath } from "../routing.js"
 import { QUICKBOOK_PREFIX } from "./Api.js"
 
 export const WWW_AUTHENTICATE = `Bearer realm="svc-quickbook"`
@@ -65,15 +71,28 @@ const respond = (
     { status, headers: { "Content-Language": lang, ...extra.headers } }
   )
 
+/** The parameter or field a decode error is about (its first issue), `body` for the body as a whole. */
+const decodeIssue = (error: HttpApiError.HttpApiDecodeError) => {
+  const issue = error.issues[0]
+  return { field: issue && issue.path.length > 0 ? issue.path.map(String).join(".") : "body", missing: issue?._tag === "Missing" }
+}
+
 /** Maps one failure to its response; undefined for a failure we do not know (answered 500). */
-export const quickbookResponseFor = (error: unknown, lang: ClerkLanguage) => {
+export const quickbookResponseFor = (error: unknown, lang: ClerkLanguage, request?: { readonly method: string; readonly url: string }) => {
   if (error instanceof QbUnauthorized) {
     return respond(401, error.code, lang, { headers: { "WWW-Authenticate": WWW_AUTHENTICATE } })
   }
   if (error instanceof QbRateLimited) {
     return respond(429, error.code, lang, { headers: { "Retry-After": String(error.retryAfterSeconds) } })
   }
-  if (error instanceof QbBadRequest) return respond(400, error.code, lang, { reference: error.reference })
+  if (error instanceof QbBadRequest) {
+    const clerkMessage = error.variant !== undefined
+      ? CLERK_MESSAGE_VARIANTS[error.variant][lang]
+      : error.field !== undefined
+      ? invalidFieldMessage(error.field, false, lang)
+      : undefined
+    return respond(400, error.code, lang, { reference: error.reference, clerkMessage })
+  }
   if (error instanceof QbForbidden) {
     const clerkMessage = error.variant === undefined ? undefined : CLERK_MESSAGE_VARIANTS[error.variant][lang]
     return respond(403, error.code, lang, { reference: error.reference, clerkMessage })
@@ -88,8 +107,32 @@ export const quickbookResponseFor = (error: unknown, lang: ClerkLanguage) => {
   if (error instanceof QbUnavailable) {
     return respond(503, error.code, lang, { reference: error.reference, headers: { "Retry-After": "5" } })
   }
-  if (error instanceof HttpApiError.HttpApiDecodeError) return respond(400, "invalid_request", lang)
-  if (error instanceof HttpServerError.RouteNotFound) return respond(404, "not_found", lang)
+  if (error instanceof HttpApiError.HttpApiDecodeError) {
+    const { field, missing } = decodeIssue(error)
+    return respond(400, "invalid_request", lang, { clerkMessage: invalidFieldMessage(field, missing, lang) })
+  }
+  // The request itself is wrong (the desk app's doing): the code is invalid_request, the status says what.
+  if (error instanceof MalformedBody) {
+    const message = error.problem === "encoding" ? "body_not_utf8" : error.problem === "depth" ? "body_too_deep" : "body_not_json"
+    return respond(400, "invalid_request", lang, { clerkMessage: REQUEST_MESSAGES[message][lang] })
+  }
+  if (error instanceof BodyTooLarge) {
+    return respond(413, "invalid_request", lang, { clerkMessage: REQUEST_MESSAGES.body_too_large[lang] })
+  }
+  if (error instanceof UnsupportedMediaType) {
+    return respond(415, "invalid_request", lang, { clerkMessage: REQUEST_MESSAGES.body_not_json_type[lang] })
+  }
+  if (error instanceof MethodNotAllowed) {
+    return respond(405, "invalid_request", lang, {
+      clerkMessage: wrongMethodMessage(error.method, error.path, error.allow, lang),
+      headers: { Allow: error.allow.join(", ") }
+    })
+  }
+  if (error instanceof HttpServerError.RouteNotFound) {
+    const method = request?.method ?? error.request.method
+    const path = quotablePath(request?.url ?? error.request.url)
+    return respond(404, "not_found", lang, { clerkMessage: unknownEndpointMessage(method, path, lang) })
+  }
   return undefined
 }
 
@@ -103,7 +146,7 @@ export const handleQuickbook = (app: HttpApp.Default, request: HttpServerRequest
         if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
         const failure = Cause.failureOption(cause)
         if (Option.isSome(failure)) {
-          const mapped = quickbookResponseFor(failure.value, lang)
+          const mapped = quickbookResponseFor(failure.value, lang, request)
           if (mapped) {
             const detail = (failure.value as { detail?: unknown }).detail
             return Effect.logDebug("quickbook refusal", detail).pipe(Effect.as(mapped))

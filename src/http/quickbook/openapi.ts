@@ -8,6 +8,7 @@ import { HttpApiBuilder, HttpServerResponse, OpenApi } from "@effect/platform"
 import { Effect, JSONSchema } from "effect"
 import { dropUnreachableSchemas, type Json } from "../openapiSchemas.js"
 import { QUICKBOOK_PREFIX, QuickbookApi } from "./Api.js"
+import { BODY_LIMIT_BYTES } from "../requestBody.js"
 import { QuickbookErrorBody } from "./errors.js"
 
 
@@ -22,6 +23,8 @@ const STATUS_TEXT: Record<string, string> = {
   "404": "`not_found`: no such sale or hold for this terminal (an unknown or malformed reference, or another " +
     "terminal's); on the ticket endpoints also a sale not confirmed (no ticket yet, with its own clerk message); for a " +
     "PDF link also a signature that does not verify or a link that has lapsed.",
+  "413": `\`invalid_request\`: the body is larger than ${BODY_LIMIT_BYTES / 1024} KiB.`,
+  "415": "`invalid_request`: the body is not sent as `Content-Type: application/json`.",
   "409": "`sold_out`: not enough seats on the departure; `price_changed`: the live price differs from the quote past " +
     "`validUntil`, or a guest type the tour does not sell.",
   "503": "`provider_unavailable`: the operator's booking system did not answer in time; try again shortly (`Retry-After`).",

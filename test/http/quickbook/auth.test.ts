@@ -2,7 +2,7 @@ import SwaggerParser from "@apidevtools/swagger-parser"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
-import { CLERK_MESSAGES } from "../../../src/domain/quickbookErrors.js"
+import { CLERK_MESSAGES, unknownEndpointMessage } from "../../../src/domain/quickbookErrors.js"
 import { QuickbookKeys } from "../../../src/services/QuickbookKeys.js"
 import { RateLimiter } from "../../../src/services/RateLimiter.js"
 import { quickbookBucket } from "../../../src/domain/quickbookLimits.js"
@@ -167,10 +167,13 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("quickbook 
       expect(en.headers.get("content-language")).toBe("en")
     }))
 
-  it.effect("unknown quickbook routes answer not_found in the quickbook body", () =>
+  it.effect("unknown quickbook routes answer not_found in the quickbook body, naming the endpoint", () =>
     Effect.gen(function*() {
       const { terminal, key } = yield* desk
-      expectError(yield* qb(key.token, terminal.id, {}, "/api/quickbook/v1/nope"), 404, "not_found")
+      const res = yield* qb(key.token, terminal.id, {}, "/api/quickbook/v1/nope")
+      expect(res.status).toBe(404)
+      expectCommonHeaders(res)
+      expect(res.body).toEqual({ error: { code: "not_found", clerkMessage: unknownEndpointMessage("GET", "/api/quickbook/v1/nope", "en") } })
     }))
 
   describe("limits", () => {

@@ -10,7 +10,7 @@ import SwaggerParser from "@apidevtools/swagger-parser"
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { CLERK_MESSAGES } from "../../../src/domain/quickbookErrors.js"
+import { CLERK_MESSAGES, invalidFieldMessage } from "../../../src/domain/quickbookErrors.js"
 import { failedClerkMessage } from "../../../src/domain/quickbookBook.js"
 import { call, get, type Reply } from "../../support/http.js"
 import { PartnerId, paymentsEnv } from "../../support/payments.js"
@@ -22,11 +22,15 @@ const env = paymentsEnv(Effect.succeed({ TOUR_AVAILABILITY_TIMEOUT_MS: "1500" })
 const DAY = 86_400_000
 const yesterday = () => new Date(Date.now() - DAY - 3_600_000)
 
-const expectError = (res: Reply, status: number, code: string) => {
+const expectError = (res: Reply, status: number, code: string, clerkMessage = (CLERK_MESSAGES as any)[code].en) => {
   expect(res.status, res.text).toBe(status)
-  expect(res.body.error).toMatchObject({ code, clerkMessage: (CLERK_MESSAGES as any)[code].en })
+  expect(res.body.error).toMatchObject({ code, clerkMessage })
   expect(res.headers.get("cache-control")).toBe("no-store")
 }
+
+/** A 400 naming the body field at fault (issue 11: not "the sale could not be read" for everything). */
+const expectInvalid = (res: Reply, field: string, missing = false) =>
+  expectError(res, 400, "invalid_request", invalidFieldMessage(field, missing, "en"))
 
 const expectFailed = (res: Reply, reason: string, moneyReturned = true) => {
   expect(res.status, res.text).toBe(200)
@@ -262,19 +266,19 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
       const s = yield* deskWorld
       const q = yield* s.quote(1)
       const payment = { orderId: "o-1", paymentId: "p-1" }
-      expectError(yield* s.book(q.reference, payment, { phone: "004791234567" }), 400, "invalid_request")
-      expectError(yield* s.book(q.reference, payment, { phone: "+47 912 34 567" }), 400, "invalid_request")
-      expectError(yield* s.book(q.reference, payment, { customer: { firstName: "Kari", lastName: "Nordmann" } }), 400, "invalid_request")
-      expectError(yield* s.book(q.reference, payment, { customer: { ...customer, email: "not-an-email" } }), 400, "invalid_request")
-      expectError(yield* s.book(q.reference, payment, { customer: { ...customer, firstName: "" } }), 400, "invalid_request")
-      expectError(yield* s.book("SVC-bad", payment), 400, "invalid_request")
-      expectError(yield* s.book(q.reference, { orderId: "", paymentId: "p-1" }), 400, "invalid_request")
-      expectError(yield* s.book(q.reference, payment, { language: "de" as any }), 400, "invalid_request")
+      expectInvalid(yield* s.book(q.reference, payment, { phone: "004791234567" }), "customer.phone")
+      expectInvalid(yield* s.book(q.reference, payment, { phone: "+47 912 34 567" }), "customer.phone")
+      expectInvalid(yield* s.book(q.reference, payment, { customer: { firstName: "Kari", lastName: "Nordmann" } }), "customer.email", true)
+      expectInvalid(yield* s.book(q.reference, payment, { customer: { ...customer, email: "not-an-email" } }), "customer.email")
+      expectInvalid(yield* s.book(q.reference, payment, { customer: { ...customer, firstName: "" } }), "customer.firstName")
+      expectInvalid(yield* s.book("SVC-bad", payment), "reference")
+      expectInvalid(yield* s.book(q.reference, { orderId: "", paymentId: "p-1" }), "payment.orderId")
+      expectInvalid(yield* s.book(q.reference, payment, { language: "de" as any }), "language")
       const wrongProvider = yield* call(`${BASE}/book`, {
         method: "POST", key: s.key.token, headers: s.headers,
         body: { reference: q.reference, payment: { provider: "stripe", ...payment }, customer }
       })
-      expectError(wrongProvider, 400, "invalid_request")
+      expectInvalid(wrongProvider, "payment.provider")
       expectError(yield* s.book("SVC-0000000000", payment), 404, "not_found")
       expectError(yield* s.book(q.reference, payment, { holdRef: "SVC-0000000000" }), 400, "invalid_request")
       // Another terminal's sale is not found here.
@@ -404,8 +408,9 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
       const doc = (yield* get(`${BASE}/openapi.json`)).body
       yield* Effect.promise(() => SwaggerParser.validate(structuredClone(doc)))
       const op = doc.paths[`${BASE}/book`].post
-      expect(Object.keys(op.responses).sort()).toEqual(["200", "400", "401", "403", "404", "409", "422", "429", "500", "503"])
+      expect(Object.keys(op.responses).sort()).toEqual(["200", "400", "401", "403", "404", "409", "413", "415", "422", "429", "500", "503"])
       expect(op.responses["409"].description).toContain("payment_mismatch")
+      expect(op.responses["415"].description).toContain("application/json")
       expect(op.responses["422"].description).toContain("payment_not_found")
       expect(op.description).toContain("duplicate_payment")
       const schemas = doc.components.schemas

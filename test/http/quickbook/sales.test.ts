@@ -10,7 +10,7 @@ import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
-import { CLERK_MESSAGES } from "../../../src/domain/quickbookErrors.js"
+import { CLERK_MESSAGE_VARIANTS, CLERK_MESSAGES, invalidFieldMessage } from "../../../src/domain/quickbookErrors.js"
 import { addDays, BokunSandbox, localDay } from "../../../src/sandbox/bokun/index.js"
 import { QuickbookKeys } from "../../../src/services/QuickbookKeys.js"
 import { makeWorld } from "../../support/fixtures.js"
@@ -26,9 +26,9 @@ const env = paymentsEnv(Effect.succeed({
   QUICKBOOK_SERVICE_FEE_PERCENT: "5"
 }))
 
-const expectError = (res: Reply, status: number, code: string) => {
+const expectError = (res: Reply, status: number, code: string, clerkMessage = (CLERK_MESSAGES as any)[code].en) => {
   expect(res.status, res.text).toBe(status)
-  expect(res.body).toEqual({ error: { code, clerkMessage: (CLERK_MESSAGES as any)[code].en } })
+  expect(res.body).toEqual({ error: { code, clerkMessage } })
   expect(res.headers.get("cache-control")).toBe("no-store")
 }
 
@@ -106,7 +106,7 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("quickbook tours, sl
       // Default day: today in the tour's zone.
       const today = yield* s.list()
       expect(today.body.tours[0].date).toBe(localDay(Date.now(), "Europe/Oslo"))
-      expectError(yield* s.list("?date=2026-13-01"), 400, "invalid_request")
+      expectError(yield* s.list("?date=2026-13-01"), 400, "invalid_request", invalidFieldMessage("date", false, "en"))
     }))
 
   it.effect("GET /tours/{activityId}/slots: start times with seats left and guest prices; 403 for a tour not sold here", () =>
@@ -132,7 +132,7 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("quickbook tours, sl
       })
       expect((yield* s.slots(s.resold)).status).toBe(200)
       for (const id of [s.notResold, s.elsewhere, randomUUID()]) expectError(yield* s.slots(id), 403, "tour_not_sellable_here")
-      expectError(yield* s.slots("not-a-uuid"), 400, "invalid_request")
+      expectError(yield* s.slots("not-a-uuid"), 400, "invalid_request", invalidFieldMessage("activityId", false, "en"))
     }))
 
   it.effect("POST /quote: reference, validUntil and the exact cart line; the sale is stored as quoted, nothing held", () =>
@@ -189,9 +189,14 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("quickbook tours, sl
       const s = yield* world
       const sandbox = yield* BokunSandbox
       const eleven = Array.from({ length: 11 }, () => ({ type: "adult", count: 1 }))
-      expectError(yield* s.quote(quoteOf(s.own, s.day, "10:00", eleven)), 400, "invalid_request")
-      expectError(yield* s.quote(quoteOf(s.own, s.day, "10:00", [{ type: "adult", count: 30 }, { type: "child", count: 21 }])), 400, "invalid_request")
-      expectError(yield* s.quote({ activityId: s.own, start: { date: s.day }, guests: [] }), 400, "invalid_request")
+      expectError(yield* s.quote(quoteOf(s.own, s.day, "10:00", eleven)), 400, "invalid_request", CLERK_MESSAGE_VARIANTS.too_many_guest_entries.en)
+      expectError(
+        yield* s.quote(quoteOf(s.own, s.day, "10:00", [{ type: "adult", count: 30 }, { type: "child", count: 21 }])),
+        400,
+        "invalid_request",
+        CLERK_MESSAGE_VARIANTS.too_many_guests.en
+      )
+      expectError(yield* s.quote({ activityId: s.own, start: { date: s.day }, guests: [] }), 400, "invalid_request", invalidFieldMessage("start.time", true, "en"))
       expectError(yield* s.quote(quoteOf(s.own, s.day, "10:00", [{ type: "senior", count: 1 }])), 409, "price_changed")
       // 11 guests for 10 seats; a closed departure; a start time the day does not have.
       expectError(yield* s.quote(quoteOf(s.own, s.day, "10:00", [{ type: "adult", count: 11 }])), 409, "sold_out")
@@ -327,7 +332,7 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("quickbook tours, sl
       const slots = doc.paths[`${BASE}/tours/{activityId}/slots`].get
       expect(Object.keys(slots.responses).sort()).toEqual(["200", "400", "401", "403", "429", "500", "503"])
       const quote = doc.paths[`${BASE}/quote`].post
-      expect(Object.keys(quote.responses).sort()).toEqual(["200", "400", "401", "403", "409", "429", "500", "503"])
+      expect(Object.keys(quote.responses).sort()).toEqual(["200", "400", "401", "403", "409", "413", "415", "429", "500", "503"])
       expect(doc.paths[`${BASE}/tours`].get.parameters.map((p: any) => p.name)).toContain("date")
       expect(doc.components.schemas.CartLine).toBeDefined()
       expect(doc.components.schemas.DeskTour.properties.guestTypes).toBeDefined()

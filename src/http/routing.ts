@@ -1,0 +1,74 @@
+/**
+ * A path the server knows, asked with a method it does not serve there, answers 405 with `Allow`
+ * (both APIs) rather than 404: the router only says "no route", so the middleware asks the
+ * routes which methods the path has (`refailWrongMethod`). An unknown path stays 404.
+ */
+import { HttpApiSchema, type HttpRouter, HttpServerError } from "@effect/platform"
+import { Chunk, Effect, Schema } from "effect"
+import { echo } from "../domain/echo.js"
+
+export class MethodNotAllowed extends Schema.TaggedError<MethodNotAllowed>()(
+  "MethodNotAllowed",
+  {
+    detail: Schema.String,
+    method: Schema.String,
+    path: Schema.String,
+    /** The methods the path takes, as sent in `Allow`. */
+    allow: Schema.Array(Schema.String)
+  },
+  HttpApiSchema.annotations({ status: 405, description: "The path exists but does not take this method; `Allow` lists those it takes." })
+) {}
+
+/** The path of a URL as quoted back in a message (cut as every echoed input is: src/domain/echo.ts). */
+export const quotablePath = (url: string) => echo(url.split("?")[0]!)
+
+/** Whether a route path (`/api/v1/bookings/:id`, `*` for the rest) matches a request path. */
+const matches = (pattern: string, path: string) => {
+  const want = pattern.split("/")
+  const got = path.split("/")
+  for (let i = 0; i < want.length; i++) {
+    const segment = want[i]!
+    if (segment === "*") return true
+    if (i >= got.length) return false
+    if (segment.startsWith(":") ? got[i] === "" : segment !== got[i]) return false
+  }
+  return want.length === got.length
+}
+
+/** The methods the routes serve on a path, sorted, HEAD with GET (the router answers HEAD with GET). */
+export const methodsFor = (routes: Iterable<{ readonly method: string; readonly path: string }>, path: string) => {
+  const methods = new Set<string>()
+  for (const route of routes) {
+    if (!matches(route.path, path)) continue
+    if (route.method === "*") return ["*"]
+    methods.add(route.method)
+    if (route.method === "GET") methods.add("HEAD")
+  }
+  return [...methods].sort()
+}
+
+/**
+ * Turns the router's "no route" into 405 when the path has routes for other methods. `router` is
+ * the API router (HttpApiBuilder.Router); it is read when needed, so it holds every route by then.
+ */
+export const refailWrongMethod = (router: { readonly router: Effect.Effect<HttpRouter.HttpRouter<any, any>> }) =>
+<A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | MethodNotAllowed, R> =>
+  Effect.catchIf(
+    effect,
+    (e): e is E & HttpServerError.RouteNotFound => e instanceof HttpServerError.RouteNotFound,
+    (notFound) =>
+      Effect.flatMap(router.router, (current): Effect.Effect<never, E | MethodNotAllowed> => {
+        const { method, url } = notFound.request
+        const path = url.split("?")[0]!
+        const allow = methodsFor(Chunk.toReadonlyArray(current.routes), path)
+        if (allow.length === 0 || allow.includes("*") || allow.includes(method)) return Effect.fail(notFound)
+        return Effect.fail(
+          new MethodNotAllowed({
+            detail: `${method} is not allowed on ${quotablePath(url)}; it takes ${allow.join(", ")}`,
+            method,
+            path: quotablePath(url),
+            allow
+          })
+        )
+      })
+  )
