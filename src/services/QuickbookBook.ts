@@ -264,7 +264,9 @@ export class QuickbookBook extends Effect.Service<QuickbookBook>()("QuickbookBoo
                 pax: sale.guests.map((g) => ({ pricingCategoryId: g.categoryId, quantity: g.count }))
               },
               guest: { name: `${customer.firstName} ${customer.lastName}`, email: customer.email, phone: customer.phone },
-              externalReference: sale.reference
+              externalReference: sale.reference,
+              // What the guest paid at the desk: the booking reads as paid in the booking system.
+              payment: { amountMinor: row.amount_minor!, currency: row.currency!, reference: row.payment_id, paidAt: row.paid_at! }
             }),
             (b) => Either.right({ bookingId: b.bookingId, bookingReference: b.bookingReference })
           )

@@ -9,15 +9,22 @@
 import SwaggerParser from "@apidevtools/swagger-parser"
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { CLERK_MESSAGES } from "../../../src/domain/quickbookErrors.js"
 import { failedClerkMessage } from "../../../src/domain/quickbookBook.js"
+import { BookingSystemAccounts } from "../../../src/services/BookingSystemAccounts.js"
+import { Mirror } from "../../../src/services/Mirror.js"
+import { createKey } from "../../support/fixtures.js"
 import { call, get, type Reply } from "../../support/http.js"
 import { PartnerId, paymentsEnv } from "../../support/payments.js"
 import { BASE, customer, deskWorld, type DeskWorld, everyVerifiedPaymentSettled, expectReturnedOnce } from "../../support/quickbook.js"
 import { withRoomInWindow } from "../../support/rateWindow.js"
 
-const env = paymentsEnv(Effect.succeed({ TOUR_AVAILABILITY_TIMEOUT_MS: "1500" }))
+/** The server with both sandboxes, and the mirror refresh reading the Bókun sandbox (as its job does). */
+const env = Mirror.Default.pipe(
+  Layer.provide(BookingSystemAccounts.Default),
+  Layer.provideMerge(paymentsEnv(Effect.succeed({ TOUR_AVAILABILITY_TIMEOUT_MS: "1500" })))
+)
 
 const DAY = 86_400_000
 const yesterday = () => new Date(Date.now() - DAY - 3_600_000)
@@ -93,6 +100,33 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
       expect(yield* s.seatsLeft).toBe(8)
       expect(yield* s.returned(payment.orderId)).toEqual({ refundOrders: 0, refunded: 0, voided: 0 })
     }))
+
+  // Each way a desk sale is booked at Bókun: reserve + confirm, a hold confirmed, one checkout (no reservations).
+  for (const way of ["seats", "hold", "one checkout"] as const) {
+    it.effect(`paid at the desk is paid in the booking system (${way}): the Bókun booking carries the payment; after a mirror refresh the manifest row reads PAID`, () =>
+      Effect.gen(function*() {
+        const s = yield* deskWorld
+        const sql = yield* SqlClient.SqlClient
+        if (way === "one checkout") yield* sql`UPDATE bokun_sandbox.products SET supports_holds = false WHERE id = ${s.pa.id}`
+        const q = yield* s.quote(2)
+        if (way === "hold") yield* s.reserve(q.reference)
+        const payment = yield* s.pay(q)
+        const res = yield* s.book(q.reference, payment, way === "hold" ? { holdRef: q.reference } : {})
+        expect(res.body.status, res.text).toBe("confirmed")
+        // The sandbox's record: what was paid, with our provider's payment as the transaction.
+        const [booked] = yield* sql<{ paid_minor: number; payment_reference: string | null; status: string }>`
+          SELECT paid_minor::int AS paid_minor, payment_reference, status FROM bokun_sandbox.bookings WHERE external_reference = ${q.reference}`
+        expect(booked).toEqual({ paid_minor: q.cartLine.totalMinor, payment_reference: payment.paymentId, status: "CONFIRMED" })
+        // The mirror refreshes; the manifest shows the desk sale as paid.
+        yield* Effect.flatMap(Mirror, (m) => m.refresh({ kind: "manual", daysAhead: 2, accountId: s.a.accountId }))
+        const key = yield* createKey({ by: s.w.alice, operators: [s.w.alpha], scopes: ["manifest:read"] })
+        const manifest = yield* get(`/api/v1/manifest?date=${s.day}`, key.token)
+        expect(manifest.status, manifest.text).toBe(200)
+        const rows = manifest.body.departures.flatMap((d: any) => d.bookings).filter((r: any) => r.reference === res.body.ticket.bookingCode)
+        expect(rows.map((r: any) => r.payment_status)).toEqual(["PAID"])
+        expect(yield* s.returned(payment.orderId)).toEqual({ refundOrders: 0, refunded: 0, voided: 0 })
+      }))
+  }
 
   it.effect("with a hold: the hold is confirmed (no second set of seats)", () =>
     Effect.gen(function*() {
