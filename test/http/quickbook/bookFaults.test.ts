@@ -240,6 +240,109 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
       }))
   })
 
+  describe("a payment that does not match its sale is never left in limbo", () => {
+    /** The mismatch as if recorded long ago (past QUICKBOOK_MISMATCH_RETURN_AFTER_SECONDS, an hour by default). */
+    const ageMismatch = (paymentId: string) =>
+      Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        sql`UPDATE quickbook_payments SET updated_at = now() - interval '2 hours' WHERE payment_id = ${paymentId}`.pipe(Effect.orDie))
+
+    it.effect("sent for the wrong sale and never sent again: kept for an hour, then the job returns it once (alerted); the sale it named stays unbooked", () =>
+      Effect.gen(function*() {
+        const s = yield* deskWorld
+        const right = yield* s.quote(2)
+        const wrong = yield* s.quote(1)
+        const payment = yield* s.pay(right)
+        expectError(yield* s.book(wrong.reference, payment), 409, "payment_mismatch")
+        // Within the hour nothing is returned: the clerk may still send it for the right sale.
+        const early = yield* recover
+        expect(yield* s.returned(payment.orderId)).toEqual({ refundOrders: 0, refunded: 0, voided: 0 })
+        // Never sent again; the sale it was paid for expires.
+        yield* Effect.flatMap(SqlClient.SqlClient, (sql) =>
+          sql`UPDATE quickbook_sales SET status = 'expired', valid_until = now() - interval '1 hour' WHERE reference = ${right.reference}`.pipe(Effect.orDie))
+        yield* ageMismatch(payment.paymentId)
+        const late = yield* recover
+        yield* expectReturnedOnce(s, payment.orderId, right.cartLine.totalMinor)
+        expect(yield* s.paymentRow(payment.paymentId)).toMatchObject({ state: "refunded", role: "stray", failure_reason: "payment_mismatch" })
+        expect([early.strays, late.strays]).toEqual([0, 1])
+        // The clerk's repeat now hears that the payment was returned; nothing moves again.
+        const again = yield* s.book(wrong.reference, payment)
+        expect(again.status, again.text).toBe(200)
+        expect(again.body).toEqual({
+          status: "failed",
+          reason: "payment_mismatch",
+          moneyReturned: true,
+          clerkMessage: failedClerkMessage("payment_mismatch", true, "en", "stray")
+        })
+        yield* expireLeases
+        yield* recover
+        yield* expectReturnedOnce(s, payment.orderId, right.cartLine.totalMinor)
+        expect(yield* s.bokunBookings(right.reference)).toEqual([])
+        expect(yield* s.bokunBookings(wrong.reference)).toEqual([])
+        expect(yield* s.sale(right.reference)).toMatchObject({ status: "expired", paid_by_payment_id: null })
+      }))
+
+    it.effect("the wrong amount, then the right payment books the sale: the job returns the first at once (its sale is booked), once", () =>
+      Effect.gen(function*() {
+        const s = yield* deskWorld
+        const q = yield* s.quote(2)
+        const short = yield* s.pay(q, { amountMinor: q.cartLine.totalMinor - 100 })
+        expectError(yield* s.book(q.reference, short), 409, "payment_mismatch")
+        const full = yield* s.pay(q)
+        expect((yield* s.book(q.reference, full)).body.status).toBe("confirmed")
+        const run = yield* recover
+        yield* expectReturnedOnce(s, short.orderId, q.cartLine.totalMinor - 100)
+        expect(run.strays).toBe(1)
+        expect(yield* s.returned(full.orderId)).toEqual({ refundOrders: 0, refunded: 0, voided: 0 })
+        expect(yield* s.paymentRow(short.paymentId)).toMatchObject({ state: "refunded", role: "stray" })
+        expect(yield* s.sale(q.reference)).toMatchObject({ status: "confirmed", paid_by_payment_id: full.paymentId })
+        expect((yield* s.bokunBookings(q.reference)).map((b) => b.status)).toEqual(["CONFIRMED"])
+        yield* recover
+        yield* expectReturnedOnce(s, short.orderId, q.cartLine.totalMinor - 100)
+      }))
+
+    it.effect("the job and the clerk at once: the payment is either booked for its sale or returned, never both", () =>
+      Effect.gen(function*() {
+        for (let i = 0; i < 6; i++) {
+          const s = yield* deskWorld
+          const right = yield* s.quote(1)
+          const wrong = yield* s.quote(1)
+          const payment = yield* s.pay(right)
+          expectError(yield* s.book(wrong.reference, payment), 409, "payment_mismatch")
+          yield* ageMismatch(payment.paymentId)
+          yield* s.surfboard.faults.set({ latencyMs: 150 }, { merchantId: s.merchant.id })
+          // The job starts at a different moment of the clerk's call each round (before, during, after its verification).
+          const [booked] = yield* Effect.all([s.book(right.reference, payment), Effect.delay(recover, `${i * 100} millis`)], { concurrency: 2 }).pipe(
+            Effect.ensuring(s.surfboard.faults.reset)
+          )
+          yield* expireLeases
+          yield* recover
+          const row = yield* s.paymentRow(payment.paymentId)
+          const back = yield* s.returned(payment.orderId)
+          if (row!.state === "confirmed") {
+            expect(booked.body.status).toBe("confirmed")
+            expect(back).toEqual({ refundOrders: 0, refunded: 0, voided: 0 })
+            expect((yield* s.bokunBookings(right.reference)).map((b) => b.status)).toEqual(["CONFIRMED"])
+          } else {
+            expect(row).toMatchObject({ state: "refunded", role: "stray" })
+            yield* expectReturnedOnce(s, payment.orderId, right.cartLine.totalMinor)
+            expect(yield* s.bokunBookings(right.reference)).toEqual([])
+          }
+        }
+      }))
+
+    it.effect("a payment whose order names no sale of ours is not returned by the job (it may be another sale of the desk's); it stays recorded and alerted", () =>
+      Effect.gen(function*() {
+        const s = yield* deskWorld
+        const q = yield* s.quote(1)
+        const foreign = yield* s.pay(q, { referenceId: "SVC-NOTOURSALE0" })
+        expectError(yield* s.book(q.reference, foreign), 409, "payment_mismatch")
+        yield* ageMismatch(foreign.paymentId)
+        yield* recover
+        expect(yield* s.paymentRow(foreign.paymentId)).toMatchObject({ state: "mismatch", alerted_at: expect.any(Date) })
+        expect(yield* s.returned(foreign.orderId)).toEqual({ refundOrders: 0, refunded: 0, voided: 0 })
+      }))
+  })
+
   it.effect("every verified payment of this file ended confirmed or refunded; no sale booked twice, no payment returned twice", () =>
     everyVerifiedPaymentSettled)
 })
