@@ -376,6 +376,25 @@ export class QuickbookBook extends Effect.Service<QuickbookBook>()("QuickbookBoo
         SELECT o.booking_system_account_id AS account_id FROM tours t JOIN operators o ON o.id = t.operator_id
         WHERE t.id = ${tourId}`.pipe(Effect.orDie, Effect.map(([r]) => r?.account_id ?? null))
 
+    /**
+     * The booking system answered the booking call with something that does not decode: it may
+     * have booked. Returning the money now could leave a booking paid for by nobody, so this is a
+     * defect (alerted, 500): the payment stays `booking`, and the recovery job (or a repeat) asks
+     * again with the same external reference once its lease runs out; never refunded blind.
+     */
+    const bookingUnreadable = (row: PaymentRow, sale: SaleRow, e: BookingSystemError) =>
+      Effect.zipRight(
+        Effect.logError("quickbook: the booking system's answer to a booking could not be read; the sale stays being booked").pipe(
+          Effect.annotateLogs({
+            alert: "quickbook_booking_answer_unreadable",
+            reference: sale.reference,
+            payment_id: row.payment_id,
+            detail: `${e.operation}: ${e.detail}`
+          })
+        ),
+        Effect.dieMessage(`quickbook: the booking system's answer to booking ${sale.reference} could not be read: ${e.detail}`)
+      )
+
     /** The booking system books (or answers the booking it made before for the same reference). */
     const bookAtBookingSystem = (row: PaymentRow, sale: SaleRow) =>
       Effect.gen(function*() {
@@ -406,13 +425,15 @@ export class QuickbookBook extends Effect.Service<QuickbookBook>()("QuickbookBoo
           Effect.retry({
             schedule: Schedule.spaced(Duration.millis(500)),
             times: Math.max(config.bookAttempts - 1, 0),
-            while: (e) => e._tag === "BookingSystemUnavailable"
+            while: (e) => e._tag === "BookingSystemUnavailable" && e.reason !== "bad_response"
           }),
           Effect.catchAll((e) =>
-            Effect.as(
-              Effect.logWarning(`quickbook: booking ${sale.reference} at the booking system: ${e._tag} ${e.reason}: ${e.detail}`),
-              Either.left<BookFailureReason>(e._tag === "BookingSystemRejected" ? failureOfRejection(e.reason) : "provider_unavailable")
-            )
+            e._tag === "BookingSystemUnavailable" && e.reason === "bad_response"
+              ? bookingUnreadable(row, sale, e)
+              : Effect.as(
+                Effect.logWarning(`quickbook: booking ${sale.reference} at the booking system: ${e._tag} ${e.reason}: ${e.detail}`),
+                Either.left<BookFailureReason>(e._tag === "BookingSystemRejected" ? failureOfRejection(e.reason) : "provider_unavailable")
+              )
           )
         )
       })

@@ -149,6 +149,18 @@ export class QuickbookPayments extends Effect.Service<QuickbookPayments>()("Quic
         })
       )
 
+    const alertRefundUnreadable = (row: PaymentRow, detail: string) =>
+      Effect.logError("quickbook: the payment provider's answer about a desk payment's return could not be read; asked again later").pipe(
+        Effect.annotateLogs({
+          alert: "quickbook_refund_answer_unreadable",
+          reference: row.sale_reference,
+          payment_id: row.payment_id,
+          order_id: row.order_id,
+          refund_reference: row.refund_reference,
+          detail
+        })
+      )
+
     const where = (row: PaymentRow) => sql`provider = ${row.provider} AND payment_id = ${row.payment_id}`
 
     /** Records one answer; true when the money is back (or the row was finished elsewhere). */
@@ -172,11 +184,17 @@ export class QuickbookPayments extends Effect.Service<QuickbookPayments>()("Quic
                 refund_order_id = coalesce(${update.refundOrderId}, refund_order_id), updated_at = now()
               WHERE ${where(row)} AND ${open}`
             return "open" as const
-          case "NoAnswer":
-            yield* sql`
-              UPDATE quickbook_payments SET lease_until = ${later}, last_error = ${update.detail.slice(0, 1000)}, updated_at = now()
-              WHERE ${where(row)} AND ${open}`
+          case "NoAnswer": {
+            // An answer that did not decode is asked again like no answer (the same reference moves
+            // nothing twice), but it is a defect, not an outage: each such attempt is alerted, so it
+            // is never retried unseen.
+            const [kept] = yield* sql<{ provider: string }>`
+              UPDATE quickbook_payments SET lease_until = ${later}, last_error = ${update.detail.slice(0, 1000)},
+                alerted_at = ${update.unreadable === true ? sql`coalesce(alerted_at, now())` : sql`alerted_at`}, updated_at = now()
+              WHERE ${where(row)} AND ${open} RETURNING provider`
+            if (kept && update.unreadable === true) yield* alertRefundUnreadable(row, update.detail)
             return "open" as const
+          }
           case "Failed": {
             const [failed] = yield* sql<{ alerted: boolean }>`
               UPDATE quickbook_payments SET refund_state = 'failed', lease_until = NULL, last_error = ${update.detail.slice(0, 1000)},

@@ -17,6 +17,7 @@ import { QuickbookKeys } from "../../../src/services/QuickbookKeys.js"
 import type { Reply } from "../../support/http.js"
 import { paymentsEnv, ServerSettings } from "../../support/payments.js"
 import { BASE, customer, deskWorld, type DeskWorld, everyVerifiedPaymentSettled, expectReturnedOnce, expireLeases } from "../../support/quickbook.js"
+import { captivePortal } from "../../support/captivePortal.js"
 import { serverOn, TestServer } from "../../support/server.js"
 
 /** The service's QuickbookBook (the recovery job's work) with the server's settings. */
@@ -238,6 +239,60 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
         expect((yield* s.bokunBookings(q.reference)).length).toBe(1)
         expect((yield* recover).found).toBe(0)
       }))
+  })
+
+  describe("answers that cannot be read are defects, never an outage that returns or keeps money unseen", () => {
+    it.effect("the booking system's answer to the booking cannot be read: 500, nothing returned (it may have booked); the job books it with the same reference once it reads", () =>
+      Effect.scoped(Effect.gen(function*() {
+        const s = yield* deskWorld
+        const sql = yield* SqlClient.SqlClient
+        const { payment, q } = yield* paidSale(s)
+        const [{ base_url }] = (yield* sql<{ base_url: string }>`SELECT base_url FROM booking_system_accounts WHERE id = ${s.a.accountId}`) as [{ base_url: string }]
+        const portal = yield* captivePortal
+        yield* sql`UPDATE booking_system_accounts SET base_url = ${portal.baseUrl} WHERE id = ${s.a.accountId}`
+        const res = yield* s.book(q.reference, payment).pipe(
+          Effect.ensuring(sql`UPDATE booking_system_accounts SET base_url = ${base_url} WHERE id = ${s.a.accountId}`.pipe(Effect.orDie))
+        )
+        expect(res.status, res.text).toBe(500)
+        expect(portal.hits()).toBeGreaterThan(0)
+        expect(yield* s.paymentRow(payment.paymentId)).toMatchObject({ state: "booking", refund_method: null })
+        expect(yield* salesRow(q.reference)).toBe("booking")
+        expect(yield* s.returned(payment.orderId)).toEqual({ refundOrders: 0, refunded: 0, voided: 0 })
+        yield* expireLeases
+        expect(yield* recover).toMatchObject({ found: 1, confirmed: 1 })
+        const bookings = yield* s.bokunBookings(q.reference)
+        expect(bookings.map((b) => b.status)).toEqual(["CONFIRMED"])
+        expect((yield* s.book(q.reference, payment)).body.ticket.bookingCode).toBe(bookings[0]!.confirmation_code)
+        expect(yield* s.returned(payment.orderId)).toEqual({ refundOrders: 0, refunded: 0, voided: 0 })
+      })))
+
+    it.effect("the provider's answer to a return cannot be read: alerted and asked again with the same reference; the money goes back once", () =>
+      Effect.scoped(Effect.gen(function*() {
+        const s = yield* deskWorld
+        const sql = yield* SqlClient.SqlClient
+        const { payment, q } = yield* paidSale(s)
+        yield* s.bokun.faults.set({ refuseBookings: true }, { vendorId: s.a.vendor.id })
+        const settings = yield* ServerSettings
+        const crashed = yield* Effect.scoped(Effect.gen(function*() {
+          const ctx = yield* Layer.build(serverOn(settings.databaseUrl, { ...settings.env, CRASH_AT: "quickbook.book.after_failed" }))
+          return yield* s.book(q.reference, payment, { baseUrl: Context.get(ctx, TestServer).baseUrl })
+        })).pipe(Effect.ensuring(s.bokun.faults.reset))
+        expect(crashed.status).toBe(500)
+        expect(yield* s.paymentRow(payment.paymentId)).toMatchObject({ state: "refunding", refund_state: "requested", alerted_at: null })
+        const portal = yield* captivePortal
+        yield* sql`UPDATE operator_payment_accounts SET base_url = ${portal.baseUrl}, api_key = 'k', api_secret = 's' WHERE operator_id = ${s.w.alpha}`
+        yield* expireLeases
+        yield* recover.pipe(
+          Effect.ensuring(sql`UPDATE operator_payment_accounts SET base_url = NULL, api_key = NULL, api_secret = NULL WHERE operator_id = ${s.w.alpha}`.pipe(Effect.orDie))
+        )
+        expect(portal.hits()).toBeGreaterThan(0)
+        expect(yield* s.paymentRow(payment.paymentId)).toMatchObject({ state: "refunding", alerted_at: expect.any(Date) })
+        expect(yield* s.returned(payment.orderId)).toEqual({ refundOrders: 0, refunded: 0, voided: 0 })
+        yield* expireLeases
+        expect(yield* recover).toMatchObject({ refunded: 1 })
+        yield* expectReturnedOnce(s, payment.orderId, q.cartLine.totalMinor)
+        expectFailed(yield* s.book(q.reference, payment), "provider_refused", true)
+      })))
   })
 
   describe("a payment that does not match its sale is never left in limbo", () => {
