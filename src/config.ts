@@ -231,7 +231,12 @@ export const QuickbookConfig = Config.all({
   /** How long a repeat of a book still being processed waits for it before answering 503. */
   bookWaitMs: Config.integer("QUICKBOOK_BOOK_WAIT_MS").pipe(Config.withDefault(8_000)),
   /** Attempts to book at the booking system when it does not answer (same external reference each time). */
-  bookAttempts: Config.integer("QUICKBOOK_BOOK_ATTEMPTS").pipe(Config.withDefault(3))
+  bookAttempts: Config.integer("QUICKBOOK_BOOK_ATTEMPTS").pipe(Config.withDefault(3)),
+  /**
+   * Seconds a payment that does not match its sale waits to be presented for the sale it pays;
+   * past it (or once that sale is confirmed or failed) the quickbook-recovery job returns it.
+   */
+  mismatchReturnAfterSeconds: Config.integer("QUICKBOOK_MISMATCH_RETURN_AFTER_SECONDS").pipe(Config.withDefault(3_600))
 })
 
 /**

@@ -8,6 +8,8 @@ import { Schema } from "effect"
 import type { OrderStatus } from "../ports/PaymentProvider.js"
 import {
   BOOK_FAILED_LEADS,
+  BOOK_FAILED_VARIANT_LEADS,
+  type BookFailedVariant,
   CLERK_MESSAGES,
   type ClerkLanguage,
   MONEY_BACK_MESSAGES,
@@ -37,9 +39,21 @@ export const PHONE_PATTERN = /^\+[1-9]\d{6,14}$/
 
 export type PaymentField = "amount" | "currency" | "merchant" | "reference" | "terminal"
 
+/**
+ * What the provider says a payment that does not match its sale is: the money it took (what a
+ * return would give back), on which merchant, and the sale reference it carries (null: none).
+ */
+export interface TakenPayment {
+  readonly amountMinor: number
+  readonly currency: string
+  readonly merchantId: string
+  readonly referenceId: string | null
+  readonly paidAt: Date
+}
+
 export type Verification =
   | { readonly _tag: "NotFound"; readonly detail: string }
-  | { readonly _tag: "Mismatch"; readonly fields: ReadonlyArray<PaymentField>; readonly detail: string }
+  | { readonly _tag: "Mismatch"; readonly fields: ReadonlyArray<PaymentField>; readonly detail: string; readonly taken: TakenPayment }
   | {
     readonly _tag: "Verified"
     readonly amountMinor: number
@@ -80,7 +94,14 @@ export const verifyPayment = (order: OrderStatus, paymentId: string, expected: E
     const detail = `order ${order.orderId}: ${order.paidMinor}/${order.amountMinor} ${order.currency} paid on merchant ` +
       `${order.merchantId} terminal ${order.terminalId} for ${order.referenceId}; the sale wants ${expected.amountMinor} ` +
       `${expected.currency} on merchant ${expected.merchantId} terminal ${expected.terminalId} for ${expected.reference}`
-    return { _tag: "Mismatch", fields, detail }
+    const taken: TakenPayment = {
+      amountMinor: payment.amountMinor > 0 ? payment.amountMinor : order.paidMinor,
+      currency: order.currency,
+      merchantId: order.merchantId,
+      referenceId: order.referenceId,
+      paidAt: order.paidAt ?? now
+    }
+    return { _tag: "Mismatch", fields, detail, taken }
   }
   return {
     _tag: "Verified",
@@ -132,9 +153,19 @@ export const liveTotal = (
 /** Our idempotency reference of the `seq`th attempt to return a payment (a void, then refunds). */
 export const refundReference = (provider: string, paymentId: string, seq: number) => `quickbook:${provider}:${paymentId}:${seq}`
 
-/** The failed answer's `clerkMessage`: what went wrong, then where the money is. */
-export const failedClerkMessage = (reason: BookFailureReason, moneyReturned: boolean, lang: ClerkLanguage) => {
+/**
+ * The failed answer's `clerkMessage`: what went wrong, then where the money is. `variant` names a
+ * case of the reason with its own lead (a payment for a sale that already failed; a payment that
+ * matched no sale and was returned).
+ */
+export const failedClerkMessage = (
+  reason: BookFailureReason,
+  moneyReturned: boolean,
+  lang: ClerkLanguage,
+  variant?: BookFailedVariant | undefined
+) => {
   const code: QuickbookCode = reason
-  const lead = BOOK_FAILED_LEADS[code]?.[lang] ?? CLERK_MESSAGES[code][lang]
+  const lead = (variant !== undefined ? BOOK_FAILED_VARIANT_LEADS[variant][lang] : undefined) ??
+    BOOK_FAILED_LEADS[code]?.[lang] ?? CLERK_MESSAGES[code][lang]
   return `${lead} ${MONEY_BACK_MESSAGES[moneyReturned ? "returned" : "returning"][lang]}`
 }

@@ -337,3 +337,20 @@ export const BOOK_FAILED_LEADS: Partial<Record<QuickbookCode, Record<ClerkLangua
     nb: "Denne terminalen er ikke lenger registrert for skrankesalg, så ingenting ble booket."
   }
 }
+
+/**
+ * A failed book's lead for a case of its reason (the answer's `variant`): `sale_failed`, a second
+ * payment (duplicate_payment) for a sale that already failed, which only a new quote can sell;
+ * `stray`, a payment that matched no sale (payment_mismatch), returned once no sale could use it.
+ */
+export type BookFailedVariant = "sale_failed" | "stray"
+export const BOOK_FAILED_VARIANT_LEADS: Record<BookFailedVariant, Record<ClerkLanguage, string>> = {
+  sale_failed: {
+    en: "This sale already failed and cannot be paid again. Make a new quote and take the payment for it.",
+    nb: "Dette salget har allerede feilet og kan ikke betales på nytt. Lag et nytt tilbud og ta betalt for det."
+  },
+  stray: {
+    en: "This payment did not match its sale and was not used, so nothing was booked.",
+    nb: "Denne betalingen stemte ikke med salget og ble ikke brukt, så ingenting ble booket."
+  }
+}

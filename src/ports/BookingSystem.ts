@@ -157,6 +157,18 @@ export interface Guest {
   readonly phone: string | null
 }
 
+/**
+ * What the guest paid for a booking, outside the booking system (our payment provider): every
+ * booking the service makes carries it, so the booking system reads it as paid.
+ */
+export interface BookingPayment {
+  readonly amountMinor: number
+  readonly currency: string
+  /** The payment's id at the payment provider (the booking system's transaction reference). */
+  readonly reference: string
+  readonly paidAt: Date
+}
+
 export interface Booked {
   readonly bookingId: string
   readonly bookingReference: string
@@ -201,7 +213,8 @@ export interface BookingSystemClient {
   readonly releaseHold: (account: BookingSystemAccount, holdId: string) => Effect.Effect<void, BookingSystemError>
   /**
    * Book, either confirming a hold or directly. `externalReference` (our confirmation code) makes a
-   * retry return the booking made the first time instead of booking twice.
+   * retry return the booking made the first time instead of booking twice. `payment` is what the
+   * guest paid us: the booking carries it (it reads as paid in the booking system).
    */
   readonly book: (
     account: BookingSystemAccount,
@@ -210,6 +223,7 @@ export interface BookingSystemClient {
       readonly seats: SeatRequest | null
       readonly guest: Guest
       readonly externalReference: string
+      readonly payment: BookingPayment
     }
   ) => Effect.Effect<Booked, BookingSystemError>
   /** Cancel a booking and release its seats; cancelling a cancelled booking succeeds. */

@@ -5,8 +5,12 @@
  * The payment is recorded first (`quickbook_payments`, keyed by provider + paymentId, with a
  * lease), then moved on one committed step at a time, so that a crash at any point is finished once:
  *   received  → the order is read at the provider and checked (not found: the row is removed and
- *               422 answered, so a later call verifies again; no answer: removed, 503; a mismatch:
- *               `mismatch`, alerted once, 409, nothing booked or refunded);
+ *               422 answered, so a later call verifies again; no answer: removed, 503; an answer
+ *               that does not decode: removed, alerted, 500; a mismatch, also a payment found on
+ *               another merchant of ours: `mismatch`, alerted once, 409, nothing booked or refunded);
+ *   mismatch  → sent again for another sale, checked against it: one it pays moves there
+ *               (verified) and books; the recovery job returns a mismatch no sale will use
+ *               (`returnStray`: refunding → refunded, role `stray`);
  *   verified  → verified and the sale claimed in one transaction (`paid_by_payment_id` set only when
  *               empty); a second payment of a claimed sale is a `duplicate`;
  *   booking   → the re-checks passed (terminal, tour, phone, hold, live price past validUntil) and the
@@ -17,6 +21,8 @@
  *   refunding → a failure (or a duplicate): the sale failed (a duplicate leaves it alone), the
  *               answer and the refund's idempotency reference recorded together, then the money
  *               returned (src/services/QuickbookPayments.ts) → refunded.
+ * A sale that needs the guest's phone is refused (422 phone_required) before any of this when the
+ * call has none: nothing is recorded, the same payment books once the phone is sent.
  * Each request's work runs detached from the connection: a client that hangs up does not stop it.
  * A repeat of a payment answers the stored result, waits for one still running, or takes over one
  * whose lease ran out. The quickbook-recovery job (`recover`) does the same for every row whose
@@ -36,13 +42,23 @@ import {
   liveTotal,
   phoneRequired,
   refundReference,
+  type Verification,
   verifyPayment
 } from "../domain/quickbookBook.js"
-import { type ClerkLanguage, QbBadRequest, QbConflict, QbForbidden, QbNotFound, QbUnavailable, QbUnprocessable } from "../domain/quickbookErrors.js"
+import {
+  type BookFailedVariant,
+  type ClerkLanguage,
+  QbBadRequest,
+  QbConflict,
+  QbForbidden,
+  QbNotFound,
+  QbUnavailable,
+  QbUnprocessable
+} from "../domain/quickbookErrors.js"
 import type { QuickbookKeyMode } from "../domain/quickbookKey.js"
 import { otherModeSale } from "../domain/quickbookSandbox.js"
 import { BookingSystem, type BookingSystemError } from "../ports/BookingSystem.js"
-import { canVoid, PaymentProvider } from "../ports/PaymentProvider.js"
+import { canVoid, type PaymentAccount, PaymentProvider, type PaymentProviderError } from "../ports/PaymentProvider.js"
 import { BookingSystemAccounts } from "./BookingSystemAccounts.js"
 import { CrashPoints } from "./CrashPoints.js"
 import type { Ticket } from "../domain/quickbookTicket.js"
@@ -74,6 +90,8 @@ export interface QuickbookRecoverySummary {
   readonly dropped: number
   readonly mismatched: number
   readonly pending: number
+  /** Payments that matched no sale, returned because no sale will use them (their return started). */
+  readonly strays: number
 }
 
 interface SaleRow {
@@ -104,6 +122,29 @@ const SALE_COLUMNS = `reference, terminal_id, key_id, selling_operator_id, tour_
 /** A refusal before the payment was verified (an error answer); only a mismatch leaves a record. */
 type Refusal = QbConflict | QbUnprocessable | QbUnavailable | QbForbidden
 
+/** What the provider's order says about a payment against a sale, once it could be read. */
+type Checked = Extract<Verification, { readonly _tag: "Verified" | "Mismatch" }>
+
+/**
+ * A payment recorded as a mismatch, presented again for another sale: the new sale, terminal and
+ * request it is presented with (the payment moves to that sale when it pays it).
+ */
+interface Represented {
+  readonly reference: string
+  readonly terminalId: string
+  readonly paymentTerminalId: string | null
+  readonly orderId: string
+  readonly request: StoredRequest
+}
+
+const isNotFound = (e: PaymentProviderError) => e._tag === "PaymentProviderRejected" && (e.reason === "not_found" || e.reason === "invalid")
+
+/** An answer of the provider's that did not decode: a defect of ours (or a change of theirs), never "unavailable". */
+const isUnreadable = (e: PaymentProviderError) => e._tag === "PaymentProviderUnavailable" && e.reason === "bad_response"
+
+/** Facts of a mismatch kept for its return: only when the provider gave a currency we can store. */
+const storable = (currency: string) => /^[A-Z0-9]{3}$/.test(currency)
+
 export class QuickbookBook extends Effect.Service<QuickbookBook>()("QuickbookBook", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -123,6 +164,12 @@ export class QuickbookBook extends Effect.Service<QuickbookBook>()("QuickbookBoo
     const keyOf = (row: Pick<PaymentRow, "provider" | "payment_id">): PaymentKey => ({ provider: row.provider, paymentId: row.payment_id })
     const whereKey = (key: PaymentKey) => sql`provider = ${key.provider} AND payment_id = ${key.paymentId}`
 
+    const saleStatus = (reference: string) =>
+      sql<{ status: string }>`SELECT status FROM quickbook_sales WHERE reference = ${reference}`.pipe(
+        Effect.orDie,
+        Effect.map(([row]) => row?.status ?? null)
+      )
+
     const saleByReference = (reference: string) =>
       sql<SaleRow>`SELECT ${sql.literal(SALE_COLUMNS)} FROM quickbook_sales WHERE reference = ${reference}`.pipe(
         Effect.orDie,
@@ -130,83 +177,169 @@ export class QuickbookBook extends Effect.Service<QuickbookBook>()("QuickbookBoo
       )
 
     // -------------------------------------------------------------------------------------------
-    // received → verified (or mismatch, or removed)
+    // received → verified (or mismatch, or removed); a mismatch presented for another sale
 
     const removeRow = (key: PaymentKey) =>
       sql`DELETE FROM quickbook_payments WHERE ${whereKey(key)} AND state = 'received'`.pipe(Effect.orDie)
 
-    const alertMismatch = (row: PaymentRow, fields: ReadonlyArray<string>, detail: string) =>
+    const alertMismatch = (p: { readonly reference: string; readonly paymentId: string; readonly orderId: string }, v: Extract<Checked, { _tag: "Mismatch" }>) =>
       Effect.logError("quickbook: a payment does not match its sale; nothing was booked or refunded").pipe(
         Effect.annotateLogs({
           alert: "quickbook_payment_mismatch",
-          reference: row.sale_reference,
-          payment_id: row.payment_id,
-          order_id: row.order_id,
-          fields: fields.join(","),
-          detail
+          reference: p.reference,
+          payment_id: p.paymentId,
+          order_id: p.orderId,
+          order_reference: v.taken.referenceId ?? "none",
+          fields: v.fields.join(","),
+          detail: v.detail
         })
       )
 
+    /** The provider's answer about a payment did not decode: alerted as the defect it is, answered 500 (nothing recorded). */
+    const unreadable = (p: { readonly reference: string; readonly paymentId: string; readonly orderId: string }, e: PaymentProviderError) =>
+      Effect.zipRight(
+        Effect.logError("quickbook: the payment provider's answer about a payment could not be read; nothing was booked or refused").pipe(
+          Effect.annotateLogs({
+            alert: "quickbook_provider_answer_unreadable",
+            reference: p.reference,
+            payment_id: p.paymentId,
+            order_id: p.orderId,
+            detail: `${e.operation}: ${e.detail}`
+          })
+        ),
+        Effect.dieMessage(`quickbook: the payment provider's answer about order ${p.orderId} could not be read: ${e.detail}`)
+      )
+
     /**
-     * Reads the order at the provider and checks it against the sale; a verified payment claims the
-     * sale (or is a duplicate) in the same transaction. Refusals remove the row (nothing happened)
-     * except a mismatch, which is kept and alerted once.
+     * Reads the payment's order at the provider and checks it against the sale; writes nothing. The
+     * order is read on the sale's merchant; one not found there is looked for on our other merchants
+     * (found there, it is a payment on another merchant: a mismatch, not "not found"). Not found
+     * anywhere or not paid: 422 payment_not_found; no answer: 503; an answer that does not decode: a
+     * defect (alerted, 500), never "unavailable".
+     */
+    const check = (
+      payment: { readonly orderId: string; readonly paymentId: string; readonly paymentTerminalId: string | null },
+      sale: SaleRow
+    ): Effect.Effect<Checked, Refusal> =>
+      Effect.gen(function*() {
+        const ref = sale.reference
+        const named = { reference: ref, paymentId: payment.paymentId, orderId: payment.orderId }
+        const account = yield* payments.accountFor(sale.selling_operator_id)
+        if (Option.isNone(account)) {
+          return yield* new QbForbidden({ code: "tour_not_sellable_here", detail: "the operator has no payment account", reference: ref })
+        }
+        const read = (on: PaymentAccount) => Effect.either(provider.orderStatus(on, payment.orderId))
+        let order = yield* read(account.value)
+        if (Either.isLeft(order) && isNotFound(order.left)) {
+          // The merchant the sale was quoted on (when the operator's has changed since), then our other merchants.
+          const quoted = sale.merchant_id !== account.value.merchantId
+            ? Option.toArray(yield* payments.accountFor(sale.selling_operator_id, sale.merchant_id))
+            : []
+          const others = yield* payments.otherAccounts(sale.selling_operator_id, [account.value.merchantId, sale.merchant_id])
+          const elsewhere = yield* Effect.forEach([...quoted, ...others], read, { concurrency: 8 })
+          order = elsewhere.find((o) => Either.isRight(o)) ?? elsewhere.find((o) => Either.isLeft(o) && isUnreadable(o.left)) ?? order
+        }
+        if (Either.isLeft(order)) {
+          const e = order.left
+          if (isUnreadable(e)) return yield* unreadable(named, e)
+          return yield* isNotFound(e)
+            ? new QbUnprocessable({ code: "payment_not_found", detail: `order ${payment.orderId}: ${e.reason}: ${e.detail}`, reference: ref })
+            : new QbUnavailable({ code: "provider_unavailable", detail: `payment provider: ${e.reason}: ${e.detail}`, reference: ref })
+        }
+        const verification = verifyPayment(order.right, payment.paymentId, {
+          amountMinor: sale.total_minor,
+          currency: sale.currency,
+          merchantId: sale.merchant_id,
+          reference: ref,
+          terminalId: payment.paymentTerminalId
+        }, yield* now)
+        if (verification._tag === "NotFound") {
+          return yield* new QbUnprocessable({ code: "payment_not_found", detail: verification.detail, reference: ref })
+        }
+        return verification
+      })
+
+    /** The new sale, terminal, order and request of a mismatch presented again (nothing when it stays where it is). */
+    const representedSet = (r: Represented | null) =>
+      r === null ? sql`` : sql`, sale_reference = ${r.reference}, terminal_id = ${r.terminalId},
+        payment_terminal_id = ${r.paymentTerminalId}, order_id = ${r.orderId}, request = ${JSON.stringify(r.request)}::jsonb`
+
+    /**
+     * Records the payment as not matching (from `received`, or a mismatch presented for another
+     * sale), with what the provider says it took: kept for a later presentation for the sale it
+     * pays, or for its return (recover). True when this call recorded it (then it is alerted).
+     */
+    const markMismatch = (key: PaymentKey, from: "received" | "mismatch", v: Extract<Checked, { _tag: "Mismatch" }>, r: Represented | null) =>
+      Effect.gen(function*() {
+        const facts = storable(v.taken.currency) ? v.taken : null
+        const [marked] = yield* sql<{ provider: string }>`
+          UPDATE quickbook_payments SET state = 'mismatch', detail = ${v.detail.slice(0, 1000)},
+            answer = ${JSON.stringify({ status: "mismatch" } satisfies StoredAnswer)}::jsonb, alerted_at = now(),
+            amount_minor = ${facts?.amountMinor ?? null}, currency = ${facts?.currency ?? null},
+            merchant_id = ${facts?.merchantId ?? null}, paid_at = ${facts?.paidAt ?? null},
+            order_reference_id = ${v.taken.referenceId}, lease_until = NULL, updated_at = now() ${representedSet(r)}
+          WHERE ${whereKey(key)} AND state = ${from} RETURNING provider`.pipe(Effect.orDie)
+        return marked !== undefined
+      })
+
+    /**
+     * A verified payment claims its sale (or is a duplicate of the payment that did) in one
+     * transaction with its own move to `verified`. False when the payment had moved on meanwhile.
+     */
+    const claim = (key: PaymentKey, from: "received" | "mismatch", sale: SaleRow, v: Extract<Checked, { _tag: "Verified" }>, r: Represented | null) =>
+      sql.withTransaction(Effect.gen(function*() {
+        const [moved] = yield* sql<{ provider: string }>`
+          UPDATE quickbook_payments SET state = 'verified', role = 'sale', amount_minor = ${v.amountMinor},
+            currency = ${v.currency}, merchant_id = ${v.merchantId}, paid_at = ${v.paidAt}, order_reference_id = NULL,
+            detail = NULL, answer = NULL, lease_until = ${lease}, updated_at = now() ${representedSet(r)}
+          WHERE ${whereKey(key)} AND state = ${from} RETURNING provider`
+        if (!moved) return false
+        const [claimed] = yield* sql<{ paid_by_payment_id: string }>`
+          UPDATE quickbook_sales SET paid_by_payment_id = coalesce(paid_by_payment_id, ${key.paymentId}),
+            status = CASE WHEN paid_by_payment_id IS NULL THEN 'booking' ELSE status END, updated_at = now()
+          WHERE reference = ${sale.reference} RETURNING paid_by_payment_id`
+        if (claimed!.paid_by_payment_id !== key.paymentId) {
+          yield* sql`UPDATE quickbook_payments SET role = 'duplicate' WHERE ${whereKey(key)}`
+        }
+        return true
+      })).pipe(Effect.orDie)
+
+    /**
+     * A new payment: read at the provider and checked; a verified one claims the sale (or is a
+     * duplicate). Refusals remove the row (nothing happened) except a mismatch, which is kept and
+     * alerted once.
      */
     const verifyAndClaim = (row: PaymentRow): Effect.Effect<void, Refusal> =>
       Effect.gen(function*() {
         const key = keyOf(row)
         const sale = yield* saleByReference(row.sale_reference)
-        const ref = sale.reference
-        const account = yield* payments.accountFor(sale.selling_operator_id)
-        if (Option.isNone(account)) {
-          yield* removeRow(key)
-          return yield* new QbForbidden({ code: "tour_not_sellable_here", detail: "the operator has no payment account", reference: ref })
-        }
-        const order = yield* provider.orderStatus(account.value, row.order_id).pipe(Effect.either)
-        if (Either.isLeft(order)) {
-          yield* removeRow(key)
-          const e = order.left
-          // Unknown to the merchant (or unreadable as an order): not found; anything else is on our side of the provider.
-          const notFound = e._tag === "PaymentProviderRejected" && (e.reason === "not_found" || e.reason === "invalid")
-          return yield* !notFound
-            ? new QbUnavailable({ code: "provider_unavailable", detail: `payment provider: ${e.reason}: ${e.detail}`, reference: ref })
-            : new QbUnprocessable({ code: "payment_not_found", detail: `order ${row.order_id}: ${e.reason}: ${e.detail}`, reference: ref })
-        }
-        const verification = verifyPayment(order.right, row.payment_id, {
-          amountMinor: sale.total_minor,
-          currency: sale.currency,
-          merchantId: sale.merchant_id,
-          reference: ref,
-          terminalId: row.payment_terminal_id
-        }, yield* now)
-        switch (verification._tag) {
-          case "NotFound":
-            yield* removeRow(key)
-            return yield* new QbUnprocessable({ code: "payment_not_found", detail: verification.detail, reference: ref })
-          case "Mismatch": {
-            const [marked] = yield* sql<{ provider: string }>`
-              UPDATE quickbook_payments SET state = 'mismatch', detail = ${verification.detail.slice(0, 1000)},
-                answer = ${JSON.stringify({ status: "mismatch" } satisfies StoredAnswer)}::jsonb, alerted_at = now(),
-                lease_until = NULL, updated_at = now()
-              WHERE ${whereKey(key)} AND state = 'received' RETURNING provider`.pipe(Effect.orDie)
-            if (marked) yield* alertMismatch(row, verification.fields, verification.detail)
-            return yield* new QbConflict({ code: "payment_mismatch", detail: verification.detail, reference: ref })
+        const checked = yield* check({ orderId: row.order_id, paymentId: row.payment_id, paymentTerminalId: row.payment_terminal_id }, sale)
+          .pipe(Effect.onError(() => removeRow(key)))
+        if (checked._tag === "Mismatch") {
+          if (yield* markMismatch(key, "received", checked, null)) {
+            yield* alertMismatch({ reference: sale.reference, paymentId: row.payment_id, orderId: row.order_id }, checked)
           }
-          case "Verified":
-            yield* sql.withTransaction(Effect.gen(function*() {
-              const [claimed] = yield* sql<{ paid_by_payment_id: string }>`
-                UPDATE quickbook_sales SET paid_by_payment_id = coalesce(paid_by_payment_id, ${row.payment_id}),
-                  status = CASE WHEN paid_by_payment_id IS NULL THEN 'booking' ELSE status END, updated_at = now()
-                WHERE reference = ${ref} RETURNING paid_by_payment_id`
-              const role = claimed!.paid_by_payment_id === row.payment_id ? "sale" : "duplicate"
-              yield* sql`
-                UPDATE quickbook_payments SET state = 'verified', role = ${role}, amount_minor = ${verification.amountMinor},
-                  currency = ${verification.currency}, merchant_id = ${verification.merchantId}, paid_at = ${verification.paidAt},
-                  lease_until = ${lease}, updated_at = now()
-                WHERE ${whereKey(key)} AND state = 'received'`
-            })).pipe(Effect.orDie)
-            return
+          return yield* new QbConflict({ code: "payment_mismatch", detail: checked.detail, reference: sale.reference })
         }
+        yield* claim(key, "received", sale, checked, null)
+      })
+
+    /**
+     * A payment recorded as a mismatch, presented for another sale: checked against that sale. A
+     * payment it pays moves to it (verified, claimed) and is booked; one it does not pay stays a
+     * mismatch, now of that sale (alerted); a refusal changes nothing (the mismatch stays traceable).
+     */
+    const represent = (key: PaymentKey, r: Represented): Effect.Effect<void, Refusal> =>
+      Effect.gen(function*() {
+        const sale = yield* saleByReference(r.reference)
+        const checked = yield* check({ orderId: r.orderId, paymentId: key.paymentId, paymentTerminalId: r.paymentTerminalId }, sale)
+        if (checked._tag === "Mismatch") {
+          if (yield* markMismatch(key, "mismatch", checked, r)) {
+            yield* alertMismatch({ reference: r.reference, paymentId: key.paymentId, orderId: r.orderId }, checked)
+          }
+          return yield* new QbConflict({ code: "payment_mismatch", detail: checked.detail, reference: r.reference })
+        }
+        if (yield* claim(key, "mismatch", sale, checked, r)) yield* drive(key)
       })
 
     // -------------------------------------------------------------------------------------------
@@ -246,6 +379,25 @@ export class QuickbookBook extends Effect.Service<QuickbookBook>()("QuickbookBoo
         SELECT o.booking_system_account_id AS account_id FROM tours t JOIN operators o ON o.id = t.operator_id
         WHERE t.id = ${tourId}`.pipe(Effect.orDie, Effect.map(([r]) => r?.account_id ?? null))
 
+    /**
+     * The booking system answered the booking call with something that does not decode: it may
+     * have booked. Returning the money now could leave a booking paid for by nobody, so this is a
+     * defect (alerted, 500): the payment stays `booking`, and the recovery job (or a repeat) asks
+     * again with the same external reference once its lease runs out; never refunded blind.
+     */
+    const bookingUnreadable = (row: PaymentRow, sale: SaleRow, e: BookingSystemError) =>
+      Effect.zipRight(
+        Effect.logError("quickbook: the booking system's answer to a booking could not be read; the sale stays being booked").pipe(
+          Effect.annotateLogs({
+            alert: "quickbook_booking_answer_unreadable",
+            reference: sale.reference,
+            payment_id: row.payment_id,
+            detail: `${e.operation}: ${e.detail}`
+          })
+        ),
+        Effect.dieMessage(`quickbook: the booking system's answer to booking ${sale.reference} could not be read: ${e.detail}`)
+      )
+
     /** The booking system books (or answers the booking it made before for the same reference). */
     const bookAtBookingSystem = (row: PaymentRow, sale: SaleRow) =>
       Effect.gen(function*() {
@@ -266,7 +418,9 @@ export class QuickbookBook extends Effect.Service<QuickbookBook>()("QuickbookBoo
                 pax: sale.guests.map((g) => ({ pricingCategoryId: g.categoryId, quantity: g.count }))
               },
               guest: { name: `${customer.firstName} ${customer.lastName}`, email: customer.email, phone: customer.phone },
-              externalReference: sale.reference
+              externalReference: sale.reference,
+              // What the guest paid at the desk: the booking reads as paid in the booking system.
+              payment: { amountMinor: row.amount_minor!, currency: row.currency!, reference: row.payment_id, paidAt: row.paid_at! }
             }),
             (b) => Either.right({ bookingId: b.bookingId, bookingReference: b.bookingReference })
           )
@@ -274,13 +428,15 @@ export class QuickbookBook extends Effect.Service<QuickbookBook>()("QuickbookBoo
           Effect.retry({
             schedule: Schedule.spaced(Duration.millis(500)),
             times: Math.max(config.bookAttempts - 1, 0),
-            while: (e) => e._tag === "BookingSystemUnavailable"
+            while: (e) => e._tag === "BookingSystemUnavailable" && e.reason !== "bad_response"
           }),
           Effect.catchAll((e) =>
-            Effect.as(
-              Effect.logWarning(`quickbook: booking ${sale.reference} at the booking system: ${e._tag} ${e.reason}: ${e.detail}`),
-              Either.left<BookFailureReason>(e._tag === "BookingSystemRejected" ? failureOfRejection(e.reason) : "provider_unavailable")
-            )
+            e._tag === "BookingSystemUnavailable" && e.reason === "bad_response"
+              ? bookingUnreadable(row, sale, e)
+              : Effect.as(
+                Effect.logWarning(`quickbook: booking ${sale.reference} at the booking system: ${e._tag} ${e.reason}: ${e.detail}`),
+                Either.left<BookFailureReason>(e._tag === "BookingSystemRejected" ? failureOfRejection(e.reason) : "provider_unavailable")
+              )
           )
         )
       })
@@ -313,10 +469,15 @@ export class QuickbookBook extends Effect.Service<QuickbookBook>()("QuickbookBoo
         const key = keyOf(row)
         const method = canVoid(row.paid_at!, yield* now) ? "void" : "refund"
         const ownSale = row.role === "sale"
+        // A second payment for a sale that failed: the clerk is told to make a new quote (not that the sale stands).
+        const variant: BookFailedVariant | undefined = !ownSale && (yield* saleStatus(row.sale_reference)) === "failed"
+          ? "sale_failed"
+          : undefined
+        const answer: StoredAnswer = { status: "failed", reason, ...(variant !== undefined ? { variant } : {}) }
         const changed = yield* sql.withTransaction(Effect.gen(function*() {
           const [updated] = yield* sql<{ provider: string }>`
             UPDATE quickbook_payments SET state = 'refunding', failure_reason = ${reason},
-              answer = ${JSON.stringify({ status: "failed", reason } satisfies StoredAnswer)}::jsonb,
+              answer = ${JSON.stringify(answer)}::jsonb,
               refund_method = ${method}, refund_seq = 1, refund_reference = ${refundReference(row.provider, row.payment_id, 1)},
               refund_state = 'requested', lease_until = ${lease}, updated_at = now()
             WHERE ${whereKey(key)} AND state IN ('verified', 'booking') RETURNING provider`
@@ -395,7 +556,7 @@ export class QuickbookBook extends Effect.Service<QuickbookBook>()("QuickbookBoo
             status: "failed",
             reason: answer.reason,
             moneyReturned,
-            clerkMessage: failedClerkMessage(answer.reason, moneyReturned, lang)
+            clerkMessage: failedClerkMessage(answer.reason, moneyReturned, lang, answer.variant)
           })
         }
         case "mismatch":
@@ -427,20 +588,28 @@ export class QuickbookBook extends Effect.Service<QuickbookBook>()("QuickbookBoo
     const stillProcessing = (reference: string) =>
       new QbUnavailable({ code: "provider_unavailable", detail: "the payment is still being processed; read GET /sales/{reference}", reference })
 
-    /** A payment seen before: its answer, the answer once it has one, or a takeover after a crash. */
     /**
-     * A repeat of a recorded payment. It must name the payment's own sale: the stored answer of
-     * another sale (of this terminal, or of another operator's) is never shown; that payment does
-     * not pay this sale (409 payment_mismatch, nothing recorded, no alert: nothing new happened).
+     * A repeat of a recorded payment: its answer, the answer once it has one, or a takeover after a
+     * crash. It must name the payment's own sale: the stored answer of another sale (of this
+     * terminal, or of another operator's) is never shown; that payment does not pay this sale (409
+     * payment_mismatch, nothing recorded, no alert: nothing new happened). Only a payment recorded
+     * as a mismatch is checked again for the sale now named (`represent`): a clerk's slip does not
+     * lock a payment out of the sale it does pay.
      */
-    const repeat = (key: PaymentKey, reference: string, lang: ClerkLanguage) =>
+    const repeat = (key: PaymentKey, reference: string, lang: ClerkLanguage, presented: Represented) =>
       Effect.gen(function*() {
         const deadline = (yield* Clock.currentTimeMillis) + config.bookWaitMs
+        let represented = false
         while (true) {
           const found = yield* payments.load(key)
           if (Option.isNone(found)) return Option.none<BookAnswer>()
           const row = found.value
           if (row.sale_reference !== reference) {
+            if (row.state === "mismatch" && !represented) {
+              represented = true
+              yield* detached(represent(key, presented))
+              continue
+            }
             return yield* new QbConflict({
               code: "payment_mismatch",
               detail: `payment ${key.paymentId} was presented for another sale`,
@@ -468,9 +637,19 @@ export class QuickbookBook extends Effect.Service<QuickbookBook>()("QuickbookBoo
             reference: body.reference
           })
         }
-        const [sale] = yield* sql<{ reference: string; key_mode: QuickbookKeyMode }>`
-          SELECT reference, (SELECT k.mode FROM quickbook_keys k WHERE k.id = s.key_id) AS key_mode
-          FROM quickbook_sales s WHERE reference = ${body.reference} AND terminal_id = ${caller.terminal.id}`.pipe(Effect.orDie)
+        const [sale] = yield* sql<{
+          reference: string
+          key_mode: QuickbookKeyMode
+          cart_requires_phone: boolean
+          tour_requires_phone: boolean
+          payment_terminal_id: string | null
+        }>`
+          SELECT s.reference, (SELECT k.mode FROM quickbook_keys k WHERE k.id = s.key_id) AS key_mode,
+            coalesce((s.cart_line->>'requiresPhone')::boolean, false) AS cart_requires_phone,
+            t.requires_phone AS tour_requires_phone,
+            (SELECT payment_terminal_id FROM quickbook_terminals WHERE id = ${caller.terminal.id}) AS payment_terminal_id
+          FROM quickbook_sales s JOIN tours t ON t.id = s.tour_id
+          WHERE s.reference = ${body.reference} AND s.terminal_id = ${caller.terminal.id}`.pipe(Effect.orDie)
         if (!sale) return yield* new QbNotFound({ code: "not_found", detail: `no sale ${body.reference} for this terminal` })
         // Test and live never cross: a sale quoted with a key of the other mode is refused before the payment is recorded.
         const otherMode = otherModeSale(caller.key.mode, { reference: sale.reference, keyMode: sale.key_mode })
@@ -487,6 +666,25 @@ export class QuickbookBook extends Effect.Service<QuickbookBook>()("QuickbookBoo
           },
           language: body.language ?? "en"
         }
+        // A tour that needs the guest's phone (the cart line says so): refused before the payment is
+        // looked at, so nothing is recorded or returned; the same payment books once the phone is sent.
+        // A payment already recorded for this sale answers what it answered.
+        const existing = yield* payments.load(key)
+        const fresh = Option.isNone(existing) || (existing.value.state === "mismatch" && existing.value.sale_reference !== body.reference)
+        if (fresh && phoneRequired(sale.cart_requires_phone, sale.tour_requires_phone) && stored.customer.phone === null) {
+          return yield* new QbUnprocessable({
+            code: "phone_required",
+            detail: `sale ${body.reference} needs the guest's phone number`,
+            reference: body.reference
+          })
+        }
+        const presented: Represented = {
+          reference: body.reference,
+          terminalId: caller.terminal.id,
+          paymentTerminalId: sale.payment_terminal_id,
+          orderId: body.payment.orderId,
+          request: stored
+        }
         // Twice at most: a first call that found nothing removes its row, and this one verifies again.
         for (let round = 0; round < 2; round++) {
           const [inserted] = yield* sql<{ provider: string }>`
@@ -499,7 +697,7 @@ export class QuickbookBook extends Effect.Service<QuickbookBook>()("QuickbookBoo
             yield* detached(work(key))
             return yield* answerOf(yield* payments.mustLoad(key), lang)
           }
-          const answer = yield* repeat(key, body.reference, lang)
+          const answer = yield* repeat(key, body.reference, lang, presented)
           if (Option.isSome(answer)) return answer.value
         }
         return yield* stillProcessing(body.reference)
@@ -509,9 +707,58 @@ export class QuickbookBook extends Effect.Service<QuickbookBook>()("QuickbookBoo
     // The job
 
     /**
+     * A payment recorded as a mismatch whose order names one of our sales, returned once no sale
+     * will use it: that sale is confirmed (by another payment) or failed, or the payment waited
+     * QUICKBOOK_MISMATCH_RETURN_AFTER_SECONDS without being presented for the sale it pays. The
+     * condition is checked again in the same statement that starts the return (a presentation at the
+     * same moment wins or loses atomically). Alerted; the money goes back like any other return.
+     */
+    const returnStray = (key: PaymentKey) =>
+      Effect.gen(function*() {
+        const row = yield* payments.mustLoad(key)
+        if (row.state !== "mismatch" || row.amount_minor === null || row.currency === null || row.paid_at === null) return false
+        const method = canVoid(row.paid_at, yield* now) ? "void" : "refund"
+        const answer: StoredAnswer = { status: "failed", reason: "payment_mismatch", variant: "stray" }
+        const [moved] = yield* sql<{ status: string }>`
+          UPDATE quickbook_payments p SET state = 'refunding', role = 'stray', failure_reason = 'payment_mismatch',
+            answer = ${JSON.stringify(answer)}::jsonb, refund_method = ${method}, refund_seq = 1,
+            refund_reference = ${refundReference(row.provider, row.payment_id, 1)}, refund_state = 'requested',
+            lease_until = ${lease}, updated_at = now()
+          FROM quickbook_sales s
+          WHERE p.provider = ${key.provider} AND p.payment_id = ${key.paymentId} AND p.state = 'mismatch'
+            AND s.reference = p.order_reference_id
+            AND (s.status IN ('confirmed', 'failed') OR p.updated_at < now() - make_interval(secs => ${config.mismatchReturnAfterSeconds}))
+          RETURNING s.status`.pipe(Effect.orDie)
+        if (!moved) return false
+        yield* Effect.logError("quickbook: a payment that matched no sale is returned; no sale will use it").pipe(
+          Effect.annotateLogs({
+            alert: "quickbook_mismatch_returned",
+            reference: row.sale_reference,
+            order_reference: row.order_reference_id ?? "none",
+            order_reference_status: moved.status,
+            payment_id: row.payment_id,
+            order_id: row.order_id,
+            amount_minor: row.amount_minor,
+            currency: row.currency,
+            method
+          })
+        )
+        yield* payments.returnMoney(key)
+        return true
+      })
+
+    /** Mismatches the job returns now (see returnStray), oldest first. */
+    const straysDue = sql<{ provider: string; payment_id: string }>`
+      SELECT p.provider, p.payment_id FROM quickbook_payments p JOIN quickbook_sales s ON s.reference = p.order_reference_id
+      WHERE p.state = 'mismatch' AND p.amount_minor IS NOT NULL AND p.currency IS NOT NULL AND p.paid_at IS NOT NULL
+        AND (s.status IN ('confirmed', 'failed') OR p.updated_at < now() - make_interval(secs => ${config.mismatchReturnAfterSeconds}))
+      ORDER BY p.updated_at LIMIT 100`.pipe(Effect.orDie)
+
+    /**
      * Payments a crash (or a refund without a definite answer) left open past their lease are
      * finished: verified again, booked (the same external reference) or refunded (the same
-     * reference). One failing payment never stops the others.
+     * reference). Payments recorded as mismatches that no sale will use are returned (returnStray).
+     * One failing payment never stops the others.
      */
     const recover = () =>
       Effect.gen(function*() {
@@ -519,7 +766,7 @@ export class QuickbookBook extends Effect.Service<QuickbookBook>()("QuickbookBoo
           SELECT provider, payment_id FROM quickbook_payments
           WHERE state IN ('received', 'verified', 'booking', 'refunding') AND lease_until < now()
           ORDER BY lease_until LIMIT 100`.pipe(Effect.orDie)
-        const summary = { found: due.length, confirmed: 0, refunded: 0, refunding: 0, dropped: 0, mismatched: 0, pending: 0 }
+        const summary = { found: due.length, confirmed: 0, refunded: 0, refunding: 0, dropped: 0, mismatched: 0, pending: 0, strays: 0 }
         for (const d of due) {
           const key = keyOf(d)
           if (!(yield* takeLease(key))) continue
@@ -536,6 +783,12 @@ export class QuickbookBook extends Effect.Service<QuickbookBook>()("QuickbookBoo
             else if (state === "mismatch") summary.mismatched += 1
             else summary.pending += 1
           }
+        }
+        for (const d of yield* straysDue) {
+          const returned = yield* returnStray(keyOf(d)).pipe(
+            Effect.catchAllCause((cause) => Effect.as(Effect.logWarning(`quickbook payment ${d.payment_id} not returned this time`, cause), false))
+          )
+          if (returned) summary.strays += 1
         }
         return summary satisfies QuickbookRecoverySummary
       }).pipe(Effect.withSpan("QuickbookBook.recover"))

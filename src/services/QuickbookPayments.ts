@@ -15,6 +15,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Option, Random } from "effect"
 import type { BookFailureReason } from "../domain/quickbookBook.js"
 import { refundReference } from "../domain/quickbookBook.js"
+import type { BookFailedVariant } from "../domain/quickbookErrors.js"
 import { retryDelayMillis } from "../domain/mail.js"
 import { type PaymentAccount, PaymentProvider } from "../ports/PaymentProvider.js"
 import { OperatorPaymentAccounts } from "./OperatorPaymentAccounts.js"
@@ -34,7 +35,7 @@ export interface StoredRequest {
 /** The answer given for the payment (repeated on a retry); `moneyReturned` is read from `state`. */
 export type StoredAnswer =
   | { readonly status: "confirmed"; readonly ticket: Ticket }
-  | { readonly status: "failed"; readonly reason: BookFailureReason }
+  | { readonly status: "failed"; readonly reason: BookFailureReason; readonly variant?: BookFailedVariant | undefined }
   | { readonly status: "mismatch" }
 
 export interface PaymentKey {
@@ -55,7 +56,8 @@ export interface PaymentRow {
   readonly merchant_id: string | null
   readonly paid_at: Date | null
   readonly state: PaymentState
-  readonly role: "sale" | "duplicate" | null
+  /** `stray`: a mismatch that paid no sale, returned (migration 0019). */
+  readonly role: "sale" | "duplicate" | "stray" | null
   readonly hold_id: string | null
   readonly failure_reason: BookFailureReason | null
   readonly answer: StoredAnswer | null
@@ -66,9 +68,14 @@ export interface PaymentRow {
   readonly refund_state: "requested" | "settling" | "completed" | "failed" | null
   readonly refunded_minor: number
   readonly refund_attempts: number
+  /** A mismatch's order: the sale reference it carries at the provider (null: none). */
+  readonly order_reference_id: string | null
   readonly selling_operator_id: string
   readonly lease_expired: boolean
 }
+
+/** Other merchants of ours a payment not found on its sale's merchant is looked for on, at most. */
+const OTHER_MERCHANTS_LOOKED_AT = 50
 
 /** Backoff of a refund the provider did not confirm: 30 s doubling to an hour. */
 const REFUND_RETRY = { baseMillis: 30_000, maxMillis: 3_600_000 }
@@ -84,7 +91,7 @@ export class QuickbookPayments extends Effect.Service<QuickbookPayments>()("Quic
         SELECT p.provider, p.payment_id, p.order_id, p.sale_reference, p.terminal_id, p.payment_terminal_id, p.request,
           p.amount_minor::int AS amount_minor, trim(p.currency) AS currency, p.merchant_id, p.paid_at, p.state, p.role,
           p.hold_id, p.failure_reason, p.answer, p.refund_method, p.refund_seq, p.refund_reference, p.refund_order_id,
-          p.refund_state, p.refunded_minor::int AS refunded_minor, p.refund_attempts, s.selling_operator_id,
+          p.refund_state, p.refunded_minor::int AS refunded_minor, p.refund_attempts, p.order_reference_id, s.selling_operator_id,
           coalesce(p.lease_until < now(), false) AS lease_expired
         FROM quickbook_payments p JOIN quickbook_sales s ON s.reference = p.sale_reference
         WHERE p.provider = ${key.provider} AND p.payment_id = ${key.paymentId}`.pipe(
@@ -99,11 +106,37 @@ export class QuickbookPayments extends Effect.Service<QuickbookPayments>()("Quic
       }))
 
     /**
-     * The merchant's account at the provider: the selling operator's credentials, acting for
-     * `merchantId` when given (the merchant a payment was made on), else the operator's own merchant.
+     * The merchant's account at the provider: the selling operator's own merchant; with `merchantId`
+     * (the merchant a payment was made on), that merchant, with the credentials of the operator it
+     * belongs to (the selling operator's when it is theirs, or when no operator has it any more).
      */
     const accountFor = (operatorId: string, merchantId?: string) =>
-      Effect.map(paymentAccounts.forOperator(operatorId), Option.map((a): PaymentAccount => (merchantId ? { ...a, merchantId } : a)))
+      Effect.gen(function*() {
+        if (merchantId === undefined) return yield* paymentAccounts.forOperator(operatorId)
+        const [owner] = yield* sql<{ operator_id: string }>`
+          SELECT operator_id FROM operator_payment_accounts WHERE merchant_id = ${merchantId}
+          ORDER BY (operator_id = ${operatorId}) DESC, operator_id LIMIT 1`.pipe(Effect.orDie)
+        const account = yield* paymentAccounts.forOperator(owner?.operator_id ?? operatorId)
+        return Option.map(account, (a): PaymentAccount => ({ ...a, merchantId }))
+      })
+
+    /**
+     * Our merchants other than `exclude`, each with its operator's credentials: those of the same
+     * kind (sandbox or live) as the operator's own merchant. Where a payment not found on the sale's
+     * merchant is looked for (a payment on another merchant of ours is a mismatch, not "not found").
+     */
+    const otherAccounts = (operatorId: string, exclude: ReadonlyArray<string>) =>
+      Effect.gen(function*() {
+        const rows = yield* sql<{ operator_id: string; merchant_id: string }>`
+          SELECT DISTINCT ON (a.merchant_id) a.operator_id, a.merchant_id FROM operator_payment_accounts a
+          WHERE a.merchant_id NOT IN ${sql.in(exclude)}
+            AND a.sandbox = (SELECT o.sandbox FROM operator_payment_accounts o WHERE o.operator_id = ${operatorId})
+          ORDER BY a.merchant_id, (a.operator_id = ${operatorId}) DESC, a.operator_id
+          LIMIT ${OTHER_MERCHANTS_LOOKED_AT}`.pipe(Effect.orDie)
+        const accounts = yield* Effect.forEach(rows, (r) =>
+          Effect.map(paymentAccounts.forOperator(r.operator_id), Option.map((a): PaymentAccount => ({ ...a, merchantId: r.merchant_id }))))
+        return accounts.flatMap((a) => (Option.isSome(a) ? [a.value] : []))
+      })
 
     const alertRefundFailed = (row: PaymentRow, detail: string) =>
       Effect.logError("quickbook: a desk payment could not be returned; a person has to return it").pipe(
@@ -112,6 +145,18 @@ export class QuickbookPayments extends Effect.Service<QuickbookPayments>()("Quic
           reference: row.sale_reference,
           payment_id: row.payment_id,
           order_id: row.order_id,
+          detail
+        })
+      )
+
+    const alertRefundUnreadable = (row: PaymentRow, detail: string) =>
+      Effect.logError("quickbook: the payment provider's answer about a desk payment's return could not be read; asked again later").pipe(
+        Effect.annotateLogs({
+          alert: "quickbook_refund_answer_unreadable",
+          reference: row.sale_reference,
+          payment_id: row.payment_id,
+          order_id: row.order_id,
+          refund_reference: row.refund_reference,
           detail
         })
       )
@@ -139,11 +184,17 @@ export class QuickbookPayments extends Effect.Service<QuickbookPayments>()("Quic
                 refund_order_id = coalesce(${update.refundOrderId}, refund_order_id), updated_at = now()
               WHERE ${where(row)} AND ${open}`
             return "open" as const
-          case "NoAnswer":
-            yield* sql`
-              UPDATE quickbook_payments SET lease_until = ${later}, last_error = ${update.detail.slice(0, 1000)}, updated_at = now()
-              WHERE ${where(row)} AND ${open}`
+          case "NoAnswer": {
+            // An answer that did not decode is asked again like no answer (the same reference moves
+            // nothing twice), but it is a defect, not an outage: each such attempt is alerted, so it
+            // is never retried unseen.
+            const [kept] = yield* sql<{ provider: string }>`
+              UPDATE quickbook_payments SET lease_until = ${later}, last_error = ${update.detail.slice(0, 1000)},
+                alerted_at = ${update.unreadable === true ? sql`coalesce(alerted_at, now())` : sql`alerted_at`}, updated_at = now()
+              WHERE ${where(row)} AND ${open} RETURNING provider`
+            if (kept && update.unreadable === true) yield* alertRefundUnreadable(row, update.detail)
             return "open" as const
+          }
           case "Failed": {
             const [failed] = yield* sql<{ alerted: boolean }>`
               UPDATE quickbook_payments SET refund_state = 'failed', lease_until = NULL, last_error = ${update.detail.slice(0, 1000)},
@@ -205,7 +256,7 @@ export class QuickbookPayments extends Effect.Service<QuickbookPayments>()("Quic
         return false
       }).pipe(Effect.withSpan("QuickbookPayments.returnMoney", { attributes: { payment: key.paymentId } }))
 
-    return { load, mustLoad, accountFor, returnMoney } as const
+    return { load, mustLoad, accountFor, otherAccounts, returnMoney } as const
   }),
   dependencies: [OperatorPaymentAccounts.Default]
 }) {}

@@ -29,8 +29,11 @@ export type MoneyReturnUpdate =
   /** A void refused because the payment can no longer be voided: a refund is needed instead. */
   | { readonly _tag: "Superseded"; readonly detail: string }
   | { readonly _tag: "Failed"; readonly detail: string }
-  /** No answer: the outcome is unknown; ask again with the same reference. */
-  | { readonly _tag: "NoAnswer"; readonly detail: string }
+  /**
+   * No answer: the outcome is unknown; ask again with the same reference. `unreadable`: there was
+   * an answer but it did not decode (a defect to look at, not an outage: the caller alerts).
+   */
+  | { readonly _tag: "NoAnswer"; readonly detail: string; readonly unreadable?: boolean }
 
 const detailOf = (e: PaymentProviderError) => `${e.operation}: ${e.reason}: ${e.detail}`
 
@@ -75,7 +78,7 @@ export const returnPayment = (
     Effect.catchAll((e): Effect.Effect<MoneyReturnUpdate> =>
       Effect.succeed(
         e._tag === "PaymentProviderUnavailable"
-          ? { _tag: "NoAnswer", detail: detailOf(e) }
+          ? { _tag: "NoAnswer", detail: detailOf(e), unreadable: e.reason === "bad_response" }
           : r.method === "void" && e.reason === "cannot_void"
           ? { _tag: "Superseded", detail: detailOf(e) }
           : { _tag: "Failed", detail: detailOf(e) }

@@ -46,6 +46,9 @@ const paxOf = (vendor: SandboxVendor, adults: number, children = 0) => {
   ]
 }
 
+/** A card payment taken at the desk (NOK), as the booking carries it. */
+const paidAtDesk = (amountMinor: number, reference: string) => ({ amountMinor, currency: "NOK", reference, paidAt: new Date() })
+
 const withFaultsReset = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.flatMap(BokunSandbox, (sandbox) => Effect.ensuring(effect, sandbox.faults.reset))
 
@@ -294,7 +297,8 @@ layer(sandboxEnv(), { excludeTestServices: true, timeout: 120_000 })("Bókun ada
           holdId: hold.holdId,
           seats: null,
           guest: { name: "Ada Lovelace", email: "ada@example.com", phone: null },
-          externalReference: "T-HOLD1"
+          externalReference: "T-HOLD1",
+          payment: paidAtDesk(hold.totalMinor, "pay-hold-1")
         })
         expect(booked.bookingReference).toBe(hold.holdId)
         expect(booked.lines).toHaveLength(1)
@@ -303,10 +307,13 @@ layer(sandboxEnv(), { excludeTestServices: true, timeout: 120_000 })("Bókun ada
           externalReference: "T-HOLD1",
           participants: 3,
           guest: { name: "Ada Lovelace", email: "ada@example.com", phone: null },
-          channel: { class: "service" }
+          channel: { class: "service" },
+          // What was paid at the desk went with the confirmation: the booking reads as paid.
+          paymentStatus: "PAID"
         })
+        expect(yield* bs.balance(account, hold.holdId)).toMatchObject({ totalMinor: hold.totalMinor, paidMinor: hold.totalMinor, dueMinor: 0 })
         // Booking the same hold again (a retry) answers the same booking.
-        const retried = yield* bs.book(account, { holdId: hold.holdId, seats: null, guest: { name: "Ada Lovelace", email: null, phone: null }, externalReference: "T-HOLD1" })
+        const retried = yield* bs.book(account, { holdId: hold.holdId, seats: null, guest: { name: "Ada Lovelace", email: null, phone: null }, externalReference: "T-HOLD1", payment: paidAtDesk(hold.totalMinor, "pay-hold-1") })
         expect(retried.bookingId).toBe(booked.bookingId)
         const [after] = yield* bs.availability(account, { productId: seats.productId, from: "2027-07-01", to: "2027-07-01" })
         expect(after!.seatsLeft).toBe(7)
@@ -331,7 +338,7 @@ layer(sandboxEnv(), { excludeTestServices: true, timeout: 120_000 })("Bókun ada
         // Replaying the key of a released hold does not pretend the hold is still there.
         expect(yield* failureOf(bs.hold(account, { ...seats, idempotencyKey: "rel-1", holdSeconds: 600 })))
           .toMatchObject({ _tag: "BookingSystemRejected", reason: "hold_expired" })
-        const error = yield* failureOf(bs.book(account, { holdId: hold.holdId, seats: null, guest: { name: "Late", email: null, phone: null }, externalReference: "T-LATE" }))
+        const error = yield* failureOf(bs.book(account, { holdId: hold.holdId, seats: null, guest: { name: "Late", email: null, phone: null }, externalReference: "T-LATE", payment: paidAtDesk(1, "pay-late") }))
         expect(error._tag).toBe("BookingSystemRejected")
       }))
 
@@ -346,7 +353,7 @@ layer(sandboxEnv(), { excludeTestServices: true, timeout: 120_000 })("Bókun ada
         yield* Effect.sleep("1500 millis")
         const [departure] = yield* bs.availability(account, { productId: seats.productId, from: "2027-07-03", to: "2027-07-03" })
         expect(departure!.seatsLeft).toBe(10)
-        const error = yield* failureOf(bs.book(account, { holdId: hold.holdId, seats: null, guest: { name: "Slow Guest", email: null, phone: null }, externalReference: "T-SLOW" }))
+        const error = yield* failureOf(bs.book(account, { holdId: hold.holdId, seats: null, guest: { name: "Slow Guest", email: null, phone: null }, externalReference: "T-SLOW", payment: paidAtDesk(1, "pay-slow") }))
         expect(error).toMatchObject({ _tag: "BookingSystemRejected", reason: "hold_expired" })
         // A lapsed hold is not a booking: it is left out of the lines.
         expect(yield* bs.bookingLines(account, { from: "2027-07-03", to: "2027-07-03" })).toEqual([])
@@ -360,7 +367,7 @@ layer(sandboxEnv(), { excludeTestServices: true, timeout: 120_000 })("Bókun ada
         const seats = { productId: String(product.id), date: "2027-07-04", startTimeId: String(product.startTimes[0]!.id), rateId: null, pax: paxOf(vendor, 4) }
         expect(yield* failureOf(bs.hold(account, { ...seats, idempotencyKey: "full-1", holdSeconds: 60 })))
           .toMatchObject({ _tag: "BookingSystemRejected", reason: "no_seats" })
-        expect(yield* failureOf(bs.book(account, { holdId: null, seats, guest: { name: "Too Many", email: null, phone: null }, externalReference: "T-FULL" })))
+        expect(yield* failureOf(bs.book(account, { holdId: null, seats, guest: { name: "Too Many", email: null, phone: null }, externalReference: "T-FULL", payment: paidAtDesk(1, "pay-full") })))
           .toMatchObject({ _tag: "BookingSystemRejected", reason: "no_seats" })
         const noHolds = yield* vendorWith("No Holds Tours", { supportsHolds: false })
         const other = { ...seats, productId: String(noHolds.product.id), startTimeId: String(noHolds.product.startTimes[0]!.id), pax: paxOf(noHolds.vendor, 1) }
@@ -373,13 +380,36 @@ layer(sandboxEnv(), { excludeTestServices: true, timeout: 120_000 })("Bókun ada
         const { account, vendor, product } = yield* vendorWith("Direct Tours", { capacity: 10 })
         const bs = yield* BookingSystem
         const seats = { productId: String(product.id), date: "2027-07-05", startTimeId: String(product.startTimes[1]!.id), rateId: String(product.rates[0]!.id), pax: paxOf(vendor, 2) }
-        const request = { holdId: null, seats, guest: { name: "Grace Hopper", email: "grace@example.com", phone: "+4712345678" }, externalReference: "T-DIRECT" }
+        const request = {
+          holdId: null,
+          seats,
+          guest: { name: "Grace Hopper", email: "grace@example.com", phone: "+4712345678" },
+          externalReference: "T-DIRECT",
+          payment: paidAtDesk(99800, "pay-direct")
+        }
         const first = yield* bs.book(account, request)
         const second = yield* bs.book(account, request)
         expect(second.bookingId).toBe(first.bookingId)
-        expect(first.lines[0]).toMatchObject({ status: "CONFIRMED", startTime: "14:30", participants: 2, totalMinor: 99800, guest: { name: "Grace Hopper" } })
+        expect(first.lines[0]).toMatchObject({
+          status: "CONFIRMED", startTime: "14:30", participants: 2, totalMinor: 99800, guest: { name: "Grace Hopper" }, paymentStatus: "PAID"
+        })
         const lines = yield* bs.bookingLines(account, { from: "2027-07-05", to: "2027-07-05" })
         expect(lines).toHaveLength(1)
+        expect(lines[0]!.paymentStatus).toBe("PAID")
+        expect(yield* bs.balance(account, first.bookingReference)).toMatchObject({ totalMinor: 99800, paidMinor: 99800, dueMinor: 0 })
+      }))
+
+    it.effect("a product without reservations is booked in one checkout that carries what was paid", () =>
+      Effect.gen(function*() {
+        const { account, sandbox, vendor, product } = yield* vendorWith("One Step Tours", { capacity: 10, supportsHolds: false })
+        const bs = yield* BookingSystem
+        const seats = { productId: String(product.id), date: "2027-07-06", startTimeId: String(product.startTimes[0]!.id), rateId: null, pax: paxOf(vendor, 2) }
+        const booked = yield* bs.book(account, {
+          holdId: null, seats, guest: { name: "Alan Turing", email: null, phone: null }, externalReference: "T-ONESTEP", payment: paidAtDesk(99800, "pay-onestep")
+        })
+        expect(booked.lines[0]).toMatchObject({ status: "CONFIRMED", totalMinor: 99800, paymentStatus: "PAID" })
+        expect(yield* bs.balance(account, booked.bookingReference)).toMatchObject({ paidMinor: 99800, dueMinor: 0 })
+        expect(yield* sandbox.requests.count({ method: "POST", path: "/checkout.json/confirm-reserved/" + booked.bookingReference })).toBe(0)
       }))
   })
 

@@ -220,6 +220,18 @@ layer(surfboardEnv(), { excludeTestServices: true, timeout: 120_000 })("Surfboar
         })
       }))
 
+    it.effect("an order made at the terminal without a reference (its line's name null) reads, with referenceId null", () =>
+      Effect.gen(function*() {
+        const { sandbox, merchant, account, pp } = yield* merchantWith("No Reference Tours")
+        const made = yield* sandbox.createPaidOrder({ merchantId: merchant.id, amountMinor: 45000, currency: "NOK" })
+        const raw = yield* rawOrder(account, merchant, made.orderId)
+        expect(raw.body.data.orderLines[0].name).toBeNull()
+        expect(raw.body.data.referenceId).toBeNull()
+        expect(yield* pp.orderStatus(account, made.orderId)).toMatchObject({
+          referenceId: null, state: "paid", paid: true, amountMinor: 45000, currency: "NOK", merchantId: merchant.id
+        })
+      }))
+
     it.effect("currencies: EUR and ISK convert to their numeric codes; an unknown one is refused before anything is sent", () =>
       Effect.gen(function*() {
         const { sandbox, merchant, account, pp } = yield* merchantWith("Currency Tours")

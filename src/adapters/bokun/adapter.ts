@@ -11,7 +11,8 @@
  * | releaseHold     | POST /booking.json/{code}/abort-reserved                              | no      |
  * | book            | hold: update-customer + POST /checkout.json/confirm-reserved/{code};  | no      |
  * |                 | seats: submit (reserve) + confirm-reserved, or one submit (INVOICE)   |         |
- * |                 | when the product does not allow reservations                          |         |
+ * |                 | when the product does not allow reservations; what was paid goes on   |         |
+ * |                 | the confirmation (or the one submit): amount, currency, transaction   |         |
  * | cancel          | POST /booking.json/cancel-booking/{code}                              | no      |
  * | move            | POST /booking.json/edit (ActivityChangeDateAction / …RateAction)      | no      |
  * | balance         | GET  /booking.json/booking/{code}                                     | yes     |
@@ -19,6 +20,7 @@
 import { Clock, Effect, Schema } from "effect"
 import {
   type BookingLine,
+  type BookingPayment,
   type BookingSystemAccount,
   type BookingSystemClient,
   type BookingSystemError,
@@ -29,7 +31,7 @@ import {
 import { type BokunHttp, type BokunHttpOptions, defaultHttpOptions, makeBokunHttp } from "./client.js"
 import * as Dialect from "./dialect.js"
 import { balanceOf, bookingLines, departures, productOf } from "./mapping.js"
-import { customerBody, reserveBody } from "./checkout.js"
+import { confirmBody, customerBody, reserveBody } from "./checkout.js"
 import { toMinor } from "./money.js"
 
 export interface BokunAdapterOptions extends BokunHttpOptions {
@@ -155,13 +157,13 @@ export const makeBokunAdapter = (options: BokunAdapterOptions = defaultAdapterOp
         safe: false
       }, Dialect.CheckoutResponse)
 
-    const confirmReserved = (account: BookingSystemAccount, code: string, externalReference: string) =>
+    const confirmReserved = (account: BookingSystemAccount, code: string, externalReference: string, payment: BookingPayment) =>
       http.request(account, {
         operation: "confirmReserved",
         method: "POST",
         route: "/checkout.json/confirm-reserved/{confirmationCode}",
         path: `/checkout.json/confirm-reserved/${enc(code)}`,
-        body: { externalBookingReference: externalReference, sendNotificationToMainContact: false },
+        body: confirmBody(externalReference, payment),
         safe: false
       }, Dialect.BookingResponse)
 
@@ -251,7 +253,7 @@ export const makeBokunAdapter = (options: BokunAdapterOptions = defaultAdapterOp
         Effect.gen(function*() {
           if (request.holdId !== null) {
             yield* updateCustomer(account, request.holdId, request.guest)
-            const confirmed = yield* confirmReserved(account, request.holdId, request.externalReference)
+            const confirmed = yield* confirmReserved(account, request.holdId, request.externalReference, request.payment)
             return booked(account, confirmed.booking)
           }
           if (request.seats === null) return yield* invalid(account, "book", "either a hold or seats are needed")
@@ -271,13 +273,13 @@ export const makeBokunAdapter = (options: BokunAdapterOptions = defaultAdapterOp
                 submitReservation(
                   account,
                   "bookDirect",
-                  reserveBody(seats, request.guest, request.externalReference, "INVOICE"),
+                  reserveBody(seats, request.guest, request.externalReference, "INVOICE", request.payment),
                   `book-direct:${request.externalReference}`
                 )
             )
           )
           if (reserved.booking.status.toUpperCase() === "CONFIRMED") return booked(account, reserved.booking)
-          const confirmed = yield* confirmReserved(account, reserved.booking.confirmationCode, request.externalReference)
+          const confirmed = yield* confirmReserved(account, reserved.booking.confirmationCode, request.externalReference, request.payment)
           return booked(account, confirmed.booking)
         }).pipe(withSpan("book", account)),
 

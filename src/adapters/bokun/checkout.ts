@@ -1,5 +1,9 @@
-/** Bodies of Bókun checkout calls: a direct booking request reserved for external payment, a customer update. */
-import type { Guest, SeatRequest } from "../../ports/BookingSystem.js"
+/**
+ * Bodies of Bókun checkout calls: a direct booking request reserved for external payment, the
+ * confirmation of a reservation with the payment taken outside Bókun, a customer update.
+ */
+import type { BookingPayment, Guest, SeatRequest } from "../../ports/BookingSystem.js"
+import { fromMinor } from "./money.js"
 
 const splitName = (name: string) => {
   const trimmed = name.trim()
@@ -34,21 +38,45 @@ const activityBooking = (seats: SeatRequest) => ({
  */
 export type CheckoutPayment = "RESERVE_FOR_EXTERNAL_PAYMENT" | "INVOICE"
 
+/** `yyyy-MM-dd HH:mm:ss` in UTC, the form Bókun's transaction dates take. */
+const transactionDate = (at: Date) => at.toISOString().slice(0, 19).replace("T", " ")
+
+/**
+ * What was paid outside Bókun, as a booking carries it (docs/booking-system.md, "What was paid"):
+ * the amount in major units, its currency and the transaction (our provider's payment id and when
+ * it was paid). Bókun records it as the booking's payment, so the booking reads PAID.
+ */
+export const paymentFields = (payment: BookingPayment) => ({
+  amount: fromMinor(payment.amountMinor, payment.currency),
+  currency: payment.currency,
+  transactionDetails: { transactionId: payment.reference, transactionDate: transactionDate(payment.paidAt) }
+})
+
 export const reserveBody = (
   seats: SeatRequest,
   guest: Guest | null,
   externalReference: string | null,
-  paymentMethod: CheckoutPayment = "RESERVE_FOR_EXTERNAL_PAYMENT"
+  paymentMethod: CheckoutPayment = "RESERVE_FOR_EXTERNAL_PAYMENT",
+  payment: BookingPayment | null = null
 ) => ({
   checkoutOption: "CUSTOMER_FULL_PAYMENT",
   paymentMethod,
   source: "DIRECT_REQUEST",
   sendNotificationToMainContact: false,
+  // A booking confirmed in this one checkout (INVOICE) carries what was paid here; a reservation gets it on confirmation.
+  ...(payment !== null ? paymentFields(payment) : {}),
   directBooking: {
     externalBookingReference: externalReference,
     mainContactDetails: guest ? contactAnswers(guest) : [],
     activityBookings: [activityBooking(seats)]
   }
+})
+
+/** POST /checkout.json/confirm-reserved/{confirmationCode}: the reservation confirmed, with what was paid. */
+export const confirmBody = (externalReference: string, payment: BookingPayment) => ({
+  externalBookingReference: externalReference,
+  sendNotificationToMainContact: false,
+  ...paymentFields(payment)
 })
 
 /** POST /booking.json/update-customer/{confirmationCode} */

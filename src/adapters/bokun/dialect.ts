@@ -168,12 +168,28 @@ export const ActivityBookingRequest = Schema.Struct({
   pricingCategoryBookings: Schema.Array(Schema.Struct({ pricingCategoryId: Id }))
 })
 
+/**
+ * The payment taken outside Bókun, on a confirmation (and on a checkout that confirms at once):
+ * `amount` in major units, `currency`, and the transaction (docs/booking-system.md, "What was paid").
+ */
+const paymentFields = {
+  amount: opt(Schema.Number),
+  currency: opt(Schema.String),
+  transactionDetails: opt(Schema.Struct({
+    transactionId: opt(Schema.String),
+    transactionDate: opt(Schema.String),
+    cardBrand: opt(Schema.String),
+    last4: opt(Schema.String)
+  }))
+}
+
 /** POST /checkout.json/submit */
 export const CheckoutRequest = Schema.Struct({
   checkoutOption: Schema.String,
   paymentMethod: Schema.String,
   source: Schema.String,
   sendNotificationToMainContact: opt(Schema.Boolean),
+  ...paymentFields,
   directBooking: Schema.Struct({
     externalBookingReference: opt(Schema.String),
     mainContactDetails: opt(Schema.Array(Answer)),
@@ -189,7 +205,8 @@ export const CheckoutResponse = Schema.Struct({
 /** POST /checkout.json/confirm-reserved/{confirmationCode} */
 export const ConfirmReservedRequest = Schema.Struct({
   externalBookingReference: opt(Schema.String),
-  sendNotificationToMainContact: opt(Schema.Boolean)
+  sendNotificationToMainContact: opt(Schema.Boolean),
+  ...paymentFields
 })
 export const BookingResponse = Schema.Struct({ booking: Booking })
 

@@ -8,10 +8,17 @@
  * in the currency's smallest unit; currencies are numeric ISO 4217 codes in strings (`"578"`).
  * Fields marked "sandbox" are not in Surfboard's public reference: the sandbox sends them and the
  * adapter reads them when they are there (docs/payment-provider.md).
+ *
+ * Answers are read leniently: a field the service does not need to trust may be missing or null
+ * (an order made at a card terminal without a reference or a line name answers `referenceId`
+ * absent and `orderLines[].name: null`), so that such an order is read, and judged by what it says
+ * (e.g. a payment_mismatch), instead of failing to decode.
  */
 import { Schema } from "effect"
 
 const optional = Schema.optional
+/** Absent, null or the value. */
+const maybe = <S extends Schema.Schema.Any>(schema: S) => Schema.optional(Schema.NullOr(schema))
 
 /** A tax share of an amount: `{amount, percentage, type: "VAT"}`. */
 export const Tax = Schema.Struct({
@@ -26,17 +33,18 @@ export const Amount = Schema.Struct({
   /** What is paid: negative on a return. */
   total: Schema.Number,
   currency: Schema.String,
-  tax: optional(Schema.Array(Tax))
+  tax: maybe(Schema.Array(Tax))
 })
 
 export const OrderLine = Schema.Struct({
-  id: Schema.String,
-  name: Schema.String,
+  id: maybe(Schema.String),
+  /** What the receipt says; an order made at the terminal may have none (`null`). */
+  name: maybe(Schema.String),
   /** Negative on a return. */
-  quantity: Schema.Number,
+  quantity: maybe(Schema.Number),
   amount: Amount,
   /** On a return's lines: the purchase order the money goes back from. */
-  purchaseOrderId: optional(Schema.String)
+  purchaseOrderId: maybe(Schema.String)
 })
 
 /** Percentages and fixed shares are strings in Surfboard's reference; numbers are accepted too. */
@@ -85,31 +93,31 @@ export const CreateOrderRequest = Schema.Struct({
 
 export const CreatedOrder = Schema.Struct({
   orderId: Schema.String,
-  paymentId: optional(Schema.String),
+  paymentId: maybe(Schema.String),
   /** Online (PaymentPage) terminals: the hosted page. */
-  paymentPageLink: optional(Schema.String)
+  paymentPageLink: maybe(Schema.String)
 })
 
 /** GET /orders/:orderId */
 export const Order = Schema.Struct({
   "terminal$id": Schema.String,
-  referenceId: optional(Schema.NullOr(Schema.String)),
+  referenceId: maybe(Schema.String),
   /** ISO 8601: when the order was made. */
-  date: optional(Schema.String),
-  type: optional(Schema.String),
-  purchaseOrderId: optional(Schema.String),
-  orderLines: optional(Schema.Array(OrderLine)),
-  totalOrderAmount: optional(Amount),
-  controlFunctions: optional(ControlFunctions)
+  date: maybe(Schema.String),
+  type: maybe(Schema.String),
+  purchaseOrderId: maybe(Schema.String),
+  orderLines: maybe(Schema.Array(OrderLine)),
+  totalOrderAmount: maybe(Amount),
+  controlFunctions: maybe(ControlFunctions)
 })
 
 export const Payment = Schema.Struct({
   paymentId: Schema.String,
   /** PAYMENT_INITIATED, PAYMENT_PROCESSING, PAYMENT_PROCESSED, PAYMENT_COMPLETED, PAYMENT_FAILED, PAYMENT_CANCELLED */
   paymentStatus: Schema.String,
-  paymentMethod: optional(Schema.NullOr(Schema.String)),
-  amount: optional(Schema.Number),
-  failureReason: optional(Schema.NullOr(Schema.String))
+  paymentMethod: maybe(Schema.String),
+  amount: maybe(Schema.Number),
+  failureReason: maybe(Schema.String)
 })
 
 export const Transaction = Schema.Struct({
@@ -118,25 +126,25 @@ export const Transaction = Schema.Struct({
   terminalId: Schema.String,
   orderId: Schema.String,
   paymentId: Schema.String,
-  referenceId: optional(Schema.NullOr(Schema.String)),
+  referenceId: maybe(Schema.String),
   /** A string of minor units in Surfboard's reference (`"200"`). */
   amount: Schema.Union(Schema.Number, Schema.NumberFromString),
   currency: Schema.String,
-  method: optional(Schema.String),
+  method: maybe(Schema.String),
   /** PURCHASE or RETURN (the reference spells it either case). */
   type: Schema.String,
   timestamp: Schema.String,
-  voided: optional(Schema.Boolean)
+  voided: maybe(Schema.Boolean)
 })
 
 /** GET /orders/:orderId/status */
 export const OrderStatus = Schema.Struct({
   /** PENDING, PAYMENT_COMPLETED, PAYMENT_CANCELLED, PARTIAL_PAYMENT_COMPLETED, PAYMENT_PROCESSED */
   orderStatus: Schema.String,
-  payments: optional(Schema.Array(Payment)),
-  paymentIds: optional(Schema.Array(Schema.String)),
+  payments: maybe(Schema.Array(Payment)),
+  paymentIds: maybe(Schema.Array(Schema.String)),
   /** Only once the order is (partially) paid. */
-  transactions: optional(Schema.Array(Transaction))
+  transactions: maybe(Schema.Array(Transaction))
 })
 
 /** PUT /payments/:paymentId/void */
@@ -156,7 +164,7 @@ export const Envelope = <A, I>(data: Schema.Schema<A, I>) =>
   Schema.Struct({
     status: Schema.String,
     data: optional(data),
-    message: optional(Schema.String)
+    message: maybe(Schema.String)
   })
 
 /** An error answer. `errorCode` is the sandbox's (Surfboard's reference shows only `message`). */

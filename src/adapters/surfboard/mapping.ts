@@ -126,7 +126,7 @@ export const validForUntil = (expiresAt: Date, now: number) =>
 const isReturn = (order: typeof Dialect.Order.Type) =>
   order.type?.toLowerCase() === "return" ||
   (order.totalOrderAmount?.total ?? 0) < 0 ||
-  (order.orderLines ?? []).some((l) => l.purchaseOrderId !== undefined)
+  (order.orderLines ?? []).some((l) => l.purchaseOrderId != null)
 
 /** Order (GET /orders/:id) and its status (GET /orders/:id/status) as the port's OrderStatus; Left: what did not make sense. */
 export const orderStatusOf = (
@@ -137,17 +137,16 @@ export const orderStatusOf = (
 ): Either.Either<OrderStatus, string> => {
   const lines = order.orderLines ?? []
   const currencyCode = order.totalOrderAmount?.currency ?? lines[0]?.amount.currency
-  const currency = currencyCode === undefined ? undefined : alphaCurrency(currencyCode)
-  if (currency === undefined) return Either.left(`order ${orderId}: unknown currency ${String(currencyCode)}`)
+  if (currencyCode === undefined) return Either.left(`order ${orderId}: no amount`)
+  // A currency we do not know stays as sent: it matches no sale of ours (a mismatch, not an unreadable order).
+  const currency = alphaCurrency(currencyCode) ?? currencyCode
   const type = isReturn(order) ? "return" : "purchase"
   const amountMinor = Math.abs(order.totalOrderAmount?.total ?? lines.reduce((sum, l) => sum + l.amount.total, 0))
   const transactions: Array<Transaction> = []
   for (const t of status.transactions ?? []) {
-    const txCurrency = alphaCurrency(t.currency)
+    const txCurrency = alphaCurrency(t.currency) ?? t.currency
     const at = new Date(t.timestamp)
-    if (txCurrency === undefined || Number.isNaN(at.getTime())) {
-      return Either.left(`transaction ${t.transactionId}: unreadable currency or timestamp`)
-    }
+    if (Number.isNaN(at.getTime())) return Either.left(`transaction ${t.transactionId}: unreadable timestamp ${t.timestamp}`)
     transactions.push({
       transactionId: t.transactionId,
       paymentId: t.paymentId,
@@ -179,7 +178,7 @@ export const orderStatusOf = (
     terminalId: order["terminal$id"],
     referenceId: order.referenceId ?? null,
     type,
-    purchaseOrderId: order.purchaseOrderId ?? lines.find((l) => l.purchaseOrderId !== undefined)?.purchaseOrderId ?? null,
+    purchaseOrderId: order.purchaseOrderId ?? lines.find((l) => l.purchaseOrderId != null)?.purchaseOrderId ?? null,
     state,
     providerStatus: status.orderStatus,
     amountMinor,
@@ -222,7 +221,7 @@ export const refundOf = (status: OrderStatus, purchaseOrderId: string): Refund =
 /** When a payment page order stops taking payments; null when it does not say. */
 export const linkExpiry = (order: typeof Dialect.Order.Type): Date | null => {
   const validFor = validForMillis(order.controlFunctions?.online?.paymentPageValidFor)
-  const created = order.date === undefined ? NaN : Date.parse(order.date)
+  const created = order.date == null ? NaN : Date.parse(order.date)
   return validFor === null || Number.isNaN(created) ? null : new Date(created + validFor)
 }
 

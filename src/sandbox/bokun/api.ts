@@ -5,6 +5,7 @@
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Schema } from "effect"
 import * as Dialect from "../../adapters/bokun/dialect.js"
+import { toMinor } from "../../adapters/bokun/money.js"
 import { authenticate } from "./auth.js"
 import { badRequest, SandboxFailure } from "./failure.js"
 import type { FaultSettings } from "./faults.js"
@@ -61,6 +62,23 @@ const toNumber = (id: string | number) => {
 
 const idOrNull = (id: string | number | null | undefined) => (id == null ? Effect.succeed(null) : toNumber(id))
 
+/**
+ * The payment taken outside Bókun that a confirmation (or a checkout that confirms at once)
+ * carries: `amount` in the booking's currency, recorded as the booking's paid amount with the
+ * transaction id. None when the request carries no amount.
+ */
+const paymentOf = (
+  input: { readonly amount?: number | null | undefined; readonly currency?: string | null | undefined; readonly transactionDetails?: { readonly transactionId?: string | null | undefined } | null | undefined },
+  currency: string
+) => {
+  if (input.amount == null) return Effect.succeed(null)
+  if (!Number.isFinite(input.amount) || input.amount < 0) return Effect.fail(badRequest(`Invalid amount ${input.amount}`))
+  if (input.currency != null && input.currency.toUpperCase() !== currency.toUpperCase()) {
+    return Effect.fail(badRequest(`The payment is in ${input.currency}; the booking is in ${currency}`))
+  }
+  return Effect.succeed({ paidMinor: toMinor(input.amount, currency), reference: input.transactionDetails?.transactionId ?? null })
+}
+
 export const bokunApi = (store: Store, switchesOf: (accessKey: string | null) => Effect.Effect<FaultSettings>) => {
   /** A signed call on behalf of the vendor whose key signed it. */
   const signed = <A, E, R>(handler: (vendor: VendorRow) => Effect.Effect<A, E, R>) =>
@@ -107,6 +125,8 @@ export const bokunApi = (store: Store, switchesOf: (accessKey: string | null) =>
             pickupPlaceId: yield* idOrNull(a.pickupPlaceId)
           }
         }))
+      // A reservation is paid on confirmation; a booking confirmed by this checkout carries its payment now.
+      const payment = reserve ? null : yield* paymentOf(input, vendor.currency)
       yield* store.expireHolds
       const made = yield* store.sql.withTransaction(Effect.gen(function*() {
         const existing = idempotencyKey === null ? undefined : yield* store.existingByIdempotencyKey(vendor.id, idempotencyKey)
@@ -119,7 +139,8 @@ export const bokunApi = (store: Store, switchesOf: (accessKey: string | null) =>
           externalReference: input.directBooking.externalBookingReference ?? null,
           customer,
           idempotencyKey,
-          checkCapacity: true
+          checkCapacity: true,
+          ...(payment !== null ? { paidMinor: payment.paidMinor, paymentReference: payment.reference } : {})
         })
       }))
       const { booking } = yield* bookingAnswer(made.id)
@@ -173,7 +194,8 @@ export const bokunApi = (store: Store, switchesOf: (accessKey: string | null) =>
       Effect.gen(function*() {
         const input = yield* body(Dialect.ConfirmReservedRequest)
         yield* refusals(vendor, { phone: null, booking: true })
-        const id = yield* store.confirmReserved(vendor.id, yield* param("code"), input.externalBookingReference ?? null)
+        const payment = yield* paymentOf(input, vendor.currency)
+        const id = yield* store.confirmReserved(vendor.id, yield* param("code"), input.externalBookingReference ?? null, payment)
         return yield* bookingAnswer(id)
       }))),
     HttpRouter.post("/activity.json/search", signed((vendor) =>

@@ -27,8 +27,17 @@ export const makeBookingChanges = (sql: SqlClient.SqlClient, changed: Effect.Eff
           WHERE booking_id = ${bookingId} AND status IN ${sql.in(from)}`
     ).pipe(Effect.zipRight(changed))
 
-  /** RESERVED → CONFIRMED while the hold lasts; confirming a confirmed booking answers it again. */
-  const confirmReserved = (vendorId: number, code: string, externalReference: string | null) =>
+  /**
+   * RESERVED → CONFIRMED while the hold lasts, with the payment taken outside Bókun when one is
+   * given (the booking's paid amount and transaction); confirming a confirmed booking answers it
+   * again and records nothing more.
+   */
+  const confirmReserved = (
+    vendorId: number,
+    code: string,
+    externalReference: string | null,
+    payment: { readonly paidMinor: number; readonly reference: string | null } | null = null
+  ) =>
     sql.withTransaction(Effect.gen(function*() {
       const at = yield* now
       const b = yield* lockBooking(vendorId, code)
@@ -49,6 +58,11 @@ export const makeBookingChanges = (sql: SqlClient.SqlClient, changed: Effect.Eff
       yield* setStatus(b.id, "CONFIRMED", ["RESERVED"], at)
       if (externalReference !== null) {
         yield* sql`UPDATE bokun_sandbox.bookings SET external_reference = ${externalReference} WHERE id = ${b.id}`
+      }
+      if (payment !== null) {
+        yield* sql`
+          UPDATE bokun_sandbox.bookings SET paid_minor = ${payment.paidMinor}, payment_reference = ${payment.reference}
+          WHERE id = ${b.id}`
       }
       return b.id
     }))

@@ -139,6 +139,8 @@ const DDL = `
     total_minor bigint NOT NULL DEFAULT 0,
     updated_at timestamptz NOT NULL
   );
+  -- The payment taken outside Bókun that a confirmation (or a one-step checkout) carried: its transaction id.
+  ALTER TABLE bokun_sandbox.bookings ADD COLUMN IF NOT EXISTS payment_reference text;
   CREATE INDEX IF NOT EXISTS product_bookings_by_vendor_day ON bokun_sandbox.product_bookings (vendor_id, date, booking_id);
   CREATE INDEX IF NOT EXISTS product_bookings_by_booking ON bokun_sandbox.product_bookings (booking_id);
   CREATE INDEX IF NOT EXISTS product_bookings_by_departure ON bokun_sandbox.product_bookings (product_id, date, start_time_id)

@@ -32,6 +32,8 @@ export interface NewBooking {
   readonly checkCapacity: boolean
   readonly paidMinor?: number
   readonly paymentStatus?: string | null
+  /** The transaction id of a payment taken outside Bókun (checkout `transactionDetails`). */
+  readonly paymentReference?: string | null
   readonly createdAt?: Date
 }
 
@@ -138,6 +140,7 @@ export const makeSeats = (sql: SqlClient.SqlClient, changed: Effect.Effect<void>
         phone: input.customer.phone,
         paid_minor: input.paidMinor ?? 0,
         payment_status: input.paymentStatus ?? null,
+        payment_reference: input.paymentReference ?? null,
         idempotency_key: input.idempotencyKey,
         hold_expires_at: holdExpires,
         note: null,

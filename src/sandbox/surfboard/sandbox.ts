@@ -69,7 +69,8 @@ export interface SaleSpec {
   readonly amountMinor: number
   /** ISO 4217 alpha. */
   readonly currency: string
-  readonly referenceId: string
+  /** The sale's reference; absent: an order made at the terminal without one (its line then has no name either). */
+  readonly referenceId?: string
   readonly description?: string
   readonly taxLines?: ReadonlyArray<TaxLine>
   readonly serviceProviders?: ReadonlyArray<ServiceProviderShare>
@@ -217,15 +218,21 @@ export const startSandbox = (options: SandboxOptions = {}): Effect.Effect<Sandbo
           if (terminalId === undefined) return yield* badRequest("The merchant has no card terminal.", "TERMINAL_NOT_FOUND")
           const currency = numericCurrency(spec.currency)
           if (currency === undefined) return yield* badRequest(`Unknown currency ${spec.currency}.`)
-          const body = purchaseBody({
+          const made = purchaseBody({
             terminalId,
-            referenceId: spec.referenceId,
+            referenceId: spec.referenceId ?? "",
             amountMinor: spec.amountMinor,
             currency: spec.currency,
-            description: spec.description ?? spec.referenceId,
+            description: spec.description ?? spec.referenceId ?? "",
             taxLines: spec.taxLines,
             serviceProviders: spec.serviceProviders
           }, currency, { initiatePaymentsOptions: { paymentMethod: "CARD" } })
+          // Made at the terminal without a reference: none on the order, and the line's name reads null (as Surfboard answers it).
+          const body = spec.referenceId !== undefined ? made : {
+            ...made,
+            referenceId: undefined,
+            orderLines: made.orderLines?.map((l) => ({ ...l, name: spec.description ?? null }))
+          }
           const created = yield* store.keyed(merchant.id, null, "", Effect.map(store.createOrder(merchant, body, baseUrl), (data) => ({ status: 200, body: data })))
           const { orderId, paymentId } = created.body as { orderId: string; paymentId?: string }
           if (spec.pay === false) return { orderId, paymentId: paymentId ?? null }

@@ -408,7 +408,7 @@ export const makeStore = (clock: SandboxClock, switchesFor: SwitchesFor) =>
     ) =>
       Effect.gen(function*() {
         const lines = input.orderLines ?? []
-        const linked = new Set(lines.flatMap((l) => (l.purchaseOrderId !== undefined ? [l.purchaseOrderId] : [])))
+        const linked = new Set(lines.flatMap((l) => (l.purchaseOrderId != null ? [l.purchaseOrderId] : [])))
         if (input.purchaseOrderId !== undefined) linked.add(input.purchaseOrderId)
         if (linked.size !== 1) return yield* badRequest("A return needs exactly one purchaseOrderId (on the order or its lines).")
         const purchaseOrderId = [...linked][0]!
@@ -492,7 +492,7 @@ export const makeStore = (clock: SandboxClock, switchesFor: SwitchesFor) =>
           return yield* badRequest("totalOrderAmount.total does not match the sum of the order lines.")
         }
         const isReturn = input.type?.toLowerCase() === "return" || total.total < 0 || input.purchaseOrderId !== undefined ||
-          lines.some((l) => l.purchaseOrderId !== undefined)
+          lines.some((l) => l.purchaseOrderId != null)
         if (isReturn) return yield* createReturn(merchant, terminal, input, total)
         if (total.total <= 0) return yield* badRequest("A purchase must have a positive total.")
         const at = yield* now

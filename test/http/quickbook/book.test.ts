@@ -9,15 +9,23 @@
 import SwaggerParser from "@apidevtools/swagger-parser"
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { CLERK_MESSAGES, invalidFieldMessage } from "../../../src/domain/quickbookErrors.js"
 import { failedClerkMessage } from "../../../src/domain/quickbookBook.js"
+import { BookingSystemAccounts } from "../../../src/services/BookingSystemAccounts.js"
+import { Mirror } from "../../../src/services/Mirror.js"
+import { createKey } from "../../support/fixtures.js"
 import { call, get, type Reply } from "../../support/http.js"
-import { PartnerId, paymentsEnv } from "../../support/payments.js"
+import { captivePortal } from "../../support/captivePortal.js"
+import { merchantFor, PartnerId, paymentsEnv } from "../../support/payments.js"
 import { BASE, customer, deskWorld, type DeskWorld, everyVerifiedPaymentSettled, expectReturnedOnce } from "../../support/quickbook.js"
 import { withRoomInWindow } from "../../support/rateWindow.js"
 
-const env = paymentsEnv(Effect.succeed({ TOUR_AVAILABILITY_TIMEOUT_MS: "1500" }))
+/** The server with both sandboxes, and the mirror refresh reading the Bókun sandbox (as its job does). */
+const env = Mirror.Default.pipe(
+  Layer.provide(BookingSystemAccounts.Default),
+  Layer.provideMerge(paymentsEnv(Effect.succeed({ TOUR_AVAILABILITY_TIMEOUT_MS: "1500" })))
+)
 
 const DAY = 86_400_000
 const yesterday = () => new Date(Date.now() - DAY - 3_600_000)
@@ -97,6 +105,33 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
       expect(yield* s.seatsLeft).toBe(8)
       expect(yield* s.returned(payment.orderId)).toEqual({ refundOrders: 0, refunded: 0, voided: 0 })
     }))
+
+  // Each way a desk sale is booked at Bókun: reserve + confirm, a hold confirmed, one checkout (no reservations).
+  for (const way of ["seats", "hold", "one checkout"] as const) {
+    it.effect(`paid at the desk is paid in the booking system (${way}): the Bókun booking carries the payment; after a mirror refresh the manifest row reads PAID`, () =>
+      Effect.gen(function*() {
+        const s = yield* deskWorld
+        const sql = yield* SqlClient.SqlClient
+        if (way === "one checkout") yield* sql`UPDATE bokun_sandbox.products SET supports_holds = false WHERE id = ${s.pa.id}`
+        const q = yield* s.quote(2)
+        if (way === "hold") yield* s.reserve(q.reference)
+        const payment = yield* s.pay(q)
+        const res = yield* s.book(q.reference, payment, way === "hold" ? { holdRef: q.reference } : {})
+        expect(res.body.status, res.text).toBe("confirmed")
+        // The sandbox's record: what was paid, with our provider's payment as the transaction.
+        const [booked] = yield* sql<{ paid_minor: number; payment_reference: string | null; status: string }>`
+          SELECT paid_minor::int AS paid_minor, payment_reference, status FROM bokun_sandbox.bookings WHERE external_reference = ${q.reference}`
+        expect(booked).toEqual({ paid_minor: q.cartLine.totalMinor, payment_reference: payment.paymentId, status: "CONFIRMED" })
+        // The mirror refreshes; the manifest shows the desk sale as paid.
+        yield* Effect.flatMap(Mirror, (m) => m.refresh({ kind: "manual", daysAhead: 2, accountId: s.a.accountId }))
+        const key = yield* createKey({ by: s.w.alice, operators: [s.w.alpha], scopes: ["manifest:read"] })
+        const manifest = yield* get(`/api/v1/manifest?date=${s.day}`, key.token)
+        expect(manifest.status, manifest.text).toBe(200)
+        const rows = manifest.body.departures.flatMap((d: any) => d.bookings).filter((r: any) => r.reference === res.body.ticket.bookingCode)
+        expect(rows.map((r: any) => r.payment_status)).toEqual(["PAID"])
+        expect(yield* s.returned(payment.orderId)).toEqual({ refundOrders: 0, refunded: 0, voided: 0 })
+      }))
+  }
 
   it.effect("with a hold: the hold is confirmed (no second set of seats)", () =>
     Effect.gen(function*() {
@@ -366,8 +401,167 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
     }))
   failsWith("tour_not_sellable_here", (s) =>
     Effect.flatMap(SqlClient.SqlClient, (sql) => sql`UPDATE tours SET status = 'draft' WHERE id = ${s.tour}`.pipe(Effect.orDie)))
-  failsWith("phone_required", (s) =>
-    Effect.flatMap(SqlClient.SqlClient, (sql) => sql`UPDATE tours SET requires_phone = true WHERE id = ${s.tour}`.pipe(Effect.orDie)))
+  it.effect("phone_required is answered before the payment is touched: 422, nothing recorded or returned; the same payment books with the phone", () =>
+    Effect.gen(function*() {
+      const s = yield* deskWorld
+      const sql = yield* SqlClient.SqlClient
+      // The quote says so (requiresPhone), or the tour needs it since the quote: either way, before any money moves.
+      for (const when of ["quoted", "since the quote"] as const) {
+        if (when === "quoted") yield* sql`UPDATE tours SET requires_phone = true WHERE id = ${s.tour}`
+        const q = yield* s.quote(1)
+        expect((q.cartLine as unknown as { requiresPhone: boolean }).requiresPhone, when).toBe(when === "quoted")
+        if (when === "since the quote") yield* sql`UPDATE tours SET requires_phone = true WHERE id = ${s.tour}`
+        const payment = yield* s.pay(q)
+        const refused = yield* s.book(q.reference, payment)
+        expectError(refused, 422, "phone_required")
+        expect(refused.body.error.reference).toBe(q.reference)
+        expect(yield* s.paymentRow(payment.paymentId), when).toBeUndefined()
+        expect(yield* s.sale(q.reference), when).toMatchObject({ status: "quoted", paid_by_payment_id: null })
+        expect(yield* s.returned(payment.orderId), when).toEqual({ refundOrders: 0, refunded: 0, voided: 0 })
+        expect(yield* s.bokunBookings(q.reference), when).toEqual([])
+        // The clerk asks for the phone and sends the same payment again: booked, once, with the phone.
+        const booked = yield* s.book(q.reference, payment, { phone: "+4791234567" })
+        expect(booked.body.status, booked.text).toBe("confirmed")
+        expect(yield* s.bokunBookings(q.reference), when).toEqual([{ confirmation_code: booked.body.ticket.bookingCode, status: "CONFIRMED", phone: "+4791234567" }])
+        expect(yield* s.returned(payment.orderId), when).toEqual({ refundOrders: 0, refunded: 0, voided: 0 })
+        // A repeat without the phone answers what the payment did (the stored answer), not 422.
+        expect((yield* s.book(q.reference, payment)).body, when).toEqual(booked.body)
+        yield* sql`UPDATE tours SET requires_phone = false WHERE id = ${s.tour}`
+      }
+    }))
+
+  it.effect("a payment for a sale that already failed: 200 failed duplicate_payment saying to make a new quote (not that the sale stands), returned once; a new quote books", () =>
+    Effect.gen(function*() {
+      const s = yield* deskWorld
+      const q = yield* s.quote(2)
+      yield* s.bokun.setDepartureCapacity({ productId: s.pa.id, startTimeId: s.startTimeId, date: s.day, capacity: 1 })
+      const first = yield* s.pay(q)
+      expectFailed(yield* s.book(q.reference, first), "sold_out")
+      yield* s.bokun.setDepartureCapacity({ productId: s.pa.id, startTimeId: s.startTimeId, date: s.day, capacity: 10 })
+      // The clerk takes the card again for the same (failed) sale.
+      const second = yield* s.pay(q)
+      const res = yield* s.book(q.reference, second)
+      expect(res.status, res.text).toBe(200)
+      expect(res.body).toEqual({
+        status: "failed",
+        reason: "duplicate_payment",
+        moneyReturned: true,
+        clerkMessage: failedClerkMessage("duplicate_payment", true, "en", "sale_failed")
+      })
+      expect(res.body.clerkMessage).toContain("Make a new quote")
+      expect(res.body.clerkMessage).not.toContain("stands")
+      const nb = yield* s.book(q.reference, second, { headers: { "accept-language": "nb" } })
+      expect(nb.body.clerkMessage).toBe(failedClerkMessage("duplicate_payment", true, "nb", "sale_failed"))
+      // Both payments returned exactly once; the sale stays failed with its own reason; nothing booked.
+      yield* expectReturnedOnce(s, first.orderId, q.cartLine.totalMinor)
+      yield* expectReturnedOnce(s, second.orderId, q.cartLine.totalMinor)
+      expect(yield* s.sale(q.reference)).toMatchObject({ status: "failed", failure_reason: "sold_out", paid_by_payment_id: first.paymentId })
+      expect(yield* s.paymentRow(second.paymentId)).toMatchObject({ state: "refunded", role: "duplicate", failure_reason: "duplicate_payment" })
+      expect((yield* s.bokunBookings(q.reference)).filter((b) => b.status === "CONFIRMED")).toEqual([])
+      // A new quote sells.
+      const again = yield* s.quote(2)
+      const paid = yield* s.pay(again)
+      expect((yield* s.book(again.reference, paid)).body.status).toBe("confirmed")
+    }))
+
+  it.effect("a payment first sent for the wrong sale (a clerk's slip) still books the sale it pays: 409 for the wrong one, then confirmed for its own; nothing returned", () =>
+    Effect.gen(function*() {
+      const s = yield* deskWorld
+      const right = yield* s.quote(2)
+      const wrong = yield* s.quote(1)
+      const payment = yield* s.pay(right)
+      const slip = yield* s.book(wrong.reference, payment)
+      expectError(slip, 409, "payment_mismatch")
+      expect(yield* s.paymentRow(payment.paymentId)).toMatchObject({ state: "mismatch", alerted_at: expect.any(Date) })
+      // The same wrong call again: the same answer, no second alert.
+      const alerted = (yield* s.paymentRow(payment.paymentId))!.alerted_at
+      expectError(yield* s.book(wrong.reference, payment), 409, "payment_mismatch")
+      expect((yield* s.paymentRow(payment.paymentId))!.alerted_at).toEqual(alerted)
+      // The right sale: booked with that payment.
+      const res = yield* s.book(right.reference, payment)
+      expect(res.status, res.text).toBe(200)
+      expect(res.body.status).toBe("confirmed")
+      expect((yield* s.book(right.reference, payment)).body).toEqual(res.body)
+      expect(yield* s.paymentRow(payment.paymentId)).toMatchObject({ state: "confirmed", role: "sale" })
+      expect(yield* s.sale(right.reference)).toMatchObject({ status: "confirmed", paid_by_payment_id: payment.paymentId })
+      expect(yield* s.sale(wrong.reference)).toMatchObject({ status: "quoted", paid_by_payment_id: null })
+      expect((yield* s.bokunBookings(right.reference)).map((b) => b.status)).toEqual(["CONFIRMED"])
+      expect(yield* s.bokunBookings(wrong.reference)).toEqual([])
+      expect(yield* s.returned(payment.orderId)).toEqual({ refundOrders: 0, refunded: 0, voided: 0 })
+      // Now that it pays a sale, the wrong sale cannot take it (and sees nothing of the right one).
+      const late = yield* s.book(wrong.reference, payment)
+      expectError(late, 409, "payment_mismatch")
+      expect(late.text).not.toContain(res.body.ticket.bookingCode)
+    }))
+
+  it.effect("a mismatch stays a mismatch when presented for another sale it does not pay either: 409, recorded for that sale, nothing moves", () =>
+    Effect.gen(function*() {
+      const s = yield* deskWorld
+      const one = yield* s.quote(1)
+      const two = yield* s.quote(2)
+      const short = yield* s.pay(one, { amountMinor: one.cartLine.totalMinor - 100 })
+      expectError(yield* s.book(one.reference, short), 409, "payment_mismatch")
+      expectError(yield* s.book(two.reference, short), 409, "payment_mismatch")
+      expect(yield* s.paymentRow(short.paymentId)).toMatchObject({ state: "mismatch", refund_method: null })
+      expect(yield* s.bokunBookings(one.reference)).toEqual([])
+      expect(yield* s.bokunBookings(two.reference)).toEqual([])
+      expect(yield* s.returned(short.orderId)).toEqual({ refundOrders: 0, refunded: 0, voided: 0 })
+    }))
+
+  it.effect("a card payment made without a reference (the order's line has no name): 409 payment_mismatch, not 503; recorded and alerted, nothing moves", () =>
+    Effect.gen(function*() {
+      const s = yield* deskWorld
+      const q = yield* s.quote(2)
+      const made = yield* s.surfboard.createPaidOrder({ merchantId: s.merchant.id, terminalId: s.deskCard, amountMinor: q.cartLine.totalMinor, currency: "NOK" })
+      const payment = { orderId: made.orderId, paymentId: made.paymentId! }
+      for (let i = 0; i < 2; i++) {
+        const res = yield* s.book(q.reference, payment)
+        expectError(res, 409, "payment_mismatch")
+        expect(res.body.error.reference).toBe(q.reference)
+      }
+      expect(yield* s.paymentRow(payment.paymentId)).toMatchObject({ state: "mismatch", alerted_at: expect.any(Date) })
+      expect((yield* s.paymentRow(payment.paymentId))!.detail).toContain("for null")
+      expect(yield* s.bokunBookings(q.reference)).toEqual([])
+      expect(yield* s.returned(payment.orderId)).toEqual({ refundOrders: 0, refunded: 0, voided: 0 })
+      expect(yield* s.sale(q.reference)).toMatchObject({ status: "quoted", paid_by_payment_id: null })
+    }))
+
+  it.effect("a payment on another merchant of ours (another operator's): 409 payment_mismatch (merchant), not 422 payment_not_found; nothing moves", () =>
+    Effect.gen(function*() {
+      const s = yield* deskWorld
+      const q = yield* s.quote(1)
+      const theirs = yield* merchantFor(s.w.beta)
+      const payment = yield* s.pay(q, { merchantId: theirs.id, terminalId: theirs.terminalId! })
+      const res = yield* s.book(q.reference, payment)
+      expectError(res, 409, "payment_mismatch")
+      const row = yield* s.paymentRow(payment.paymentId)
+      expect(row).toMatchObject({ state: "mismatch", alerted_at: expect.any(Date) })
+      expect(row!.detail).toContain(`merchant ${theirs.id}`)
+      expectError(yield* s.book(q.reference, payment), 409, "payment_mismatch")
+      expect(yield* s.bokunBookings(q.reference)).toEqual([])
+      expect(yield* s.returned(payment.orderId)).toEqual({ refundOrders: 0, refunded: 0, voided: 0 })
+      // An order no merchant of ours has is still not found.
+      expectError(yield* s.book(q.reference, { orderId: "no-such-order", paymentId: "no-such-payment" }), 422, "payment_not_found")
+    }))
+
+  it.effect("the provider's answer cannot be read: 500 (a defect, alerted), not 503 provider_unavailable; nothing recorded; the same payment books once it reads", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const s = yield* deskWorld
+      const sql = yield* SqlClient.SqlClient
+      const { payment, q } = yield* paidSale(s)
+      const portal = yield* captivePortal
+      yield* sql`UPDATE operator_payment_accounts SET base_url = ${portal.baseUrl}, api_key = 'k', api_secret = 's' WHERE operator_id = ${s.w.alpha}`
+      const res = yield* s.book(q.reference, payment).pipe(
+        Effect.ensuring(sql`UPDATE operator_payment_accounts SET base_url = NULL, api_key = NULL, api_secret = NULL WHERE operator_id = ${s.w.alpha}`.pipe(Effect.orDie))
+      )
+      expect(res.status, res.text).toBe(500)
+      expect(res.body.error.code).toBe("internal")
+      expect(portal.hits()).toBeGreaterThan(0)
+      expect(yield* s.paymentRow(payment.paymentId)).toBeUndefined()
+      expect(yield* s.sale(q.reference)).toMatchObject({ status: "quoted", paid_by_payment_id: null })
+      const ok = yield* s.book(q.reference, payment)
+      expect(ok.body.status, ok.text).toBe("confirmed")
+    })))
   failsWith("phone_rejected", (s) =>
     Effect.as(s.bokun.faults.set({ rejectPhone: true }, { vendorId: s.a.vendor.id }), { phone: "+4791234567" }))
   failsWith("provider_refused", (s) => s.bokun.faults.set({ refuseBookings: true }, { vendorId: s.a.vendor.id }))

@@ -17,6 +17,7 @@ import { QuickbookKeys } from "../../../src/services/QuickbookKeys.js"
 import type { Reply } from "../../support/http.js"
 import { paymentsEnv, ServerSettings } from "../../support/payments.js"
 import { BASE, customer, deskWorld, type DeskWorld, everyVerifiedPaymentSettled, expectReturnedOnce, expireLeases } from "../../support/quickbook.js"
+import { captivePortal } from "../../support/captivePortal.js"
 import { serverOn, TestServer } from "../../support/server.js"
 
 /** The service's QuickbookBook (the recovery job's work) with the server's settings. */
@@ -237,6 +238,163 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
         expect(res.body.status, res.text).toBe("confirmed")
         expect((yield* s.bokunBookings(q.reference)).length).toBe(1)
         expect((yield* recover).found).toBe(0)
+      }))
+  })
+
+  describe("answers that cannot be read are defects, never an outage that returns or keeps money unseen", () => {
+    it.effect("the booking system's answer to the booking cannot be read: 500, nothing returned (it may have booked); the job books it with the same reference once it reads", () =>
+      Effect.scoped(Effect.gen(function*() {
+        const s = yield* deskWorld
+        const sql = yield* SqlClient.SqlClient
+        const { payment, q } = yield* paidSale(s)
+        const [{ base_url }] = (yield* sql<{ base_url: string }>`SELECT base_url FROM booking_system_accounts WHERE id = ${s.a.accountId}`) as [{ base_url: string }]
+        const portal = yield* captivePortal
+        yield* sql`UPDATE booking_system_accounts SET base_url = ${portal.baseUrl} WHERE id = ${s.a.accountId}`
+        const res = yield* s.book(q.reference, payment).pipe(
+          Effect.ensuring(sql`UPDATE booking_system_accounts SET base_url = ${base_url} WHERE id = ${s.a.accountId}`.pipe(Effect.orDie))
+        )
+        expect(res.status, res.text).toBe(500)
+        expect(portal.hits()).toBeGreaterThan(0)
+        expect(yield* s.paymentRow(payment.paymentId)).toMatchObject({ state: "booking", refund_method: null })
+        expect(yield* salesRow(q.reference)).toBe("booking")
+        expect(yield* s.returned(payment.orderId)).toEqual({ refundOrders: 0, refunded: 0, voided: 0 })
+        yield* expireLeases
+        expect(yield* recover).toMatchObject({ found: 1, confirmed: 1 })
+        const bookings = yield* s.bokunBookings(q.reference)
+        expect(bookings.map((b) => b.status)).toEqual(["CONFIRMED"])
+        expect((yield* s.book(q.reference, payment)).body.ticket.bookingCode).toBe(bookings[0]!.confirmation_code)
+        expect(yield* s.returned(payment.orderId)).toEqual({ refundOrders: 0, refunded: 0, voided: 0 })
+      })))
+
+    it.effect("the provider's answer to a return cannot be read: alerted and asked again with the same reference; the money goes back once", () =>
+      Effect.scoped(Effect.gen(function*() {
+        const s = yield* deskWorld
+        const sql = yield* SqlClient.SqlClient
+        const { payment, q } = yield* paidSale(s)
+        yield* s.bokun.faults.set({ refuseBookings: true }, { vendorId: s.a.vendor.id })
+        const settings = yield* ServerSettings
+        const crashed = yield* Effect.scoped(Effect.gen(function*() {
+          const ctx = yield* Layer.build(serverOn(settings.databaseUrl, { ...settings.env, CRASH_AT: "quickbook.book.after_failed" }))
+          return yield* s.book(q.reference, payment, { baseUrl: Context.get(ctx, TestServer).baseUrl })
+        })).pipe(Effect.ensuring(s.bokun.faults.reset))
+        expect(crashed.status).toBe(500)
+        expect(yield* s.paymentRow(payment.paymentId)).toMatchObject({ state: "refunding", refund_state: "requested", alerted_at: null })
+        const portal = yield* captivePortal
+        yield* sql`UPDATE operator_payment_accounts SET base_url = ${portal.baseUrl}, api_key = 'k', api_secret = 's' WHERE operator_id = ${s.w.alpha}`
+        yield* expireLeases
+        yield* recover.pipe(
+          Effect.ensuring(sql`UPDATE operator_payment_accounts SET base_url = NULL, api_key = NULL, api_secret = NULL WHERE operator_id = ${s.w.alpha}`.pipe(Effect.orDie))
+        )
+        expect(portal.hits()).toBeGreaterThan(0)
+        expect(yield* s.paymentRow(payment.paymentId)).toMatchObject({ state: "refunding", alerted_at: expect.any(Date) })
+        expect(yield* s.returned(payment.orderId)).toEqual({ refundOrders: 0, refunded: 0, voided: 0 })
+        yield* expireLeases
+        expect(yield* recover).toMatchObject({ refunded: 1 })
+        yield* expectReturnedOnce(s, payment.orderId, q.cartLine.totalMinor)
+        expectFailed(yield* s.book(q.reference, payment), "provider_refused", true)
+      })))
+  })
+
+  describe("a payment that does not match its sale is never left in limbo", () => {
+    /** The mismatch as if recorded long ago (past QUICKBOOK_MISMATCH_RETURN_AFTER_SECONDS, an hour by default). */
+    const ageMismatch = (paymentId: string) =>
+      Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        sql`UPDATE quickbook_payments SET updated_at = now() - interval '2 hours' WHERE payment_id = ${paymentId}`.pipe(Effect.orDie))
+
+    it.effect("sent for the wrong sale and never sent again: kept for an hour, then the job returns it once (alerted); the sale it named stays unbooked", () =>
+      Effect.gen(function*() {
+        const s = yield* deskWorld
+        const right = yield* s.quote(2)
+        const wrong = yield* s.quote(1)
+        const payment = yield* s.pay(right)
+        expectError(yield* s.book(wrong.reference, payment), 409, "payment_mismatch")
+        // Within the hour nothing is returned: the clerk may still send it for the right sale.
+        const early = yield* recover
+        expect(yield* s.returned(payment.orderId)).toEqual({ refundOrders: 0, refunded: 0, voided: 0 })
+        // Never sent again; the sale it was paid for expires.
+        yield* Effect.flatMap(SqlClient.SqlClient, (sql) =>
+          sql`UPDATE quickbook_sales SET status = 'expired', valid_until = now() - interval '1 hour' WHERE reference = ${right.reference}`.pipe(Effect.orDie))
+        yield* ageMismatch(payment.paymentId)
+        const late = yield* recover
+        yield* expectReturnedOnce(s, payment.orderId, right.cartLine.totalMinor)
+        expect(yield* s.paymentRow(payment.paymentId)).toMatchObject({ state: "refunded", role: "stray", failure_reason: "payment_mismatch" })
+        expect([early.strays, late.strays]).toEqual([0, 1])
+        // The clerk's repeat now hears that the payment was returned; nothing moves again.
+        const again = yield* s.book(wrong.reference, payment)
+        expect(again.status, again.text).toBe(200)
+        expect(again.body).toEqual({
+          status: "failed",
+          reason: "payment_mismatch",
+          moneyReturned: true,
+          clerkMessage: failedClerkMessage("payment_mismatch", true, "en", "stray")
+        })
+        yield* expireLeases
+        yield* recover
+        yield* expectReturnedOnce(s, payment.orderId, right.cartLine.totalMinor)
+        expect(yield* s.bokunBookings(right.reference)).toEqual([])
+        expect(yield* s.bokunBookings(wrong.reference)).toEqual([])
+        expect(yield* s.sale(right.reference)).toMatchObject({ status: "expired", paid_by_payment_id: null })
+      }))
+
+    it.effect("the wrong amount, then the right payment books the sale: the job returns the first at once (its sale is booked), once", () =>
+      Effect.gen(function*() {
+        const s = yield* deskWorld
+        const q = yield* s.quote(2)
+        const short = yield* s.pay(q, { amountMinor: q.cartLine.totalMinor - 100 })
+        expectError(yield* s.book(q.reference, short), 409, "payment_mismatch")
+        const full = yield* s.pay(q)
+        expect((yield* s.book(q.reference, full)).body.status).toBe("confirmed")
+        const run = yield* recover
+        yield* expectReturnedOnce(s, short.orderId, q.cartLine.totalMinor - 100)
+        expect(run.strays).toBe(1)
+        expect(yield* s.returned(full.orderId)).toEqual({ refundOrders: 0, refunded: 0, voided: 0 })
+        expect(yield* s.paymentRow(short.paymentId)).toMatchObject({ state: "refunded", role: "stray" })
+        expect(yield* s.sale(q.reference)).toMatchObject({ status: "confirmed", paid_by_payment_id: full.paymentId })
+        expect((yield* s.bokunBookings(q.reference)).map((b) => b.status)).toEqual(["CONFIRMED"])
+        yield* recover
+        yield* expectReturnedOnce(s, short.orderId, q.cartLine.totalMinor - 100)
+      }))
+
+    it.effect("the job and the clerk at once: the payment is either booked for its sale or returned, never both", () =>
+      Effect.gen(function*() {
+        for (let i = 0; i < 6; i++) {
+          const s = yield* deskWorld
+          const right = yield* s.quote(1)
+          const wrong = yield* s.quote(1)
+          const payment = yield* s.pay(right)
+          expectError(yield* s.book(wrong.reference, payment), 409, "payment_mismatch")
+          yield* ageMismatch(payment.paymentId)
+          yield* s.surfboard.faults.set({ latencyMs: 150 }, { merchantId: s.merchant.id })
+          // The job starts at a different moment of the clerk's call each round (before, during, after its verification).
+          const [booked] = yield* Effect.all([s.book(right.reference, payment), Effect.delay(recover, `${i * 100} millis`)], { concurrency: 2 }).pipe(
+            Effect.ensuring(s.surfboard.faults.reset)
+          )
+          yield* expireLeases
+          yield* recover
+          const row = yield* s.paymentRow(payment.paymentId)
+          const back = yield* s.returned(payment.orderId)
+          if (row!.state === "confirmed") {
+            expect(booked.body.status).toBe("confirmed")
+            expect(back).toEqual({ refundOrders: 0, refunded: 0, voided: 0 })
+            expect((yield* s.bokunBookings(right.reference)).map((b) => b.status)).toEqual(["CONFIRMED"])
+          } else {
+            expect(row).toMatchObject({ state: "refunded", role: "stray" })
+            yield* expectReturnedOnce(s, payment.orderId, right.cartLine.totalMinor)
+            expect(yield* s.bokunBookings(right.reference)).toEqual([])
+          }
+        }
+      }))
+
+    it.effect("a payment whose order names no sale of ours is not returned by the job (it may be another sale of the desk's); it stays recorded and alerted", () =>
+      Effect.gen(function*() {
+        const s = yield* deskWorld
+        const q = yield* s.quote(1)
+        const foreign = yield* s.pay(q, { referenceId: "SVC-NOTOURSALE0" })
+        expectError(yield* s.book(q.reference, foreign), 409, "payment_mismatch")
+        yield* ageMismatch(foreign.paymentId)
+        yield* recover
+        expect(yield* s.paymentRow(foreign.paymentId)).toMatchObject({ state: "mismatch", alerted_at: expect.any(Date) })
+        expect(yield* s.returned(foreign.orderId)).toEqual({ refundOrders: 0, refunded: 0, voided: 0 })
       }))
   })
 
