@@ -116,7 +116,10 @@ export class PaymentLinkWatch extends Effect.Service<PaymentLinkWatch>()("Paymen
                 OR EXISTS (SELECT 1 FROM booking_changes c WHERE c.booking_id = b.id AND c.kind = 'cancel' AND c.state = 'done')
                 OR (${row.kind} = 'deferred_balance' AND b.pay_later_status IS DISTINCT FROM 'upcoming'
                   AND b.pay_later_status IS DISTINCT FROM 'failed')))
-            ELSE EXISTS (SELECT 1 FROM manifest_rows r WHERE r.id = ${row.manifest_row_id}::uuid AND r.status = 'CANCELLED')
+            -- A booking only in the booking system: every line of it cancelled (its links are kept on its first row).
+            ELSE NOT EXISTS (
+              SELECT 1 FROM manifest_rows r JOIN manifest_rows line ON line.account_id = r.account_id AND line.booking_id = r.booking_id
+              WHERE r.id = ${row.manifest_row_id}::uuid AND line.status <> 'CANCELLED')
           END AS owes_nothing`.pipe(Effect.orDie),
         (rows) => rows[0]?.owes_nothing === true
       )
