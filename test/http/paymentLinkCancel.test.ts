@@ -286,6 +286,44 @@ layer(env, { excludeTestServices: true, timeout: 600_000 })("cancel and balance 
       }))
   })
 
+  describe("payment-link requests racing the cancel", () => {
+    it.effect("5 rounds of 10 requests while the cancel runs (both sandboxes slowed): afterwards no link is payable", () =>
+      Effect.gen(function*() {
+        const bokun = yield* BokunSandbox
+        const surfboard = yield* SurfboardSandbox
+        for (let round = 0; round < 5; round++) {
+          const s = yield* setup()
+          yield* bokun.faults.set({ latencyMs: 120 + 30 * round }, { vendorId: s.vendor.id })
+          yield* surfboard.faults.set({ latencyMs: 30 + 10 * round }, { merchantId: s.merchant.id })
+          // The first link expired at the provider: every request wants a new one, racing the cancel.
+          yield* s.sql`UPDATE payment_links SET expires_at = now() WHERE booking_id = ${s.booking}`.pipe(Effect.orDie)
+          const [res, ...answers] = yield* Effect.all(
+            [
+              cancel(s.booking, s.key.token),
+              ...Array.from({ length: 10 }, (_, i) => Effect.zipRight(Effect.sleep(`${15 * i} millis`), paymentLink(s.booking, s.key.token)))
+            ],
+            { concurrency: "unbounded" }
+          )
+          yield* bokun.faults.set({ latencyMs: 0 }, { vendorId: s.vendor.id })
+          yield* surfboard.faults.set({ latencyMs: 0 }, { merchantId: s.merchant.id })
+          const at = `round ${round}`
+          expect(res!.status, `${at}: ${res!.text}`).toBe(200)
+          for (const a of answers) expect([200, 422, 503], `${at}: ${a.text}`).toContain(a.status)
+          // The sandbox's own records, as soon as everything answered (before any job ran): no
+          // payment-page order of the booking is payable.
+          const payable = s.sql<{ id: string }>`
+            SELECT id FROM surfboard_sandbox.orders WHERE merchant_id = ${s.merchant.id} AND status = 'PENDING'`.pipe(Effect.orDie)
+          expect(yield* payable, at).toEqual([])
+          expect((yield* links(s.booking)).every((l) => l.state === "closed"), at).toBe(true)
+          expect((yield* bookingRow(s)).status, at).toBe("REFUNDED")
+          yield* makeDue(s)
+          yield* runWatch
+          yield* recover
+          expect(yield* payable, at).toEqual([])
+        }
+      }))
+  })
+
   describe("no link for a booking whose cancel has begun", () => {
     it.effect("a cancel interrupted after the seats were released (the booking still CONFIRMED, balance upcoming): 422, nothing sent", () =>
       Effect.gen(function*() {
