@@ -465,14 +465,18 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("PaymentLinks",
 
     /**
      * Tries the email now and answers its status. An email another request is sending at this very
-     * moment (concurrent calls share the window's email) is waited for, briefly.
+     * moment (concurrent calls share the window's email) is waited for, briefly: `sending`, or still
+     * `pending` without an attempt (another request was claiming it as this one looked).
      */
     const emailOutcome = (outboxId: string) =>
       Effect.gen(function*() {
         let status = yield* outbox.deliverNow(outboxId)
-        for (let i = 0; i < 50 && status === "sending"; i++) {
+        let attempts = status === "pending" ? ((yield* outbox.find(outboxId))?.attempts ?? 1) : 1
+        for (let i = 0; i < 50 && (status === "sending" || (status === "pending" && attempts === 0)); i++) {
           yield* Effect.sleep("100 millis")
-          status = (yield* outbox.find(outboxId))?.status ?? status
+          const now = yield* outbox.find(outboxId)
+          status = now?.status ?? status
+          attempts = now?.attempts ?? attempts
         }
         return status
       })
