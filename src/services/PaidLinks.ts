@@ -106,6 +106,11 @@ export class PaidLinks extends Effect.Service<PaidLinks>()("PaidLinks", {
         const amountMinor = status.paidMinor > 0 ? status.paidMinor : link.amount_minor
         const currency = (status.currency || link.currency).trim().toUpperCase()
         const done = yield* sql.withTransaction(Effect.gen(function*() {
+          // The booking's cancel, locked first (see the header; the cancel's own steps lock it first too).
+          const [change] = link.booking_id === null ? [] : yield* sql<{ id: string; state: "releasing" | "released" | "done" }>`
+            SELECT id, state FROM booking_changes
+            WHERE booking_id = ${link.booking_id}::uuid AND kind = 'cancel' AND state IN ('releasing', 'released', 'done')
+            ORDER BY created_at DESC LIMIT 1 FOR UPDATE`
           const [row] = yield* sql<{ state: string; closed_reason: string | null }>`
             SELECT state, closed_reason FROM payment_links WHERE id = ${link.id}::uuid FOR UPDATE`
           if (row === undefined) return yield* Effect.dieMessage(`payment link ${link.id} is gone`)
@@ -120,11 +125,6 @@ export class PaidLinks extends Effect.Service<PaidLinks>()("PaidLinks", {
           }
           if (row.state === "closed") problems.push(`the link had been closed here (${row.closed_reason ?? "no reason"})`)
           if (link.booking_id !== null) {
-            // The booking's cancel, locked before the payment is written (see the header).
-            const [change] = yield* sql<{ id: string; state: "releasing" | "released" | "done" }>`
-              SELECT id, state FROM booking_changes
-              WHERE booking_id = ${link.booking_id}::uuid AND kind = 'cancel' AND state IN ('releasing', 'released', 'done')
-              ORDER BY created_at DESC LIMIT 1 FOR UPDATE`
             const [inserted] = yield* sql<{ id: string }>`
               INSERT INTO booking_payments (booking_id, purpose, merchant_id, provider_order_id, provider_payment_id, amount_minor,
                 currency, paid_at)

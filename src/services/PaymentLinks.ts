@@ -499,22 +499,25 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("PaymentLinks",
             SELECT state,
               CASE WHEN emailed_at > now() - make_interval(secs => ${LINK_EMAIL_WINDOW_SECONDS}) THEN email_outbox_id END AS recent_email
             FROM payment_links WHERE id = ${link.row.id} FOR UPDATE`
-          if (row?.state !== "creating" && row?.state !== "open") return { _tag: "Taken" as const }
+          const live = row?.state === "creating" || row?.state === "open"
           if (target.bookingId !== null && (yield* cancelling(target.bookingId))) {
             // The cancel closes it at the provider (or the payment-link watch does, being due now).
-            yield* sql`
-              UPDATE payment_links SET state = 'closing', next_check_at = now(), updated_at = now()
-              WHERE id = ${link.row.id}`
+            if (live) {
+              yield* sql`
+                UPDATE payment_links SET state = 'closing', next_check_at = now(), updated_at = now()
+                WHERE id = ${link.row.id}`
+            }
             return { _tag: "Cancelled" as const }
           }
+          if (!live) return { _tag: "Taken" as const }
           yield* sql`
             UPDATE payment_links SET state = 'open', updated_at = now(),
               next_check_at = now() + make_interval(secs => ${FIRST_LINK_CHECK_SECONDS})
             WHERE id = ${link.row.id} AND state = 'creating'`
-          if (row.recent_email !== null) {
+          if (row!.recent_email !== null) {
             // Read after the lock (a statement of its own): the email another request enqueued just before.
-            const [recent] = yield* sql<{ status: string }>`SELECT status FROM email_outbox WHERE id = ${row.recent_email}`
-            if (recent !== undefined && recent.status !== "failed") return { _tag: "Email" as const, id: row.recent_email }
+            const [recent] = yield* sql<{ status: string }>`SELECT status FROM email_outbox WHERE id = ${row!.recent_email}`
+            if (recent !== undefined && recent.status !== "failed") return { _tag: "Email" as const, id: row!.recent_email }
           }
           const enqueued = yield* outbox.enqueue({
             dedupeKey: outboxKeys.paymentLink(target.bookingId ?? target.manifestRowId!, occurrenceOf(ctx)),
