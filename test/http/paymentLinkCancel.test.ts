@@ -7,8 +7,10 @@
  * - a link the guest paid before the cancel closed it is refunded with the cancel;
  * - a link the cancel could not close (the provider did not answer) and that is paid afterwards is
  *   refunded automatically by the watch, recorded, once;
+ * - a link of a booking cancelled elsewhere (no cancel of this service) paid afterwards: refunded too;
  * - paying while the cancel runs (slowed at the booking system), many times: every payment that went
- *   through is returned exactly once, and no link stays payable;
+ *   through is returned exactly once, and no link stays payable; payment-link requests racing the
+ *   cancel leave no payable link;
  * - no link is sent for a booking whose cancel has begun.
  */
 import { describe, expect, layer } from "@effect/vitest"
@@ -252,6 +254,27 @@ layer(env, { excludeTestServices: true, timeout: 600_000 })("cancel and balance 
         yield* expectReturnedOnce(s.orderId, 99800)
         expect((yield* refundRows(s)).map((r) => r.state)).toEqual(["completed"])
         expect((yield* bookingRow(s)).status).toBe("REFUNDED")
+      }))
+  })
+
+  describe("a booking cancelled elsewhere (no cancel of this service)", () => {
+    it.effect("its link paid afterwards: refunded automatically under a cancel recorded for it, once", () =>
+      Effect.gen(function*() {
+        const s = yield* setup(99800)
+        // Cancelled in the dashboard: the status changed, no cancel change of this service.
+        yield* s.sql`UPDATE bookings SET status = 'CANCELLED', pay_later_status = 'cancelled' WHERE id = ${s.booking}`.pipe(Effect.orDie)
+        yield* payLink(s.url)
+        yield* makeDue(s)
+        expect(yield* runWatch).toMatchObject({ paid: 1, refunded: 1 })
+        yield* expectReturnedOnce(s.orderId, 99800)
+        const changes = yield* s.sql<{ state: string; reason: string; refund_outcome: string }>`
+          SELECT state, reason, refund_outcome FROM booking_changes WHERE booking_id = ${s.booking}`.pipe(Effect.orDie)
+        expect(changes).toEqual([{ state: "done", reason: expect.stringContaining("payment after cancellation"), refund_outcome: "refunded" }])
+        expect((yield* bookingRow(s)).status).toBe("REFUNDED")
+        yield* makeDue(s)
+        yield* runWatch
+        yield* recover
+        yield* expectReturnedOnce(s.orderId, 99800)
       }))
   })
 
