@@ -18,6 +18,7 @@ import m0016 from "./0016_quickbook_holds.js"
 import m0017 from "./0017_quickbook_book.js"
 import m0018 from "./0018_quickbook_sandbox_accounts.js"
 import m0019 from "./0019_quickbook_stray_payments.js"
+import m0020 from "./0020_payment_links_once.js"
 
 export const migrations = {
   "0001_core": m0001,
@@ -38,5 +39,6 @@ export const migrations = {
   "0016_quickbook_holds": m0016,
   "0017_quickbook_book": m0017,
   "0018_quickbook_sandbox_accounts": m0018,
-  "0019_quickbook_stray_payments": m0019
+  "0019_quickbook_stray_payments": m0019,
+  "0020_payment_links_once": m0020
 }

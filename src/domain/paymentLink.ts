@@ -99,6 +99,41 @@ export const owedFromBalance = (
     ? Either.right({ kind: "provider_balance", amountMinor: balance.dueMinor, currency: balance.currency })
     : refuse(NOTHING_OWED_DETAIL)
 
+/** Money this service itself took for the booking (desk sale, paid payment links, checkout), by currency. */
+export interface Collected {
+  readonly amountMinor: number
+  readonly currency: string
+}
+
+export const COLLECTED_BY_US_DETAIL =
+  "nothing is owed: the balance the booking system shows was already paid to this service (at the sales desk or through a payment link), which the booking system does not show yet"
+
+/**
+ * A `provider_balance` less what this service itself collected for the booking. The booking system
+ * may not know of that money (a desk sale paid at the card terminal, a payment link paid), so its
+ * word alone would ask the guest again: what we took is subtracted, and a link is offered only for
+ * what is left. Money taken in another currency cannot be compared: nothing is offered (a person
+ * looks). Never asks for more than the booking system says is due.
+ */
+export const owedAfterCollected = (owed: Owed, collected: ReadonlyArray<Collected>): Either.Either<Owed, NotPossible> => {
+  const foreign = collected.find((c) => c.amountMinor > 0 && c.currency !== owed.currency)
+  if (foreign !== undefined) {
+    return refuse(
+      `this service collected ${foreign.amountMinor} (minor units, ${foreign.currency}) for this booking, not in ${owed.currency}: the balance cannot be worked out, no link is sent`
+    )
+  }
+  const ours = collected.reduce((sum, c) => sum + Math.max(c.amountMinor, 0), 0)
+  const left = owed.amountMinor - ours
+  if (left <= 0) return refuse(COLLECTED_BY_US_DETAIL)
+  return Either.right({ ...owed, amountMinor: left })
+}
+
+/**
+ * A link is emailed once per window: a request that sends the same link again within this many
+ * seconds of its last email answers that email's outcome instead of emailing the guest again.
+ */
+export const LINK_EMAIL_WINDOW_SECONDS = 10 * 60
+
 /** A stored link as the reuse rule needs it. */
 export interface StoredLink {
   readonly state: "creating" | "open" | "closing" | "closed"

@@ -7,12 +7,15 @@
  *   1. a `booking_changes` row (kind `cancel`, state `releasing`, with a lease) is committed before
  *      the booking system is asked to cancel, by the claim every change of a booking makes
  *      (src/services/bookingChangeClaim.ts: 409 while another change is open or if one was made since);
- *   2. the booking system releases the seats; one transaction marks the row `released` and writes a
- *      `booking_refunds` row per payment (void or refund, with our idempotency reference);
+ *   2. the booking system releases the seats; the booking's balance payment links are taken over
+ *      (`closing`, under the per-booking lock the payment-link write takes) and closed at the
+ *      provider, a link found paid being recorded as a payment (`closeLinks`); one transaction marks
+ *      the row `released` and writes a `booking_refunds` row per payment (void or refund, with our
+ *      idempotency reference);
  *   3. each refund row is sent to the payment provider with its reference and its answer recorded;
  *   4. one transaction sets the booking's status (spec §3), reason, voided commission and cancelled
- *      pay-later charge, marks its mirror rows cancelled, makes its open payment links due for the
- *      payment-link watch (which closes them at the provider), enqueues the guest and team emails
+ *      pay-later charge, marks its mirror rows cancelled, makes its links still open or `closing` (the
+ *      provider did not answer in step 2) due for the payment-link watch, enqueues the guest and team emails
  *      (dedupe keys name the booking: a booking is cancelled once) and marks the change `done`.
  * A change left at `releasing` or `released` past its lease is finished by `recover` (the
  * booking-change recovery job): `releasing` re-reads the booking system and goes on only when the
@@ -20,6 +23,11 @@
  * the same references and completes step 4. Refunds still open after step 4 (no answer, settling,
  * partly returned) are followed up by the same job until they complete; a refused one is alerted
  * and left to a person (`refunds` CLI).
+ *
+ * A payment that arrives after step 2 (a link paid before it could be closed, or one the provider
+ * did not let us close) is given a refund row of this change when it is recorded (PaidLinks.record)
+ * and sent by the cancel still running, by `refundLate` (the payment-link watch, at once) or by the
+ * job: the booking is refunded in full whenever the money comes.
  *
  * Crash points (CRASH_AT, src/services/CrashPoints.ts): `cancel.after_release` (seats released,
  * not yet recorded), `cancel.after_released` (recorded, no refund sent), `cancel.after_refund`
@@ -47,13 +55,14 @@ import { NotPossible, notYours, Unavailable } from "../domain/errors.js"
 import { outboxKeys, retryDelayMillis, teamLocale } from "../domain/mail.js"
 import type { WriteContext, WriteDone } from "../domain/writes.js"
 import { BookingSystem } from "../ports/BookingSystem.js"
-import { type PaymentAccount, PaymentProvider } from "../ports/PaymentProvider.js"
+import { type PaymentAccount, PaymentProvider, type PaymentProviderError } from "../ports/PaymentProvider.js"
 import { claimChange, changeRunning, seenChanges } from "./bookingChangeClaim.js"
 import { toPgArray } from "./Bookings.js"
 import { BookingSystemAccounts } from "./BookingSystemAccounts.js"
 import { CrashPoints } from "./CrashPoints.js"
 import { OperatorPaymentAccounts } from "./OperatorPaymentAccounts.js"
 import { Outbox } from "./Outbox.js"
+import { cancelReference, LINK_COLUMNS, linkRequest, type LinkRow, PaidLinks } from "./PaidLinks.js"
 import { type MoneyReturnUpdate, returnPayment } from "./returnPayment.js"
 
 export interface CancelResultBody {
@@ -150,6 +159,7 @@ export class Cancels extends Effect.Service<Cancels>()("Cancels", {
     const paymentAccounts = yield* OperatorPaymentAccounts
     const outbox = yield* Outbox
     const crash = yield* CrashPoints
+    const paidLinks = yield* PaidLinks
     const { leaseSeconds } = yield* BookingChangeConfig
 
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
@@ -439,6 +449,83 @@ export class Cancels extends Effect.Service<Cancels>()("Cancels", {
       })).pipe(Effect.orDie, Effect.withSpan("Cancels.settle"))
 
     // ---------------------------------------------------------------------------------------------
+    // Step 2b: the booking's balance payment links, closed at the provider
+
+    const linkGone = (row: LinkRow, reason: string, linkId: string | null) =>
+      sql`
+        UPDATE payment_links SET state = 'closed', closed_reason = ${reason}, provider_link_id = coalesce(provider_link_id, ${linkId}),
+          last_checked_at = now(), last_error = NULL, updated_at = now()
+        WHERE id = ${row.id}::uuid AND state = 'closing'`.pipe(Effect.orDie, Effect.asVoid)
+
+    const linkLeft = (row: LinkRow, e: PaymentProviderError) =>
+      sql`
+        UPDATE payment_links SET last_error = ${`${e.operation}: ${e.reason}: ${e.detail}`.slice(0, 1000)}, next_check_at = now()
+        WHERE id = ${row.id}::uuid AND state = 'closing'`.pipe(Effect.orDie, Effect.asVoid)
+
+    /**
+     * One link of the cancelled booking, taken over (`closing`): learnt (a `creating` one, by sending
+     * its own reference and request again, as a retrying request would), then cancelled at the
+     * provider and closed (`booking_cancelled`). Refused because the guest has paid it: the payment
+     * is recorded (`PaidLinks.record`) and goes back with the cancel's refunds. A provider that does
+     * not answer leaves it `closing` and due: the payment-link watch settles it (and a payment that
+     * still arrives is refunded).
+     */
+    const closeLink = (row: LinkRow) =>
+      Effect.gen(function*() {
+        const found = yield* paymentAccounts.forOperator(row.operator_id)
+        if (Option.isNone(found)) return
+        const account: PaymentAccount = { ...found.value, merchantId: row.merchant_id }
+        let linkId = row.provider_link_id
+        if (linkId === null) {
+          const created = yield* Effect.either(provider.createPaymentLink(account, linkRequest(row)))
+          if (Either.isLeft(created)) {
+            const e = created.left
+            // A definite "no" is never stored by the provider: no link exists under this reference.
+            if (e._tag === "PaymentProviderRejected" && e.reason !== "idempotency_conflict") return yield* linkGone(row, "abandoned", null)
+            return yield* linkLeft(row, e)
+          }
+          linkId = created.right.linkId
+          yield* sql`
+            UPDATE payment_links SET provider_link_id = ${linkId}, url = ${created.right.url}, expires_at = ${created.right.expiresAt},
+              updated_at = now()
+            WHERE id = ${row.id}::uuid AND state = 'closing'`.pipe(Effect.orDie)
+        }
+        const cancelled = yield* Effect.either(provider.cancelPaymentLink(account, { linkId, idempotencyReference: cancelReference(row) }))
+        if (Either.isRight(cancelled)) return yield* linkGone(row, "booking_cancelled", linkId)
+        if (cancelled.left._tag === "PaymentProviderUnavailable") return yield* linkLeft(row, cancelled.left)
+        const status = yield* Effect.either(provider.paymentLinkStatus(account, linkId))
+        if (Either.isLeft(status)) return yield* linkLeft(row, status.left)
+        if (status.right.state === "paid") {
+          yield* paidLinks.record({ ...row, provider_link_id: linkId }, status.right)
+          return
+        }
+        if (status.right.state !== "open") return yield* linkGone(row, status.right.state, linkId)
+        return yield* linkLeft(row, cancelled.left)
+      }).pipe(
+        Effect.catchAllCause((cause) => Effect.logWarning(`cancel: payment link ${row.id} could not be closed now; the payment-link watch will`, cause)),
+        Effect.withSpan("Cancels.closeLink", { attributes: { link: row.id, state: row.state } })
+      )
+
+    /**
+     * After the seats are released and before the refunds are written (a crash in between is
+     * repeated by recovery: every call here uses the link's own references): every live link of the
+     * booking is taken over (`closing`) under the per-booking lock the payment-link write takes, so
+     * that no request sends or makes a link from then on, and closed at the provider. A payment
+     * found on the way is recorded first, so that the refund rows written next include it.
+     */
+    const closeLinks = (bookingId: string) =>
+      Effect.gen(function*() {
+        const rows = yield* sql.withTransaction(Effect.gen(function*() {
+          yield* sql`SELECT pg_advisory_xact_lock(hashtext(${`payment_link:booking:${bookingId}`}))`
+          return yield* sql<LinkRow>`
+            UPDATE payment_links SET state = 'closing', next_check_at = now(), updated_at = now()
+            WHERE booking_id = ${bookingId}::uuid AND state IN ('creating', 'open', 'closing')
+            RETURNING ${sql.literal(LINK_COLUMNS)}`
+        })).pipe(Effect.orDie)
+        yield* Effect.forEach(rows, closeLink, { discard: true })
+      }).pipe(Effect.withSpan("Cancels.closeLinks"))
+
+    // ---------------------------------------------------------------------------------------------
     // Steps 1 and 2
 
     /** The release is confirmed: `released` and one refund row per payment, together. */
@@ -501,6 +588,7 @@ export class Cancels extends Effect.Service<Cancels>()("Cancels", {
               return "abandoned" as const
             }
           }
+          yield* closeLinks(change.booking_id)
           yield* markReleased(change.id, change.booking_id)
         }
         return (yield* finish(change.id)) === undefined ? "pending" as const : "completed" as const
@@ -568,6 +656,43 @@ export class Cancels extends Effect.Service<Cancels>()("Cancels", {
         }
         return { changes, refunds } satisfies CancelRecoverySummary
       }).pipe(Effect.withSpan("Cancels.recover"))
+
+    /**
+     * Sends now the refunds of a completed cancel that are due: rows written for a payment that
+     * arrived after the cancel completed (a balance payment link paid late, PaidLinks.record), for
+     * the payment-link watch that found it. Claimed as the job claims them (never sent by both at
+     * once), sent with the reference recorded in the row, the booking moved on as the job does.
+     */
+    const refundLate = (changeId: string) =>
+      Effect.gen(function*() {
+        const due = yield* sql<{ id: string }>`
+          UPDATE booking_refunds SET next_attempt_at = now() + interval '5 minutes'
+          WHERE id IN (
+            SELECT r.id FROM booking_refunds r JOIN booking_changes c ON c.id = r.change_id
+            WHERE r.change_id = ${changeId}::uuid AND r.state = 'requested' AND r.next_attempt_at <= now() AND c.state = 'done'
+            FOR UPDATE OF r SKIP LOCKED)
+          RETURNING id`.pipe(Effect.orDie)
+        if (due.length === 0) return undefined
+        let followUps = false
+        for (const { id } of due) {
+          const [row] = yield* sql<RefundRow>`
+            SELECT ${sql.literal(REFUND_COLUMNS)}
+            FROM booking_refunds r JOIN booking_payments p ON p.id = r.payment_id JOIN bookings b ON b.id = r.booking_id
+            WHERE r.id = ${id}::uuid`.pipe(Effect.orDie)
+          if (row === undefined || row.state !== "requested") continue
+          const update = yield* attempt(row).pipe(
+            Effect.catchAllCause((cause) =>
+              Effect.as(Effect.logWarning(`refund ${id} could not be sent now`, cause), { _tag: "NoAnswer", detail: "" } as RowUpdate))
+          )
+          if (update._tag === "Superseded" || update._tag === "Partial") followUps = true
+        }
+        if (followUps) yield* attemptOpen(changeId).pipe(Effect.orDie)
+        const outcome = yield* settle(changeId)
+        const [c] = yield* sql<{ booking_id: string }>`SELECT booking_id FROM booking_changes WHERE id = ${changeId}::uuid`
+          .pipe(Effect.orDie)
+        if (outcome !== undefined && outcome.alert && c !== undefined) yield* alertIfOpen(c.booking_id, changeId, outcome)
+        return outcome
+      }).pipe(Effect.withSpan("Cancels.refundLate", { attributes: { change: changeId } }))
 
     // ---------------------------------------------------------------------------------------------
     // The write
@@ -677,6 +802,7 @@ export class Cancels extends Effect.Service<Cancels>()("Cancels", {
           }
         }
         yield* crash.reached("cancel.after_release")
+        yield* closeLinks(b.id)
         yield* markReleased(change.id, b.id)
         yield* crash.reached("cancel.after_released")
 
@@ -695,7 +821,7 @@ export class Cancels extends Effect.Service<Cancels>()("Cancels", {
         return done
       }).pipe(Effect.withSpan("Cancels.cancel"))
 
-    return { cancel, recover } as const
+    return { cancel, recover, refundLate } as const
   }),
-  dependencies: [BookingSystemAccounts.Default, OperatorPaymentAccounts.Default, CrashPoints.Default]
+  dependencies: [BookingSystemAccounts.Default, OperatorPaymentAccounts.Default, CrashPoints.Default, PaidLinks.Default]
 }) {}

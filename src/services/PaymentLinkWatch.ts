@@ -9,7 +9,8 @@
  * 2. Due `open` and `closing` rows are claimed by pushing their next check out, then each is looked
  *    at once (one failing link never stops the others):
  *    - `open`: paid → recorded (PaidLinks.record: booking_payments row, pay-later balance collected,
- *      link closed); expired or cancelled at the provider → closed; still open while the booking
+ *      link closed; paid for a booking whose cancel completed: refunded at once, Cancels.refundLate);
+ *      expired or cancelled at the provider → closed; still open while the booking
  *      no longer owes it (cancelled, or its pay-later balance collected or cancelled another way) →
  *      cancelled at the provider and closed (`not_owed`), so a guest cannot pay it any more; still
  *      open → asked again later (nextLinkCheck: 5 minutes doubling to an hour, and just after it
@@ -25,6 +26,7 @@ import {
   PaymentProvider,
   type PaymentProviderError
 } from "../ports/PaymentProvider.js"
+import { Cancels } from "./Cancels.js"
 import { OperatorPaymentAccounts } from "./OperatorPaymentAccounts.js"
 import { cancelReference, LINK_COLUMNS, linkRequest, type LinkRow, PaidLinks } from "./PaidLinks.js"
 
@@ -49,6 +51,8 @@ export interface WatchSummary {
   readonly checked: number
   /** Recorded as paid. */
   readonly paid: number
+  /** Of those, paid after the booking's cancel began: refunded automatically (also counted in `paid`). */
+  readonly refunded: number
   /** Closed without a payment: expired, cancelled, no longer owed, or an unfinished link closed. */
   readonly closed: number
   readonly still_open: number
@@ -56,7 +60,7 @@ export interface WatchSummary {
   readonly unanswered: number
 }
 
-type Seen = "paid" | "closed" | "still_open" | "unanswered"
+type Seen = "paid" | "refunded" | "closed" | "still_open" | "unanswered"
 
 const detailOf = (e: PaymentProviderError) => `${e.operation}: ${e.reason}: ${e.detail}`.slice(0, 1000)
 
@@ -66,6 +70,7 @@ export class PaymentLinkWatch extends Effect.Service<PaymentLinkWatch>()("Paymen
     const provider = yield* PaymentProvider
     const paymentAccounts = yield* OperatorPaymentAccounts
     const paidLinks = yield* PaidLinks
+    const cancels = yield* Cancels
 
     /** The operator's credentials, for the merchant the link was made at. */
     const accountFor = (row: LinkRow) =>
@@ -88,7 +93,17 @@ export class PaymentLinkWatch extends Effect.Service<PaymentLinkWatch>()("Paymen
           checks = checks + 1, last_checked_at = now(), last_error = NULL, updated_at = now()
         WHERE id = ${row.id}::uuid AND state = ${row.state}`.pipe(Effect.orDie, Effect.as("closed" as const))
 
-    const recordPaid = (row: LinkRow, status: PaymentLinkStatus) => Effect.as(paidLinks.record(row, status), "paid" as const)
+    /**
+     * Records the payment; one that arrived for a booking whose cancel completed is refunded at once
+     * (its refund row was written with the record; the booking-change recovery job would send it
+     * otherwise).
+     */
+    const recordPaid = (row: LinkRow, status: PaymentLinkStatus) =>
+      Effect.gen(function*() {
+        const recorded = yield* paidLinks.record(row, status)
+        if (recorded.refund?.changeState === "done") yield* cancels.refundLate(recorded.refund.changeId)
+        return recorded.refund === null ? "paid" as const : "refunded" as const
+      })
 
     /** Whether the booking (or manifest row) the link is for no longer owes what it asks. */
     const owesNothing = (row: LinkRow) =>
@@ -101,7 +116,10 @@ export class PaymentLinkWatch extends Effect.Service<PaymentLinkWatch>()("Paymen
                 OR EXISTS (SELECT 1 FROM booking_changes c WHERE c.booking_id = b.id AND c.kind = 'cancel' AND c.state = 'done')
                 OR (${row.kind} = 'deferred_balance' AND b.pay_later_status IS DISTINCT FROM 'upcoming'
                   AND b.pay_later_status IS DISTINCT FROM 'failed')))
-            ELSE EXISTS (SELECT 1 FROM manifest_rows r WHERE r.id = ${row.manifest_row_id}::uuid AND r.status = 'CANCELLED')
+            -- A booking only in the booking system: every line of it cancelled (its links are kept on its first row).
+            ELSE NOT EXISTS (
+              SELECT 1 FROM manifest_rows r JOIN manifest_rows line ON line.account_id = r.account_id AND line.booking_id = r.booking_id
+              WHERE r.id = ${row.manifest_row_id}::uuid AND line.status <> 'CANCELLED')
           END AS owes_nothing`.pipe(Effect.orDie),
         (rows) => rows[0]?.owes_nothing === true
       )
@@ -216,7 +234,8 @@ export class PaymentLinkWatch extends Effect.Service<PaymentLinkWatch>()("Paymen
         const summary: WatchSummary = {
           taken_over: taken.length,
           checked: due.length,
-          paid: count("paid"),
+          paid: count("paid") + count("refunded"),
+          refunded: count("refunded"),
           closed: count("closed"),
           still_open: count("still_open"),
           unanswered: count("unanswered")
@@ -227,5 +246,5 @@ export class PaymentLinkWatch extends Effect.Service<PaymentLinkWatch>()("Paymen
 
     return { run } as const
   }),
-  dependencies: [OperatorPaymentAccounts.Default, PaidLinks.Default]
+  dependencies: [OperatorPaymentAccounts.Default, PaidLinks.Default, Cancels.Default]
 }) {}

@@ -6,19 +6,28 @@
  * Steps, and what a crash between them leaves:
  * 1. Resolve the id: a service booking of the key's operators, else a manifest row of theirs (a
  *    row of a service booking stands for that booking), else 404.
+ *    A booking whose cancel has begun (a `cancel` change releasing, released or done) counts as
+ *    cancelled. The links of a booking-system booking are kept on its first manifest row, whichever
+ *    line the request names.
  * 2. Decide kind and amount; the booking system is asked for `provider_balance` (503 when it does
- *    not answer).
+ *    not answer), less what this service itself collected for the booking (its payments on record,
+ *    paid links, the desk sale that made it): the booking system may not know of that money.
  * 3. An open link for the same amount is sent again (after the provider confirms it is still
  *    open). Otherwise a `payment_links` row in state `creating` with a new idempotency reference is
- *    committed BEFORE the provider is called. A crash or a lost answer after that leaves the row;
- *    the next attempt (a retry with the same Idempotency-Key, or any later call for the booking)
- *    calls the provider with the same reference and the same request, and the provider answers the
- *    first link: never a second one. Links that no longer match what is owed are closed at the
- *    provider first.
- * 4. One transaction marks the row `open` and enqueues the guest's email, whose dedupe key names
- *    the booking and this request (key id + Idempotency-Key): a retry after a crash here enqueues
- *    nothing new, so the guest is emailed once per request.
- * 5. After commit the email is tried at once (`Outbox.deliverNow`): `emailed` says whether it went.
+ *    committed BEFORE the provider is called, under a per-booking advisory lock (every instance
+ *    takes it, and so does a cancel closing the booking's links): a new row only when the booking
+ *    has no live link, so that concurrent requests share one link. A crash or a lost answer after
+ *    that leaves the row; the next attempt (a retry with the same Idempotency-Key, or any later call
+ *    for the booking) calls the provider with the same reference and the same request, and the
+ *    provider answers the first link: never a second one. Links that no longer match what is owed
+ *    are closed at the provider first.
+ * 4. One transaction, under the link row's lock, marks the row `open` and enqueues the guest's
+ *    email, whose dedupe key names the booking and this request (key id + Idempotency-Key): a retry
+ *    after a crash here enqueues nothing new. A link emailed within LINK_EMAIL_WINDOW_SECONDS
+ *    (`emailed_at`) is not emailed again: the request answers that email's outcome, so concurrent
+ *    or repeated calls email the guest once per link and window.
+ * 5. After commit the email is tried at once (`Outbox.deliverNow`; one another request is sending
+ *    is waited for, briefly): `emailed` says whether the guest has it.
  *
  * Crash points (CRASH_AT): `payment_link.after_create` (the provider made the link, the row not yet
  * open), `payment_link.after_open` (open and the email queued, not yet tried).
@@ -37,9 +46,13 @@ import { localDayAt } from "../domain/localDay.js"
 import { emailLocale, outboxKeys } from "../domain/mail.js"
 import { NotPossible, notYours, Unavailable } from "../domain/errors.js"
 import {
+  CANCELLED_DETAIL,
+  type Collected,
   decidePaymentLink,
   FIRST_LINK_CHECK_SECONDS,
+  LINK_EMAIL_WINDOW_SECONDS,
   type Owed,
+  owedAfterCollected,
   owedFromBalance,
   type PaymentLinkKind,
   type PaymentLinkTarget,
@@ -102,6 +115,13 @@ const LINK_TAKEN_DETAIL =
 
 const LISTED = "('RESERVED', 'CONFIRMED', 'CANCELLED', 'REFUNDED')"
 
+/**
+ * A cancel of booking `b` has begun (its seats are being released, or it is done with its refund
+ * still being finished while the booking reads CONFIRMED): the booking owes nothing any more.
+ */
+const CANCELLING = `EXISTS (SELECT 1 FROM booking_changes c WHERE c.booking_id = b.id AND c.kind = 'cancel'
+  AND c.state IN ('releasing', 'released', 'done'))`
+
 const providerDown = (e: PaymentProviderError): Effect.Effect<never, Unavailable> =>
   e._tag === "PaymentProviderUnavailable"
     ? Effect.fail(new Unavailable({
@@ -155,7 +175,8 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("PaymentLinks",
         guest_name: string | null
         guest_email: string | null
       }>`
-        SELECT b.id, b.operator_id, o.name AS operator_name, b.status, b.payment_strategy, b.pay_later_status,
+        SELECT b.id, b.operator_id, o.name AS operator_name,
+          CASE WHEN ${sql.literal(CANCELLING)} THEN 'CANCELLED' ELSE b.status END AS status, b.payment_strategy, b.pay_later_status,
           b.pay_later_amount_minor, b.pay_later_currency, b.pay_later_charge_at, b.currency, b.provider_reference,
           o.booking_system_account_id AS account_id, b.confirmation_code, b.tour_name, b.experience_date,
           b.start_time, b.timezone, b.guest_name, b.guest_email
@@ -231,11 +252,17 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("PaymentLinks",
           const linked = yield* bookingTarget(row.service_booking_id, operatorIds)
           if (Option.isSome(linked)) return linked.value
         }
+        // The links of a booking-system booking are kept on its first row, whichever of its lines
+        // the request names: its balance is the booking's, so one link serves all its rows.
+        const [first] = yield* sql<{ id: string }>`
+          SELECT id FROM manifest_rows WHERE account_id = ${row.account_id} AND booking_id = ${row.booking_id}
+          ORDER BY first_seen_at, id LIMIT 1`
+        const keptOn = first?.id ?? row.id
         const reference = row.reference ?? row.booking_id
         return {
-          key: `row:${row.id}`,
+          key: `row:${keptOn}`,
           bookingId: null,
-          manifestRowId: row.id,
+          manifestRowId: keptOn,
           operatorId: row.operator_id,
           operatorName: row.operator_name,
           rule: { source: "booking_system", status: row.status },
@@ -253,6 +280,36 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("PaymentLinks",
         } satisfies Target
       }).pipe(Effect.catchTag("SqlError", Effect.die))
 
+    /**
+     * Money this service itself collected for the booking, by currency: for a service booking its
+     * payments on record (checkout, paid links); for a booking only in the booking system, its paid
+     * links and the desk sale that made it (POST /book: the sale's booking in the booking system, or
+     * the sale reference it carries as external reference, in the account of the sale's tour), paid
+     * and not being returned.
+     */
+    const collectedByUs = (target: Target) =>
+      (target.bookingId !== null
+        ? sql<{ currency: string; amount_minor: number }>`
+          SELECT currency, sum(amount_minor)::int AS amount_minor FROM booking_payments
+          WHERE booking_id = ${target.bookingId}::uuid GROUP BY currency`
+        : sql<{ currency: string; amount_minor: number }>`
+          SELECT currency, sum(amount_minor)::int AS amount_minor FROM (
+            SELECT l.currency, l.amount_minor FROM payment_links l
+            WHERE l.target = ${target.key} AND l.state = 'closed' AND l.closed_reason = 'paid'
+            UNION ALL
+            SELECT p.currency, p.amount_minor
+            FROM manifest_rows r
+            JOIN quickbook_sales s ON s.booking_id = r.booking_id OR s.reference = r.external_reference
+            JOIN tours t ON t.id = s.tour_id
+            JOIN operators o ON o.id = t.operator_id AND o.booking_system_account_id = r.account_id
+            JOIN quickbook_payments p ON p.sale_reference = s.reference AND p.role = 'sale'
+              AND p.state IN ('verified', 'booking', 'confirmed')
+            WHERE r.id = ${target.manifestRowId}::uuid
+          ) collected GROUP BY currency`).pipe(
+          Effect.map((rows) => rows.map((r): Collected => ({ currency: r.currency.trim(), amountMinor: r.amount_minor }))),
+          Effect.orDie
+        )
+
     /** Step 2: what is owed. */
     const owedFor = (target: Target) =>
       Effect.gen(function*() {
@@ -265,7 +322,10 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("PaymentLinks",
         )
         const owed = owedFromBalance(balance)
         if (Either.isLeft(owed)) return yield* owed.left
-        return owed.right
+        // The booking system's word is not enough: money this service took for the booking is not owed again.
+        const left = owedAfterCollected(owed.right, yield* collectedByUs(target))
+        if (Either.isLeft(left)) return yield* left.left
+        return left.right
       })
 
     /** The operator's merchant; 422 when the operator has none. */
@@ -311,15 +371,31 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("PaymentLinks",
         yield* close(row.id, "superseded")
       })
 
+    /** Whether a cancel of the booking has begun (read under the caller's locks). */
+    const cancelling = (bookingId: string) =>
+      Effect.map(
+        sql<{ cancelling: boolean }>`
+          SELECT (b.status NOT IN ('CONFIRMED', 'RESERVED') OR ${sql.literal(CANCELLING)}) AS cancelling
+          FROM bookings b WHERE b.id = ${bookingId}::uuid`,
+        (rows) => rows[0]?.cancelling !== false
+      )
+
     /**
-     * The `creating` row to use: an existing one that fits, or a new one, under a per-booking lock so
-     * that concurrent requests share one. None when a `creating` row that does not fit is in the way.
+     * The `creating` row to use, under the per-booking lock that the cancel's closing of links takes
+     * too, so that requests on every instance agree: an existing `creating` row that fits, or a new
+     * one only when the booking has no live link at all. Any other live link (one that became open
+     * since this request looked, or one that does not fit and is to be retired): none, look again.
+     * A booking whose cancel has begun gets no new link.
      */
     const creatingRow = (target: Target, owed: Owed, account: PaymentAccount) =>
       sql.withTransaction(Effect.gen(function*() {
         yield* sql`SELECT pg_advisory_xact_lock(hashtext(${`payment_link:${target.key}`}))`
-        const [existing] = yield* sql<LinkRow>`
-          SELECT ${sql.literal(LINK_COLUMNS)} FROM payment_links WHERE target = ${target.key} AND state = 'creating'`
+        if (target.bookingId !== null && (yield* cancelling(target.bookingId))) {
+          return yield* new NotPossible({ detail: CANCELLED_DETAIL })
+        }
+        const live = yield* sql<LinkRow>`
+          SELECT ${sql.literal(LINK_COLUMNS)} FROM payment_links WHERE target = ${target.key} AND state IN ('creating', 'open')`
+        const existing = live.find((r) => r.state === "creating")
         if (existing !== undefined) {
           const fits = existing.amount_minor === owed.amountMinor && existing.currency.trim() === owed.currency &&
             existing.merchant_id === account.merchantId
@@ -328,6 +404,7 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("PaymentLinks",
           yield* sql`UPDATE payment_links SET updated_at = now() WHERE id = ${existing.id}::uuid`
           return Option.some(existing)
         }
+        if (live.length > 0) return Option.none()
         const id = randomUUID()
         const when = target.date === null ? "" : ` ${target.date}${target.startTime ? ` ${target.startTime}` : ""}`
         const [row] = yield* sql<LinkRow>`
@@ -338,7 +415,7 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("PaymentLinks",
             ${target.bookingReference}, ${`Balance: ${target.tourName}${when}`.slice(0, 200)}, 'creating')
           RETURNING ${sql.literal(LINK_COLUMNS)}`
         return Option.some(row!)
-      })).pipe(Effect.orDie)
+      })).pipe(Effect.catchTag("SqlError", Effect.die))
 
     /** Step 3: an open link for what is owed, or a new one made through the provider. */
     const ensureLink = (target: Target, owed: Owed, account: PaymentAccount) =>
@@ -386,6 +463,24 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("PaymentLinks",
         return yield* Effect.dieMessage(`payment link for ${target.key}: links kept changing, gave up`)
       })
 
+    /**
+     * Tries the email now and answers its status. An email another request is sending at this very
+     * moment (concurrent calls share the window's email) is waited for, briefly: `sending`, or still
+     * `pending` without an attempt (another request was claiming it as this one looked).
+     */
+    const emailOutcome = (outboxId: string) =>
+      Effect.gen(function*() {
+        let status = yield* outbox.deliverNow(outboxId)
+        let attempts = status === "pending" ? ((yield* outbox.find(outboxId))?.attempts ?? 1) : 1
+        for (let i = 0; i < 50 && (status === "sending" || (status === "pending" && attempts === 0)); i++) {
+          yield* Effect.sleep("100 millis")
+          const now = yield* outbox.find(outboxId)
+          status = now?.status ?? status
+          attempts = now?.attempts ?? attempts
+        }
+        return status
+      })
+
     const send = (id: string, ctx: WriteContext) =>
       Effect.gen(function*() {
         const target = yield* resolve(id, ctx.operatorIds)
@@ -395,16 +490,36 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("PaymentLinks",
         const link = yield* ensureLink(target, owed, account)
         yield* crash.reached("payment_link.after_create")
 
-        // Step 4: the link is open and the guest's email is queued, together.
-        // A row the job has taken over meanwhile (`closing`, or closed since) is never emailed.
-        const enqueued = yield* sql.withTransaction(Effect.gen(function*() {
-          const [row] = yield* sql<{ state: string }>`SELECT state FROM payment_links WHERE id = ${link.row.id} FOR UPDATE`
-          if (row?.state !== "creating" && row?.state !== "open") return yield* new Unavailable({ detail: LINK_TAKEN_DETAIL })
+        // Step 4: the link is open and the guest's email is queued, together, under the link's row lock.
+        // A row the job or a cancel has taken over meanwhile (`closing`, or closed since) is never
+        // emailed; nor is a link of a booking whose cancel has begun. A link emailed within the window
+        // is not emailed again: this request answers that email's outcome.
+        const step4 = yield* sql.withTransaction(Effect.gen(function*() {
+          const [row] = yield* sql<{ state: string; recent_email: string | null }>`
+            SELECT state,
+              CASE WHEN emailed_at > now() - make_interval(secs => ${LINK_EMAIL_WINDOW_SECONDS}) THEN email_outbox_id END AS recent_email
+            FROM payment_links WHERE id = ${link.row.id} FOR UPDATE`
+          const live = row?.state === "creating" || row?.state === "open"
+          if (target.bookingId !== null && (yield* cancelling(target.bookingId))) {
+            // The cancel closes it at the provider (or the payment-link watch does, being due now).
+            if (live) {
+              yield* sql`
+                UPDATE payment_links SET state = 'closing', next_check_at = now(), updated_at = now()
+                WHERE id = ${link.row.id}`
+            }
+            return { _tag: "Cancelled" as const }
+          }
+          if (!live) return { _tag: "Taken" as const }
           yield* sql`
             UPDATE payment_links SET state = 'open', updated_at = now(),
               next_check_at = now() + make_interval(secs => ${FIRST_LINK_CHECK_SECONDS})
             WHERE id = ${link.row.id} AND state = 'creating'`
-          return yield* outbox.enqueue({
+          if (row!.recent_email !== null) {
+            // Read after the lock (a statement of its own): the email another request enqueued just before.
+            const [recent] = yield* sql<{ status: string }>`SELECT status FROM email_outbox WHERE id = ${row!.recent_email}`
+            if (recent !== undefined && recent.status !== "failed") return { _tag: "Email" as const, id: row!.recent_email }
+          }
+          const enqueued = yield* outbox.enqueue({
             dedupeKey: outboxKeys.paymentLink(target.bookingId ?? target.manifestRowId!, occurrenceOf(ctx)),
             to: target.guestEmail === null ? [] : [target.guestEmail],
             locale: emailLocale(null),
@@ -425,12 +540,18 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("PaymentLinks",
                 : null
             }
           })
+          if (enqueued.created) {
+            yield* sql`UPDATE payment_links SET email_outbox_id = ${enqueued.id}, emailed_at = now() WHERE id = ${link.row.id}`
+          }
+          return { _tag: "Email" as const, id: enqueued.id }
         })).pipe(Effect.catchTag("SqlError", Effect.die))
+        if (step4._tag === "Taken") return yield* new Unavailable({ detail: LINK_TAKEN_DETAIL })
+        if (step4._tag === "Cancelled") return yield* new NotPossible({ detail: CANCELLED_DETAIL })
 
         yield* crash.reached("payment_link.after_open")
 
-        // Step 5: try the email now.
-        const status = yield* outbox.deliverNow(enqueued.id)
+        // Step 5: try the email now (or learn how the window's email went).
+        const status = yield* emailOutcome(step4.id)
         return {
           body: {
             id: id.toLowerCase(),

@@ -3,10 +3,12 @@ import { Either } from "effect"
 import fc from "fast-check"
 import {
   CANCELLED_DETAIL,
+  COLLECTED_BY_US_DETAIL,
   COLLECTED_DETAIL,
   decidePaymentLink,
   nextLinkCheck,
   NOTHING_OWED_DETAIL,
+  owedAfterCollected,
   owedFromBalance,
   type PaymentLinkTarget,
   reusable
@@ -115,4 +117,40 @@ describe("nextLinkCheck", () => {
       const delay = nextLinkCheck(checks, null, now, random).getTime() - now.getTime()
       return delay >= 2.5 * MIN && delay <= 60 * MIN
     })))
+})
+
+describe("owedAfterCollected", () => {
+  const owed = { kind: "provider_balance" as const, amountMinor: 99800, currency: "NOK" }
+  const detail = (r: ReturnType<typeof owedAfterCollected>) => (Either.isLeft(r) ? r.left.detail : null)
+
+  it("nothing collected by us: the booking system's amount", () => {
+    expect(owedAfterCollected(owed, [])).toEqual(Either.right(owed))
+    expect(owedAfterCollected(owed, [{ amountMinor: 0, currency: "EUR" }])).toEqual(Either.right(owed))
+  })
+
+  it("collected all of it (a desk sale the booking system shows unpaid) or more: refused", () => {
+    expect(detail(owedAfterCollected(owed, [{ amountMinor: 99800, currency: "NOK" }]))).toBe(COLLECTED_BY_US_DETAIL)
+    expect(detail(owedAfterCollected(owed, [{ amountMinor: 50000, currency: "NOK" }, { amountMinor: 60000, currency: "NOK" }])))
+      .toBe(COLLECTED_BY_US_DETAIL)
+  })
+
+  it("collected part: a link for the rest", () => {
+    expect(owedAfterCollected(owed, [{ amountMinor: 19960, currency: "NOK" }])).toEqual(Either.right({ ...owed, amountMinor: 79840 }))
+  })
+
+  it("collected in another currency: refused, naming it", () => {
+    expect(detail(owedAfterCollected(owed, [{ amountMinor: 100, currency: "EUR" }]))).toContain("EUR")
+  })
+
+  it("never more than the booking system asks, never zero or less", () =>
+    fc.assert(fc.property(
+      fc.integer({ min: 1, max: 10_000_000 }),
+      fc.array(fc.integer({ min: 0, max: 10_000_000 }), { maxLength: 5 }),
+      (due, paid) => {
+        const r = owedAfterCollected({ ...owed, amountMinor: due }, paid.map((amountMinor) => ({ amountMinor, currency: "NOK" })))
+        const total = paid.reduce((a, b) => a + b, 0)
+        if (Either.isRight(r)) return r.right.amountMinor === due - total && r.right.amountMinor > 0
+        return due - total <= 0
+      }
+    )))
 })

@@ -210,6 +210,32 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("payment-link-watch 
         expect(n!.n).toBe(0)
       }))
 
+    it.effect("a booking only in the booking system with two lines: open while one line is live, closed once both are cancelled", () =>
+      Effect.gen(function*() {
+        const { key, w } = yield* setup
+        const bokun = yield* vendorFor(w.alpha)
+        const sandbox = yield* BokunSandbox
+        const sql = yield* SqlClient.SqlClient
+        const made = yield* sandbox.addBooking({
+          vendorId: bokun.vendor.id, productId: bokun.vendor.products[0]!.id, date: "2027-02-02", participants: 1, paidMinor: 0
+        })
+        const first = yield* insertRow({ accountId: bokun.accountId, operatorId: w.alpha, reference: made.confirmationCode })
+        const second = yield* insertRow({ accountId: bokun.accountId, operatorId: w.alpha, reference: made.confirmationCode })
+        yield* sql`
+          UPDATE manifest_rows SET booking_id = (SELECT booking_id FROM manifest_rows WHERE id = ${first}),
+            first_seen_at = (SELECT first_seen_at FROM manifest_rows WHERE id = ${first}) + interval '1 second'
+          WHERE id = ${second}`.pipe(Effect.orDie)
+        expect((yield* paymentLink(second, key.token)).status).toBe(200)
+        // The first line (where the link is kept) is cancelled; the second still owes.
+        yield* sql`UPDATE manifest_rows SET status = 'CANCELLED' WHERE id = ${first}`.pipe(Effect.orDie)
+        yield* makeDue(`row:${first}`)
+        expect(yield* runJob).toMatchObject({ checked: 1, still_open: 1 })
+        yield* sql`UPDATE manifest_rows SET status = 'CANCELLED' WHERE id = ${second}`.pipe(Effect.orDie)
+        yield* makeDue(`row:${first}`)
+        expect(yield* runJob).toMatchObject({ checked: 1, closed: 1 })
+        expect(yield* links(`row:${first}`)).toMatchObject([{ state: "closed", closed_reason: "not_owed" }])
+      }))
+
     it.effect("the payment-link request itself finds the link paid: recorded the same way, 422 nothing owed", () =>
       Effect.gen(function*() {
         const { key, w } = yield* setup
@@ -375,7 +401,7 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("payment-link-watch 
   })
 
   describe("a cancel with a link open", () => {
-    it.effect("cancelled while its refund is still settling: the open link is due at once and closed as not owed", () =>
+    it.effect("cancelled while its refund is still settling: the cancel itself closes the open link at the provider", () =>
       Effect.gen(function*() {
         const { merchant, w } = yield* setup
         const surfboard = yield* SurfboardSandbox
@@ -392,12 +418,11 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("payment-link-watch 
           () => surfboard.faults.set({ settlement: "instant" }, { merchantId: merchant.id })
         )
         expect(res.body).toMatchObject({ status: "CONFIRMED", refund: { outcome: "pending" } })
-        const [due] = yield* links(target)
-        expect(due!.next_check_at.getTime()).toBeLessThanOrEqual(Date.now())
-        expect(yield* runJob).toMatchObject({ checked: 1, closed: 1 })
         const [link] = yield* links(target)
-        expect(link).toMatchObject({ state: "closed", closed_reason: "not_owed" })
+        expect(link).toMatchObject({ state: "closed", closed_reason: "booking_cancelled" })
         expect(yield* orderStatus(link!.provider_link_id!)).toBe("PAYMENT_CANCELLED")
+        // Nothing left for the watch.
+        expect(yield* runJob).toMatchObject({ checked: 0 })
       }))
   })
 
