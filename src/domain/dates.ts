@@ -7,10 +7,17 @@ const isCalendarDate = (s: string) => {
   return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d
 }
 
-/** A calendar day `YYYY-MM-DD`. */
+/**
+ * The last day a request may name: day arithmetic (a range, its chunks, the day after) must stay in
+ * four-digit years, where `YYYY-MM-DD` strings sort as the days do. `9999-12-31` answered 500.
+ */
+export const LAST_DAY = "9998-12-31"
+
+/** A calendar day `YYYY-MM-DD`, at most LAST_DAY. */
 export const IsoDate = Schema.String.pipe(
   Schema.pattern(/^\d{4}-\d{2}-\d{2}$/, { message: () => "must be a date YYYY-MM-DD" }),
-  Schema.filter(isCalendarDate, { message: () => "must be a real calendar date" })
+  Schema.filter(isCalendarDate, { message: () => "must be a real calendar date" }),
+  Schema.filter((s) => s <= LAST_DAY, { message: () => `must be a day up to ${LAST_DAY}` })
 ).annotations({ identifier: "Date", jsonSchema: { type: "string", format: "date", example: "2026-11-21" } })
 
 const RFC3339 = /^(\d{4}-\d{2}-\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/

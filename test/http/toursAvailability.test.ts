@@ -313,6 +313,9 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("tour availability a
         expectBadParam(yield* q(`?from=2027-02-30&to=2027-03-01`), "from")
         expectBadParam(yield* q(`?from=tomorrow&to=2027-03-01`), "from")
         expectBadParam(yield* q(`?from=2027-03-01&to=2027-3-2`), "to")
+        // The last days a calendar of four-digit years can count past (day arithmetic would leave it).
+        expectBadParam(yield* q(`?from=9999-12-01&to=9999-12-31`), "from")
+        expectBadParam(yield* q(`?from=9998-12-20&to=9999-01-02`), "to")
         for (const pax of ["0", "101", "-1", "1.5", "two", ""]) {
           const res = yield* q(`?from=${from}&to=${from}&pax=${pax}`)
           expectBadParam(res, "pax")
