@@ -32,6 +32,9 @@ export const TracingLive = Layer.unwrapEffect(
     }))
 )
 
+/** The loggers `loggingTo` installed: a nested one (the service's, inside the CLI's) replaces the outer one. */
+const installed = new Set<Logger.Logger<unknown, unknown>>()
+
 /** Log lines in LOG_FORMAT at LOG_LEVEL, written to `stream`. */
 export const loggingTo = (stream: "stdout" | "stderr") =>
   Layer.unwrapEffect(
@@ -43,10 +46,14 @@ export const loggingTo = (stream: "stdout" | "stderr") =>
         : config.logFormat === "logfmt"
         ? toStream(Logger.logfmtLogger)
         : Logger.prettyLogger({ stderr: stream === "stderr" })
+      installed.add(logger)
       // NodeRuntime.runMain has already put its pretty logger (stdout) in place of the default one:
       // ours replaces both, or LOG_FORMAT=json would print every line twice, once pretty on stdout.
       const replaced = Layer.scopedDiscard(Effect.locallyScopedWith(FiberRef.currentLoggers, (loggers) =>
-        loggers.pipe(HashSet.remove(Logger.defaultLogger), HashSet.remove(Logger.prettyLoggerDefault), HashSet.add(logger))))
+        HashSet.add(
+          HashSet.filter(loggers, (l) => l !== Logger.defaultLogger && l !== Logger.prettyLoggerDefault && !installed.has(l)),
+          logger
+        )))
       return Layer.merge(replaced, Logger.minimumLogLevel(config.logLevel))
     })
   )
