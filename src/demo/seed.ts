@@ -17,6 +17,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { AppConfig } from "../config.js"
 import { SCOPES } from "../domain/scopes.js"
+import { ensurePortFree, PortUnavailable } from "../http/portCheck.js"
 import { demoProducts, startSandbox } from "../sandbox/bokun/index.js"
 import { PublishableKeys } from "../services/PublishableKeys.js"
 import { QuickbookKeys } from "../services/QuickbookKeys.js"
@@ -408,6 +409,7 @@ export class DemoData extends Context.Tag("DemoData")<DemoData, {
       }
       const wanted = Option.getOrElse(config.demoData, () => Option.isNone(config.databaseUrl))
       if (!wanted) return read()
+      yield* ensurePortFree("SANDBOX_PORT", "127.0.0.1", config.sandboxPort)
       const [{ count }] = (yield* sql<{ count: number }>`SELECT count(*)::int AS count FROM operators`) as unknown as [{ count: number }]
       if (count === 0) {
         yield* Effect.logInfo("empty database: creating the demo dataset")
@@ -429,6 +431,6 @@ export class DemoData extends Context.Tag("DemoData")<DemoData, {
       yield* recordDeskCardTerminals(file, payments)
       yield* Effect.logInfo(`demo payment provider (Surfboard sandbox) on ${payments.baseUrl}`)
       return read(sandbox.baseUrl)
-    }).pipe(Effect.orDie)
+    }).pipe(Effect.catchAll((e) => e instanceof PortUnavailable ? Effect.fail(e) : Effect.die(e)))
   )
 }
