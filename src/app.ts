@@ -7,6 +7,7 @@ import { DatabaseUrl, layerFromUrl } from "./db/Database.js"
 import { DemoData } from "./demo/seed.js"
 import { ExternalSystemsLive, OutboxLive } from "./adapters/live.js"
 import { localDayAt } from "./domain/localDay.js"
+import { ensurePortFree } from "./http/portCheck.js"
 import { HttpLive, nodeServer } from "./http/server.js"
 import { JobsLive } from "./jobs/index.js"
 import { BookingSystemAccounts } from "./services/BookingSystemAccounts.js"
@@ -56,6 +57,8 @@ export const MirrorLive = Layer.mergeAll(Mirror.Default, TourSeason.Default).pip
 export const ServiceLive = Layer.unwrapScoped(
   Effect.gen(function*() {
     const config = yield* AppConfig
+    // Before anything starts: a port in use stops the start naming PORT, not after the demo's setup.
+    yield* ensurePortFree("PORT", config.host, config.port)
     const url = yield* DatabaseUrl
     const database = layerFromUrl(url, config.dbPoolSize)
     return Layer.effectDiscard(announce).pipe(

@@ -78,7 +78,12 @@ export const JobsConfig = Config.all({
   enabled: Config.boolean("JOBS").pipe(Config.withDefault(true)),
   /** Address other instances reach this one's cluster runner on, and the port it listens on. */
   clusterHost: Config.string("CLUSTER_HOST").pipe(Config.withDefault("127.0.0.1")),
-  clusterPort: Config.port("CLUSTER_PORT").pipe(Config.withDefault(34431)),
+  /**
+   * Unset: a free port picked by the system when the runner starts (its address is registered in
+   * the cluster's storage, so other instances find it). Set it only when peers must reach a fixed
+   * port (say, through a firewall); a port in use then stops the start with an error naming it.
+   */
+  clusterPort: Config.option(Config.port("CLUSTER_PORT")),
   /** How often the cluster polls its message storage for due runs. */
   clusterPollSeconds: Config.number("CLUSTER_POLL_SECONDS").pipe(Config.withDefault(10)),
   /**

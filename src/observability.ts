@@ -1,11 +1,12 @@
 /**
  * Tracing and logging. Spans are exported over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set
  * (HttpApiBuilder makes a server span per request; services add their own); otherwise tracing is off.
- * Logs are structured (json or logfmt) or pretty for a terminal, and carry the request id.
+ * Logs are structured (json or logfmt) or pretty for a terminal, and carry the request id. They go
+ * to stdout for the service and to stderr for the admin CLI, whose stdout is its JSON output.
+ * The OTLP exporter is loaded only when configured.
  */
-import { Otlp, OtlpSerialization } from "@effect/opentelemetry"
-import { FetchHttpClient, HttpMiddleware } from "@effect/platform"
-import { Effect, Layer, Logger, Option } from "effect"
+import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
+import { Effect, FiberRef, HashSet, Layer, Logger, Option } from "effect"
 import { AppConfig } from "./config.js"
 
 export const TracingLive = Layer.unwrapEffect(
@@ -19,22 +20,48 @@ export const TracingLive = Layer.unwrapEffect(
           Layer.locallyScoped(HttpMiddleware.currentTracerDisabledWhen, () => true)
         ),
       onSome: (baseUrl) =>
-        Otlp.layer({ baseUrl, resource: { serviceName: "tour-partner-service" } }).pipe(
-          Layer.provide([FetchHttpClient.layer, OtlpSerialization.layerJson])
-        )
+        Layer.unwrapEffect(Effect.promise(async () => {
+          const [{ Otlp, OtlpSerialization }, { FetchHttpClient }] = await Promise.all([
+            import("@effect/opentelemetry"),
+            import("@effect/platform")
+          ])
+          return Otlp.layer({ baseUrl, resource: { serviceName: "tour-partner-service" } }).pipe(
+            Layer.provide([FetchHttpClient.layer, OtlpSerialization.layerJson])
+          )
+        }))
     }))
 )
 
-export const LoggingLive = Layer.unwrapEffect(
-  Effect.map(AppConfig, (config) =>
-    Layer.merge(
-      config.logFormat === "json"
-        ? Logger.json
+/** The loggers `loggingTo` installed: a nested one (the service's, inside the CLI's) replaces the outer one. */
+const installed = new Set<Logger.Logger<unknown, unknown>>()
+
+/** Log lines in LOG_FORMAT at LOG_LEVEL, written to `stream`. */
+export const loggingTo = (stream: "stdout" | "stderr") =>
+  Layer.unwrapEffect(
+    Effect.map(AppConfig, (config) => {
+      const toStream = <M, O>(logger: Logger.Logger<M, O>) =>
+        stream === "stderr" ? Logger.withConsoleError(logger) : Logger.withConsoleLog(logger)
+      const logger = config.logFormat === "json"
+        ? toStream(Logger.jsonLogger)
         : config.logFormat === "logfmt"
-        ? Logger.logFmt
-        : Logger.pretty,
-      Logger.minimumLogLevel(config.logLevel)
-    ))
-)
+        ? toStream(Logger.logfmtLogger)
+        : Logger.prettyLogger({ stderr: stream === "stderr" })
+      installed.add(logger)
+      // NodeRuntime.runMain has already put its pretty logger (stdout) in place of the default one:
+      // ours replaces both, or LOG_FORMAT=json would print every line twice, once pretty on stdout.
+      const replaced = Layer.scopedDiscard(Effect.locallyScopedWith(FiberRef.currentLoggers, (loggers) =>
+        HashSet.add(
+          HashSet.filter(loggers, (l) => l !== Logger.defaultLogger && l !== Logger.prettyLoggerDefault && !installed.has(l)),
+          logger
+        )))
+      return Layer.merge(replaced, Logger.minimumLogLevel(config.logLevel))
+    })
+  )
+
+/** The service's: logs on stdout. */
+export const LoggingLive = loggingTo("stdout")
 
 export const ObservabilityLive = Layer.merge(TracingLive, LoggingLive)
+
+/** The admin CLI's: logs on stderr, its output alone on stdout. */
+export const ObservabilityForCli = Layer.merge(TracingLive, loggingTo("stderr"))

@@ -1,7 +1,13 @@
 /** The admin CLI end to end: real processes (as `npm run cli -- ...` runs them) on a test database. */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
+import { execFile } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { promisify } from "node:util"
 import { cli, json } from "./support/cli.js"
+import { freePort } from "./support/globalSetup.js"
 import { freshDatabase } from "./support/server.js"
 
 describe("admin CLI", () => {
@@ -35,5 +41,27 @@ describe("admin CLI", () => {
     expect(await cli(db, "members", "set-role", "--operator", op, "--user", "anna@nordickayak.no", "--role", "member")).toContain("member")
     expect(await cli(db, "keys", "revoke", id)).toContain("revoked")
     expect(json(await cli(db, "keys", "list", "--operator", op))[0].revoked_at).not.toBeNull()
+  })
+})
+
+const exec = promisify(execFile)
+
+describe("admin CLI output", () => {
+  it("prints only its JSON on stdout and its log lines on stderr (`npm run cli -- operators list | jq` works)", { timeout: 180_000 }, async () => {
+    // On the embedded database, as a newcomer runs it: starting it logs at info level.
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "partner-cli-"))
+    fs.chmodSync(dataDir, 0o755)
+    try {
+      const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(await freePort()), LOG_LEVEL: "info" }
+      delete env.DATABASE_URL
+      const { stdout, stderr } = await exec(process.execPath, ["--import", "tsx", "src/main.ts", "operators", "list"], {
+        cwd: path.resolve(import.meta.dirname, ".."),
+        env
+      })
+      expect(JSON.parse(stdout), stdout).toEqual([])
+      expect(stderr).toContain("embedded PostgreSQL ready")
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true })
+    }
   })
 })

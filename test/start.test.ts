@@ -1,6 +1,8 @@
 /**
  * Starts the service exactly as `npm start` does (node --max-semi-space-size=64 --import tsx src/main.ts serve) on a fresh data directory with
- * the embedded PostgreSQL, calls it with a key from demo.json, stops it with SIGTERM, then kills a run
+ * the embedded PostgreSQL, calls it with a key from demo.json, tries every partner write on the demo
+ * data as the README shows (check-in, payment link, cancel, reschedule options and the move) and a
+ * desk sale, stops it with SIGTERM, then kills a run
  * hard (a cancel that crashes the process right after the provider refunded) and checks that the
  * next start recovers: the database, and the cancel finished by the recovery job with one refund.
  *
@@ -35,7 +37,6 @@ const start = async (
   dataDir: string,
   port: number,
   pgPort: number,
-  clusterPort: number,
   env: Record<string, string> = {}
 ): Promise<Started> => {
   // `npm start` runs exactly this command (package.json "start").
@@ -48,7 +49,7 @@ const start = async (
       DATA_DIR: dataDir,
       PORT: String(port),
       EMBEDDED_PG_PORT: String(pgPort),
-      CLUSTER_PORT: String(clusterPort),
+      // CLUSTER_PORT unset, as a newcomer runs it: the job runner picks a free port.
       SANDBOX_PORT: "0",
       LOG_LEVEL: "info",
       ...env
@@ -249,16 +250,84 @@ const sellAtTheDesk = async (service: Started, demo: any) => {
   expect.fail("no demo tour with a seat in the next 14 days")
 }
 
+/**
+ * Every partner write on the demo data with the `Demo: everything` key, as the README's "Try every
+ * write" does: a check-in on today's manifest, and the bookings demo.json `examples` names for the
+ * payment link, the cancel and the reschedule. Each answers 200 with the expected result, and the
+ * sandboxes show it (the refund at the payment sandbox, the move in the booking system).
+ */
+const tryEveryWrite = async (service: Started, demo: any, dataDir: string, pgPort: number) => {
+  const key = demo.keys.find((k: any) => k.name === "Demo: everything").secret
+  const write = async (step: string, pathname: string, body: unknown) => {
+    const res = await post(service, pathname, key, body)
+    expect(res.status, `${step}: ${res.text}\n${tail(service.output)}`).toBe(200)
+    return JSON.parse(res.text)
+  }
+  // The demo's data is consistent: its bookings of linked tours are bookings of the booking system,
+  // and a pay-later balance is upcoming only while its charge is ahead.
+  const [unknown] = await query(dataDir, pgPort, `
+    SELECT count(*)::int AS n FROM bookings b JOIN tours t ON t.id = b.tour_id
+    WHERE t.booking_system_product_id IS NOT NULL AND b.status IN ('CONFIRMED', 'RESERVED', 'CANCELLED', 'REFUNDED')
+      AND NOT EXISTS (SELECT 1 FROM bokun_sandbox.bookings x WHERE x.confirmation_code = b.provider_reference
+        AND x.external_reference = b.confirmation_code)`)
+  expect(unknown.n, "demo bookings the booking system does not know").toBe(0)
+  const [stale] = await query(dataDir, pgPort, `
+    SELECT count(*)::int AS n FROM bookings WHERE pay_later_status = 'upcoming' AND pay_later_charge_at <= now()`)
+  expect(stale.n, "upcoming pay-later balances whose charge time has passed").toBe(0)
+
+  // Check-in: the first booking of today's manifest.
+  const today = new Intl.DateTimeFormat("en-CA", { timeZone: "Europe/Oslo" }).format(new Date())
+  const manifest = (await get(service, "try writes, manifest", `/api/v1/manifest?date=${today}`, key)).json()
+  const row = manifest.departures[0].bookings[0]
+  const checkin = await write("check-in", `/api/v1/manifest/${row.id}/checkin`, { status: "checked_in" })
+  expect(checkin).toEqual({ id: row.id, check_in: { status: "checked_in", present: null } })
+
+  // Payment link: the pay-later booking's balance, emailed to the guest.
+  const payLater = demo.examples.payment_link.booking_id
+  const booking = (await get(service, "try writes, pay-later booking", `/api/v1/bookings/${payLater}`, key)).json()
+  expect(booking.payment.pay_later.status).toBe("upcoming")
+  const link = await write("payment link", `/api/v1/bookings/${payLater}/payment-link`, {})
+  expect(link).toMatchObject({
+    id: payLater, kind: "deferred_balance", amount_minor: booking.payment.pay_later.amount_minor, emailed: true
+  })
+  expect(link.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/pay\//)
+
+  // Cancel with a full refund, returned at the payment sandbox.
+  const cancelled = demo.examples.cancel.booking_id
+  const cancel = await write("cancel", `/api/v1/bookings/${cancelled}/cancel`, { reason: "Trying the demo" })
+  expect(cancel).toMatchObject({ id: cancelled, status: "REFUNDED", already_cancelled: false, refund: { outcome: "refunded" } })
+  const refunds = await query(dataDir, pgPort, `
+    SELECT r.amount_minor::int AS amount_minor FROM booking_payments p
+      JOIN surfboard_sandbox.orders r ON r.purchase_order_id = p.provider_order_id WHERE p.booking_id = $1`, [cancelled])
+  expect(refunds.map((r) => r.amount_minor)).toEqual([cancel.refund.amount_minor])
+
+  // Reschedule to the next day: the options, then the move, done in the booking system.
+  const moved = demo.examples.reschedule.booking_id
+  const from = demo.examples.reschedule.experience_date as string
+  const next = new Date(Date.parse(from) + 86_400_000).toISOString().slice(0, 10)
+  const options = (await get(service, "try writes, reschedule options", `/api/v1/bookings/${moved}/reschedule-options?date=${next}`, key)).json()
+  expect(options, JSON.stringify(options)).toMatchObject({ id: moved, date: next, current_date: from, reschedulable: true, available: true })
+  const target = options.options[0]
+  const reschedule = await write("reschedule", `/api/v1/bookings/${moved}/reschedule`, { date: next, start_time_id: target.start_time_id })
+  expect(reschedule).toMatchObject({
+    id: moved, status: "CONFIRMED", date: next, start_time: target.start_time, previous_date: from, already_on_date: false
+  })
+  const [line] = await query(dataDir, pgPort, `
+    SELECT l.date::text AS date FROM bookings b JOIN bokun_sandbox.bookings x ON x.confirmation_code = b.provider_reference
+      JOIN bokun_sandbox.product_bookings l ON l.booking_id = x.id WHERE b.id = $1`, [moved])
+  expect(line.date).toBe(next)
+}
+
 describe("npm start", () => {
   it("serves the demo on the embedded database, stops cleanly, and recovers after a hard kill", { timeout: 300_000 }, async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "partner-start-"))
     fs.chmodSync(dataDir, 0o755)
-    const [port, pgPort, clusterPort] = [await freePort(), await freePort(), await freePort()]
+    const [port, pgPort] = [await freePort(), await freePort()]
     onTestFailed(() => {
       for (const [i, service] of started.entries()) console.error(`service #${i + 1} (${service.base}):\n${tail(service.output)}`)
     })
     onTestFinished(() => stopLeftovers(dataDir))
-    const first = await start("first start", dataDir, port, pgPort, clusterPort)
+    const first = await start("first start", dataDir, port, pgPort)
     expect(first.output()).toContain(`${first.base}/api/v1`)
     expect(first.output()).toContain("demo.json")
     expect(first.output()).toContain("curl")
@@ -280,6 +349,8 @@ describe("npm start", () => {
       const k = demo.keys.find((x: any) => x.state === state)
       expect((await get(first, `first start, a ${state} key`, "/api/v1/me", k.secret)).status, state).toBe(401)
     }
+    // Every partner write works on the demo data, as the README shows.
+    await tryEveryWrite(first, demo, dataDir, pgPort)
     // A desk sells a tour with the demo's test key and terminal, paid at the demo's payment sandbox.
     await sellAtTheDesk(first, JSON.parse(fs.readFileSync(path.join(dataDir, "demo.json"), "utf8")))
 
@@ -291,7 +362,7 @@ describe("npm start", () => {
     // A run killed hard leaves PostgreSQL behind; the next start stops it and carries on with the same data.
     // The kill comes from a cancel at its most dangerous step: the payment provider has refunded the
     // money and the process dies (SIGKILL) before recording it (CRASH_AT, CRASH_MODE=kill).
-    const second = await start("second start (then killed hard)", dataDir, port, pgPort, clusterPort, {
+    const second = await start("second start (then killed hard)", dataDir, port, pgPort, {
       CRASH_AT: "cancel.after_refund",
       CRASH_MODE: "kill",
       BOOKING_CHANGE_LEASE_SECONDS: "1"
@@ -307,7 +378,7 @@ describe("npm start", () => {
     await exited(second.child, second.output)
     expect(second.child.signalCode).toBe("SIGKILL")
     expect(postgresRunning(dataDir)).toBe(true)
-    const third = await start("start after a hard kill", dataDir, port, pgPort, clusterPort, {
+    const third = await start("start after a hard kill", dataDir, port, pgPort, {
       BOOKING_CHANGE_RECOVERY_CRON: "*/2 * * * * *"
     })
     expect(third.output()).toContain("ended abruptly")
@@ -333,7 +404,7 @@ describe("npm start", () => {
     // A half-initialised data directory (initdb cut short) is rebuilt.
     fs.rmSync(path.join(dataDir, "pg", ".initialised"))
     fs.rmSync(path.join(dataDir, "demo.json"))
-    const fourth = await start("start on a half-initialised directory", dataDir, port, pgPort, clusterPort)
+    const fourth = await start("start on a half-initialised directory", dataDir, port, pgPort)
     expect(fourth.output()).toContain("half-initialised")
     expect(fs.existsSync(path.join(dataDir, "demo.json"))).toBe(true)
     fourth.child.kill("SIGTERM")

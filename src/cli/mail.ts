@@ -5,7 +5,6 @@
  */
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Layer, Option } from "effect"
-import { OutboxLive } from "../adapters/live.js"
 import { listMailbox, showMailbox } from "../adapters/mailbox.js"
 import { AdminError } from "../services/Admin.js"
 import { Outbox, type OutboxStatus } from "../services/Outbox.js"
@@ -13,7 +12,10 @@ import { DatabaseForCli } from "./database.js"
 
 const print = (value: unknown) => Console.log(JSON.stringify(value, null, 2))
 
-const OutboxForCli = OutboxLive.pipe(Layer.provideMerge(DatabaseForCli))
+/** The outbox with its mailer (SMTP or the local mailbox), loaded by the commands that need it. */
+const OutboxForCli = Layer.unwrapEffect(Effect.promise(() => import("../adapters/live.js")).pipe(
+  Effect.map(({ OutboxLive }) => OutboxLive.pipe(Layer.provideMerge(DatabaseForCli)))
+))
 
 const list = Command.make(
   "list",

@@ -5,7 +5,6 @@
 import { Command, Options } from "@effect/cli"
 import { SqlClient } from "@effect/sql"
 import { Console, Effect, Layer, Option } from "effect"
-import { MirrorLive } from "../app.js"
 import { MirrorConfig } from "../config.js"
 import { Mirror } from "../services/Mirror.js"
 import { DatabaseForCli } from "./database.js"
@@ -31,7 +30,8 @@ const refresh = Command.make(
       })
       yield* print(summary)
       if (summary.failed > 0) return yield* Effect.fail(new Error(`${summary.failed} of ${summary.accounts} accounts failed`))
-    }).pipe(Effect.provide(MirrorLive.pipe(Layer.provideMerge(DatabaseForCli))))
+    }).pipe(Effect.provide(Layer.unwrapEffect(Effect.promise(() => import("../app.js"))
+      .pipe(Effect.map(({ MirrorLive }) => MirrorLive.pipe(Layer.provideMerge(DatabaseForCli)))))))
 )
 
 const runs = Command.make(

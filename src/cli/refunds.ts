@@ -7,7 +7,6 @@
 import { Command, Options } from "@effect/cli"
 import { SqlClient } from "@effect/sql"
 import { Console, Effect, Layer } from "effect"
-import { ExternalSystemsLive, OutboxLive } from "../adapters/live.js"
 import { Cancels } from "../services/Cancels.js"
 import { DatabaseForCli } from "./database.js"
 
@@ -41,7 +40,10 @@ const list = Command.make(
 const recover = Command.make("recover", {}, () =>
   Effect.flatMap(Cancels, (cancels) => cancels.recover()).pipe(
     Effect.flatMap(print),
-    Effect.provide(Cancels.Default.pipe(Layer.provide([ExternalSystemsLive, OutboxLive]), Layer.provideMerge(DatabaseForCli)))
+    Effect.provide(Layer.unwrapEffect(Effect.promise(() => import("../adapters/live.js")).pipe(
+      Effect.map(({ ExternalSystemsLive, OutboxLive }) =>
+        Cancels.Default.pipe(Layer.provide([ExternalSystemsLive, OutboxLive]), Layer.provideMerge(DatabaseForCli)))
+    )))
   )).pipe(Command.withDescription("finish open cancels and ask again for due refunds now (what the recovery job does)"))
 
 export const refunds = Command.make("refunds").pipe(Command.withSubcommands([list, recover]))

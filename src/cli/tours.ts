@@ -6,7 +6,6 @@
  */
 import { Command, Options } from "@effect/cli"
 import { Console, Effect, Layer, Option } from "effect"
-import { MirrorLive } from "../app.js"
 import { TourSeason } from "../services/TourSeason.js"
 import { DatabaseForCli } from "./database.js"
 
@@ -21,7 +20,8 @@ const refreshSeason = Command.make(
       if (summary.unknown > 0) {
         return yield* Effect.fail(new Error(`${summary.unknown} of ${summary.tours} tours not known (their booking system did not answer)`))
       }
-    }).pipe(Effect.provide(MirrorLive.pipe(Layer.provideMerge(DatabaseForCli))))
+    }).pipe(Effect.provide(Layer.unwrapEffect(Effect.promise(() => import("../app.js"))
+      .pipe(Effect.map(({ MirrorLive }) => MirrorLive.pipe(Layer.provideMerge(DatabaseForCli)))))))
 ).pipe(Command.withDescription("compute from_price and season of the catalogue from the booking systems now"))
 
 export const tours = Command.make("tours").pipe(

@@ -2,7 +2,7 @@
  * The SqlClient layer: a PostgreSQL server from DATABASE_URL, or the embedded one under DATA_DIR.
  * Migrations run once the client is up, so every consumer of this layer sees the current schema.
  */
-import { NodeContext } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import { PgClient, PgMigrator } from "@effect/sql-pg"
 import { Duration, Effect, Layer, Option, Redacted, Schedule } from "effect"
 import { AppConfig } from "../config.js"
@@ -46,8 +46,11 @@ export const MigratorLive = PgMigrator.layer({ loader: PgMigrator.fromRecord(mig
   Layer.provide(NodeContext.layer)
 )
 
-/** The migrators look for their own tables before creating them: expected on a new database, not worth a line. */
-const FIRST_START_PROBE = /relation "(effect_sql_migrations|cluster_[a-z_]+)" does not exist/
+/**
+ * The migrators look for their own tables before creating them (expected on a new database), and
+ * our readiness probe knocks while the server is starting up: neither is worth a line.
+ */
+const FIRST_START_PROBE = /relation "(effect_sql_migrations|cluster_[a-z_]+)" does not exist|the database system is starting up/
 
 /** Resolves where the database is: DATABASE_URL, or the embedded cluster (started for the scope). */
 export const DatabaseUrl = Effect.gen(function*() {

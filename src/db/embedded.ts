@@ -115,7 +115,8 @@ const waitUntilReady = (url: string, child: ChildProcess, log: () => string) =>
   Effect.tryPromise({
     try: async () => {
       if (child.exitCode !== null) throw new Error("exited")
-      const client = new pg.Client({ connectionString: url })
+      // A probe that waits at most 2 s: something else on the port may take the connection and never answer.
+      const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2_000 })
       try {
         await client.connect()
         await client.query("select 1")
@@ -126,7 +127,15 @@ const waitUntilReady = (url: string, child: ChildProcess, log: () => string) =>
     catch: (cause) => cause
   }).pipe(
     Effect.retry({ schedule: Schedule.spaced("100 millis"), while: () => child.exitCode === null, times: 300 }),
-    Effect.mapError(() => new EmbeddedPostgresError({ message: `embedded PostgreSQL did not start: ${log()}` }))
+    Effect.mapError(() => {
+      const lines = log()
+      return new EmbeddedPostgresError({
+        message: /could not (bind|create any TCP\/IP sockets)|Address already in use/.test(lines)
+          ? `EMBEDDED_PG_PORT ${new URL(url).port} on 127.0.0.1 is in use (another PostgreSQL, or this service on ` +
+            `another DATA_DIR?): set EMBEDDED_PG_PORT to a free port. PostgreSQL said: ${lines}`
+          : `embedded PostgreSQL did not start: ${lines}`
+      })
+    })
   )
 
 /**

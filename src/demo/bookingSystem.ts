@@ -5,11 +5,18 @@
  * partly. Runs on every demo start: the first one seeds the vendors; later ones top up the coming
  * days (the sandbox's tables outlive restarts) and point the accounts at the sandbox's address. The
  * linked tours' catalogue pricing categories and rates take the sandbox products' ids.
+ *
+ * The demo's own bookings (the `bookings` table, seed.ts) of the linked tours are bookings in the
+ * sandbox too, written in before the sandbox's other sales fill the departures around them: on
+ * the service's channel, with the confirmation code as external reference and the sandbox's
+ * confirmation code as their `provider_reference`, paid but for a pay-later balance not collected
+ * yet. So every write can be tried on them (a reschedule moves the sandbox's booking; the mirror
+ * shows them as the service's own sales). Bookings of the kayak (no booking system) have none.
  */
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect } from "effect"
 import { addDays, localDayAt } from "../domain/localDay.js"
-import type { Sandbox, SandboxProduct } from "../sandbox/bokun/index.js"
+import { demoProducts, type Sandbox, type SandboxProduct, type SandboxVendor } from "../sandbox/bokun/index.js"
 import { BookingSystemAccounts } from "../services/BookingSystemAccounts.js"
 
 interface DemoVendor {
@@ -74,6 +81,65 @@ const adoptBookingSystemIds = (product: SandboxProduct) =>
     }
   })
 
+/** Days before today the sandbox's own sales of a new vendor start. */
+const DAYS_BACK = 7
+
+/**
+ * The demo bookings of the tours linked to the vendor's products, written into the sandbox (those
+ * already there are kept), and their `provider_reference` set to the sandbox's confirmation code.
+ * Holds and abandoned checkouts never reached the booking system.
+ */
+const importDemoBookings = (sandbox: Sandbox, vendor: SandboxVendor) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const productIds = vendor.products.map((p) => p.id.toString())
+    const rows = yield* sql<{
+      confirmation_code: string
+      product_id: string
+      experience_date: string
+      start_time: string
+      participants: number
+      status: string
+      guest_name: string | null
+      guest_email: string | null
+      guest_phone: string | null
+      owed_minor: number
+      created_at: Date
+      updated_at: Date
+    }>`
+      SELECT b.confirmation_code, t.booking_system_product_id AS product_id, b.experience_date::text AS experience_date,
+        b.start_time, b.participants, b.status, b.guest_name, b.guest_email, b.guest_phone,
+        (CASE WHEN b.payment_strategy = 'pay_later' AND b.pay_later_status IN ('upcoming', 'failed')
+          THEN b.pay_later_amount_minor ELSE 0 END)::int AS owed_minor,
+        b.created_at, coalesce(b.updated_at, b.created_at) AS updated_at
+      FROM bookings b JOIN tours t ON t.id = b.tour_id
+      WHERE t.booking_system_product_id IN ${sql.in(productIds)} AND b.confirmation_code LIKE 'DEMO-%'
+        AND b.status IN ('CONFIRMED', 'RESERVED', 'CANCELLED', 'REFUNDED')
+        AND b.experience_date IS NOT NULL AND b.start_time IS NOT NULL
+      ORDER BY b.confirmation_code`
+    if (rows.length === 0) return
+    const codes = yield* sandbox.importBookings(vendor.id, rows.map((b) => {
+      const [firstName, ...rest] = (b.guest_name ?? "Guest").split(" ")
+      return {
+        externalReference: b.confirmation_code,
+        productId: Number(b.product_id),
+        date: b.experience_date,
+        startTime: b.start_time.slice(0, 5),
+        participants: b.participants,
+        status: b.status === "CANCELLED" || b.status === "REFUNDED" ? "CANCELLED" as const : "CONFIRMED" as const,
+        guest: { firstName: firstName!, lastName: rest.join(" ") || "Guest", email: b.guest_email, phone: b.guest_phone },
+        owedMinor: b.owed_minor,
+        createdAt: b.created_at,
+        updatedAt: b.updated_at
+      }
+    }))
+    const pairs = [...codes].map(([ours, theirs]) => ({ ours, theirs }))
+    yield* sql`
+      UPDATE bookings b SET provider_reference = x.theirs
+      FROM jsonb_to_recordset(${JSON.stringify(pairs)}::jsonb) AS x(ours text, theirs text)
+      WHERE b.confirmation_code = x.ours AND b.provider_reference IS DISTINCT FROM x.theirs`
+  }).pipe(Effect.withSpan("Demo.importBookings"))
+
 export const setUpDemoBookingSystem = (sandbox: Sandbox) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -82,28 +148,17 @@ export const setUpDemoBookingSystem = (sandbox: Sandbox) =>
     for (const v of DEMO_VENDORS) {
       const accessKey = `demo-${v.key}`
       const secretKey = `demo-${v.key}-secret`
-      let vendor = yield* sandbox.findVendor(accessKey)
-      if (vendor === undefined) {
-        vendor = (yield* sandbox.seedDemoVendor({
-          title: v.title,
-          timezone: v.timezone,
-          currency: v.currency,
-          seed: v.seed,
-          daysAhead: DEMO_DAYS_AHEAD,
-          fullDays: FULL_DAYS,
-          accessKey,
-          secretKey
-        })).vendor
-      } else {
-        const today = localDayAt(v.timezone, new Date(now))
-        yield* sandbox.generateBookings({
-          vendorId: vendor.id,
-          from: today,
-          to: addDays(today, DEMO_DAYS_AHEAD),
-          seed: v.seed + Math.floor(now / 86_400_000),
-          fullDays: Array.from({ length: FULL_DAYS }, (_, i) => addDays(today, i))
-        })
-      }
+      const today = localDayAt(v.timezone, new Date(now))
+      const fullDays = Array.from({ length: FULL_DAYS }, (_, i) => addDays(today, i))
+      const found = yield* sandbox.findVendor(accessKey)
+      const vendor = found ?? (yield* sandbox.createVendor({
+        title: v.title,
+        timezone: v.timezone,
+        currency: v.currency,
+        accessKey,
+        secretKey,
+        products: demoProducts(v.currency)
+      }))
       const [existing] = yield* sql<{ id: string }>`SELECT id FROM booking_system_accounts WHERE access_key = ${accessKey}`
       const accountId = existing?.id ?? (yield* accounts.create({
         kind: "bokun",
@@ -128,5 +183,15 @@ export const setUpDemoBookingSystem = (sandbox: Sandbox) =>
             AND booking_system_product_id IS NULL`
         yield* adoptBookingSystemIds(product)
       }
+      // Our own bookings first, so the sandbox's other sales fill the departures around them; a
+      // new vendor gets its sales from a week back, an existing one tops up the coming days.
+      yield* importDemoBookings(sandbox, vendor)
+      yield* sandbox.generateBookings({
+        vendorId: vendor.id,
+        from: found === undefined ? addDays(today, -DAYS_BACK) : today,
+        to: addDays(today, DEMO_DAYS_AHEAD),
+        seed: found === undefined ? v.seed : v.seed + Math.floor(now / 86_400_000),
+        fullDays
+      })
     }
   }).pipe(Effect.withSpan("Demo.setUpBookingSystem"))

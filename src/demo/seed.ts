@@ -4,21 +4,28 @@
  * Arctic Whale Safari is only added to that site; Lisboa Tejo Cruises sells in EUR on its own site),
  * users with every role, tours with their catalogue content (src/demo/catalogue.ts), 2,400 bookings
  * around today, and one key per purpose, written with their secrets to `<DATA_DIR>/demo.json`.
+ *
+ * A linked tour's bookings are priced as its booking-system product prices them (per guest, or per
+ * booking for the private ones), so that they match the bookings the demo writes into the sandbox
+ * (bookingSystem.ts, which also gives them their `provider_reference`). A pay-later balance is
+ * charged three days before departure (09:00 local): `upcoming` while that is ahead, `collected`
+ * (or, for some, `failed`) once it has passed, `cancelled` on a cancelled booking.
  */
-import { SqlClient } from "@effect/sql"
+import { SqlClient, type Statement } from "@effect/sql"
 import { Context, Effect, Layer, Option } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { AppConfig } from "../config.js"
 import { SCOPES } from "../domain/scopes.js"
-import { startSandbox } from "../sandbox/bokun/index.js"
+import { ensurePortFree, PortUnavailable } from "../http/portCheck.js"
+import { demoProducts, startSandbox } from "../sandbox/bokun/index.js"
 import { PublishableKeys } from "../services/PublishableKeys.js"
 import { QuickbookKeys } from "../services/QuickbookKeys.js"
 import { Admin } from "../services/Admin.js"
 import { Mirror } from "../services/Mirror.js"
 import { TourSeason } from "../services/TourSeason.js"
 import { startSandbox as startPaymentSandbox } from "../sandbox/surfboard/index.js"
-import { DEMO_DAYS_AHEAD, setUpDemoBookingSystem } from "./bookingSystem.js"
+import { DEMO_DAYS_AHEAD, DEMO_VENDORS, setUpDemoBookingSystem } from "./bookingSystem.js"
 import { DEMO_CATALOGUE } from "./catalogue.js"
 import { writeTourContent } from "./tourContent.js"
 import { deskCardTerminals, setUpDemoPaymentProvider } from "./paymentProvider.js"
@@ -53,10 +60,45 @@ export interface DemoFile {
     /** Where the demo's Surfboard sandbox listens (filled in at start): take the desk's card payments there. */
     readonly paymentSandboxUrl?: string
   }
+  /**
+   * A Fjord Explorer booking to try each partner write on with the `Demo: everything` key, picked
+   * when the demo was created (a check-in takes a row of today's manifest instead).
+   */
+  readonly examples: {
+    /** Pay-later, its balance charged later: `POST /bookings/{id}/payment-link` sends a `deferred_balance` link. */
+    readonly payment_link: DemoExample
+    /** Paid in full: `POST /bookings/{id}/cancel` returns the money at the payment sandbox. */
+    readonly cancel: DemoExample
+    /** An Oslofjord cruise a week or more ahead: `GET /bookings/{id}/reschedule-options?date=` and `POST /bookings/{id}/reschedule`. */
+    readonly reschedule: DemoExample
+  }
+}
+
+export interface DemoExample {
+  readonly booking_id: string
+  readonly confirmation_code: string
+  readonly experience_date: string
+  readonly note: string
 }
 
 export const BOOKING_COUNT = 2400
 const DAY = 86_400_000
+
+/**
+ * The price of a demo tour linked to a sandbox product (bookingSystem.ts): its first rate's price
+ * of the default category, per guest or per booking as the product is priced. Undefined: not linked.
+ */
+const bookingSystemPrice = (title: string) => {
+  for (const vendor of DEMO_VENDORS) {
+    const index = vendor.tours[title]
+    if (index === undefined) continue
+    const product = demoProducts(vendor.currency)[index]!
+    const categories = product.pricingCategories ?? [{ title: "Adult", isDefault: true }]
+    const adult = categories.find((c) => c.isDefault) ?? categories[0]!
+    return { price: product.rates![0]!.prices[adult.title]!, perBooking: product.pricedPerBooking === true }
+  }
+  return undefined
+}
 
 export const seedDemo = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -102,7 +144,7 @@ export const seedDemo = Effect.gen(function*() {
     { op: lisboa, site: lisboaSite, title: "Lisbon Dolphin Watch", slug: "dolphin-watch", tz: "Europe/Lisbon", cur: "EUR", price: 6500, times: ["10:00", "14:00"], status: "published" },
     { op: lisboa, site: lisboaSite, title: "Douro Day Trip (draft)", slug: null, tz: "Europe/Lisbon", cur: "EUR", price: 11000, times: ["07:00"], status: "draft" }
   ]
-  const tourRows: Array<{ id: string; op: string; site: string; title: string; tz: string; cur: string; price: number; times: ReadonlyArray<string>; resold: boolean }> = []
+  const tourRows: Array<{ id: string; op: string; site: string; title: string; tz: string; cur: string; price: number; per_booking: boolean; times: ReadonlyArray<string>; resold: boolean }> = []
   const tourIds: Record<string, string> = {}
   for (const [i, t] of tours.entries()) {
     // Created an hour apart, so the catalogue (oldest first) lists them in this order.
@@ -114,7 +156,11 @@ export const seedDemo = Effect.gen(function*() {
     yield* sql`INSERT INTO site_tours (site_id, tour_id, position, sold_by) VALUES (${t.site}, ${row!.id}, ${tourRows.length}, ${soldBy})`
     tourIds[t.title] = row!.id
     if (t.status === "published") {
-      tourRows.push({ id: row!.id, op: t.op, site: t.site, title: t.title, tz: t.tz, cur: t.cur, price: t.price, times: t.times, resold: t.op === arctic })
+      const linked = bookingSystemPrice(t.title)
+      tourRows.push({
+        id: row!.id, op: t.op, site: t.site, title: t.title, tz: t.tz, cur: t.cur,
+        price: linked?.price ?? t.price, per_booking: linked?.perBooking ?? false, times: t.times, resold: t.op === arctic
+      })
     }
   }
   for (const [title, content] of Object.entries(DEMO_CATALOGUE)) {
@@ -126,12 +172,13 @@ export const seedDemo = Effect.gen(function*() {
 
   // Bookings: generated in one statement from a fixed random seed, spread over the last 120 days
   // (creation) with departures up to 75 days after booking, so both past and coming days are full.
+  // No provider_reference yet: the demo's booking system gives the linked tours' bookings theirs.
   yield* sql.withTransaction(Effect.gen(function*() {
     yield* sql`SELECT setseed(0.4242)`
     yield* sql`
       WITH tour AS (
         SELECT row_number() OVER () - 1 AS n, t.* FROM jsonb_to_recordset(${JSON.stringify(tourRows)}::jsonb)
-          AS t(id uuid, op uuid, site uuid, title text, tz text, cur text, price int, times text[], resold boolean)
+          AS t(id uuid, op uuid, site uuid, title text, tz text, cur text, price int, per_booking boolean, times text[], resold boolean)
       ), gen AS (
         SELECT g, random() AS r1, random() AS r2, random() AS r3, random() AS r4, random() AS r5,
           (floor(random() * (SELECT count(*) FROM tour)))::int AS tn
@@ -141,6 +188,27 @@ export const seedDemo = Effect.gen(function*() {
           to_timestamp(${now / 1000}) - make_interval(secs => gen.r1 * 120 * 86400) AS created,
           1 + floor(gen.r2 * 6)::int AS pax
         FROM gen JOIN tour ON tour.n = gen.tn
+      ), s AS (
+        SELECT b.*,
+          CASE WHEN r3 < 0.78 THEN 'CONFIRMED' WHEN r3 < 0.83 THEN 'RESERVED' WHEN r3 < 0.91 THEN 'CANCELLED'
+               WHEN r3 < 0.97 THEN 'REFUNDED' WHEN r3 < 0.985 THEN 'HOLD' ELSE 'ABANDONED' END AS status,
+          ((created AT TIME ZONE tz)::date + floor(r4 * 75)::int) AS day,
+          CASE WHEN per_booking THEN price ELSE price * pax END AS amount,
+          r1 < 0.2 AS pay_later,
+          CASE WHEN r3 >= 0.83 AND r3 < 0.97 THEN least(created + make_interval(secs => r4 * 5 * 86400), to_timestamp(${now / 1000})) END
+            AS cancelled_at
+        FROM b
+      ), c AS (
+        -- The balance is charged three days before departure at 09:00 local, never before the booking.
+        SELECT s.*, greatest(created + interval '1 hour', ((day - 3) + time '09:00') AT TIME ZONE tz) AS charge_at FROM s
+      ), p AS (
+        SELECT c.*,
+          CASE WHEN NOT pay_later THEN NULL
+               WHEN cancelled_at IS NOT NULL THEN 'cancelled'
+               WHEN charge_at > to_timestamp(${now / 1000}) THEN 'upcoming'
+               WHEN g % 8 = 3 THEN 'failed'
+               ELSE 'collected' END AS balance
+        FROM c
       )
       INSERT INTO bookings (
         confirmation_code, status, operator_id, tour_id, tour_name, site_id, experience_date, start_time, timezone,
@@ -151,33 +219,59 @@ export const seedDemo = Effect.gen(function*() {
       )
       SELECT
         'DEMO-' || lpad(g::text, 6, '0'),
-        CASE WHEN r3 < 0.78 THEN 'CONFIRMED' WHEN r3 < 0.83 THEN 'RESERVED' WHEN r3 < 0.91 THEN 'CANCELLED'
-             WHEN r3 < 0.97 THEN 'REFUNDED' WHEN r3 < 0.985 THEN 'HOLD' ELSE 'ABANDONED' END,
+        status,
         op, id, title, site,
-        ((created AT TIME ZONE tz)::date + floor(r4 * 75)::int),
+        day,
         times[1 + floor(r5 * array_length(times, 1))::int],
-        tz, pax, price * pax, cur,
+        tz, pax, amount, cur,
         (ARRAY['website', 'widget', 'getyourguide', 'viator', 'desk'])[1 + floor(r2 * 5)::int],
         (ARRAY['Emma Johansen', 'Lars Olsen', 'Sofia Pereira', 'Noah Smith', 'Mia Schulz', 'Lucas Martin', 'Aiko Tanaka', 'Nora Lie'])[1 + (g % 8)],
         'guest' || g || '@example.com',
         '+47 4' || lpad((g * 7919 % 10000000)::text, 7, '0'),
-        'BKN-' || (100000 + g),
-        CASE WHEN r1 < 0.2 THEN 'pay_later' ELSE 'pay_now' END,
-        CASE WHEN r1 < 0.2 THEN (CASE WHEN r3 < 0.5 THEN 'upcoming' ELSE 'collected' END) END,
-        CASE WHEN r1 < 0.2 THEN price * pax - (price * pax / 5) END,
-        CASE WHEN r1 < 0.2 THEN cur END,
-        CASE WHEN r1 < 0.2 THEN created + interval '3 days' END,
-        CASE WHEN r1 < 0.2 AND r3 >= 0.5 THEN created + interval '3 days' END,
-        CASE WHEN resold THEN price * pax * 15 / 100 ELSE price * pax * 8 / 100 END,
+        NULL,
+        CASE WHEN pay_later THEN 'pay_later' ELSE 'pay_now' END,
+        balance,
+        CASE WHEN pay_later THEN amount - (amount / 5) END,
+        CASE WHEN pay_later THEN cur END,
+        CASE WHEN pay_later THEN charge_at END,
+        -- Collected: charged on time; a cancelled booking's balance was collected if charged before the cancel.
+        CASE WHEN balance = 'collected' OR (balance = 'cancelled' AND charge_at < cancelled_at) THEN charge_at END,
+        CASE WHEN resold THEN amount * 15 / 100 ELSE amount * 8 / 100 END,
         CASE WHEN resold THEN 15 ELSE 8 END,
         cur,
-        CASE WHEN r3 >= 0.83 AND r3 < 0.97 THEN 'voided' ELSE 'pending' END,
+        CASE WHEN cancelled_at IS NOT NULL THEN 'voided' ELSE 'pending' END,
         CASE WHEN r3 < 0.97 THEN created END,
         created,
-        CASE WHEN r3 >= 0.83 AND r3 < 0.97 THEN least(created + make_interval(secs => r4 * 5 * 86400), to_timestamp(${now / 1000})) END
-      FROM b
+        cancelled_at
+      FROM p
       ORDER BY g`
   }))
+
+  // A booking for each partner write, so a newcomer can try each one (README, demo.json `examples`).
+  const example = (where: Statement.Fragment, note: string) =>
+    Effect.map(
+      sql<{ booking_id: string; confirmation_code: string; experience_date: string }>`
+        SELECT b.id AS booking_id, b.confirmation_code, b.experience_date FROM bookings b JOIN tours t ON t.id = b.tour_id
+        WHERE b.operator_id = ${fjord} AND b.status = 'CONFIRMED' AND ${where}
+        ORDER BY b.experience_date, b.confirmation_code LIMIT 1`,
+      ([row]): DemoExample => ({ ...row!, note })
+    )
+  const reschedule = yield* example(
+    sql`t.title = ${"Oslofjord Sightseeing Cruise"} AND b.payment_strategy = 'pay_now' AND b.participants <= 4
+      AND b.experience_date BETWEEN current_date + 7 AND current_date + 20`,
+    "an Oslofjord cruise paid in full: GET /api/v1/bookings/{id}/reschedule-options?date=<a later day>, then POST /api/v1/bookings/{id}/reschedule"
+  )
+  const examples = {
+    payment_link: yield* example(
+      sql`b.payment_strategy = 'pay_later' AND b.pay_later_status = 'upcoming' AND b.experience_date >= current_date + 7`,
+      "pay-later, balance not charged yet: POST /api/v1/bookings/{id}/payment-link sends the guest a deferred_balance link"
+    ),
+    cancel: yield* example(
+      sql`b.payment_strategy = 'pay_now' AND b.experience_date >= current_date + 2 AND b.id <> ${reschedule.booking_id}::uuid`,
+      "paid in full: POST /api/v1/bookings/{id}/cancel releases the seats and refunds at the payment sandbox"
+    ),
+    reschedule
+  }
 
   // Keys: one per scope, a contact-free reader, a multi-operator key, and the 401 cases.
   const ingrid = userIds["ingrid@fjordexplorer.no"]!
@@ -261,7 +355,8 @@ export const seedDemo = Effect.gen(function*() {
     operators,
     users: roleUsers,
     publishable_keys,
-    quickbook
+    quickbook,
+    examples
   } satisfies DemoFile
 })
 
@@ -314,6 +409,7 @@ export class DemoData extends Context.Tag("DemoData")<DemoData, {
       }
       const wanted = Option.getOrElse(config.demoData, () => Option.isNone(config.databaseUrl))
       if (!wanted) return read()
+      yield* ensurePortFree("SANDBOX_PORT", "127.0.0.1", config.sandboxPort)
       const [{ count }] = (yield* sql<{ count: number }>`SELECT count(*)::int AS count FROM operators`) as unknown as [{ count: number }]
       if (count === 0) {
         yield* Effect.logInfo("empty database: creating the demo dataset")
@@ -335,6 +431,6 @@ export class DemoData extends Context.Tag("DemoData")<DemoData, {
       yield* recordDeskCardTerminals(file, payments)
       yield* Effect.logInfo(`demo payment provider (Surfboard sandbox) on ${payments.baseUrl}`)
       return read(sandbox.baseUrl)
-    }).pipe(Effect.orDie)
+    }).pipe(Effect.catchAll((e) => e instanceof PortUnavailable ? Effect.fail(e) : Effect.die(e)))
   )
 }

@@ -3,7 +3,7 @@
  * (src/http/problem.ts) to RFC 9457 problem details; the status annotations declare them
  * on the endpoints so the OpenAPI document lists every status.
  */
-import { HttpApiSchema } from "@effect/platform"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import { Schema } from "effect"
 
 export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()(

@@ -4,7 +4,7 @@
  * clerk's language and, where known, the sale `reference`). src/http/quickbook/errors.ts turns
  * them into responses, in one place.
  */
-import { HttpApiSchema } from "@effect/platform"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import { Schema } from "effect"
 import { QUOTE_MAX_ENTRIES, QUOTE_MAX_GUESTS } from "./quickbookSales.js"
 

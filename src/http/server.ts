@@ -38,7 +38,7 @@ import { QuickbookTickets } from "../services/QuickbookTickets.js"
 import { QuickbookTours } from "../services/QuickbookTours.js"
 import { QuickbookAuthLive } from "./quickbook/auth.js"
 import { QuickbookBookLive } from "./quickbook/book.js"
-import { quickbookOpenApiLayer } from "./quickbook/openapi.js"
+import { quickbookDocsLayer, quickbookOpenApiLayer } from "./quickbook/openapi.js"
 import { QuickbookTicketPdfLive, QuickbookTicketsLive } from "./quickbook/tickets.js"
 import { QuickbookSalesLive, QuickbookToursLive } from "./quickbook/tours.js"
 
@@ -94,6 +94,7 @@ export const HttpLive = HttpApiBuilder.serve().pipe(
   Layer.provide(HttpRouter.setRouterConfig({ maxParamLength: MAX_PATH_PARAM_LENGTH })),
   Layer.provide(openApiLayer),
   Layer.provide(quickbookOpenApiLayer),
+  Layer.provide(quickbookDocsLayer),
   Layer.provide(HttpApiScalar.layer({ path: "/api/v1/docs" })),
   Layer.provide(DocsRoutes),
   Layer.provide(CatalogueCorsRoutes.pipe(Layer.provide(PublishableKeys.Default))),

@@ -1,6 +1,6 @@
 /**
  * One instance's scheduled jobs, as the service runs them: its own cluster runner on
- * `clusterPort`, on `databaseUrl`, with settings `env`. Unless a test passes a booking system (and
+ * `clusterPort` (undefined: CLUSTER_PORT unset, a free port), on `databaseUrl`, with settings `env`. Unless a test passes a booking system (and
  * links accounts), neither the booking system nor the payment provider is called.
  */
 import { type Context, Effect, Layer } from "effect"
@@ -20,7 +20,7 @@ const unusedPaymentProvider = unused(PaymentProvider, "no payment is made in thi
 
 export const jobsInstance = (
   databaseUrl: string,
-  clusterPort: number,
+  clusterPort: number | undefined,
   env: Record<string, string>,
   bookingSystem: Layer.Layer<BookingSystem> = unusedBookingSystem
 ) =>
@@ -32,7 +32,7 @@ export const jobsInstance = (
     Layer.provide(unusedPaymentProvider),
     // The outbox layer brings the database and sets the configuration for every layer built on it.
     Layer.provide(outboxOn(databaseUrl, {
-      CLUSTER_PORT: String(clusterPort),
+      ...(clusterPort === undefined ? {} : { CLUSTER_PORT: String(clusterPort) }),
       CLUSTER_POLL_SECONDS: "0.5",
       LOG_LEVEL: "Warning",
       ...env

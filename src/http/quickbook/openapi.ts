@@ -2,10 +2,11 @@
  * The Quickbook OpenAPI 3.1 document at /api/quickbook/v1/openapi.json, generated from
  * QuickbookApi and finished in one pass: every error answer is the QuickbookError body, the auth
  * statuses (400, 401, 403, 429) and 500 are on every operation that takes a key, with their
- * headers; the signed PDF link (`security: []`) gets 500 and no terminal header.
+ * headers; the signed PDF link (`security: []`) gets 500 and no terminal header. The same document
+ * is shown by the interactive reference at /api/quickbook/v1/docs (Scalar, as /api/v1/docs).
  */
-import { HttpApiBuilder, HttpServerResponse, OpenApi } from "@effect/platform"
-import { Effect, JSONSchema } from "effect"
+import { HttpApi, HttpApiBuilder, HttpApiScalar, HttpServerResponse, OpenApi } from "@effect/platform"
+import { Context, Effect, JSONSchema, Layer } from "effect"
 import { dropUnreachableSchemas, type Json } from "../openapiSchemas.js"
 import { QUICKBOOK_PREFIX, QuickbookApi } from "./Api.js"
 import { BODY_LIMIT_BYTES } from "../requestBody.js"
@@ -123,4 +124,16 @@ export const quickbookOpenApiLayer = HttpApiBuilder.Router.use((router) =>
       Effect.succeed(HttpServerResponse.text(document, { contentType: "application/json" }))
     )
   })
+)
+
+/**
+ * The interactive reference of the Quickbook API at /api/quickbook/v1/docs: the Scalar page the
+ * partner API has at /api/v1/docs, fed with the finished document above (terminal header, error
+ * bodies) instead of the bare generated one.
+ */
+export const quickbookDocsLayer = HttpApiScalar.layer({ path: `${QUICKBOOK_PREFIX}/docs` }).pipe(
+  Layer.provide(Layer.sync(HttpApi.Api, () => ({
+    api: QuickbookApi.annotate(OpenApi.Transform, () => quickbookOpenApi() as OpenApi.OpenAPISpec) as unknown as HttpApi.Api["Type"]["api"],
+    context: Context.empty()
+  })))
 )

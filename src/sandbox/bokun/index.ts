@@ -9,6 +9,7 @@ export {
   type DemoSpec,
   demoProducts,
   type GenerateSpec,
+  type ImportedBooking,
   type ProductSpec,
   type SandboxProduct,
   type SandboxVendor,

@@ -53,6 +53,11 @@ export interface Sandbox {
   readonly generateBookings: (spec: Seed.GenerateSpec) => Effect.Effect<{ readonly bookings: number; readonly lines: number }>
   readonly bulkBookings: (spec: Seed.BulkSpec) => Effect.Effect<{ readonly lines: number }>
   readonly addBooking: (spec: Seed.BookingSpec) => Effect.Effect<Seed.SeededBooking>
+  /** Bookings the service sold, written in as its checkout books (idempotent): external reference → confirmation code. */
+  readonly importBookings: (
+    vendorId: number,
+    bookings: ReadonlyArray<Seed.ImportedBooking>
+  ) => Effect.Effect<ReadonlyMap<string, string>>
   readonly cancelBooking: (vendorId: number, confirmationCode: string, note?: string) => Effect.Effect<void>
   readonly deleteBooking: (vendorId: number, confirmationCode: string) => Effect.Effect<void>
   readonly setDepartureCapacity: (
@@ -93,6 +98,7 @@ export const startSandbox = (options: SandboxOptions = {}): Effect.Effect<Sandbo
       generateBookings: (spec) => die(Seed.generateBookings(store, spec)),
       bulkBookings: (spec) => die(Seed.bulkBookings(store, spec)),
       addBooking: (spec) => die(Seed.addBooking(store, spec)),
+      importBookings: (vendorId, bookings) => die(Seed.importBookings(store, vendorId, bookings)),
       cancelBooking: (vendorId, code, note) => die(store.cancelBooking(vendorId, code, note ?? null)),
       deleteBooking: (vendorId, code) => die(store.deleteBooking(vendorId, code)),
       setDepartureCapacity: (input) => die(Seed.setDepartureCapacity(store, input)),

@@ -220,4 +220,18 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("quickbook 
       const partner = (yield* get("/api/v1/openapi.json")).body
       expect(Object.keys(partner.paths).some((p) => p.includes("quickbook"))).toBe(false)
     }))
+
+  it.effect("the interactive reference shows that document, without a key", () =>
+    Effect.gen(function*() {
+      const res = yield* get("/api/quickbook/v1/docs")
+      expect(res.status, res.text.slice(0, 200)).toBe(200)
+      expect(res.headers.get("content-type")).toContain("text/html")
+      expect(res.text).toContain("<title>Quickbook API</title>")
+      // The page embeds the finished document: the terminal header and the error body are in it.
+      const embedded = /<script id="api-reference" type="application\/json">([\s\S]*?)<\/script>/.exec(res.text)
+      expect(embedded).not.toBeNull()
+      const doc = JSON.parse(embedded![1]!)
+      expect(doc).toEqual((yield* get("/api/quickbook/v1/openapi.json")).body)
+      expect(doc.paths["/api/quickbook/v1/book"].post.parameters.map((p: any) => p.name)).toContain("Quickbook-Terminal")
+    }))
 })
