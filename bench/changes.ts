@@ -1,10 +1,10 @@
 /**
  * `npm run bench:changes`: the two booking-change writes end to end against the sandboxes.
  *
- * - `POST /api/v1/bookings/{id}/cancel` (src/services/Cancels.ts): the Bókun sandbox releases the
+ * - `POST /api/v1/bookings/{id}/cancel` (src/partner/cancels/Cancels.ts): the Bókun sandbox releases the
  *   seats, the Surfboard sandbox voids (paid today) or refunds (paid yesterday) the recorded
  *   payment, one transaction updates the booking and enqueues the emails.
- * - `POST /api/v1/bookings/{id}/reschedule` (src/services/Reschedules.ts): the booking's line is
+ * - `POST /api/v1/bookings/{id}/reschedule` (src/partner/reschedules/Reschedules.ts): the booking's line is
  *   read, the day's availability read and the line moved in the Bókun sandbox, one transaction
  *   updates the booking and enqueues the emails.
  *
@@ -14,7 +14,7 @@
  *    (their own schemas), and the service (`src/main.ts serve`, DEMO_DATA=false, JOBS=false), all
  *    three with bench/httpTiming.ts preloaded: it records every HTTP exchange each process serves
  *    and every one the service sends (Node's diagnostics channels).
- * 3. Seeding, as test/http/cancel.test.ts and reschedule.test.ts do it, in volume: an operator with
+ * 3. Seeding, as test/partner/cancels/cancel.test.ts and test/partner/reschedules/reschedule.test.ts do it, in volume: an operator with
  *    an owner (the team e-mail), a Bókun vendor (one product, 10:00 and 14:30, no seat limit) as
  *    its booking-system account, a Surfboard merchant as its payment account (with the sandbox's
  *    base URL and credentials, as src/demo/paymentProvider.ts records it), a tour mapped to the
@@ -53,9 +53,9 @@ import { createDatabase } from "../src/db/embedded.js"
 import { canVoid } from "../src/ports/PaymentProvider.js"
 import { addDays, localDay, type SandboxVendor, type SeededBooking, type VendorSpec } from "../src/sandbox/bokun/index.js"
 import type { SandboxMerchant } from "../src/sandbox/surfboard/index.js"
-import { Admin } from "../src/services/Admin.js"
-import { BookingSystemAccounts } from "../src/services/BookingSystemAccounts.js"
-import { DailyLimits } from "../src/services/DailyLimits.js"
+import { Admin } from "../src/operators/Admin.js"
+import { BookingSystemAccounts } from "../src/operators/BookingSystemAccounts.js"
+import { DailyLimits } from "../src/partner/writes/DailyLimits.js"
 import { type Child, machine, startChild, step } from "./children.js"
 import {
   allProcesses,

@@ -48,9 +48,9 @@ import { layerFromUrl } from "../src/db/Database.js"
 import { createDatabase } from "../src/db/embedded.js"
 import { addDays, localDay, type SandboxVendor, type VendorSpec } from "../src/sandbox/bokun/index.js"
 import type { SandboxMerchant } from "../src/sandbox/surfboard/index.js"
-import { Admin } from "../src/services/Admin.js"
-import { BookingSystemAccounts } from "../src/services/BookingSystemAccounts.js"
-import { QuickbookKeys } from "../src/services/QuickbookKeys.js"
+import { Admin } from "../src/operators/Admin.js"
+import { BookingSystemAccounts } from "../src/operators/BookingSystemAccounts.js"
+import { QuickbookKeys } from "../src/quickbook/terminals/QuickbookKeys.js"
 import { type Child, LOG_DIR, machine, startChild, startServiceAndFloor, step } from "./children.js"
 import { bodyDifference, readTrace, statementDifferences } from "./compare.js"
 import { allProcesses, backendPids, cpuBetween, cpuByPid, cpuSeconds, machineCpu, NOISY_PERCENT, otherLoad, waitForQuiet } from "./cpu.js"
@@ -89,7 +89,7 @@ const DAYS = 30
 const API = "/api/quickbook/v1"
 /** The read steps side by side: desks are few, so 8 connections unless BENCH_CONNECTIONS says otherwise. */
 const READ_CONNECTIONS = process.env.BENCH_CONNECTIONS ? Number(process.env.BENCH_CONNECTIONS) : 8
-/** Per terminal and one-minute window: the runner's caps, under the budgets of 60/60/300 (src/domain/quickbookLimits.ts). */
+/** Per terminal and one-minute window: the runner's caps, under the budgets of 60/60/300 (src/quickbook/limits.ts). */
 const CAPS = { writes: 50, books: 50, reads: 250 } as const
 
 const VENDOR: VendorSpec = {

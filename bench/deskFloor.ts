@@ -17,7 +17,7 @@
  *      booking system** the Bókun adapter makes (GET /activity.json/{id}/availabilities, signed the
  *      same way with the adapter's own `signedHeaders`), mapped by the adapter's own `departures`
  *      and turned into slots by the service's own `slotsOf`/`guestTypesOf`;
- *   3. ticket: the sale read of src/services/quickbookSaleRecord.ts (scoped to the terminal), laid
+ *   3. ticket: the sale read of src/quickbook/tickets/saleRecord.ts (scoped to the terminal), laid
  *      out by the service's own `ticketOf` with the same links (PUBLIC_URL and the ticket-link
  *      secret derived from service_secrets, as QuickbookTicketLinks does without
  *      QUICKBOOK_TICKET_LINK_SECRET).
@@ -31,15 +31,15 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import pg from "pg"
 import { departures } from "../src/adapters/bokun/mapping.js"
 import { signedHeaders } from "../src/adapters/bokun/signing.js"
-import { secretMatches } from "../src/domain/apiKey.js"
-import { parseQuickbookKey, parseTerminalHeader, type QuickbookKeyMode } from "../src/domain/quickbookKey.js"
-import { QUICKBOOK_BUDGETS, QUICKBOOK_WINDOW_SECONDS, quickbookBucket } from "../src/domain/quickbookLimits.js"
-import { type Category, guestTypesOf, REFERENCE_PATTERN, slotsOf } from "../src/domain/quickbookSales.js"
-import { sandboxMismatch } from "../src/domain/quickbookSandbox.js"
-import { type TicketLanguage, ticketOf } from "../src/domain/quickbookTicket.js"
-import { deriveTicketLinkSecret, signTicketLink } from "../src/domain/ticketLink.js"
+import { secretMatches } from "../src/partner/auth/apiKey.js"
+import { parseQuickbookKey, parseTerminalHeader, type QuickbookKeyMode } from "../src/quickbook/terminals/key.js"
+import { QUICKBOOK_BUDGETS, QUICKBOOK_WINDOW_SECONDS, quickbookBucket } from "../src/quickbook/limits.js"
+import { type Category, guestTypesOf, REFERENCE_PATTERN, slotsOf } from "../src/quickbook/sales/rules.js"
+import { sandboxMismatch } from "../src/quickbook/terminals/testKeys.js"
+import { type TicketLanguage, ticketOf } from "../src/quickbook/tickets/ticket.js"
+import { deriveTicketLinkSecret, signTicketLink } from "../src/quickbook/tickets/ticketLink.js"
 import { pgTypes } from "../src/db/pgTypes.js"
-import { TICKET_PDF_PATH } from "../src/services/QuickbookTicketLinks.js"
+import { TICKET_PDF_PATH } from "../src/quickbook/tickets/QuickbookTicketLinks.js"
 
 const pool = new pg.Pool({
   connectionString: process.env.DATABASE_URL,
@@ -110,7 +110,7 @@ const ACCOUNT = `
         GROUP BY a.id
         ORDER BY a.name, a.id`
 
-/** readSale of src/services/quickbookSaleRecord.ts, scoped to the terminal */
+/** readSale of src/quickbook/tickets/saleRecord.ts, scoped to the terminal */
 const SALE = `
       SELECT reference, terminal_id, selling_operator_id, status, valid_until, hold_expires_at, cart_line, customer,
         language, booking_code, confirmed_at, failed_at, failure_reason,
@@ -220,7 +220,7 @@ const merchantOf = async (terminal: Terminal): Promise<boolean | null> => {
   return m ? m.sandbox : null
 }
 
-/** The sandbox rule of src/domain/quickbookSandbox.ts. */
+/** The sandbox rule of src/quickbook/terminals/testKeys.ts. */
 const mayUse = (terminal: Terminal, tour: TourRow, merchantSandbox: boolean | null) =>
   sandboxMismatch(terminal.mode, { bookingSystemSandbox: tour.account_sandbox, merchantSandbox }) === null
 

@@ -2,28 +2,28 @@
  * The floor: the cheapest server that does the service's work for GET /api/v1/bookings,
  * GET /api/v1/bookings/{id} and GET /api/v1/manifest. Bare node:http + a pg Pool of the same size,
  * and per request the same three statements as the service, copied verbatim:
- *   1. the key lookup of src/services/KeyAuth.ts (then SHA-256 constant-time compare, revocation,
+ *   1. the key lookup of src/partner/auth/KeyAuth.ts (then SHA-256 constant-time compare, revocation,
  *      expiry and operator checks in JS),
- *   2. the rate-limit upsert of src/services/RateLimiter.ts (bucket `partner:<key id>`, window 60 s),
+ *   2. the rate-limit upsert of src/http/RateLimiter.ts (bucket `partner:<key id>`, window 60 s),
  *   3. the list (with the same filter clauses, in the same order, and the LATERAL per operator) or
- *      the get of src/services/Bookings.ts, or the day of src/services/Manifest.ts.
- * Cursors are the service's own (src/domain/cursor.ts, secret from service_secrets), so a cursor
+ *      the get of src/partner/bookings/Bookings.ts, or the day of src/partner/manifest/Manifest.ts.
+ * Cursors are the service's own (src/http/cursor.ts, secret from service_secrets), so a cursor
  * from one server works on the other. The bookings JSON is built by hand in the service's shape;
  * the manifest's rows are mapped by hand and grouped by the service's own domain function
- * (buildManifest of src/domain/manifestGrouping.ts).
+ * (buildManifest of src/partner/manifest/rules.ts).
  *
  * POST /api/v1/manifest/{id}/checkin is the bare write, not the same SQL: after the same key lookup
- * and rate limit, the two statements of src/services/Checkins.ts in one transaction (the row locked
- * while the service's own rule, decideCheckin of src/domain/checkin.ts, decides; then the upsert),
+ * and rate limit, the two statements of src/partner/checkins/Checkins.ts in one transaction (the row locked
+ * while the service's own rule, decideCheckin of src/partner/checkins/rules.ts, decides; then the upsert),
  * with none of what the service adds around a write (Idempotency-Key claim and stored answer, daily
  * limit slot, audit entry).
  *
  * GET /api/v1/tours and GET /api/v1/tours/{id} with a publishable key (`?key=pk_widget_...`, for
- * `npm run bench:tours`): the key lookup of src/services/PublishableKeys.ts; an answer held for the
- * key and URL (the service's own cache key, publicCacheKey of src/services/PublicCatalogueCache.ts,
+ * `npm run bench:tours`): the key lookup of src/partner/auth/PublishableKeys.ts; an answer held for the
+ * key and URL (the service's own cache key, publicCacheKey of src/partner/tours/PublicCatalogueCache.ts,
  * kept for the same s-maxage) is sent again with `X-Cache: HIT` after that lookup alone, as the
  * service does; otherwise the rate-limit upsert (bucket `publishable:<key id>`) and the list or the
- * get of src/services/Tours.ts, verbatim, mapped to JSON with the service's own pure mappers
+ * get of src/partner/tours/Tours.ts, verbatim, mapped to JSON with the service's own pure mappers
  * (toTourSummary, toTourDetail) and kept (`X-Cache: MISS`). Tour cursors are the service's
  * (filters `{list: "tours"}`).
  *
@@ -35,18 +35,18 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { randomUUID } from "node:crypto"
 import { Either } from "effect"
 import pg from "pg"
-import { parseSecretKey, secretMatches, urlCarriesSecretKey } from "../src/domain/apiKey.js"
-import { STORED_STATUSES } from "../src/domain/booking.js"
-import { type CursorPosition, decodeCursor, encodeCursor, filterFingerprint } from "../src/domain/cursor.js"
-import { type CheckinChange, decideCheckin } from "../src/domain/checkin.js"
-import { buildManifest, type ManifestEntry } from "../src/domain/manifestGrouping.js"
-import { type BookingDetailRow, type BookingRow, toDetail, toSummary } from "../src/services/Bookings.js"
-import { type ManifestRowRecord, toEntry } from "../src/services/Manifest.js"
+import { parseSecretKey, secretMatches, urlCarriesSecretKey } from "../src/partner/auth/apiKey.js"
+import { STORED_STATUSES } from "../src/partner/bookings/booking.js"
+import { type CursorPosition, decodeCursor, encodeCursor, filterFingerprint } from "../src/http/cursor.js"
+import { type CheckinChange, decideCheckin } from "../src/partner/checkins/rules.js"
+import { buildManifest, type ManifestEntry } from "../src/partner/manifest/rules.js"
+import { type BookingDetailRow, type BookingRow, toDetail, toSummary } from "../src/partner/bookings/Bookings.js"
+import { type ManifestRowRecord, toEntry } from "../src/partner/manifest/Manifest.js"
 import { pgTypes } from "../src/db/pgTypes.js"
-import { PUBLIC_CACHE_CONTROL, PUBLISHABLE_REQUESTS_PER_MINUTE, parsePublishableKey } from "../src/domain/publishableKey.js"
-import { catalogueLocale, TOUR_LIST_DEFAULT, TOUR_LIST_MAX } from "../src/domain/tour.js"
-import { PUBLIC_TTL_SECONDS, publicCacheKey } from "../src/services/PublicCatalogueCache.js"
-import { toTourDetail, toTourSummary } from "../src/services/Tours.js"
+import { PUBLIC_CACHE_CONTROL, PUBLISHABLE_REQUESTS_PER_MINUTE, parsePublishableKey } from "../src/partner/auth/publishableKey.js"
+import { catalogueLocale, TOUR_LIST_DEFAULT, TOUR_LIST_MAX } from "../src/partner/tours/tour.js"
+import { PUBLIC_TTL_SECONDS, publicCacheKey } from "../src/partner/tours/PublicCatalogueCache.js"
+import { toTourDetail, toTourSummary } from "../src/partner/tours/Tours.js"
 
 // ---- connection: the same pool size and type parsers as src/db/Database.ts -----------------------
 
@@ -64,7 +64,7 @@ const WINDOW_SECONDS = 60
 
 // ---- the statements, verbatim from src/services ----------------------------------------------------
 
-/** src/services/KeyAuth.ts findKey */
+/** src/partner/auth/KeyAuth.ts findKey */
 const FIND_KEY = `
         SELECT k.id, k.name, k.scopes, k.created_at, k.expires_at, k.revoked_at, k.secret_hash,
           coalesce(
@@ -80,7 +80,7 @@ const FIND_KEY = `
         WHERE k.id = $1
         GROUP BY k.id`
 
-/** src/services/RateLimiter.ts hit */
+/** src/http/RateLimiter.ts hit */
 const RATE_LIMIT_HIT = `
         INSERT INTO rate_limit_counters AS c (bucket, window_start, count)
         VALUES ($1, to_timestamp(floor(extract(epoch FROM now()) / $2) * $3), 1)
@@ -90,7 +90,7 @@ const RATE_LIMIT_HIT = `
         RETURNING count,
           ceil(extract(epoch FROM (window_start + make_interval(secs => $4) - now())))::int AS reset_seconds`
 
-/** src/services/Bookings.ts */
+/** src/partner/bookings/Bookings.ts */
 const LISTED = "('RESERVED', 'CONFIRMED', 'CANCELLED', 'REFUNDED')"
 
 const SUMMARY_COLUMNS = `b.id, b.confirmation_code, b.status, b.operator_id, b.tour_id, b.tour_name,
@@ -154,7 +154,7 @@ const GET_STATEMENT = `
         WHERE b.id = $1::uuid AND b.operator_id = ANY($2::uuid[])
           AND b.status IN ${LISTED}`
 
-/** src/services/Manifest.ts day (its `sql.literal` column lists inlined) */
+/** src/partner/manifest/Manifest.ts day (its `sql.literal` column lists inlined) */
 const MANIFEST_ROW_COLUMNS = `r.id, r.reference, coalesce(b.confirmation_code, r.external_reference) AS confirmation_code,
   r.status, r.operator_id, o.name AS operator_name, r.account_id, r.product_id, r.product_title, r.rate_id,
   r.rate_title, r.start_time, r.timezone, r.participants, r.pax_breakdown, r.channel_class, r.channel_source,
@@ -185,7 +185,7 @@ const manifestStatement = (includeContact: boolean) => `
 const MANIFEST_WITH_CONTACT = manifestStatement(true)
 const MANIFEST_WITHOUT_CONTACT = manifestStatement(false)
 
-/** src/services/Checkins.ts set */
+/** src/partner/checkins/Checkins.ts set */
 const CHECKIN_TARGET = `
           SELECT r.id, r.operator_id, r.status, r.participants, c.status AS checkin_status, c.present
           FROM manifest_rows r
@@ -202,7 +202,7 @@ const CHECKIN_UPSERT = `
 
 const toPgArray = (ids: ReadonlyArray<string>) => `{${ids.join(",")}}`
 
-/** src/services/Bookings.ts microsToIso */
+/** src/partner/bookings/Bookings.ts microsToIso */
 const microsToIso = (micros: string) => {
   const value = BigInt(micros)
   const iso = new Date(Number(value / 1000n)).toISOString()
@@ -435,11 +435,11 @@ const checkin = async (key: Key, rowId: string, text: string) => {
 
 // ---- the tour catalogue with a publishable key ---------------------------------------------------
 
-/** src/services/PublishableKeys.ts authenticate */
+/** src/partner/auth/PublishableKeys.ts authenticate */
 const FIND_PUBLISHABLE_KEY = `
           SELECT id, site_id, allowed_origins, revoked_at FROM publishable_keys WHERE id = $1`
 
-/** src/services/Tours.ts offered (one tour, by id: $4), as @effect/sql compiles `sql.and` of its clauses. */
+/** src/partner/tours/Tours.ts offered (one tour, by id: $4), as @effect/sql compiles `sql.and` of its clauses. */
 const offered = (siteParam: string) => `
         SELECT DISTINCT ON (t.id) t.id AS tour_id, s.owner_operator_id AS host_id,
           CASE st.sold_by WHEN 'site_owner' THEN s.owner_operator_id ELSE t.operator_id END AS seller_id

@@ -27,7 +27,7 @@ import pg from "pg"
 import { pathToFileURL } from "node:url"
 import { layerFromUrl } from "../src/db/Database.js"
 import { createDatabase } from "../src/db/embedded.js"
-import { generatePublishableKey } from "../src/domain/publishableKey.js"
+import { generatePublishableKey } from "../src/partner/auth/publishableKey.js"
 import { benchServer } from "./server.js"
 import { readSettings } from "./settings.js"
 

@@ -41,9 +41,9 @@ import { mirrorWindow } from "../src/domain/localDay.js"
 import { ObservabilityLive } from "../src/observability.js"
 import { BookingSystem } from "../src/ports/BookingSystem.js"
 import type { SandboxVendor, VendorSpec } from "../src/sandbox/bokun/index.js"
-import { Admin } from "../src/services/Admin.js"
-import { BookingSystemAccounts } from "../src/services/BookingSystemAccounts.js"
-import { Mirror } from "../src/services/Mirror.js"
+import { Admin } from "../src/operators/Admin.js"
+import { BookingSystemAccounts } from "../src/operators/BookingSystemAccounts.js"
+import { Mirror } from "../src/mirror/Mirror.js"
 import { machine, startChild, step } from "./children.js"
 import {
   allProcesses,

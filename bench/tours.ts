@@ -34,7 +34,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import pg from "pg"
 import { createDatabase } from "../src/db/embedded.js"
-import { encodeCursor, filterFingerprint } from "../src/domain/cursor.js"
+import { encodeCursor, filterFingerprint } from "../src/http/cursor.js"
 import { addDays, localDay, type SandboxVendor, type VendorSpec } from "../src/sandbox/bokun/index.js"
 import { type Child, LOG_DIR, machine, startChild, startServiceAndFloor, step } from "./children.js"
 import {

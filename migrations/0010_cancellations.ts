@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
 /**
- * Cancel with a full refund (POST /api/v1/bookings/{id}/cancel; src/services/Cancels.ts).
+ * Cancel with a full refund (POST /api/v1/bookings/{id}/cancel; src/partner/cancels/Cancels.ts).
  *
  * `booking_payments`: the money a booking took at the payment provider (Surfboard orders): the
  * whole price of a pay-now booking, the reservation fee of a pay-later booking, and its balance

@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
 /**
- * The tour catalogue (spec §2 "Tour"; src/services/Tours.ts, docs/api/tours.md).
+ * The tour catalogue (spec §2 "Tour"; src/partner/tours/Tours.ts, docs/api/tours.md).
  *
  * - `tours` gains the English content and facts: excerpt, duration, priced per booking, guide
  *   languages (ISO 639-1), the booking system's rating (stored), meeting point, cancellation,

@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
 /**
- * Publishable keys (`pk_widget_<id>`, src/domain/publishableKey.ts): a site's public key for its
+ * Publishable keys (`pk_widget_<id>`, src/partner/auth/publishableKey.ts): a site's public key for its
  * checkout script and catalogue widgets. Not secret, so the id is the whole key. Made by an owner or
  * admin of the site's operator, with the origins browsers may read its answers from.
  */

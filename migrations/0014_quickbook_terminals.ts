@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
 /**
- * Quickbook desk sales (spec quickbook-api-v1 §5; src/services/QuickbookKeys.ts):
+ * Quickbook desk sales (spec quickbook-api-v1 §5; src/quickbook/terminals/QuickbookKeys.ts):
  * - `quickbook_terminals`: a desk terminal of one selling operator; its id (a UUID) is sent as
  *   the `Quickbook-Terminal` header. Deactivated terminals stay (sales refer to them).
  * - `quickbook_keys`: `svcqb_live_<id>_<secret>` / `svcqb_test_<id>_<secret>`; only the SHA-256

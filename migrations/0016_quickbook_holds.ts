@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
 /**
- * Quickbook seat holds (spec quickbook-api-v1 §3 POST/DELETE /reserve; src/services/QuickbookHolds.ts):
+ * Quickbook seat holds (spec quickbook-api-v1 §3 POST/DELETE /reserve; src/quickbook/sales/QuickbookHolds.ts):
  * the booking system's hold id, when it lapses and the client's idempotency key of the hold that
  * made it, on the sale row. Set while the sale is `held`; cleared when it is released
  * (`hold_released_at` keeps when).

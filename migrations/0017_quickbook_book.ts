@@ -13,7 +13,7 @@ import { Effect } from "effect"
  * - `tours.requires_phone`: the operator needs the guest's phone number for this tour (a booking
  *   without one fails `phone_required`).
  * - `quickbook_payments`: one row per payment presented to POST /book, keyed by (provider,
- *   payment_id), recorded before anything else (src/services/QuickbookBook.ts). It keeps the
+ *   payment_id), recorded before anything else (src/quickbook/book/QuickbookBook.ts). It keeps the
  *   request, what the provider confirmed (amount, currency, merchant, paid_at), its `state`
  *   (received → verified → booking → confirmed, or → refunding → refunded; mismatch), its `role`
  *   (the payment of the sale, or a duplicate), the hold it confirms (null: seats booked directly;

@@ -3,7 +3,7 @@ import { Effect } from "effect"
 
 /**
  * Sandbox accounts (spec quickbook-api-v1 §5, §9; issue 6 item 1: test keys run entirely against
- * the sandboxes and never touch live systems; src/domain/quickbookSandbox.ts):
+ * the sandboxes and never touch live systems; src/quickbook/terminals/testKeys.ts):
  * - `booking_system_accounts.sandbox` and `operator_payment_accounts.sandbox`: the account is a
  *   sandbox (a booking system or merchant where nothing real happens). A test key sells only where
  *   the tour's booking-system account and the selling operator's merchant are sandboxes; a live key

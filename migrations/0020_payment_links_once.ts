@@ -2,11 +2,11 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
 /**
- * One link and one email per balance (src/services/PaymentLinks.ts; docs/api/writes.md "Payment link").
+ * One link and one email per balance (src/partner/paymentLinks/PaymentLinks.ts; docs/api/writes.md "Payment link").
  *
  * `payment_links` gains `email_outbox_id` and `emailed_at`: the guest's email last enqueued for the
  * link and when. A request that sends the link again within LINK_EMAIL_WINDOW_SECONDS (10 minutes,
- * src/domain/paymentLink.ts) of that email does not email it again (it answers that email's
+ * src/partner/paymentLinks/rules.ts) of that email does not email it again (it answers that email's
  * outcome), so concurrent or repeated calls email a link once per window.
  *
  * Indexes for the look-ups a `provider_balance` link makes: the rows of one booking-system booking

@@ -1,8 +1,8 @@
 import { Config, ConfigError, Cron, Either, LogLevel, Option, Redacted } from "effect"
 import { parseSmtpUrl } from "./adapters/smtp/url.js"
-import { parseMailbox } from "./domain/mail.js"
-import { PUBLISHABLE_REQUESTS_PER_MINUTE } from "./domain/publishableKey.js"
-import { IDEMPOTENCY_LEASE_SECONDS } from "./domain/writes.js"
+import { parseMailbox } from "./email/rules.js"
+import { PUBLISHABLE_REQUESTS_PER_MINUTE } from "./partner/auth/publishableKey.js"
+import { IDEMPOTENCY_LEASE_SECONDS } from "./partner/writes/rules.js"
 
 const LOG_LEVELS: Record<string, LogLevel.LogLevel> = {
   all: LogLevel.All, trace: LogLevel.Trace, debug: LogLevel.Debug, info: LogLevel.Info,
@@ -64,7 +64,7 @@ const cronSetting = (name: string, fallback: string) =>
   )
 
 /** Scheduled jobs and the cluster that runs each of them once across instances (src/jobs). */
-/** Cancels and reschedules (src/services/Cancels.ts, Reschedules.ts). */
+/** Cancels and reschedules (src/partner/cancels/Cancels.ts, src/partner/reschedules/Reschedules.ts). */
 export const BookingChangeConfig = Config.all({
   /**
    * Seconds a running cancel or reschedule owns its progress record; past it a crash is assumed
@@ -123,7 +123,7 @@ export const JobsConfig = Config.all({
 
 export type JobsConfig = Config.Config.Success<typeof JobsConfig>
 
-/** The booking-system mirror (src/services/Mirror.ts). */
+/** The booking-system mirror (src/mirror/Mirror.ts). */
 export const MirrorConfig = Config.all({
   /** Near-term refresh: today and this many days ahead. */
   nearTermDays: Config.integer("MIRROR_NEAR_TERM_DAYS").pipe(Config.withDefault(3)),
@@ -137,7 +137,7 @@ export const MirrorConfig = Config.all({
 })
 
 export type MirrorConfig = Config.Config.Success<typeof MirrorConfig>
-/** Live availability and the season cache of the tour catalogue (src/services/TourSeason.ts, TourAvailability.ts). */
+/** Live availability and the season cache of the tour catalogue (src/catalogue/TourSeason.ts, src/partner/tours/TourAvailability.ts). */
 export const TourAvailabilityConfig = Config.all({
   /** Time one tour's 12 months of availability may take (every chunk, retries included); past it: not known. */
   seasonTimeoutMs: Config.integer("TOUR_SEASON_TIMEOUT_MS").pipe(Config.withDefault(10_000)),
@@ -184,7 +184,7 @@ export const PaymentProviderConfig = Config.all({
 
 export type PaymentProviderConfig = Config.Config.Success<typeof PaymentProviderConfig>
 
-/** Email: where messages go and how the outbox sends them (src/services/Outbox.ts, docs/email.md). */
+/** Email: where messages go and how the outbox sends them (src/email/Outbox.ts, docs/email.md). */
 export const MailConfig = Config.all({
   /**
    * `smtp://user:password@host:587` (STARTTLS when offered) or `smtps://…:465`. Unset: messages go
@@ -222,7 +222,7 @@ export const MailConfig = Config.all({
 
 export type MailConfig = Config.Config.Success<typeof MailConfig>
 
-/** Quickbook desk sales (src/services/QuickbookTours.ts). */
+/** Quickbook desk sales (src/quickbook/sales/QuickbookTours.ts). */
 export const QuickbookConfig = Config.all({
   /** The service's id at the payment provider for its fee split; unset: no `serviceProviders` entry. */
   serviceProviderId: Config.option(Config.string("QUICKBOOK_SERVICE_PROVIDER_ID")),
@@ -245,7 +245,7 @@ export const QuickbookConfig = Config.all({
 })
 
 /**
- * Quickbook tickets (src/services/QuickbookTicketLinks.ts). The ticket's PDF link is made on
+ * Quickbook tickets (src/quickbook/tickets/QuickbookTicketLinks.ts). The ticket's PDF link is made on
  * PUBLIC_URL (unset: http://HOST:<the port this instance listens on>).
  */
 export const QuickbookTicketConfig = Config.all({

@@ -4,7 +4,7 @@
  */
 import { Effect, Layer, Option } from "effect"
 import { MailConfig } from "../config.js"
-import { formatMailbox } from "../domain/mail.js"
+import { formatMailbox } from "../email/rules.js"
 import { Mailer } from "../ports/Mailer.js"
 import { makeMailboxMailer } from "./mailbox.js"
 import { makeSmtpMailer } from "./smtp/mailer.js"

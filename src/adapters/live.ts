@@ -5,7 +5,7 @@
  */
 import { NodeHttpClient } from "@effect/platform-node"
 import { Layer } from "effect"
-import { Outbox } from "../services/Outbox.js"
+import { Outbox } from "../email/Outbox.js"
 import { BookingSystemLive } from "./BookingSystemLive.js"
 import { MailerLive } from "./MailerLive.js"
 import { PaymentProviderLive } from "./PaymentProviderLive.js"

@@ -6,8 +6,8 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Layer, Option } from "effect"
 import { listMailbox, showMailbox } from "../adapters/mailbox.js"
-import { AdminError } from "../services/Admin.js"
-import { Outbox, type OutboxStatus } from "../services/Outbox.js"
+import { AdminError } from "../operators/Admin.js"
+import { Outbox, type OutboxStatus } from "../email/Outbox.js"
 import { DatabaseForCli } from "./database.js"
 
 const print = (value: unknown) => Console.log(JSON.stringify(value, null, 2))

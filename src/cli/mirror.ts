@@ -6,7 +6,7 @@ import { Command, Options } from "@effect/cli"
 import { SqlClient } from "@effect/sql"
 import { Console, Effect, Layer, Option } from "effect"
 import { MirrorConfig } from "../config.js"
-import { Mirror } from "../services/Mirror.js"
+import { Mirror } from "../mirror/Mirror.js"
 import { DatabaseForCli } from "./database.js"
 
 const print = (value: unknown) => Console.log(JSON.stringify(value, null, 2))

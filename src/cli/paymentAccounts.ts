@@ -1,12 +1,12 @@
 /**
  * CLI for operators' merchants at the payment provider (`operator_payment_accounts`,
- * src/services/OperatorPaymentAccounts.ts): `payment-accounts set` records or replaces an operator's
+ * src/payments/OperatorPaymentAccounts.ts): `payment-accounts set` records or replaces an operator's
  * merchant (with `--sandbox` for a sandbox merchant: Quickbook test keys charge only those, live keys
  * never); `payment-accounts list` shows them without credentials. Output is JSON.
  */
 import { Command, Options } from "@effect/cli"
 import { Console, Effect, Option, Redacted } from "effect"
-import { OperatorPaymentAccounts } from "../services/OperatorPaymentAccounts.js"
+import { OperatorPaymentAccounts } from "../payments/OperatorPaymentAccounts.js"
 import { DatabaseForCli } from "./database.js"
 
 const print = (value: unknown) => Console.log(JSON.stringify(value, null, 2))

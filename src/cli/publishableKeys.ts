@@ -4,8 +4,8 @@
  */
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Layer, Option } from "effect"
-import { Admin } from "../services/Admin.js"
-import { PublishableKeys } from "../services/PublishableKeys.js"
+import { Admin } from "../operators/Admin.js"
+import { PublishableKeys } from "../partner/auth/PublishableKeys.js"
 import { DatabaseForCli } from "./database.js"
 
 const ServicesForCli = Layer.mergeAll(PublishableKeys.Default, Admin.Default).pipe(Layer.provideMerge(DatabaseForCli))

@@ -6,7 +6,7 @@
  */
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
-import { QuickbookKeys } from "../services/QuickbookKeys.js"
+import { QuickbookKeys } from "../quickbook/terminals/QuickbookKeys.js"
 import { DatabaseForCli } from "./database.js"
 
 const withKeys = <A, E>(f: (keys: QuickbookKeys) => Effect.Effect<A, E>) =>

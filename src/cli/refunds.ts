@@ -1,5 +1,5 @@
 /**
- * CLI for cancel refunds (src/services/Cancels.ts): `refunds list` shows refunds that are not
+ * CLI for cancel refunds (src/partner/cancels/Cancels.ts): `refunds list` shows refunds that are not
  * complete (or all), oldest first, for the person who finishes an alerted refund by hand;
  * `refunds recover` runs the booking-change recovery's cancel part now (open cancels finished,
  * due refunds asked again with the same reference). Output is JSON.
@@ -7,7 +7,7 @@
 import { Command, Options } from "@effect/cli"
 import { SqlClient } from "@effect/sql"
 import { Console, Effect, Layer } from "effect"
-import { Cancels } from "../services/Cancels.js"
+import { Cancels } from "../partner/cancels/Cancels.js"
 import { DatabaseForCli } from "./database.js"
 
 const print = (value: unknown) => Console.log(JSON.stringify(value, null, 2))

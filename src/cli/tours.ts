@@ -6,7 +6,7 @@
  */
 import { Command, Options } from "@effect/cli"
 import { Console, Effect, Layer, Option } from "effect"
-import { TourSeason } from "../services/TourSeason.js"
+import { TourSeason } from "../catalogue/TourSeason.js"
 import { DatabaseForCli } from "./database.js"
 
 const refreshSeason = Command.make(

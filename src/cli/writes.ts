@@ -4,10 +4,10 @@
  */
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Layer, Option } from "effect"
-import { WRITE_ACTIONS, type WriteAction } from "../domain/writes.js"
-import { AdminError } from "../services/Admin.js"
-import { Audit } from "../services/Audit.js"
-import { DailyLimits } from "../services/DailyLimits.js"
+import { WRITE_ACTIONS, type WriteAction } from "../partner/writes/rules.js"
+import { AdminError } from "../operators/Admin.js"
+import { Audit } from "../partner/writes/Audit.js"
+import { DailyLimits } from "../partner/writes/DailyLimits.js"
 import { DatabaseForCli } from "./database.js"
 
 const ServicesForCli = Layer.mergeAll(DailyLimits.Default, Audit.Default).pipe(Layer.provide(DatabaseForCli))

@@ -17,7 +17,7 @@ import { SqlClient } from "@effect/sql"
 import { Clock, Effect } from "effect"
 import { addDays, localDayAt } from "../domain/localDay.js"
 import { demoProducts, type Sandbox, type SandboxProduct, type SandboxVendor } from "../sandbox/bokun/index.js"
-import { BookingSystemAccounts } from "../services/BookingSystemAccounts.js"
+import { BookingSystemAccounts } from "../operators/BookingSystemAccounts.js"
 
 interface DemoVendor {
   readonly key: string

@@ -4,7 +4,7 @@
  * Bókun sandbox (duration, priced per booking, start times, rating, rates and pricing categories in
  * the same order) follow the sandbox demo products (src/sandbox/bokun/demo.ts); their ids are
  * replaced with the sandbox's when the demo links the booking system (src/demo/bookingSystem.ts),
- * and the season refresh at start then takes those facts from the sandbox (src/services/TourSeason.ts).
+ * and the season refresh at start then takes those facts from the sandbox (src/catalogue/TourSeason.ts).
  * Photos are picsum.photos URLs with a fixed seed, so a browser shows the same picture every time.
  */
 import type { TourContent } from "./tourContent.js"

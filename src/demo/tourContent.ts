@@ -1,7 +1,7 @@
 /**
  * Writes a tour's catalogue content (migration 0012): the English fields on `tours`, photos, pricing
  * categories, rates, linked products and translations. Replaces what the tour had. Used by the demo
- * seed and the tests; HTML is stored as given, since every read cleans it (src/domain/tourHtml.ts).
+ * seed and the tests; HTML is stored as given, since every read cleans it (src/catalogue/tourHtml.ts).
  */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"

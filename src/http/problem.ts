@@ -15,8 +15,8 @@ import {
 } from "@effect/platform"
 import { Cause, Effect, Layer, Option, Schema } from "effect"
 import { randomUUID } from "node:crypto"
-import { decodedUrl, urlCarriesSecretKey } from "../domain/apiKey.js"
-import { clipEchoes, echo } from "../domain/echo.js"
+import { decodedUrl, urlCarriesSecretKey } from "../partner/auth/apiKey.js"
+import { clipEchoes, echo } from "./echo.js"
 import {
   DailyLimitReached,
   Forbidden,
@@ -29,7 +29,7 @@ import {
   Unauthorized,
   Unavailable
 } from "../domain/errors.js"
-import { handleQuickbook, isQuickbookUrl } from "./quickbook/errors.js"
+import { handleQuickbook, isQuickbookUrl } from "../quickbook/errorMapping.js"
 import { BodyTooLarge, MalformedBody, refailBodyRejections, UnsupportedMediaType, withJsonBody } from "./requestBody.js"
 import { CurrentRequest } from "./requestContext.js"
 import { MethodNotAllowed, quotablePath, refailWrongMethod } from "./routing.js"
@@ -82,7 +82,7 @@ export const PROBLEM_TYPES = {
 
 const typeUri = (spec: ProblemSpec) => `/api/v1/docs/errors.md#${spec.slug}`
 
-/** Every `detail` is cut to a bounded length (src/domain/echo.ts): a last guard for details that quote input. */
+/** Every `detail` is cut to a bounded length (src/http/echo.ts): a last guard for details that quote input. */
 const respond = (
   spec: ProblemSpec,
   requestId: string,
@@ -175,7 +175,7 @@ export const problemMiddleware = HttpApiBuilder.middleware(Effect.map(HttpApiBui
         Effect.provideService(HttpServerRequest.HttpServerRequest, withJsonBody(request))
       ) as unknown as HttpApp.Default
 
-      // The Quickbook API answers its own error body (src/http/quickbook/errors.ts).
+      // The Quickbook API answers its own error body (src/quickbook/errorMapping.ts).
       const quickbook = isQuickbookUrl(request.url)
       const handled = quickbook
         ? handleQuickbook(app, request)

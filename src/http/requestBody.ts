@@ -2,7 +2,7 @@
  * How both APIs take a request body (Partner API and Quickbook alike): JSON only, at most
  * BODY_LIMIT_BYTES, valid UTF-8 (a leading byte order mark is dropped), nested at most
  * BODY_MAX_DEPTH levels. Anything else is refused with one of the three errors below, which each
- * API maps to its own error body (src/http/problem.ts, src/http/quickbook/errors.ts).
+ * API maps to its own error body (src/http/problem.ts, src/quickbook/errorMapping.ts).
  *
  * The server-wide middleware wraps every request that may carry a body (`withJsonBody`); the body
  * is read only when an endpoint's payload is decoded, so the route, the key and the scope are

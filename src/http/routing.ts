@@ -5,7 +5,7 @@
  */
 import { HttpApiSchema, type HttpRouter, HttpServerError } from "@effect/platform"
 import { Chunk, Effect, Schema } from "effect"
-import { echo } from "../domain/echo.js"
+import { echo } from "./echo.js"
 
 export class MethodNotAllowed extends Schema.TaggedError<MethodNotAllowed>()(
   "MethodNotAllowed",
@@ -19,7 +19,7 @@ export class MethodNotAllowed extends Schema.TaggedError<MethodNotAllowed>()(
   HttpApiSchema.annotations({ status: 405, description: "The path exists but does not take this method; `Allow` lists those it takes." })
 ) {}
 
-/** The path of a URL as quoted back in a message (cut as every echoed input is: src/domain/echo.ts). */
+/** The path of a URL as quoted back in a message (cut as every echoed input is: src/http/echo.ts). */
 export const quotablePath = (url: string) => echo(url.split("?")[0]!)
 
 /** Whether a route path (`/api/v1/bookings/:id`, `*` for the rest) matches a request path. */

@@ -1,15 +1,15 @@
 /**
  * Every few minutes: cancels a crash left open are finished and refunds still open after a cancel
- * are followed up (src/services/Cancels.ts); booking changes a crash left at `moving` or `moved` past their lease are
+ * are followed up (src/partner/cancels/Cancels.ts); booking changes a crash left at `moving` or `moved` past their lease are
  * finished once (the booking system is re-read to see whether the line moved; then the service's
  * booking, mirror row and emails commit together, or the change is abandoned). See
- * src/services/Reschedules.ts.
+ * src/partner/reschedules/Reschedules.ts.
  */
 import { ClusterCron } from "@effect/cluster"
 import { Effect, Layer } from "effect"
 import type { JobsConfig } from "../config.js"
-import { Cancels } from "../services/Cancels.js"
-import { Reschedules } from "../services/Reschedules.js"
+import { Cancels } from "../partner/cancels/Cancels.js"
+import { Reschedules } from "../partner/reschedules/Reschedules.js"
 import { recordedRun } from "./runs.js"
 
 export const BOOKING_CHANGE_RECOVERY = "booking-change-recovery"

@@ -2,7 +2,7 @@
 import { ClusterCron } from "@effect/cluster"
 import { Effect } from "effect"
 import type { JobsConfig } from "../config.js"
-import { IdempotencyStore } from "../services/IdempotencyStore.js"
+import { IdempotencyStore } from "../partner/writes/IdempotencyStore.js"
 import { recordedRun } from "./runs.js"
 
 export const IDEMPOTENCY_CLEANUP = "idempotency-cleanup"

@@ -5,7 +5,7 @@
 import { ClusterCron } from "@effect/cluster"
 import { Effect, Layer } from "effect"
 import { type JobsConfig, MirrorConfig } from "../config.js"
-import { Mirror } from "../services/Mirror.js"
+import { Mirror } from "../mirror/Mirror.js"
 import { recordedRun } from "./runs.js"
 
 export const MIRROR_NEAR_TERM = "mirror-near-term"

@@ -14,7 +14,7 @@ import { Singleton } from "@effect/cluster"
 import { SqlClient } from "@effect/sql"
 import { Effect, Schedule } from "effect"
 import type { JobsConfig } from "../config.js"
-import { Outbox } from "../services/Outbox.js"
+import { Outbox } from "../email/Outbox.js"
 import { instanceName } from "./runs.js"
 
 export const OUTBOX_SENDER = "outbox-sender"

@@ -2,12 +2,12 @@
  * Every 5 minutes by default (PAYMENT_LINK_WATCH_CRON): asks the payment provider about the balance
  * payment links that are due (open ones back off from 5 minutes to an hour as they age), records
  * paid ones as the guest's payment, closes expired ones, and settles links a request left
- * unfinished. See src/services/PaymentLinkWatch.ts and docs/api/writes.md "When the guest pays".
+ * unfinished. See src/partner/paymentLinks/PaymentLinkWatch.ts and docs/api/writes.md "When the guest pays".
  */
 import { ClusterCron } from "@effect/cluster"
 import { Effect, Layer } from "effect"
 import type { JobsConfig } from "../config.js"
-import { PaymentLinkWatch } from "../services/PaymentLinkWatch.js"
+import { PaymentLinkWatch } from "../partner/paymentLinks/PaymentLinkWatch.js"
 import { recordedRun } from "./runs.js"
 
 export const PAYMENT_LINK_WATCH = "payment-link-watch"

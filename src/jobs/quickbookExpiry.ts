@@ -1,12 +1,12 @@
 /**
  * Every minute by default (QUICKBOOK_EXPIRY_CRON): Quickbook quotes past their validity become
  * `expired`, and holds that lapsed are released at the booking system (best-effort) and settled.
- * See src/services/QuickbookExpiry.ts.
+ * See src/quickbook/sales/QuickbookExpiry.ts.
  */
 import { ClusterCron } from "@effect/cluster"
 import { Effect, Layer } from "effect"
 import type { JobsConfig } from "../config.js"
-import { QuickbookExpiry } from "../services/QuickbookExpiry.js"
+import { QuickbookExpiry } from "../quickbook/sales/QuickbookExpiry.js"
 import { recordedRun } from "./runs.js"
 
 export const QUICKBOOK_EXPIRY = "quickbook-expiry"

@@ -2,12 +2,12 @@
  * Every minute by default (QUICKBOOK_RECOVERY_CRON): desk-sale payments a crash left half-done past
  * their lease are finished once (verified again, booked with the same external reference, or
  * refunded with the same idempotency reference), and refunds the provider has not confirmed yet are
- * asked again when their backoff runs out. See src/services/QuickbookBook.ts.
+ * asked again when their backoff runs out. See src/quickbook/book/QuickbookBook.ts.
  */
 import { ClusterCron } from "@effect/cluster"
 import { Effect, Layer } from "effect"
 import type { JobsConfig } from "../config.js"
-import { QuickbookBook } from "../services/QuickbookBook.js"
+import { QuickbookBook } from "../quickbook/book/QuickbookBook.js"
 import { recordedRun } from "./runs.js"
 
 export const QUICKBOOK_RECOVERY = "quickbook-recovery"

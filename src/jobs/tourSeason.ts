@@ -1,14 +1,14 @@
 /**
  * Every 30 minutes by default (TOUR_SEASON_CRON): `from_price` and `season` of every published tour
  * linked to a booking system, computed again from its next 12 months of departures into
- * `tour_season_cache` (src/services/TourSeason.ts), and before that the tours' booking-system facts
+ * `tour_season_cache` (src/catalogue/TourSeason.ts), and before that the tours' booking-system facts
  * (rating, duration, departure times, pricing categories, rates) from one catalogue read per account.
  * One account not answering never stops the others.
  */
 import { ClusterCron } from "@effect/cluster"
 import { Effect, Layer } from "effect"
 import type { JobsConfig } from "../config.js"
-import { TourSeason } from "../services/TourSeason.js"
+import { TourSeason } from "../catalogue/TourSeason.js"
 import { recordedRun } from "./runs.js"
 
 export const TOUR_SEASON = "tour-season"

@@ -3,7 +3,7 @@
  * SMTP server (`adapters/smtp`) when SMTP_URL is set, otherwise the local mailbox
  * (`adapters/mailbox`), a table every instance shares and the CLI reads (`mail list`).
  *
- * Only the outbox sender calls it (src/services/Outbox.ts): a write never sends mail itself, it
+ * Only the outbox sender calls it (src/email/Outbox.ts): a write never sends mail itself, it
  * enqueues a message in its own transaction.
  *
  * Conventions:

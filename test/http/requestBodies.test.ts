@@ -20,9 +20,9 @@ import {
   REQUEST_MESSAGES,
   unknownEndpointMessage,
   wrongMethodMessage
-} from "../../src/domain/quickbookErrors.js"
+} from "../../src/quickbook/errors.js"
 import { BODY_LIMIT_BYTES } from "../../src/http/requestBody.js"
-import { QuickbookKeys } from "../../src/services/QuickbookKeys.js"
+import { QuickbookKeys } from "../../src/quickbook/terminals/QuickbookKeys.js"
 import { createKey, insertBooking } from "../support/fixtures.js"
 import type { Reply } from "../support/http.js"
 import { checkinState } from "../support/manifest.js"

@@ -2,8 +2,8 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
-import { SCOPES } from "../../src/domain/scopes.js"
-import { Admin } from "../../src/services/Admin.js"
+import { SCOPES } from "../../src/partner/auth/scopes.js"
+import { Admin } from "../../src/operators/Admin.js"
 
 const YEAR = 365 * 86_400_000
 

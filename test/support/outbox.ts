@@ -3,8 +3,8 @@ import { SqlClient } from "@effect/sql"
 import { ConfigProvider, Effect, Layer } from "effect"
 import { MailerLive } from "../../src/adapters/MailerLive.js"
 import { layerFromUrl } from "../../src/db/Database.js"
-import type { Locale } from "../../src/domain/mail.js"
-import { Outbox, type EnqueueRequest } from "../../src/services/Outbox.js"
+import type { Locale } from "../../src/email/rules.js"
+import { Outbox, type EnqueueRequest } from "../../src/email/Outbox.js"
 
 /** Short backoff so that retries happen within a test. */
 export const FAST_RETRIES = {

@@ -10,8 +10,8 @@ import { inject } from "vitest"
 import { createDatabase } from "../../src/db/embedded.js"
 import { ExternalSystemsLive, OutboxLive } from "../../src/adapters/live.js"
 import { layerFromUrl } from "../../src/db/Database.js"
-import { HttpLive, nodeServer } from "../../src/http/server.js"
-import { Admin } from "../../src/services/Admin.js"
+import { HttpLive, nodeServer } from "../../src/Http.js"
+import { Admin } from "../../src/operators/Admin.js"
 import { ObservabilityLive } from "../../src/observability.js"
 
 export interface ServerOptions {

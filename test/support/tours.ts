@@ -7,7 +7,7 @@ import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import { type TourContent, writeTourContent } from "../../src/demo/tourContent.js"
 import type { SandboxProduct, SandboxVendor } from "../../src/sandbox/bokun/index.js"
-import { Admin } from "../../src/services/Admin.js"
+import { Admin } from "../../src/operators/Admin.js"
 
 export const createSite = (ownerOperatorId: string, name = "Site") =>
   Effect.flatMap(Admin, (admin) =>

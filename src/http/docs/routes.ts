@@ -6,7 +6,7 @@ import { HttpApiBuilder, HttpRouter, HttpServerError, HttpServerRequest, HttpSer
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import { fileURLToPath } from "node:url"
-import { partnerOpenApi } from "./openapi.js"
+import { partnerOpenApi } from "../../partner/openapi.js"
 
 const DOCS_DIR = fileURLToPath(new URL("../../../docs/api/", import.meta.url))
 

@@ -1,0 +1,27 @@
+/** Signs and checks list cursors with the secret all instances share (service_secrets.cursor). */
+import { SqlClient } from "@effect/sql"
+import { Effect, Either } from "effect"
+import { type CursorPosition, decodeCursor, encodeCursor, filterFingerprint } from "./cursor.js"
+import { InvalidRequest } from "../domain/errors.js"
+
+export class CursorSigner extends Effect.Service<CursorSigner>()("CursorSigner", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const [row] = yield* sql<{ value: Uint8Array }>`SELECT value FROM service_secrets WHERE name = 'cursor'`.pipe(Effect.orDie)
+    if (!row) return yield* Effect.dieMessage("service_secrets has no cursor secret; run the migrations")
+    const secret = row.value
+
+    const encode = (position: CursorPosition, filters: Record<string, unknown>) =>
+      encodeCursor(secret, position, filterFingerprint(filters))
+
+    const decode = (cursor: string | undefined, filters: Record<string, unknown>) =>
+      cursor === undefined
+        ? Effect.succeed(undefined)
+        : Either.match(decodeCursor(secret, cursor, filterFingerprint(filters)), {
+          onLeft: (why) => Effect.fail(new InvalidRequest({ detail: `cursor ${why}`, field: "cursor" })),
+          onRight: (position) => Effect.succeed(position)
+        })
+
+    return { encode, decode } as const
+  })
+}) {}

@@ -1,0 +1,82 @@
+/**
+ * Partner API authentication, in this order and before any parameter is decoded:
+ * `Authorization: Bearer svc_live_...` (401), the per-key rate limit (429), the scope the endpoint
+ * declares (403). Rate-limit headers go on every authenticated response (see requestContext.ts).
+ * The tours endpoints also take a publishable key (catalogueAuth.ts), which every other endpoint
+ * refuses with a 401 that says so.
+ */
+import { HttpApi, HttpRouter, HttpServerRequest } from "@effect/platform"
+import { Context, Effect, Layer, Option } from "effect"
+import { AppConfig } from "../../config.js"
+import { Forbidden, RateLimited, Unauthorized } from "../../domain/errors.js"
+import { looksLikePublishableKey } from "./publishableKey.js"
+import type { Scope } from "./scopes.js"
+import { KeyAuth } from "./KeyAuth.js"
+import { RateLimiter, rateLimitHeaders } from "../../http/RateLimiter.js"
+import { addResponseHeaders } from "../../http/requestContext.js"
+import { PartnerApi } from "../Api.js"
+import { PartnerAuth, RequiredScope } from "./security.js"
+
+/** "GET /api/v1/bookings/:id" → the scope it needs, from the endpoint (or group) annotations. */
+export const requiredScopes = (() => {
+  const scopes = new Map<string, Scope>()
+  HttpApi.reflect(PartnerApi, {
+    onGroup: () => {},
+    onEndpoint: ({ endpoint, mergedAnnotations }) => {
+      const scope = Context.getOption(mergedAnnotations, RequiredScope)
+      if (Option.isSome(scope)) scopes.set(`${endpoint.method} ${endpoint.path}`, scope.value)
+    }
+  })
+  return scopes
+})()
+
+const BEARER = /^Bearer[ ]+(\S+)[ ]*$/i
+
+/**
+ * The secret-key path every Partner API request takes: the bearer token (401), the per-key rate
+ * limit (429, headers on every answer), the scope the route declares (403). Built once; the
+ * effect it returns runs per request.
+ */
+export const makeSecretKeyAuth = Effect.gen(function*() {
+  const keys = yield* KeyAuth
+  const limiter = yield* RateLimiter
+  const { rateLimitPerMinute } = yield* AppConfig
+  return Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    // The built-in bearer decoding slices off any scheme; read the header strictly ourselves.
+    const header = request.headers.authorization ?? ""
+    const token = BEARER.exec(header)?.[1]
+    if (header !== "" && token === undefined) {
+      return yield* new Unauthorized({ detail: "use the Bearer scheme: `Authorization: Bearer svc_live_...`" })
+    }
+    if (header === "" && queryKeys(request.url).some(looksLikePublishableKey)) {
+      return yield* new Unauthorized({
+        detail: "a publishable key (pk_widget_...) reads only the tours endpoints (/api/v1/tours...); this endpoint " +
+          "needs a secret key in `Authorization: Bearer svc_live_...`"
+      })
+    }
+    const key = yield* keys.authenticate(token ?? "")
+    const decision = yield* limiter.hit(`partner:${key.id}`, rateLimitPerMinute, 60)
+    yield* addResponseHeaders({ ...rateLimitHeaders(decision), "Cache-Control": "private, no-store" })
+    if (!decision.allowed) {
+      return yield* new RateLimited({
+        detail: `more than ${decision.limit} requests in ${decision.windowSeconds} seconds with this key`,
+        retryAfterSeconds: decision.resetSeconds
+      })
+    }
+    const { route } = yield* HttpRouter.RouteContext
+    const scope = requiredScopes.get(`${route.method} ${route.path}`)
+    if (scope !== undefined && !key.scopes.includes(scope)) {
+      return yield* new Forbidden({ detail: `this key lacks the scope ${scope}`, scope })
+    }
+    return key
+  })
+})
+
+/** Every value of the query parameter `key`. */
+export const queryKeys = (url: string) => new URL(url, "http://localhost").searchParams.getAll("key")
+
+export const PartnerAuthLive = Layer.effect(
+  PartnerAuth,
+  Effect.map(makeSecretKeyAuth, (authenticate) => PartnerAuth.of({ bearer: () => authenticate }))
+)

@@ -1,0 +1,18 @@
+/** Cancel handler: the write machinery (idempotency, daily limit, audit) around Cancels.cancel. */
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { Cancels } from "./Cancels.js"
+import { PartnerApi } from "../Api.js"
+import { DB_ROUTE } from "../Http.js"
+import { Writes } from "../writes/Writes.js"
+
+export const CancelsLive = HttpApiBuilder.group(PartnerApi, "cancels", (handlers) =>
+  Effect.gen(function*() {
+    const writes = yield* Writes
+    const cancels = yield* Cancels
+    return handlers.handle("cancel", ({ path, payload }) =>
+      writes.run(
+        { action: "cancels", targetId: path.id, payload, slotBeforeChange: true },
+        (ctx) => cancels.cancel(path.id, payload, ctx)
+      ), DB_ROUTE)
+  }))

@@ -1,0 +1,18 @@
+/** Check-in handlers: the write machinery (idempotency, daily limit, audit) around Checkins.set. */
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { Checkins } from "./Checkins.js"
+import { PartnerApi } from "../Api.js"
+import { DB_ROUTE } from "../Http.js"
+import { Writes } from "../writes/Writes.js"
+
+export const CheckinsLive = HttpApiBuilder.group(PartnerApi, "checkins", (handlers) =>
+  Effect.gen(function*() {
+    const writes = yield* Writes
+    const checkins = yield* Checkins
+    return handlers.handle("checkin", ({ path, payload }) =>
+      writes.run(
+        { action: "checkins", targetId: path.id, payload, transactional: true },
+        (ctx) => checkins.set(path.id, payload, ctx)
+      ), DB_ROUTE)
+  }))

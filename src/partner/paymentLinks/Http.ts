@@ -1,0 +1,18 @@
+/** Payment-link handler: the write machinery (idempotency, daily limit, audit) around PaymentLinks.send. */
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { PaymentLinks } from "./PaymentLinks.js"
+import { PartnerApi } from "../Api.js"
+import { DB_ROUTE } from "../Http.js"
+import { Writes } from "../writes/Writes.js"
+
+export const PaymentLinksLive = HttpApiBuilder.group(PartnerApi, "paymentLinks", (handlers) =>
+  Effect.gen(function*() {
+    const writes = yield* Writes
+    const links = yield* PaymentLinks
+    return handlers.handle("paymentLink", ({ path, payload }) =>
+      writes.run(
+        { action: "payment_links", targetId: path.id, payload },
+        (ctx) => links.send(path.id, ctx)
+      ), DB_ROUTE)
+  }))

@@ -1,0 +1,250 @@
+/**
+ * Noticing when a guest pays a balance payment link (the `payment-link-watch` job,
+ * src/jobs/paymentLinkWatch.ts; docs/api/writes.md "When the guest pays"). The provider tells us
+ * nothing by itself: each run asks it (`paymentLinkStatus`) about the links that are due.
+ *
+ * 1. `creating` rows untouched for CREATING_GRACE_SECONDS (the provider call never confirmed and
+ *    no request came back for them) become `closing`: from then on no request reuses them, and a
+ *    request that was still sending one finds it taken and emails nothing (PaymentLinks step 4).
+ * 2. Due `open` and `closing` rows are claimed by pushing their next check out, then each is looked
+ *    at once (one failing link never stops the others):
+ *    - `open`: paid → recorded (PaidLinks.record: booking_payments row, pay-later balance collected,
+ *      link closed; paid for a booking whose cancel completed: refunded at once, Cancels.refundLate);
+ *      expired or cancelled at the provider → closed; still open while the booking
+ *      no longer owes it (cancelled, or its pay-later balance collected or cancelled another way) →
+ *      cancelled at the provider and closed (`not_owed`), so a guest cannot pay it any more; still
+ *      open → asked again later (nextLinkCheck: 5 minutes doubling to an hour, and just after it
+ *      expires). A provider that does not answer leaves the link as it is, for a later run.
+ *    - `closing`: see `settleClosing`.
+ */
+import { SqlClient } from "@effect/sql"
+import { Clock, Effect, Either, Option, Random } from "effect"
+import { nextLinkCheck } from "./rules.js"
+import {
+  type PaymentAccount,
+  type PaymentLinkStatus,
+  PaymentProvider,
+  type PaymentProviderError
+} from "../../ports/PaymentProvider.js"
+import { Cancels } from "../cancels/Cancels.js"
+import { OperatorPaymentAccounts } from "../../payments/OperatorPaymentAccounts.js"
+import { cancelReference, LINK_COLUMNS, linkRequest, type LinkRow, PaidLinks } from "./PaidLinks.js"
+
+/**
+ * How long a `creating` row is left to the request that made it (and to its retries with the same
+ * Idempotency-Key) before the job takes it over. A request holds a row for seconds; a retry after a
+ * 503 usually comes within minutes. It must stay well inside the time the provider remembers an
+ * idempotency reference (undocumented for Surfboard, see docs/payment-provider.md; the sandbox keeps
+ * them for ever), so that sending the reference again finds the first link.
+ */
+export const CREATING_GRACE_SECONDS = 15 * 60
+
+/** Rows one run looks at, at most (the rest are due on the next run). */
+const BATCH = 200
+
+/** How long a claimed row is left alone if the run dies before recording what it saw. */
+const CLAIM_SECONDS = 5 * 60
+
+export interface WatchSummary {
+  /** `creating` rows past the grace period, taken over (now `closing`). */
+  readonly taken_over: number
+  readonly checked: number
+  /** Recorded as paid. */
+  readonly paid: number
+  /** Of those, paid after the booking's cancel began: refunded automatically (also counted in `paid`). */
+  readonly refunded: number
+  /** Closed without a payment: expired, cancelled, no longer owed, or an unfinished link closed. */
+  readonly closed: number
+  readonly still_open: number
+  /** The provider did not answer (or the operator has no payment account): left for a later run. */
+  readonly unanswered: number
+}
+
+type Seen = "paid" | "refunded" | "closed" | "still_open" | "unanswered"
+
+const detailOf = (e: PaymentProviderError) => `${e.operation}: ${e.reason}: ${e.detail}`.slice(0, 1000)
+
+export class PaymentLinkWatch extends Effect.Service<PaymentLinkWatch>()("PaymentLinkWatch", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const provider = yield* PaymentProvider
+    const paymentAccounts = yield* OperatorPaymentAccounts
+    const paidLinks = yield* PaidLinks
+    const cancels = yield* Cancels
+
+    /** The operator's credentials, for the merchant the link was made at. */
+    const accountFor = (row: LinkRow) =>
+      Effect.map(paymentAccounts.forOperator(row.operator_id), Option.map((a): PaymentAccount => ({ ...a, merchantId: row.merchant_id })))
+
+    /** Nothing learnt: ask again after the backoff. */
+    const later = (row: LinkRow, error: string | null) =>
+      Effect.gen(function*() {
+        const next = nextLinkCheck(row.checks + 1, row.expires_at, new Date(yield* Clock.currentTimeMillis), yield* Random.next)
+        yield* sql`
+          UPDATE payment_links SET checks = checks + 1, last_checked_at = now(), last_error = ${error}, next_check_at = ${next}
+          WHERE id = ${row.id}::uuid AND state = ${row.state}`.pipe(Effect.orDie)
+      })
+
+    const unanswered = (row: LinkRow, error: string) => Effect.as(later(row, error), "unanswered" as const)
+
+    const close = (row: LinkRow, reason: string, linkId: string | null = null) =>
+      sql`
+        UPDATE payment_links SET state = 'closed', closed_reason = ${reason}, provider_link_id = coalesce(provider_link_id, ${linkId}),
+          checks = checks + 1, last_checked_at = now(), last_error = NULL, updated_at = now()
+        WHERE id = ${row.id}::uuid AND state = ${row.state}`.pipe(Effect.orDie, Effect.as("closed" as const))
+
+    /**
+     * Records the payment; one that arrived for a booking whose cancel completed is refunded at once
+     * (its refund row was written with the record; the booking-change recovery job would send it
+     * otherwise).
+     */
+    const recordPaid = (row: LinkRow, status: PaymentLinkStatus) =>
+      Effect.gen(function*() {
+        const recorded = yield* paidLinks.record(row, status)
+        if (recorded.refund?.changeState === "done") yield* cancels.refundLate(recorded.refund.changeId)
+        return recorded.refund === null ? "paid" as const : "refunded" as const
+      })
+
+    /** Whether the booking (or manifest row) the link is for no longer owes what it asks. */
+    const owesNothing = (row: LinkRow) =>
+      Effect.map(
+        sql<{ owes_nothing: boolean }>`
+          SELECT CASE
+            WHEN ${row.booking_id}::uuid IS NOT NULL THEN EXISTS (
+              SELECT 1 FROM bookings b WHERE b.id = ${row.booking_id}::uuid AND (b.status NOT IN ('CONFIRMED', 'RESERVED')
+                -- Cancelled with its refund still being finished (still CONFIRMED until it completes).
+                OR EXISTS (SELECT 1 FROM booking_changes c WHERE c.booking_id = b.id AND c.kind = 'cancel' AND c.state = 'done')
+                OR (${row.kind} = 'deferred_balance' AND b.pay_later_status IS DISTINCT FROM 'upcoming'
+                  AND b.pay_later_status IS DISTINCT FROM 'failed')))
+            -- A booking only in the booking system: every line of it cancelled (its links are kept on its first row).
+            ELSE NOT EXISTS (
+              SELECT 1 FROM manifest_rows r JOIN manifest_rows line ON line.account_id = r.account_id AND line.booking_id = r.booking_id
+              WHERE r.id = ${row.manifest_row_id}::uuid AND line.status <> 'CANCELLED')
+          END AS owes_nothing`.pipe(Effect.orDie),
+        (rows) => rows[0]?.owes_nothing === true
+      )
+
+    /**
+     * Cancels an unpaid link at the provider and closes it here. The provider refusing because the
+     * guest paid in the meantime: that payment is recorded instead.
+     */
+    const cancelAtProvider = (row: LinkRow, account: PaymentAccount, linkId: string, reason: string) =>
+      Effect.gen(function*() {
+        const cancelled = yield* Effect.either(provider.cancelPaymentLink(account, { linkId, idempotencyReference: cancelReference(row) }))
+        if (Either.isRight(cancelled)) return yield* close(row, reason, linkId)
+        if (cancelled.left._tag === "PaymentProviderUnavailable") return yield* unanswered(row, detailOf(cancelled.left))
+        const status = yield* Effect.either(provider.paymentLinkStatus(account, linkId))
+        if (Either.isLeft(status)) return yield* unanswered(row, detailOf(status.left))
+        if (status.right.state === "paid") return yield* recordPaid(row, status.right)
+        if (status.right.state !== "open") return yield* close(row, status.right.state, linkId)
+        return yield* unanswered(row, detailOf(cancelled.left))
+      })
+
+    const checkOpen = (row: LinkRow, account: PaymentAccount): Effect.Effect<Seen> =>
+      Effect.gen(function*() {
+        const status = yield* Effect.either(provider.paymentLinkStatus(account, row.provider_link_id!))
+        if (Either.isLeft(status)) return yield* unanswered(row, detailOf(status.left))
+        switch (status.right.state) {
+          case "paid":
+            return yield* recordPaid(row, status.right)
+          case "expired":
+          case "cancelled":
+            return yield* close(row, status.right.state)
+          case "open": {
+            if (yield* owesNothing(row)) return yield* cancelAtProvider(row, account, row.provider_link_id!, "not_owed")
+            yield* later(row, null)
+            return "still_open"
+          }
+        }
+      })
+
+    /**
+     * A `creating` row nobody finished. Its link may or may not exist at the provider, and without
+     * the provider's id it can be neither read nor closed. The safe move is the one a retrying
+     * request makes: send the same reference with the same request, so the provider answers the
+     * link it made (or makes it now, to the same effect); a definite refusal means no link exists.
+     * Then read it: paid → recorded; expired or cancelled → closed; open → cancelled at the
+     * provider and closed (`abandoned`). It is never turned into an open link: no guest was emailed
+     * it, and what the booking owes may have changed since; the next request makes a fresh one.
+     * A provider that does not answer leaves the row `closing` for the next run.
+     */
+    const settleClosing = (row: LinkRow, account: PaymentAccount): Effect.Effect<Seen> =>
+      Effect.gen(function*() {
+        let linkId = row.provider_link_id
+        if (linkId === null) {
+          const created = yield* Effect.either(provider.createPaymentLink(account, linkRequest(row)))
+          if (Either.isLeft(created)) {
+            const e = created.left
+            if (e._tag === "PaymentProviderRejected" && e.reason !== "idempotency_conflict") {
+              // A definite "no" is never stored by the provider: no link exists under this reference.
+              return yield* close(row, "abandoned")
+            }
+            if (e._tag === "PaymentProviderRejected") {
+              yield* Effect.logError(`payment link ${row.id}: the provider holds another request under its reference`).pipe(
+                Effect.annotateLogs({ alert: "payment_link_unsettled", payment_link_id: row.id })
+              )
+            }
+            return yield* unanswered(row, detailOf(e))
+          }
+          linkId = created.right.linkId
+          yield* sql`
+            UPDATE payment_links SET provider_link_id = ${linkId}, url = ${created.right.url}, expires_at = ${created.right.expiresAt},
+              updated_at = now()
+            WHERE id = ${row.id}::uuid AND state = 'closing'`.pipe(Effect.orDie)
+        }
+        const status = yield* Effect.either(provider.paymentLinkStatus(account, linkId))
+        if (Either.isLeft(status)) return yield* unanswered({ ...row, provider_link_id: linkId }, detailOf(status.left))
+        if (status.right.state === "paid") return yield* recordPaid({ ...row, provider_link_id: linkId }, status.right)
+        if (status.right.state !== "open") return yield* close(row, status.right.state, linkId)
+        return yield* cancelAtProvider(row, account, linkId, "abandoned")
+      })
+
+    const checkOne = (row: LinkRow): Effect.Effect<Seen> =>
+      Effect.gen(function*() {
+        const account = yield* accountFor(row)
+        if (Option.isNone(account)) {
+          yield* Effect.logWarning(`payment link ${row.id}: operator ${row.operator_id} has no payment account any more`)
+          return yield* unanswered(row, "the operator has no payment account")
+        }
+        return row.state === "closing" ? yield* settleClosing(row, account.value) : yield* checkOpen(row, account.value)
+      }).pipe(
+        Effect.catchAllCause((cause) =>
+          Effect.as(Effect.logWarning(`payment link ${row.id} could not be checked`, cause), "unanswered" as const)),
+        Effect.withSpan("PaymentLinkWatch.check", { attributes: { link: row.id, state: row.state } })
+      )
+
+    /** One run of the job. */
+    const run = () =>
+      Effect.gen(function*() {
+        const taken = yield* sql<{ id: string }>`
+          UPDATE payment_links SET state = 'closing', next_check_at = now(), updated_at = now()
+          WHERE id IN (
+            SELECT id FROM payment_links
+            WHERE state = 'creating' AND updated_at < now() - make_interval(secs => ${CREATING_GRACE_SECONDS})
+            ORDER BY updated_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)
+          RETURNING id`.pipe(Effect.orDie)
+        const due = yield* sql<LinkRow>`
+          UPDATE payment_links SET next_check_at = now() + make_interval(secs => ${CLAIM_SECONDS})
+          WHERE id IN (
+            SELECT id FROM payment_links WHERE state IN ('open', 'closing') AND next_check_at <= now()
+            ORDER BY next_check_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)
+          RETURNING ${sql.literal(LINK_COLUMNS)}`.pipe(Effect.orDie)
+        const seen = yield* Effect.forEach(due, checkOne, { concurrency: 4 })
+        const count = (s: Seen) => seen.filter((x) => x === s).length
+        const summary: WatchSummary = {
+          taken_over: taken.length,
+          checked: due.length,
+          paid: count("paid") + count("refunded"),
+          refunded: count("refunded"),
+          closed: count("closed"),
+          still_open: count("still_open"),
+          unanswered: count("unanswered")
+        }
+        yield* Effect.annotateCurrentSpan({ ...summary })
+        return summary
+      }).pipe(Effect.withSpan("PaymentLinkWatch.run"))
+
+    return { run } as const
+  }),
+  dependencies: [OperatorPaymentAccounts.Default, PaidLinks.Default, Cancels.Default]
+}) {}

@@ -1,0 +1,23 @@
+/** Reschedule handlers: options (a read) and the write through the shared write machinery. */
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { Reschedules } from "./Reschedules.js"
+import { PartnerApi } from "../Api.js"
+import { DB_ROUTE } from "../Http.js"
+import { CurrentKey } from "../auth/security.js"
+import { Writes } from "../writes/Writes.js"
+
+export const ReschedulesLive = HttpApiBuilder.group(PartnerApi, "reschedules", (handlers) =>
+  Effect.gen(function*() {
+    const writes = yield* Writes
+    const reschedules = yield* Reschedules
+    return handlers
+      .handle("options", ({ path, urlParams }) =>
+        Effect.flatMap(CurrentKey, (key) =>
+          reschedules.options(path.id, urlParams.date, key.partners.map((p) => p.id))), DB_ROUTE)
+      .handle("reschedule", ({ path, payload }) =>
+        writes.run(
+          { action: "reschedules", targetId: path.id, payload, slotBeforeChange: true },
+          (ctx) => reschedules.reschedule(path.id, payload, ctx)
+        ), DB_ROUTE)
+  }))

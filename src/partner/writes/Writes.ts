@@ -1,0 +1,300 @@
+/**
+ * The one wrapper every Partner API write runs through (spec §8): `Idempotency-Key`, the daily
+ * write limit and the audit log, in this order:
+ *
+ * 1. The header (missing or malformed: 400, naming `Idempotency-Key`).
+ * 2. The claim on (API key, Idempotency-Key): a finished identical request is replayed with
+ *    `Idempotent-Replayed: true`; a different request answers 422; one still running answers 409.
+ * 3. A slot of today's daily limit, reserved atomically (429 with `Retry-After` to the next UTC
+ *    midnight when none is left); with `slotBeforeChange`, when the action is about to change
+ *    something (so a no-op is answered whatever the limit).
+ * 4. The action. A result or a refusal (4xx) is stored as the key's final answer; a no-op or a
+ *    refusal gives the slot back. A 5xx, a crash or an interruption frees the key at once and
+ *    gives the slot back, so the client retries with the same key. A process that dies holding a
+ *    claim leaves a lease that lapses (renewed while the action runs).
+ * 5. One audit entry per attempt, whatever happened.
+ *
+ * With `transactional: true` (database-only writes such as check-in) the action's changes, the
+ * stored answer, the slot give-back and the audit entry commit in one transaction.
+ */
+import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { SqlClient, SqlError } from "@effect/sql"
+import { Cause, Data, Duration, Effect, Either, Exit, FiberRef, Option, Ref } from "effect"
+import { IdempotencyInProgress, IdempotencyMismatch, InvalidRequest, DailyLimitReached } from "../../domain/errors.js"
+import {
+  IDEMPOTENCY_KEY_HEADER,
+  IDEMPOTENT_REPLAYED_HEADER,
+  parseIdempotencyKey,
+  requestFingerprint,
+  type AuditOutcome,
+  type WriteAction,
+  type WriteContext,
+  type WriteDone
+} from "./rules.js"
+import { Audit } from "./Audit.js"
+import { DailyLimits, type Slot } from "./DailyLimits.js"
+import { IdempotencyStore, type StoredResponse } from "./IdempotencyStore.js"
+import { problemFor } from "../../http/problem.js"
+import { CurrentRequest } from "../../http/requestContext.js"
+import { CurrentKey } from "../auth/security.js"
+
+export interface WriteSpec {
+  /** The daily limit it counts against; also the audit action. */
+  readonly action: WriteAction
+  /** The id the write acts on (path `id`). */
+  readonly targetId: string
+  /** The decoded body: with method and path it makes "the same request". */
+  readonly payload: unknown
+  /** Database-only write: its changes and the stored answer commit together. */
+  readonly transactional?: boolean
+  /**
+   * The daily-limit slot is taken when the action calls `ctx.beforeChange` (right before its first
+   * side effect) instead of before the action runs, so that a no-op (`already_cancelled`,
+   * `already_on_date`) is answered even when the limit is used up. The action must call it.
+   */
+  readonly slotBeforeChange?: boolean
+}
+
+/** The claim was taken over while the action ran (its lease lapsed): our outcome must not be kept. */
+class ClaimLost extends Data.TaggedError("ClaimLost") {}
+
+const decoder = new TextDecoder()
+
+interface RenderedProblem {
+  readonly stored: StoredResponse
+  readonly slug: string
+  readonly detail: string
+}
+
+const pathOf = (url: string) => url.split("?")[0]!
+
+/** Whether an answer is the key's final answer (kept and replayed) or leaves the key free to retry. */
+const isFinal = (status: number) => status < 500 && status !== 409 && status !== 429
+
+const asResponse = (stored: StoredResponse, replayed: boolean) =>
+  HttpServerResponse.text(stored.body, {
+    status: stored.status,
+    contentType: stored.contentType,
+    headers: replayed ? { ...stored.headers, [IDEMPOTENT_REPLAYED_HEADER]: "true" } : stored.headers
+  })
+
+const successOf = (body: unknown): StoredResponse => ({
+  status: 200,
+  contentType: "application/json",
+  headers: {},
+  body: JSON.stringify(body)
+})
+
+export class Writes extends Effect.Service<Writes>()("Writes", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const store = yield* IdempotencyStore
+    const limits = yield* DailyLimits
+    const audit = yield* Audit
+
+    /** A transaction whose own failures (begin, commit) are defects, like every other SQL failure here. */
+    const inTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+      sql.withTransaction(effect).pipe(
+        Effect.catchIf((e): e is SqlError.SqlError => e instanceof SqlError.SqlError, Effect.die)
+      )
+
+    /**
+     * Runs `perform` as the write `spec` describes. The result is the response itself (typed as
+     * the endpoint's success so the handler can return it).
+     */
+    const run = <A, E, R>(spec: WriteSpec, perform: (ctx: WriteContext) => Effect.Effect<WriteDone<A>, E, R>) =>
+      Effect.gen(function*() {
+        const key = yield* CurrentKey
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const { requestId } = yield* FiberRef.get(CurrentRequest)
+        const operator = yield* Ref.make<string | null>(null)
+
+        const render = (error: unknown): RenderedProblem | undefined => {
+          const response = problemFor(error, requestId, request.method, request.url)
+          if (response === undefined || response.body._tag !== "Uint8Array") return undefined
+          const body = decoder.decode(response.body.body)
+          const problem = JSON.parse(body) as { type: string; detail: string }
+          return {
+            stored: { status: response.status, contentType: response.body.contentType, headers: { ...response.headers }, body },
+            slug: problem.type.slice(problem.type.indexOf("#") + 1),
+            detail: problem.detail
+          }
+        }
+
+        const record = (
+          idempotencyKey: string | null,
+          outcome: AuditOutcome,
+          status: number,
+          problem?: { readonly slug: string; readonly detail: string }
+        ) =>
+          Effect.flatMap(Ref.get(operator), (operatorId) =>
+            audit.record({
+              keyId: key.id,
+              operatorId,
+              action: spec.action,
+              targetId: spec.targetId,
+              requestId,
+              idempotencyKey,
+              outcome,
+              status,
+              reason: problem?.slug ?? null,
+              detail: problem?.detail ?? null
+            }))
+
+        /** Refused before the action ran: audit, then fail with the error. */
+        const refuse = <X>(idempotencyKey: string | null, error: X) => {
+          const problem = render(error)!
+          return Effect.zipRight(record(idempotencyKey, "refused", problem.stored.status, problem), Effect.fail(error))
+        }
+
+        // 1. The header.
+        const parsed = parseIdempotencyKey(request.headers["idempotency-key"])
+        if (Either.isLeft(parsed)) {
+          return yield* refuse(null, new InvalidRequest({ detail: parsed.left, field: IDEMPOTENCY_KEY_HEADER }))
+        }
+        const idempotencyKey = parsed.right
+
+        // 2. The claim.
+        const claim = yield* store.claim({
+          keyId: key.id,
+          idempotencyKey,
+          action: spec.action,
+          fingerprint: requestFingerprint(request.method, pathOf(request.url), spec.payload)
+        })
+        switch (claim._tag) {
+          case "Replay":
+            yield* record(idempotencyKey, "replayed", claim.response.status)
+            return asResponse(claim.response, true) as unknown as A
+          case "InProgress":
+            return yield* refuse(
+              idempotencyKey,
+              new IdempotencyInProgress({
+                detail: "an earlier request with this Idempotency-Key is still running; retry shortly with the same key"
+              })
+            )
+          case "Mismatch":
+            return yield* refuse(
+              idempotencyKey,
+              new IdempotencyMismatch({
+                detail: "this Idempotency-Key was used for a different request in the last 24 hours " +
+                  "(method, path or body differ); use a new key for a new action"
+              })
+            )
+        }
+        const { token } = claim
+
+        // 3. The daily-limit slot (reused when this retry took over a dead attempt's claim today).
+        const held = yield* Ref.make<Slot | null>(
+          claim.slotDay === null ? null : { keyId: key.id, action: spec.action, day: claim.slotDay }
+        )
+        const reserveSlot = Effect.gen(function*() {
+          const reused = yield* Ref.get(held)
+          if (reused !== null) return reused
+          const reservation = yield* limits.reserve(key.id, spec.action)
+          if (reservation._tag === "Exhausted") {
+            return yield* new DailyLimitReached({
+              detail: `this key's daily limit of ${reservation.limit} ${spec.action} is used up until 00:00 UTC`,
+              limit: spec.action,
+              retryAfterSeconds: reservation.retryAfterSeconds
+            })
+          }
+          const slot: Slot = { keyId: key.id, action: spec.action, day: reservation.day }
+          yield* Ref.set(held, slot)
+          yield* store.holdSlot(token, reservation.day)
+          return slot
+        })
+        const ctx: WriteContext = {
+          keyId: key.id,
+          idempotencyKey,
+          operatorIds: key.partners.map((p) => p.id),
+          target: (operatorId) => Ref.set(operator, operatorId),
+          beforeChange: spec.slotBeforeChange ? Effect.asVoid(reserveSlot) : Effect.void
+        }
+        /** Gives the slot back, if one is held. */
+        const giveBackHeld = Effect.flatMap(Ref.get(held), (slot) => (slot === null ? Effect.void : limits.giveBack(slot)))
+
+        /** The stored answer, the slot give-back and the audit entry of a result. */
+        const finishDone = (done: WriteDone<A>) =>
+          Effect.gen(function*() {
+            const slot = yield* Ref.get(held)
+            if (slot === null && !done.noop) return yield* Effect.dieMessage(`${spec.action}: changed something without ctx.beforeChange`)
+            const stored = successOf(done.body)
+            if (!(yield* store.complete(token, stored))) return yield* new ClaimLost()
+            if (done.noop && slot !== null) yield* limits.giveBack(slot)
+            yield* record(idempotencyKey, done.noop ? "noop" : "done", stored.status)
+            return stored
+          })
+
+        // 4. The action, with the lease renewed while it runs.
+        const attempt = Effect.gen(function*() {
+          if (!spec.slotBeforeChange) yield* reserveSlot
+          yield* Effect.forkScoped(renewWhileRunning(token))
+          return yield* spec.transactional
+            ? inTransaction(Effect.flatMap(perform(ctx), finishDone))
+            : Effect.flatMap(perform(ctx), (done) => inTransaction(finishDone(done)))
+        }).pipe(Effect.scoped)
+
+        return yield* Effect.uninterruptibleMask((restore) =>
+          Effect.gen(function*() {
+            const exit = yield* Effect.exit(restore(attempt))
+            if (Exit.isSuccess(exit)) return asResponse(exit.value, false) as unknown as A
+            const failure = Cause.failureOption(exit.cause)
+            const error = Option.getOrUndefined(failure)
+            if (error instanceof ClaimLost) {
+              return yield* refuse(
+                idempotencyKey,
+                new IdempotencyInProgress({
+                  detail: "another request with this Idempotency-Key took over while this one ran; retry with the same key"
+                })
+              )
+            }
+            const problem = Cause.isInterrupted(exit.cause) ? undefined : render(error)
+            if (problem !== undefined && isFinal(problem.stored.status)) {
+              // A refusal is the key's final answer: keep it, give the slot back, audit.
+              yield* inTransaction(Effect.gen(function*() {
+                if (yield* store.complete(token, problem.stored)) yield* giveBackHeld
+                yield* record(idempotencyKey, "refused", problem.stored.status, problem)
+              }))
+              return yield* Effect.failCause(exit.cause as Cause.Cause<E | DailyLimitReached>)
+            }
+            // No final answer (429, 5xx, crash, interruption): free the key now and give the slot back.
+            yield* inTransaction(Effect.gen(function*() {
+              // When the claim was taken over, the slot went with it.
+              if ((yield* store.release(token)).released) yield* giveBackHeld
+              yield* record(
+                idempotencyKey,
+                problem !== undefined && problem.stored.status < 500 ? "refused" : "failed",
+                problem?.stored.status ?? 500,
+                problem ?? { slug: "internal", detail: failureSummary(exit.cause) }
+              )
+            }))
+            return yield* Effect.failCause(exit.cause as Cause.Cause<E | DailyLimitReached>)
+          })
+        )
+      }).pipe(Effect.withSpan("Writes.run", { attributes: { action: spec.action } }))
+
+    /** Renews the claim's lease every third of its length; stops when the claim is no longer ours. */
+    const renewWhileRunning = (token: string) =>
+      Effect.sleep(Duration.seconds(store.leaseSeconds / 3)).pipe(
+        Effect.zipRight(Effect.uninterruptible(store.renew(token))),
+        Effect.repeat({ while: (ours) => ours }),
+        Effect.catchAllCause((cause) => Effect.logWarning("could not renew an idempotency lease", cause)),
+        Effect.interruptible
+      )
+
+    return { run } as const
+  }),
+  dependencies: [IdempotencyStore.Default, DailyLimits.Default, Audit.Default]
+}) {}
+
+const failureSummary = (cause: Cause.Cause<unknown>) => {
+  if (Cause.isInterruptedOnly(cause)) return "interrupted"
+  const parts: Array<string> = []
+  let current: unknown = Cause.squash(cause)
+  while (current instanceof Error && parts.length < 3) {
+    parts.push(`${current.name}: ${current.message}`)
+    current = current.cause
+  }
+  if (parts.length === 0) parts.push(String(current))
+  return parts.join(" <- ").slice(0, 500)
+}

@@ -1,0 +1,76 @@
+/**
+ * Declares a Partner API endpoint as a write: the errors the shared write machinery can answer
+ * (400 for the `Idempotency-Key` header, 409, 422, 429 daily limit, 503), those of its JSON body
+ * (413 over the size limit, 415 not JSON: ../requestBody.ts) and, in the OpenAPI
+ * document, the required `Idempotency-Key` request header and the `Idempotent-Replayed` response
+ * header. The handler then runs its action through `Writes.run` (./writes.ts).
+ */
+import { type HttpApiEndpoint, type HttpMethod, OpenApi } from "@effect/platform"
+import {
+  DailyLimitReached,
+  IdempotencyInProgress,
+  IdempotencyMismatch,
+  InvalidRequest,
+  Unavailable
+} from "../../domain/errors.js"
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_RULE, IDEMPOTENT_REPLAYED_HEADER } from "./rules.js"
+import { BodyTooLarge, UnsupportedMediaType } from "../../http/requestBody.js"
+
+/** Answers that can be replayed: results and final refusals. */
+const REPLAYABLE = new Set(["200", "400", "404", "422"])
+
+const documentIdempotency = (op: Record<string, any>): Record<string, any> => ({
+  ...op,
+  parameters: [
+    ...(op.parameters ?? []),
+    {
+      name: IDEMPOTENCY_KEY_HEADER,
+      in: "header",
+      required: true,
+      description: `A new UUID per action, reused only to retry that action; ${IDEMPOTENCY_KEY_RULE}. ` +
+        "For 24 hours the same key with the same request replays the first answer; with a different " +
+        "request it answers 422; while the first request runs, 409. See /api/v1/docs/writes.md.",
+      schema: { type: "string", pattern: "^\"?[A-Za-z0-9._~:+/=-]{8,255}\"?$", example: "\"8e03978e-40d5-43e8-bc93-6894a57f9324\"" }
+    }
+  ],
+  responses: Object.fromEntries(
+    Object.entries<Record<string, any>>(op.responses ?? {}).map(([status, response]) => [
+      status,
+      REPLAYABLE.has(status)
+        ? {
+          ...response,
+          headers: {
+            ...response.headers,
+            [IDEMPOTENT_REPLAYED_HEADER]: {
+              description: "`true` when this is the stored answer to an earlier request with the same Idempotency-Key.",
+              schema: { type: "string", enum: ["true"] }
+            }
+          }
+        }
+        : response
+    ])
+  )
+})
+
+/** Marks an endpoint as an idempotent write (see the module comment). */
+export const idempotentWrite = <
+  Name extends string,
+  Method extends HttpMethod.HttpMethod,
+  Path,
+  UrlParams,
+  Payload,
+  Headers,
+  Success,
+  Error,
+  R,
+  RE
+>(endpoint: HttpApiEndpoint.HttpApiEndpoint<Name, Method, Path, UrlParams, Payload, Headers, Success, Error, R, RE>) =>
+  endpoint
+    .addError(InvalidRequest)
+    .addError(IdempotencyInProgress)
+    .addError(IdempotencyMismatch)
+    .addError(DailyLimitReached)
+    .addError(Unavailable)
+    .addError(BodyTooLarge)
+    .addError(UnsupportedMediaType)
+    .annotate(OpenApi.Transform, documentIdempotency)

@@ -1,0 +1,16 @@
+/** POST /book: decode, ask QuickbookBook, encode. */
+import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
+import { Effect } from "effect"
+import { clerkLanguage } from "../errors.js"
+import { QuickbookBook } from "./QuickbookBook.js"
+import { QuickbookApi } from "../Api.js"
+import { CurrentTerminal } from "../security.js"
+
+export const QuickbookBookLive = HttpApiBuilder.group(QuickbookApi, "book", (handlers) =>
+  Effect.map(QuickbookBook, (book) =>
+    handlers.handle("book", ({ payload }) =>
+      Effect.gen(function*() {
+        const caller = yield* CurrentTerminal
+        const request = yield* HttpServerRequest.HttpServerRequest
+        return yield* book.book(caller, payload, clerkLanguage(request.headers["accept-language"]))
+      }))))

@@ -1,0 +1,159 @@
+/**
+ * The one place where Quickbook failures become responses: `{error: {code, clerkMessage,
+ * reference?}}` (spec §7), with the clerk message in the clerk's language (`Accept-Language`,
+ * see clerkLanguage). Called by the server-wide middleware (src/http/problem.ts) for every request
+ * under /api/quickbook/, which also sets `X-Request-Id`; `Cache-Control: no-store` is added here.
+ * A key anywhere in the URL is refused with 401 before anything else runs.
+ */
+import { HttpApiError, type HttpApp, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Cause, Effect, Option, Schema } from "effect"
+import { decodedUrl } from "../partner/auth/apiKey.js"
+import {
+  CLERK_MESSAGE_VARIANTS,
+  CLERK_MESSAGES,
+  type ClerkLanguage,
+  clerkLanguage,
+  invalidFieldMessage,
+  QbBadRequest,
+  QbConflict,
+  QbForbidden,
+  QbGone,
+  QbNotFound,
+  QbRateLimited,
+  QbUnauthorized,
+  QbUnavailable,
+  QbUnprocessable,
+  QuickbookCode,
+  REQUEST_MESSAGES,
+  unknownEndpointMessage,
+  wrongMethodMessage
+} from "./errors.js"
+import { BodyTooLarge, MalformedBody, UnsupportedMediaType } from "../http/requestBody.js"
+import { MethodNotAllowed, quotablePath } from "../http/routing.js"
+import { QUICKBOOK_PREFIX } from "./Api.js"
+
+export const WWW_AUTHENTICATE = `Bearer realm="svc-quickbook"`
+
+/** The error body as documented (components.schemas.QuickbookError). */
+export const QuickbookErrorBody = Schema.Struct({
+  error: Schema.Struct({
+    code: QuickbookCode.annotations({ description: "What happened; branch on this." }),
+    clerkMessage: Schema.String.annotations({
+      description: "Show this to the clerk. Norwegian (bokmål) when Accept-Language prefers nb/no/nn, else English."
+    }),
+    reference: Schema.optional(Schema.String).annotations({ description: "The sale reference, when the failure concerns one." })
+  })
+}).annotations({ identifier: "QuickbookError", title: "Quickbook error" })
+
+export const isQuickbookUrl = (url: string) => {
+  const path = url.split("?")[0]!
+  return path === QUICKBOOK_PREFIX || path.startsWith(`${QUICKBOOK_PREFIX}/`) || path.startsWith("/api/quickbook/")
+}
+
+/** Any key of ours in the URL (partner or quickbook), raw or percent-encoded. */
+const KEY_IN_URL = /(svc_live_|svcqb_live_|svcqb_test_)/i
+export const urlCarriesAnyKey = (url: string) => KEY_IN_URL.test(url) || KEY_IN_URL.test(decodedUrl(url))
+
+const respond = (
+  status: number,
+  code: QuickbookCode,
+  lang: ClerkLanguage,
+  extra: { reference?: string | undefined; headers?: Record<string, string>; clerkMessage?: string | undefined } = {}
+) =>
+  HttpServerResponse.unsafeJson(
+    {
+      error: {
+        code,
+        clerkMessage: extra.clerkMessage ?? CLERK_MESSAGES[code][lang],
+        ...(extra.reference !== undefined ? { reference: extra.reference } : {})
+      }
+    },
+    { status, headers: { "Content-Language": lang, ...extra.headers } }
+  )
+
+/** The parameter or field a decode error is about (its first issue), `body` for the body as a whole. */
+const decodeIssue = (error: HttpApiError.HttpApiDecodeError) => {
+  const issue = error.issues[0]
+  return { field: issue && issue.path.length > 0 ? issue.path.map(String).join(".") : "body", missing: issue?._tag === "Missing" }
+}
+
+/** Maps one failure to its response; undefined for a failure we do not know (answered 500). */
+export const quickbookResponseFor = (error: unknown, lang: ClerkLanguage, request?: { readonly method: string; readonly url: string }) => {
+  if (error instanceof QbUnauthorized) {
+    return respond(401, error.code, lang, { headers: { "WWW-Authenticate": WWW_AUTHENTICATE } })
+  }
+  if (error instanceof QbRateLimited) {
+    return respond(429, error.code, lang, { headers: { "Retry-After": String(error.retryAfterSeconds) } })
+  }
+  if (error instanceof QbBadRequest) {
+    const clerkMessage = error.variant !== undefined
+      ? CLERK_MESSAGE_VARIANTS[error.variant][lang]
+      : error.field !== undefined
+      ? invalidFieldMessage(error.field, false, lang)
+      : undefined
+    return respond(400, error.code, lang, { reference: error.reference, clerkMessage })
+  }
+  if (error instanceof QbForbidden) {
+    const clerkMessage = error.variant === undefined ? undefined : CLERK_MESSAGE_VARIANTS[error.variant][lang]
+    return respond(403, error.code, lang, { reference: error.reference, clerkMessage })
+  }
+  if (error instanceof QbNotFound) {
+    const clerkMessage = error.variant === undefined ? undefined : CLERK_MESSAGE_VARIANTS[error.variant][lang]
+    return respond(404, error.code, lang, { reference: error.reference, clerkMessage })
+  }
+  if (error instanceof QbConflict) return respond(409, error.code, lang, { reference: error.reference })
+  if (error instanceof QbGone) return respond(410, error.code, lang, { reference: error.reference })
+  if (error instanceof QbUnprocessable) return respond(422, error.code, lang, { reference: error.reference })
+  if (error instanceof QbUnavailable) {
+    return respond(503, error.code, lang, { reference: error.reference, headers: { "Retry-After": "5" } })
+  }
+  if (error instanceof HttpApiError.HttpApiDecodeError) {
+    const { field, missing } = decodeIssue(error)
+    return respond(400, "invalid_request", lang, { clerkMessage: invalidFieldMessage(field, missing, lang) })
+  }
+  // The request itself is wrong (the desk app's doing): the code is invalid_request, the status says what.
+  if (error instanceof MalformedBody) {
+    const message = error.problem === "encoding" ? "body_not_utf8" : error.problem === "depth" ? "body_too_deep" : "body_not_json"
+    return respond(400, "invalid_request", lang, { clerkMessage: REQUEST_MESSAGES[message][lang] })
+  }
+  if (error instanceof BodyTooLarge) {
+    return respond(413, "invalid_request", lang, { clerkMessage: REQUEST_MESSAGES.body_too_large[lang] })
+  }
+  if (error instanceof UnsupportedMediaType) {
+    return respond(415, "invalid_request", lang, { clerkMessage: REQUEST_MESSAGES.body_not_json_type[lang] })
+  }
+  if (error instanceof MethodNotAllowed) {
+    return respond(405, "invalid_request", lang, {
+      clerkMessage: wrongMethodMessage(error.method, error.path, error.allow, lang),
+      headers: { Allow: error.allow.join(", ") }
+    })
+  }
+  if (error instanceof HttpServerError.RouteNotFound) {
+    const method = request?.method ?? error.request.method
+    const path = quotablePath(request?.url ?? error.request.url)
+    return respond(404, "not_found", lang, { clerkMessage: unknownEndpointMessage(method, path, lang) })
+  }
+  return undefined
+}
+
+/** Runs a Quickbook request: refuses a key in the URL, maps every failure, never leaks internals. */
+export const handleQuickbook = (app: HttpApp.Default, request: HttpServerRequest.HttpServerRequest) => {
+  const lang = clerkLanguage(request.headers["accept-language"])
+  const run = urlCarriesAnyKey(request.url)
+    ? Effect.succeed(respond(401, "unauthorized", lang, { headers: { "WWW-Authenticate": WWW_AUTHENTICATE } }))
+    : app.pipe(
+      Effect.catchAllCause((cause) => {
+        if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
+        const failure = Cause.failureOption(cause)
+        if (Option.isSome(failure)) {
+          const mapped = quickbookResponseFor(failure.value, lang, request)
+          if (mapped) {
+            const detail = (failure.value as { detail?: unknown }).detail
+            return Effect.logDebug("quickbook refusal", detail).pipe(Effect.as(mapped))
+          }
+        }
+        return Effect.logError("request failed unexpectedly", cause).pipe(Effect.as(respond(500, "internal", lang)))
+      })
+    )
+  return Effect.map(run, (response) => HttpServerResponse.setHeader(response, "Cache-Control", "no-store"))
+}

@@ -1,0 +1,35 @@
+/** GET /sales/{reference}, GET /sales/{reference}/ticket and the signed PDF link: decode, ask QuickbookTickets, encode. */
+import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Effect } from "effect"
+import { clerkLanguage } from "../errors.js"
+import { QuickbookTickets } from "./QuickbookTickets.js"
+import { QuickbookApi } from "../Api.js"
+import { CurrentTerminal } from "../security.js"
+
+export const QuickbookTicketsLive = HttpApiBuilder.group(QuickbookApi, "tickets", (handlers) =>
+  Effect.gen(function*() {
+    const tickets = yield* QuickbookTickets
+    return handlers
+      .handle("status", ({ path }) =>
+        Effect.gen(function*() {
+          const caller = yield* CurrentTerminal
+          const request = yield* HttpServerRequest.HttpServerRequest
+          return yield* tickets.status(caller, path.reference, clerkLanguage(request.headers["accept-language"]))
+        }))
+      .handle("ticket", ({ path, urlParams }) =>
+        Effect.flatMap(CurrentTerminal, (caller) => tickets.ticket(caller, path.reference, urlParams.lang ?? "en")))
+  }))
+
+export const QuickbookTicketPdfLive = HttpApiBuilder.group(QuickbookApi, "ticketPdf", (handlers) =>
+  Effect.gen(function*() {
+    const tickets = yield* QuickbookTickets
+    return handlers.handle("pdf", ({ path, urlParams }) =>
+      Effect.map(
+        tickets.pdf(path.file, { lang: urlParams.lang ?? "en", exp: urlParams.exp, sig: urlParams.sig }),
+        (bytes) =>
+          HttpServerResponse.uint8Array(bytes, {
+            contentType: "application/pdf",
+            headers: { "Content-Disposition": `inline; filename="${path.file}"` }
+          })
+      ))
+  }))

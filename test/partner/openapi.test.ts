@@ -1,0 +1,189 @@
+import SwaggerParser from "@apidevtools/swagger-parser"
+import { expect, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { randomUUID } from "node:crypto"
+import { DailyLimits } from "../../src/partner/writes/DailyLimits.js"
+import { createKey, insertBooking, makeWorld } from "../support/fixtures.js"
+import { get, type Reply } from "../support/http.js"
+import { checkin } from "../support/manifest.js"
+import { insertRows } from "../support/mirror.js"
+import { conforms, dereferencedSpec } from "../support/openapi.js"
+import { testServer } from "../support/server.js"
+
+layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("OpenAPI document", (it) => {
+  it.effect("is valid OpenAPI 3.1 titled Partner API 1.0.0 and lists every endpoint with its statuses", () =>
+    Effect.gen(function*() {
+      const res = yield* get("/api/v1/openapi.json")
+      expect(res.status).toBe(200)
+      const doc = res.body
+      expect(doc.openapi).toBe("3.1.0")
+      expect(doc.info).toMatchObject({ title: "Partner API", version: "1.0.0" })
+      yield* Effect.promise(() => SwaggerParser.validate(structuredClone(doc)))
+
+      const expected: Record<string, Array<string>> = {
+        "get /api/v1/me": ["200", "400", "401", "429", "500"],
+        "get /api/v1/bookings": ["200", "400", "401", "403", "404", "429", "500"],
+        "get /api/v1/bookings/{id}": ["200", "400", "401", "403", "404", "429", "500"],
+        "get /api/v1/manifest": ["200", "400", "401", "403", "404", "429", "500"],
+        "post /api/v1/manifest/{id}/checkin": ["200", "400", "401", "403", "404", "409", "413", "415", "422", "429", "500", "503"],
+        "get /api/v1/bookings/{id}/reschedule-options": ["200", "400", "401", "403", "404", "429", "500", "503"],
+        "post /api/v1/bookings/{id}/reschedule": ["200", "400", "401", "403", "404", "409", "413", "415", "422", "429", "500", "503"],
+        "post /api/v1/bookings/{id}/payment-link": ["200", "400", "401", "403", "404", "409", "413", "415", "422", "429", "500", "503"],
+        "post /api/v1/bookings/{id}/cancel": ["200", "400", "401", "403", "404", "409", "413", "415", "422", "429", "500", "503"],
+        "get /api/v1/tours": ["200", "400", "401", "403", "404", "429", "500"],
+        "get /api/v1/tours/{id}": ["200", "400", "401", "403", "404", "429", "500"],
+        "get /api/v1/tours/{id}/availability": ["200", "400", "401", "403", "404", "429", "500"]
+      }
+      const scopeOf: Record<string, Array<string>> = {
+        "get /api/v1/me": [],
+        "get /api/v1/manifest": ["manifest:read"],
+        "post /api/v1/manifest/{id}/checkin": ["checkins:write"],
+        "get /api/v1/bookings/{id}/reschedule-options": ["bookings.reschedule:write"],
+        "post /api/v1/bookings/{id}/reschedule": ["bookings.reschedule:write"],
+        "post /api/v1/bookings/{id}/payment-link": ["payment_links:write"],
+        "post /api/v1/bookings/{id}/cancel": ["bookings.cancel:write"],
+        "get /api/v1/tours": ["tours:read"],
+        "get /api/v1/tours/{id}": ["tours:read"],
+        "get /api/v1/tours/{id}/availability": ["tours:read"]
+      }
+      const listed = Object.entries<any>(doc.paths).flatMap(([path, item]) => Object.keys(item).map((m) => `${m} ${path}`))
+      expect(listed.sort()).toEqual(Object.keys(expected).sort())
+      for (const [key, statuses] of Object.entries(expected)) {
+        const [method, path] = key.split(" ") as [string, string]
+        const op = doc.paths[path][method]
+        expect(Object.keys(op.responses).sort(), key).toEqual(statuses.sort())
+        const bearer = { bearer: scopeOf[key] ?? ["bookings:read"] }
+        // The catalogue also takes a publishable key (query `key`).
+        expect(op.security, key).toEqual(path.startsWith("/api/v1/tours") ? [bearer, { publishable: [] }] : [bearer])
+        for (const status of statuses.filter((s) => Number(s) >= 400)) {
+          expect(Object.keys(op.responses[status].content), `${key} ${status}`).toEqual(["application/problem+json"])
+        }
+        expect(op.responses["200"].headers["RateLimit-Policy"]).toBeDefined()
+        expect(op.responses["429"].headers["Retry-After"]).toBeDefined()
+        expect(op.responses["401"].headers["RateLimit-Policy"]).toBeUndefined()
+        expect(op.responses["401"].headers["WWW-Authenticate"]).toBeDefined()
+      }
+      expect(doc.components.securitySchemes.bearer).toMatchObject({ type: "http", scheme: "bearer" })
+      const params = doc.paths["/api/v1/bookings"].get.parameters.map((p: any) => p.name).sort()
+      expect(params).toEqual(["cursor", "date_from", "date_to", "limit", "partner_id", "status", "updated_since"])
+      const tourParams = doc.paths["/api/v1/tours"].get.parameters.map((p: any) => p.name).sort()
+      expect(tourParams).toEqual(["cursor", "limit", "locale", "partner_id"])
+      expect(doc.paths["/api/v1/tours/{id}"].get.parameters.map((p: any) => p.name).sort()).toEqual(["id", "locale", "partner_id"])
+      const limit = doc.paths["/api/v1/tours"].get.parameters.find((p: any) => p.name === "limit")
+      expect(limit.schema).toMatchObject({ type: "integer", minimum: 1, maximum: 100 })
+      const availability = doc.paths["/api/v1/tours/{id}/availability"].get.parameters
+      expect(availability.map((p: any) => p.name).sort()).toEqual(["from", "id", "partner_id", "pax", "to"])
+      const param = (name: string) => availability.find((p: any) => p.name === name)
+      expect([param("from").required, param("to").required, param("pax").required ?? false]).toEqual([true, true, false])
+      expect(param("from").schema.allOf).toEqual([{ $ref: "#/components/schemas/Date" }])
+      expect(doc.components.schemas.Date).toMatchObject({ type: "string", format: "date" })
+      expect(param("pax").schema).toMatchObject({ type: "integer", minimum: 1, maximum: 100 })
+      const body = doc.components.schemas.TourAvailability
+      expect(Object.keys(body.properties).sort()).toEqual(
+        ["currency", "days", "departures", "from", "known", "pax", "timezone", "to", "tour_id"]
+      )
+    }))
+
+  it.effect("live responses match the document: successes, problems and headers", () =>
+    Effect.gen(function*() {
+      const spec = yield* dereferencedSpec
+      const w = yield* makeWorld
+      const booking = yield* insertBooking({
+        operatorId: w.alpha,
+        payLater: { status: "upcoming", amountMinor: 1000, currency: "NOK", chargeAt: new Date(), paidAt: null },
+        commission: { amountMinor: 100, ratePercent: 10, currency: "NOK", status: "pending" }
+      })
+      yield* insertBooking({ operatorId: w.alpha, experienceDate: null, startTime: null, participants: null, guestName: null, bookedAt: null })
+      const contact = yield* createKey({ by: w.alice, operators: [w.alpha], scopes: ["bookings:read", "guests.contact:read"] })
+      const plain = yield* createKey({ by: w.alice, operators: [w.alpha], scopes: ["bookings:read"] })
+      const noScope = yield* createKey({ by: w.alice, operators: [w.alpha], scopes: ["tours:read"] })
+
+      const cases: Array<[string, string, string | undefined]> = [
+        ["/api/v1/me", "/api/v1/me", contact.token],
+        ["/api/v1/me", "/api/v1/me", undefined],
+        ["/api/v1/bookings", "/api/v1/bookings", contact.token],
+        ["/api/v1/bookings", "/api/v1/bookings?limit=1", plain.token],
+        ["/api/v1/bookings", "/api/v1/bookings?limit=0", plain.token],
+        ["/api/v1/bookings", "/api/v1/bookings", noScope.token],
+        ["/api/v1/bookings", `/api/v1/bookings?partner_id=${w.beta}`, plain.token],
+        ["/api/v1/bookings/{id}", `/api/v1/bookings/${booking}`, contact.token],
+        ["/api/v1/bookings/{id}", `/api/v1/bookings/${booking}`, plain.token],
+        ["/api/v1/bookings/{id}", "/api/v1/bookings/00000000-0000-4000-8000-000000000000", plain.token],
+        ["/api/v1/bookings/{id}", "/api/v1/bookings/nope", plain.token],
+        ["/api/v1/bookings/{id}", `/api/v1/bookings/${booking}`, noScope.token]
+      ]
+      const statuses = new Set<number>()
+      for (const [template, path, key] of cases) {
+        const res = yield* get(path, key)
+        statuses.add(res.status)
+        conforms(spec, "get", template, res)
+      }
+      expect([...statuses].sort()).toEqual([200, 400, 401, 403, 404])
+    }))
+})
+
+layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("OpenAPI document: writes", (it) => {
+  it.effect("the check-in declares the Idempotency-Key header and Idempotent-Replayed on replayable answers", () =>
+    Effect.gen(function*() {
+      const doc = (yield* get("/api/v1/openapi.json")).body
+      const op = doc.paths["/api/v1/manifest/{id}/checkin"].post
+      const header = op.parameters.find((p: any) => p.in === "header")
+      expect(header).toMatchObject({ name: "Idempotency-Key", required: true })
+      for (const status of ["200", "400", "404", "422"]) {
+        expect(op.responses[status].headers["Idempotent-Replayed"], status).toBeDefined()
+      }
+      expect(op.responses["409"].headers["Idempotent-Replayed"]).toBeUndefined()
+      expect(op.responses["429"].headers["Retry-After"]).toBeDefined()
+      expect(op.requestBody.required).toBe(true)
+    }))
+
+  it.effect("the payment link declares the Idempotency-Key header, an empty body and its result", () =>
+    Effect.gen(function*() {
+      const raw = (yield* get("/api/v1/openapi.json")).body
+      const doc = yield* Effect.promise(() => SwaggerParser.dereference(structuredClone(raw)))
+      const op = (doc as any).paths["/api/v1/bookings/{id}/payment-link"].post
+      expect(op.parameters.find((p: any) => p.in === "header")).toMatchObject({ name: "Idempotency-Key", required: true })
+      for (const status of ["200", "400", "404", "422"]) {
+        expect(op.responses[status].headers["Idempotent-Replayed"], status).toBeDefined()
+      }
+      const result = op.responses["200"].content["application/json"].schema
+      expect(Object.keys(result.properties).sort()).toEqual(["amount_minor", "currency", "emailed", "id", "kind", "url"])
+      expect(result.required.sort()).toEqual(["amount_minor", "currency", "emailed", "id", "kind", "url"])
+      expect(result.properties.kind.enum.sort()).toEqual(["deferred_balance", "provider_balance"])
+      expect(op.requestBody.required).toBe(true)
+      // A JSON object (members ignored), not "any value but null".
+      expect(op.requestBody.content["application/json"].schema.type).toBe("object")
+    }))
+
+  it.effect("live check-in answers match the document", () =>
+    Effect.gen(function*() {
+      const raw = (yield* get("/api/v1/openapi.json")).body
+      const spec = yield* Effect.promise(() => SwaggerParser.dereference(structuredClone(raw)))
+      const w = yield* makeWorld
+      const key = yield* createKey({ by: w.alice, operators: [w.alpha], scopes: ["checkins:write"] })
+      const reader = yield* createKey({ by: w.alice, operators: [w.alpha], scopes: ["bookings:read"] })
+      const limited = yield* createKey({ by: w.alice, operators: [w.alpha], scopes: ["checkins:write"] })
+      yield* Effect.flatMap(DailyLimits, (l) => l.setOverrides(limited.id, { checkins: 0 })).pipe(
+        Effect.provide(DailyLimits.Default),
+        Effect.orDie
+      )
+      const [row, other] = yield* insertRows(w.alpha, 2)
+      const [cancelled] = yield* insertRows(w.alpha, 1, { status: "CANCELLED" })
+      const id = randomUUID()
+      const replies: Array<Reply> = [
+        yield* checkin(row!, { status: "checked_in", present: 1 }, { key: key.token, idempotencyKey: id }),
+        yield* checkin(row!, { status: "checked_in", present: 1 }, { key: key.token, idempotencyKey: id }),
+        yield* checkin(row!, { status: "clear" }, { key: key.token }),
+        yield* checkin(row!, { status: "checked_in" }, { key: key.token, idempotencyKey: null }),
+        yield* checkin(row!, { status: "maybe" }, { key: key.token }),
+        yield* checkin(row!, { status: "checked_in" }),
+        yield* checkin(row!, { status: "checked_in" }, { key: reader.token }),
+        yield* checkin(randomUUID(), { status: "checked_in" }, { key: key.token }),
+        yield* checkin(other!, { status: "no_show" }, { key: key.token, idempotencyKey: id }),
+        yield* checkin(cancelled!, { status: "no_show" }, { key: key.token }),
+        yield* checkin(other!, { status: "no_show" }, { key: limited.token })
+      ]
+      for (const res of replies) conforms(spec, "post", "/api/v1/manifest/{id}/checkin", res)
+      expect([...new Set(replies.map((r) => r.status))].sort()).toEqual([200, 400, 401, 403, 404, 422, 429])
+    }))
+})
