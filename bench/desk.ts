@@ -369,7 +369,7 @@ const sell = async (service: Child, surfboard: Child, f: Fixture, terminal: stri
       }
     }), (r) => answered(r, (b) => b.status === "confirmed" && typeof b.ticket?.bookingCode === "string" && b.ticket.lines32?.length > 0))
   // The served ticket must be the booked sale's. Its layout may differ from the one POST /book answers with while
-  // that still uses its interim receipt (src/services/quickbookBookTicket.ts): recorded, not failed.
+  // that still used an interim receipt (the ticket is now one layout, src/quickbook/tickets/ticket.ts): recorded, not failed.
   const served = await timed("ticket", () => call(service.base, `${API}/sales/${reference}/ticket`, auth), (r) =>
     answered(r, (b) => b.bookingCode === book.body.ticket.bookingCode && b.lines32?.length > 0 && b.lines48?.length > 0))
   const sameAsBook = bodyDifference(served.text, JSON.stringify(book.body.ticket)) === undefined

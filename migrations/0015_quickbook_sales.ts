@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
 /**
- * Quickbook sales (spec quickbook-api-v1 §2, §3; src/services/QuickbookSales.ts): one row per
+ * Quickbook sales (spec quickbook-api-v1 §2, §3; src/quickbook/sales/): one row per
  * quote, keyed by the sale reference `SVC-` + 10 uppercase letters or digits. A quote holds
  * nothing: the row keeps what was quoted (departure, guests with their unit prices, totals, the
  * cart line as returned) until `valid_until`. Later steps (hold, book) move `status` on.

@@ -734,7 +734,7 @@ export class Cancels extends Effect.Service<Cancels>()("Cancels", {
 
     const cancel = (id: string, request: { readonly reason: string }, ctx: WriteContext) =>
       Effect.gen(function*() {
-        // Before the booking is read: the claim holds only if no change was made since (bookingChangeClaim.ts).
+        // Before the booking is read: the claim holds only if no change was made since (src/partner/bookingChanges/claim.ts).
         const seen = yield* seenChanges(sql, id)
         const b = yield* loadBooking(id, ctx.operatorIds)
         yield* ctx.target(b.operator_id)
