@@ -244,7 +244,12 @@ export class QuickbookBook extends Effect.Service<QuickbookBook>()("QuickbookBoo
           if (isUnreadable(e)) return yield* unreadable(named, e)
           return yield* isNotFound(e)
             ? new QbUnprocessable({ code: "payment_not_found", detail: `order ${payment.orderId}: ${e.reason}: ${e.detail}`, reference: ref })
-            : new QbUnavailable({ code: "provider_unavailable", detail: `payment provider: ${e.reason}: ${e.detail}`, reference: ref })
+            : new QbUnavailable({
+              code: "provider_unavailable",
+              detail: `payment provider: ${e.reason}: ${e.detail}`,
+              reference: ref,
+              variant: "payment_provider"
+            })
         }
         const verification = verifyPayment(order.right, payment.paymentId, {
           amountMinor: sale.total_minor,
@@ -586,7 +591,12 @@ export class QuickbookBook extends Effect.Service<QuickbookBook>()("QuickbookBoo
         RETURNING provider`.pipe(Effect.orDie, Effect.map((rows) => rows.length > 0))
 
     const stillProcessing = (reference: string) =>
-      new QbUnavailable({ code: "provider_unavailable", detail: "the payment is still being processed; read GET /sales/{reference}", reference })
+      new QbUnavailable({
+        code: "provider_unavailable",
+        detail: "the payment is still being processed; read GET /sales/{reference}",
+        reference,
+        variant: "still_processing"
+      })
 
     /**
      * A repeat of a recorded payment: its answer, the answer once it has one, or a takeover after a

@@ -11,7 +11,7 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { ConfigProvider, Context, Effect, Layer } from "effect"
 import { failedClerkMessage } from "../../../src/quickbook/book/rules.js"
-import { CLERK_MESSAGES } from "../../../src/quickbook/errors.js"
+import { CLERK_MESSAGE_VARIANTS, CLERK_MESSAGES } from "../../../src/quickbook/errors.js"
 import { QuickbookBook } from "../../../src/quickbook/book/QuickbookBook.js"
 import { QuickbookKeys } from "../../../src/quickbook/terminals/QuickbookKeys.js"
 import type { Reply } from "../../support/http.js"
@@ -35,9 +35,9 @@ const expectFailed = (res: Reply, reason: string, moneyReturned: boolean) => {
   expect(res.body).toEqual({ status: "failed", reason, moneyReturned, clerkMessage: failedClerkMessage(reason as any, moneyReturned, "en") })
 }
 
-const expectError = (res: Reply, status: number, code: string) => {
+const expectError = (res: Reply, status: number, code: string, clerkMessage: string = (CLERK_MESSAGES as any)[code].en) => {
   expect(res.status, res.text).toBe(status)
-  expect(res.body.error).toMatchObject({ code, clerkMessage: (CLERK_MESSAGES as any)[code].en })
+  expect(res.body.error).toMatchObject({ code, clerkMessage })
 }
 
 /** Calls again while the answer is 503 (an earlier call still running): what the desk app does. */
@@ -66,8 +66,16 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
       const s = yield* deskWorld
       const { payment, q } = yield* paidSale(s)
       yield* s.surfboard.faults.set({ down: true }, { merchantId: s.merchant.id })
-      const res = yield* s.book(q.reference, payment).pipe(Effect.ensuring(s.surfboard.faults.reset))
-      expectError(res, 503, "provider_unavailable")
+      const [res, nb] = yield* Effect.all([
+        s.book(q.reference, payment),
+        s.book(q.reference, payment, { headers: { "accept-language": "nb" } })
+      ]).pipe(Effect.ensuring(s.surfboard.faults.reset))
+      // The code stays provider_unavailable (spec §7); the clerk is told it is the payment provider, not the booking system.
+      expectError(res, 503, "provider_unavailable", CLERK_MESSAGE_VARIANTS.payment_provider.en)
+      expectError(nb, 503, "provider_unavailable", CLERK_MESSAGE_VARIANTS.payment_provider.nb)
+      expect(res.body.error.clerkMessage).toContain("payment provider")
+      expect(res.body.error.clerkMessage).not.toContain("booking system")
+      expect(res.headers.get("retry-after")).toBe("5")
       expect(yield* s.paymentRow(payment.paymentId)).toBeUndefined()
       expect(yield* s.sale(q.reference)).toMatchObject({ status: "quoted", paid_by_payment_id: null })
       expect(yield* s.bokunBookings(q.reference)).toEqual([])
@@ -232,7 +240,8 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
         const s = yield* deskWorld
         const { payment, q } = yield* paidSale(s)
         expect((yield* crashingBook(s, "quickbook.book.after_claim", q.reference, payment)).status).toBe(500)
-        expectError(yield* s.book(q.reference, payment), 503, "provider_unavailable")
+        // Still being processed (by the crashed call's lease): not "the booking system is not answering".
+        expectError(yield* s.book(q.reference, payment), 503, "provider_unavailable", CLERK_MESSAGE_VARIANTS.still_processing.en)
         yield* expireLeases
         const res = yield* s.book(q.reference, payment)
         expect(res.body.status, res.text).toBe("confirmed")
