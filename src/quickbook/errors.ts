@@ -359,13 +359,19 @@ export const BOOK_FAILED_LEADS: Partial<Record<QuickbookCode, Record<ClerkLangua
 /**
  * A failed book's lead for a case of its reason (the answer's `variant`): `sale_failed`, a second
  * payment (duplicate_payment) for a sale that already failed, which only a new quote can sell;
- * `stray`, a payment that matched no sale (payment_mismatch), returned once no sale could use it.
+ * `sale_booking`, a second payment for a sale whose first payment is still being booked (whether
+ * the sale stands is not known yet); `stray`, a payment that matched no sale (payment_mismatch),
+ * returned once no sale could use it.
  */
-export type BookFailedVariant = "sale_failed" | "stray"
+export type BookFailedVariant = "sale_failed" | "sale_booking" | "stray"
 export const BOOK_FAILED_VARIANT_LEADS: Record<BookFailedVariant, Record<ClerkLanguage, string>> = {
   sale_failed: {
     en: "This sale already failed and cannot be paid again. Make a new quote and take the payment for it.",
     nb: "Dette salget har allerede feilet og kan ikke betales på nytt. Lag et nytt tilbud og ta betalt for det."
+  },
+  sale_booking: {
+    en: "This sale was already paid with another payment, which is still being booked. Check the sale's status to see whether it was booked; do not take another payment.",
+    nb: "Salget er allerede betalt med en annen betaling, som fortsatt bookes. Sjekk salgets status for å se om det ble booket; ikke ta en ny betaling."
   },
   stray: {
     en: "This payment did not match its sale and was not used, so nothing was booked.",

@@ -9,7 +9,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
-import { ConfigProvider, Context, Effect, Layer } from "effect"
+import { ConfigProvider, Context, Effect, Fiber, Layer } from "effect"
 import { failedClerkMessage } from "../../../src/quickbook/book/rules.js"
 import { CLERK_MESSAGE_VARIANTS, CLERK_MESSAGES } from "../../../src/quickbook/errors.js"
 import { QuickbookBook } from "../../../src/quickbook/book/QuickbookBook.js"
@@ -154,6 +154,42 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
       expect(res.body.ticket.bookingCode).toBe(bookings[0]!.confirmation_code)
       expect((yield* s.book(q.reference, payment)).body).toEqual(res.body)
       expect(yield* s.returned(payment.orderId)).toEqual({ refundOrders: 0, refunded: 0, voided: 0 })
+    }))
+
+  it.effect("a second payment while the first hangs at the booking system past the wait: the duplicate says the sale is still being booked (check its status), returned once; a repeat once it booked says it stands", () =>
+    Effect.gen(function*() {
+      const s = yield* deskWorld
+      const { payment, q } = yield* paidSale(s)
+      const second = yield* s.pay(q)
+      yield* s.bokun.requests.clear
+      yield* s.bokun.faults.set({ hang: true }, { vendorId: s.a.vendor.id })
+      const running = yield* Effect.fork(s.book(q.reference, payment))
+      while ((yield* s.bokun.requests.count({ method: "POST", path: "/checkout.json/submit", accessKey: s.a.vendor.accessKey })) === 0) {
+        yield* Effect.sleep("20 millis")
+      }
+      // The duplicate waits QUICKBOOK_BOOK_WAIT_MS (1.5 s here) for the first payment, which still hangs.
+      const dup = yield* s.book(q.reference, second).pipe(Effect.ensuring(s.bokun.faults.reset))
+      expect(dup.status, dup.text).toBe(200)
+      expect(dup.body).toEqual({
+        status: "failed",
+        reason: "duplicate_payment",
+        moneyReturned: true,
+        clerkMessage: failedClerkMessage("duplicate_payment", true, "en", "sale_booking")
+      })
+      expect(dup.body.clerkMessage).not.toContain("stands")
+      expect(dup.body.clerkMessage).toContain("still being booked")
+      yield* expectReturnedOnce(s, second.orderId, q.cartLine.totalMinor)
+      // The booking system answers again; the first payment books.
+      const first = yield* Fiber.join(running)
+      const booked = first.status === 503 ? yield* bookUntilAnswered(s, q.reference, payment) : first
+      expect(booked.body.status, booked.text).toBe("confirmed")
+      // Now that the sale is booked, the duplicate's repeat says it stands (the money back, as before).
+      expectFailed(yield* s.book(q.reference, second), "duplicate_payment", true)
+      const nb = yield* s.book(q.reference, second, { headers: { "accept-language": "nb" } })
+      expect(nb.body.clerkMessage).toBe(failedClerkMessage("duplicate_payment", true, "nb"))
+      yield* expectReturnedOnce(s, second.orderId, q.cartLine.totalMinor)
+      expect(yield* s.returned(payment.orderId)).toEqual({ refundOrders: 0, refunded: 0, voided: 0 })
+      expect((yield* s.bokunBookings(q.reference)).map((b) => b.status)).toEqual(["CONFIRMED"])
     }))
 
   describe("a crash between side effects (a server with CRASH_AT), then the recovery job", () => {
