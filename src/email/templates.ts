@@ -155,6 +155,19 @@ export const QuickbookSaleFailedGuest = Schema.Struct({
   moneyReturned: Schema.Boolean
 })
 
+/**
+ * The operator's team: a guest paid the balance payment link of a booking that exists only in the
+ * booking system after that booking was cancelled; the service returns the payment by itself.
+ */
+export const BalanceRefundedTeam = Schema.Struct({
+  operatorName: Text,
+  tourName: Text,
+  bookingReference: Text,
+  departure: Departure,
+  guestName: Schema.NullOr(Schema.String),
+  amount: Money
+})
+
 /** Every template, by name. */
 export const TEMPLATES = {
   booking_cancelled_guest: BookingCancelledGuest,
@@ -163,7 +176,8 @@ export const TEMPLATES = {
   booking_rescheduled_team: BookingRescheduledTeam,
   balance_payment_link_guest: BalancePaymentLinkGuest,
   quickbook_sale_confirmed_guest: QuickbookSaleConfirmedGuest,
-  quickbook_sale_failed_guest: QuickbookSaleFailedGuest
+  quickbook_sale_failed_guest: QuickbookSaleFailedGuest,
+  balance_refunded_team: BalanceRefundedTeam
 } as const
 
 export type TemplateName = keyof typeof TEMPLATES
@@ -602,6 +616,32 @@ const COMPOSERS: Composers = {
         ]),
         p(w.contact(d.operatorName, null)),
         p(w.regards(d.operatorName))
+      ]
+    }
+  },
+
+  balance_refunded_team: (locale, d) => {
+    const w = WORDS[locale]
+    const amount = formatMoney(locale, d.amount)
+    return {
+      subject: locale === "nb"
+        ? `Betales tilbake: saldo betalt etter kansellering, ${d.tourName}, ${formatDeparture(locale, d.departure, "short")} (${d.bookingReference})`
+        : `Refunding: balance paid after cancellation, ${d.tourName}, ${formatDeparture(locale, d.departure, "short")} (${d.bookingReference})`,
+      blocks: [
+        p(locale === "nb"
+          ? `Gjesten betalte betalingslenken for saldoen på bestilling ${d.bookingReference} av ${d.tourName} på ${formatDeparture(locale, d.departure)} (${amount}) etter at bestillingen var kansellert i bookingsystemet deres.`
+          : `The guest paid the balance payment link of booking ${d.bookingReference} for ${d.tourName} on ${formatDeparture(locale, d.departure)} (${amount}) after the booking had been cancelled in your booking system.`),
+        p(locale === "nb"
+          ? `Betalingen betales automatisk tilbake til kortet gjesten betalte med. Dere trenger ikke gjøre noe.`
+          : `The payment is being returned automatically to the card the guest paid with. You do not need to do anything.`),
+        details([
+          [w.reference, d.bookingReference],
+          [w.tour, d.tourName],
+          ...departureRows(locale, d.departure),
+          d.guestName && d.guestName.trim() ? [w.guest, d.guestName.trim()] : null,
+          [w.refund, amount]
+        ]),
+        p(w.automatic)
       ]
     }
   }

@@ -108,7 +108,19 @@ export interface DepartureAvailability {
   /** null: unlimited. */
   readonly seatsLeft: number | null
   readonly soldOut: boolean
-  readonly rates: ReadonlyArray<{ readonly rateId: string; readonly title: string | null; readonly prices: ReadonlyArray<Price> }>
+  readonly rates: ReadonlyArray<DepartureRate>
+}
+
+/**
+ * One rate of a departure. `prices` are per guest of each pricing category. A rate priced per
+ * booking (a private tour: one price for the whole party) has `pricePerBooking`: what any party
+ * allowed on the rate costs; absent or null, the rate is priced per guest.
+ */
+export interface DepartureRate {
+  readonly rateId: string
+  readonly title: string | null
+  readonly prices: ReadonlyArray<Price>
+  readonly pricePerBooking?: { readonly amountMinor: number; readonly currency: string } | null
 }
 
 export interface PricingCategory {

@@ -105,7 +105,8 @@ export const quickbookResponseFor = (error: unknown, lang: ClerkLanguage, reques
   if (error instanceof QbGone) return respond(410, error.code, lang, { reference: error.reference })
   if (error instanceof QbUnprocessable) return respond(422, error.code, lang, { reference: error.reference })
   if (error instanceof QbUnavailable) {
-    return respond(503, error.code, lang, { reference: error.reference, headers: { "Retry-After": "5" } })
+    const clerkMessage = error.variant === undefined ? undefined : CLERK_MESSAGE_VARIANTS[error.variant][lang]
+    return respond(503, error.code, lang, { reference: error.reference, clerkMessage, headers: { "Retry-After": "5" } })
   }
   if (error instanceof HttpApiError.HttpApiDecodeError) {
     const { field, missing } = decodeIssue(error)

@@ -69,8 +69,12 @@ export class QbGone extends Schema.TaggedError<QbGone>()("QbGone", fields,
   HttpApiSchema.annotations({ status: 410 })) {}
 export class QbUnprocessable extends Schema.TaggedError<QbUnprocessable>()("QbUnprocessable", fields,
   HttpApiSchema.annotations({ status: 422 })) {}
-export class QbUnavailable extends Schema.TaggedError<QbUnavailable>()("QbUnavailable", fields,
-  HttpApiSchema.annotations({ status: 503 })) {}
+/** `variant`: what did not answer when it is not the booking system (CLERK_MESSAGE_VARIANTS). */
+export class QbUnavailable extends Schema.TaggedError<QbUnavailable>()(
+  "QbUnavailable",
+  { ...fields, variant: Schema.optional(Schema.Literal("payment_provider", "still_processing")) },
+  HttpApiSchema.annotations({ status: 503 })
+) {}
 export class QbRateLimited extends Schema.TaggedError<QbRateLimited>()(
   "QbRateLimited",
   { ...fields, retryAfterSeconds: Schema.Int },
@@ -167,7 +171,13 @@ export const CLERK_MESSAGES: Record<QuickbookCode, Record<ClerkLanguage, string>
 
 /** Clerk messages more precise than their code's, chosen by an error's `variant`. */
 export const CLERK_MESSAGE_VARIANTS: Record<
-  "no_ticket_yet" | "test_sale" | "live_sale" | "too_many_guest_entries" | "too_many_guests",
+  | "no_ticket_yet"
+  | "test_sale"
+  | "live_sale"
+  | "too_many_guest_entries"
+  | "too_many_guests"
+  | "payment_provider"
+  | "still_processing",
   Record<ClerkLanguage, string>
 > = {
   no_ticket_yet: {
@@ -189,6 +199,14 @@ export const CLERK_MESSAGE_VARIANTS: Record<
   too_many_guests: {
     en: `A sale can have at most ${QUOTE_MAX_GUESTS} guests. Split the group into several sales.`,
     nb: `Et salg kan ha høyst ${QUOTE_MAX_GUESTS} gjester. Del gruppen opp i flere salg.`
+  },
+  payment_provider: {
+    en: "The payment provider is not answering, so the payment could not be checked and nothing was booked. Try again shortly with the same payment.",
+    nb: "Betalingsleverandøren svarer ikke, så betalingen kunne ikke sjekkes og ingenting ble booket. Prøv igjen om litt med samme betaling."
+  },
+  still_processing: {
+    en: "This payment is still being processed. Check the sale's status before trying again.",
+    nb: "Denne betalingen behandles fortsatt. Sjekk salgets status før du prøver igjen."
   }
 }
 
@@ -341,13 +359,19 @@ export const BOOK_FAILED_LEADS: Partial<Record<QuickbookCode, Record<ClerkLangua
 /**
  * A failed book's lead for a case of its reason (the answer's `variant`): `sale_failed`, a second
  * payment (duplicate_payment) for a sale that already failed, which only a new quote can sell;
- * `stray`, a payment that matched no sale (payment_mismatch), returned once no sale could use it.
+ * `sale_booking`, a second payment for a sale whose first payment is still being booked (whether
+ * the sale stands is not known yet); `stray`, a payment that matched no sale (payment_mismatch),
+ * returned once no sale could use it.
  */
-export type BookFailedVariant = "sale_failed" | "stray"
+export type BookFailedVariant = "sale_failed" | "sale_booking" | "stray"
 export const BOOK_FAILED_VARIANT_LEADS: Record<BookFailedVariant, Record<ClerkLanguage, string>> = {
   sale_failed: {
     en: "This sale already failed and cannot be paid again. Make a new quote and take the payment for it.",
     nb: "Dette salget har allerede feilet og kan ikke betales på nytt. Lag et nytt tilbud og ta betalt for det."
+  },
+  sale_booking: {
+    en: "This sale was already paid with another payment, which is still being booked. Check the sale's status to see whether it was booked; do not take another payment.",
+    nb: "Salget er allerede betalt med en annen betaling, som fortsatt bookes. Sjekk salgets status for å se om det ble booket; ikke ta en ny betaling."
   },
   stray: {
     en: "This payment did not match its sale and was not used, so nothing was booked.",

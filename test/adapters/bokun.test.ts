@@ -266,6 +266,35 @@ layer(sandboxEnv(), { excludeTestServices: true, timeout: 120_000 })("Bókun ada
         const [unlimited] = yield* bs.availability(open.account, { productId: String(open.product.id), from: "2027-05-01", to: "2027-05-01" })
         expect(unlimited).toMatchObject({ seatsLeft: null, soldOut: false })
       }))
+
+    it.effect("a product priced per booking: the rate's price is for the whole party (pricePerBooking), and a booking of 3 costs it once", () =>
+      Effect.gen(function*() {
+        const sandbox = yield* BokunSandbox
+        const bs = yield* BookingSystem
+        const vendor = yield* sandbox.createVendor({
+          title: "Private Sails",
+          timezone: "Europe/Lisbon",
+          currency: "EUR",
+          products: [{
+            title: "Sunset Sail",
+            startTimes: ["19:30"],
+            pricedPerBooking: true,
+            pricingCategories: [{ title: "Guest", isDefault: true }],
+            rates: [{ title: "Whole boat", prices: { Guest: 45000 } }]
+          }]
+        })
+        const account = sandbox.account(vendor)
+        const product = vendor.products[0]!
+        const [departure] = yield* bs.availability(account, { productId: String(product.id), from: "2027-06-01", to: "2027-06-01" })
+        expect(departure!.rates[0]!.pricePerBooking).toEqual({ amountMinor: 45000, currency: "EUR" })
+        const made = yield* sandbox.addBooking({ vendorId: vendor.id, productId: product.id, date: "2027-06-01", participants: 3 })
+        const [line] = yield* bs.booking(account, made.confirmationCode)
+        expect(line!.totalMinor).toBe(45000)
+        // A product priced per guest has none.
+        const { account: perGuest, product: cruise } = yield* vendorWith("Per Guest Tours")
+        const [priced] = yield* bs.availability(perGuest, { productId: String(cruise.id), from: "2027-06-01", to: "2027-06-01" })
+        expect(priced!.rates[0]!.pricePerBooking).toBeNull()
+      }))
   })
 
   describe("holds and bookings", () => {

@@ -97,6 +97,14 @@ const SAMPLES: { readonly [K in TemplateName]: Extract<EmailContent, { template:
     total: { amountMinor: 124750, currency: "NOK" },
     saleReference: "SVC-7K2M9Q4XTB",
     moneyReturned: false
+  },
+  balance_refunded_team: {
+    operatorName: "Fjord Explorer AS",
+    tourName: "Geirangerfjord Cruise",
+    bookingReference: "FJX-4821",
+    departure: nov21,
+    guestName: "Kari Nordmann",
+    amount: { amountMinor: 79840, currency: "NOK" }
   }
 }
 
@@ -127,6 +135,8 @@ const required = (template: TemplateName, locale: Locale): Array<string> => {
       return ["Kari Nordmann", "Fjord Explorer AS", "Geirangerfjord Cruise", "FJX-4821", day("2026-11-21"), "10:15", "2 x Adult", money(99800), "1 x Child", money(24950), money(124750), "https://guests.example.com/b/FJX-4821", "https://api.example.com/api/quickbook/v1/tickets/SVC-7K2M9Q4XTB.pdf?lang=nb&exp=1&sig=ab"]
     case "quickbook_sale_failed_guest":
       return ["Kari Nordmann", "Fjord Explorer AS", "Geirangerfjord Cruise", "SVC-7K2M9Q4XTB", day("2026-11-21"), "10:15", money(124750)]
+    case "balance_refunded_team":
+      return ["Kari Nordmann", "Geirangerfjord Cruise", "FJX-4821", day("2026-11-21"), "10:15", money(79840)]
   }
 }
 
@@ -134,6 +144,7 @@ describe("email templates", () => {
   it("there are the templates the writes and desk sales need", () => {
     expect([...TEMPLATE_NAMES].sort()).toEqual([
       "balance_payment_link_guest",
+      "balance_refunded_team",
       "booking_cancelled_guest",
       "booking_cancelled_team",
       "booking_rescheduled_guest",

@@ -163,7 +163,11 @@ export const departures = (items: typeof Dialect.Availabilities.Type): ReadonlyA
           pricingCategoryId: str(p.id),
           amountMinor: toMinor(p.amount.amount, p.amount.currency),
           currency: p.amount.currency
-        }))
+        })),
+        // Bókun's price of a rate priced per booking (pricedPerPerson false): one price for the party.
+        pricePerBooking: r.pricePerBooking == null
+          ? null
+          : { amountMinor: toMinor(r.pricePerBooking.amount, r.pricePerBooking.currency), currency: r.pricePerBooking.currency }
       }))
     }
   })

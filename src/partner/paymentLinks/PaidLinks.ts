@@ -11,7 +11,7 @@
  * - a `deferred_balance` link also marks the booking's pay-later balance `collected`
  *   (`pay_later_paid_at` = when the guest paid);
  * - a link of a booking only in the booking system (`manifest_row_id`) has no service booking to
- *   record on: it is only closed;
+ *   record on: it is only closed, unless that booking is cancelled (below);
  * - the link is closed (`paid`).
  * A link already closed as paid is left alone.
  *
@@ -29,6 +29,11 @@
  * - a booking cancelled without a cancel change of this service (status CANCELLED or REFUNDED set
  *   elsewhere): a `done` cancel change is recorded for it (reason "payment after cancellation"), with
  *   the refund row, the same way.
+ * - a booking only in the booking system that is cancelled (every line of it cancelled in the mirror,
+ *   or the caller learnt from the booking system that it is cancelled there): a
+ *   `payment_link_refunds` row (void or refund, our reference `<link reference>:refund:1`) is
+ *   written in the same transaction, and the operator's team is emailed (`balance_refunded_team`);
+ *   `LinkRefunds.sendDue` sends it (the payment-link watch, at once and on later runs).
  * Such a payment is logged as an error with `alert=payment_link_paid_after_cancel` (refunded
  * automatically). Other money that should not have come in (its pay-later balance was collected
  * another way, or the amount differs from the link's) is recorded all the same and logged as an error
@@ -38,6 +43,9 @@ import { SqlClient } from "@effect/sql"
 import { Clock, Effect } from "effect"
 import { refundMethod, refundReference } from "../cancels/rules.js"
 import type { NewPaymentLink, PaymentLinkStatus } from "../../ports/PaymentProvider.js"
+import { Outbox } from "../../email/Outbox.js"
+import { teamLocale } from "../../email/rules.js"
+import { linkRefundReference } from "./LinkRefunds.js"
 
 /** A `payment_links` row. */
 export interface LinkRow {
@@ -90,16 +98,97 @@ export interface Recorded {
    * `Cancels.refundLate`, or the recovery job will).
    */
   readonly refund: { readonly changeId: string; readonly changeState: "released" | "done" } | null
+  /**
+   * The link is of a booking only in the booking system, which is cancelled: its payment goes back
+   * (a `payment_link_refunds` row was written now; send it with `LinkRefunds.sendDue`).
+   */
+  readonly linkRefund: boolean
+}
+
+export interface RecordOptions {
+  /**
+   * For a link of a booking only in the booking system: the caller has just read the booking
+   * system and the booking is cancelled there (the mirror may not show it yet).
+   */
+  readonly bookingSystemCancelled?: boolean | undefined
 }
 
 const LATE_PAYMENT_REASON = "payment after cancellation: refunded automatically"
 
+const LINK_REFUND_REASON = "balance paid after the booking was cancelled in the booking system: refunded automatically"
+
 export class PaidLinks extends Effect.Service<PaidLinks>()("PaidLinks", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const outbox = yield* Outbox
+
+    /**
+     * A paid link of a booking only in the booking system, inside `record`'s transaction: when the
+     * booking is cancelled, the refund's intent (before any call) and the team's email. Whether a
+     * refund row was written now.
+     */
+    const refundIfCancelled = (
+      link: LinkRow,
+      status: PaymentLinkStatus,
+      paid: { readonly amountMinor: number; readonly currency: string; readonly paidAt: Date; readonly now: Date },
+      options: RecordOptions
+    ) =>
+      Effect.gen(function*() {
+        const [row] = yield* sql<{
+          cancelled: boolean
+          reference: string | null
+          tour_name: string | null
+          departure_date: string
+          start_time: string | null
+          guest_name: string | null
+          operator_id: string
+          operator_name: string
+          operator_timezone: string
+        }>`
+          SELECT NOT EXISTS (
+              SELECT 1 FROM manifest_rows line
+              WHERE line.account_id = r.account_id AND line.booking_id = r.booking_id AND line.status <> 'CANCELLED') AS cancelled,
+            r.reference, coalesce(t.title, r.product_title) AS tour_name, r.departure_date::text AS departure_date, r.start_time,
+            r.guest_name, o.id AS operator_id, o.name AS operator_name, o.timezone AS operator_timezone
+          FROM manifest_rows r JOIN operators o ON o.id = ${link.operator_id}::uuid LEFT JOIN tours t ON t.id = r.tour_id
+          WHERE r.id = ${link.manifest_row_id}::uuid`
+        if (row === undefined || !(row.cancelled || options.bookingSystemCancelled === true)) return false
+        const method = refundMethod(
+          { id: link.id, amountMinor: paid.amountMinor, currency: paid.currency, paidAt: paid.paidAt, providerPaymentId: status.paymentId },
+          paid.now
+        )
+        const [made] = yield* sql<{ id: string }>`
+          INSERT INTO payment_link_refunds (link_id, seq, method, idempotency_reference, merchant_id, purchase_order_id, payment_id,
+            amount_minor, currency, paid_at, reason)
+          VALUES (${link.id}::uuid, 1, ${method}, ${linkRefundReference(link.idempotency_reference, 1)}, ${link.merchant_id},
+            ${status.linkId}, ${status.paymentId}, ${paid.amountMinor}, ${paid.currency}, ${paid.paidAt}, ${LINK_REFUND_REASON})
+          ON CONFLICT (link_id, seq) DO NOTHING
+          RETURNING id`
+        if (made === undefined) return false
+        const team = yield* outbox.teamAddresses(row.operator_id)
+        if (team.length > 0) {
+          yield* outbox.enqueue({
+            dedupeKey: `payment_link:${link.id}:refunded:team`,
+            to: team,
+            locale: teamLocale(row.operator_timezone),
+            operatorId: row.operator_id,
+            bookingId: link.manifest_row_id,
+            template: "balance_refunded_team",
+            data: {
+              operatorName: row.operator_name,
+              tourName: row.tour_name && row.tour_name.trim() ? row.tour_name : "your tour",
+              bookingReference: row.reference && row.reference.trim() ? row.reference : link.provider_reference_id,
+              departure: { date: row.departure_date, startTime: row.start_time },
+              guestName: row.guest_name,
+              amount: { amountMinor: paid.amountMinor, currency: paid.currency }
+            }
+          })
+        }
+        return true
+      })
 
     /** Records that the provider says `link` is paid (`status.state` is `paid`). */
-    const record = (link: LinkRow, status: PaymentLinkStatus) =>
+    const record = (link: LinkRow, status: PaymentLinkStatus, options: RecordOptions = {}) =>
       Effect.gen(function*() {
         const now = new Date(yield* Clock.currentTimeMillis)
         const paidAt = status.paidAt ?? now
@@ -115,7 +204,7 @@ export class PaidLinks extends Effect.Service<PaidLinks>()("PaidLinks", {
             SELECT state, closed_reason FROM payment_links WHERE id = ${link.id}::uuid FOR UPDATE`
           if (row === undefined) return yield* Effect.dieMessage(`payment link ${link.id} is gone`)
           if (row.state === "closed" && row.closed_reason === "paid") {
-            return { outcome: "already_recorded" as const, problems: [], refund: null, refundedLate: false }
+            return { outcome: "already_recorded" as const, problems: [], refund: null, refundedLate: false, linkRefund: false }
           }
           const problems: Array<string> = []
           let refund: Recorded["refund"] = null
@@ -124,6 +213,11 @@ export class PaidLinks extends Effect.Service<PaidLinks>()("PaidLinks", {
             problems.push(`paid ${amountMinor} ${currency}, the link asked for ${link.amount_minor} ${link.currency.trim()}`)
           }
           if (row.state === "closed") problems.push(`the link had been closed here (${row.closed_reason ?? "no reason"})`)
+          let linkRefund = false
+          if (link.booking_id === null && link.manifest_row_id !== null) {
+            linkRefund = yield* refundIfCancelled(link, status, { amountMinor, currency, paidAt, now }, options)
+            refundedLate = linkRefund
+          }
           if (link.booking_id !== null) {
             const [inserted] = yield* sql<{ id: string }>`
               INSERT INTO booking_payments (booking_id, purpose, merchant_id, provider_order_id, provider_payment_id, amount_minor,
@@ -174,7 +268,7 @@ export class PaidLinks extends Effect.Service<PaidLinks>()("PaidLinks", {
               provider_link_id = coalesce(provider_link_id, ${status.linkId}), last_checked_at = now(), last_error = NULL,
               updated_at = now()
             WHERE id = ${link.id}::uuid`
-          return { outcome: "recorded" as const, problems, refund, refundedLate }
+          return { outcome: "recorded" as const, problems, refund, refundedLate, linkRefund }
         })).pipe(Effect.orDie)
         const annotations = {
           payment_link_id: link.id,
@@ -184,14 +278,15 @@ export class PaidLinks extends Effect.Service<PaidLinks>()("PaidLinks", {
         if (done.refundedLate) {
           yield* Effect.logError(
             `payment link ${link.id} was paid (${amountMinor} ${currency}) after its booking's cancel began: the payment is ` +
-              `refunded automatically with the cancel's refunds${done.problems.length > 0 ? ` (${done.problems.join("; ")})` : ""}`
+              `refunded automatically${done.linkRefund ? "" : " with the cancel's refunds"}` +
+              `${done.problems.length > 0 ? ` (${done.problems.join("; ")})` : ""}`
           ).pipe(Effect.annotateLogs({ ...annotations, alert: "payment_link_paid_after_cancel" }))
         } else if (done.problems.length > 0) {
           yield* Effect.logError(
             `payment link ${link.id} was paid, but ${done.problems.join("; ")}: a person decides what goes back`
           ).pipe(Effect.annotateLogs({ ...annotations, alert: "payment_link_unexpected_payment" }))
         }
-        return { outcome: done.outcome, refund: done.refund } satisfies Recorded
+        return { outcome: done.outcome, refund: done.refund, linkRefund: done.linkRefund } satisfies Recorded
       }).pipe(Effect.withSpan("PaidLinks.record", { attributes: { link: link.id, kind: link.kind } }))
 
     return { record } as const

@@ -9,13 +9,17 @@
  * 2. Due `open` and `closing` rows are claimed by pushing their next check out, then each is looked
  *    at once (one failing link never stops the others):
  *    - `open`: paid → recorded (PaidLinks.record: booking_payments row, pay-later balance collected,
- *      link closed; paid for a booking whose cancel completed: refunded at once, Cancels.refundLate);
+ *      link closed; paid for a booking whose cancel completed: refunded at once, Cancels.refundLate;
+ *      paid for a booking only in the booking system that is cancelled, in the mirror or, asked
+ *      now, in the booking system: its refund row is written with the record and sent in step 3);
  *      expired or cancelled at the provider → closed; still open while the booking
  *      no longer owes it (cancelled, or its pay-later balance collected or cancelled another way) →
  *      cancelled at the provider and closed (`not_owed`), so a guest cannot pay it any more; still
  *      open → asked again later (nextLinkCheck: 5 minutes doubling to an hour, and just after it
  *      expires). A provider that does not answer leaves the link as it is, for a later run.
  *    - `closing`: see `settleClosing`.
+ * 3. Refunds of such late payments that are due are sent (LinkRefunds.sendDue): the ones just
+ *    written, and those still open from earlier runs (no answer, settling), with their own reference.
  */
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Either, Option, Random } from "effect"
@@ -28,7 +32,10 @@ import {
 } from "../../ports/PaymentProvider.js"
 import { Cancels } from "../cancels/Cancels.js"
 import { OperatorPaymentAccounts } from "../../payments/OperatorPaymentAccounts.js"
+import { BookingSystemAccounts } from "../../operators/BookingSystemAccounts.js"
+import { BookingSystem } from "../../ports/BookingSystem.js"
 import { cancelReference, LINK_COLUMNS, linkRequest, type LinkRow, PaidLinks } from "./PaidLinks.js"
+import { LinkRefunds, type LinkRefundSummary } from "./LinkRefunds.js"
 
 /**
  * How long a `creating` row is left to the request that made it (and to its retries with the same
@@ -58,6 +65,8 @@ export interface WatchSummary {
   readonly still_open: number
   /** The provider did not answer (or the operator has no payment account): left for a later run. */
   readonly unanswered: number
+  /** Refunds of payments for cancelled bookings only in the booking system, sent this run (new ones and retries). */
+  readonly link_refunds: LinkRefundSummary
 }
 
 type Seen = "paid" | "refunded" | "closed" | "still_open" | "unanswered"
@@ -71,6 +80,9 @@ export class PaymentLinkWatch extends Effect.Service<PaymentLinkWatch>()("Paymen
     const paymentAccounts = yield* OperatorPaymentAccounts
     const paidLinks = yield* PaidLinks
     const cancels = yield* Cancels
+    const linkRefunds = yield* LinkRefunds
+    const bookingSystem = yield* BookingSystem
+    const bookingSystemAccounts = yield* BookingSystemAccounts
 
     /** The operator's credentials, for the merchant the link was made at. */
     const accountFor = (row: LinkRow) =>
@@ -98,11 +110,45 @@ export class PaymentLinkWatch extends Effect.Service<PaymentLinkWatch>()("Paymen
      * (its refund row was written with the record; the booking-change recovery job would send it
      * otherwise).
      */
-    const recordPaid = (row: LinkRow, status: PaymentLinkStatus) =>
+    const recordPaid = (row: LinkRow, status: PaymentLinkStatus): Effect.Effect<Seen> =>
       Effect.gen(function*() {
-        const recorded = yield* paidLinks.record(row, status)
+        let bookingSystemCancelled = false
+        if (row.booking_id === null && !(yield* owesNothing(row))) {
+          // The mirror still shows the booking live; it is refreshed only every few hours, so the
+          // booking system says whether it was cancelled since (a payment recorded as the balance
+          // would never be looked at again).
+          const asked = yield* cancelledInBookingSystem(row)
+          if (Either.isLeft(asked)) return yield* unanswered(row, asked.left)
+          bookingSystemCancelled = asked.right
+        }
+        const recorded = yield* paidLinks.record(row, status, { bookingSystemCancelled })
         if (recorded.refund?.changeState === "done") yield* cancels.refundLate(recorded.refund.changeId)
-        return recorded.refund === null ? "paid" as const : "refunded" as const
+        return recorded.refund === null && !recorded.linkRefund ? "paid" as const : "refunded" as const
+      })
+
+    /**
+     * Whether the booking system says the booking of a manifest row's link is cancelled (every line
+     * of it). Left: it did not answer (ask again on a later run). A booking it refuses to show is
+     * judged by the mirror (logged).
+     */
+    const cancelledInBookingSystem = (row: LinkRow) =>
+      Effect.gen(function*() {
+        const [r] = yield* sql<{ account_id: string; reference: string | null; booking_id: string }>`
+          SELECT account_id, reference, booking_id FROM manifest_rows WHERE id = ${row.manifest_row_id}::uuid`.pipe(Effect.orDie)
+        if (r === undefined) return Either.right(false)
+        const { account } = yield* Effect.orDie(bookingSystemAccounts.byId(r.account_id))
+        const lines = yield* Effect.either(bookingSystem.booking(account, r.reference ?? r.booking_id))
+        if (Either.isRight(lines)) {
+          return Either.right(lines.right.length > 0 && lines.right.every((l) => l.status === "CANCELLED"))
+        }
+        if (lines.left._tag === "BookingSystemUnavailable") {
+          return Either.left(`the booking system did not answer whether the booking is cancelled: ${lines.left.detail}`.slice(0, 1000))
+        }
+        yield* Effect.logWarning(
+          `payment link ${row.id}: the booking system refused to show booking ${r.reference ?? r.booking_id} ` +
+            `(${lines.left.reason}); judged by the mirror`
+        )
+        return Either.right(false)
       })
 
     /** Whether the booking (or manifest row) the link is for no longer owes what it asks. */
@@ -230,6 +276,10 @@ export class PaymentLinkWatch extends Effect.Service<PaymentLinkWatch>()("Paymen
             ORDER BY next_check_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)
           RETURNING ${sql.literal(LINK_COLUMNS)}`.pipe(Effect.orDie)
         const seen = yield* Effect.forEach(due, checkOne, { concurrency: 4 })
+        const refunds = yield* linkRefunds.sendDue().pipe(
+          Effect.catchAllCause((cause) =>
+            Effect.as(Effect.logWarning("payment link refunds could not be sent", cause), { found: 0, completed: 0, open: 0, failed: 0 }))
+        )
         const count = (s: Seen) => seen.filter((x) => x === s).length
         const summary: WatchSummary = {
           taken_over: taken.length,
@@ -238,13 +288,14 @@ export class PaymentLinkWatch extends Effect.Service<PaymentLinkWatch>()("Paymen
           refunded: count("refunded"),
           closed: count("closed"),
           still_open: count("still_open"),
-          unanswered: count("unanswered")
+          unanswered: count("unanswered"),
+          link_refunds: refunds
         }
-        yield* Effect.annotateCurrentSpan({ ...summary })
+        yield* Effect.annotateCurrentSpan({ ...summary, link_refunds: refunds.found })
         return summary
       }).pipe(Effect.withSpan("PaymentLinkWatch.run"))
 
     return { run } as const
   }),
-  dependencies: [OperatorPaymentAccounts.Default, PaidLinks.Default, Cancels.Default]
+  dependencies: [OperatorPaymentAccounts.Default, PaidLinks.Default, Cancels.Default, LinkRefunds.Default, BookingSystemAccounts.Default]
 }) {}

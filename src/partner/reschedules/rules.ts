@@ -5,7 +5,7 @@
  * availability, and these functions decide. See docs/decisions.md ("Reschedule: ...").
  */
 import { Either } from "effect"
-import type { BookingLine, DepartureAvailability } from "../../ports/BookingSystem.js"
+import type { BookingLine, DepartureAvailability, DepartureRate } from "../../ports/BookingSystem.js"
 
 /**
  * An unpaid pay-later booking cannot move once its charge is this close (or past): the charge job
@@ -80,29 +80,41 @@ export const checkReschedulable = (b: BookingFacts, now: Date): Either.Either<vo
 }
 
 /**
- * The party's price at a rate of a departure, from the booking system's unit prices per pricing
- * category (before any checkout discount); null when a category of the party is not priced there.
+ * The party's price at a rate of a departure, from the booking system's prices (before any checkout
+ * discount): per guest, each pricing category's unit price times its guests (adults, children …);
+ * a rate priced per booking costs its `pricePerBooking` whatever the party's size. null when a
+ * category of the party is not sold on the rate, or a price is in another currency than `currency`.
  */
 export const partyPrice = (
   pax: BookingLine["pax"],
-  prices: DepartureAvailability["rates"][number]["prices"]
+  rate: Pick<DepartureRate, "prices" | "pricePerBooking">,
+  currency: string
 ): number | null => {
-  let total = 0
+  let perGuest = 0
   for (const p of pax) {
     if (p.quantity <= 0) continue
-    const price = prices.find((x) => x.pricingCategoryId === p.pricingCategoryId)
-    if (price === undefined) return null
-    total += price.amountMinor * p.quantity
+    const price = rate.prices.find((x) => x.pricingCategoryId === p.pricingCategoryId)
+    // A rate priced per booking may list no per-guest prices at all: then every category is sold.
+    if (price === undefined) {
+      if (rate.pricePerBooking != null && rate.prices.length === 0) continue
+      return null
+    }
+    if (price.currency !== currency) return null
+    perGuest += price.amountMinor * p.quantity
   }
-  return total
+  if (rate.pricePerBooking != null) {
+    return rate.pricePerBooking.currency === currency ? rate.pricePerBooking.amountMinor : null
+  }
+  return perGuest
 }
 
 /**
  * "Same price": the party's price at the new departure and rate equals the booking system's own
- * total for the line (what the line costs in the booking system, before our checkout discounts).
+ * total for the line (what the line costs in the booking system, before our checkout discounts),
+ * in the line's currency.
  */
-export const samePrice = (line: BookingLine, prices: DepartureAvailability["rates"][number]["prices"]) =>
-  partyPrice(line.pax, prices) === line.totalMinor
+export const samePrice = (line: BookingLine, rate: Pick<DepartureRate, "prices" | "pricePerBooking">) =>
+  partyPrice(line.pax, rate, line.currency) === line.totalMinor
 
 export interface RescheduleOption {
   readonly start_time_id: string
@@ -148,7 +160,7 @@ export const dayOptions = (
   const options: Array<RescheduleOption> = []
   for (const d of withRoom) {
     for (const rate of d.rates) {
-      if (!samePrice(line, rate.prices)) continue
+      if (!samePrice(line, rate)) continue
       options.push({
         start_time_id: d.startTimeId,
         rate_id: rate.rateId,
@@ -223,7 +235,7 @@ export const decideMove = (
   const rate = rateId === null ? departure.rates[0] : departure.rates.find((r) => r.rateId === rateId)
   if (rate === undefined) return Either.left(NOT_AVAILABLE.noRate(rateId ?? "(none)"))
   if (!hasRoom(line, departure)) return Either.left(NOT_AVAILABLE.soldOut(request.date, line.participants))
-  if (!samePrice(line, rate.prices)) return Either.left(NOT_AVAILABLE.priceDiffers)
+  if (!samePrice(line, rate)) return Either.left(NOT_AVAILABLE.priceDiffers)
   return Either.right({
     date: departure.date,
     startTimeId: departure.startTimeId,

@@ -37,11 +37,13 @@ import { Clock, Duration, Effect, Either, Fiber, Option, Schedule } from "effect
 import { QuickbookConfig } from "../../config.js"
 import {
   type BookFailureReason,
+  duplicateVariant,
   failedClerkMessage,
   failureOfRejection,
   liveTotal,
   phoneRequired,
   refundReference,
+  saleSettled,
   type Verification,
   verifyPayment
 } from "./rules.js"
@@ -244,7 +246,12 @@ export class QuickbookBook extends Effect.Service<QuickbookBook>()("QuickbookBoo
           if (isUnreadable(e)) return yield* unreadable(named, e)
           return yield* isNotFound(e)
             ? new QbUnprocessable({ code: "payment_not_found", detail: `order ${payment.orderId}: ${e.reason}: ${e.detail}`, reference: ref })
-            : new QbUnavailable({ code: "provider_unavailable", detail: `payment provider: ${e.reason}: ${e.detail}`, reference: ref })
+            : new QbUnavailable({
+              code: "provider_unavailable",
+              detail: `payment provider: ${e.reason}: ${e.detail}`,
+              reference: ref,
+              variant: "payment_provider"
+            })
         }
         const verification = verifyPayment(order.right, payment.paymentId, {
           amountMinor: sale.total_minor,
@@ -544,25 +551,46 @@ export class QuickbookBook extends Effect.Service<QuickbookBook>()("QuickbookBoo
     // -------------------------------------------------------------------------------------------
     // Answers
 
-    const answerOf = (row: PaymentRow, lang: ClerkLanguage): Effect.Effect<BookAnswer, QbConflict | QbUnavailable> => {
-      const answer = row.answer
-      if (answer === null) return Effect.fail(stillProcessing(row.sale_reference))
-      switch (answer.status) {
-        case "confirmed":
-          return Effect.succeed({ status: "confirmed", ticket: answer.ticket })
-        case "failed": {
-          const moneyReturned = row.state === "refunded"
-          return Effect.succeed({
-            status: "failed",
-            reason: answer.reason,
-            moneyReturned,
-            clerkMessage: failedClerkMessage(answer.reason, moneyReturned, lang, answer.variant)
-          })
+    /**
+     * The answer for a payment as it stands now. A duplicate's lead is decided by where its sale
+     * stands when it is answered (rules.duplicateVariant): it never says the sale stands before the
+     * first payment has booked it.
+     */
+    const answerOf = (row: PaymentRow, lang: ClerkLanguage): Effect.Effect<BookAnswer, QbConflict | QbUnavailable> =>
+      Effect.gen(function*() {
+        const answer = row.answer
+        if (answer === null) return yield* stillProcessing(row.sale_reference)
+        switch (answer.status) {
+          case "confirmed":
+            return { status: "confirmed", ticket: answer.ticket } as const
+          case "failed": {
+            const moneyReturned = row.state === "refunded"
+            const variant = answer.reason === "duplicate_payment" ? duplicateVariant(yield* saleStatus(row.sale_reference)) : answer.variant
+            return {
+              status: "failed",
+              reason: answer.reason,
+              moneyReturned,
+              clerkMessage: failedClerkMessage(answer.reason, moneyReturned, lang, variant)
+            } as const
+          }
+          case "mismatch":
+            return yield* new QbConflict({ code: "payment_mismatch", detail: "recorded as not matching its sale", reference: row.sale_reference })
         }
-        case "mismatch":
-          return Effect.fail(new QbConflict({ code: "payment_mismatch", detail: "recorded as not matching its sale", reference: row.sale_reference }))
-      }
-    }
+      })
+
+    /**
+     * A duplicate whose sale the first payment is still booking: whether the sale stands is not
+     * known yet. Its answer waits for the first payment to settle the sale (confirmed or failed),
+     * as long as a repeat waits for its own payment (`bookWaitMs`, counted from `deadline`); the
+     * duplicate's money goes back meanwhile, whatever happens to the sale. True when the answer can
+     * be given now (not a duplicate, or the sale settled, or the wait is over).
+     */
+    const duplicateSettled = (row: PaymentRow, deadline: number) =>
+      Effect.gen(function*() {
+        if (row.answer?.status !== "failed" || row.answer.reason !== "duplicate_payment") return true
+        if (saleSettled(yield* saleStatus(row.sale_reference))) return true
+        return (yield* Clock.currentTimeMillis) >= deadline
+      })
 
     /** The whole work for a row from where it stands; runs detached from the request. */
     const work = (key: PaymentKey): Effect.Effect<void, Refusal> =>
@@ -586,7 +614,12 @@ export class QuickbookBook extends Effect.Service<QuickbookBook>()("QuickbookBoo
         RETURNING provider`.pipe(Effect.orDie, Effect.map((rows) => rows.length > 0))
 
     const stillProcessing = (reference: string) =>
-      new QbUnavailable({ code: "provider_unavailable", detail: "the payment is still being processed; read GET /sales/{reference}", reference })
+      new QbUnavailable({
+        code: "provider_unavailable",
+        detail: "the payment is still being processed; read GET /sales/{reference}",
+        reference,
+        variant: "still_processing"
+      })
 
     /**
      * A repeat of a recorded payment: its answer, the answer once it has one, or a takeover after a
@@ -616,8 +649,8 @@ export class QuickbookBook extends Effect.Service<QuickbookBook>()("QuickbookBoo
               reference
             })
           }
-          if (row.answer !== null) return Option.some(yield* answerOf(row, lang))
-          if (row.lease_expired && (yield* takeLease(key))) {
+          if (row.answer !== null && (yield* duplicateSettled(row, deadline))) return Option.some(yield* answerOf(row, lang))
+          if (row.answer === null && row.lease_expired && (yield* takeLease(key))) {
             yield* detached(work(key))
             continue
           }
@@ -695,6 +728,8 @@ export class QuickbookBook extends Effect.Service<QuickbookBook>()("QuickbookBoo
             ON CONFLICT (provider, payment_id) DO NOTHING RETURNING provider`.pipe(Effect.orDie)
           if (inserted) {
             yield* detached(work(key))
+            const deadline = (yield* Clock.currentTimeMillis) + config.bookWaitMs
+            while (!(yield* duplicateSettled(yield* payments.mustLoad(key), deadline))) yield* Effect.sleep(Duration.millis(200))
             return yield* answerOf(yield* payments.mustLoad(key), lang)
           }
           const answer = yield* repeat(key, body.reference, lang, presented)

@@ -154,6 +154,17 @@ export const liveTotal = (
 export const refundReference = (provider: string, paymentId: string, seq: number) => `quickbook:${provider}:${paymentId}:${seq}`
 
 /**
+ * The lead of a duplicate_payment answer, from where the sale it duplicates stands when the answer
+ * is given: confirmed by the first payment ("that sale stands", no variant), failed (`sale_failed`:
+ * make a new quote), or still being booked by the first payment (`sale_booking`: not known yet).
+ */
+export const duplicateVariant = (saleStatus: string | null): BookFailedVariant | undefined =>
+  saleStatus === "confirmed" ? undefined : saleStatus === "failed" ? "sale_failed" : "sale_booking"
+
+/** Whether the first payment of a sale has settled it (a duplicate's answer can then say how). */
+export const saleSettled = (saleStatus: string | null) => saleStatus === "confirmed" || saleStatus === "failed"
+
+/**
  * The failed answer's `clerkMessage`: what went wrong, then where the money is. `variant` names a
  * case of the reason with its own lead (a payment for a sale that already failed; a payment that
  * matched no sale and was returned).

@@ -132,17 +132,22 @@ export const makeBookingQueries = (sql: SqlClient.SqlClient, generation: Ref.Ref
       const rates = [...new Map(priceRows.map((r) => [r.rate_id, r.rate_title]))]
       // Day prices replace the rate's price of one category on one day.
       const dayPrice = new Map(dayRows.map((r) => [`${r.date}/${r.rate_id}/${r.category_id}`, r.amount_minor]))
+      const amountOn = (date: string, r: (typeof priceRows)[number]) => ({
+        amount: fromMinor(dayPrice.get(`${date}/${r.rate_id}/${r.category_id}`) ?? r.amount_minor, p.currency),
+        currency: p.currency
+      })
+      // A product priced per booking also gives the rate's price for the whole party (Bókun's
+      // `pricePerBooking`): its default category's price, which is what a booking of it costs.
       const pricesByRateOn = (date: string) =>
-        rates.map(([rateId]) => ({
-          activityRateId: rateId,
-          pricePerCategoryUnit: priceRows.filter((r) => r.rate_id === rateId).map((r) => ({
-            id: r.category_id,
-            amount: {
-              amount: fromMinor(dayPrice.get(`${date}/${rateId}/${r.category_id}`) ?? r.amount_minor, p.currency),
-              currency: p.currency
-            }
-          }))
-        }))
+        rates.map(([rateId]) => {
+          const rows = priceRows.filter((r) => r.rate_id === rateId)
+          const perBooking = p.priced_per_booking ? rows.find((r) => r.is_default) ?? rows[0] : undefined
+          return {
+            activityRateId: rateId,
+            pricePerCategoryUnit: rows.map((r) => ({ id: r.category_id, amount: amountOn(date, r) })),
+            ...(perBooking !== undefined ? { pricePerBooking: amountOn(date, perBooking) } : {})
+          }
+        })
       const body: typeof Dialect.Availabilities.Encoded = departures.map((d) => {
         const left = d.capacity === null ? null : Math.max(0, d.capacity - d.taken)
         return {

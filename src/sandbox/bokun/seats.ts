@@ -108,7 +108,8 @@ export const makeSeats = (sql: SqlClient.SqlClient, changed: Effect.Effect<void>
         const participants = pax.reduce((n, e) => n + e.quantity, 0)
         if (participants === 0) return yield* badRequest("No passengers")
         if (p.priced_per_booking) {
-          total = priceRows.find((r) => r.rate_id === rateId && r.is_default)?.amount_minor ?? priceRows[0]!.amount_minor
+          const rows = priceRows.filter((r) => r.rate_id === rateId)
+          total = (rows.find((r) => r.is_default) ?? rows[0]!).amount_minor
         }
         if (input.checkCapacity && input.status !== "CANCELLED") {
           const left = yield* lockSeatsLeft(p.id, selection.startTimeId, selection.date, null)

@@ -90,6 +90,66 @@ const setup = Effect.gen(function*() {
 
 type Setup = Effect.Effect.Success<typeof setup>
 
+/**
+ * A private tour priced per booking (as the demo's Northern Lights Chase and Tagus Sunset Sail):
+ * one price, 2500 NOK, for the whole party of up to 8, 19:30 and 21:00; our booking of 3 guests on
+ * day+5 19:30, also in the sandbox (where it costs the one price).
+ */
+const privateSetup = Effect.gen(function*() {
+  const sandbox = yield* BokunSandbox
+  const sql = yield* SqlClient.SqlClient
+  const w = yield* makeWorld
+  const vendor = yield* sandbox.createVendor({
+    title: `Private ${w.tag}`,
+    timezone: TZ,
+    currency: "NOK",
+    products: [{
+      title: "Northern Lights Chase",
+      startTimes: ["19:30", "21:00"],
+      capacity: 8,
+      pricedPerBooking: true,
+      pricingCategories: [{ title: "Guest", isDefault: true }],
+      rates: [{ title: "Whole group (private)", prices: { Guest: 250000 } }]
+    }]
+  })
+  const product = vendor.products[0]!
+  const [account] = yield* sql<{ id: string }>`
+    INSERT INTO booking_system_accounts (kind, name, base_url, access_key, secret_key, service_channel_id)
+    VALUES ('bokun', ${vendor.title}, ${sandbox.baseUrl}, ${vendor.accessKey}, ${vendor.secretKey}, ${String(vendor.serviceChannelId)})
+    RETURNING id`
+  yield* sql`UPDATE operators SET booking_system_account_id = ${account!.id} WHERE id = ${w.alpha}`
+  const [tour] = yield* sql<{ id: string }>`
+    INSERT INTO tours (operator_id, title, status, timezone, currency, booking_system_product_id, priced_per_booking)
+    VALUES (${w.alpha}, 'Northern Lights Chase', 'published', ${TZ}, 'NOK', ${String(product.id)}, true) RETURNING id`
+  const day = addDays(today(), 5)
+  const bookingId = yield* insertBooking({
+    operatorId: w.alpha,
+    tourId: tour!.id,
+    tourName: "Northern Lights Chase",
+    experienceDate: day,
+    startTime: "19:30",
+    participants: 3,
+    amountMinor: 250000,
+    guestName: "Kari Nordmann",
+    guestEmail: "kari@example.com"
+  })
+  const [{ confirmation_code: code }] = (yield* sql<{ confirmation_code: string }>`
+    SELECT confirmation_code FROM bookings WHERE id = ${bookingId}`) as [{ confirmation_code: string }]
+  const seeded = yield* sandbox.addBooking({
+    vendorId: vendor.id,
+    productId: product.id,
+    date: day,
+    startTime: "19:30",
+    participants: 3,
+    channel: "service",
+    externalReference: code
+  })
+  yield* sql`UPDATE bookings SET provider_reference = ${seeded.confirmationCode} WHERE id = ${bookingId}`
+  const key = yield* createKey({ by: w.alice, operators: [w.alpha], scopes: ["bookings.reschedule:write"] })
+  const start = (time: string) => String(product.startTimes.find((s) => s.time === time)!.id)
+  return { sandbox, sql, product, rate: String(product.rates[0]!.id), day, bookingId, key, start, lineId: seeded.lineIds[0]! }
+}).pipe(Effect.orDie)
+
 const options = (s: Pick<Setup, "bookingId" | "key">, date: string, key = s.key.token) =>
   get(`/api/v1/bookings/${s.bookingId}/reschedule-options?date=${date}`, key)
 
@@ -243,6 +303,33 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("reschedule", (it) =
         // The same key for another request: 422; the key is not reused.
         expectProblem(yield* reschedule(s.bookingId, { date: addDays(s.day, 2) }, s.key.token, idem), 422, "idempotency-key-reused")
         expect((yield* audit(s)).map((a) => a.outcome)).toEqual(["done", "replayed", "refused"])
+      }))
+
+    it.effect("a private tour priced per booking: a party of 3 moves at the same price (one price for the party, not 3 x it)", () =>
+      Effect.gen(function*() {
+        const s = yield* privateSetup
+        const [before] = yield* s.sql<{ total_minor: number }>`
+          SELECT total_minor FROM bokun_sandbox.product_bookings WHERE id = ${s.lineId}`
+        expect(before!.total_minor).toBe(250000)
+        const target = addDays(s.day, 1)
+        const offered = yield* options(s, target)
+        expect(offered.status, offered.text).toBe(200)
+        expect(offered.body).toMatchObject({ reschedulable: true, available: true, price_differs: false, detail: null })
+        expect(offered.body.options.map((o: { start_time: string; rate_id: string }) => [o.start_time, o.rate_id]))
+          .toEqual([["19:30", s.rate], ["21:00", s.rate]])
+
+        const res = yield* reschedule(s.bookingId, { date: target, start_time_id: s.start("21:00") }, s.key.token)
+        expect(res.status, res.text).toBe(200)
+        expect(res.body).toMatchObject({ date: target, start_time: "21:00", previous_date: s.day, previous_start_time: "19:30" })
+        const [after] = yield* s.sql<{ date: string; start_time_id: number; participants: number; total_minor: number }>`
+          SELECT date::text AS date, start_time_id, participants, total_minor FROM bokun_sandbox.product_bookings WHERE id = ${s.lineId}`
+        expect(after).toEqual({ date: target, start_time_id: Number(s.start("21:00")), participants: 3, total_minor: 250000 })
+
+        // A dearer private departure is still refused as a different price.
+        yield* s.sql`UPDATE bokun_sandbox.prices SET amount_minor = 300000 WHERE rate_id = ${Number(s.rate)}`
+        const dearer = yield* reschedule(s.bookingId, { date: addDays(s.day, 2) }, s.key.token)
+        expectProblem(dearer, 422, "not-possible")
+        expect(dearer.body.detail).toContain("price differs")
       }))
 
     it.effect("the line's manifest row moves with it (the manifest is right before the next mirror refresh)", () =>

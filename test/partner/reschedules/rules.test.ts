@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
+import fc from "fast-check"
 import {
   checkReschedulable,
   dayOptions,
@@ -11,6 +12,7 @@ import {
   NOT_AVAILABLE,
   NOT_RESCHEDULABLE,
   partyPrice,
+  samePrice,
   UNLIMITED_REMAINING
 } from "../../../src/partner/reschedules/rules.js"
 import type { BookingLine, DepartureAvailability } from "../../../src/ports/BookingSystem.js"
@@ -101,10 +103,95 @@ describe("reschedule eligibility", () => {
   })
 })
 
+/** A private tour: one category "G", the rate's price is for the whole party. */
+const privateLine = (guests: number, totalMinor = 250000): BookingLine => ({
+  ...line,
+  participants: guests,
+  pax: [{ pricingCategoryId: "G", title: "Guest", quantity: guests }],
+  totalMinor
+})
+const privateRate = (amountMinor: number, currency = "NOK") => ({
+  rateId: "R1",
+  title: "Private",
+  prices: [{ pricingCategoryId: "G", amountMinor, currency }],
+  pricePerBooking: { amountMinor, currency }
+})
+
+/** A party of adults and children and the per-guest prices of its categories. */
+const arbParty = fc.record({
+  adults: fc.integer({ min: 0, max: 20 }),
+  children: fc.integer({ min: 0, max: 20 }),
+  adult: fc.integer({ min: 0, max: 1_000_000 }),
+  child: fc.integer({ min: 0, max: 1_000_000 })
+}).filter((p) => p.adults + p.children > 0)
+
+const perGuest = (p: { adults: number; children: number; adult: number; child: number }) => {
+  const pax = [
+    { pricingCategoryId: "A", title: "Adult", quantity: p.adults },
+    { pricingCategoryId: "C", title: "Child", quantity: p.children }
+  ]
+  const prices = [{ pricingCategoryId: "A", amountMinor: p.adult, currency: "NOK" }, { pricingCategoryId: "C", amountMinor: p.child, currency: "NOK" }]
+  const booked: BookingLine = {
+    ...line,
+    participants: p.adults + p.children,
+    pax,
+    totalMinor: p.adults * p.adult + p.children * p.child
+  }
+  return { booked, rate: { rateId: "R1", title: "Standard", prices } }
+}
+
 describe("same price", () => {
   it("the party's price from unit prices per category", () => {
-    expect(partyPrice(line.pax, rates()[0]!.prices)).toBe(1250)
-    expect(partyPrice(line.pax, [{ pricingCategoryId: "A", amountMinor: 500, currency: "NOK" }])).toBeNull()
+    expect(partyPrice(line.pax, rates()[0]!, "NOK")).toBe(1250)
+    expect(partyPrice(line.pax, { prices: [{ pricingCategoryId: "A", amountMinor: 500, currency: "NOK" }] }, "NOK")).toBeNull()
+  })
+
+  it("a rate priced per booking costs its one price whatever the party's size", () => {
+    expect(partyPrice(privateLine(3).pax, privateRate(250000), "NOK")).toBe(250000)
+    expect(samePrice(privateLine(3), privateRate(250000))).toBe(true)
+    expect(samePrice(privateLine(1), privateRate(250000))).toBe(true)
+    expect(samePrice(privateLine(3), privateRate(260000))).toBe(false)
+    // A rate that lists no per-guest prices sells any category for its one price.
+    expect(samePrice(privateLine(3), { prices: [], pricePerBooking: { amountMinor: 250000, currency: "NOK" } })).toBe(true)
+    // A category the rate does not sell is no price at all.
+    expect(partyPrice([...privateLine(3).pax, { pricingCategoryId: "X", title: "Pet", quantity: 1 }], privateRate(250000), "NOK"))
+      .toBeNull()
+  })
+
+  it("a price in another currency is not the same price", () => {
+    expect(samePrice(privateLine(3), privateRate(250000, "EUR"))).toBe(false)
+    expect(samePrice(line, { prices: rates()[0]!.prices.map((p) => ({ ...p, currency: "EUR" })) })).toBe(false)
+  })
+
+  it("per guest: the sum over adults and children equals the line's total, and any other price differs", () => {
+    fc.assert(fc.property(arbParty, fc.integer({ min: 1, max: 1000 }), (p, delta) => {
+      const { booked, rate } = perGuest(p)
+      expect(samePrice(booked, rate)).toBe(true)
+      // The party's own categories cost more now: not the same price.
+      const dearer = rate.prices.map((x) => ({ ...x, amountMinor: x.amountMinor + delta }))
+      expect(samePrice(booked, { prices: dearer })).toBe(false)
+    }))
+  })
+
+  it("per booking: same price for any party size exactly when the rate's price is the line's total", () => {
+    fc.assert(fc.property(
+      fc.integer({ min: 1, max: 50 }),
+      fc.integer({ min: 1, max: 1_000_000 }),
+      fc.integer({ min: 1, max: 1_000_000 }),
+      (guests, total, other) => {
+        expect(samePrice(privateLine(guests, total), privateRate(total))).toBe(true)
+        expect(samePrice(privateLine(guests, total), privateRate(other))).toBe(other === total)
+      }
+    ))
+  })
+
+  it("a private party of 3 can move to a departure of the same price, in the day's options and the move", () => {
+    const booked = privateLine(3)
+    const departures = [{ ...dep("2026-11-26", "S10", "10:00", 8), rates: [privateRate(250000)] }]
+    expect(dayOptions(booked, "2026-11-26", departures, TZ, NOW)).toMatchObject({ available: true, price_differs: false })
+    expect(Either.isRight(decideMove(booked, { date: "2026-11-26" }, departures, TZ, NOW))).toBe(true)
+    const dearer = [{ ...departures[0]!, rates: [privateRate(300000)] }]
+    expect(decideMove(booked, { date: "2026-11-26" }, dearer, TZ, NOW)).toEqual(Either.left(NOT_AVAILABLE.priceDiffers))
   })
 })
 

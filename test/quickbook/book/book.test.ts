@@ -9,7 +9,7 @@
 import SwaggerParser from "@apidevtools/swagger-parser"
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect, Fiber, Layer } from "effect"
 import { CLERK_MESSAGES, invalidFieldMessage } from "../../../src/quickbook/errors.js"
 import { failedClerkMessage } from "../../../src/quickbook/book/rules.js"
 import { BookingSystemAccounts } from "../../../src/operators/BookingSystemAccounts.js"
@@ -462,6 +462,69 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
       const again = yield* s.quote(2)
       const paid = yield* s.pay(again)
       expect((yield* s.book(again.reference, paid)).body.status).toBe("confirmed")
+    }))
+
+  /**
+   * A first payment whose booking at Bókun is slowed (latency), and a second payment for the same
+   * sale sent while the first is at Bókun (the sandbox has its booking request): the duplicate's
+   * answer must not say the sale stands before it does. Several rounds and latencies.
+   */
+  const duplicateWhileBooking = (s: DeskWorld, latencyMs: number, refuse: boolean) =>
+    Effect.gen(function*() {
+      const q = yield* s.quote(2)
+      const first = yield* s.pay(q)
+      const second = yield* s.pay(q)
+      yield* s.bokun.requests.clear
+      yield* s.bokun.faults.set({ latencyMs, refuseBookings: refuse }, { vendorId: s.a.vendor.id })
+      const running = yield* Effect.fork(s.book(q.reference, first))
+      // The first payment is at the booking system now (its booking request arrived).
+      while ((yield* s.bokun.requests.count({ method: "POST", path: /^\/checkout\.json\//, accessKey: s.a.vendor.accessKey })) === 0) {
+        yield* Effect.sleep("20 millis")
+      }
+      const saleWhenSent = (yield* s.sale(q.reference)).status
+      const dup = yield* s.book(q.reference, second)
+      const saleWhenAnswered = (yield* s.sale(q.reference)).status
+      const res = yield* Fiber.join(running)
+      yield* s.bokun.faults.set({ latencyMs: 0, refuseBookings: false }, { vendorId: s.a.vendor.id })
+      return { q, first, second, dup, res, saleWhenSent, saleWhenAnswered }
+    }).pipe(Effect.ensuring(s.bokun.faults.reset))
+
+  it.effect("a second payment while the first is still being booked, which then fails: the duplicate says the sale failed (make a new quote), never that it stands; both returned once", () =>
+    Effect.gen(function*() {
+      for (const latencyMs of [400, 800, 1200]) {
+        const s = yield* deskWorld
+        const r = yield* duplicateWhileBooking(s, latencyMs, true)
+        const at = `latency ${latencyMs}`
+        expect(r.saleWhenSent, at).toBe("booking")
+        expect(r.res.body, at).toMatchObject({ status: "failed", reason: "provider_refused" })
+        expect(r.dup.status, r.dup.text).toBe(200)
+        expect(r.dup.body, at).toMatchObject({ status: "failed", reason: "duplicate_payment" })
+        expect(r.dup.body.clerkMessage, at).toBe(failedClerkMessage("duplicate_payment", r.dup.body.moneyReturned, "en", "sale_failed"))
+        expect(r.dup.body.clerkMessage, at).not.toContain("stands")
+        // Both payments went back exactly once (the sandbox's record); nothing booked.
+        yield* expectReturnedOnce(s, r.first.orderId, r.q.cartLine.totalMinor)
+        yield* expectReturnedOnce(s, r.second.orderId, r.q.cartLine.totalMinor)
+        expect((yield* s.bokunBookings(r.q.reference)).filter((b) => b.status === "CONFIRMED"), at).toEqual([])
+        // A repeat of the duplicate says the same.
+        expect((yield* s.book(r.q.reference, r.second)).body.clerkMessage, at).toBe(failedClerkMessage("duplicate_payment", true, "en", "sale_failed"))
+      }
+    }))
+
+  it.effect("a second payment while the first is still being booked, which then books: the duplicate says the sale stands only once it does; returned once, the sale booked once", () =>
+    Effect.gen(function*() {
+      for (const latencyMs of [400, 800, 1200]) {
+        const s = yield* deskWorld
+        const r = yield* duplicateWhileBooking(s, latencyMs, false)
+        const at = `latency ${latencyMs}`
+        expect(r.saleWhenSent, at).toBe("booking")
+        expect(r.res.body.status, at).toBe("confirmed")
+        expectFailed(r.dup, "duplicate_payment", r.dup.body.moneyReturned)
+        // The duplicate was answered "that sale stands" only after the sale was confirmed.
+        expect(r.saleWhenAnswered, at).toBe("confirmed")
+        yield* expectReturnedOnce(s, r.second.orderId, r.q.cartLine.totalMinor)
+        expect(yield* s.returned(r.first.orderId), at).toEqual({ refundOrders: 0, refunded: 0, voided: 0 })
+        expect((yield* s.bokunBookings(r.q.reference)).map((b) => b.status), at).toEqual(["CONFIRMED"])
+      }
     }))
 
   it.effect("a payment first sent for the wrong sale (a clerk's slip) still books the sale it pays: 409 for the wrong one, then confirmed for its own; nothing returned", () =>

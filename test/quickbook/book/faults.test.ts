@@ -9,9 +9,9 @@
  */
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
-import { ConfigProvider, Context, Effect, Layer } from "effect"
+import { ConfigProvider, Context, Effect, Fiber, Layer } from "effect"
 import { failedClerkMessage } from "../../../src/quickbook/book/rules.js"
-import { CLERK_MESSAGES } from "../../../src/quickbook/errors.js"
+import { CLERK_MESSAGE_VARIANTS, CLERK_MESSAGES } from "../../../src/quickbook/errors.js"
 import { QuickbookBook } from "../../../src/quickbook/book/QuickbookBook.js"
 import { QuickbookKeys } from "../../../src/quickbook/terminals/QuickbookKeys.js"
 import type { Reply } from "../../support/http.js"
@@ -35,9 +35,9 @@ const expectFailed = (res: Reply, reason: string, moneyReturned: boolean) => {
   expect(res.body).toEqual({ status: "failed", reason, moneyReturned, clerkMessage: failedClerkMessage(reason as any, moneyReturned, "en") })
 }
 
-const expectError = (res: Reply, status: number, code: string) => {
+const expectError = (res: Reply, status: number, code: string, clerkMessage: string = (CLERK_MESSAGES as any)[code].en) => {
   expect(res.status, res.text).toBe(status)
-  expect(res.body.error).toMatchObject({ code, clerkMessage: (CLERK_MESSAGES as any)[code].en })
+  expect(res.body.error).toMatchObject({ code, clerkMessage })
 }
 
 /** Calls again while the answer is 503 (an earlier call still running): what the desk app does. */
@@ -66,8 +66,16 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
       const s = yield* deskWorld
       const { payment, q } = yield* paidSale(s)
       yield* s.surfboard.faults.set({ down: true }, { merchantId: s.merchant.id })
-      const res = yield* s.book(q.reference, payment).pipe(Effect.ensuring(s.surfboard.faults.reset))
-      expectError(res, 503, "provider_unavailable")
+      const [res, nb] = yield* Effect.all([
+        s.book(q.reference, payment),
+        s.book(q.reference, payment, { headers: { "accept-language": "nb" } })
+      ]).pipe(Effect.ensuring(s.surfboard.faults.reset))
+      // The code stays provider_unavailable (spec §7); the clerk is told it is the payment provider, not the booking system.
+      expectError(res, 503, "provider_unavailable", CLERK_MESSAGE_VARIANTS.payment_provider.en)
+      expectError(nb, 503, "provider_unavailable", CLERK_MESSAGE_VARIANTS.payment_provider.nb)
+      expect(res.body.error.clerkMessage).toContain("payment provider")
+      expect(res.body.error.clerkMessage).not.toContain("booking system")
+      expect(res.headers.get("retry-after")).toBe("5")
       expect(yield* s.paymentRow(payment.paymentId)).toBeUndefined()
       expect(yield* s.sale(q.reference)).toMatchObject({ status: "quoted", paid_by_payment_id: null })
       expect(yield* s.bokunBookings(q.reference)).toEqual([])
@@ -146,6 +154,42 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
       expect(res.body.ticket.bookingCode).toBe(bookings[0]!.confirmation_code)
       expect((yield* s.book(q.reference, payment)).body).toEqual(res.body)
       expect(yield* s.returned(payment.orderId)).toEqual({ refundOrders: 0, refunded: 0, voided: 0 })
+    }))
+
+  it.effect("a second payment while the first hangs at the booking system past the wait: the duplicate says the sale is still being booked (check its status), returned once; a repeat once it booked says it stands", () =>
+    Effect.gen(function*() {
+      const s = yield* deskWorld
+      const { payment, q } = yield* paidSale(s)
+      const second = yield* s.pay(q)
+      yield* s.bokun.requests.clear
+      yield* s.bokun.faults.set({ hang: true }, { vendorId: s.a.vendor.id })
+      const running = yield* Effect.fork(s.book(q.reference, payment))
+      while ((yield* s.bokun.requests.count({ method: "POST", path: "/checkout.json/submit", accessKey: s.a.vendor.accessKey })) === 0) {
+        yield* Effect.sleep("20 millis")
+      }
+      // The duplicate waits QUICKBOOK_BOOK_WAIT_MS (1.5 s here) for the first payment, which still hangs.
+      const dup = yield* s.book(q.reference, second).pipe(Effect.ensuring(s.bokun.faults.reset))
+      expect(dup.status, dup.text).toBe(200)
+      expect(dup.body).toEqual({
+        status: "failed",
+        reason: "duplicate_payment",
+        moneyReturned: true,
+        clerkMessage: failedClerkMessage("duplicate_payment", true, "en", "sale_booking")
+      })
+      expect(dup.body.clerkMessage).not.toContain("stands")
+      expect(dup.body.clerkMessage).toContain("still being booked")
+      yield* expectReturnedOnce(s, second.orderId, q.cartLine.totalMinor)
+      // The booking system answers again; the first payment books.
+      const first = yield* Fiber.join(running)
+      const booked = first.status === 503 ? yield* bookUntilAnswered(s, q.reference, payment) : first
+      expect(booked.body.status, booked.text).toBe("confirmed")
+      // Now that the sale is booked, the duplicate's repeat says it stands (the money back, as before).
+      expectFailed(yield* s.book(q.reference, second), "duplicate_payment", true)
+      const nb = yield* s.book(q.reference, second, { headers: { "accept-language": "nb" } })
+      expect(nb.body.clerkMessage).toBe(failedClerkMessage("duplicate_payment", true, "nb"))
+      yield* expectReturnedOnce(s, second.orderId, q.cartLine.totalMinor)
+      expect(yield* s.returned(payment.orderId)).toEqual({ refundOrders: 0, refunded: 0, voided: 0 })
+      expect((yield* s.bokunBookings(q.reference)).map((b) => b.status)).toEqual(["CONFIRMED"])
     }))
 
   describe("a crash between side effects (a server with CRASH_AT), then the recovery job", () => {
@@ -232,7 +276,8 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
         const s = yield* deskWorld
         const { payment, q } = yield* paidSale(s)
         expect((yield* crashingBook(s, "quickbook.book.after_claim", q.reference, payment)).status).toBe(500)
-        expectError(yield* s.book(q.reference, payment), 503, "provider_unavailable")
+        // Still being processed (by the crashed call's lease): not "the booking system is not answering".
+        expectError(yield* s.book(q.reference, payment), 503, "provider_unavailable", CLERK_MESSAGE_VARIANTS.still_processing.en)
         yield* expireLeases
         const res = yield* s.book(q.reference, payment)
         expect(res.body.status, res.text).toBe("confirmed")

@@ -1,12 +1,14 @@
 /** POST /book rules on their own: payment verification, refusal mapping, live price, phone, messages, and the ticket's lines. */
 import { describe, expect, it } from "@effect/vitest"
 import {
+  duplicateVariant,
   failedClerkMessage,
   failureOfRejection,
   liveTotal,
   PHONE_PATTERN,
   phoneRequired,
   refundReference,
+  saleSettled,
   verifyPayment
 } from "../../../src/quickbook/book/rules.js"
 import { endpointBudgets } from "../../../src/quickbook/auth.js"
@@ -98,6 +100,18 @@ describe("book rules", () => {
     )
     expect(failedClerkMessage("sold_out", false, "nb")).toContain("på vei tilbake")
     expect(failedClerkMessage("duplicate_payment", true, "en")).toMatch(/^This sale was already paid with another payment/)
+  })
+
+  it("a duplicate's lead follows its sale: stands only once confirmed, make a new quote once failed, still being booked otherwise", () => {
+    expect(duplicateVariant("confirmed")).toBeUndefined()
+    expect(duplicateVariant("failed")).toBe("sale_failed")
+    for (const status of ["booking", "quoted", "held", null]) expect(duplicateVariant(status)).toBe("sale_booking")
+    expect(saleSettled("confirmed") && saleSettled("failed")).toBe(true)
+    expect(saleSettled("booking")).toBe(false)
+    for (const lang of ["en", "nb"] as const) {
+      expect(failedClerkMessage("duplicate_payment", false, lang, "sale_booking")).not.toBe(failedClerkMessage("duplicate_payment", false, lang))
+    }
+    expect(failedClerkMessage("duplicate_payment", false, "en", "sale_booking")).not.toContain("stands")
   })
 
   it("POST /book spends the books budget", () => {
