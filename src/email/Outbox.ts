@@ -326,6 +326,25 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
       }).pipe(Effect.withSpan("Outbox.flush"))
 
     /**
+     * Claims one message for an attempt now, whatever its backoff says: pending, or `sending` by a
+     * sender whose lease ran out. `skipLocked`: a message another sender is claiming at this moment
+     * is left to it; otherwise that claim is waited for (it commits at once) and looked at again.
+     */
+    const claimOne = (id: string, token: string, skipLocked: boolean) =>
+      sql<ClaimedRow>`
+        WITH one AS (
+          SELECT id FROM email_outbox
+          WHERE id = ${id}
+            AND (status = 'pending' OR (status = 'sending' AND locked_until <= now()))
+            AND attempts < ${config.maxAttempts}
+          FOR UPDATE ${sql.literal(skipLocked ? "SKIP LOCKED" : "")}
+        )
+        UPDATE email_outbox o SET status = 'sending', claim_token = ${token}::uuid,
+          locked_until = now() + make_interval(secs => ${leaseMillis / 1000}), attempts = o.attempts + 1
+        FROM one WHERE o.id = one.id
+        RETURNING ${CLAIMED_COLUMNS}`
+
+    /**
      * Tries one message now, whatever its backoff says (e.g. right after the write that enqueued
      * it committed, to answer whether the email went out), and answers its status afterwards:
      * `sent`, `pending` (a retry is scheduled), `failed`, or `sending` (another sender has it).
@@ -334,23 +353,43 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
     const deliverNow = (id: string) =>
       Effect.gen(function*() {
         const token = randomUUID()
-        const rows = yield* sql<ClaimedRow>`
-          WITH one AS (
-            SELECT id FROM email_outbox
-            WHERE id = ${id}
-              AND (status = 'pending' OR (status = 'sending' AND locked_until <= now()))
-              AND attempts < ${config.maxAttempts}
-            FOR UPDATE SKIP LOCKED
-          )
-          UPDATE email_outbox o SET status = 'sending', claim_token = ${token}::uuid,
-            locked_until = now() + make_interval(secs => ${leaseMillis / 1000}), attempts = o.attempts + 1
-          FROM one WHERE o.id = one.id
-          RETURNING ${CLAIMED_COLUMNS}`
+        const rows = yield* claimOne(id, token, true)
         if (rows.length > 0) yield* sendClaimed(rows, token)
         const [row] = yield* sql<{ status: OutboxStatus }>`SELECT status FROM email_outbox WHERE id = ${id}`
         if (row === undefined) return yield* Effect.dieMessage(`no outbox message ${id}`)
         return row.status
       }).pipe(Effect.orDie, Effect.withSpan("Outbox.deliverNow", { attributes: { "outbox.id": id } }))
+
+    /**
+     * The outcome of one attempt at a message, for a caller that must say whether it went out
+     * (several requests may share one email): this call's own attempt now (as `deliverNow`), or the
+     * attempt another sender has under way, waited for until its outcome is recorded, however long
+     * it takes (a claim being made is waited for on its row lock; an attempt in progress is looked
+     * at every 50 ms); only a sender whose lease ran out (it died) is taken over, with an attempt of
+     * this call. Answers `sent`, `failed`, or `pending` (the attempt failed, a retry is scheduled);
+     * never `sending`. Never sends a message that is sent or being sent, and never retries at once
+     * an attempt another sender has just made.
+     */
+    const deliverOrAwait = (id: string) =>
+      Effect.gen(function*() {
+        for (;;) {
+          const token = randomUUID()
+          const rows = yield* claimOne(id, token, false)
+          if (rows.length > 0) yield* sendClaimed(rows, token)
+          for (;;) {
+            const [row] = yield* sql<{ status: OutboxStatus; attempts: number; lease_over: boolean }>`
+              SELECT status, attempts, coalesce(locked_until <= now(), true) AS lease_over FROM email_outbox WHERE id = ${id}`
+            if (row === undefined) return yield* Effect.dieMessage(`no outbox message ${id}`)
+            if (row.status !== "sending") return row.status
+            if (row.lease_over) {
+              // Its sender died: taken over below, or failed when that was its last attempt.
+              if (row.attempts >= config.maxAttempts) yield* failAbandonedLastAttempts
+              break
+            }
+            yield* Effect.sleep("50 millis")
+          }
+        }
+      }).pipe(Effect.orDie, Effect.withSpan("Outbox.deliverOrAwait", { attributes: { "outbox.id": id } }))
 
     // -------------------------------------------------------------------------------------------
     // Reading and repair (CLI)
@@ -394,6 +433,6 @@ export class Outbox extends Effect.Service<Outbox>()("Outbox", {
         Effect.withSpan("Outbox.teamAddresses")
       )
 
-    return { enqueue, sendDue, flush, deliverNow, list, find, retry, teamAddresses, transport: mailer.kind } as const
+    return { enqueue, sendDue, flush, deliverNow, deliverOrAwait, list, find, retry, teamAddresses, transport: mailer.kind } as const
   })
 }) {}

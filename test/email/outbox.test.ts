@@ -184,6 +184,31 @@ layer(env, { excludeTestServices: true, timeout: 120_000 })("outbox (local mailb
       expect(yield* mailboxCount(live.messageId)).toBe(0)
     }))
 
+  it.effect("deliverOrAwait answers an attempt's outcome, never `sending`: its own, or a dead sender's claim taken over (failed at the last attempt)", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const outbox = yield* Outbox
+      const fresh = yield* outbox.enqueue(cancelledGuest("DA-1"))
+      expect(yield* outbox.deliverOrAwait(fresh.id)).toBe("sent")
+      expect(yield* outbox.deliverOrAwait(fresh.id)).toBe("sent")
+      expect(yield* mailboxCount(fresh.messageId)).toBe(1)
+      expect(yield* outbox.deliverOrAwait((yield* outbox.enqueue(cancelledGuest("DA-2", "nobody"))).id)).toBe("failed")
+      // Claims whose senders died (lease over): taken over and sent; at the last attempt, failed unsent.
+      const dead = yield* outbox.enqueue(cancelledGuest("DA-3"))
+      const deadLast = yield* outbox.enqueue(cancelledGuest("DA-4"))
+      yield* sql`
+        UPDATE email_outbox SET status = 'sending', claim_token = gen_random_uuid(), attempts = 1,
+          locked_until = now() - interval '1 second' WHERE id = ${dead.id}`
+      yield* sql`
+        UPDATE email_outbox SET status = 'sending', claim_token = gen_random_uuid(), attempts = 4,
+          locked_until = now() - interval '1 second' WHERE id = ${deadLast.id}`
+      expect(yield* outbox.deliverOrAwait(dead.id)).toBe("sent")
+      expect(yield* outboxRow(dead.id)).toMatchObject({ status: "sent", attempts: 2 })
+      expect(yield* mailboxCount(dead.messageId)).toBe(1)
+      expect(yield* outbox.deliverOrAwait(deadLast.id)).toBe("failed")
+      expect(yield* mailboxCount(deadLast.messageId)).toBe(0)
+    }))
+
   it.effect("a sender skips messages another sender is claiming at that moment instead of waiting for them (SKIP LOCKED)", () =>
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient

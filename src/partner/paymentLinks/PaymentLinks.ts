@@ -26,8 +26,11 @@
  *    after a crash here enqueues nothing new. A link emailed within LINK_EMAIL_WINDOW_SECONDS
  *    (`emailed_at`) is not emailed again: the request answers that email's outcome, so concurrent
  *    or repeated calls email the guest once per link and window.
- * 5. After commit the email is tried at once (`Outbox.deliverNow`; one another request is sending
- *    is waited for, briefly): `emailed` says whether the guest has it.
+ * 5. After commit the email is tried at once (`Outbox.deliverOrAwait`): by this request, or, when
+ *    another request or the sender job is trying it at that moment, that attempt is waited for
+ *    until its outcome is recorded (a sender that died is taken over after its lease). `emailed` is
+ *    true exactly when the email went out, whichever request sent it: every call of the window
+ *    answers the same.
  *
  * Crash points (CRASH_AT): `payment_link.after_create` (the provider made the link, the row not yet
  * open), `payment_link.after_open` (open and the email queued, not yet tried).
@@ -463,24 +466,6 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("PaymentLinks",
         return yield* Effect.dieMessage(`payment link for ${target.key}: links kept changing, gave up`)
       })
 
-    /**
-     * Tries the email now and answers its status. An email another request is sending at this very
-     * moment (concurrent calls share the window's email) is waited for, briefly: `sending`, or still
-     * `pending` without an attempt (another request was claiming it as this one looked).
-     */
-    const emailOutcome = (outboxId: string) =>
-      Effect.gen(function*() {
-        let status = yield* outbox.deliverNow(outboxId)
-        let attempts = status === "pending" ? ((yield* outbox.find(outboxId))?.attempts ?? 1) : 1
-        for (let i = 0; i < 50 && (status === "sending" || (status === "pending" && attempts === 0)); i++) {
-          yield* Effect.sleep("100 millis")
-          const now = yield* outbox.find(outboxId)
-          status = now?.status ?? status
-          attempts = now?.attempts ?? attempts
-        }
-        return status
-      })
-
     const send = (id: string, ctx: WriteContext) =>
       Effect.gen(function*() {
         const target = yield* resolve(id, ctx.operatorIds)
@@ -550,8 +535,9 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("PaymentLinks",
 
         yield* crash.reached("payment_link.after_open")
 
-        // Step 5: try the email now (or learn how the window's email went).
-        const status = yield* emailOutcome(step4.id)
+        // Step 5: try the email now, or learn how the attempt another request (or the sender job)
+        // is making at it goes: `emailed` is that attempt's outcome, whichever request made it.
+        const status = yield* outbox.deliverOrAwait(step4.id)
         return {
           body: {
             id: id.toLowerCase(),

@@ -34,6 +34,7 @@ import {
   isAlreadyOn,
   isOnTarget,
   lineOf,
+  NOT_RESCHEDULABLE,
   type RescheduleOption,
   type RescheduleRequest
 } from "./rules.js"
@@ -168,6 +169,20 @@ export class Reschedules extends Effect.Service<Reschedules>()("Reschedules", {
           Effect.succeed(Either.left(`the booking system refused to show the booking (${e.reason})`)))
       )
 
+    /**
+     * Why the booking system has no live line of the booking: a cancel of it has begun (claimed,
+     * seats released, or done) since this request read the booking (it released the line in the
+     * booking system), else what the booking system said. So a request that a cancel overtook
+     * answers what the booking is, not what the booking system showed of the cancel's work.
+     */
+    const noLine = (bookingId: string, said: string) =>
+      sql<{ cancelling: boolean }>`
+        SELECT EXISTS (SELECT 1 FROM booking_changes WHERE booking_id = ${bookingId}::uuid AND kind = 'cancel'
+          AND state IN ('releasing', 'released', 'done')) AS cancelling`.pipe(
+        Effect.orDie,
+        Effect.map(([row]) => (row?.cancelling === true ? NOT_RESCHEDULABLE.cancelled : said))
+      )
+
     // ---------------------------------------------------------------------------------------------
     // Options
 
@@ -190,7 +205,7 @@ export class Reschedules extends Effect.Service<Reschedules>()("Reschedules", {
         const line = yield* readLine(account, b.provider_reference!, b.product_id!).pipe(
           Effect.catchTag("BookingSystemUnavailable", () => Effect.fail(unavailable("reading the booking")))
         )
-        if (Either.isLeft(line)) return no(line.left, false)
+        if (Either.isLeft(line)) return no(yield* noLine(b.id, line.left), false)
         const departures = yield* bookingSystem.availability(account, { productId: b.product_id!, from: date, to: date }).pipe(
           Effect.catchTag("BookingSystemUnavailable", () => Effect.fail(unavailable("reading availability"))),
           Effect.catchTag("BookingSystemRejected", (e) => Effect.dieMessage(`availability refused: ${e.detail}`))
@@ -389,7 +404,7 @@ export class Reschedules extends Effect.Service<Reschedules>()("Reschedules", {
         const read = yield* readLine(account, b.provider_reference!, b.product_id!).pipe(
           Effect.catchTag("BookingSystemUnavailable", () => Effect.fail(unavailable("reading the booking")))
         )
-        if (Either.isLeft(read)) return yield* refuse(read.left)
+        if (Either.isLeft(read)) return yield* refuse(yield* noLine(b.id, read.left))
         const line: BookingLine = read.right
 
         if (isAlreadyOn(line, request)) {

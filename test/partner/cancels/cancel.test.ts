@@ -6,7 +6,7 @@
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
-import { ConfigProvider, Context, Effect, Layer } from "effect"
+import { ConfigProvider, Context, Effect, Fiber, Layer } from "effect"
 import { randomUUID } from "node:crypto"
 import { canVoid, PaymentProvider } from "../../../src/ports/PaymentProvider.js"
 import { BokunSandbox } from "../../../src/sandbox/bokun/index.js"
@@ -576,6 +576,49 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/bookin
           expect(yield* usedToday(key.id, "reschedules"), round).toBe(moved ? 1 : 0)
           expect(yield* usedToday(key.id, "cancels"), round).toBe(cancelled ? 1 : 0)
         }
+      }))
+
+    it.effect("a reschedule that read the booking before a cancel, and the booking system after it: 422 the booking is cancelled", () =>
+      Effect.gen(function*() {
+        const bokun = yield* BokunSandbox
+        const settings = yield* ServerSettings
+        const s = yield* setup()
+        const sale = yield* pay(s, s.amountMinor)
+        const key = yield* createKey({
+          by: s.w.alice,
+          operators: [s.w.alpha],
+          scopes: ["bookings.cancel:write", "bookings.reschedule:write"]
+        })
+        const [{ day }] = (yield* s.sql<{ day: string }>`
+          SELECT (experience_date + 2)::text AS day FROM bookings WHERE id = ${s.bookingId}`.pipe(Effect.orDie)) as [{ day: string }]
+        const readsOfBooking = bokun.requests.count({ method: "GET", path: `/booking.json/booking/${s.seeded.confirmationCode}` })
+        // The order this test makes (no timing asserted): the reschedule has read the booking and its
+        // changes and asks the booking system for the line, which answers only after the cancel has
+        // released the booking there (the read held 5 s; a second instance waits 10 s for Bókun).
+        const answer = yield* Effect.scoped(Effect.gen(function*() {
+          const ctx = yield* Layer.build(serverOn(settings.databaseUrl, { ...settings.env, BOKUN_TIMEOUT_MS: "10000" }))
+          const readsBefore = yield* readsOfBooking
+          yield* bokun.faults.set({ latencyMs: 5000 }, { vendorId: s.vendor.id })
+          const moving = yield* Effect.fork(call(`/api/v1/bookings/${s.bookingId}/reschedule`, {
+            method: "POST",
+            key: key.token,
+            body: { date: day },
+            headers: { "Idempotency-Key": randomUUID() },
+            baseUrl: Context.get(ctx, TestServer).baseUrl
+          }))
+          while ((yield* readsOfBooking) === readsBefore) yield* Effect.sleep("20 millis")
+          yield* bokun.faults.set({ latencyMs: 0 }, { vendorId: s.vendor.id })
+          const cancelled = yield* cancel(s.bookingId, { key: key.token })
+          expect(cancelled.status, cancelled.text).toBe(200)
+          return yield* Fiber.join(moving)
+        }))
+        expectProblem(answer, 422, "not-possible")
+        expect(answer.body.detail).toBe("the booking is cancelled")
+        // One cancel at the booking system, no move; the money returned once; the guest told once.
+        expect(yield* bokunChanges(s)).toBe("c")
+        expect(yield* returnedBySandbox(sale.orderId)).toEqual({ refundOrders: 0, refunded: 0, voided: 99800 })
+        expect(yield* orderOfEmails(s)).toEqual(["booking_cancelled_guest"])
+        expect(yield* usedToday(key.id, "reschedules")).toBe(0)
       }))
   })
 

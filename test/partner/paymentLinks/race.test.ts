@@ -6,7 +6,7 @@
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer } from "effect"
+import { Context, Deferred, Effect, Fiber, Layer, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { BokunSandbox } from "../../../src/sandbox/bokun/index.js"
 import { SurfboardSandbox } from "../../../src/sandbox/surfboard/index.js"
@@ -138,5 +138,97 @@ layer(env, { excludeTestServices: true, timeout: 600_000 })("concurrent payment-
 
     it.effect(`a booking only in the booking system, its two rows named in turn (provider_balance), ${ROUNDS} rounds: the same`, () =>
       race(bookingSystemBooking))
+  })
+
+  describe("the link's email in another sender's hands: `emailed` is the outcome of that attempt, however long it takes", () => {
+    /**
+     * A link opened and its email queued by a request that died before trying it (a server with
+     * CRASH_AT=payment_link.after_open): the email `pending`, no attempt yet, within the window.
+     */
+    const queuedNotTried = Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const settings = yield* ServerSettings
+      const w = yield* makeWorld
+      yield* merchantFor(w.alpha)
+      const key = yield* createKey({ by: w.alice, operators: [w.alpha], scopes: ["payment_links:write"] })
+      const email = `queued-${w.tag}@example.com`
+      const booking = yield* insertBooking({ operatorId: w.alpha, payLater: PAY_LATER(30000), guestEmail: email })
+      const crashed = yield* Effect.scoped(Effect.gen(function*() {
+        const ctx = yield* Layer.build(serverOn(settings.databaseUrl, { ...settings.env, CRASH_AT: "payment_link.after_open" }))
+        return yield* call(`/api/v1/bookings/${booking}/payment-link`, {
+          method: "POST",
+          key: key.token,
+          body: {},
+          headers: { "Idempotency-Key": randomUUID() },
+          baseUrl: Context.get(ctx, TestServer).baseUrl
+        })
+      }))
+      expect(crashed.status).toBe(500)
+      const [queued] = yield* sql<{ id: string; status: string; attempts: number }>`
+        SELECT o.id, o.status, o.attempts FROM payment_links l JOIN email_outbox o ON o.id = l.email_outbox_id
+        WHERE l.target = ${`booking:${booking}`}`.pipe(Effect.orDie)
+      expect(queued).toMatchObject({ status: "pending", attempts: 0 })
+      const again = call(`/api/v1/bookings/${booking}/payment-link`, {
+        method: "POST",
+        key: key.token,
+        body: {},
+        headers: { "Idempotency-Key": randomUUID() }
+      })
+      return { sql, email, outboxId: queued!.id, again }
+    })
+
+    const outboxRowOf = (id: string) =>
+      Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        sql<{ status: string; attempts: number }>`SELECT status, attempts FROM email_outbox WHERE id = ${id}`.pipe(
+          Effect.map((rows) => rows[0]!),
+          Effect.orDie
+        ))
+
+    it.effect("another sender is claiming it as the request looks (its row locked): waited for, then sent once; emailed true", () =>
+      Effect.gen(function*() {
+        const { again, email, outboxId, sql } = yield* queuedNotTried
+        // Another sender in the middle of its claim: the email's row locked in an open transaction.
+        const locked = yield* Deferred.make<void>()
+        const release = yield* Deferred.make<void>()
+        const claimer = yield* sql.withTransaction(Effect.gen(function*() {
+          yield* sql`SELECT id FROM email_outbox WHERE id = ${outboxId} FOR UPDATE`
+          yield* Deferred.succeed(locked, undefined)
+          yield* Deferred.await(release)
+        })).pipe(Effect.orDie, Effect.fork)
+        yield* Deferred.await(locked)
+        const asking = yield* Effect.fork(again)
+        // Until the request waits on that lock (or has answered without waiting).
+        for (;;) {
+          const [{ waiting }] = (yield* sql<{ waiting: number }>`
+            SELECT count(*)::int AS waiting FROM pg_stat_activity
+            WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%FROM email_outbox%'`
+            .pipe(Effect.orDie)) as [{ waiting: number }]
+          if (waiting > 0 || Option.isSome(yield* Fiber.poll(asking))) break
+          yield* Effect.sleep("20 millis")
+        }
+        // The claim did not go through (the other sender gave up): the request tries it itself.
+        yield* Deferred.succeed(release, undefined)
+        yield* Fiber.join(claimer)
+        const answer = yield* Fiber.join(asking)
+        expect(answer.status, answer.text).toBe(200)
+        expect(answer.body.emailed).toBe(true)
+        expect(yield* mailTo(email)).toHaveLength(1)
+        expect(yield* outboxRowOf(outboxId)).toEqual({ status: "sent", attempts: 1 })
+      }))
+
+    it.effect("its sender died during the attempt: waited for until the lease ends, then taken over and sent once; emailed true", () =>
+      Effect.gen(function*() {
+        const { again, email, outboxId, sql } = yield* queuedNotTried
+        // As a sender leaves it when it dies after claiming: sending, an attempt counted, a lease of 3 s.
+        yield* sql`
+          UPDATE email_outbox SET status = 'sending', claim_token = gen_random_uuid(), attempts = 1,
+            locked_until = now() + interval '3 seconds'
+          WHERE id = ${outboxId}`.pipe(Effect.orDie)
+        const answer = yield* again
+        expect(answer.status, answer.text).toBe(200)
+        expect(answer.body.emailed).toBe(true)
+        expect(yield* mailTo(email)).toHaveLength(1)
+        expect(yield* outboxRowOf(outboxId)).toEqual({ status: "sent", attempts: 2 })
+      }))
   })
 })
