@@ -3,7 +3,7 @@
  * sandboxes: the payment provider or the booking system not answering, a refund whose answer is
  * lost, a client that times out and calls again, and crashes between each pair of side effects (a
  * second server instance with CRASH_AT on the same database) finished by the quickbook-recovery
- * job's work (`QuickbookBook.recover`) or by the client's retry. Each proves at the sandboxes that
+ * job's work (`QuickbookBookRecovery.recover`) or by the client's retry. Each proves at the sandboxes that
  * no sale is booked twice, no payment returned twice, and every verified payment ends confirmed or
  * refunded.
  */
@@ -12,7 +12,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { ConfigProvider, Context, Effect, Fiber, Layer } from "effect"
 import { failedClerkMessage } from "../../../src/quickbook/book/rules.js"
 import { CLERK_MESSAGE_VARIANTS, CLERK_MESSAGES } from "../../../src/quickbook/errors.js"
-import { QuickbookBook } from "../../../src/quickbook/book/QuickbookBook.js"
+import { QuickbookBookRecovery } from "../../../src/quickbook/book/QuickbookBookRecovery.js"
 import { QuickbookKeys } from "../../../src/quickbook/terminals/QuickbookKeys.js"
 import type { Reply } from "../../support/http.js"
 import { paymentsEnv, ServerSettings } from "../../support/payments.js"
@@ -20,15 +20,15 @@ import { BASE, customer, deskWorld, type DeskWorld, everyVerifiedPaymentSettled,
 import { captivePortal } from "../../support/captivePortal.js"
 import { serverOn, TestServer } from "../../support/server.js"
 
-/** The service's QuickbookBook (the recovery job's work) with the server's settings. */
+/** The service's QuickbookBookRecovery (the recovery job's work) with the server's settings. */
 const BookLive = Layer.unwrapEffect(Effect.map(ServerSettings, ({ env }) =>
-  QuickbookBook.Default.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))))))
+  QuickbookBookRecovery.Default.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))))))
 
 const env = Layer.mergeAll(BookLive, QuickbookKeys.Default).pipe(
   Layer.provideMerge(paymentsEnv(Effect.succeed({ TOUR_AVAILABILITY_TIMEOUT_MS: "1500", QUICKBOOK_BOOK_WAIT_MS: "1500" })))
 )
 
-const recover = Effect.flatMap(QuickbookBook, (b) => b.recover())
+const recover = Effect.flatMap(QuickbookBookRecovery, (r) => r.recover())
 
 const expectFailed = (res: Reply, reason: string, moneyReturned: boolean) => {
   expect(res.status, res.text).toBe(200)
