@@ -1,10 +1,6 @@
 /**
- * Partner API handlers: decode (done by HttpApi), call a service, shape the answer.
- *
- * Routes that query the database run uninterruptibly (`DB_ROUTE`): when a client hangs up mid-request,
- * @effect/sql-pg 0.53 answers the interruption with pg_cancel_backend(pid), and if the statement has
- * already finished the cancel can land on the next request's statement on that pooled connection
- * (a 500 for an unrelated caller; seen in the benchmark). Letting the request finish avoids it.
+ * Partner API handlers: decode (done by HttpApi), call a service, shape the answer. Routes that
+ * query the database run uninterruptibly (`DB_ROUTE`, src/http/dbRoute.ts).
  */
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
@@ -16,8 +12,7 @@ import { CursorSigner } from "../http/CursorSigner.js"
 import { PartnerApi } from "./Api.js"
 import { jsonBody } from "../http/json.js"
 import { CurrentKey } from "./auth/security.js"
-
-export const DB_ROUTE = { uninterruptible: true } as const
+import { DB_ROUTE } from "../http/dbRoute.js"
 
 export const MeLive = HttpApiBuilder.group(PartnerApi, "me", (handlers) =>
   handlers.handle("me", () =>

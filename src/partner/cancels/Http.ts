@@ -3,7 +3,7 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Cancels } from "./Cancels.js"
 import { PartnerApi } from "../Api.js"
-import { DB_ROUTE } from "../Http.js"
+import { DB_ROUTE } from "../../http/dbRoute.js"
 import { Writes } from "../writes/Writes.js"
 
 export const CancelsLive = HttpApiBuilder.group(PartnerApi, "cancels", (handlers) =>

@@ -3,7 +3,7 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Checkins } from "./Checkins.js"
 import { PartnerApi } from "../Api.js"
-import { DB_ROUTE } from "../Http.js"
+import { DB_ROUTE } from "../../http/dbRoute.js"
 import { Writes } from "../writes/Writes.js"
 
 export const CheckinsLive = HttpApiBuilder.group(PartnerApi, "checkins", (handlers) =>

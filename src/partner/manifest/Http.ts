@@ -5,7 +5,7 @@ import { operatorIdsFor } from "../auth/visibility.js"
 import { Manifest } from "./Manifest.js"
 import { jsonBody } from "../../http/json.js"
 import { PartnerApi } from "../Api.js"
-import { DB_ROUTE } from "../Http.js"
+import { DB_ROUTE } from "../../http/dbRoute.js"
 import { CurrentKey } from "../auth/security.js"
 
 export const ManifestLive = HttpApiBuilder.group(PartnerApi, "manifest", (handlers) =>

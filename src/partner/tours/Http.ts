@@ -18,7 +18,7 @@ import { Tours } from "./Tours.js"
 import { jsonBody } from "../../http/json.js"
 import { addResponseHeaders } from "../../http/requestContext.js"
 import { PartnerApi } from "../Api.js"
-import { DB_ROUTE } from "../Http.js"
+import { DB_ROUTE } from "../../http/dbRoute.js"
 import { CurrentCaller } from "../auth/security.js"
 
 /**
