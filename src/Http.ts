@@ -40,7 +40,8 @@ import { QuickbookAuthLive } from "./quickbook/auth.js"
 import { QuickbookBookLive } from "./quickbook/book/Http.js"
 import { quickbookDocsLayer, quickbookOpenApiLayer } from "./quickbook/openapi.js"
 import { QuickbookTicketPdfLive, QuickbookTicketsLive } from "./quickbook/tickets/Http.js"
-import { QuickbookSalesLive, QuickbookToursLive } from "./quickbook/sales/Http.js"
+import { QuickbookSalesLive } from "./quickbook/sales/Http.js"
+import { QuickbookToursLive } from "./quickbook/tours/Http.js"
 
 const ServicesLive = Layer.mergeAll(
   Bookings.Default,

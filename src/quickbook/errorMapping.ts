@@ -30,7 +30,7 @@ import {
 } from "./errors.js"
 import { BodyTooLarge, MalformedBody, UnsupportedMediaType } from "../http/requestBody.js"
 import { MethodNotAllowed, quotablePath } from "../http/routing.js"
-import { QUICKBOOK_PREFIX } from "./Api.js"
+import { QUICKBOOK_PREFIX } from "./schemas.js"
 
 export const WWW_AUTHENTICATE = `Bearer realm="svc-quickbook"`
 

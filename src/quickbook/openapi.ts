@@ -8,7 +8,8 @@
 import { HttpApi, HttpApiBuilder, HttpApiScalar, HttpServerResponse, OpenApi } from "@effect/platform"
 import { Context, Effect, JSONSchema, Layer } from "effect"
 import { dropUnreachableSchemas, type Json } from "../http/openapiSchemas.js"
-import { QUICKBOOK_PREFIX, QuickbookApi } from "./Api.js"
+import { QuickbookApi } from "./Api.js"
+import { QUICKBOOK_PREFIX } from "./schemas.js"
 import { BODY_LIMIT_BYTES } from "../http/requestBody.js"
 import { QuickbookErrorBody } from "./errorMapping.js"
 
