@@ -1,6 +1,6 @@
 /** Cancel handler: the write machinery (idempotency, daily limit, audit) around Cancels.cancel. */
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { Cancels } from "./Cancels.js"
 import { PartnerApi } from "../Api.js"
 import { DB_ROUTE } from "../../http/dbRoute.js"
@@ -15,4 +15,4 @@ export const CancelsLive = HttpApiBuilder.group(PartnerApi, "cancels", (handlers
         { action: "cancels", targetId: path.id, payload, slotBeforeChange: true },
         (ctx) => cancels.cancel(path.id, payload, ctx)
       ), DB_ROUTE)
-  }))
+  })).pipe(Layer.provide([Cancels.Default, Writes.Default]))

@@ -1,6 +1,6 @@
 /** Check-in handlers: the write machinery (idempotency, daily limit, audit) around Checkins.set. */
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { Checkins } from "./Checkins.js"
 import { PartnerApi } from "../Api.js"
 import { DB_ROUTE } from "../../http/dbRoute.js"
@@ -15,4 +15,4 @@ export const CheckinsLive = HttpApiBuilder.group(PartnerApi, "checkins", (handle
         { action: "checkins", targetId: path.id, payload, transactional: true },
         (ctx) => checkins.set(path.id, payload, ctx)
       ), DB_ROUTE)
-  }))
+  })).pipe(Layer.provide([Checkins.Default, Writes.Default]))

@@ -1,6 +1,6 @@
 /** GET /api/v1/manifest: decode (done by HttpApi), resolve the operators in view, read the day. */
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { operatorIdsFor } from "../auth/visibility.js"
 import { Manifest } from "./Manifest.js"
 import { jsonBody } from "../../http/json.js"
@@ -21,4 +21,4 @@ export const ManifestLive = HttpApiBuilder.group(PartnerApi, "manifest", (handle
           includeContact: key.scopes.includes("guests.contact:read")
         }))
       }), DB_ROUTE)
-  }))
+  })).pipe(Layer.provide(Manifest.Default))

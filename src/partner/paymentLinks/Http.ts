@@ -1,6 +1,7 @@
 /** Payment-link handler: the write machinery (idempotency, daily limit, audit) around PaymentLinks.send. */
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
+import { BookingSystemAccounts } from "../../operators/BookingSystemAccounts.js"
 import { PaymentLinks } from "./PaymentLinks.js"
 import { PartnerApi } from "../Api.js"
 import { DB_ROUTE } from "../../http/dbRoute.js"
@@ -15,4 +16,6 @@ export const PaymentLinksLive = HttpApiBuilder.group(PartnerApi, "paymentLinks",
         { action: "payment_links", targetId: path.id, payload },
         (ctx) => links.send(path.id, ctx)
       ), DB_ROUTE)
-  }))
+  })).pipe(
+  Layer.provide([PaymentLinks.Default.pipe(Layer.provide(BookingSystemAccounts.Default)), Writes.Default])
+)

@@ -1,6 +1,6 @@
 /** Reschedule handlers: options (a read) and the write through the shared write machinery. */
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { Reschedules } from "./Reschedules.js"
 import { PartnerApi } from "../Api.js"
 import { DB_ROUTE } from "../../http/dbRoute.js"
@@ -20,4 +20,4 @@ export const ReschedulesLive = HttpApiBuilder.group(PartnerApi, "reschedules", (
           { action: "reschedules", targetId: path.id, payload, slotBeforeChange: true },
           (ctx) => reschedules.reschedule(path.id, payload, ctx)
         ), DB_ROUTE)
-  }))
+  })).pipe(Layer.provide([Reschedules.Default, Writes.Default]))

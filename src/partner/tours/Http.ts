@@ -5,7 +5,7 @@
  * a publishable key are public and cacheable (spec §8).
  */
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect, Either } from "effect"
+import { Effect, Either, Layer } from "effect"
 import { InvalidRequest } from "../../domain/errors.js"
 import { PUBLIC_CACHE_CONTROL } from "../auth/publishableKey.js"
 import { catalogueLocale, TOUR_LIST_DEFAULT } from "./tour.js"
@@ -20,6 +20,10 @@ import { addResponseHeaders } from "../../http/requestContext.js"
 import { PartnerApi } from "../Api.js"
 import { DB_ROUTE } from "../../http/dbRoute.js"
 import { CurrentCaller } from "../auth/security.js"
+import { KeyAuth } from "../auth/KeyAuth.js"
+import { PublishableKeys } from "../auth/PublishableKeys.js"
+import { RateLimiter } from "../../http/RateLimiter.js"
+import { CatalogueAuthLive, CatalogueCorsRoutes } from "./catalogueAuth.js"
 
 /**
  * The sites the caller reads: a publishable key's own site (`partner_id` is for secret keys: 400);
@@ -52,7 +56,7 @@ const answer = <A, E, R>(cache: PublicCatalogueCache, kind: keyof typeof PUBLIC_
     return HttpServerResponse.text(body, { contentType: "application/json" }) as unknown as A
   })
 
-export const ToursLive = HttpApiBuilder.group(PartnerApi, "tours", (handlers) =>
+const ToursHandlers = HttpApiBuilder.group(PartnerApi, "tours", (handlers) =>
   Effect.gen(function*() {
     const tours = yield* Tours
     const availability = yield* TourAvailability
@@ -84,3 +88,21 @@ export const ToursLive = HttpApiBuilder.group(PartnerApi, "tours", (handlers) =>
           return yield* availability.read(path.id, { siteIds }, { from: p.from, to: p.to, pax: p.pax ?? 1 })
         })), DB_ROUTE)
   }))
+
+/**
+ * The tours group with what it needs: its services, its own security (secret or publishable key,
+ * ./catalogueAuth.ts) and the CORS preflight routes of its paths. The public cache is one instance,
+ * shared by the handlers and the security (which serves a held answer without counting it).
+ */
+export const ToursLive = Layer.merge(ToursHandlers, CatalogueCorsRoutes).pipe(
+  Layer.provide(CatalogueAuthLive),
+  Layer.provide([
+    Tours.Default,
+    TourAvailability.Default,
+    CursorSigner.Default,
+    PublicCatalogueCache.Default,
+    PublishableKeys.Default,
+    KeyAuth.Default,
+    RateLimiter.Default
+  ])
+)

@@ -1,6 +1,6 @@
 /** POST /quote, POST /reserve and DELETE /reserve/{holdRef}: decode, ask QuickbookTours or QuickbookHolds, encode. */
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { QuickbookHolds } from "./QuickbookHolds.js"
 import { QuickbookTours } from "./QuickbookTours.js"
 import { QuickbookApi } from "../Api.js"
@@ -14,4 +14,4 @@ export const QuickbookSalesLive = HttpApiBuilder.group(QuickbookApi, "sales", (h
       .handle("quote", ({ payload }) => Effect.flatMap(CurrentTerminal, (caller) => tours.quote(caller, payload)))
       .handle("reserve", ({ payload }) => Effect.flatMap(CurrentTerminal, (caller) => holds.reserve(caller, payload)))
       .handle("release", ({ path }) => Effect.flatMap(CurrentTerminal, (caller) => holds.release(caller, path.holdRef)))
-  }))
+  })).pipe(Layer.provide([QuickbookTours.Default, QuickbookHolds.Default]))

@@ -3,7 +3,7 @@
  * lives in ../sales/ because it also quotes), encode.
  */
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { guestTypesOf } from "../sales/rules.js"
 import { QuickbookTours } from "../sales/QuickbookTours.js"
 import { QuickbookApi } from "../Api.js"
@@ -46,4 +46,4 @@ export const QuickbookToursLive = HttpApiBuilder.group(QuickbookApi, "tours", (h
             slots: slots.map((s) => ({ time: s.time, seatsLeft: s.seatsLeft, soldOut: s.soldOut, guests: s.guests }))
           }
         }))
-  }))
+  })).pipe(Layer.provide(QuickbookTours.Default))
