@@ -1,41 +1,28 @@
-/** The HTTP server: the Partner API and the Quickbook API, their documents, and the middleware they share. */
-import { HttpApiBuilder, HttpApiScalar, HttpRouter, HttpServer } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
-import { Layer } from "effect"
-import { createServer } from "node:http"
-import { DocsRoutes } from "./http/docs/routes.js"
-import { problemMiddleware } from "./http/problem.js"
-import { PartnerApiLive } from "./partner/Http.js"
-import { openApiLayer } from "./partner/openapi.js"
-import { QuickbookGroupsLive } from "./quickbook/Http.js"
-import { quickbookDocsLayer, quickbookOpenApiLayer } from "./quickbook/openapi.js"
-
 /**
- * The Quickbook API's groups join the same router as the partner API's (the routes do not
- * overlap); the server-wide middleware (problem.ts) hands its requests to its own error mapping.
+ * The HTTP server: each API is an HttpApp of its own (its routes, documents, middleware and error
+ * mapping: src/http/apiApp.ts), mounted here by path.
  */
-const ApiLive = PartnerApiLive.pipe(Layer.provide(QuickbookGroupsLive))
-
-/** Node refuses request heads over 16 KiB (431), so no path parameter is longer. */
-const MAX_PATH_PARAM_LENGTH = 16 * 1024
+import { HttpServer, HttpServerRequest } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Effect, Layer } from "effect"
+import { createServer } from "node:http"
+import { PartnerHttp } from "./partner/Http.js"
+import { QuickbookHttp } from "./quickbook/Http.js"
+import { isQuickbookUrl } from "./quickbook/schemas.js"
 
 /**
  * Everything served, needing a SqlClient, the config, an HttpServer, and for the writes the
  * BookingSystem and PaymentProvider ports and the Outbox (`ExternalSystemsLive` in src/app.ts).
- * Access logs come from the problem middleware (with the request id, secrets redacted).
+ * Access logs come from each API's middleware (with the request id, secrets redacted).
  */
-export const HttpLive = HttpApiBuilder.serve().pipe(
-  // The router's default refuses a path parameter over 100 characters as "no route" (404 "no such
-  // endpoint"); the parameter's own schema answers it instead (a UUID: 400, a sale reference: 404).
-  Layer.provide(HttpRouter.setRouterConfig({ maxParamLength: MAX_PATH_PARAM_LENGTH })),
-  Layer.provide(openApiLayer),
-  Layer.provide(quickbookOpenApiLayer),
-  Layer.provide(quickbookDocsLayer),
-  Layer.provide(HttpApiScalar.layer({ path: "/api/v1/docs" })),
-  Layer.provide(DocsRoutes),
-  Layer.provide(problemMiddleware),
-  Layer.provideMerge(ApiLive),
-  HttpServer.withLogAddress
-)
+export const HttpLive = Layer.unwrapScoped(
+  Effect.gen(function*() {
+    const quickbook = yield* QuickbookHttp // /api/quickbook/…
+    const partner = yield* PartnerHttp // everything else: /api/v1/…, /healthz, /readyz, unknown paths
+    return HttpServer.serve(
+      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => (isQuickbookUrl(request.url) ? quickbook : partner))
+    )
+  })
+).pipe(HttpServer.withLogAddress)
 
 export const nodeServer = (host: string, port: number) => NodeHttpServer.layer(createServer, { host, port })

@@ -4,10 +4,12 @@
  * Handlers only decode (done by HttpApi), call a service and shape the answer; routes that query
  * the database run uninterruptibly (`DB_ROUTE`, src/http/dbRoute.ts).
  */
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, HttpApiScalar, HttpServerResponse } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
+import { apiHttpApp } from "../http/apiApp.js"
 import { DB_ROUTE } from "../http/dbRoute.js"
+import { DocsRoutes } from "../http/docs/routes.js"
 import { RateLimiter } from "../http/RateLimiter.js"
 import { PartnerApi } from "./Api.js"
 import { KeyAuth } from "./auth/KeyAuth.js"
@@ -17,7 +19,9 @@ import { BookingsLive } from "./bookings/Http.js"
 import { CancelsLive } from "./cancels/Http.js"
 import { CheckinsLive } from "./checkins/Http.js"
 import { ManifestLive } from "./manifest/Http.js"
+import { openApiLayer } from "./openapi.js"
 import { PaymentLinksLive } from "./paymentLinks/Http.js"
+import { answerProblems } from "./problem.js"
 import { ReschedulesLive } from "./reschedules/Http.js"
 import { ToursLive } from "./tours/Http.js"
 
@@ -58,4 +62,15 @@ export const PartnerApiLive = HttpApiBuilder.api(PartnerApi).pipe(
   Layer.provide([MeLive, HealthLive, BookingsLive, ManifestLive, CheckinsLive, ReschedulesLive, PaymentLinksLive, CancelsLive, ToursLive]),
   Layer.provide(PartnerAuthLive),
   Layer.provide([KeyAuth.Default, RateLimiter.Default])
+)
+
+/**
+ * The partner API as served: its routes, its OpenAPI document (/api/v1/openapi.json), the reference
+ * page (/api/v1/docs) and the markdown docs, on a router of its own, with its problem+json mapping.
+ */
+export const PartnerHttp = apiHttpApp(
+  Layer.mergeAll(openApiLayer, HttpApiScalar.layer({ path: "/api/v1/docs" }), DocsRoutes).pipe(
+    Layer.provideMerge(PartnerApiLive)
+  ),
+  answerProblems
 )

@@ -8,7 +8,7 @@ import { Effect, JSONSchema } from "effect"
 import { dropUnreachableSchemas, type Json } from "../http/openapiSchemas.js"
 import { PartnerApi } from "./Api.js"
 import { requiredScopes } from "./auth/middleware.js"
-import { Problem, PROBLEM_CONTENT_TYPE } from "../http/problem.js"
+import { Problem, PROBLEM_CONTENT_TYPE } from "./problem.js"
 import { BODY_LIMIT_BYTES } from "../http/requestBody.js"
 
 

@@ -1,11 +1,12 @@
 /**
  * The one place where Quickbook failures become responses: `{error: {code, clerkMessage,
  * reference?}}` (spec §7), with the clerk message in the clerk's language (`Accept-Language`,
- * see clerkLanguage). Called by the server-wide middleware (src/http/problem.ts) for every request
- * under /api/quickbook/, which also sets `X-Request-Id`; `Cache-Control: no-store` is added here.
- * A key anywhere in the URL is refused with 401 before anything else runs.
+ * see clerkLanguage). Installed by the Quickbook API alone (src/quickbook/Http.ts), inside the
+ * middleware every API shares (src/http/apiApp.ts: request id, bodies, 405, access log);
+ * `Cache-Control: no-store` is added here. A key anywhere in the URL is refused with 401 before
+ * anything else runs.
  */
-import { HttpApiError, type HttpApp, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApiError, HttpServerError, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Cause, Effect, Option, Schema } from "effect"
 import { decodedUrl } from "../partner/auth/apiKey.js"
 import {
@@ -30,7 +31,6 @@ import {
 } from "./errors.js"
 import { BodyTooLarge, MalformedBody, UnsupportedMediaType } from "../http/requestBody.js"
 import { MethodNotAllowed, quotablePath } from "../http/routing.js"
-import { QUICKBOOK_PREFIX } from "./schemas.js"
 
 export const WWW_AUTHENTICATE = `Bearer realm="svc-quickbook"`
 
@@ -44,11 +44,6 @@ export const QuickbookErrorBody = Schema.Struct({
     reference: Schema.optional(Schema.String).annotations({ description: "The sale reference, when the failure concerns one." })
   })
 }).annotations({ identifier: "QuickbookError", title: "Quickbook error" })
-
-export const isQuickbookUrl = (url: string) => {
-  const path = url.split("?")[0]!
-  return path === QUICKBOOK_PREFIX || path.startsWith(`${QUICKBOOK_PREFIX}/`) || path.startsWith("/api/quickbook/")
-}
 
 /** Any key of ours in the URL (partner or quickbook), raw or percent-encoded. */
 const KEY_IN_URL = /(svc_live_|svcqb_live_|svcqb_test_)/i
@@ -137,7 +132,10 @@ export const quickbookResponseFor = (error: unknown, lang: ClerkLanguage, reques
 }
 
 /** Runs a Quickbook request: refuses a key in the URL, maps every failure, never leaks internals. */
-export const handleQuickbook = (app: HttpApp.Default, request: HttpServerRequest.HttpServerRequest) => {
+export const handleQuickbook = <R>(
+  app: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R>,
+  request: HttpServerRequest.HttpServerRequest
+): Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R> => {
   const lang = clerkLanguage(request.headers["accept-language"])
   const run = urlCarriesAnyKey(request.url)
     ? Effect.succeed(respond(401, "unauthorized", lang, { headers: { "WWW-Authenticate": WWW_AUTHENTICATE } }))

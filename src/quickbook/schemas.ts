@@ -5,6 +5,12 @@ import { DESK_DAYS_AHEAD } from "./sales/rules.js"
 
 export const QUICKBOOK_PREFIX = "/api/quickbook/v1"
 
+/** Whether a request is the Quickbook API's (src/Http.ts sends it there). */
+export const isQuickbookUrl = (url: string) => {
+  const path = url.split("?")[0]!
+  return path === QUICKBOOK_PREFIX || path.startsWith(`${QUICKBOOK_PREFIX}/`) || path.startsWith("/api/quickbook/")
+}
+
 /** A day or time in an answer. */
 export const Day = DateString.annotations({ description: "A local calendar day YYYY-MM-DD in the tour's time zone." })
 export const Time = LocalTime.annotations({ description: "Local HH:MM (24 hour)." })

@@ -34,7 +34,7 @@ import {
 import { Audit } from "./Audit.js"
 import { DailyLimits, type Slot } from "./DailyLimits.js"
 import { IdempotencyStore, type StoredResponse } from "./IdempotencyStore.js"
-import { problemFor } from "../../http/problem.js"
+import { problemFor } from "../problem.js"
 import { CurrentRequest } from "../../http/requestContext.js"
 import { CurrentKey } from "../auth/security.js"
 

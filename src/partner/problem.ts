@@ -1,22 +1,15 @@
 /**
- * The one place where failures become RFC 9457 problem details (application/problem+json):
- * domain errors, request decoding errors, bodies refused (./requestBody.ts), unknown routes and
- * methods (./routing.ts) and defects. Runs as the API-level middleware, which also assigns the
- * request id, takes request bodies through ./requestBody.ts for both APIs, and writes the headers
- * collected for the request.
+ * The Partner API's error mapping, the one place where its failures become RFC 9457 problem details
+ * (application/problem+json): domain errors, request decoding errors, bodies refused
+ * (src/http/requestBody.ts), unknown routes and methods (src/http/routing.ts) and defects. Installed
+ * by the partner API alone (src/partner/Http.ts), inside the middleware every API shares
+ * (src/http/apiApp.ts: request id, bodies, 405, access log).
  */
-import {
-  HttpApiBuilder,
-  HttpApiError,
-  type HttpApp,
-  HttpServerError,
-  HttpServerRequest,
-  HttpServerResponse
-} from "@effect/platform"
-import { Cause, Effect, Layer, Option, Schema } from "effect"
-import { randomUUID } from "node:crypto"
-import { decodedUrl, urlCarriesSecretKey } from "../partner/auth/apiKey.js"
-import { clipEchoes, echo } from "./echo.js"
+import { HttpApiError, HttpServerError, HttpServerResponse } from "@effect/platform"
+import { Cause, Effect, Option, Schema } from "effect"
+import type { ErrorMapping } from "../http/apiApp.js"
+import { clipEchoes, echo } from "../http/echo.js"
+import { urlCarriesSecretKey } from "./auth/apiKey.js"
 import {
   DailyLimitReached,
   Forbidden,
@@ -29,10 +22,8 @@ import {
   Unauthorized,
   Unavailable
 } from "../domain/errors.js"
-import { handleQuickbook, isQuickbookUrl } from "../quickbook/errorMapping.js"
-import { BodyTooLarge, MalformedBody, refailBodyRejections, UnsupportedMediaType, withJsonBody } from "./requestBody.js"
-import { CurrentRequest } from "./requestContext.js"
-import { MethodNotAllowed, quotablePath, refailWrongMethod } from "./routing.js"
+import { BodyTooLarge, MalformedBody, UnsupportedMediaType } from "../http/requestBody.js"
+import { MethodNotAllowed, quotablePath } from "../http/routing.js"
 
 export const PROBLEM_CONTENT_TYPE = "application/problem+json"
 
@@ -153,68 +144,24 @@ export const problemFor = (error: unknown, requestId: string, method: string, ur
   return undefined
 }
 
-const REQUEST_ID = /^[A-Za-z0-9._:-]{8,64}$/
-
-/** The URL as logged: anything that looks like a secret key is replaced, so logs never hold one. */
-export const loggableUrl = (url: string) =>
-  urlCarriesSecretKey(url) ? decodedUrl(url).replace(/svc(qb)?_(live|test)_[A-Za-z0-9_]*/gi, "[redacted]") : url
-
-export const problemMiddleware = HttpApiBuilder.middleware(Effect.map(HttpApiBuilder.Router, (router) =>
-  ((inner: HttpApp.Default) =>
-    Effect.gen(function*() {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      const given = request.headers["x-request-id"]
-      const requestId = given && REQUEST_ID.test(given) ? given : randomUUID()
-      const ctx = { requestId, headers: {} as Record<string, string> }
-      yield* Effect.annotateCurrentSpan("request_id", requestId)
-      // Both APIs: bodies read by ./requestBody.ts, a known path with another method is 405. (The
-      // platform types the app's failures as never; the mappings below handle whatever fails.)
-      const app = inner.pipe(
-        refailBodyRejections,
-        refailWrongMethod(router),
-        Effect.provideService(HttpServerRequest.HttpServerRequest, withJsonBody(request))
-      ) as unknown as HttpApp.Default
-
-      // The Quickbook API answers its own error body (src/quickbook/errorMapping.ts).
-      const quickbook = isQuickbookUrl(request.url)
-      const handled = quickbook
-        ? handleQuickbook(app, request)
-        : urlCarriesSecretKey(request.url)
-        ? Effect.succeed(respond(PROBLEM_TYPES.invalid, requestId,
-          "a secret key must never be sent in the URL (URLs end up in logs); send it as `Authorization: Bearer ...` and rotate this key"))
-        : app.pipe(
-          Effect.catchAllCause((cause) => {
-            if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
-            const failure = Cause.failureOption(cause)
-            const mapped = Option.isSome(failure)
-              ? problemFor(failure.value, requestId, request.method, request.url)
-              : undefined
-            if (mapped) return Effect.succeed(mapped)
-            return Effect.logError("request failed unexpectedly", cause).pipe(
-              Effect.as(respond(PROBLEM_TYPES.internal, requestId, "something went wrong on our side; quote the request_id if it persists"))
-            )
-          })
+/**
+ * Runs a partner request: refuses a secret key in the URL, maps every failure to its problem,
+ * answers a defect 500 without internals (logged with the request id).
+ */
+export const answerProblems: ErrorMapping = (app, request, requestId) =>
+  urlCarriesSecretKey(request.url)
+    ? Effect.succeed(respond(PROBLEM_TYPES.invalid, requestId,
+      "a secret key must never be sent in the URL (URLs end up in logs); send it as `Authorization: Bearer ...` and rotate this key"))
+    : app.pipe(
+      Effect.catchAllCause((cause) => {
+        if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
+        const failure = Cause.failureOption(cause)
+        const mapped = Option.isSome(failure)
+          ? problemFor(failure.value, requestId, request.method, request.url)
+          : undefined
+        if (mapped) return Effect.succeed(mapped)
+        return Effect.logError("request failed unexpectedly", cause).pipe(
+          Effect.as(respond(PROBLEM_TYPES.internal, requestId, "something went wrong on our side; quote the request_id if it persists"))
         )
-      const started = Date.now()
-      const response = yield* handled.pipe(
-        Effect.locally(CurrentRequest, ctx),
-        Effect.annotateLogs("request_id", requestId)
-      )
-      yield* Effect.logInfo("request").pipe(
-        Effect.annotateLogs({
-          request_id: requestId,
-          method: request.method,
-          url: loggableUrl(request.url),
-          status: response.status,
-          ms: Date.now() - started
-        })
-      )
-      return HttpServerResponse.setHeaders(response, {
-        ...ctx.headers,
-        "X-Request-Id": requestId,
-        ...(quickbook ? { "Cache-Control": "no-store" } : {}),
-        // The rest of a body over the limit is not read: close the connection rather than drain it.
-        ...(response.status === 413 ? { Connection: "close" } : {})
       })
-    })) as any
-)).pipe(Layer.provide(HttpApiBuilder.Router.Live))
+    )
