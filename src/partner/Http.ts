@@ -54,7 +54,7 @@ export const HealthLive = HttpApiBuilder.group(PartnerApi, "health", (handlers) 
           Effect.catchAllCause(() =>
             Effect.succeed(HttpServerResponse.unsafeJson({ status: "unavailable" }, { status: 503 }))
           )
-        ) as Effect.Effect<{ readonly status: "ok" }>)
+        ))
   }))
 
 /** The Partner API with every group implemented. */

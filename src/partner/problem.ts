@@ -1,12 +1,14 @@
 /**
  * The Partner API's error mapping, the one place where its failures become RFC 9457 problem details
  * (application/problem+json): domain errors, request decoding errors, bodies refused
- * (src/http/requestBody.ts), unknown routes and methods (src/http/routing.ts) and defects. Installed
- * by the partner API alone (src/partner/Http.ts), inside the middleware every API shares
+ * (src/http/requestBody.ts), unknown routes and methods (src/http/routing.ts) and defects. Status,
+ * `type` slug and title come from the error's class (`problemType` in src/domain/errors.ts); only
+ * what a problem adds for its kind (`invalid_params`, `scope`, `retry_after`, headers) is here.
+ * Installed by the partner API alone (src/partner/Http.ts), inside the middleware every API shares
  * (src/http/apiApp.ts: request id, bodies, 405, access log).
  */
 import { HttpApiError, HttpServerError, HttpServerResponse } from "@effect/platform"
-import { Cause, Effect, Option, Schema } from "effect"
+import { Cause, Effect, Option, Predicate, Schema } from "effect"
 import type { ErrorMapping } from "../http/apiApp.js"
 import { clipEchoes, echo } from "../http/echo.js"
 import { urlCarriesSecretKey } from "./auth/apiKey.js"
@@ -18,6 +20,9 @@ import {
   InvalidRequest,
   NotFound,
   NotPossible,
+  type ProblemType,
+  problemTypeOf,
+  problemTypeOfClass,
   RateLimited,
   Unauthorized,
   Unavailable
@@ -48,52 +53,98 @@ export const Problem = Schema.Struct({
 }).annotations({ identifier: "Problem", title: "Problem details (RFC 9457)" })
 export type Problem = typeof Problem.Type
 
-interface ProblemSpec {
-  readonly status: number
-  readonly slug: string
-  readonly title: string
+/** A defect: the one problem type without an error class (nothing about it is the client's). */
+export const INTERNAL: ProblemType = {
+  status: 500,
+  slug: "internal",
+  title: "Internal error",
+  description: "Unexpected failure on our side; quote `request_id`."
 }
 
-export const PROBLEM_TYPES = {
-  invalid: { status: 400, slug: "invalid-request", title: "Invalid request" },
-  unauthorized: { status: 401, slug: "unauthorized", title: "Unauthorized" },
-  forbidden: { status: 403, slug: "missing-scope", title: "Missing scope" },
-  notFound: { status: 404, slug: "not-found", title: "Not found, or not yours" },
-  methodNotAllowed: { status: 405, slug: "method-not-allowed", title: "Method not allowed" },
-  payloadTooLarge: { status: 413, slug: "payload-too-large", title: "Body too large" },
-  unsupportedMediaType: { status: 415, slug: "unsupported-media-type", title: "Body is not JSON" },
-  rateLimited: { status: 429, slug: "rate-limited", title: "Too many requests" },
-  internal: { status: 500, slug: "internal", title: "Internal error" },
-  idempotencyInProgress: { status: 409, slug: "idempotency-in-progress", title: "Request with this Idempotency-Key still running" },
-  idempotencyMismatch: { status: 422, slug: "idempotency-key-reused", title: "Idempotency-Key used for a different request" },
-  notPossible: { status: 422, slug: "not-possible", title: "Not possible" },
-  dailyLimitReached: { status: 429, slug: "daily-limit-reached", title: "Daily write limit reached" },
-  unavailable: { status: 503, slug: "unavailable", title: "Dependency unavailable" }
-} as const satisfies Record<string, ProblemSpec>
+/** How a request that does not decode (HttpApi's own 400) is shown: as InvalidRequest. */
+export const DECODE_ERROR = problemTypeOfClass(InvalidRequest)
 
-const typeUri = (spec: ProblemSpec) => `/api/v1/docs/errors.md#${spec.slug}`
+/** An unknown path (the router's RouteNotFound) is shown as NotFound. */
+const NO_ROUTE = problemTypeOfClass(NotFound)
+
+/** Every problem type the partner API answers; docs/api/errors.md has a row and a section for each. */
+export const PROBLEM_TYPES: ReadonlyArray<ProblemType> = [
+  ...[
+    InvalidRequest,
+    MalformedBody,
+    Unauthorized,
+    Forbidden,
+    NotFound,
+    MethodNotAllowed,
+    IdempotencyInProgress,
+    BodyTooLarge,
+    UnsupportedMediaType,
+    IdempotencyMismatch,
+    NotPossible,
+    RateLimited,
+    DailyLimitReached,
+    Unavailable
+  ].map(problemTypeOfClass),
+  INTERNAL
+]
+
+const typeUri = (type: ProblemType) => `/api/v1/docs/errors.md#${type.slug}`
+
+/** A problem as answered: its type, its body, and the headers that go with it. */
+export interface RenderedProblem {
+  readonly type: ProblemType
+  readonly body: Problem
+  readonly headers: Record<string, string>
+}
 
 /** Every `detail` is cut to a bounded length (src/http/echo.ts): a last guard for details that quote input. */
-const respond = (
-  spec: ProblemSpec,
+const render = (
+  type: ProblemType,
   requestId: string,
   detail: string,
   extra: Partial<Problem> = {},
   headers: Record<string, string> = {}
-) =>
-  HttpServerResponse.unsafeJson(
-    { type: typeUri(spec), title: spec.title, status: spec.status, detail: clipEchoes(detail), request_id: requestId, ...extra },
-    { status: spec.status, contentType: PROBLEM_CONTENT_TYPE, headers }
-  )
+): RenderedProblem => ({
+  type,
+  body: { type: typeUri(type), title: type.title, status: type.status, detail: clipEchoes(detail), request_id: requestId, ...extra },
+  headers
+})
+
+export const problemResponse = (problem: RenderedProblem) =>
+  HttpServerResponse.unsafeJson(problem.body, {
+    status: problem.type.status,
+    contentType: PROBLEM_CONTENT_TYPE,
+    headers: problem.headers
+  })
 
 const fieldOf = (path: ReadonlyArray<PropertyKey>) => echo(path.map(String).join("."))
 
-/** Maps one failure (domain error or platform error) to its problem response. */
-export const problemFor = (error: unknown, requestId: string, method: string, url: string) => {
+/** What a problem adds for its kind of error: parameters at fault, the scope, when to retry, headers. */
+const extrasOf = (error: unknown): readonly [Partial<Problem>, Record<string, string>] => {
   if (error instanceof InvalidRequest) {
-    return respond(PROBLEM_TYPES.invalid, requestId, error.detail,
-      error.field ? { invalid_params: [{ name: error.field, reason: clipEchoes(error.detail) }] } : {})
+    return [error.field ? { invalid_params: [{ name: error.field, reason: clipEchoes(error.detail) }] } : {}, {}]
   }
+  if (error instanceof MalformedBody) return [{ invalid_params: [{ name: "body", reason: error.detail }] }, {}]
+  if (error instanceof Unauthorized) return [{}, { "WWW-Authenticate": `Bearer realm="partner-api"` }]
+  if (error instanceof Forbidden) return [{ scope: error.scope }, {}]
+  if (error instanceof MethodNotAllowed) return [{}, { Allow: error.allow.join(", ") }]
+  if (error instanceof RateLimited) {
+    return [{ retry_after: error.retryAfterSeconds }, { "Retry-After": String(error.retryAfterSeconds) }]
+  }
+  if (error instanceof DailyLimitReached) {
+    return [
+      { retry_after: error.retryAfterSeconds, limit: error.limit },
+      { "Retry-After": String(error.retryAfterSeconds) }
+    ]
+  }
+  return [{}, {}]
+}
+
+/**
+ * The problem one failure (a domain error or a platform error) is shown as; undefined for a failure
+ * that is not a client's (answered as `internal`).
+ */
+export const problemFor = (error: unknown, requestId: string, method: string, url: string): RenderedProblem | undefined => {
   if (error instanceof HttpApiError.HttpApiDecodeError) {
     // One entry per parameter. An optional parameter's union adds "Expected undefined" beside the
     // real rule, and a literal union one issue per member: keep the most specific message.
@@ -106,42 +157,15 @@ export const problemFor = (error: unknown, requestId: string, method: string, ur
     }
     const params = [...byName].map(([name, reason]) => ({ name, reason }))
     const detail = params.map((p) => `${p.name}: ${p.reason}`).join("; ") || error.message
-    return respond(PROBLEM_TYPES.invalid, requestId, detail, { invalid_params: params })
+    return render(DECODE_ERROR, requestId, detail, { invalid_params: params })
   }
-  if (error instanceof Unauthorized) {
-    return respond(PROBLEM_TYPES.unauthorized, requestId, error.detail, {}, {
-      "WWW-Authenticate": `Bearer realm="partner-api"`
-    })
-  }
-  if (error instanceof Forbidden) return respond(PROBLEM_TYPES.forbidden, requestId, error.detail, { scope: error.scope })
-  if (error instanceof NotFound) return respond(PROBLEM_TYPES.notFound, requestId, error.detail)
   if (error instanceof HttpServerError.RouteNotFound) {
-    return respond(PROBLEM_TYPES.notFound, requestId, `no endpoint ${echo(method)} ${quotablePath(url)}`)
+    return render(NO_ROUTE, requestId, `no endpoint ${echo(method)} ${quotablePath(url)}`)
   }
-  if (error instanceof MethodNotAllowed) {
-    return respond(PROBLEM_TYPES.methodNotAllowed, requestId, error.detail, {}, { Allow: error.allow.join(", ") })
-  }
-  if (error instanceof MalformedBody) {
-    return respond(PROBLEM_TYPES.invalid, requestId, error.detail, { invalid_params: [{ name: "body", reason: error.detail }] })
-  }
-  if (error instanceof BodyTooLarge) return respond(PROBLEM_TYPES.payloadTooLarge, requestId, error.detail)
-  if (error instanceof UnsupportedMediaType) return respond(PROBLEM_TYPES.unsupportedMediaType, requestId, error.detail)
-  if (error instanceof RateLimited) {
-    return respond(PROBLEM_TYPES.rateLimited, requestId, error.detail, { retry_after: error.retryAfterSeconds }, {
-      "Retry-After": String(error.retryAfterSeconds)
-    })
-  }
-  if (error instanceof IdempotencyInProgress) return respond(PROBLEM_TYPES.idempotencyInProgress, requestId, error.detail)
-  if (error instanceof IdempotencyMismatch) return respond(PROBLEM_TYPES.idempotencyMismatch, requestId, error.detail)
-  if (error instanceof NotPossible) return respond(PROBLEM_TYPES.notPossible, requestId, error.detail)
-  if (error instanceof DailyLimitReached) {
-    return respond(PROBLEM_TYPES.dailyLimitReached, requestId, error.detail, {
-      retry_after: error.retryAfterSeconds,
-      limit: error.limit
-    }, { "Retry-After": String(error.retryAfterSeconds) })
-  }
-  if (error instanceof Unavailable) return respond(PROBLEM_TYPES.unavailable, requestId, error.detail)
-  return undefined
+  const type = problemTypeOf(error)
+  if (type === undefined || !Predicate.hasProperty(error, "detail") || typeof error.detail !== "string") return undefined
+  const [extra, headers] = extrasOf(error)
+  return render(type, requestId, error.detail, extra, headers)
 }
 
 /**
@@ -150,8 +174,8 @@ export const problemFor = (error: unknown, requestId: string, method: string, ur
  */
 export const answerProblems: ErrorMapping = (app, request, requestId) =>
   urlCarriesSecretKey(request.url)
-    ? Effect.succeed(respond(PROBLEM_TYPES.invalid, requestId,
-      "a secret key must never be sent in the URL (URLs end up in logs); send it as `Authorization: Bearer ...` and rotate this key"))
+    ? Effect.succeed(problemResponse(render(DECODE_ERROR, requestId,
+      "a secret key must never be sent in the URL (URLs end up in logs); send it as `Authorization: Bearer ...` and rotate this key")))
     : app.pipe(
       Effect.catchAllCause((cause) => {
         if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
@@ -159,9 +183,9 @@ export const answerProblems: ErrorMapping = (app, request, requestId) =>
         const mapped = Option.isSome(failure)
           ? problemFor(failure.value, requestId, request.method, request.url)
           : undefined
-        if (mapped) return Effect.succeed(mapped)
+        if (mapped) return Effect.succeed(problemResponse(mapped))
         return Effect.logError("request failed unexpectedly", cause).pipe(
-          Effect.as(respond(PROBLEM_TYPES.internal, requestId, "something went wrong on our side; quote the request_id if it persists"))
+          Effect.as(problemResponse(render(INTERNAL, requestId, "something went wrong on our side; quote the request_id if it persists")))
         )
       })
     )

@@ -8,6 +8,7 @@ import { jsonBody } from "../../http/json.js"
 import { PartnerApi } from "../Api.js"
 import { CurrentKey } from "../auth/security.js"
 import { operatorIdsFor } from "../auth/visibility.js"
+import { BookingDetail, BookingPage } from "./booking.js"
 import { Bookings } from "./Bookings.js"
 
 export const BookingsLive = HttpApiBuilder.group(PartnerApi, "bookings", (handlers) =>
@@ -41,12 +42,12 @@ export const BookingsLive = HttpApiBuilder.group(PartnerApi, "bookings", (handle
             status: p.status,
             includeContact: key.scopes.includes("guests.contact:read")
           })
-          return jsonBody({ data: page.rows, next_cursor: page.next ? cursors.encode(page.next, filters) : null })
+          return jsonBody(BookingPage, { data: page.rows, next_cursor: page.next ? cursors.encode(page.next, filters) : null })
         }), DB_ROUTE)
       .handle("get", ({ path, urlParams }) =>
         Effect.gen(function*() {
           const key = yield* CurrentKey
           const operatorIds = yield* operatorIdsFor(key, urlParams.partner_id)
-          return jsonBody(yield* bookings.get(path.id, operatorIds, key.scopes.includes("guests.contact:read")))
+          return jsonBody(BookingDetail, yield* bookings.get(path.id, operatorIds, key.scopes.includes("guests.contact:read")))
         }), DB_ROUTE)
   })).pipe(Layer.provide([Bookings.Default, CursorSigner.Default]))

@@ -3,6 +3,7 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import { operatorIdsFor } from "../auth/visibility.js"
 import { Manifest } from "./Manifest.js"
+import { Manifest as ManifestSchema } from "./schemas.js"
 import { jsonBody } from "../../http/json.js"
 import { PartnerApi } from "../Api.js"
 import { DB_ROUTE } from "../../http/dbRoute.js"
@@ -15,7 +16,7 @@ export const ManifestLive = HttpApiBuilder.group(PartnerApi, "manifest", (handle
       Effect.gen(function*() {
         const key = yield* CurrentKey
         const operatorIds = yield* operatorIdsFor(key, urlParams.partner_id)
-        return jsonBody(yield* manifest.day({
+        return jsonBody(ManifestSchema, yield* manifest.day({
           date: urlParams.date,
           operatorIds,
           includeContact: key.scopes.includes("guests.contact:read")

@@ -4,6 +4,7 @@ import { Effect, Layer } from "effect"
 import { BookingSystemAccounts } from "../../operators/BookingSystemAccounts.js"
 import { PaymentLinks } from "./PaymentLinks.js"
 import { PartnerApi } from "../Api.js"
+import { PaymentLinkResult } from "./Api.js"
 import { DB_ROUTE } from "../../http/dbRoute.js"
 import { Writes } from "../writes/Writes.js"
 
@@ -13,7 +14,7 @@ export const PaymentLinksLive = HttpApiBuilder.group(PartnerApi, "paymentLinks",
     const links = yield* PaymentLinks
     return handlers.handle("paymentLink", ({ path, payload }) =>
       writes.run(
-        { action: "payment_links", targetId: path.id, payload },
+        { action: "payment_links", success: PaymentLinkResult, targetId: path.id, payload },
         (ctx) => links.send(path.id, ctx)
       ), DB_ROUTE)
   })).pipe(

@@ -5,11 +5,11 @@
  * a publishable key are public and cacheable (spec §8).
  */
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect, Either, Layer } from "effect"
+import { Effect, Either, Layer, type Schema } from "effect"
 import { InvalidRequest } from "../../domain/errors.js"
 import { PUBLIC_CACHE_CONTROL } from "../auth/publishableKey.js"
-import { catalogueLocale, TOUR_LIST_DEFAULT } from "./tour.js"
-import { checkRange } from "../../catalogue/availability.js"
+import { catalogueLocale, TOUR_LIST_DEFAULT, TourDetail, TourPage } from "./tour.js"
+import { checkRange, TourAvailability as TourAvailabilitySchema } from "../../catalogue/availability.js"
 import { operatorIdsFor } from "../auth/visibility.js"
 import { CursorSigner } from "../../http/CursorSigner.js"
 import { PUBLIC_TTL_SECONDS, PublicCatalogueCache, publicCacheKey } from "./PublicCatalogueCache.js"
@@ -43,17 +43,22 @@ const callerSites = (tours: Tours, partnerId: string | undefined) =>
  * The answer: for a secret key, `compute`d; for a publishable key, public and cacheable (spec §8),
  * from the service's own copy while it is fresh (`X-Cache: HIT`), else computed and kept (`MISS`).
  */
-const answer = <A, E, R>(cache: PublicCatalogueCache, kind: keyof typeof PUBLIC_CACHE_CONTROL, compute: Effect.Effect<A, E, R>) =>
+const answer = <A, I, E, R>(
+  cache: PublicCatalogueCache,
+  kind: keyof typeof PUBLIC_CACHE_CONTROL,
+  schema: Schema.Schema<A, I>,
+  compute: Effect.Effect<NoInfer<A>, E, R>
+) =>
   Effect.gen(function*() {
     const caller = yield* CurrentCaller
-    if (caller._tag === "Secret") return jsonBody(yield* compute)
+    if (caller._tag === "Secret") return jsonBody(schema, yield* compute)
     const request = yield* HttpServerRequest.HttpServerRequest
     const key = publicCacheKey(caller.key.id, request.url)
     const held = yield* cache.get(key)
     const body = held ?? JSON.stringify(yield* compute)
     if (held === undefined) yield* cache.set(key, body, PUBLIC_TTL_SECONDS[kind])
     yield* addResponseHeaders({ "Cache-Control": PUBLIC_CACHE_CONTROL[kind], "X-Cache": held === undefined ? "MISS" : "HIT" })
-    return HttpServerResponse.text(body, { contentType: "application/json" }) as unknown as A
+    return HttpServerResponse.text(body, { contentType: "application/json" })
   })
 
 const ToursHandlers = HttpApiBuilder.group(PartnerApi, "tours", (handlers) =>
@@ -64,7 +69,7 @@ const ToursHandlers = HttpApiBuilder.group(PartnerApi, "tours", (handlers) =>
     const cache = yield* PublicCatalogueCache
     return handlers
       .handle("list", ({ urlParams: p }) =>
-        answer(cache, "list", Effect.gen(function*() {
+        answer(cache, "list", TourPage, Effect.gen(function*() {
           const siteIds = yield* callerSites(tours, p.partner_id)
           // The cursor is bound to the set being paged (not to `locale`, which only changes the text).
           const filters = { list: "tours", partner_id: p.partner_id }
@@ -76,12 +81,12 @@ const ToursHandlers = HttpApiBuilder.group(PartnerApi, "tours", (handlers) =>
           return { data: page.rows, next_cursor: page.next ? cursors.encode(page.next, filters) : null }
         })), DB_ROUTE)
       .handle("get", ({ path, urlParams: p }) =>
-        answer(cache, "detail", Effect.gen(function*() {
+        answer(cache, "detail", TourDetail, Effect.gen(function*() {
           const siteIds = yield* callerSites(tours, p.partner_id)
           return yield* tours.get(path.id, { siteIds, locale: catalogueLocale(p.locale) })
         })), DB_ROUTE)
       .handle("availability", ({ path, urlParams: p }) =>
-        answer(cache, "availability", Effect.gen(function*() {
+        answer(cache, "availability", TourAvailabilitySchema, Effect.gen(function*() {
           const range = checkRange(p.from, p.to)
           if (Either.isLeft(range)) return yield* new InvalidRequest(range.left)
           const siteIds = yield* callerSites(tours, p.partner_id)
