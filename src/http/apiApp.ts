@@ -8,7 +8,10 @@
  * HttpApiBuilder keeps an API's routes and its middleware in two services (HttpApiBuilder.Router,
  * HttpApiBuilder.Middleware) that every layer built together shares. `apiHttpApp` therefore builds
  * each API's layer on its own (`Layer.build`: a build with its own memo map), so each API has its own
- * router, and src/Http.ts mounts the apps by path.
+ * router, and src/Http.ts mounts the apps by path. What the layer needs from outside (SqlClient, the
+ * ports, the Outbox) is shared; a service the layer builds itself (`X.Default`) is one instance per
+ * API, which is right only for services that keep their state in PostgreSQL, as all of them do today
+ * (an in-memory one both APIs must share belongs outside, like the Outbox).
  */
 import {
   HttpApiBuilder,
