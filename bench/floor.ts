@@ -202,7 +202,7 @@ const CHECKIN_UPSERT = `
 
 const toPgArray = (ids: ReadonlyArray<string>) => `{${ids.join(",")}}`
 
-/** src/partner/bookings/Bookings.ts microsToIso */
+/** src/db/sql.ts microsToIso */
 const microsToIso = (micros: string) => {
   const value = BigInt(micros)
   const iso = new Date(Number(value / 1000n)).toISOString()

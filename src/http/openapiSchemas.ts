@@ -1,4 +1,6 @@
 /** Shared post-processing of the generated OpenAPI documents (partner and quickbook). */
+import { HttpApi, type HttpApiGroup } from "@effect/platform"
+import { Option, SchemaAST } from "effect"
 
 export type Json = Record<string, any>
 
@@ -19,4 +21,27 @@ export const dropUnreachableSchemas = (spec: Json): Json => {
   }
   for (const name of Object.keys(schemas)) if (!reachable.has(name)) delete schemas[name]
   return spec
+}
+
+const membersOf = (ast: SchemaAST.AST): ReadonlyArray<SchemaAST.AST> =>
+  SchemaAST.isUnion(ast) ? ast.types.flatMap(membersOf) : [ast]
+
+/**
+ * The errors each operation of `api` declares (its own, its group's, its security's and the API's),
+ * as "get /api/v1/bookings/{id}" (the document's spelling) → status → the error schemas, in order.
+ * The document gives each status one description; the finishers compose it from these.
+ */
+export const declaredErrors = <Id extends string, Groups extends HttpApiGroup.HttpApiGroup.Any, E, R>(
+  api: HttpApi.HttpApi<Id, Groups, E, R>
+) => {
+  const operations = new Map<string, ReadonlyMap<string, ReadonlyArray<SchemaAST.AST>>>()
+  HttpApi.reflect(api, {
+    onGroup: () => {},
+    onEndpoint: ({ endpoint, errors }) => {
+      const statuses = new Map<string, ReadonlyArray<SchemaAST.AST>>()
+      for (const [status, { ast }] of errors) statuses.set(String(status), Option.match(ast, { onNone: () => [], onSome: membersOf }))
+      operations.set(`${endpoint.method.toLowerCase()} ${endpoint.path.replace(/:(\w+)\??/g, "{$1}")}`, statuses)
+    }
+  })
+  return operations
 }

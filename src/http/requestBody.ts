@@ -2,9 +2,9 @@
  * How both APIs take a request body (Partner API and Quickbook alike): JSON only, at most
  * BODY_LIMIT_BYTES, valid UTF-8 (a leading byte order mark is dropped), nested at most
  * BODY_MAX_DEPTH levels. Anything else is refused with one of the three errors below, which each
- * API maps to its own error body (src/http/problem.ts, src/quickbook/errorMapping.ts).
+ * API maps to its own error body (src/partner/problem.ts, src/quickbook/errorMapping.ts).
  *
- * The server-wide middleware wraps every request that may carry a body (`withJsonBody`); the body
+ * Every API's middleware (./apiApp.ts) wraps each request that may carry a body (`withJsonBody`); the body
  * is read only when an endpoint's payload is decoded, so the route, the key and the scope are
  * checked first, and endpoints without a payload (GET, DELETE /reserve/{holdRef}) never read it:
  * a body sent to them is ignored. The read stops at the limit: a declared `Content-Length` over it
@@ -13,9 +13,10 @@
  * HttpApiBuilder reads the payload with `Effect.orDie(request.json)`, so a refusal reaches the
  * middleware as a defect; `refailBodyRejections` turns it back into the failure it is.
  */
-import { HttpApiSchema, HttpMethod, type HttpServerRequest } from "@effect/platform"
+import { HttpMethod, type HttpServerRequest } from "@effect/platform"
 import { Cause, Effect, Option, Schema, Stream } from "effect"
 import { Readable } from "node:stream"
+import { problemType } from "../domain/errors.js"
 
 /** The largest body any endpoint takes (the largest real one, a sale's booking, is about 1 KiB). */
 export const BODY_LIMIT_BYTES = 64 * 1024
@@ -26,13 +27,23 @@ export const BODY_MAX_DEPTH = 32
 export class BodyTooLarge extends Schema.TaggedError<BodyTooLarge>()(
   "BodyTooLarge",
   { detail: Schema.String, limitBytes: Schema.Int },
-  HttpApiSchema.annotations({ status: 413, description: `The body is larger than ${BODY_LIMIT_BYTES} bytes.` })
+  problemType({
+    status: 413,
+    slug: "payload-too-large",
+    title: "Body too large",
+    description: `The body is larger than ${BODY_LIMIT_BYTES / 1024} KiB; nothing was read past the limit.`
+  })
 ) {}
 
 export class UnsupportedMediaType extends Schema.TaggedError<UnsupportedMediaType>()(
   "UnsupportedMediaType",
   { detail: Schema.String },
-  HttpApiSchema.annotations({ status: 415, description: "The body is not sent as `Content-Type: application/json`." })
+  problemType({
+    status: 415,
+    slug: "unsupported-media-type",
+    title: "Body is not JSON",
+    description: "The body is not sent as `Content-Type: application/json`."
+  })
 ) {}
 
 /** The body is JSON by its content type but cannot be read as JSON. */
@@ -43,7 +54,12 @@ export class MalformedBody extends Schema.TaggedError<MalformedBody>()(
     /** json: not valid JSON; encoding: not UTF-8; depth: nested deeper than BODY_MAX_DEPTH. */
     problem: Schema.Literal("json", "encoding", "depth")
   },
-  HttpApiSchema.annotations({ status: 400, description: "The body is not valid JSON." })
+  problemType({
+    status: 400,
+    slug: "invalid-request",
+    title: "Invalid request",
+    description: "The body is not valid JSON (or not UTF-8, or nested too deeply)."
+  })
 ) {}
 
 export type BodyRejected = BodyTooLarge | UnsupportedMediaType | MalformedBody

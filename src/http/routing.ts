@@ -3,8 +3,9 @@
  * (both APIs) rather than 404: the router only says "no route", so the middleware asks the
  * routes which methods the path has (`refailWrongMethod`). An unknown path stays 404.
  */
-import { HttpApiSchema, type HttpRouter, HttpServerError } from "@effect/platform"
+import { type HttpRouter, HttpServerError } from "@effect/platform"
 import { Chunk, Effect, Schema } from "effect"
+import { problemType } from "../domain/errors.js"
 import { echo } from "./echo.js"
 
 export class MethodNotAllowed extends Schema.TaggedError<MethodNotAllowed>()(
@@ -16,7 +17,12 @@ export class MethodNotAllowed extends Schema.TaggedError<MethodNotAllowed>()(
     /** The methods the path takes, as sent in `Allow`. */
     allow: Schema.Array(Schema.String)
   },
-  HttpApiSchema.annotations({ status: 405, description: "The path exists but does not take this method; `Allow` lists those it takes." })
+  problemType({
+    status: 405,
+    slug: "method-not-allowed",
+    title: "Method not allowed",
+    description: "The path exists but does not take this method; `Allow` lists those it takes."
+  })
 ) {}
 
 /** The path of a URL as quoted back in a message (cut as every echoed input is: src/http/echo.ts). */

@@ -1,23 +1,29 @@
 /**
- * Partner API handlers: decode (done by HttpApi), call a service, shape the answer.
- *
- * Routes that query the database run uninterruptibly (`DB_ROUTE`): when a client hangs up mid-request,
- * @effect/sql-pg 0.53 answers the interruption with pg_cancel_backend(pid), and if the statement has
- * already finished the cancel can land on the next request's statement on that pooled connection
- * (a 500 for an unrelated caller; seen in the benchmark). Letting the request finish avoids it.
+ * The Partner API's handlers: each feature folder's `Http.ts` (its group, providing its own
+ * services), `me` and the health probes here, and the key security every group but `tours` uses.
+ * Handlers only decode (done by HttpApi), call a service and shape the answer; routes that query
+ * the database run uninterruptibly (`DB_ROUTE`, src/http/dbRoute.ts).
  */
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, HttpApiScalar, HttpServerResponse } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
-import { InvalidRequest } from "../domain/errors.js"
-import { operatorIdsFor } from "./auth/visibility.js"
-import { Bookings } from "./bookings/Bookings.js"
-import { CursorSigner } from "../http/CursorSigner.js"
+import { Effect, Layer } from "effect"
+import { apiHttpApp } from "../http/apiApp.js"
+import { DB_ROUTE } from "../http/dbRoute.js"
+import { DocsRoutes } from "../http/docs/routes.js"
+import { RateLimiter } from "../http/RateLimiter.js"
 import { PartnerApi } from "./Api.js"
-import { jsonBody } from "../http/json.js"
+import { KeyAuth } from "./auth/KeyAuth.js"
+import { PartnerAuthLive } from "./auth/middleware.js"
 import { CurrentKey } from "./auth/security.js"
-
-export const DB_ROUTE = { uninterruptible: true } as const
+import { BookingsLive } from "./bookings/Http.js"
+import { CancelsLive } from "./cancels/Http.js"
+import { CheckinsLive } from "./checkins/Http.js"
+import { ManifestLive } from "./manifest/Http.js"
+import { openApiLayer } from "./openapi.js"
+import { PaymentLinksLive } from "./paymentLinks/Http.js"
+import { answerProblems } from "./problem.js"
+import { ReschedulesLive } from "./reschedules/Http.js"
+import { ToursLive } from "./tours/Http.js"
 
 export const MeLive = HttpApiBuilder.group(PartnerApi, "me", (handlers) =>
   handlers.handle("me", () =>
@@ -32,47 +38,6 @@ export const MeLive = HttpApiBuilder.group(PartnerApi, "me", (handlers) =>
       partner: key.partners[0]!,
       partners: key.partners
     })), DB_ROUTE))
-
-export const BookingsLive = HttpApiBuilder.group(PartnerApi, "bookings", (handlers) =>
-  Effect.gen(function*() {
-    const bookings = yield* Bookings
-    const cursors = yield* CursorSigner
-    return handlers
-      .handle("list", ({ urlParams: p }) =>
-        Effect.gen(function*() {
-          const key = yield* CurrentKey
-          if (p.date_from && p.date_to && p.date_from > p.date_to) {
-            return yield* new InvalidRequest({ detail: "date_from must not be after date_to", field: "date_from" })
-          }
-          const operatorIds = yield* operatorIdsFor(key, p.partner_id)
-          const filters = {
-            date_from: p.date_from,
-            date_to: p.date_to,
-            // The instant, not its spelling: "…T13:00:00+01:00" and "…T12:00:00Z" are one filter.
-            updated_since: p.updated_since === undefined ? undefined : new Date(p.updated_since).toISOString(),
-            status: p.status,
-            partner_id: p.partner_id
-          }
-          const after = yield* cursors.decode(p.cursor, filters)
-          const page = yield* bookings.list({
-            operatorIds,
-            limit: p.limit ?? 50,
-            after,
-            dateFrom: p.date_from,
-            dateTo: p.date_to,
-            updatedSince: p.updated_since,
-            status: p.status,
-            includeContact: key.scopes.includes("guests.contact:read")
-          })
-          return jsonBody({ data: page.rows, next_cursor: page.next ? cursors.encode(page.next, filters) : null })
-        }), DB_ROUTE)
-      .handle("get", ({ path, urlParams }) =>
-        Effect.gen(function*() {
-          const key = yield* CurrentKey
-          const operatorIds = yield* operatorIdsFor(key, urlParams.partner_id)
-          return jsonBody(yield* bookings.get(path.id, operatorIds, key.scopes.includes("guests.contact:read")))
-        }), DB_ROUTE)
-  }))
 
 export const HealthLive = HttpApiBuilder.group(PartnerApi, "health", (handlers) =>
   Effect.gen(function*() {
@@ -89,5 +54,23 @@ export const HealthLive = HttpApiBuilder.group(PartnerApi, "health", (handlers) 
           Effect.catchAllCause(() =>
             Effect.succeed(HttpServerResponse.unsafeJson({ status: "unavailable" }, { status: 503 }))
           )
-        ) as Effect.Effect<{ readonly status: "ok" }>)
+        ))
   }))
+
+/** The Partner API with every group implemented. */
+export const PartnerApiLive = HttpApiBuilder.api(PartnerApi).pipe(
+  Layer.provide([MeLive, HealthLive, BookingsLive, ManifestLive, CheckinsLive, ReschedulesLive, PaymentLinksLive, CancelsLive, ToursLive]),
+  Layer.provide(PartnerAuthLive),
+  Layer.provide([KeyAuth.Default, RateLimiter.Default])
+)
+
+/**
+ * The partner API as served: its routes, its OpenAPI document (/api/v1/openapi.json), the reference
+ * page (/api/v1/docs) and the markdown docs, on a router of its own, with its problem+json mapping.
+ */
+export const PartnerHttp = apiHttpApp(
+  Layer.mergeAll(openApiLayer, HttpApiScalar.layer({ path: "/api/v1/docs" }), DocsRoutes).pipe(
+    Layer.provideMerge(PartnerApiLive)
+  ),
+  answerProblems
+)

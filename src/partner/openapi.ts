@@ -1,16 +1,17 @@
 /**
  * The OpenAPI 3.1 document, generated from the HttpApi definitions and finished in one pass:
- * every error response becomes `application/problem+json` with the shared Problem schema, and the
- * 400 answer (built into every endpoint) is documented like any other problem.
+ * every error response becomes `application/problem+json` with the shared Problem schema and is
+ * described by the problem types its endpoint declares (their descriptions, written once on the
+ * error classes: src/domain/errors.ts), and the 400 answer (built into every endpoint) is
+ * documented like any other problem.
  */
 import { HttpApiBuilder, HttpServerResponse, OpenApi } from "@effect/platform"
 import { Effect, JSONSchema } from "effect"
-import { dropUnreachableSchemas, type Json } from "../http/openapiSchemas.js"
+import { type ProblemType, problemTypeOfAst, problemTypeOfClass, RateLimited } from "../domain/errors.js"
+import { declaredErrors, dropUnreachableSchemas, type Json } from "../http/openapiSchemas.js"
 import { PartnerApi } from "./Api.js"
 import { requiredScopes } from "./auth/middleware.js"
-import { Problem, PROBLEM_CONTENT_TYPE } from "../http/problem.js"
-import { BODY_LIMIT_BYTES } from "../http/requestBody.js"
-
+import { DECODE_ERROR, INTERNAL, Problem, PROBLEM_CONTENT_TYPE } from "./problem.js"
 
 const problemJsonSchema = () => {
   const defs: Json = {}
@@ -30,20 +31,26 @@ const RATE_LIMIT_HEADERS: Json = {
   "RateLimit-Reset": { description: "Seconds until the window resets.", schema: { type: "integer" } }
 }
 
-const STATUS_TEXT: Record<string, string> = {
-  "400": "Invalid request: a parameter or the body breaks a rule (`invalid_params` names them).",
-  "401": "Missing, malformed, unknown, expired or revoked key, or no operator left for the key.",
-  "403": "The key lacks the scope this endpoint needs.",
-  "404": "Not found, or not yours.",
-  "413": `Writes: the body is larger than ${BODY_LIMIT_BYTES / 1024} KiB (\`payload-too-large\`); nothing was read past the limit.`,
-  "415": "Writes: the body is not sent as `Content-Type: application/json` (`unsupported-media-type`).",
-  "409": "Writes: an earlier request with this Idempotency-Key is still running; retry shortly with the same key.",
-  "422": "Writes: the action is not possible for this booking or row (`not-possible`), or this Idempotency-Key " +
-    "was used for a different request (`idempotency-key-reused`).",
-  "429": "Rate limit reached, or (writes) the key's daily limit for the action (`limit` names it); `Retry-After` says when to retry.",
-  "500": "Unexpected failure on our side; quote `request_id`.",
-  "503": "Writes: a system the action depends on did not answer; nothing was kept. Retry with the same Idempotency-Key."
-}
+/** Per operation and status, the problem types of the errors it declares (each once, in order). */
+const declaredProblems = new Map(
+  [...declaredErrors(PartnerApi)].map(([operation, statuses]) => [
+    operation,
+    new Map([...statuses].map(([status, members]) => {
+      const types = new Map<string, ProblemType>()
+      for (const member of members) {
+        // HttpApi's own decoding error carries no problem type: the mapping shows it as DECODE_ERROR.
+        const type = problemTypeOfAst(member) ?? (Number(status) === DECODE_ERROR.status ? DECODE_ERROR : undefined)
+        if (type !== undefined) types.set(type.slug, type)
+      }
+      return [status, [...types.values()]] as const
+    }))
+  ])
+)
+
+/** One answer's description: each problem type's `type` slug and description. */
+const describe = (types: ReadonlyArray<ProblemType>) => types.map((type) => `\`${type.slug}\`: ${type.description}`).join(" ")
+
+const RATE_LIMITED = problemTypeOfClass(RateLimited)
 
 export const finishDocument = (spec: Json): Json => {
   const { schema, defs } = problemJsonSchema()
@@ -53,16 +60,18 @@ export const finishDocument = (spec: Json): Json => {
   const problemRef = { $ref: "#/components/schemas/Problem" }
   if (!defs.Problem) spec.components.schemas.Problem = schema
 
-  for (const item of Object.values<Json>(spec.paths ?? {})) {
-    for (const op of Object.values<Json>(item)) {
+  for (const [path, item] of Object.entries<Json>(spec.paths ?? {})) {
+    for (const [method, op] of Object.entries<Json>(item)) {
       if (typeof op !== "object" || !op.responses) continue
       const secured = Array.isArray(op.security) && op.security.length > 0
+      const problems = declaredProblems.get(`${method} ${path}`)
       for (const [status, response] of Object.entries<Json>(op.responses)) {
         const code = Number(status)
         // 401 is decided before the rate limiter runs; every other answer to a valid key carries its headers.
         response.headers = { ...HEADER_DOCS, ...(secured && code !== 401 ? RATE_LIMIT_HEADERS : {}), ...response.headers }
         if (code >= 400) {
-          response.description = STATUS_TEXT[status] ?? response.description
+          const types = problems?.get(status) ?? []
+          if (types.length > 0) response.description = describe(types)
           response.content = { [PROBLEM_CONTENT_TYPE]: { schema: problemRef } }
           if (code === 429) response.headers["Retry-After"] = { description: "Seconds to wait.", schema: { type: "integer" } }
           if (code === 401) {
@@ -72,13 +81,13 @@ export const finishDocument = (spec: Json): Json => {
       }
       if (secured && !op.responses["429"]) {
         op.responses["429"] = {
-          description: STATUS_TEXT["429"],
+          description: describe([RATE_LIMITED]),
           headers: { ...HEADER_DOCS, ...RATE_LIMIT_HEADERS, "Retry-After": { description: "Seconds to wait.", schema: { type: "integer" } } },
           content: { [PROBLEM_CONTENT_TYPE]: { schema: problemRef } }
         }
       }
       op.responses["500"] ??= {
-        description: STATUS_TEXT["500"],
+        description: describe([INTERNAL]),
         headers: { ...HEADER_DOCS, ...(secured ? RATE_LIMIT_HEADERS : {}) },
         content: { [PROBLEM_CONTENT_TYPE]: { schema: problemRef } }
       }

@@ -1,12 +1,14 @@
 /**
  * The one place where Quickbook failures become responses: `{error: {code, clerkMessage,
  * reference?}}` (spec §7), with the clerk message in the clerk's language (`Accept-Language`,
- * see clerkLanguage). Called by the server-wide middleware (src/http/problem.ts) for every request
- * under /api/quickbook/, which also sets `X-Request-Id`; `Cache-Control: no-store` is added here.
- * A key anywhere in the URL is refused with 401 before anything else runs.
+ * see clerkLanguage). Installed by the Quickbook API alone (src/quickbook/Http.ts), inside the
+ * middleware every API shares (src/http/apiApp.ts: request id, bodies, 405, access log);
+ * `Cache-Control: no-store` is added here. A key anywhere in the URL is refused with 401 before
+ * anything else runs.
  */
-import { HttpApiError, type HttpApp, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApiError, HttpServerError, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Cause, Effect, Option, Schema } from "effect"
+import { statusOf } from "../domain/errors.js"
 import { decodedUrl } from "../partner/auth/apiKey.js"
 import {
   CLERK_MESSAGE_VARIANTS,
@@ -24,13 +26,13 @@ import {
   QbUnavailable,
   QbUnprocessable,
   QuickbookCode,
+  type QuickbookFailure,
   REQUEST_MESSAGES,
   unknownEndpointMessage,
   wrongMethodMessage
 } from "./errors.js"
 import { BodyTooLarge, MalformedBody, UnsupportedMediaType } from "../http/requestBody.js"
 import { MethodNotAllowed, quotablePath } from "../http/routing.js"
-import { QUICKBOOK_PREFIX } from "./Api.js"
 
 export const WWW_AUTHENTICATE = `Bearer realm="svc-quickbook"`
 
@@ -44,11 +46,6 @@ export const QuickbookErrorBody = Schema.Struct({
     reference: Schema.optional(Schema.String).annotations({ description: "The sale reference, when the failure concerns one." })
   })
 }).annotations({ identifier: "QuickbookError", title: "Quickbook error" })
-
-export const isQuickbookUrl = (url: string) => {
-  const path = url.split("?")[0]!
-  return path === QUICKBOOK_PREFIX || path.startsWith(`${QUICKBOOK_PREFIX}/`) || path.startsWith("/api/quickbook/")
-}
 
 /** Any key of ours in the URL (partner or quickbook), raw or percent-encoded. */
 const KEY_IN_URL = /(svc_live_|svcqb_live_|svcqb_test_)/i
@@ -77,54 +74,66 @@ const decodeIssue = (error: HttpApiError.HttpApiDecodeError) => {
   return { field: issue && issue.path.length > 0 ? issue.path.map(String).join(".") : "body", missing: issue?._tag === "Missing" }
 }
 
-/** Maps one failure to its response; undefined for a failure we do not know (answered 500). */
+/** Refusals of the request itself (its body, its method: src/http), all answered with code `invalid_request`. */
+export const REQUEST_REFUSAL_CODE: QuickbookCode = "invalid_request"
+
+const isQuickbookFailure = (error: unknown): error is QuickbookFailure =>
+  error instanceof QbBadRequest || error instanceof QbUnauthorized || error instanceof QbForbidden ||
+  error instanceof QbNotFound || error instanceof QbConflict || error instanceof QbGone ||
+  error instanceof QbUnprocessable || error instanceof QbUnavailable || error instanceof QbRateLimited
+
+/** A refusal's clerk message where it is more precise than its code's: a variant, or the field at fault. */
+const clerkMessageOf = (error: QuickbookFailure, lang: ClerkLanguage): string | undefined => {
+  if (
+    (error instanceof QbBadRequest || error instanceof QbForbidden || error instanceof QbNotFound ||
+      error instanceof QbUnavailable) && error.variant !== undefined
+  ) {
+    return CLERK_MESSAGE_VARIANTS[error.variant][lang]
+  }
+  return error instanceof QbBadRequest && error.field !== undefined ? invalidFieldMessage(error.field, false, lang) : undefined
+}
+
+/** The headers that go with a refusal: how to authenticate, when to retry. */
+const headersOf = (error: QuickbookFailure): Record<string, string> =>
+  error instanceof QbUnauthorized
+    ? { "WWW-Authenticate": WWW_AUTHENTICATE }
+    : error instanceof QbRateLimited
+    ? { "Retry-After": String(error.retryAfterSeconds) }
+    : error instanceof QbUnavailable
+    ? { "Retry-After": "5" }
+    : {}
+
+/**
+ * Maps one failure to its response, its status read from the error's class; undefined for a failure
+ * we do not know (answered 500).
+ */
 export const quickbookResponseFor = (error: unknown, lang: ClerkLanguage, request?: { readonly method: string; readonly url: string }) => {
-  if (error instanceof QbUnauthorized) {
-    return respond(401, error.code, lang, { headers: { "WWW-Authenticate": WWW_AUTHENTICATE } })
-  }
-  if (error instanceof QbRateLimited) {
-    return respond(429, error.code, lang, { headers: { "Retry-After": String(error.retryAfterSeconds) } })
-  }
-  if (error instanceof QbBadRequest) {
-    const clerkMessage = error.variant !== undefined
-      ? CLERK_MESSAGE_VARIANTS[error.variant][lang]
-      : error.field !== undefined
-      ? invalidFieldMessage(error.field, false, lang)
-      : undefined
-    return respond(400, error.code, lang, { reference: error.reference, clerkMessage })
-  }
-  if (error instanceof QbForbidden) {
-    const clerkMessage = error.variant === undefined ? undefined : CLERK_MESSAGE_VARIANTS[error.variant][lang]
-    return respond(403, error.code, lang, { reference: error.reference, clerkMessage })
-  }
-  if (error instanceof QbNotFound) {
-    const clerkMessage = error.variant === undefined ? undefined : CLERK_MESSAGE_VARIANTS[error.variant][lang]
-    return respond(404, error.code, lang, { reference: error.reference, clerkMessage })
-  }
-  if (error instanceof QbConflict) return respond(409, error.code, lang, { reference: error.reference })
-  if (error instanceof QbGone) return respond(410, error.code, lang, { reference: error.reference })
-  if (error instanceof QbUnprocessable) return respond(422, error.code, lang, { reference: error.reference })
-  if (error instanceof QbUnavailable) {
-    const clerkMessage = error.variant === undefined ? undefined : CLERK_MESSAGE_VARIANTS[error.variant][lang]
-    return respond(503, error.code, lang, { reference: error.reference, clerkMessage, headers: { "Retry-After": "5" } })
+  if (isQuickbookFailure(error)) {
+    // 401 and 429 never name a sale.
+    const reference = error instanceof QbUnauthorized || error instanceof QbRateLimited ? undefined : error.reference
+    return respond(statusOf(error), error.code, lang, {
+      reference,
+      clerkMessage: clerkMessageOf(error, lang),
+      headers: headersOf(error)
+    })
   }
   if (error instanceof HttpApiError.HttpApiDecodeError) {
     const { field, missing } = decodeIssue(error)
-    return respond(400, "invalid_request", lang, { clerkMessage: invalidFieldMessage(field, missing, lang) })
+    return respond(statusOf(error), REQUEST_REFUSAL_CODE, lang, { clerkMessage: invalidFieldMessage(field, missing, lang) })
   }
   // The request itself is wrong (the desk app's doing): the code is invalid_request, the status says what.
   if (error instanceof MalformedBody) {
     const message = error.problem === "encoding" ? "body_not_utf8" : error.problem === "depth" ? "body_too_deep" : "body_not_json"
-    return respond(400, "invalid_request", lang, { clerkMessage: REQUEST_MESSAGES[message][lang] })
+    return respond(statusOf(error), REQUEST_REFUSAL_CODE, lang, { clerkMessage: REQUEST_MESSAGES[message][lang] })
   }
   if (error instanceof BodyTooLarge) {
-    return respond(413, "invalid_request", lang, { clerkMessage: REQUEST_MESSAGES.body_too_large[lang] })
+    return respond(statusOf(error), REQUEST_REFUSAL_CODE, lang, { clerkMessage: REQUEST_MESSAGES.body_too_large[lang] })
   }
   if (error instanceof UnsupportedMediaType) {
-    return respond(415, "invalid_request", lang, { clerkMessage: REQUEST_MESSAGES.body_not_json_type[lang] })
+    return respond(statusOf(error), REQUEST_REFUSAL_CODE, lang, { clerkMessage: REQUEST_MESSAGES.body_not_json_type[lang] })
   }
   if (error instanceof MethodNotAllowed) {
-    return respond(405, "invalid_request", lang, {
+    return respond(statusOf(error), REQUEST_REFUSAL_CODE, lang, {
       clerkMessage: wrongMethodMessage(error.method, error.path, error.allow, lang),
       headers: { Allow: error.allow.join(", ") }
     })
@@ -138,7 +147,10 @@ export const quickbookResponseFor = (error: unknown, lang: ClerkLanguage, reques
 }
 
 /** Runs a Quickbook request: refuses a key in the URL, maps every failure, never leaks internals. */
-export const handleQuickbook = (app: HttpApp.Default, request: HttpServerRequest.HttpServerRequest) => {
+export const handleQuickbook = <R>(
+  app: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R>,
+  request: HttpServerRequest.HttpServerRequest
+): Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R> => {
   const lang = clerkLanguage(request.headers["accept-language"])
   const run = urlCarriesAnyKey(request.url)
     ? Effect.succeed(respond(401, "unauthorized", lang, { headers: { "WWW-Authenticate": WWW_AUTHENTICATE } }))

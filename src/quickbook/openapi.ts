@@ -5,33 +5,51 @@
  * headers; the signed PDF link (`security: []`) gets 500 and no terminal header. The same document
  * is shown by the interactive reference at /api/quickbook/v1/docs (Scalar, as /api/v1/docs).
  */
-import { HttpApi, HttpApiBuilder, HttpApiScalar, HttpServerResponse, OpenApi } from "@effect/platform"
-import { Context, Effect, JSONSchema, Layer } from "effect"
-import { dropUnreachableSchemas, type Json } from "../http/openapiSchemas.js"
-import { QUICKBOOK_PREFIX, QuickbookApi } from "./Api.js"
-import { BODY_LIMIT_BYTES } from "../http/requestBody.js"
-import { QuickbookErrorBody } from "./errorMapping.js"
+import { HttpApi, HttpApiBuilder, HttpApiError, HttpApiScalar, HttpServerResponse, OpenApi } from "@effect/platform"
+import { Context, Effect, JSONSchema, Layer, Option, type Schema, SchemaAST } from "effect"
+import { declaredErrors, dropUnreachableSchemas, type Json } from "../http/openapiSchemas.js"
+import { BodyTooLarge, MalformedBody, UnsupportedMediaType } from "../http/requestBody.js"
+import { MethodNotAllowed } from "../http/routing.js"
+import { QuickbookApi } from "./Api.js"
+import { QuickbookErrorBody, REQUEST_REFUSAL_CODE } from "./errorMapping.js"
+import { QUICKBOOK_PREFIX } from "./schemas.js"
 
 
-const STATUS_TEXT: Record<string, string> = {
-  "400": "`terminal_not_registered`: the Quickbook-Terminal header is missing or malformed; `invalid_request`: a " +
-    "parameter or the body does not validate.",
-  "401": "`unauthorized`: key missing, invalid, expired, revoked, not a quickbook key, or sent in the URL.",
-  "403": "`terminal_not_registered`: the terminal is not registered, not active or not bound to the key; " +
-    "`tour_not_sellable_here`: the terminal cannot sell or charge for the tour (not sold on its operator's sites; no " +
-    "merchant or card terminal to charge with; or a test key on live accounts, or a live key on sandbox accounts), or " +
-    "the sale was quoted with a key of the other mode (test or live; the clerk message says which).",
-  "404": "`not_found`: no such sale or hold for this terminal (an unknown or malformed reference, or another " +
-    "terminal's); on the ticket endpoints also a sale not confirmed (no ticket yet, with its own clerk message); for a " +
-    "PDF link also a signature that does not verify or a link that has lapsed.",
-  "413": `\`invalid_request\`: the body is larger than ${BODY_LIMIT_BYTES / 1024} KiB.`,
-  "415": "`invalid_request`: the body is not sent as `Content-Type: application/json`.",
-  "409": "`sold_out`: not enough seats on the departure; `price_changed`: the live price differs from the quote past " +
-    "`validUntil`, or a guest type the tour does not sell.",
-  "503": "`provider_unavailable`: the operator's booking system did not answer in time; try again shortly (`Retry-After`).",
-  "429": "`rate_limited`: this terminal's budget for the endpoint is spent; `Retry-After` says when to retry.",
-  "500": "`internal`: unexpected failure on our side; quote `X-Request-Id`."
+/** A defect: the one answer without an error class. */
+const INTERNAL_TEXT = "`internal`: unexpected failure on our side; quote `X-Request-Id`."
+
+/** Refusals of the request itself (src/http), declared on the writes; answered with REQUEST_REFUSAL_CODE. */
+const REQUEST_REFUSALS: ReadonlyArray<Schema.Schema.Any> = [MalformedBody, BodyTooLarge, UnsupportedMediaType, MethodNotAllowed]
+
+const isClass = (ast: SchemaAST.AST, cls: Schema.Schema.Any) =>
+  ast === cls.ast || (ast._tag === "Transformation" && cls.ast._tag === "Transformation" && ast.to === cls.ast.to)
+
+const descriptionOf = (ast: SchemaAST.AST): string | undefined =>
+  Option.getOrUndefined(
+    SchemaAST.getDescriptionAnnotation(ast).pipe(
+      Option.orElse(() => ast._tag === "Transformation" ? SchemaAST.getDescriptionAnnotation(ast.to) : Option.none())
+    )
+  )
+
+/**
+ * What one declared error says in the document: a Quickbook failure its class's description (its
+ * codes); a refusal of the request its description under `invalid_request`; HttpApi's own decoding
+ * error nothing (QbBadRequest describes `invalid_request`).
+ */
+const describeError = (ast: SchemaAST.AST): string | undefined => {
+  if (isClass(ast, HttpApiError.HttpApiDecodeError)) return undefined
+  const description = descriptionOf(ast)
+  if (description === undefined || !REQUEST_REFUSALS.some((cls) => isClass(ast, cls))) return description
+  return `\`${REQUEST_REFUSAL_CODE}\`: ${description.charAt(0).toLowerCase()}${description.slice(1)}`
 }
+
+/** Per operation and status, the descriptions of the errors it declares (each once, in order). */
+const declaredDescriptions = new Map(
+  [...declaredErrors(QuickbookApi)].map(([operation, statuses]) => [
+    operation,
+    new Map([...statuses].map(([status, members]) => [status, [...new Set(members.flatMap((m) => describeError(m) ?? []))].join(" ")]))
+  ])
+)
 
 /** Where an operation's refusals differ from the common text above. */
 const OPERATION_STATUS_TEXT: Record<string, Record<string, string>> = {
@@ -76,7 +94,7 @@ export const quickbookOpenApi = (): Json => {
   if (!defs.QuickbookError) spec.components.schemas.QuickbookError = schema
   const errorContent = { "application/json": { schema: { $ref: "#/components/schemas/QuickbookError" } } }
   for (const [path, item] of Object.entries<Json>(spec.paths ?? {})) {
-    for (const op of Object.values<Json>(item)) {
+    for (const [method, op] of Object.entries<Json>(item)) {
       if (typeof op !== "object" || !op.responses) continue
       // An operation with `security: []` (the signed PDF link) takes no key and no terminal.
       const keyed = !(Array.isArray(op.security) && op.security.length === 0)
@@ -103,7 +121,9 @@ export const quickbookOpenApi = (): Json => {
       for (const [status, response] of Object.entries<Json>(op.responses)) {
         response.headers = { ...COMMON_HEADERS, ...response.headers }
         if (Number(status) >= 400) {
-          response.description = OPERATION_STATUS_TEXT[path]?.[status] ?? STATUS_TEXT[status] ?? response.description ?? "Error"
+          response.description = OPERATION_STATUS_TEXT[path]?.[status] ||
+            (status === "500" ? INTERNAL_TEXT : declaredDescriptions.get(`${method} ${path}`)?.get(status)) ||
+            response.description || "Error"
           response.content = errorContent
           if (status === "401") {
             response.headers["WWW-Authenticate"] = { description: "`Bearer realm=\"svc-quickbook\"`", schema: { type: "string" } }

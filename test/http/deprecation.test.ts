@@ -4,7 +4,8 @@ import { expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer, Schema } from "effect"
 import { createServer } from "node:http"
 import { deprecate } from "../../src/http/deprecation.js"
-import { problemMiddleware } from "../../src/http/problem.js"
+import { apiHttpApp } from "../../src/http/apiApp.js"
+import { answerProblems } from "../../src/partner/problem.js"
 import { call } from "../support/http.js"
 
 const sunset = new Date("2027-06-30T00:00:00Z")
@@ -23,9 +24,10 @@ const DemoLive = HttpApiBuilder.group(DemoApi, "demo", (h) =>
 class Base extends Context.Tag("Base")<Base, string>() {}
 const ServerLive = Layer.effect(Base, Effect.map(HttpServer.HttpServer, (s) =>
   `http://127.0.0.1:${s.address._tag === "TcpAddress" ? s.address.port : 0}`)).pipe(
-  Layer.provideMerge(HttpApiBuilder.serve()),
-  Layer.provide(problemMiddleware),
-  Layer.provide(HttpApiBuilder.api(DemoApi).pipe(Layer.provide(DemoLive), Layer.provide(Old.layer))),
+  Layer.provideMerge(Layer.unwrapScoped(Effect.map(
+    apiHttpApp(HttpApiBuilder.api(DemoApi).pipe(Layer.provide(DemoLive), Layer.provide(Old.layer)), answerProblems),
+    (app) => HttpServer.serve(app)
+  ))),
   Layer.provide(NodeHttpServer.layer(createServer, { host: "127.0.0.1", port: 0 }))
 )
 

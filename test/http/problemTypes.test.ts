@@ -1,7 +1,7 @@
 /** Problem `type` values and doc links point at headings that exist (renaming one breaks clients' links). */
 import { describe, expect, it } from "@effect/vitest"
 import { readSection, SECTIONS } from "../../src/http/docs/routes.js"
-import { PROBLEM_TYPES } from "../../src/http/problem.js"
+import { PROBLEM_TYPES } from "../../src/partner/problem.js"
 
 /** GitHub-style heading anchors: lower case, punctuation dropped, spaces to hyphens. */
 const anchorsOf = (markdown: string) =>

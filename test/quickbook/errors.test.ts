@@ -19,8 +19,8 @@ const request = (headers: Record<string, string> = {}, path = "/api/quickbook/v1
   HttpServerRequest.fromWeb(new Request(`http://localhost${path}`, { headers }))
 
 /** Runs the mapping as the server does, with the request in context. */
-const run = (app: unknown, req: HttpServerRequest.HttpServerRequest) =>
-  handleQuickbook(app as any, req).pipe(Effect.provideService(HttpServerRequest.HttpServerRequest, req))
+const run = (app: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>, req: HttpServerRequest.HttpServerRequest) =>
+  handleQuickbook(app, req).pipe(Effect.provideService(HttpServerRequest.HttpServerRequest, req))
 
 const bodyOf = (res: HttpServerResponse.HttpServerResponse) =>
   JSON.parse(new TextDecoder().decode((res.body as any).body))

@@ -17,6 +17,7 @@ import {
 import type { CursorPosition } from "../../http/cursor.js"
 import { toIso, toIsoOrNull } from "../../domain/dates.js"
 import { notYours } from "../../domain/errors.js"
+import { microsToIso, toPgArray } from "../../db/sql.js"
 
 export interface BookingFilters {
   readonly dateFrom?: string | undefined
@@ -81,13 +82,6 @@ const SUMMARY_COLUMNS = `b.id, b.confirmation_code, b.status, b.operator_id, b.t
 const DETAIL_COLUMNS = `${SUMMARY_COLUMNS}, b.provider_reference, b.payment_strategy,
   b.pay_later_status, b.pay_later_amount_minor, b.pay_later_currency, b.pay_later_charge_at, b.pay_later_paid_at,
   b.commission_amount_minor, b.commission_rate_percent, b.commission_currency, b.commission_status`
-
-/** Microseconds since the epoch as an exact ISO timestamp PostgreSQL reads back losslessly. */
-export const microsToIso = (micros: string) => {
-  const value = BigInt(micros)
-  const iso = new Date(Number(value / 1000n)).toISOString()
-  return iso.replace("Z", String(value % 1000n).padStart(3, "0") + "Z")
-}
 
 /** A booking row as the API shows it (pure: the benchmark's floor maps its rows with it too). */
 export const toSummary = (row: BookingRow, includeContact: boolean): BookingSummary => ({
@@ -194,6 +188,3 @@ export class Bookings extends Effect.Service<Bookings>()("Bookings", {
     return { list, get } as const
   })
 }) {}
-
-/** A PostgreSQL array literal for a list of UUIDs (validated upstream, so no quoting needed). */
-export const toPgArray = (ids: ReadonlyArray<string>) => `{${ids.join(",")}}`

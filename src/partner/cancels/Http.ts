@@ -1,9 +1,10 @@
 /** Cancel handler: the write machinery (idempotency, daily limit, audit) around Cancels.cancel. */
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { Cancels } from "./Cancels.js"
 import { PartnerApi } from "../Api.js"
-import { DB_ROUTE } from "../Http.js"
+import { CancelResult } from "./Api.js"
+import { DB_ROUTE } from "../../http/dbRoute.js"
 import { Writes } from "../writes/Writes.js"
 
 export const CancelsLive = HttpApiBuilder.group(PartnerApi, "cancels", (handlers) =>
@@ -12,7 +13,7 @@ export const CancelsLive = HttpApiBuilder.group(PartnerApi, "cancels", (handlers
     const cancels = yield* Cancels
     return handlers.handle("cancel", ({ path, payload }) =>
       writes.run(
-        { action: "cancels", targetId: path.id, payload, slotBeforeChange: true },
+        { action: "cancels", success: CancelResult, targetId: path.id, payload, slotBeforeChange: true },
         (ctx) => cancels.cancel(path.id, payload, ctx)
       ), DB_ROUTE)
-  }))
+  })).pipe(Layer.provide([Cancels.Default, Writes.Default]))

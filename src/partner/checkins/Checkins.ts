@@ -9,7 +9,7 @@ import { Effect, Either } from "effect"
 import { type CheckinChange, type CheckinStatus, decideCheckin } from "./rules.js"
 import { notYours } from "../../domain/errors.js"
 import type { WriteContext, WriteDone } from "../writes/rules.js"
-import { toPgArray } from "../bookings/Bookings.js"
+import { toPgArray } from "../../db/sql.js"
 
 export interface CheckinResult {
   readonly id: string

@@ -1,9 +1,10 @@
 /** Check-in handlers: the write machinery (idempotency, daily limit, audit) around Checkins.set. */
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { Checkins } from "./Checkins.js"
 import { PartnerApi } from "../Api.js"
-import { DB_ROUTE } from "../Http.js"
+import { CheckinResult } from "./Api.js"
+import { DB_ROUTE } from "../../http/dbRoute.js"
 import { Writes } from "../writes/Writes.js"
 
 export const CheckinsLive = HttpApiBuilder.group(PartnerApi, "checkins", (handlers) =>
@@ -12,7 +13,7 @@ export const CheckinsLive = HttpApiBuilder.group(PartnerApi, "checkins", (handle
     const checkins = yield* Checkins
     return handlers.handle("checkin", ({ path, payload }) =>
       writes.run(
-        { action: "checkins", targetId: path.id, payload, transactional: true },
+        { action: "checkins", success: CheckinResult, targetId: path.id, payload, transactional: true },
         (ctx) => checkins.set(path.id, payload, ctx)
       ), DB_ROUTE)
-  }))
+  })).pipe(Layer.provide([Checkins.Default, Writes.Default]))

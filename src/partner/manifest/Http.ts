@@ -1,11 +1,12 @@
 /** GET /api/v1/manifest: decode (done by HttpApi), resolve the operators in view, read the day. */
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { operatorIdsFor } from "../auth/visibility.js"
 import { Manifest } from "./Manifest.js"
+import { Manifest as ManifestSchema } from "./schemas.js"
 import { jsonBody } from "../../http/json.js"
 import { PartnerApi } from "../Api.js"
-import { DB_ROUTE } from "../Http.js"
+import { DB_ROUTE } from "../../http/dbRoute.js"
 import { CurrentKey } from "../auth/security.js"
 
 export const ManifestLive = HttpApiBuilder.group(PartnerApi, "manifest", (handlers) =>
@@ -15,10 +16,10 @@ export const ManifestLive = HttpApiBuilder.group(PartnerApi, "manifest", (handle
       Effect.gen(function*() {
         const key = yield* CurrentKey
         const operatorIds = yield* operatorIdsFor(key, urlParams.partner_id)
-        return jsonBody(yield* manifest.day({
+        return jsonBody(ManifestSchema, yield* manifest.day({
           date: urlParams.date,
           operatorIds,
           includeContact: key.scopes.includes("guests.contact:read")
         }))
       }), DB_ROUTE)
-  }))
+  })).pipe(Layer.provide(Manifest.Default))

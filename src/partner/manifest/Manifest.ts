@@ -17,7 +17,7 @@ import { Effect } from "effect"
 import { toIsoOrNull } from "../../domain/dates.js"
 import type { CheckInStatus, Manifest as ManifestBody, ManifestRowStatus } from "./schemas.js"
 import { buildManifest, type ManifestEntry, paxBreakdownOf } from "./rules.js"
-import { toPgArray } from "../bookings/Bookings.js"
+import { toPgArray } from "../../db/sql.js"
 
 export interface ManifestRequest {
   /** Local departure day YYYY-MM-DD. */

@@ -1,9 +1,11 @@
 /** Payment-link handler: the write machinery (idempotency, daily limit, audit) around PaymentLinks.send. */
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
+import { BookingSystemAccounts } from "../../operators/BookingSystemAccounts.js"
 import { PaymentLinks } from "./PaymentLinks.js"
 import { PartnerApi } from "../Api.js"
-import { DB_ROUTE } from "../Http.js"
+import { PaymentLinkResult } from "./Api.js"
+import { DB_ROUTE } from "../../http/dbRoute.js"
 import { Writes } from "../writes/Writes.js"
 
 export const PaymentLinksLive = HttpApiBuilder.group(PartnerApi, "paymentLinks", (handlers) =>
@@ -12,7 +14,9 @@ export const PaymentLinksLive = HttpApiBuilder.group(PartnerApi, "paymentLinks",
     const links = yield* PaymentLinks
     return handlers.handle("paymentLink", ({ path, payload }) =>
       writes.run(
-        { action: "payment_links", targetId: path.id, payload },
+        { action: "payment_links", success: PaymentLinkResult, targetId: path.id, payload },
         (ctx) => links.send(path.id, ctx)
       ), DB_ROUTE)
-  }))
+  })).pipe(
+  Layer.provide([PaymentLinks.Default.pipe(Layer.provide(BookingSystemAccounts.Default)), Writes.Default])
+)

@@ -69,7 +69,7 @@ import {
   type PaymentProviderError
 } from "../../ports/PaymentProvider.js"
 import { BookingSystemAccounts } from "../../operators/BookingSystemAccounts.js"
-import { toPgArray } from "../bookings/Bookings.js"
+import { toPgArray } from "../../db/sql.js"
 import { CrashPoints } from "../../lib/CrashPoints.js"
 import { OperatorPaymentAccounts } from "../../payments/OperatorPaymentAccounts.js"
 import { Outbox } from "../../email/Outbox.js"

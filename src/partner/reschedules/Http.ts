@@ -1,9 +1,10 @@
 /** Reschedule handlers: options (a read) and the write through the shared write machinery. */
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { Reschedules } from "./Reschedules.js"
 import { PartnerApi } from "../Api.js"
-import { DB_ROUTE } from "../Http.js"
+import { RescheduleResult } from "./Api.js"
+import { DB_ROUTE } from "../../http/dbRoute.js"
 import { CurrentKey } from "../auth/security.js"
 import { Writes } from "../writes/Writes.js"
 
@@ -17,7 +18,7 @@ export const ReschedulesLive = HttpApiBuilder.group(PartnerApi, "reschedules", (
           reschedules.options(path.id, urlParams.date, key.partners.map((p) => p.id))), DB_ROUTE)
       .handle("reschedule", ({ path, payload }) =>
         writes.run(
-          { action: "reschedules", targetId: path.id, payload, slotBeforeChange: true },
+          { action: "reschedules", success: RescheduleResult, targetId: path.id, payload, slotBeforeChange: true },
           (ctx) => reschedules.reschedule(path.id, payload, ctx)
         ), DB_ROUTE)
-  }))
+  })).pipe(Layer.provide([Reschedules.Default, Writes.Default]))

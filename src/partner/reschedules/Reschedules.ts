@@ -45,7 +45,7 @@ import {
   type BookingSystemError,
   type BookingLine
 } from "../../ports/BookingSystem.js"
-import { toPgArray } from "../bookings/Bookings.js"
+import { toPgArray } from "../../db/sql.js"
 import { claimChange, changeRunning, seenChanges, unchangedSince } from "../bookingChanges/claim.js"
 import { BookingSystemAccounts } from "../../operators/BookingSystemAccounts.js"
 import { CrashPoints } from "../../lib/CrashPoints.js"

@@ -5,11 +5,11 @@
  * a publishable key are public and cacheable (spec §8).
  */
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect, Either } from "effect"
+import { Effect, Either, Layer, type Schema } from "effect"
 import { InvalidRequest } from "../../domain/errors.js"
 import { PUBLIC_CACHE_CONTROL } from "../auth/publishableKey.js"
-import { catalogueLocale, TOUR_LIST_DEFAULT } from "./tour.js"
-import { checkRange } from "../../catalogue/availability.js"
+import { catalogueLocale, TOUR_LIST_DEFAULT, TourDetail, TourPage } from "./tour.js"
+import { checkRange, TourAvailability as TourAvailabilitySchema } from "../../catalogue/availability.js"
 import { operatorIdsFor } from "../auth/visibility.js"
 import { CursorSigner } from "../../http/CursorSigner.js"
 import { PUBLIC_TTL_SECONDS, PublicCatalogueCache, publicCacheKey } from "./PublicCatalogueCache.js"
@@ -18,8 +18,12 @@ import { Tours } from "./Tours.js"
 import { jsonBody } from "../../http/json.js"
 import { addResponseHeaders } from "../../http/requestContext.js"
 import { PartnerApi } from "../Api.js"
-import { DB_ROUTE } from "../Http.js"
+import { DB_ROUTE } from "../../http/dbRoute.js"
 import { CurrentCaller } from "../auth/security.js"
+import { KeyAuth } from "../auth/KeyAuth.js"
+import { PublishableKeys } from "../auth/PublishableKeys.js"
+import { RateLimiter } from "../../http/RateLimiter.js"
+import { CatalogueAuthLive, CatalogueCorsRoutes } from "./catalogueAuth.js"
 
 /**
  * The sites the caller reads: a publishable key's own site (`partner_id` is for secret keys: 400);
@@ -39,20 +43,25 @@ const callerSites = (tours: Tours, partnerId: string | undefined) =>
  * The answer: for a secret key, `compute`d; for a publishable key, public and cacheable (spec §8),
  * from the service's own copy while it is fresh (`X-Cache: HIT`), else computed and kept (`MISS`).
  */
-const answer = <A, E, R>(cache: PublicCatalogueCache, kind: keyof typeof PUBLIC_CACHE_CONTROL, compute: Effect.Effect<A, E, R>) =>
+const answer = <A, I, E, R>(
+  cache: PublicCatalogueCache,
+  kind: keyof typeof PUBLIC_CACHE_CONTROL,
+  schema: Schema.Schema<A, I>,
+  compute: Effect.Effect<NoInfer<A>, E, R>
+) =>
   Effect.gen(function*() {
     const caller = yield* CurrentCaller
-    if (caller._tag === "Secret") return jsonBody(yield* compute)
+    if (caller._tag === "Secret") return jsonBody(schema, yield* compute)
     const request = yield* HttpServerRequest.HttpServerRequest
     const key = publicCacheKey(caller.key.id, request.url)
     const held = yield* cache.get(key)
     const body = held ?? JSON.stringify(yield* compute)
     if (held === undefined) yield* cache.set(key, body, PUBLIC_TTL_SECONDS[kind])
     yield* addResponseHeaders({ "Cache-Control": PUBLIC_CACHE_CONTROL[kind], "X-Cache": held === undefined ? "MISS" : "HIT" })
-    return HttpServerResponse.text(body, { contentType: "application/json" }) as unknown as A
+    return HttpServerResponse.text(body, { contentType: "application/json" })
   })
 
-export const ToursLive = HttpApiBuilder.group(PartnerApi, "tours", (handlers) =>
+const ToursHandlers = HttpApiBuilder.group(PartnerApi, "tours", (handlers) =>
   Effect.gen(function*() {
     const tours = yield* Tours
     const availability = yield* TourAvailability
@@ -60,7 +69,7 @@ export const ToursLive = HttpApiBuilder.group(PartnerApi, "tours", (handlers) =>
     const cache = yield* PublicCatalogueCache
     return handlers
       .handle("list", ({ urlParams: p }) =>
-        answer(cache, "list", Effect.gen(function*() {
+        answer(cache, "list", TourPage, Effect.gen(function*() {
           const siteIds = yield* callerSites(tours, p.partner_id)
           // The cursor is bound to the set being paged (not to `locale`, which only changes the text).
           const filters = { list: "tours", partner_id: p.partner_id }
@@ -72,15 +81,33 @@ export const ToursLive = HttpApiBuilder.group(PartnerApi, "tours", (handlers) =>
           return { data: page.rows, next_cursor: page.next ? cursors.encode(page.next, filters) : null }
         })), DB_ROUTE)
       .handle("get", ({ path, urlParams: p }) =>
-        answer(cache, "detail", Effect.gen(function*() {
+        answer(cache, "detail", TourDetail, Effect.gen(function*() {
           const siteIds = yield* callerSites(tours, p.partner_id)
           return yield* tours.get(path.id, { siteIds, locale: catalogueLocale(p.locale) })
         })), DB_ROUTE)
       .handle("availability", ({ path, urlParams: p }) =>
-        answer(cache, "availability", Effect.gen(function*() {
+        answer(cache, "availability", TourAvailabilitySchema, Effect.gen(function*() {
           const range = checkRange(p.from, p.to)
           if (Either.isLeft(range)) return yield* new InvalidRequest(range.left)
           const siteIds = yield* callerSites(tours, p.partner_id)
           return yield* availability.read(path.id, { siteIds }, { from: p.from, to: p.to, pax: p.pax ?? 1 })
         })), DB_ROUTE)
   }))
+
+/**
+ * The tours group with what it needs: its services, its own security (secret or publishable key,
+ * ./catalogueAuth.ts) and the CORS preflight routes of its paths. The public cache is one instance,
+ * shared by the handlers and the security (which serves a held answer without counting it).
+ */
+export const ToursLive = Layer.merge(ToursHandlers, CatalogueCorsRoutes).pipe(
+  Layer.provide(CatalogueAuthLive),
+  Layer.provide([
+    Tours.Default,
+    TourAvailability.Default,
+    CursorSigner.Default,
+    PublicCatalogueCache.Default,
+    PublishableKeys.Default,
+    KeyAuth.Default,
+    RateLimiter.Default
+  ])
+)

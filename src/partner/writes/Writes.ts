@@ -19,7 +19,7 @@
  */
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { SqlClient, SqlError } from "@effect/sql"
-import { Cause, Data, Duration, Effect, Either, Exit, FiberRef, Option, Ref } from "effect"
+import { Cause, Data, Duration, Effect, Either, Exit, FiberRef, Option, Ref, type Schema } from "effect"
 import { IdempotencyInProgress, IdempotencyMismatch, InvalidRequest, DailyLimitReached } from "../../domain/errors.js"
 import {
   IDEMPOTENCY_KEY_HEADER,
@@ -34,11 +34,16 @@ import {
 import { Audit } from "./Audit.js"
 import { DailyLimits, type Slot } from "./DailyLimits.js"
 import { IdempotencyStore, type StoredResponse } from "./IdempotencyStore.js"
-import { problemFor } from "../../http/problem.js"
+import { INTERNAL, PROBLEM_CONTENT_TYPE, problemFor, problemResponse } from "../problem.js"
 import { CurrentRequest } from "../../http/requestContext.js"
 import { CurrentKey } from "../auth/security.js"
 
-export interface WriteSpec {
+export interface WriteSpec<A, I> {
+  /**
+   * The endpoint's success schema (its `Api.ts`): the action's result must be of its type. The result
+   * is stored and answered as its JSON text (so a replay is the same bytes), not encoded again.
+   */
+  readonly success: Schema.Schema<A, I>
   /** The daily limit it counts against; also the audit action. */
   readonly action: WriteAction
   /** The id the write acts on (path `id`). */
@@ -58,9 +63,8 @@ export interface WriteSpec {
 /** The claim was taken over while the action ran (its lease lapsed): our outcome must not be kept. */
 class ClaimLost extends Data.TaggedError("ClaimLost") {}
 
-const decoder = new TextDecoder()
-
-interface RenderedProblem {
+/** A refusal: the stored answer, and the problem type slug and detail the audit records. */
+interface Refusal {
   readonly stored: StoredResponse
   readonly slug: string
   readonly detail: string
@@ -99,25 +103,32 @@ export class Writes extends Effect.Service<Writes>()("Writes", {
       )
 
     /**
-     * Runs `perform` as the write `spec` describes. The result is the response itself (typed as
-     * the endpoint's success so the handler can return it).
+     * Runs `perform` as the write `spec` describes. The result is the response itself: the stored
+     * answer (a handler may answer an HttpServerResponse), the first time and on every replay.
      */
-    const run = <A, E, R>(spec: WriteSpec, perform: (ctx: WriteContext) => Effect.Effect<WriteDone<A>, E, R>) =>
+    const run = <A, I, E, R>(
+      spec: WriteSpec<A, I>,
+      perform: (ctx: WriteContext) => Effect.Effect<WriteDone<NoInfer<A>>, E, R>
+    ) =>
       Effect.gen(function*() {
         const key = yield* CurrentKey
         const request = yield* HttpServerRequest.HttpServerRequest
         const { requestId } = yield* FiberRef.get(CurrentRequest)
         const operator = yield* Ref.make<string | null>(null)
 
-        const render = (error: unknown): RenderedProblem | undefined => {
-          const response = problemFor(error, requestId, request.method, request.url)
-          if (response === undefined || response.body._tag !== "Uint8Array") return undefined
-          const body = decoder.decode(response.body.body)
-          const problem = JSON.parse(body) as { type: string; detail: string }
+        /** A refusal as the client sees it (kept as the key's answer) and as the audit records it. */
+        const render = (error: unknown): Refusal | undefined => {
+          const problem = problemFor(error, requestId, request.method, request.url)
+          if (problem === undefined) return undefined
           return {
-            stored: { status: response.status, contentType: response.body.contentType, headers: { ...response.headers }, body },
-            slug: problem.type.slice(problem.type.indexOf("#") + 1),
-            detail: problem.detail
+            stored: {
+              status: problem.type.status,
+              contentType: PROBLEM_CONTENT_TYPE,
+              headers: { ...problemResponse(problem).headers },
+              body: JSON.stringify(problem.body)
+            },
+            slug: problem.type.slug,
+            detail: problem.body.detail
           }
         }
 
@@ -164,7 +175,7 @@ export class Writes extends Effect.Service<Writes>()("Writes", {
         switch (claim._tag) {
           case "Replay":
             yield* record(idempotencyKey, "replayed", claim.response.status)
-            return asResponse(claim.response, true) as unknown as A
+            return asResponse(claim.response, true)
           case "InProgress":
             return yield* refuse(
               idempotencyKey,
@@ -237,7 +248,7 @@ export class Writes extends Effect.Service<Writes>()("Writes", {
         return yield* Effect.uninterruptibleMask((restore) =>
           Effect.gen(function*() {
             const exit = yield* Effect.exit(restore(attempt))
-            if (Exit.isSuccess(exit)) return asResponse(exit.value, false) as unknown as A
+            if (Exit.isSuccess(exit)) return asResponse(exit.value, false)
             const failure = Cause.failureOption(exit.cause)
             const error = Option.getOrUndefined(failure)
             if (error instanceof ClaimLost) {
@@ -265,7 +276,7 @@ export class Writes extends Effect.Service<Writes>()("Writes", {
                 idempotencyKey,
                 problem !== undefined && problem.stored.status < 500 ? "refused" : "failed",
                 problem?.stored.status ?? 500,
-                problem ?? { slug: "internal", detail: failureSummary(exit.cause) }
+                problem ?? { slug: INTERNAL.slug, detail: failureSummary(exit.cause) }
               )
             }))
             return yield* Effect.failCause(exit.cause as Cause.Cause<E | DailyLimitReached>)

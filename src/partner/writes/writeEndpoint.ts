@@ -1,9 +1,9 @@
 /**
  * Declares a Partner API endpoint as a write: the errors the shared write machinery can answer
  * (400 for the `Idempotency-Key` header, 409, 422, 429 daily limit, 503), those of its JSON body
- * (413 over the size limit, 415 not JSON: ../requestBody.ts) and, in the OpenAPI
+ * (413 over the size limit, 415 not JSON: src/http/requestBody.ts) and, in the OpenAPI
  * document, the required `Idempotency-Key` request header and the `Idempotent-Replayed` response
- * header. The handler then runs its action through `Writes.run` (./writes.ts).
+ * header. The handler then runs its action through `Writes.run` (./Writes.ts).
  */
 import { type HttpApiEndpoint, type HttpMethod, OpenApi } from "@effect/platform"
 import {

@@ -1,6 +1,6 @@
 /** POST /book: decode, ask QuickbookBook, encode. */
 import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { clerkLanguage } from "../errors.js"
 import { QuickbookBook } from "./QuickbookBook.js"
 import { QuickbookApi } from "../Api.js"
@@ -13,4 +13,4 @@ export const QuickbookBookLive = HttpApiBuilder.group(QuickbookApi, "book", (han
         const caller = yield* CurrentTerminal
         const request = yield* HttpServerRequest.HttpServerRequest
         return yield* book.book(caller, payload, clerkLanguage(request.headers["accept-language"]))
-      }))))
+      })))).pipe(Layer.provide(QuickbookBook.Default))

@@ -1,6 +1,6 @@
 /** GET /sales/{reference}, GET /sales/{reference}/ticket and the signed PDF link: decode, ask QuickbookTickets, encode. */
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { clerkLanguage } from "../errors.js"
 import { QuickbookTickets } from "./QuickbookTickets.js"
 import { QuickbookApi } from "../Api.js"
@@ -18,7 +18,7 @@ export const QuickbookTicketsLive = HttpApiBuilder.group(QuickbookApi, "tickets"
         }))
       .handle("ticket", ({ path, urlParams }) =>
         Effect.flatMap(CurrentTerminal, (caller) => tickets.ticket(caller, path.reference, urlParams.lang ?? "en")))
-  }))
+  })).pipe(Layer.provide(QuickbookTickets.Default))
 
 export const QuickbookTicketPdfLive = HttpApiBuilder.group(QuickbookApi, "ticketPdf", (handlers) =>
   Effect.gen(function*() {
@@ -32,4 +32,4 @@ export const QuickbookTicketPdfLive = HttpApiBuilder.group(QuickbookApi, "ticket
             headers: { "Content-Disposition": `inline; filename="${path.file}"` }
           })
       ))
-  }))
+  })).pipe(Layer.provide(QuickbookTickets.Default))

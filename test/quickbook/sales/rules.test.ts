@@ -10,7 +10,7 @@ import {
   slotsOf,
   vatIncluded
 } from "../../../src/quickbook/sales/rules.js"
-import { QuoteBody } from "../../../src/quickbook/Api.js"
+import { QuoteBody } from "../../../src/quickbook/sales/Api.js"
 
 describe("quickbook sales rules", () => {
   it("references are SVC- and 10 uppercase letters or digits", () => {

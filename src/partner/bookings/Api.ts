@@ -1,0 +1,51 @@
+/** The `bookings` group of the Partner API: list and get. */
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { BookingDetail, BookingPage, BookingStatus } from "./booking.js"
+import { IsoDate, IsoDateTimeWithOffset } from "../../domain/dates.js"
+import { InvalidRequest, NotFound } from "../../domain/errors.js"
+import { Cursor, intParam, oneOf, PartnerId, UuidPath } from "../../http/params.js"
+import { PartnerAuth, RequiredScope } from "../auth/security.js"
+
+export const BookingListParams = Schema.Struct({
+  date_from: Schema.optional(IsoDate).annotations({ description: "Experience date from (inclusive)." }),
+  date_to: Schema.optional(IsoDate).annotations({ description: "Experience date to (inclusive)." }),
+  updated_since: Schema.optional(IsoDateTimeWithOffset).annotations({
+    description: "Bookings created or changed at or after this instant (with Z or an offset)."
+  }),
+  status: Schema.optional(oneOf(BookingStatus.literals)),
+  cursor: Schema.optional(Cursor),
+  limit: Schema.optional(intParam(1, 100)).annotations({ description: "1 to 100, default 50." }),
+  partner_id: Schema.optional(PartnerId)
+})
+
+export class BookingsGroup extends HttpApiGroup.make("bookings")
+  .add(
+    HttpApiEndpoint.get("list", "/bookings")
+      .setUrlParams(BookingListParams)
+      .addSuccess(BookingPage)
+      .addError(InvalidRequest)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "List bookings, newest first")
+      .annotate(
+        OpenApi.Description,
+        "Scope `bookings:read`. Newest first by creation; keyset pages with `next_cursor`. Holds and abandoned " +
+          "checkouts never appear. Guest `email` and `phone` keys are present only with `guests.contact:read`."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/bookings/:id")
+      .setPath(Schema.Struct({ id: UuidPath }))
+      .setUrlParams(Schema.Struct({ partner_id: Schema.optional(PartnerId) }))
+      .addSuccess(BookingDetail)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "One booking")
+      .annotate(
+        OpenApi.Description,
+        "Scope `bookings:read`. 404 when the booking's tour belongs to none of the key's operators (or not to `partner_id`)."
+      )
+  )
+  .annotate(RequiredScope, "bookings:read")
+  .middleware(PartnerAuth)
+  .prefix("/api/v1")
+{}

@@ -1,0 +1,68 @@
+/** The `checkins` group of the Partner API: check a manifest row in (a write). */
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { NotFound, NotPossible } from "../../domain/errors.js"
+import { oneOf, UuidPath } from "../../http/params.js"
+import { PartnerAuth, RequiredScope } from "../auth/security.js"
+import { idempotentWrite } from "../writes/writeEndpoint.js"
+
+const CheckinStatusParam = oneOf(["checked_in", "no_show", "clear"] as const)
+
+const CheckinBody = Schema.Struct({
+  status: CheckinStatusParam.annotations({ description: "`checked_in`, `no_show`, or `clear` (back to not seen)." }),
+  present: Schema.optional(Schema.NullOr(
+    Schema.Int.pipe(Schema.greaterThanOrEqualTo(0)).annotations({
+      message: () => ({ message: "must be a whole number from 0 to the row's participants", override: true })
+    })
+  )).annotations({
+    description: "With `checked_in` only: how many of the party turned up, 0 to the row's participants. Omit (or null) for everyone."
+  })
+}).annotations({ message: () => "must be a JSON object with `status`" }).pipe(
+  Schema.filter((body) =>
+    body.present == null || body.status === "checked_in" ? undefined : { path: ["present"], message: "only with status checked_in" }
+  )
+)
+
+/** The check-in body; `present: null` is the same request as no `present`. */
+export const CheckinRequest = CheckinBody.pipe(
+  Schema.transform(
+    Schema.Struct({ status: Schema.typeSchema(CheckinStatusParam), present: Schema.optional(Schema.Int) }),
+    {
+      strict: true,
+      decode: ({ present, status }) => (present == null ? { status } : { status, present }),
+      encode: (body) => body
+    }
+  )
+).annotations({ identifier: "CheckinRequest" })
+
+export const CheckinResult = Schema.Struct({
+  id: Schema.UUID.annotations({ description: "The manifest row id." }),
+  check_in: Schema.Struct({
+    status: Schema.NullOr(Schema.Literal("checked_in", "no_show")).annotations({ description: "null: not seen." }),
+    present: Schema.NullOr(Schema.Int).annotations({ description: "null: everyone (or no check-in)." })
+  })
+}).annotations({ identifier: "CheckinResult" })
+
+export class CheckinsGroup extends HttpApiGroup.make("checkins")
+  .add(
+    idempotentWrite(
+      HttpApiEndpoint.post("checkin", "/manifest/:id/checkin")
+        .setPath(Schema.Struct({ id: UuidPath }))
+        .setPayload(CheckinRequest)
+        .addSuccess(CheckinResult)
+        .addError(NotFound)
+        .addError(NotPossible)
+    )
+      .annotate(OpenApi.Summary, "Check a manifest row in, mark it no-show, or clear it")
+      .annotate(
+        OpenApi.Description,
+        "Scope `checkins:write`; header `Idempotency-Key` required. Stores only the check-in: the booking, " +
+          "guests and money never change and the booking system is not told. 404 when the row belongs to none " +
+          "of the key's operators; 422 for a cancelled row (only `clear` is accepted). Setting the state the row " +
+          "already has answers 200 and does not count against the daily `checkins` limit."
+      )
+  )
+  .annotate(RequiredScope, "checkins:write")
+  .middleware(PartnerAuth)
+  .prefix("/api/v1")
+{}
