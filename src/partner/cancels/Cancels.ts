@@ -56,7 +56,8 @@ import { outboxKeys, retryDelayMillis, teamLocale } from "../../email/rules.js"
 import type { WriteContext, WriteDone } from "../writes/rules.js"
 import { BookingSystem } from "../../ports/BookingSystem.js"
 import { type PaymentAccount, PaymentProvider, type PaymentProviderError } from "../../ports/PaymentProvider.js"
-import { claimChange, changeRunning, seenChanges } from "../bookingChanges/claim.js"
+import { BookingChanges } from "../bookingChanges/BookingChanges.js"
+import { changeRunning } from "../bookingChanges/rules.js"
 import { toPgArray } from "../bookings/Bookings.js"
 import { BookingSystemAccounts } from "../../operators/BookingSystemAccounts.js"
 import { CrashPoints } from "../../lib/CrashPoints.js"
@@ -161,6 +162,7 @@ export class Cancels extends Effect.Service<Cancels>()("Cancels", {
     const crash = yield* CrashPoints
     const paidLinks = yield* PaidLinks
     const { leaseSeconds } = yield* BookingChangeConfig
+    const bookingChanges = yield* BookingChanges
 
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
@@ -735,7 +737,7 @@ export class Cancels extends Effect.Service<Cancels>()("Cancels", {
     const cancel = (id: string, request: { readonly reason: string }, ctx: WriteContext) =>
       Effect.gen(function*() {
         // Before the booking is read: the claim holds only if no change was made since (src/partner/bookingChanges/claim.ts).
-        const seen = yield* seenChanges(sql, id)
+        const seen = yield* bookingChanges.seen(id)
         const b = yield* loadBooking(id, ctx.operatorIds)
         yield* ctx.target(b.operator_id)
         if (!isLive(b.status)) return yield* previousCancel(b)
@@ -772,12 +774,14 @@ export class Cancels extends Effect.Service<Cancels>()("Cancels", {
 
         // Step 1: the intent, committed before the booking system is asked (and the daily slot taken).
         yield* ctx.beforeChange
-        const change = yield* claimChange(sql, seen, sql<{ id: string }>`
-          INSERT INTO booking_changes (booking_id, kind, state, key_id, account_id, booking_reference, reason, lease_until)
-          VALUES (${b.id}::uuid, 'cancel', 'releasing', ${ctx.keyId}, ${b.account_id}, ${b.provider_reference}, ${request.reason},
-            now() + make_interval(secs => ${leaseSeconds}))
-          ON CONFLICT DO NOTHING
-          RETURNING id`)
+        const change = { id: yield* bookingChanges.claim(seen, {
+          kind: "cancel",
+          bookingId: b.id,
+          keyId: ctx.keyId,
+          accountId: b.account_id,
+          bookingReference: b.provider_reference,
+          reason: request.reason
+        }) }
 
         // Step 2: the booking system releases the seats (a booking it never knew holds none).
         if (b.provider_reference !== null) {
@@ -823,5 +827,5 @@ export class Cancels extends Effect.Service<Cancels>()("Cancels", {
 
     return { cancel, recover, refundLate } as const
   }),
-  dependencies: [BookingSystemAccounts.Default, OperatorPaymentAccounts.Default, CrashPoints.Default, PaidLinks.Default]
+  dependencies: [BookingSystemAccounts.Default, OperatorPaymentAccounts.Default, CrashPoints.Default, PaidLinks.Default, BookingChanges.Default]
 }) {}
