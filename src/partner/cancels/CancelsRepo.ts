@@ -9,6 +9,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { repoMethod } from "../../db/repository.js"
 import { toPgArray } from "../bookings/Bookings.js"
+import { ChangedBookingFields } from "../bookingChanges/changedBooking.js"
 
 const Status = Schema.Literal("REFUNDED", "CANCELLED", "CONFIRMED", "RESERVED")
 
@@ -31,20 +32,11 @@ export type CancelBooking = typeof CancelBooking.Type
 
 /** The booking as step 4 ends it and its emails tell it (read under its lock). */
 export const CancelledBooking = Schema.Struct({
+  ...ChangedBookingFields,
   status: Schema.String,
-  operator_id: Schema.String,
-  operator_name: Schema.String,
-  operator_timezone: Schema.String,
-  confirmation_code: Schema.String,
-  tour_name: Schema.NullOr(Schema.String),
   experience_date: Schema.NullOr(Schema.String),
   start_time: Schema.NullOr(Schema.String),
-  participants: Schema.NullOr(Schema.Number),
-  guest_name: Schema.NullOr(Schema.String),
-  guest_email: Schema.NullOr(Schema.String),
-  currency: Schema.String,
-  /** The name of the API key that asked for the cancel. */
-  key_name: Schema.NullOr(Schema.String)
+  currency: Schema.String
 })
 export type CancelledBooking = typeof CancelledBooking.Type
 

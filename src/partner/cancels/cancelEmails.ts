@@ -6,6 +6,7 @@
  */
 import type { EnqueueRequest } from "../../email/Outbox.js"
 import { outboxKeys, teamLocale } from "../../email/rules.js"
+import { changedBy, guestHeading, tourNameOf } from "../bookingChanges/changedBooking.js"
 import type { CancelledBooking } from "./CancelsRepo.js"
 import type { RefundOutcome } from "./rules.js"
 
@@ -27,7 +28,6 @@ export interface CancelEmailFacts {
 
 /** The guest's email (when the booking has an address) and the team's (when it has members). */
 export const cancelEmails = ({ booking: b, bookingId, reason, refund: r, team }: CancelEmailFacts): ReadonlyArray<EnqueueRequest> => {
-  const tourName = b.tour_name && b.tour_name.trim() ? b.tour_name : "your tour"
   const refund = emailRefund(r.outcome, r.amountMinor, r.currency)
   // A cancel is refused before it begins when the booking has no departure day.
   const departure = { date: b.experience_date!, startTime: b.start_time }
@@ -40,16 +40,7 @@ export const cancelEmails = ({ booking: b, bookingId, reason, refund: r, team }:
       operatorId: b.operator_id,
       bookingId,
       template: "booking_cancelled_guest",
-      data: {
-        guestName: b.guest_name,
-        operatorName: b.operator_name,
-        operatorContact: null,
-        tourName,
-        bookingReference: b.confirmation_code,
-        departure,
-        participants: b.participants,
-        refund
-      }
+      data: { ...guestHeading(b), departure, participants: b.participants, refund }
     })
   }
   if (team.length > 0) {
@@ -62,13 +53,13 @@ export const cancelEmails = ({ booking: b, bookingId, reason, refund: r, team }:
       template: "booking_cancelled_team",
       data: {
         operatorName: b.operator_name,
-        tourName,
+        tourName: tourNameOf(b),
         bookingReference: b.confirmation_code,
         departure,
         participants: b.participants,
         guestName: b.guest_name,
         reason: reason ?? "(none given)",
-        cancelledBy: b.key_name ? `Partner API key "${b.key_name}"` : "the Partner API",
+        cancelledBy: changedBy(b),
         refund
       }
     })

@@ -9,6 +9,7 @@ import { Effect, Schema } from "effect"
 import { repoMethod } from "../../db/repository.js"
 import { toPgArray } from "../bookings/Bookings.js"
 import { RescheduleChange } from "../bookingChanges/BookingChangesRepo.js"
+import { ChangedBookingFields } from "../bookingChanges/changedBooking.js"
 
 /** The booking as a reschedule decides on it. */
 export const RescheduleBooking = Schema.Struct({
@@ -30,19 +31,7 @@ export const RescheduleBooking = Schema.Struct({
 export type RescheduleBooking = typeof RescheduleBooking.Type
 
 /** The booking once moved, as its emails need it. */
-export const MovedBooking = Schema.Struct({
-  id: Schema.String,
-  operator_id: Schema.String,
-  operator_name: Schema.String,
-  operator_timezone: Schema.String,
-  confirmation_code: Schema.String,
-  tour_name: Schema.NullOr(Schema.String),
-  participants: Schema.NullOr(Schema.Number),
-  guest_name: Schema.NullOr(Schema.String),
-  guest_email: Schema.NullOr(Schema.String),
-  /** The name of the API key that asked for the move. */
-  key_name: Schema.NullOr(Schema.String)
-})
+export const MovedBooking = Schema.Struct({ id: Schema.String, ...ChangedBookingFields })
 export type MovedBooking = typeof MovedBooking.Type
 
 export class ReschedulesRepo extends Effect.Service<ReschedulesRepo>()("Partner/ReschedulesRepo", {

@@ -7,6 +7,7 @@
 import type { EnqueueRequest } from "../../email/Outbox.js"
 import { outboxKeys, teamLocale } from "../../email/rules.js"
 import type { RescheduleChange } from "../bookingChanges/BookingChangesRepo.js"
+import { changedBy, guestHeading, tourNameOf } from "../bookingChanges/changedBooking.js"
 import type { MovedBooking } from "./ReschedulesRepo.js"
 
 /** The guest's email (when the booking has an address) and the team's (when it has members). */
@@ -17,7 +18,6 @@ export const rescheduleEmails = (
 ): ReadonlyArray<EnqueueRequest> => {
   const previous = { date: change.from_date, startTime: change.from_start_time, rateTitle: change.from_rate_title }
   const next = { date: change.to_date, startTime: change.to_start_time, rateTitle: change.to_rate_title }
-  const tourName = b.tour_name && b.tour_name.trim() ? b.tour_name : "your tour"
   const emails: Array<EnqueueRequest> = []
   if (b.guest_email) {
     emails.push({
@@ -27,16 +27,7 @@ export const rescheduleEmails = (
       operatorId: b.operator_id,
       bookingId: b.id,
       template: "booking_rescheduled_guest",
-      data: {
-        guestName: b.guest_name,
-        operatorName: b.operator_name,
-        operatorContact: null,
-        tourName,
-        bookingReference: b.confirmation_code,
-        previous,
-        next,
-        participants: b.participants
-      }
+      data: { ...guestHeading(b), previous, next, participants: b.participants }
     })
   }
   if (team.length > 0) {
@@ -49,13 +40,13 @@ export const rescheduleEmails = (
       template: "booking_rescheduled_team",
       data: {
         operatorName: b.operator_name,
-        tourName,
+        tourName: tourNameOf(b),
         bookingReference: b.confirmation_code,
         previous,
         next,
         participants: b.participants,
         guestName: b.guest_name,
-        rescheduledBy: b.key_name ? `Partner API key "${b.key_name}"` : "the Partner API"
+        rescheduledBy: changedBy(b)
       }
     })
   }
