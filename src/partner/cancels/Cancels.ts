@@ -52,8 +52,6 @@ import { CancelRefunds } from "./CancelRefunds.js"
 import { CancelRefundsRepo } from "./CancelRefundsRepo.js"
 import { type CancelBooking, CancelsRepo } from "./CancelsRepo.js"
 
-export type { CancelRecoverySummary } from "./CancelRecovery.js"
-
 export interface CancelResultBody {
   readonly id: string
   readonly status: BookingStatus

@@ -67,8 +67,6 @@ export interface RescheduleResultBody {
   readonly already_on_date: boolean
 }
 
-export type { RecoverySummary } from "../bookingChanges/rules.js"
-
 const unavailable = (what: string) =>
   new Unavailable({ detail: `the booking system did not answer (${what}); nothing changed; retry with the same Idempotency-Key` })
 
