@@ -28,6 +28,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Effect, Either, Option } from "effect"
+import { transactionAtEdge } from "../../db/repoEdge.js"
 import type { IdempotencyInProgress } from "../../domain/errors.js"
 import { BookingChangesRepo, type NewChange } from "./BookingChangesRepo.js"
 import {
@@ -42,7 +43,7 @@ import {
 
 export class BookingChanges extends Effect.Service<BookingChanges>()("Partner/BookingChanges", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const transaction = transactionAtEdge(yield* SqlClient.SqlClient)
     const repo = yield* BookingChangesRepo
 
     /** The booking's changes now: how many were recorded, and the open one if any. */
@@ -65,7 +66,7 @@ export class BookingChanges extends Effect.Service<BookingChanges>()("Partner/Bo
      */
     const claim = Effect.fn("BookingChanges.claim")(function*(before: ChangesSeen, change: NewChange) {
       yield* Effect.annotateCurrentSpan({ booking: before.bookingId })
-      const claimed = yield* sql.withTransaction(Effect.gen(function*() {
+      const claimed = yield* transaction(Effect.gen(function*() {
         yield* repo.lockBooking(before.bookingId)
         const refused = unchangedFrom(before, yield* repo.seen(before.bookingId))
         if (Either.isLeft(refused)) return Either.left(refused.left)
@@ -74,7 +75,7 @@ export class BookingChanges extends Effect.Service<BookingChanges>()("Partner/Bo
           onNone: (): Either.Either<string, IdempotencyInProgress> => Either.left(changeRunning()),
           onSome: ({ id }) => Either.right(id)
         })
-      })).pipe(Effect.catchTag("SqlError", Effect.die))
+      }))
       return yield* claimed
     })
 

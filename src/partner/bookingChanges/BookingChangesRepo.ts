@@ -8,7 +8,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { BookingChangeConfig } from "../../config.js"
-import { repoMethod } from "../../db/repository.js"
+import { repoEdge } from "../../db/repoEdge.js"
 import { ABANDONABLE_STATES, ANY_OPEN_STATE, type ChangeKind, type ChangesSeen, OPEN_STATES } from "./rules.js"
 
 const Kind = Schema.Literal("cancel", "reschedule")
@@ -104,8 +104,7 @@ export class BookingChangesRepo extends Effect.Service<BookingChangesRepo>()("Pa
         kind: Schema.NullOr(Kind),
         lease_expired: Schema.NullOr(Schema.Boolean)
       }),
-      execute: (bookingId) =>
-        sql`
+      execute: (bookingId) => sql`
           SELECT (SELECT count(*)::int FROM booking_changes WHERE booking_id = ${bookingId}::uuid) AS recorded,
             c.id, c.kind, c.lease_until < now() AS lease_expired
           FROM (SELECT 1) AS one
@@ -130,8 +129,7 @@ export class BookingChangesRepo extends Effect.Service<BookingChangesRepo>()("Pa
     const insert = SqlSchema.findOne({
       Request: NewChange,
       Result: Id,
-      execute: (c) =>
-        c.kind === "cancel"
+      execute: (c) => c.kind === "cancel"
           ? sql`
             INSERT INTO booking_changes (booking_id, kind, state, key_id, account_id, booking_reference, reason, lease_until)
             VALUES (${c.bookingId}::uuid, 'cancel', 'releasing', ${c.keyId}, ${c.accountId}, ${c.bookingReference}, ${c.reason},
@@ -155,8 +153,7 @@ export class BookingChangesRepo extends Effect.Service<BookingChangesRepo>()("Pa
     const findCancel = SqlSchema.findOne({
       Request: ById,
       Result: CancelChange,
-      execute: ({ id, lock }) =>
-        sql`
+      execute: ({ id, lock }) => sql`
           SELECT id, booking_id, state, key_id, account_id, booking_reference, reason, refund_outcome,
             lease_until < now() AS lease_expired
           FROM booking_changes WHERE id = ${id}::uuid AND kind = 'cancel' ${forUpdate(lock)}`
@@ -165,8 +162,7 @@ export class BookingChangesRepo extends Effect.Service<BookingChangesRepo>()("Pa
     const findReschedule = SqlSchema.findOne({
       Request: ById,
       Result: RescheduleChange,
-      execute: ({ id, lock }) =>
-        sql`
+      execute: ({ id, lock }) => sql`
           SELECT id, booking_id, state, key_id, account_id, booking_reference, line_id, from_date, from_start_time,
             from_rate_title, to_date, to_start_time, to_start_time_id, to_rate_id, to_rate_title, change_rate,
             lease_until < now() AS lease_expired
@@ -177,8 +173,7 @@ export class BookingChangesRepo extends Effect.Service<BookingChangesRepo>()("Pa
     const stale = SqlSchema.findAll({
       Request: Kind,
       Result: Id,
-      execute: (kind) =>
-        sql`
+      execute: (kind) => sql`
           SELECT id FROM booking_changes
           WHERE kind = ${kind} AND state IN ${sql.in(OPEN_STATES[kind])} AND lease_until < now()
           ORDER BY created_at LIMIT 100`
@@ -188,8 +183,7 @@ export class BookingChangesRepo extends Effect.Service<BookingChangesRepo>()("Pa
     const takeOver = SqlSchema.findOne({
       Request: Schema.Struct({ id: Schema.String, kind: Kind }),
       Result: Id,
-      execute: ({ id, kind }) =>
-        sql`
+      execute: ({ id, kind }) => sql`
           UPDATE booking_changes SET lease_until = ${leaseFromNow}
           WHERE id = ${id}::uuid AND state IN ${sql.in(OPEN_STATES[kind])} AND lease_until < now() RETURNING id`
     })
@@ -198,8 +192,7 @@ export class BookingChangesRepo extends Effect.Service<BookingChangesRepo>()("Pa
     const isStale = SqlSchema.findOne({
       Request: Schema.Struct({ id: Schema.String, kind: Kind }),
       Result: Id,
-      execute: ({ id, kind }) =>
-        sql`
+      execute: ({ id, kind }) => sql`
           SELECT id FROM booking_changes
           WHERE id = ${id}::uuid AND state IN ${sql.in(OPEN_STATES[kind])} AND lease_until < now()`
     })
@@ -218,8 +211,7 @@ export class BookingChangesRepo extends Effect.Service<BookingChangesRepo>()("Pa
     const markReleased = SqlSchema.findOne({
       Request: Schema.String,
       Result: Id,
-      execute: (id) =>
-        sql`
+      execute: (id) => sql`
           UPDATE booking_changes SET state = 'released', moved_at = now()
           WHERE id = ${id}::uuid AND state = 'releasing' RETURNING id`
     })
@@ -233,8 +225,7 @@ export class BookingChangesRepo extends Effect.Service<BookingChangesRepo>()("Pa
     /** → abandoned, from a state it may be abandoned from: nothing changed in the booking system. */
     const abandon = SqlSchema.void({
       Request: Schema.Struct({ id: Schema.String, kind: Kind, reason: Schema.String }),
-      execute: ({ id, kind, reason }) =>
-        sql`
+      execute: ({ id, kind, reason }) => sql`
           UPDATE booking_changes SET state = 'abandoned', finished_at = now(), last_error = ${reason.slice(0, 1000)}
           WHERE id = ${id}::uuid AND state IN ${sql.in(ABANDONABLE_STATES[kind])}`
     })
@@ -242,8 +233,7 @@ export class BookingChangesRepo extends Effect.Service<BookingChangesRepo>()("Pa
     /** → done, with a cancel's refund outcome (null for a reschedule); callers hold the row's lock. */
     const markDone = SqlSchema.void({
       Request: Schema.Struct({ id: Schema.String, refundOutcome: Schema.NullOr(RefundOutcome) }),
-      execute: ({ id, refundOutcome }) =>
-        sql`
+      execute: ({ id, refundOutcome }) => sql`
           UPDATE booking_changes SET state = 'done', refund_outcome = ${refundOutcome}, finished_at = now(),
             moved_at = coalesce(moved_at, now())
           WHERE id = ${id}::uuid`
@@ -259,8 +249,7 @@ export class BookingChangesRepo extends Effect.Service<BookingChangesRepo>()("Pa
     const lastDoneCancel = SqlSchema.findOne({
       Request: Schema.String,
       Result: Schema.Struct({ id: Schema.String, refund_outcome: Schema.NullOr(RefundOutcome) }),
-      execute: (bookingId) =>
-        sql`
+      execute: (bookingId) => sql`
           SELECT id, refund_outcome FROM booking_changes
           WHERE booking_id = ${bookingId}::uuid AND kind = 'cancel' AND state = 'done'
           ORDER BY finished_at DESC LIMIT 1`
@@ -270,34 +259,29 @@ export class BookingChangesRepo extends Effect.Service<BookingChangesRepo>()("Pa
     const cancelBegun = SqlSchema.single({
       Request: Schema.String,
       Result: Schema.Struct({ begun: Schema.Boolean }),
-      execute: (bookingId) =>
-        sql`
+      execute: (bookingId) => sql`
           SELECT EXISTS (SELECT 1 FROM booking_changes WHERE booking_id = ${bookingId}::uuid AND kind = 'cancel'
             AND state IN ('releasing', 'released', 'done')) AS begun`
     })
 
-    return {
-      seen: repoMethod("BookingChangesRepo.seen", seen),
-      lockBooking: repoMethod("BookingChangesRepo.lockBooking", lockBooking),
-      insert: repoMethod("BookingChangesRepo.insert", insert),
-      findCancel: repoMethod("BookingChangesRepo.findCancel", (id: string, lock = false) => findCancel({ id, lock })),
-      findReschedule: repoMethod("BookingChangesRepo.findReschedule", (id: string, lock = false) => findReschedule({ id, lock })),
-      stale: repoMethod("BookingChangesRepo.stale", (kind: ChangeKind) => Effect.map(stale(kind), (rows) => rows.map((r) => r.id))),
-      takeOver: repoMethod("BookingChangesRepo.takeOver", (id: string, kind: ChangeKind) =>
-        Effect.map(takeOver({ id, kind }), Option.isSome)),
-      isStale: repoMethod("BookingChangesRepo.isStale", (id: string, kind: ChangeKind) => Effect.map(isStale({ id, kind }), Option.isSome)),
-      countAttempt: repoMethod("BookingChangesRepo.countAttempt", countAttempt),
-      noteError: repoMethod("BookingChangesRepo.noteError", (id: string, detail: string) => noteError({ id, detail })),
-      markReleased: repoMethod("BookingChangesRepo.markReleased", (id: string) => Effect.map(markReleased(id), Option.isSome)),
-      markMoved: repoMethod("BookingChangesRepo.markMoved", markMoved),
-      abandon: repoMethod("BookingChangesRepo.abandon", (id: string, kind: ChangeKind, reason: string) =>
-        abandon({ id, kind, reason })),
-      markDone: repoMethod("BookingChangesRepo.markDone", (id: string, refundOutcome: typeof RefundOutcome.Type | null) =>
-        markDone({ id, refundOutcome })),
-      setRefundOutcome: repoMethod("BookingChangesRepo.setRefundOutcome", (id: string, refundOutcome: typeof RefundOutcome.Type) =>
-        setRefundOutcome({ id, refundOutcome })),
-      lastDoneCancel: repoMethod("BookingChangesRepo.lastDoneCancel", lastDoneCancel),
-      cancelBegun: repoMethod("BookingChangesRepo.cancelBegun", (bookingId: string) => Effect.map(cancelBegun(bookingId), (r) => r.begun))
-    } as const
+    return repoEdge("BookingChangesRepo", {
+      seen,
+      lockBooking,
+      insert,
+      findCancel: (id: string, lock = false) => findCancel({ id, lock }),
+      findReschedule: (id: string, lock = false) => findReschedule({ id, lock }),
+      stale: (kind: ChangeKind) => Effect.map(stale(kind), (rows) => rows.map((r) => r.id)),
+      takeOver: (id: string, kind: ChangeKind) => Effect.map(takeOver({ id, kind }), Option.isSome),
+      isStale: (id: string, kind: ChangeKind) => Effect.map(isStale({ id, kind }), Option.isSome),
+      countAttempt,
+      noteError: (id: string, detail: string) => noteError({ id, detail }),
+      markReleased: (id: string) => Effect.map(markReleased(id), Option.isSome),
+      markMoved,
+      abandon: (id: string, kind: ChangeKind, reason: string) => abandon({ id, kind, reason }),
+      markDone: (id: string, refundOutcome: typeof RefundOutcome.Type | null) => markDone({ id, refundOutcome }),
+      setRefundOutcome: (id: string, refundOutcome: typeof RefundOutcome.Type) => setRefundOutcome({ id, refundOutcome }),
+      lastDoneCancel,
+      cancelBegun: (bookingId: string) => Effect.map(cancelBegun(bookingId), (r) => r.begun)
+    })
   })
 }) {}

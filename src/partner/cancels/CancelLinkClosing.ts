@@ -14,6 +14,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Effect, Either, Option } from "effect"
+import { transactionAtEdge } from "../../db/repoEdge.js"
 import { OperatorPaymentAccounts } from "../../payments/OperatorPaymentAccounts.js"
 import { type PaymentAccount, PaymentProvider, type PaymentProviderError } from "../../ports/PaymentProvider.js"
 import { cancelReference, linkRequest, PaidLinks } from "../paymentLinks/PaidLinks.js"
@@ -21,7 +22,7 @@ import { type ClosingLink, CancelsRepo } from "./CancelsRepo.js"
 
 export class CancelLinkClosing extends Effect.Service<CancelLinkClosing>()("Partner/CancelLinkClosing", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const transaction = transactionAtEdge(yield* SqlClient.SqlClient)
     const provider = yield* PaymentProvider
     const paymentAccounts = yield* OperatorPaymentAccounts
     const paidLinks = yield* PaidLinks
@@ -70,9 +71,7 @@ export class CancelLinkClosing extends Effect.Service<CancelLinkClosing>()("Part
 
     /** Every live link of the booking taken over under the per-booking lock, then each closed at the provider. */
     const close = Effect.fn("CancelLinkClosing.close")(function*(bookingId: string) {
-      const rows = yield* sql.withTransaction(Effect.zipRight(repo.lockBookingLinks(bookingId), repo.takeOverLinks(bookingId))).pipe(
-        Effect.catchTag("SqlError", Effect.die)
-      )
+      const rows = yield* transaction(Effect.zipRight(repo.lockBookingLinks(bookingId), repo.takeOverLinks(bookingId)))
       yield* Effect.forEach(rows, closeOne, { discard: true })
     })
 

@@ -21,6 +21,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Either, Option } from "effect"
+import { transactionAtEdge } from "../../db/repoEdge.js"
 import { Outbox } from "../../email/Outbox.js"
 import { CrashPoints } from "../../lib/CrashPoints.js"
 import { BookingSystemAccounts } from "../../operators/BookingSystemAccounts.js"
@@ -44,7 +45,7 @@ export interface CancelRecoverySummary {
 
 export class CancelRecovery extends Effect.Service<CancelRecovery>()("Partner/CancelRecovery", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const transaction = transactionAtEdge(yield* SqlClient.SqlClient)
     const bookingSystem = yield* BookingSystem
     const accounts = yield* BookingSystemAccounts
     const outbox = yield* Outbox
@@ -59,7 +60,7 @@ export class CancelRecovery extends Effect.Service<CancelRecovery>()("Partner/Ca
     /** The seats are released: the links closed, then `released` and one refund row per payment, together. */
     const release = Effect.fn("CancelRecovery.release")(function*(changeId: string, bookingId: string) {
       yield* links.close(bookingId)
-      yield* sql.withTransaction(Effect.gen(function*() {
+      yield* transaction(Effect.gen(function*() {
         if (!(yield* changes.markReleased(changeId))) return
         const at = new Date(yield* Clock.currentTimeMillis)
         const currency = yield* repo.currencyOf(bookingId)
@@ -75,7 +76,7 @@ export class CancelRecovery extends Effect.Service<CancelRecovery>()("Partner/Ca
             currency
           }, { orSkip: false })
         }
-      })).pipe(Effect.catchTag("SqlError", Effect.die))
+      }))
     })
 
     /**
@@ -83,7 +84,7 @@ export class CancelRecovery extends Effect.Service<CancelRecovery>()("Partner/Ca
      * nothing when the change is not `released` (finished by someone else). Returns the outcome.
      */
     const complete = Effect.fn("CancelRecovery.complete")(function*(changeId: string) {
-      return yield* sql.withTransaction(Effect.gen(function*() {
+      return yield* transaction(Effect.gen(function*() {
         const found = yield* changes.findCancel(changeId, true)
         if (Option.isNone(found) || found.value.state !== "released") return undefined
         const change = found.value
@@ -107,7 +108,7 @@ export class CancelRecovery extends Effect.Service<CancelRecovery>()("Partner/Ca
         yield* changes.markDone(changeId, outcome.outcome)
         yield* refunds.alertIfOpen(change.booking_id, changeId, outcome)
         return { outcome, amountMinor, currency }
-      })).pipe(Effect.catchTag("SqlError", Effect.die))
+      }))
     })
 
     /** Steps 3 and 4 for a released change (a request, or recovery after a crash). */

@@ -17,6 +17,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Random } from "effect"
+import { transactionAtEdge } from "../../db/repoEdge.js"
 import { retryDelayMillis } from "../../email/rules.js"
 import { CrashPoints } from "../../lib/CrashPoints.js"
 import { OperatorPaymentAccounts } from "../../payments/OperatorPaymentAccounts.js"
@@ -47,7 +48,7 @@ const stillOpen = (row: RefundRow) => row.state === "requested" || row.state ===
 
 export class CancelRefunds extends Effect.Service<CancelRefunds>()("Partner/CancelRefunds", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const transaction = transactionAtEdge(yield* SqlClient.SqlClient)
     const provider = yield* PaymentProvider
     const paymentAccounts = yield* OperatorPaymentAccounts
     const crash = yield* CrashPoints
@@ -78,7 +79,7 @@ export class CancelRefunds extends Effect.Service<CancelRefunds>()("Partner/Canc
 
     /** Records one answer; a superseded void or a partial refund gets its follow-up row in the same transaction. */
     const record = (row: RefundRow, update: MoneyReturnUpdate) =>
-      sql.withTransaction(Effect.gen(function*() {
+      transaction(Effect.gen(function*() {
         const random = yield* Random.next
         const retryInSeconds = retryDelayMillis(row.attempts + 1, REFUND_RETRY, random) / 1000
         const refundOrderId = "refundOrderId" in update ? update.refundOrderId : null
@@ -117,7 +118,7 @@ export class CancelRefunds extends Effect.Service<CancelRefunds>()("Partner/Canc
             }, { orSkip: true })
           }
         }
-      })).pipe(Effect.catchTag("SqlError", Effect.die))
+      }))
 
     /** One call for one row, recorded; increments its attempts first so that a crash still counts. */
     const attempt = Effect.fn("CancelRefunds.attempt")(function*(row: RefundRow) {
@@ -160,7 +161,7 @@ export class CancelRefunds extends Effect.Service<CancelRefunds>()("Partner/Canc
      * CANCELLED to REFUNDED), and the change keeps the latest outcome.
      */
     const settle = Effect.fn("CancelRefunds.settle")(function*(changeId: string) {
-      return yield* sql.withTransaction(Effect.gen(function*() {
+      return yield* transaction(Effect.gen(function*() {
         const found = yield* changes.findCancel(changeId, true)
         if (Option.isNone(found) || found.value.state !== "done") return undefined
         const change = found.value
@@ -173,7 +174,7 @@ export class CancelRefunds extends Effect.Service<CancelRefunds>()("Partner/Canc
         }
         if (outcome.outcome !== change.refund_outcome) yield* changes.setRefundOutcome(changeId, outcome.outcome)
         return { outcome, bookingId: change.booking_id }
-      })).pipe(Effect.catchTag("SqlError", Effect.die))
+      }))
     })
 
     /** `settle`, then the alert when money is still owed. */

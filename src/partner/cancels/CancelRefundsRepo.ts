@@ -8,7 +8,7 @@
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
-import { repoMethod } from "../../db/repository.js"
+import { repoEdge } from "../../db/repoEdge.js"
 
 /** A refund row with what its call needs: the payment at the provider and the booking's operator. */
 export const RefundRow = Schema.Struct({
@@ -76,8 +76,7 @@ export class CancelRefundsRepo extends Effect.Service<CancelRefundsRepo>()("Part
     /** A refund row, `requested`; `orSkip`: none when the change has this payment's row of this number already. */
     const insertRefund = SqlSchema.void({
       Request: Schema.Struct({ refund: NewRefund, orSkip: Schema.Boolean }),
-      execute: ({ orSkip, refund: r }) =>
-        sql`
+      execute: ({ orSkip, refund: r }) => sql`
           INSERT INTO booking_refunds (change_id, booking_id, payment_id, seq, method, idempotency_reference, amount_minor, currency, state)
           VALUES (${r.changeId}::uuid, ${r.bookingId}::uuid, ${r.paymentId}::uuid, ${r.seq}, ${r.method},
             ${r.reference}, ${r.amountMinor}, ${r.currency}, 'requested')
@@ -94,8 +93,7 @@ export class CancelRefundsRepo extends Effect.Service<CancelRefundsRepo>()("Part
 
     const refundCompleted = SqlSchema.void({
       Request: Schema.Struct({ ...OpenRow.fields, refundedMinor: Schema.Number }),
-      execute: (u) =>
-        sql`
+      execute: (u) => sql`
           UPDATE booking_refunds SET state = 'completed', refunded_minor = ${u.refundedMinor},
             provider_refund_order_id = coalesce(${u.refundOrderId}, provider_refund_order_id), last_error = null,
             completed_at = now(), updated_at = now()
@@ -104,8 +102,7 @@ export class CancelRefundsRepo extends Effect.Service<CancelRefundsRepo>()("Part
 
     const refundSettling = SqlSchema.void({
       Request: Schema.Struct({ ...OpenRow.fields, retryInSeconds: Schema.Number }),
-      execute: (u) =>
-        sql`
+      execute: (u) => sql`
           UPDATE booking_refunds SET state = 'settling', next_attempt_at = ${retryAt(u.retryInSeconds)},
             provider_refund_order_id = coalesce(${u.refundOrderId}, provider_refund_order_id), updated_at = now()
           WHERE id = ${u.id}::uuid AND ${open}`
@@ -113,8 +110,7 @@ export class CancelRefundsRepo extends Effect.Service<CancelRefundsRepo>()("Part
 
     const refundUnanswered = SqlSchema.void({
       Request: Schema.Struct({ id: Schema.String, detail: Schema.String, retryInSeconds: Schema.Number }),
-      execute: (u) =>
-        sql`
+      execute: (u) => sql`
           UPDATE booking_refunds SET next_attempt_at = ${retryAt(u.retryInSeconds)}, last_error = ${u.detail.slice(0, 1000)},
             updated_at = now()
           WHERE id = ${u.id}::uuid AND ${open}`
@@ -122,8 +118,7 @@ export class CancelRefundsRepo extends Effect.Service<CancelRefundsRepo>()("Part
 
     const refundFailed = SqlSchema.void({
       Request: Schema.Struct({ id: Schema.String, detail: Schema.String }),
-      execute: (u) =>
-        sql`
+      execute: (u) => sql`
           UPDATE booking_refunds SET state = 'failed', last_error = ${u.detail.slice(0, 1000)}, updated_at = now()
           WHERE id = ${u.id}::uuid AND ${open}`
     })
@@ -138,8 +133,7 @@ export class CancelRefundsRepo extends Effect.Service<CancelRefundsRepo>()("Part
         detail: Schema.NullOr(Schema.String)
       }),
       Result: Id,
-      execute: (u) =>
-        sql`
+      execute: (u) => sql`
           UPDATE booking_refunds SET state = ${u.state}, refunded_minor = ${u.refundedMinor},
             provider_refund_order_id = ${u.refundOrderId}, last_error = ${u.detail?.slice(0, 1000) ?? null}, updated_at = now()
           WHERE id = ${u.id}::uuid AND ${open} RETURNING id`
@@ -147,8 +141,7 @@ export class CancelRefundsRepo extends Effect.Service<CancelRefundsRepo>()("Part
 
     const alertRefunds = SqlSchema.void({
       Request: Schema.String,
-      execute: (changeId) =>
-        sql`
+      execute: (changeId) => sql`
           UPDATE booking_refunds SET alerted_at = coalesce(alerted_at, now())
           WHERE change_id = ${changeId}::uuid AND state IN ('requested', 'settling', 'failed')`
     })
@@ -157,8 +150,7 @@ export class CancelRefundsRepo extends Effect.Service<CancelRefundsRepo>()("Part
     const claimDueRefunds = SqlSchema.findAll({
       Request: Schema.Void,
       Result: Schema.Struct({ id: Schema.String, change_id: Schema.String }),
-      execute: () =>
-        sql`
+      execute: () => sql`
           UPDATE booking_refunds SET next_attempt_at = now() + interval '5 minutes'
           WHERE id IN (
             SELECT r.id FROM booking_refunds r JOIN booking_changes c ON c.id = r.change_id
@@ -171,8 +163,7 @@ export class CancelRefundsRepo extends Effect.Service<CancelRefundsRepo>()("Part
     const claimLateRefunds = SqlSchema.findAll({
       Request: Schema.String,
       Result: Id,
-      execute: (changeId) =>
-        sql`
+      execute: (changeId) => sql`
           UPDATE booking_refunds SET next_attempt_at = now() + interval '5 minutes'
           WHERE id IN (
             SELECT r.id FROM booking_refunds r JOIN booking_changes c ON c.id = r.change_id
@@ -183,21 +174,20 @@ export class CancelRefundsRepo extends Effect.Service<CancelRefundsRepo>()("Part
 
     type RefundUpdate = Parameters<typeof refundReplaced>[0]
 
-    return {
-      refundsOfChange: repoMethod("CancelRefundsRepo.refundsOfChange", refundsOfChange),
-      findRefund: repoMethod("CancelRefundsRepo.findRefund", findRefund),
-      insertRefund: repoMethod("CancelRefundsRepo.insertRefund", (refund: typeof NewRefund.Type, options: { readonly orSkip: boolean }) =>
-        insertRefund({ refund, orSkip: options.orSkip })),
-      countRefundAttempt: repoMethod("CancelRefundsRepo.countRefundAttempt", countRefundAttempt),
-      refundCompleted: repoMethod("CancelRefundsRepo.refundCompleted", refundCompleted),
-      refundSettling: repoMethod("CancelRefundsRepo.refundSettling", refundSettling),
-      refundUnanswered: repoMethod("CancelRefundsRepo.refundUnanswered", refundUnanswered),
-      refundFailed: repoMethod("CancelRefundsRepo.refundFailed", refundFailed),
-      refundReplaced: repoMethod("CancelRefundsRepo.refundReplaced", (u: RefundUpdate) => Effect.map(refundReplaced(u), Option.isSome)),
-      alertRefunds: repoMethod("CancelRefundsRepo.alertRefunds", alertRefunds),
-      claimDueRefunds: repoMethod("CancelRefundsRepo.claimDueRefunds", () => claimDueRefunds(undefined)),
-      claimLateRefunds: repoMethod("CancelRefundsRepo.claimLateRefunds", (changeId: string) =>
-        Effect.map(claimLateRefunds(changeId), (rows) => rows.map((r) => r.id)))
-    } as const
+    return repoEdge("CancelRefundsRepo", {
+      refundsOfChange,
+      findRefund,
+      insertRefund: (refund: typeof NewRefund.Type, options: { readonly orSkip: boolean }) =>
+        insertRefund({ refund, orSkip: options.orSkip }),
+      countRefundAttempt,
+      refundCompleted,
+      refundSettling,
+      refundUnanswered,
+      refundFailed,
+      refundReplaced: (u: RefundUpdate) => Effect.map(refundReplaced(u), Option.isSome),
+      alertRefunds,
+      claimDueRefunds: () => claimDueRefunds(undefined),
+      claimLateRefunds: (changeId: string) => Effect.map(claimLateRefunds(changeId), (rows) => rows.map((r) => r.id))
+    })
   })
 }) {}

@@ -13,6 +13,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Effect, Either, Option } from "effect"
+import { transactionAtEdge } from "../../db/repoEdge.js"
 import { Outbox } from "../../email/Outbox.js"
 import { BookingSystemAccounts } from "../../operators/BookingSystemAccounts.js"
 import { BookingSystem } from "../../ports/BookingSystem.js"
@@ -25,7 +26,7 @@ import { isOnTarget } from "./rules.js"
 
 export class RescheduleRecovery extends Effect.Service<RescheduleRecovery>()("Partner/RescheduleRecovery", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const transaction = transactionAtEdge(yield* SqlClient.SqlClient)
     const bookingSystem = yield* BookingSystem
     const accounts = yield* BookingSystemAccounts
     const outbox = yield* Outbox
@@ -38,7 +39,7 @@ export class RescheduleRecovery extends Effect.Service<RescheduleRecovery>()("Pa
      * nothing when the change is no longer open (finished by someone else). Whether it did it.
      */
     const complete = Effect.fn("RescheduleRecovery.complete")(function*(changeId: string) {
-      return yield* sql.withTransaction(Effect.gen(function*() {
+      return yield* transaction(Effect.gen(function*() {
         const found = yield* changes.findReschedule(changeId, true)
         if (Option.isNone(found) || (found.value.state !== "moving" && found.value.state !== "moved")) return false
         const change = found.value
@@ -47,7 +48,7 @@ export class RescheduleRecovery extends Effect.Service<RescheduleRecovery>()("Pa
         yield* Effect.forEach(rescheduleEmails(moved, change, team), outbox.enqueue, { discard: true })
         yield* changes.markDone(change.id, null)
         return true
-      })).pipe(Effect.catchTag("SqlError", Effect.die))
+      }))
     })
 
     /**

@@ -6,7 +6,7 @@
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { repoMethod } from "../../db/repository.js"
+import { repoEdge } from "../../db/repoEdge.js"
 import { toPgArray } from "../bookings/Bookings.js"
 import { RescheduleChange } from "../bookingChanges/BookingChangesRepo.js"
 import { ChangedBookingFields } from "../bookingChanges/changedBooking.js"
@@ -41,8 +41,7 @@ export class ReschedulesRepo extends Effect.Service<ReschedulesRepo>()("Partner/
     const findBooking = SqlSchema.findOne({
       Request: Schema.Struct({ id: Schema.String, operatorIds: Schema.Array(Schema.String) }),
       Result: RescheduleBooking,
-      execute: ({ id, operatorIds }) =>
-        sql`
+      execute: ({ id, operatorIds }) => sql`
           SELECT b.id, b.status, b.operator_id, b.experience_date, b.start_time, b.timezone, b.provider_reference,
             b.payment_strategy, b.pay_later_charge_at, b.pay_later_paid_at,
             t.booking_system_product_id AS product_id, tour_operator.booking_system_account_id AS account_id,
@@ -58,8 +57,7 @@ export class ReschedulesRepo extends Effect.Service<ReschedulesRepo>()("Partner/
     const moveBooking = SqlSchema.single({
       Request: RescheduleChange,
       Result: MovedBooking,
-      execute: (c) =>
-        sql`
+      execute: (c) => sql`
           UPDATE bookings b SET experience_date = ${c.to_date}::date, start_time = ${c.to_start_time}, updated_at = now()
           FROM operators o
           WHERE b.id = ${c.booking_id}::uuid AND o.id = b.operator_id
@@ -71,8 +69,7 @@ export class ReschedulesRepo extends Effect.Service<ReschedulesRepo>()("Partner/
     /** The booking's line in the mirror on its new departure (and rate, when the move changes it). */
     const moveMirrorRow = SqlSchema.void({
       Request: RescheduleChange,
-      execute: (c) =>
-        sql`
+      execute: (c) => sql`
           UPDATE manifest_rows SET departure_date = ${c.to_date}::date, start_time = ${c.to_start_time},
             start_time_id = ${c.to_start_time_id},
             rate_id = CASE WHEN ${c.change_rate} THEN ${c.to_rate_id} ELSE rate_id END,
@@ -80,12 +77,10 @@ export class ReschedulesRepo extends Effect.Service<ReschedulesRepo>()("Partner/
           WHERE account_id = ${c.account_id}::uuid AND line_id = ${c.line_id}`
     })
 
-    return {
-      findBooking: repoMethod("ReschedulesRepo.findBooking", (id: string, operatorIds: ReadonlyArray<string>) =>
-        findBooking({ id, operatorIds })),
+    return repoEdge("ReschedulesRepo", {
+      findBooking: (id: string, operatorIds: ReadonlyArray<string>) => findBooking({ id, operatorIds }),
       /** Step 3's writes: the booking and its mirror row on the target departure. */
-      move: repoMethod("ReschedulesRepo.move", (change: RescheduleChange) =>
-        Effect.zipLeft(moveBooking(change), moveMirrorRow(change)))
-    } as const
+      move: (change: RescheduleChange) => Effect.zipLeft(moveBooking(change), moveMirrorRow(change))
+    })
   })
 }) {}
