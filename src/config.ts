@@ -64,7 +64,7 @@ const cronSetting = (name: string, fallback: string) =>
   )
 
 /** Scheduled jobs and the cluster that runs each of them once across instances (src/jobs). */
-/** Cancels and reschedules (src/partner/cancels/Cancels.ts, src/partner/reschedules/Reschedules.ts). */
+/** Cancels and reschedules: the lease of a booking change (src/partner/bookingChanges/BookingChangesRepo.ts). */
 export const BookingChangeConfig = Config.all({
   /**
    * Seconds a running cancel or reschedule owns its progress record; past it a crash is assumed

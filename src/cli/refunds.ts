@@ -1,5 +1,5 @@
 /**
- * CLI for refunds (src/partner/cancels/Cancels.ts, src/partner/paymentLinks/LinkRefunds.ts):
+ * CLI for refunds (src/partner/cancels/CancelRefunds.ts, src/partner/paymentLinks/LinkRefunds.ts):
  * `refunds list` shows refunds that are not complete (or all), oldest first, for the person who
  * finishes an alerted refund by hand: a cancel's (`source: "cancel"`, with the booking) and a
  * balance paid through a link after its booking-system booking was cancelled (`source:

@@ -8,8 +8,8 @@
  *   the way tests in one process simulate a crash) or `kill` (the process kills itself with SIGKILL,
  *   for tests that restart the service on the same database).
  *
- * Steps are listed where they are reached (src/partner/cancels/Cancels.ts, src/partner/reschedules/Reschedules.ts) and in
- * docs/decisions.md.
+ * Steps are listed where they are reached (src/partner/cancels/Cancels.ts, CancelRefunds.ts, CancelRecovery.ts;
+ * src/partner/reschedules/Reschedules.ts) and in docs/decisions.md.
  */
 import { Config, Effect } from "effect"
 

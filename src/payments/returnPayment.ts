@@ -1,5 +1,5 @@
 /**
- * One money-returning call to the payment provider, shared by cancels (src/partner/cancels/Cancels.ts) and
+ * One money-returning call to the payment provider, shared by cancels (src/partner/cancels/CancelRefunds.ts) and
  * desk sales that failed after payment (src/quickbook/book/QuickbookMoneyReturn.ts): a void (or, once it was
  * sent, a read of whether it settled), or a refund (or a read of a refund that is settling), always
  * with the caller's idempotency reference, recorded by the caller before the call. The answer is

@@ -1,7 +1,8 @@
 /**
  * Cancel rules (spec §2 "Cancel result", §3 booking states, §4 POST /bookings/{id}/cancel): what a
  * cancel must return to the guest, whether each payment is voided or refunded, and which state and
- * refund outcome the booking ends in. Pure code, no I/O; src/partner/cancels/Cancels.ts does the steps.
+ * refund outcome the booking ends in. Pure code, no I/O; src/partner/cancels/Cancels.ts
+ * and its steps (CancelRefunds.ts, CancelRecovery.ts) do the rest.
  */
 import { Either } from "effect"
 import { canVoid } from "../../ports/PaymentProvider.js"

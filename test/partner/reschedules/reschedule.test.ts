@@ -13,6 +13,10 @@ import { BookingSystemAccounts } from "../../../src/operators/BookingSystemAccou
 import { CrashPoints } from "../../../src/lib/CrashPoints.js"
 import { DailyLimits } from "../../../src/partner/writes/DailyLimits.js"
 import { Reschedules } from "../../../src/partner/reschedules/Reschedules.js"
+import { RescheduleRecovery } from "../../../src/partner/reschedules/RescheduleRecovery.js"
+import { ReschedulesRepo } from "../../../src/partner/reschedules/ReschedulesRepo.js"
+import { BookingChanges } from "../../../src/partner/bookingChanges/BookingChanges.js"
+import { BookingChangesRepo } from "../../../src/partner/bookingChanges/BookingChangesRepo.js"
 import { smallVendor } from "../../sandbox/env.js"
 import { createKey, insertBooking, makeWorld } from "../../support/fixtures.js"
 import { call, get, type Reply } from "../../support/http.js"
@@ -700,7 +704,14 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("reschedule", (it) =
 
     const withFaulty = (mode: Mode) =>
       Reschedules.DefaultWithoutDependencies.pipe(
-        Layer.provide([BookingSystemAccounts.Default, CrashPoints.Default]),
+        Layer.provide([
+          BookingSystemAccounts.Default,
+          CrashPoints.Default,
+          ReschedulesRepo.Default,
+          BookingChanges.Default,
+          BookingChangesRepo.Default,
+          RescheduleRecovery.Default
+        ]),
         Layer.provide(faulty(mode))
       )
 
