@@ -4,7 +4,7 @@
  * cancelled"). Our payment provider holds the money (the link was ours, on the operator's merchant),
  * so it goes back the way a cancel's refunds do (src/payments/returnPayment.ts):
  *
- * - `PaidLinks.record` writes the intent, a `payment_link_refunds` row (seq 1, void or refund as
+ * - `PaidLinkRecorder.record` writes the intent, a `payment_link_refunds` row (seq 1, void or refund as
  *   `refundMethod` decides, our idempotency reference `<link reference>:refund:1`), in the same
  *   transaction that records the link as paid: on record before any call, once per link;
  * - `sendDue` sends the rows that are due: the payment-link watch calls it at once for a payment it

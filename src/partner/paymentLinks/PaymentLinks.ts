@@ -37,9 +37,9 @@
  *
  * A link the provider says is paid, whenever this write looks at one (an open link about to be sent
  * again, or a link that no longer fits and is being closed), is recorded as the guest's payment
- * (`PaidLinks.record`: a `booking_payments` row, the pay-later balance collected) before the write
+ * (`PaidLinkRecorder.record`: a `booking_payments` row, the pay-later balance collected) before the write
  * answers 422. The `payment-link-watch` job does the same for every open link, and takes over
- * `creating` rows nobody finished (src/partner/paymentLinks/PaymentLinkWatch.ts): such a row becomes `closing`,
+ * `creating` rows nobody finished (src/partner/paymentLinks/LinkStatusChecks.ts): such a row becomes `closing`,
  * which this write never reuses, and step 4 emails only a row that is still `creating` or `open`.
  */
 import { SqlClient } from "@effect/sql"
@@ -73,7 +73,7 @@ import { toPgArray } from "../bookings/Bookings.js"
 import { CrashPoints } from "../../lib/CrashPoints.js"
 import { OperatorPaymentAccounts } from "../../payments/OperatorPaymentAccounts.js"
 import { Outbox } from "../../email/Outbox.js"
-import { cancelReference, LINK_COLUMNS, linkRequest, type LinkRow, PaidLinks } from "./PaidLinks.js"
+import { cancelReference, LINK_COLUMNS, linkRequest, type LinkRow, PaidLinkRecorder } from "./PaidLinkRecorder.js"
 
 export interface PaymentLinkResult {
   readonly id: string
@@ -154,7 +154,7 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("PaymentLinks",
     const outbox = yield* Outbox
     const crash = yield* CrashPoints
     const paymentAccounts = yield* OperatorPaymentAccounts
-    const paidLinks = yield* PaidLinks
+    const paidLinkRecorder = yield* PaidLinkRecorder
 
     const bookingTarget = (id: string, operatorIds: ReadonlyArray<string>) =>
       sql<{
@@ -367,7 +367,7 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("PaymentLinks",
         if (refused) {
           const status = yield* provider.paymentLinkStatus(at, linkId).pipe(Effect.catchAll(providerDown))
           if (status.state === "paid") {
-            yield* paidLinks.record(row, status)
+            yield* paidLinkRecorder.record(row, status)
             return yield* new NotPossible({ detail: PAID_EARLIER_LINK_DETAIL })
           }
         }
@@ -446,7 +446,7 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("PaymentLinks",
             if (status.state === "open") return { row: open, url: open.url!, created: false }
             if (status.state === "paid") {
               // Paid: recorded as the guest's payment (the job would record it later otherwise).
-              yield* paidLinks.record(open, status)
+              yield* paidLinkRecorder.record(open, status)
               return yield* new NotPossible({ detail: PAID_BY_LINK_DETAIL })
             }
             yield* close(open.id, status.state)
@@ -553,5 +553,5 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("PaymentLinks",
 
     return { send } as const
   }),
-  dependencies: [OperatorPaymentAccounts.Default, PaidLinks.Default, CrashPoints.Default]
+  dependencies: [OperatorPaymentAccounts.Default, PaidLinkRecorder.Default, CrashPoints.Default]
 }) {}

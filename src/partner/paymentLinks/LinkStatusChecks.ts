@@ -8,7 +8,7 @@
  *    request that was still sending one finds it taken and emails nothing (PaymentLinks step 4).
  * 2. Due `open` and `closing` rows are claimed by pushing their next check out, then each is looked
  *    at once (one failing link never stops the others):
- *    - `open`: paid → recorded (PaidLinks.record: booking_payments row, pay-later balance collected,
+ *    - `open`: paid → recorded (PaidLinkRecorder.record: booking_payments row, pay-later balance collected,
  *      link closed; paid for a booking whose cancel completed: refunded at once, Cancels.refundLate;
  *      paid for a booking only in the booking system that is cancelled, in the mirror or, asked
  *      now, in the booking system: its refund row is written with the record and sent in step 3);
@@ -34,7 +34,7 @@ import { Cancels } from "../cancels/Cancels.js"
 import { OperatorPaymentAccounts } from "../../payments/OperatorPaymentAccounts.js"
 import { BookingSystemAccounts } from "../../operators/BookingSystemAccounts.js"
 import { BookingSystem } from "../../ports/BookingSystem.js"
-import { cancelReference, LINK_COLUMNS, linkRequest, type LinkRow, PaidLinks } from "./PaidLinks.js"
+import { cancelReference, LINK_COLUMNS, linkRequest, type LinkRow, PaidLinkRecorder } from "./PaidLinkRecorder.js"
 import { LinkRefunds, type LinkRefundSummary } from "./LinkRefunds.js"
 
 /**
@@ -73,12 +73,12 @@ type Seen = "paid" | "refunded" | "closed" | "still_open" | "unanswered"
 
 const detailOf = (e: PaymentProviderError) => `${e.operation}: ${e.reason}: ${e.detail}`.slice(0, 1000)
 
-export class PaymentLinkWatch extends Effect.Service<PaymentLinkWatch>()("PaymentLinkWatch", {
+export class LinkStatusChecks extends Effect.Service<LinkStatusChecks>()("LinkStatusChecks", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const provider = yield* PaymentProvider
     const paymentAccounts = yield* OperatorPaymentAccounts
-    const paidLinks = yield* PaidLinks
+    const paidLinkRecorder = yield* PaidLinkRecorder
     const cancels = yield* Cancels
     const linkRefunds = yield* LinkRefunds
     const bookingSystem = yield* BookingSystem
@@ -121,7 +121,7 @@ export class PaymentLinkWatch extends Effect.Service<PaymentLinkWatch>()("Paymen
           if (Either.isLeft(asked)) return yield* unanswered(row, asked.left)
           bookingSystemCancelled = asked.right
         }
-        const recorded = yield* paidLinks.record(row, status, { bookingSystemCancelled })
+        const recorded = yield* paidLinkRecorder.record(row, status, { bookingSystemCancelled })
         if (recorded.refund?.changeState === "done") yield* cancels.refundLate(recorded.refund.changeId)
         return recorded.refund === null && !recorded.linkRefund ? "paid" as const : "refunded" as const
       })
@@ -256,7 +256,7 @@ export class PaymentLinkWatch extends Effect.Service<PaymentLinkWatch>()("Paymen
       }).pipe(
         Effect.catchAllCause((cause) =>
           Effect.as(Effect.logWarning(`payment link ${row.id} could not be checked`, cause), "unanswered" as const)),
-        Effect.withSpan("PaymentLinkWatch.check", { attributes: { link: row.id, state: row.state } })
+        Effect.withSpan("LinkStatusChecks.check", { attributes: { link: row.id, state: row.state } })
       )
 
     /** One run of the job. */
@@ -293,9 +293,9 @@ export class PaymentLinkWatch extends Effect.Service<PaymentLinkWatch>()("Paymen
         }
         yield* Effect.annotateCurrentSpan({ ...summary, link_refunds: refunds.found })
         return summary
-      }).pipe(Effect.withSpan("PaymentLinkWatch.run"))
+      }).pipe(Effect.withSpan("LinkStatusChecks.run"))
 
     return { run } as const
   }),
-  dependencies: [OperatorPaymentAccounts.Default, PaidLinks.Default, Cancels.Default, LinkRefunds.Default, BookingSystemAccounts.Default]
+  dependencies: [OperatorPaymentAccounts.Default, PaidLinkRecorder.Default, Cancels.Default, LinkRefunds.Default, BookingSystemAccounts.Default]
 }) {}

@@ -2,7 +2,7 @@
  * A balance payment link the guest paid, recorded once (docs/api/writes.md "When the guest pays").
  * Both places that learn of a payment use it: the payment-link write when the provider says a link
  * it looks at is paid (src/partner/paymentLinks/PaymentLinks.ts), and the `payment-link-watch` job
- * (src/partner/paymentLinks/PaymentLinkWatch.ts).
+ * (src/partner/paymentLinks/LinkStatusChecks.ts).
  *
  * One transaction, under the link row's lock:
  * - a link of a service booking becomes a `booking_payments` row (purpose `balance`, the provider's
@@ -117,7 +117,7 @@ const LATE_PAYMENT_REASON = "payment after cancellation: refunded automatically"
 
 const LINK_REFUND_REASON = "balance paid after the booking was cancelled in the booking system: refunded automatically"
 
-export class PaidLinks extends Effect.Service<PaidLinks>()("PaidLinks", {
+export class PaidLinkRecorder extends Effect.Service<PaidLinkRecorder>()("PaidLinkRecorder", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const outbox = yield* Outbox
@@ -287,7 +287,7 @@ export class PaidLinks extends Effect.Service<PaidLinks>()("PaidLinks", {
           ).pipe(Effect.annotateLogs({ ...annotations, alert: "payment_link_unexpected_payment" }))
         }
         return { outcome: done.outcome, refund: done.refund, linkRefund: done.linkRefund } satisfies Recorded
-      }).pipe(Effect.withSpan("PaidLinks.record", { attributes: { link: link.id, kind: link.kind } }))
+      }).pipe(Effect.withSpan("PaidLinkRecorder.record", { attributes: { link: link.id, kind: link.kind } }))
 
     return { record } as const
   })
