@@ -62,7 +62,9 @@ import { BookingSystemAccounts } from "../../operators/BookingSystemAccounts.js"
 import { CrashPoints } from "../../lib/CrashPoints.js"
 import { OperatorPaymentAccounts } from "../../payments/OperatorPaymentAccounts.js"
 import { Outbox } from "../../email/Outbox.js"
-import { cancelReference, LINK_COLUMNS, linkRequest, type LinkRow, PaidLinkRecorder as PaidLinks } from "../paymentLinks/PaidLinkRecorder.js"
+import { PaidLinkRecorder as PaidLinks } from "../paymentLinks/PaidLinkRecorder.js"
+import { LINK_COLUMNS, type LinkRow } from "../paymentLinks/PaymentLinksRepo.js"
+import { cancelReference, linkRequest } from "../paymentLinks/rules.js"
 import { type MoneyReturnUpdate, returnPayment } from "../../payments/returnPayment.js"
 
 export interface CancelResultBody {

@@ -39,49 +39,15 @@
  * another way, or the amount differs from the link's) is recorded all the same and logged as an error
  * with `alert=payment_link_unexpected_payment`: a person decides what goes back.
  */
-import { SqlClient } from "@effect/sql"
-import { Clock, Effect } from "effect"
+import { Clock, Effect, Option } from "effect"
 import { refundMethod, refundReference } from "../cancels/rules.js"
-import type { NewPaymentLink, PaymentLinkStatus } from "../../ports/PaymentProvider.js"
+import type { PaymentLinkStatus } from "../../ports/PaymentProvider.js"
 import { Outbox } from "../../email/Outbox.js"
+import { LinkRefundsRepo } from "./LinkRefundsRepo.js"
 import { teamLocale } from "../../email/rules.js"
-import { linkRefundReference } from "./LinkRefunds.js"
-
-/** A `payment_links` row. */
-export interface LinkRow {
-  readonly id: string
-  readonly target: string
-  readonly booking_id: string | null
-  readonly manifest_row_id: string | null
-  readonly operator_id: string
-  readonly kind: "deferred_balance" | "provider_balance"
-  readonly state: "creating" | "open" | "closing" | "closed"
-  readonly amount_minor: number
-  readonly currency: string
-  readonly merchant_id: string
-  readonly idempotency_reference: string
-  readonly provider_reference_id: string
-  readonly description: string
-  readonly provider_link_id: string | null
-  readonly url: string | null
-  readonly expires_at: Date | null
-  readonly checks: number
-}
-
-export const LINK_COLUMNS = `id, target, booking_id, manifest_row_id, operator_id, kind, state, amount_minor, currency,
-  merchant_id, idempotency_reference, provider_reference_id, description, provider_link_id, url, expires_at, checks`
-
-/** The request first sent with the row's idempotency reference: sending it again gets the same link. */
-export const linkRequest = (row: LinkRow): NewPaymentLink => ({
-  amountMinor: row.amount_minor,
-  currency: row.currency.trim(),
-  referenceId: row.provider_reference_id,
-  description: row.description,
-  idempotencyReference: row.idempotency_reference
-})
-
-/** The reference of the one call that closes a link at the provider (the write's `retire` and the job alike). */
-export const cancelReference = (row: LinkRow) => `${row.idempotency_reference}:cancel`
+import { PaidLinksRepo } from "./PaidLinksRepo.js"
+import type { LinkRow } from "./PaymentLinksRepo.js"
+import { linkRefundReference } from "./rules.js"
 
 export type PaidOutcome =
   /** Recorded now. */
@@ -117,9 +83,18 @@ const LATE_PAYMENT_REASON = "payment after cancellation: refunded automatically"
 
 const LINK_REFUND_REASON = "balance paid after the booking was cancelled in the booking system: refunded automatically"
 
-export class PaidLinkRecorder extends Effect.Service<PaidLinkRecorder>()("PaidLinkRecorder", {
+/** The payment as the provider reports it, in the link's terms where it says nothing. */
+interface Paid {
+  readonly amountMinor: number
+  readonly currency: string
+  readonly paidAt: Date
+  readonly now: Date
+}
+
+export class PaidLinkRecorder extends Effect.Service<PaidLinkRecorder>()("Partner/PaidLinkRecorder", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const repo = yield* PaidLinksRepo
+    const refunds = yield* LinkRefundsRepo
     const outbox = yield* Outbox
 
     /**
@@ -127,46 +102,30 @@ export class PaidLinkRecorder extends Effect.Service<PaidLinkRecorder>()("PaidLi
      * booking is cancelled, the refund's intent (before any call) and the team's email. Whether a
      * refund row was written now.
      */
-    const refundIfCancelled = (
-      link: LinkRow,
-      status: PaymentLinkStatus,
-      paid: { readonly amountMinor: number; readonly currency: string; readonly paidAt: Date; readonly now: Date },
-      options: RecordOptions
-    ) =>
+    const refundIfCancelled = (link: LinkRow, manifestRowId: string, status: PaymentLinkStatus, paid: Paid, options: RecordOptions) =>
       Effect.gen(function*() {
-        const [row] = yield* sql<{
-          cancelled: boolean
-          reference: string | null
-          tour_name: string | null
-          departure_date: string
-          start_time: string | null
-          guest_name: string | null
-          operator_id: string
-          operator_name: string
-          operator_timezone: string
-        }>`
-          SELECT NOT EXISTS (
-              SELECT 1 FROM manifest_rows line
-              WHERE line.account_id = r.account_id AND line.booking_id = r.booking_id AND line.status <> 'CANCELLED') AS cancelled,
-            r.reference, coalesce(t.title, r.product_title) AS tour_name, r.departure_date::text AS departure_date, r.start_time,
-            r.guest_name, o.id AS operator_id, o.name AS operator_name, o.timezone AS operator_timezone
-          FROM manifest_rows r JOIN operators o ON o.id = ${link.operator_id}::uuid LEFT JOIN tours t ON t.id = r.tour_id
-          WHERE r.id = ${link.manifest_row_id}::uuid`
-        if (row === undefined || !(row.cancelled || options.bookingSystemCancelled === true)) return false
+        const found = yield* repo.mirrorOfRow(manifestRowId, link.operator_id)
+        if (Option.isNone(found) || !(found.value.cancelled || options.bookingSystemCancelled === true)) return false
         const method = refundMethod(
           { id: link.id, amountMinor: paid.amountMinor, currency: paid.currency, paidAt: paid.paidAt, providerPaymentId: status.paymentId },
           paid.now
         )
-        const [made] = yield* sql<{ id: string }>`
-          INSERT INTO payment_link_refunds (link_id, seq, method, idempotency_reference, merchant_id, purchase_order_id, payment_id,
-            amount_minor, currency, paid_at, reason)
-          VALUES (${link.id}::uuid, 1, ${method}, ${linkRefundReference(link.idempotency_reference, 1)}, ${link.merchant_id},
-            ${status.linkId}, ${status.paymentId}, ${paid.amountMinor}, ${paid.currency}, ${paid.paidAt}, ${LINK_REFUND_REASON})
-          ON CONFLICT (link_id, seq) DO NOTHING
-          RETURNING id`
-        if (made === undefined) return false
-        const team = yield* outbox.teamAddresses(row.operator_id)
+        const made = yield* refunds.insertFirst({
+          linkId: link.id,
+          method,
+          idempotencyReference: linkRefundReference(link.idempotency_reference, 1),
+          merchantId: link.merchant_id,
+          purchaseOrderId: status.linkId,
+          paymentId: status.paymentId,
+          amountMinor: paid.amountMinor,
+          currency: paid.currency,
+          paidAt: paid.paidAt,
+          reason: LINK_REFUND_REASON
+        })
+        if (!made) return false
+        const team = yield* outbox.teamAddresses(found.value.operator_id)
         if (team.length > 0) {
+          const row = found.value
           yield* outbox.enqueue({
             dedupeKey: `payment_link:${link.id}:refunded:team`,
             to: team,
@@ -187,108 +146,119 @@ export class PaidLinkRecorder extends Effect.Service<PaidLinkRecorder>()("PaidLi
         return true
       })
 
-    /** Records that the provider says `link` is paid (`status.state` is `paid`). */
-    const record = (link: LinkRow, status: PaymentLinkStatus, options: RecordOptions = {}) =>
+    /**
+     * A paid link of a service booking, inside `record`'s transaction: the payment on the booking
+     * and, when the booking's cancel has gone past `releasing` (or it was cancelled elsewhere), the
+     * refund's intent under that cancel; otherwise a `deferred_balance` collected.
+     */
+    const recordOnBooking = (
+      link: LinkRow,
+      bookingId: string,
+      status: PaymentLinkStatus,
+      paid: Paid,
+      change: Option.Option<{ readonly id: string; readonly state: "releasing" | "released" | "done" }>,
+      problems: Array<string>
+    ) =>
       Effect.gen(function*() {
-        const now = new Date(yield* Clock.currentTimeMillis)
-        const paidAt = status.paidAt ?? now
-        const amountMinor = status.paidMinor > 0 ? status.paidMinor : link.amount_minor
-        const currency = (status.currency || link.currency).trim().toUpperCase()
-        const done = yield* sql.withTransaction(Effect.gen(function*() {
-          // The booking's cancel, locked first (see the header; the cancel's own steps lock it first too).
-          const [change] = link.booking_id === null ? [] : yield* sql<{ id: string; state: "releasing" | "released" | "done" }>`
-            SELECT id, state FROM booking_changes
-            WHERE booking_id = ${link.booking_id}::uuid AND kind = 'cancel' AND state IN ('releasing', 'released', 'done')
-            ORDER BY created_at DESC LIMIT 1 FOR UPDATE`
-          const [row] = yield* sql<{ state: string; closed_reason: string | null }>`
-            SELECT state, closed_reason FROM payment_links WHERE id = ${link.id}::uuid FOR UPDATE`
-          if (row === undefined) return yield* Effect.dieMessage(`payment link ${link.id} is gone`)
-          if (row.state === "closed" && row.closed_reason === "paid") {
-            return { outcome: "already_recorded" as const, problems: [], refund: null, refundedLate: false, linkRefund: false }
-          }
-          const problems: Array<string> = []
-          let refund: Recorded["refund"] = null
-          let refundedLate = false
-          if (amountMinor !== link.amount_minor || currency !== link.currency.trim()) {
-            problems.push(`paid ${amountMinor} ${currency}, the link asked for ${link.amount_minor} ${link.currency.trim()}`)
-          }
-          if (row.state === "closed") problems.push(`the link had been closed here (${row.closed_reason ?? "no reason"})`)
-          let linkRefund = false
-          if (link.booking_id === null && link.manifest_row_id !== null) {
-            linkRefund = yield* refundIfCancelled(link, status, { amountMinor, currency, paidAt, now }, options)
-            refundedLate = linkRefund
-          }
-          if (link.booking_id !== null) {
-            const [inserted] = yield* sql<{ id: string }>`
-              INSERT INTO booking_payments (booking_id, purpose, merchant_id, provider_order_id, provider_payment_id, amount_minor,
-                currency, paid_at)
-              VALUES (${link.booking_id}::uuid, 'balance', ${link.merchant_id}, ${status.linkId}, ${status.paymentId}, ${amountMinor},
-                ${currency}, ${paidAt})
-              ON CONFLICT (merchant_id, provider_order_id) DO NOTHING
-              RETURNING id`
-            // This payment is on record already (the order was recorded before): only the link is left to close.
-            if (inserted !== undefined) {
-              const [booking] = yield* sql<{ status: string; pay_later_status: string | null }>`
-                SELECT status, pay_later_status FROM bookings WHERE id = ${link.booking_id}::uuid FOR UPDATE`
-              const live = booking !== undefined && (booking.status === "CONFIRMED" || booking.status === "RESERVED")
-              let changeId = change === undefined || change.state === "releasing" ? null : change.id
-              if (change === undefined && booking !== undefined && !live) {
-                // Cancelled elsewhere: a cancel change of this service is recorded to refund under.
-                const [made] = yield* sql<{ id: string }>`
-                  INSERT INTO booking_changes (booking_id, kind, state, reason, refund_outcome, lease_until, finished_at)
-                  VALUES (${link.booking_id}::uuid, 'cancel', 'done', ${LATE_PAYMENT_REASON}, 'pending', now(), now())
-                  RETURNING id`
-                changeId = made!.id
-              }
-              if (changeId !== null) {
-                const method = refundMethod({ id: inserted.id, amountMinor, currency, paidAt, providerPaymentId: status.paymentId }, now)
-                yield* sql`
-                  INSERT INTO booking_refunds (change_id, booking_id, payment_id, seq, method, idempotency_reference, amount_minor, currency, state)
-                  VALUES (${changeId}::uuid, ${link.booking_id}::uuid, ${inserted.id}::uuid, 1, ${method},
-                    ${refundReference(changeId, inserted.id, 1)}, ${amountMinor}, ${currency}, 'requested')
-                  ON CONFLICT (change_id, payment_id, seq) DO NOTHING`
-                refund = { changeId, changeState: change?.state === "released" ? "released" : "done" }
-              }
-              // A cancel still `releasing` may yet be abandoned: the payment counts as usual (and is refunded
-              // with the others if the cancel goes on).
-              refundedLate = changeId !== null
-              if (!refundedLate && link.kind === "deferred_balance") {
-                const [collected] = yield* sql<{ id: string }>`
-                  UPDATE bookings SET pay_later_status = 'collected', pay_later_paid_at = ${paidAt}, updated_at = now()
-                  WHERE id = ${link.booking_id}::uuid AND pay_later_status IN ('upcoming', 'failed')
-                  RETURNING id`
-                if (collected === undefined) {
-                  problems.push(`its pay-later balance was already ${booking?.pay_later_status ?? "gone"}`)
-                }
-              }
-            }
-          }
-          yield* sql`
-            UPDATE payment_links SET state = 'closed', closed_reason = 'paid',
-              provider_link_id = coalesce(provider_link_id, ${status.linkId}), last_checked_at = now(), last_error = NULL,
-              updated_at = now()
-            WHERE id = ${link.id}::uuid`
-          return { outcome: "recorded" as const, problems, refund, refundedLate, linkRefund }
-        })).pipe(Effect.orDie)
-        const annotations = {
-          payment_link_id: link.id,
-          booking_id: link.booking_id ?? "",
-          manifest_row_id: link.manifest_row_id ?? ""
+        const inserted = yield* repo.insertPayment({
+          bookingId,
+          merchantId: link.merchant_id,
+          orderId: status.linkId,
+          paymentId: status.paymentId,
+          amountMinor: paid.amountMinor,
+          currency: paid.currency,
+          paidAt: paid.paidAt
+        })
+        // This payment is on record already (the order was recorded before): only the link is left to close.
+        if (Option.isNone(inserted)) return { refund: null, refundedLate: false }
+        const paymentId = inserted.value
+        const booking = yield* repo.lockBooking(bookingId)
+        const live = Option.exists(booking, (b) => b.status === "CONFIRMED" || b.status === "RESERVED")
+        let changeId = Option.isNone(change) || change.value.state === "releasing" ? null : change.value.id
+        if (Option.isNone(change) && Option.isSome(booking) && !live) {
+          // Cancelled elsewhere: a cancel change of this service is recorded to refund under.
+          changeId = yield* repo.insertDoneCancel(bookingId, LATE_PAYMENT_REASON)
         }
-        if (done.refundedLate) {
-          yield* Effect.logError(
-            `payment link ${link.id} was paid (${amountMinor} ${currency}) after its booking's cancel began: the payment is ` +
-              `refunded automatically${done.linkRefund ? "" : " with the cancel's refunds"}` +
-              `${done.problems.length > 0 ? ` (${done.problems.join("; ")})` : ""}`
-          ).pipe(Effect.annotateLogs({ ...annotations, alert: "payment_link_paid_after_cancel" }))
-        } else if (done.problems.length > 0) {
-          yield* Effect.logError(
-            `payment link ${link.id} was paid, but ${done.problems.join("; ")}: a person decides what goes back`
-          ).pipe(Effect.annotateLogs({ ...annotations, alert: "payment_link_unexpected_payment" }))
+        let refund: Recorded["refund"] = null
+        if (changeId !== null) {
+          yield* repo.insertCancelRefund({
+            changeId,
+            bookingId,
+            paymentId,
+            method: refundMethod(
+              { id: paymentId, amountMinor: paid.amountMinor, currency: paid.currency, paidAt: paid.paidAt, providerPaymentId: status.paymentId },
+              paid.now
+            ),
+            idempotencyReference: refundReference(changeId, paymentId, 1),
+            amountMinor: paid.amountMinor,
+            currency: paid.currency
+          })
+          refund = { changeId, changeState: Option.isSome(change) && change.value.state === "released" ? "released" : "done" }
         }
-        return { outcome: done.outcome, refund: done.refund, linkRefund: done.linkRefund } satisfies Recorded
-      }).pipe(Effect.withSpan("PaidLinkRecorder.record", { attributes: { link: link.id, kind: link.kind } }))
+        // A cancel still `releasing` may yet be abandoned: the payment counts as usual (and is refunded
+        // with the others if the cancel goes on).
+        const refundedLate = changeId !== null
+        if (!refundedLate && link.kind === "deferred_balance" && !(yield* repo.markCollected(bookingId, paid.paidAt))) {
+          const was = Option.flatMapNullable(booking, (b) => b.pay_later_status).pipe(Option.getOrElse(() => "gone"))
+          problems.push(`its pay-later balance was already ${was}`)
+        }
+        return { refund, refundedLate }
+      })
+
+    /** Records that the provider says `link` is paid (`status.state` is `paid`). */
+    const record = Effect.fn("PaidLinkRecorder.record")(function*(link: LinkRow, status: PaymentLinkStatus, options: RecordOptions = {}) {
+      yield* Effect.annotateCurrentSpan({ link: link.id, kind: link.kind })
+      const now = new Date(yield* Clock.currentTimeMillis)
+      const paid: Paid = {
+        amountMinor: status.paidMinor > 0 ? status.paidMinor : link.amount_minor,
+        currency: (status.currency || link.currency).trim().toUpperCase(),
+        paidAt: status.paidAt ?? now,
+        now
+      }
+      const { amountMinor, currency } = paid
+      const done = yield* repo.withTransaction(Effect.gen(function*() {
+        // The booking's cancel, locked first (see the header; the cancel's own steps lock it first too).
+        const change = link.booking_id === null ? Option.none() : yield* repo.lockCancel(link.booking_id)
+        const row = yield* repo.lockLink(link.id)
+        if (Option.isNone(row)) return yield* Effect.dieMessage(`payment link ${link.id} is gone`)
+        const { closed_reason, state } = row.value
+        if (state === "closed" && closed_reason === "paid") {
+          return { outcome: "already_recorded" as const, problems: [], refund: null, refundedLate: false, linkRefund: false }
+        }
+        const problems: Array<string> = []
+        if (amountMinor !== link.amount_minor || currency !== link.currency.trim()) {
+          problems.push(`paid ${amountMinor} ${currency}, the link asked for ${link.amount_minor} ${link.currency.trim()}`)
+        }
+        if (state === "closed") problems.push(`the link had been closed here (${closed_reason ?? "no reason"})`)
+        const linkRefund = link.booking_id === null && link.manifest_row_id !== null
+          ? yield* refundIfCancelled(link, link.manifest_row_id, status, paid, options)
+          : false
+        const { refund, refundedLate } = link.booking_id === null
+          ? { refund: null, refundedLate: linkRefund }
+          : yield* recordOnBooking(link, link.booking_id, status, paid, change, problems)
+        yield* repo.closePaid(link.id, status.linkId)
+        return { outcome: "recorded" as const, problems, refund, refundedLate, linkRefund }
+      }))
+      const annotations = {
+        payment_link_id: link.id,
+        booking_id: link.booking_id ?? "",
+        manifest_row_id: link.manifest_row_id ?? ""
+      }
+      if (done.refundedLate) {
+        yield* Effect.logError(
+          `payment link ${link.id} was paid (${amountMinor} ${currency}) after its booking's cancel began: the payment is ` +
+            `refunded automatically${done.linkRefund ? "" : " with the cancel's refunds"}` +
+            `${done.problems.length > 0 ? ` (${done.problems.join("; ")})` : ""}`
+        ).pipe(Effect.annotateLogs({ ...annotations, alert: "payment_link_paid_after_cancel" }))
+      } else if (done.problems.length > 0) {
+        yield* Effect.logError(
+          `payment link ${link.id} was paid, but ${done.problems.join("; ")}: a person decides what goes back`
+        ).pipe(Effect.annotateLogs({ ...annotations, alert: "payment_link_unexpected_payment" }))
+      }
+      return { outcome: done.outcome, refund: done.refund, linkRefund: done.linkRefund } satisfies Recorded
+    })
 
     return { record } as const
-  })
+  }),
+  dependencies: [PaidLinksRepo.Default, LinkRefundsRepo.Default]
 }) {}

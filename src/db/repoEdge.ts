@@ -1,0 +1,47 @@
+/**
+ * The edge of a repository (ARCHITECTURE.md "SQL"): a repository's statements go through here once,
+ * so that each method is a span named `<Repo>.<method>` and the infrastructure's failures become
+ * defects at this one place: a `SqlError`, a row that does not decode (`ParseError`), a statement
+ * that must give a row and gave none (`NoSuchElementException`, from `SqlSchema.single`). Only what
+ * the feature itself means reaches its services.
+ */
+import type { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Cause, Effect, type ParseResult, Predicate } from "effect"
+
+/** What the database can fail with that no service handles. */
+export type Infrastructure = SqlError | ParseResult.ParseError | Cause.NoSuchElementException
+
+const isInfrastructure = (e: unknown): e is Infrastructure =>
+  Predicate.isTagged(e, "SqlError") || Predicate.isTagged(e, "ParseError") || Cause.isNoSuchElementException(e)
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Method = (...args: ReadonlyArray<any>) => Effect.Effect<any, any, any>
+
+export type AtEdge<F extends Method> = F extends (...args: infer A) => Effect.Effect<infer X, infer E, infer R>
+  ? (...args: A) => Effect.Effect<X, Exclude<E, Infrastructure>, R>
+  : never
+
+/** The repository `repo`'s methods, each spanned and with its infrastructure failures as defects. */
+export const repoEdge = <M extends Record<string, Method>>(repo: string, methods: M): { readonly [K in keyof M]: AtEdge<M[K]> } =>
+  Object.fromEntries(
+    Object.entries(methods).map(([name, method]) => [
+      name,
+      Effect.fn(`${repo}.${name}`)(
+        // eslint-disable-next-line @typescript-eslint/no-explicit-any
+        function*(...args: ReadonlyArray<any>) {
+          return yield* method(...args)
+        },
+        Effect.catchIf(isInfrastructure, Effect.die)
+      )
+    ])
+  ) as { readonly [K in keyof M]: AtEdge<M[K]> }
+
+/** `sql.withTransaction` for a service: the transaction's own `SqlError` (BEGIN, COMMIT) is a defect too. */
+export const transactionAtEdge = (sql: SqlClient.SqlClient) =>
+<A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, SqlError>, R> =>
+  Effect.catchIf(sql.withTransaction(self), (e): e is SqlError => Predicate.isTagged(e, "SqlError"), Effect.die) as Effect.Effect<
+    A,
+    Exclude<E, SqlError>,
+    R
+  >
