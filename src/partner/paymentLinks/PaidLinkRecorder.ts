@@ -44,7 +44,7 @@ import { refundMethod, refundReference } from "../cancels/rules.js"
 import type { PaymentLinkStatus } from "../../ports/PaymentProvider.js"
 import { Outbox } from "../../email/Outbox.js"
 import { LinkRefundsRepo } from "./LinkRefundsRepo.js"
-import { teamLocale } from "../../email/rules.js"
+import { balanceRefundedTeamEmail } from "./linkEmails.js"
 import { PaidLinksRepo } from "./PaidLinksRepo.js"
 import type { LinkRow } from "./PaymentLinksRepo.js"
 import { linkRefundReference } from "./rules.js"
@@ -124,25 +124,7 @@ export class PaidLinkRecorder extends Effect.Service<PaidLinkRecorder>()("Partne
         })
         if (!made) return false
         const team = yield* outbox.teamAddresses(found.value.operator_id)
-        if (team.length > 0) {
-          const row = found.value
-          yield* outbox.enqueue({
-            dedupeKey: `payment_link:${link.id}:refunded:team`,
-            to: team,
-            locale: teamLocale(row.operator_timezone),
-            operatorId: row.operator_id,
-            bookingId: link.manifest_row_id,
-            template: "balance_refunded_team",
-            data: {
-              operatorName: row.operator_name,
-              tourName: row.tour_name && row.tour_name.trim() ? row.tour_name : "your tour",
-              bookingReference: row.reference && row.reference.trim() ? row.reference : link.provider_reference_id,
-              departure: { date: row.departure_date, startTime: row.start_time },
-              guestName: row.guest_name,
-              amount: { amountMinor: paid.amountMinor, currency: paid.currency }
-            }
-          })
-        }
+        if (team.length > 0) yield* outbox.enqueue(balanceRefundedTeamEmail(link, found.value, team, paid))
         return true
       })
 

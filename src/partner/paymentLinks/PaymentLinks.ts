@@ -44,8 +44,6 @@
  */
 import { Clock, Effect, Either, Option } from "effect"
 import { createHash, randomUUID } from "node:crypto"
-import { localDayAt } from "../../domain/localDay.js"
-import { emailLocale, outboxKeys } from "../../email/rules.js"
 import { NotPossible, notYours, Unavailable } from "../../domain/errors.js"
 import {
   cancelReference,
@@ -73,6 +71,7 @@ import { CrashPoints } from "../../lib/CrashPoints.js"
 import { OperatorPaymentAccounts } from "../../payments/OperatorPaymentAccounts.js"
 import { Outbox } from "../../email/Outbox.js"
 import { PaidLinkRecorder } from "./PaidLinkRecorder.js"
+import { guestLinkEmail } from "./linkEmails.js"
 import { LinkTargetsRepo } from "./LinkTargetsRepo.js"
 import { type LinkRow, PaymentLinksRepo } from "./PaymentLinksRepo.js"
 import { bookingTarget, linkDescription, rowTarget, type Target } from "./target.js"
@@ -313,27 +312,7 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("Partner/Paymen
             const recent = yield* links.emailStatus(recentEmail)
             if (Option.exists(recent, (status) => status !== "failed")) return { _tag: "Email" as const, id: recentEmail }
           }
-          const enqueued = yield* outbox.enqueue({
-            dedupeKey: outboxKeys.paymentLink(target.bookingId ?? target.manifestRowId!, occurrenceOf(ctx)),
-            to: target.guestEmail === null ? [] : [target.guestEmail],
-            locale: emailLocale(null),
-            operatorId: target.operatorId,
-            bookingId: target.bookingId ?? target.manifestRowId,
-            template: "balance_payment_link_guest",
-            data: {
-              guestName: target.guestName,
-              operatorName: target.operatorName,
-              operatorContact: null,
-              tourName: target.tourName,
-              bookingReference: target.bookingReference,
-              departure: { date: target.date ?? localDayAt(target.timezone, now), startTime: target.startTime, rateTitle: target.rateTitle },
-              amount: { amountMinor: owed.amountMinor, currency: owed.currency },
-              paymentUrl: link.url,
-              payBy: owed.kind === "deferred_balance" && target.chargeAt !== null
-                ? localDayAt(target.timezone, target.chargeAt)
-                : null
-            }
-          })
+          const enqueued = yield* outbox.enqueue(guestLinkEmail(target, owed, link.url, occurrenceOf(ctx), now))
           if (enqueued.created) yield* links.setEmailed(link.row.id, enqueued.id)
           return { _tag: "Email" as const, id: enqueued.id }
         }))
