@@ -12,15 +12,9 @@
  * 2. Decide kind and amount; the booking system is asked for `provider_balance` (503 when it does
  *    not answer), less what this service itself collected for the booking (its payments on record,
  *    paid links, the desk sale that made it): the booking system may not know of that money.
- * 3. An open link for the same amount is sent again (after the provider confirms it is still
- *    open). Otherwise a `payment_links` row in state `creating` with a new idempotency reference is
- *    committed BEFORE the provider is called, under a per-booking advisory lock (every instance
- *    takes it, and so does a cancel closing the booking's links): a new row only when the booking
- *    has no live link, so that concurrent requests share one link. A crash or a lost answer after
- *    that leaves the row; the next attempt (a retry with the same Idempotency-Key, or any later call
- *    for the booking) calls the provider with the same reference and the same request, and the
- *    provider answers the first link: never a second one. Links that no longer match what is owed
- *    are closed at the provider first.
+ * 3. One link at the provider for what is owed (OneLinkPerBalance.ensure): an open one sent again,
+ *    or one made once under an idempotency reference committed before the provider is called, so
+ *    that a crash, a lost answer or concurrent requests never make a second one.
  * 4. One transaction, under the link row's lock, marks the row `open` and enqueues the guest's
  *    email, whose dedupe key names the booking and this request (key id + Idempotency-Key): a retry
  *    after a crash here enqueues nothing new. A link emailed within LINK_EMAIL_WINDOW_SECONDS
@@ -35,46 +29,35 @@
  * Crash points (CRASH_AT): `payment_link.after_create` (the provider made the link, the row not yet
  * open), `payment_link.after_open` (open and the email queued, not yet tried).
  *
- * A link the provider says is paid, whenever this write looks at one (an open link about to be sent
- * again, or a link that no longer fits and is being closed), is recorded as the guest's payment
- * (`PaidLinkRecorder.record`: a `booking_payments` row, the pay-later balance collected) before the write
- * answers 422. The `payment-link-watch` job does the same for every open link, and takes over
- * `creating` rows nobody finished (src/partner/paymentLinks/LinkStatusChecks.ts): such a row becomes `closing`,
- * which this write never reuses, and step 4 emails only a row that is still `creating` or `open`.
+ * The `payment-link-watch` job takes over `creating` rows nobody finished
+ * (src/partner/paymentLinks/LinkStatusChecks.ts): such a row becomes `closing`, which this write
+ * never reuses, and step 4 emails only a row that is still `creating` or `open`.
  */
 import { Clock, Effect, Either, Option } from "effect"
-import { createHash, randomUUID } from "node:crypto"
+import { createHash } from "node:crypto"
 import { NotPossible, notYours, Unavailable } from "../../domain/errors.js"
 import {
-  cancelReference,
   CANCELLED_DETAIL,
   type Collected,
   decidePaymentLink,
   FIRST_LINK_CHECK_SECONDS,
   LINK_EMAIL_WINDOW_SECONDS,
-  linkRequest,
   type Owed,
   owedAfterCollected,
   owedFromBalance,
-  type PaymentLinkKind,
-  reusable
+  type PaymentLinkKind
 } from "./rules.js"
 import type { WriteContext, WriteDone } from "../writes/rules.js"
 import { BookingSystem, type BookingSystemError } from "../../ports/BookingSystem.js"
-import {
-  type PaymentAccount,
-  PaymentProvider,
-  type PaymentProviderError
-} from "../../ports/PaymentProvider.js"
 import { BookingSystemAccounts } from "../../operators/BookingSystemAccounts.js"
 import { CrashPoints } from "../../lib/CrashPoints.js"
 import { OperatorPaymentAccounts } from "../../payments/OperatorPaymentAccounts.js"
 import { Outbox } from "../../email/Outbox.js"
-import { PaidLinkRecorder } from "./PaidLinkRecorder.js"
 import { guestLinkEmail } from "./linkEmails.js"
 import { LinkTargetsRepo } from "./LinkTargetsRepo.js"
 import { type LinkRow, PaymentLinksRepo } from "./PaymentLinksRepo.js"
-import { bookingTarget, linkDescription, rowTarget, type Target } from "./target.js"
+import { OneLinkPerBalance } from "./OneLinkPerBalance.js"
+import { bookingTarget, rowTarget, type Target } from "./target.js"
 
 export interface PaymentLinkResult {
   readonly id: string
@@ -85,20 +68,8 @@ export interface PaymentLinkResult {
   readonly emailed: boolean
 }
 
-const PAID_BY_LINK_DETAIL = "nothing is owed: the guest has paid this balance through the payment link"
-
-const PAID_EARLIER_LINK_DETAIL =
-  "the guest has just paid an earlier payment link of this booking; nothing was sent. Ask again to send a link for any balance still owed"
-
 const LINK_TAKEN_DETAIL =
   "the payment link was closed while it was being sent (it was left unfinished too long); nothing was emailed. Retry with the same Idempotency-Key"
-
-const providerDown = (e: PaymentProviderError): Effect.Effect<never, Unavailable> =>
-  e._tag === "PaymentProviderUnavailable"
-    ? Effect.fail(new Unavailable({
-      detail: "the payment provider did not answer; no link was sent. Retry with the same Idempotency-Key"
-    }))
-    : Effect.die(e)
 
 const bookingSystemDown = (e: BookingSystemError): Effect.Effect<never, Unavailable | NotPossible> =>
   e._tag === "BookingSystemUnavailable"
@@ -117,13 +88,12 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("Partner/Paymen
   effect: Effect.gen(function*() {
     const links = yield* PaymentLinksRepo
     const targets = yield* LinkTargetsRepo
-    const provider = yield* PaymentProvider
     const bookingSystem = yield* BookingSystem
     const accounts = yield* BookingSystemAccounts
     const outbox = yield* Outbox
     const crash = yield* CrashPoints
     const paymentAccounts = yield* OperatorPaymentAccounts
-    const recorder = yield* PaidLinkRecorder
+    const oneLink = yield* OneLinkPerBalance
 
     /** Step 1: the booking, or the manifest row (a row of a service booking is that booking). */
     const resolve = (id: string, operatorIds: ReadonlyArray<string>) =>
@@ -180,114 +150,6 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("Partner/Paymen
       }))
 
     /**
-     * Closes a link that no longer fits at the provider (finishing its creation first), then here.
-     * The provider refusing because the guest has paid it: the payment is recorded and the request
-     * answers 422 (what is owed has changed).
-     */
-    const retire = (row: LinkRow, account: PaymentAccount) =>
-      Effect.gen(function*() {
-        const at = { ...account, merchantId: row.merchant_id }
-        const linkId = row.provider_link_id ??
-          (yield* provider.createPaymentLink(at, linkRequest(row)).pipe(Effect.catchAll(providerDown))).linkId
-        const refused = yield* provider.cancelPaymentLink(at, { linkId, idempotencyReference: cancelReference(row) }).pipe(
-          Effect.as(false),
-          Effect.catchTag("PaymentProviderRejected", () => Effect.succeed(true)), // paid, or closed already
-          Effect.catchAll(providerDown)
-        )
-        if (refused) {
-          const status = yield* provider.paymentLinkStatus(at, linkId).pipe(Effect.catchAll(providerDown))
-          if (status.state === "paid") {
-            yield* recorder.record(row, status)
-            return yield* new NotPossible({ detail: PAID_EARLIER_LINK_DETAIL })
-          }
-        }
-        yield* links.close(row.id, "superseded")
-      })
-
-    /**
-     * The `creating` row to use, under the per-booking lock that the cancel's closing of links takes
-     * too, so that requests on every instance agree: an existing `creating` row that fits, or a new
-     * one only when the booking has no live link at all. Any other live link (one that became open
-     * since this request looked, or one that does not fit and is to be retired): none, look again.
-     * A booking whose cancel has begun gets no new link.
-     */
-    const creatingRow = (target: Target, owed: Owed, account: PaymentAccount) =>
-      links.withTransaction(Effect.gen(function*() {
-        yield* links.lockTarget(target.key)
-        if (target.bookingId !== null && (yield* targets.cancelling(target.bookingId))) {
-          return yield* new NotPossible({ detail: CANCELLED_DETAIL })
-        }
-        const live = yield* links.liveLinks(target.key)
-        const existing = live.find((r) => r.state === "creating")
-        if (existing !== undefined) {
-          const fits = existing.amount_minor === owed.amountMinor && existing.currency.trim() === owed.currency &&
-            existing.merchant_id === account.merchantId
-          if (!fits) return Option.none()
-          // Someone is finishing it now: the job's grace period starts again.
-          yield* links.touch(existing.id)
-          return Option.some(existing)
-        }
-        if (live.length > 0) return Option.none()
-        const id = randomUUID()
-        return Option.some(
-          yield* links.insertCreating({
-            id,
-            target: target.key,
-            bookingId: target.bookingId,
-            manifestRowId: target.manifestRowId,
-            operatorId: target.operatorId,
-            kind: owed.kind,
-            amountMinor: owed.amountMinor,
-            currency: owed.currency,
-            merchantId: account.merchantId,
-            idempotencyReference: `payment-link:${id}`,
-            providerReferenceId: target.bookingReference,
-            description: linkDescription(target)
-          })
-        )
-      }))
-
-    /** Step 3: an open link for what is owed, or a new one made through the provider. */
-    const ensureLink = (target: Target, owed: Owed, account: PaymentAccount) =>
-      Effect.gen(function*() {
-        // A link for this very balance that the guest paid: the balance is paid, whatever our
-        // records of the booking say yet (they learn of it later).
-        if (yield* links.paidFor(target.key, owed.amountMinor, owed.currency)) {
-          return yield* new NotPossible({ detail: PAID_BY_LINK_DETAIL })
-        }
-        for (let round = 0; round < 4; round++) {
-          const now = new Date(yield* Clock.currentTimeMillis)
-          const rows = yield* links.liveLinks(target.key)
-          const fits = (r: LinkRow) =>
-            r.merchant_id === account.merchantId &&
-            reusable({ state: r.state, amountMinor: r.amount_minor, currency: r.currency.trim(), expiresAt: r.expires_at }, owed, now)
-          for (const stale of rows.filter((r) => !fits(r))) yield* retire(stale, account)
-          const open = rows.find((r) => fits(r) && r.state === "open")
-          if (open !== undefined) {
-            const status = yield* provider.paymentLinkStatus(account, open.provider_link_id!).pipe(
-              Effect.catchAll(providerDown)
-            )
-            if (status.state === "open") return { row: open, url: open.url!, created: false }
-            if (status.state === "paid") {
-              // Paid: recorded as the guest's payment (the job would record it later otherwise).
-              yield* recorder.record(open, status)
-              return yield* new NotPossible({ detail: PAID_BY_LINK_DETAIL })
-            }
-            yield* links.close(open.id, status.state)
-            continue
-          }
-          const creating = yield* creatingRow(target, owed, account)
-          if (Option.isNone(creating)) continue
-          const link = yield* provider.createPaymentLink(account, linkRequest(creating.value)).pipe(
-            Effect.catchAll(providerDown)
-          )
-          yield* links.setProviderLink(creating.value, link)
-          return { row: creating.value, url: link.url, created: true }
-        }
-        return yield* Effect.dieMessage(`payment link for ${target.key}: links kept changing, gave up`)
-      })
-
-    /**
      * Step 4: the link is open and the guest's email is queued, together, under the link's row lock.
      * A row the job or a cancel has taken over meanwhile (`closing`, or closed since) is never
      * emailed; nor is a link of a booking whose cancel has begun. A link emailed within the window
@@ -323,7 +185,7 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("Partner/Paymen
       yield* ctx.target(target.operatorId)
       const owed = yield* owedFor(target)
       const account = yield* accountFor(target.operatorId)
-      const link = yield* ensureLink(target, owed, account)
+      const link = yield* oneLink.ensure(target, owed, account)
       yield* crash.reached("payment_link.after_create")
 
       const step4 = yield* openAndEmail(target, owed, link, ctx)
@@ -350,5 +212,5 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("Partner/Paymen
 
     return { send } as const
   }),
-  dependencies: [PaymentLinksRepo.Default, LinkTargetsRepo.Default, OperatorPaymentAccounts.Default, PaidLinkRecorder.Default, CrashPoints.Default]
+  dependencies: [PaymentLinksRepo.Default, LinkTargetsRepo.Default, OperatorPaymentAccounts.Default, OneLinkPerBalance.Default, CrashPoints.Default]
 }) {}
