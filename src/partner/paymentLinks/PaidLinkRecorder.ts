@@ -1,7 +1,7 @@
 /**
  * A balance payment link the guest paid, recorded once (docs/api/writes.md "When the guest pays").
  * Both places that learn of a payment use it: the payment-link write when the provider says a link
- * it looks at is paid (src/partner/paymentLinks/PaymentLinks.ts), and the `payment-link-watch` job
+ * it looks at is paid (src/partner/paymentLinks/OneLinkPerBalance.ts), and the `payment-link-watch` job
  * (src/partner/paymentLinks/LinkStatusChecks.ts).
  *
  * One transaction, under the link row's lock:

@@ -1,8 +1,9 @@
 /**
- * The SQL of balance payment links (`payment_links`): the rows the write (PaymentLinks.ts) makes,
- * sends and retires, and the ones the payment-link watch (LinkStatusChecks.ts) takes over, claims
- * and closes. What a link is for is read in LinkTargetsRepo.ts; what recording a paid link writes
- * is in PaidLinksRepo.ts, the refunds of such payments in LinkRefundsRepo.ts.
+ * The SQL of balance payment links (`payment_links`): the rows the write (PaymentLinks.ts,
+ * OneLinkPerBalance.ts) makes, sends and retires, and the ones the payment-link watch
+ * (LinkStatusChecks.ts) takes over, claims and closes. What a link is for is read in
+ * LinkTargetsRepo.ts; what recording a paid link writes is in PaidLinksRepo.ts, the refunds of such
+ * payments in LinkRefundsRepo.ts.
  *
  * Methods called inside `withTransaction` join that transaction (it is fiber-local).
  */

@@ -185,7 +185,7 @@ export const linkRequest = (row: LinkRow): NewPaymentLink => ({
   idempotencyReference: row.idempotency_reference
 })
 
-/** The reference of the one call that closes a link at the provider (the write's `retire`, the watch and a cancel alike). */
+/** The reference of the one call that closes a link at the provider (OneLinkPerBalance's `retire`, the watch and a cancel alike). */
 export const cancelReference = (row: LinkRow) => `${row.idempotency_reference}:cancel`
 
 /** Our idempotency reference of the `seq`th money-returning call for a paid link. */
