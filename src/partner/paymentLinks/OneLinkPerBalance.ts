@@ -146,7 +146,7 @@ export class OneLinkPerBalance extends Effect.Service<OneLinkPerBalance>()("Part
         const link = yield* provider.createPaymentLink(account, linkRequest(creating.value)).pipe(
           Effect.catchAll(providerDown)
         )
-        yield* links.setProviderLink(creating.value, link)
+        yield* links.setProviderLink({ id: creating.value.id, state: "creating" }, link)
         return { row: creating.value, url: link.url, created: true }
       }
       return yield* Effect.dieMessage(`payment link for ${target.key}: links kept changing, gave up`)
