@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
 /**
- * Noticing when a balance payment link is paid (src/partner/paymentLinks/PaymentLinkWatch.ts, the
+ * Noticing when a balance payment link is paid (src/partner/paymentLinks/LinkStatusChecks.ts, the
  * `payment-link-watch` job; docs/api/writes.md "When the guest pays").
  *
  * `payment_links` gains:

@@ -8,7 +8,7 @@
  * payment-link write takes, so that no request sends or makes a link from then on. Each is then
  * learnt (a `creating` one, by sending its own reference and request again, as a retrying request
  * would), cancelled at the provider and closed (`booking_cancelled`). Refused because the guest has
- * paid it: the payment is recorded (`PaidLinks.record`) before the refund rows are written, so it
+ * paid it: the payment is recorded (`PaidLinkRecorder.record`) before the refund rows are written, so it
  * goes back with the cancel's refunds. A provider that does not answer leaves it `closing` and
  * due: the payment-link watch settles it (and a payment that still arrives is refunded).
  */
@@ -17,7 +17,8 @@ import { Effect, Either, Option } from "effect"
 import { transactionAtEdge } from "../../db/repoEdge.js"
 import { OperatorPaymentAccounts } from "../../payments/OperatorPaymentAccounts.js"
 import { type PaymentAccount, PaymentProvider, type PaymentProviderError } from "../../ports/PaymentProvider.js"
-import { cancelReference, linkRequest, PaidLinks } from "../paymentLinks/PaidLinks.js"
+import { PaidLinkRecorder } from "../paymentLinks/PaidLinkRecorder.js"
+import { cancelReference, linkRequest } from "../paymentLinks/rules.js"
 import { type ClosingLink, CancelsRepo } from "./CancelsRepo.js"
 
 export class CancelLinkClosing extends Effect.Service<CancelLinkClosing>()("Partner/CancelLinkClosing", {
@@ -25,7 +26,7 @@ export class CancelLinkClosing extends Effect.Service<CancelLinkClosing>()("Part
     const transaction = transactionAtEdge(yield* SqlClient.SqlClient)
     const provider = yield* PaymentProvider
     const paymentAccounts = yield* OperatorPaymentAccounts
-    const paidLinks = yield* PaidLinks
+    const paidLinks = yield* PaidLinkRecorder
     const repo = yield* CancelsRepo
 
     const closed = (row: ClosingLink, reason: string, linkId: string | null) => repo.linkClosed({ id: row.id, reason, linkId })
@@ -77,5 +78,5 @@ export class CancelLinkClosing extends Effect.Service<CancelLinkClosing>()("Part
 
     return { close } as const
   }),
-  dependencies: [OperatorPaymentAccounts.Default, PaidLinks.Default, CancelsRepo.Default]
+  dependencies: [OperatorPaymentAccounts.Default, PaidLinkRecorder.Default, CancelsRepo.Default]
 }) {}

@@ -6,7 +6,7 @@
  * row (the next `seq`) in the same transaction, tried in the same pass.
  *
  * After a cancel completed, its refunds still open (no answer, settling, partly returned, or a
- * payment that arrived later, PaidLinks.record) are followed up: `refundLate` (the payment-link
+ * payment that arrived later, PaidLinkRecorder.record) are followed up: `refundLate` (the payment-link
  * watch, at once) and `followUpDue` (the booking-change recovery job) claim the due rows (pushing
  * their next attempt out, so no other runner sends them meanwhile), send them, and `settle` moves
  * the booking forward (live → CANCELLED → REFUNDED). Money that should go back and has not is
@@ -199,7 +199,7 @@ export class CancelRefunds extends Effect.Service<CancelRefunds>()("Partner/Canc
 
     /**
      * Sends now the refunds of a completed cancel that are due: rows written for a payment that
-     * arrived after the cancel completed (a balance payment link paid late, PaidLinks.record), for
+     * arrived after the cancel completed (a balance payment link paid late, PaidLinkRecorder.record), for
      * the payment-link watch that found it. Claimed as the job claims them (never sent by both at
      * once), sent with the reference recorded in the row, the booking moved on as the job does.
      */

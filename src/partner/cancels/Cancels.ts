@@ -26,7 +26,7 @@
  * alerted and left to a person (`refunds` CLI).
  *
  * A payment that arrives after step 2 (a link paid before it could be closed, or one the provider
- * did not let us close) is given a refund row of this change when it is recorded (PaidLinks.record)
+ * did not let us close) is given a refund row of this change when it is recorded (PaidLinkRecorder.record)
  * and sent by the cancel still running, by `refundLate` (the payment-link watch, at once) or by the
  * job: the booking is refunded in full whenever the money comes.
  *

@@ -50,7 +50,7 @@ export const Payment = Schema.Struct({
   merchantId: Schema.String
 })
 
-/** A `payment_links` row (as src/partner/paymentLinks/PaidLinks.ts `LinkRow`), taken over by the cancel. */
+/** A `payment_links` row (as src/partner/paymentLinks/PaymentLinksRepo.ts `LinkRow`), taken over by the cancel. */
 export const ClosingLink = Schema.Struct({
   id: Schema.String,
   target: Schema.String,

@@ -12,15 +12,9 @@
  * 2. Decide kind and amount; the booking system is asked for `provider_balance` (503 when it does
  *    not answer), less what this service itself collected for the booking (its payments on record,
  *    paid links, the desk sale that made it): the booking system may not know of that money.
- * 3. An open link for the same amount is sent again (after the provider confirms it is still
- *    open). Otherwise a `payment_links` row in state `creating` with a new idempotency reference is
- *    committed BEFORE the provider is called, under a per-booking advisory lock (every instance
- *    takes it, and so does a cancel closing the booking's links): a new row only when the booking
- *    has no live link, so that concurrent requests share one link. A crash or a lost answer after
- *    that leaves the row; the next attempt (a retry with the same Idempotency-Key, or any later call
- *    for the booking) calls the provider with the same reference and the same request, and the
- *    provider answers the first link: never a second one. Links that no longer match what is owed
- *    are closed at the provider first.
+ * 3. One link at the provider for what is owed (OneLinkPerBalance.ensure): an open one sent again,
+ *    or one made once under an idempotency reference committed before the provider is called, so
+ *    that a crash, a lost answer or concurrent requests never make a second one.
  * 4. One transaction, under the link row's lock, marks the row `open` and enqueues the guest's
  *    email, whose dedupe key names the booking and this request (key id + Idempotency-Key): a retry
  *    after a crash here enqueues nothing new. A link emailed within LINK_EMAIL_WINDOW_SECONDS
@@ -35,18 +29,12 @@
  * Crash points (CRASH_AT): `payment_link.after_create` (the provider made the link, the row not yet
  * open), `payment_link.after_open` (open and the email queued, not yet tried).
  *
- * A link the provider says is paid, whenever this write looks at one (an open link about to be sent
- * again, or a link that no longer fits and is being closed), is recorded as the guest's payment
- * (`PaidLinks.record`: a `booking_payments` row, the pay-later balance collected) before the write
- * answers 422. The `payment-link-watch` job does the same for every open link, and takes over
- * `creating` rows nobody finished (src/partner/paymentLinks/PaymentLinkWatch.ts): such a row becomes `closing`,
- * which this write never reuses, and step 4 emails only a row that is still `creating` or `open`.
+ * The `payment-link-watch` job takes over `creating` rows nobody finished
+ * (src/partner/paymentLinks/LinkStatusChecks.ts): such a row becomes `closing`, which this write
+ * never reuses, and step 4 emails only a row that is still `creating` or `open`.
  */
-import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Either, Option } from "effect"
-import { createHash, randomUUID } from "node:crypto"
-import { localDayAt } from "../../domain/localDay.js"
-import { emailLocale, outboxKeys } from "../../email/rules.js"
+import { createHash } from "node:crypto"
 import { NotPossible, notYours, Unavailable } from "../../domain/errors.js"
 import {
   CANCELLED_DETAIL,
@@ -57,23 +45,19 @@ import {
   type Owed,
   owedAfterCollected,
   owedFromBalance,
-  type PaymentLinkKind,
-  type PaymentLinkTarget,
-  reusable
+  type PaymentLinkKind
 } from "./rules.js"
 import type { WriteContext, WriteDone } from "../writes/rules.js"
 import { BookingSystem, type BookingSystemError } from "../../ports/BookingSystem.js"
-import {
-  type PaymentAccount,
-  PaymentProvider,
-  type PaymentProviderError
-} from "../../ports/PaymentProvider.js"
 import { BookingSystemAccounts } from "../../operators/BookingSystemAccounts.js"
-import { toPgArray } from "../../db/sql.js"
 import { CrashPoints } from "../../lib/CrashPoints.js"
 import { OperatorPaymentAccounts } from "../../payments/OperatorPaymentAccounts.js"
 import { Outbox } from "../../email/Outbox.js"
-import { cancelReference, LINK_COLUMNS, linkRequest, type LinkRow, PaidLinks } from "./PaidLinks.js"
+import { guestLinkEmail } from "./linkEmails.js"
+import { LinkTargetsRepo } from "./LinkTargetsRepo.js"
+import { type LinkRow, PaymentLinksRepo } from "./PaymentLinksRepo.js"
+import { OneLinkPerBalance } from "./OneLinkPerBalance.js"
+import { bookingTarget, rowTarget, type Target } from "./target.js"
 
 export interface PaymentLinkResult {
   readonly id: string
@@ -84,53 +68,8 @@ export interface PaymentLinkResult {
   readonly emailed: boolean
 }
 
-/** What the request addresses, with what the email and the provider need. */
-interface Target {
-  /** `booking:<id>` or `row:<id>`: where links of one booking are kept. */
-  readonly key: string
-  readonly bookingId: string | null
-  readonly manifestRowId: string | null
-  readonly operatorId: string
-  readonly operatorName: string
-  readonly rule: PaymentLinkTarget
-  /** Booking-system account and reference, when the booking system can be asked. */
-  readonly accountId: string | null
-  readonly reference: string | null
-  /** Shown to the guest and sent to the provider as `referenceId`. */
-  readonly bookingReference: string
-  readonly tourName: string
-  readonly date: string | null
-  readonly startTime: string | null
-  readonly rateTitle: string | null
-  readonly timezone: string
-  readonly guestName: string | null
-  readonly guestEmail: string | null
-  readonly chargeAt: Date | null
-}
-
-const PAID_BY_LINK_DETAIL = "nothing is owed: the guest has paid this balance through the payment link"
-
-const PAID_EARLIER_LINK_DETAIL =
-  "the guest has just paid an earlier payment link of this booking; nothing was sent. Ask again to send a link for any balance still owed"
-
 const LINK_TAKEN_DETAIL =
   "the payment link was closed while it was being sent (it was left unfinished too long); nothing was emailed. Retry with the same Idempotency-Key"
-
-const LISTED = "('RESERVED', 'CONFIRMED', 'CANCELLED', 'REFUNDED')"
-
-/**
- * A cancel of booking `b` has begun (its seats are being released, or it is done with its refund
- * still being finished while the booking reads CONFIRMED): the booking owes nothing any more.
- */
-const CANCELLING = `EXISTS (SELECT 1 FROM booking_changes c WHERE c.booking_id = b.id AND c.kind = 'cancel'
-  AND c.state IN ('releasing', 'released', 'done'))`
-
-const providerDown = (e: PaymentProviderError): Effect.Effect<never, Unavailable> =>
-  e._tag === "PaymentProviderUnavailable"
-    ? Effect.fail(new Unavailable({
-      detail: "the payment provider did not answer; no link was sent. Retry with the same Idempotency-Key"
-    }))
-    : Effect.die(e)
 
 const bookingSystemDown = (e: BookingSystemError): Effect.Effect<never, Unavailable | NotPossible> =>
   e._tag === "BookingSystemUnavailable"
@@ -145,173 +84,45 @@ const bookingSystemDown = (e: BookingSystemError): Effect.Effect<never, Unavaila
 const occurrenceOf = (ctx: WriteContext) =>
   createHash("sha256").update(`${ctx.keyId}\n${ctx.idempotencyKey}`).digest("hex").slice(0, 32)
 
-export class PaymentLinks extends Effect.Service<PaymentLinks>()("PaymentLinks", {
+export class PaymentLinks extends Effect.Service<PaymentLinks>()("Partner/PaymentLinks", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const provider = yield* PaymentProvider
+    const links = yield* PaymentLinksRepo
+    const targets = yield* LinkTargetsRepo
     const bookingSystem = yield* BookingSystem
     const accounts = yield* BookingSystemAccounts
     const outbox = yield* Outbox
     const crash = yield* CrashPoints
     const paymentAccounts = yield* OperatorPaymentAccounts
-    const paidLinks = yield* PaidLinks
-
-    const bookingTarget = (id: string, operatorIds: ReadonlyArray<string>) =>
-      sql<{
-        id: string
-        operator_id: string
-        operator_name: string
-        status: string
-        payment_strategy: "pay_now" | "pay_later"
-        pay_later_status: string | null
-        pay_later_amount_minor: number | null
-        pay_later_currency: string | null
-        pay_later_charge_at: Date | null
-        currency: string
-        provider_reference: string | null
-        account_id: string | null
-        confirmation_code: string
-        tour_name: string | null
-        experience_date: string | null
-        start_time: string | null
-        timezone: string
-        guest_name: string | null
-        guest_email: string | null
-      }>`
-        SELECT b.id, b.operator_id, o.name AS operator_name,
-          CASE WHEN ${sql.literal(CANCELLING)} THEN 'CANCELLED' ELSE b.status END AS status, b.payment_strategy, b.pay_later_status,
-          b.pay_later_amount_minor, b.pay_later_currency, b.pay_later_charge_at, b.currency, b.provider_reference,
-          o.booking_system_account_id AS account_id, b.confirmation_code, b.tour_name, b.experience_date,
-          b.start_time, b.timezone, b.guest_name, b.guest_email
-        FROM bookings b JOIN operators o ON o.id = b.operator_id
-        WHERE b.id = ${id}::uuid AND b.operator_id = ANY(${toPgArray(operatorIds)}::uuid[])
-          AND ${sql.literal(`b.status IN ${LISTED}`)}`.pipe(
-        Effect.map(([b]): Option.Option<Target> =>
-          b === undefined ? Option.none() : Option.some({
-            key: `booking:${b.id}`,
-            bookingId: b.id,
-            manifestRowId: null,
-            operatorId: b.operator_id,
-            operatorName: b.operator_name,
-            rule: {
-              source: "service",
-              status: b.status,
-              paymentStrategy: b.payment_strategy,
-              payLaterStatus: b.pay_later_status,
-              payLaterAmountMinor: b.pay_later_amount_minor,
-              payLaterCurrency: b.pay_later_currency?.trim() ?? null,
-              currency: b.currency.trim(),
-              inBookingSystem: b.account_id !== null && b.provider_reference !== null
-            },
-            accountId: b.account_id,
-            reference: b.provider_reference,
-            bookingReference: b.confirmation_code,
-            tourName: b.tour_name ?? "your tour",
-            date: b.experience_date,
-            startTime: b.start_time,
-            rateTitle: null,
-            timezone: b.timezone,
-            guestName: b.guest_name,
-            guestEmail: b.guest_email,
-            chargeAt: b.pay_later_charge_at
-          })
-        )
-      )
-
-    const rowTarget = (id: string, operatorIds: ReadonlyArray<string>) =>
-      sql<{
-        id: string
-        operator_id: string
-        operator_name: string
-        status: string
-        service_booking_id: string | null
-        account_id: string
-        reference: string | null
-        booking_id: string
-        product_title: string | null
-        departure_date: string
-        start_time: string | null
-        rate_title: string | null
-        timezone: string
-        guest_name: string | null
-        guest_email: string | null
-      }>`
-        SELECT r.id, r.operator_id, o.name AS operator_name, r.status, r.service_booking_id, r.account_id,
-          r.reference, r.booking_id, r.product_title, r.departure_date, r.start_time, r.rate_title, r.timezone,
-          r.guest_name, r.guest_email
-        FROM manifest_rows r JOIN operators o ON o.id = r.operator_id
-        WHERE r.id = ${id}::uuid AND r.operator_id = ANY(${toPgArray(operatorIds)}::uuid[])`.pipe(
-        Effect.map(([r]) => r)
-      )
+    const oneLink = yield* OneLinkPerBalance
 
     /** Step 1: the booking, or the manifest row (a row of a service booking is that booking). */
     const resolve = (id: string, operatorIds: ReadonlyArray<string>) =>
       Effect.gen(function*() {
-        const booking = yield* bookingTarget(id, operatorIds)
-        if (Option.isSome(booking)) return booking.value
-        const row = yield* rowTarget(id, operatorIds)
-        if (row === undefined) return yield* notYours("booking or manifest row")
+        const booking = yield* targets.bookingTarget(id, operatorIds)
+        if (Option.isSome(booking)) return bookingTarget(booking.value)
+        const found = yield* targets.rowTarget(id, operatorIds)
+        if (Option.isNone(found)) return yield* notYours("booking or manifest row")
+        const row = found.value
         if (row.service_booking_id !== null) {
-          const linked = yield* bookingTarget(row.service_booking_id, operatorIds)
-          if (Option.isSome(linked)) return linked.value
+          const linked = yield* targets.bookingTarget(row.service_booking_id, operatorIds)
+          if (Option.isSome(linked)) return bookingTarget(linked.value)
         }
-        // The links of a booking-system booking are kept on its first row, whichever of its lines
-        // the request names: its balance is the booking's, so one link serves all its rows.
-        const [first] = yield* sql<{ id: string }>`
-          SELECT id FROM manifest_rows WHERE account_id = ${row.account_id} AND booking_id = ${row.booking_id}
-          ORDER BY first_seen_at, id LIMIT 1`
-        const keptOn = first?.id ?? row.id
-        const reference = row.reference ?? row.booking_id
-        return {
-          key: `row:${keptOn}`,
-          bookingId: null,
-          manifestRowId: keptOn,
-          operatorId: row.operator_id,
-          operatorName: row.operator_name,
-          rule: { source: "booking_system", status: row.status },
-          accountId: row.account_id,
-          reference,
-          bookingReference: reference,
-          tourName: row.product_title ?? "your tour",
-          date: row.departure_date,
-          startTime: row.start_time,
-          rateTitle: row.rate_title,
-          timezone: row.timezone,
-          guestName: row.guest_name,
-          guestEmail: row.guest_email,
-          chargeAt: null
-        } satisfies Target
-      }).pipe(Effect.catchTag("SqlError", Effect.die))
+        const first = yield* targets.firstRowOf(row.account_id, row.booking_id)
+        return rowTarget(row, Option.getOrElse(first, () => row.id))
+      })
 
     /**
      * Money this service itself collected for the booking, by currency: for a service booking its
      * payments on record (checkout, paid links); for a booking only in the booking system, its paid
-     * links and the desk sale that made it (POST /book: the sale's booking in the booking system, or
-     * the sale reference it carries as external reference, in the account of the sale's tour), paid
-     * and not being returned.
+     * links and the desk sale that made it, paid and not being returned.
      */
     const collectedByUs = (target: Target) =>
-      (target.bookingId !== null
-        ? sql<{ currency: string; amount_minor: number }>`
-          SELECT currency, sum(amount_minor)::int AS amount_minor FROM booking_payments
-          WHERE booking_id = ${target.bookingId}::uuid GROUP BY currency`
-        : sql<{ currency: string; amount_minor: number }>`
-          SELECT currency, sum(amount_minor)::int AS amount_minor FROM (
-            SELECT l.currency, l.amount_minor FROM payment_links l
-            WHERE l.target = ${target.key} AND l.state = 'closed' AND l.closed_reason = 'paid'
-            UNION ALL
-            SELECT p.currency, p.amount_minor
-            FROM manifest_rows r
-            JOIN quickbook_sales s ON s.booking_id = r.booking_id OR s.reference = r.external_reference
-            JOIN tours t ON t.id = s.tour_id
-            JOIN operators o ON o.id = t.operator_id AND o.booking_system_account_id = r.account_id
-            JOIN quickbook_payments p ON p.sale_reference = s.reference AND p.role = 'sale'
-              AND p.state IN ('verified', 'booking', 'confirmed')
-            WHERE r.id = ${target.manifestRowId}::uuid
-          ) collected GROUP BY currency`).pipe(
-          Effect.map((rows) => rows.map((r): Collected => ({ currency: r.currency.trim(), amountMinor: r.amount_minor }))),
-          Effect.orDie
-        )
+      Effect.map(
+        target.bookingId !== null
+          ? targets.collectedForBooking(target.bookingId)
+          : targets.collectedForRow(target.key, target.manifestRowId),
+        (rows) => rows.map((r): Collected => ({ currency: r.currency.trim(), amountMinor: r.amount_minor }))
+      )
 
     /** Step 2: what is owed. */
     const owedFor = (target: Target) =>
@@ -338,220 +149,68 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("PaymentLinks",
         onSome: Effect.succeed
       }))
 
-    /** Links a request may send or retire (a `closing` row is the job's). */
-    const liveLinks = (targetKey: string) =>
-      sql<LinkRow>`
-        SELECT ${sql.literal(LINK_COLUMNS)} FROM payment_links
-        WHERE target = ${targetKey} AND state IN ('creating', 'open')
-        ORDER BY created_at DESC`.pipe(Effect.orDie)
-
-    const close = (id: string, reason: string) =>
-      sql`UPDATE payment_links SET state = 'closed', closed_reason = ${reason}, updated_at = now() WHERE id = ${id}`
-        .pipe(Effect.orDie)
-
     /**
-     * Closes a link that no longer fits at the provider (finishing its creation first), then here.
-     * The provider refusing because the guest has paid it: the payment is recorded and the request
-     * answers 422 (what is owed has changed).
+     * Step 4: the link is open and the guest's email is queued, together, under the link's row lock.
+     * A row the job or a cancel has taken over meanwhile (`closing`, or closed since) is never
+     * emailed; nor is a link of a booking whose cancel has begun. A link emailed within the window
+     * is not emailed again: this request answers that email's outcome.
      */
-    const retire = (row: LinkRow, account: PaymentAccount) =>
+    const openAndEmail = (target: Target, owed: Owed, link: { readonly row: LinkRow; readonly url: string }, ctx: WriteContext) =>
       Effect.gen(function*() {
-        const at = { ...account, merchantId: row.merchant_id }
-        const linkId = row.provider_link_id ??
-          (yield* provider.createPaymentLink(at, linkRequest(row)).pipe(Effect.catchAll(providerDown))).linkId
-        const refused = yield* provider.cancelPaymentLink(at, { linkId, idempotencyReference: cancelReference(row) }).pipe(
-          Effect.as(false),
-          Effect.catchTag("PaymentProviderRejected", () => Effect.succeed(true)), // paid, or closed already
-          Effect.catchAll(providerDown)
-        )
-        if (refused) {
-          const status = yield* provider.paymentLinkStatus(at, linkId).pipe(Effect.catchAll(providerDown))
-          if (status.state === "paid") {
-            yield* paidLinks.record(row, status)
-            return yield* new NotPossible({ detail: PAID_EARLIER_LINK_DETAIL })
-          }
-        }
-        yield* close(row.id, "superseded")
-      })
-
-    /** Whether a cancel of the booking has begun (read under the caller's locks). */
-    const cancelling = (bookingId: string) =>
-      Effect.map(
-        sql<{ cancelling: boolean }>`
-          SELECT (b.status NOT IN ('CONFIRMED', 'RESERVED') OR ${sql.literal(CANCELLING)}) AS cancelling
-          FROM bookings b WHERE b.id = ${bookingId}::uuid`,
-        (rows) => rows[0]?.cancelling !== false
-      )
-
-    /**
-     * The `creating` row to use, under the per-booking lock that the cancel's closing of links takes
-     * too, so that requests on every instance agree: an existing `creating` row that fits, or a new
-     * one only when the booking has no live link at all. Any other live link (one that became open
-     * since this request looked, or one that does not fit and is to be retired): none, look again.
-     * A booking whose cancel has begun gets no new link.
-     */
-    const creatingRow = (target: Target, owed: Owed, account: PaymentAccount) =>
-      sql.withTransaction(Effect.gen(function*() {
-        yield* sql`SELECT pg_advisory_xact_lock(hashtext(${`payment_link:${target.key}`}))`
-        if (target.bookingId !== null && (yield* cancelling(target.bookingId))) {
-          return yield* new NotPossible({ detail: CANCELLED_DETAIL })
-        }
-        const live = yield* sql<LinkRow>`
-          SELECT ${sql.literal(LINK_COLUMNS)} FROM payment_links WHERE target = ${target.key} AND state IN ('creating', 'open')`
-        const existing = live.find((r) => r.state === "creating")
-        if (existing !== undefined) {
-          const fits = existing.amount_minor === owed.amountMinor && existing.currency.trim() === owed.currency &&
-            existing.merchant_id === account.merchantId
-          if (!fits) return Option.none()
-          // Someone is finishing it now: the job's grace period starts again.
-          yield* sql`UPDATE payment_links SET updated_at = now() WHERE id = ${existing.id}::uuid`
-          return Option.some(existing)
-        }
-        if (live.length > 0) return Option.none()
-        const id = randomUUID()
-        const when = target.date === null ? "" : ` ${target.date}${target.startTime ? ` ${target.startTime}` : ""}`
-        const [row] = yield* sql<LinkRow>`
-          INSERT INTO payment_links (id, target, booking_id, manifest_row_id, operator_id, kind, amount_minor, currency,
-            merchant_id, idempotency_reference, provider_reference_id, description, state)
-          VALUES (${id}, ${target.key}, ${target.bookingId}, ${target.manifestRowId}, ${target.operatorId}, ${owed.kind},
-            ${owed.amountMinor}, ${owed.currency}, ${account.merchantId}, ${`payment-link:${id}`},
-            ${target.bookingReference}, ${`Balance: ${target.tourName}${when}`.slice(0, 200)}, 'creating')
-          RETURNING ${sql.literal(LINK_COLUMNS)}`
-        return Option.some(row!)
-      })).pipe(Effect.catchTag("SqlError", Effect.die))
-
-    /** Step 3: an open link for what is owed, or a new one made through the provider. */
-    const ensureLink = (target: Target, owed: Owed, account: PaymentAccount) =>
-      Effect.gen(function*() {
-        // A link for this very balance that the guest paid: the balance is paid, whatever our
-        // records of the booking say yet (they learn of it later).
-        const [paid] = yield* sql<{ id: string }>`
-          SELECT id FROM payment_links
-          WHERE target = ${target.key} AND state = 'closed' AND closed_reason = 'paid'
-            AND amount_minor = ${owed.amountMinor} AND currency = ${owed.currency}
-          LIMIT 1`.pipe(Effect.orDie)
-        if (paid !== undefined) return yield* new NotPossible({ detail: PAID_BY_LINK_DETAIL })
-        for (let round = 0; round < 4; round++) {
-          const now = new Date(yield* Clock.currentTimeMillis)
-          const rows = yield* liveLinks(target.key)
-          const fits = (r: LinkRow) =>
-            r.merchant_id === account.merchantId &&
-            reusable({ state: r.state, amountMinor: r.amount_minor, currency: r.currency.trim(), expiresAt: r.expires_at }, owed, now)
-          for (const stale of rows.filter((r) => !fits(r))) yield* retire(stale, account)
-          const open = rows.find((r) => fits(r) && r.state === "open")
-          if (open !== undefined) {
-            const status = yield* provider.paymentLinkStatus(account, open.provider_link_id!).pipe(
-              Effect.catchAll(providerDown)
-            )
-            if (status.state === "open") return { row: open, url: open.url!, created: false }
-            if (status.state === "paid") {
-              // Paid: recorded as the guest's payment (the job would record it later otherwise).
-              yield* paidLinks.record(open, status)
-              return yield* new NotPossible({ detail: PAID_BY_LINK_DETAIL })
-            }
-            yield* close(open.id, status.state)
-            continue
-          }
-          const creating = yield* creatingRow(target, owed, account)
-          if (Option.isNone(creating)) continue
-          const link = yield* provider.createPaymentLink(account, linkRequest(creating.value)).pipe(
-            Effect.catchAll(providerDown)
-          )
-          yield* sql`
-            UPDATE payment_links SET provider_link_id = ${link.linkId}, url = ${link.url}, expires_at = ${link.expiresAt},
-              updated_at = now()
-            WHERE id = ${creating.value.id} AND state = 'creating'`.pipe(Effect.orDie)
-          return { row: creating.value, url: link.url, created: true }
-        }
-        return yield* Effect.dieMessage(`payment link for ${target.key}: links kept changing, gave up`)
-      })
-
-    const send = (id: string, ctx: WriteContext) =>
-      Effect.gen(function*() {
-        const target = yield* resolve(id, ctx.operatorIds)
-        yield* ctx.target(target.operatorId)
-        const owed = yield* owedFor(target)
-        const account = yield* accountFor(target.operatorId)
-        const link = yield* ensureLink(target, owed, account)
-        yield* crash.reached("payment_link.after_create")
-
-        // Step 4: the link is open and the guest's email is queued, together, under the link's row lock.
-        // A row the job or a cancel has taken over meanwhile (`closing`, or closed since) is never
-        // emailed; nor is a link of a booking whose cancel has begun. A link emailed within the window
-        // is not emailed again: this request answers that email's outcome.
-        const step4 = yield* sql.withTransaction(Effect.gen(function*() {
-          const [row] = yield* sql<{ state: string; recent_email: string | null }>`
-            SELECT state,
-              CASE WHEN emailed_at > now() - make_interval(secs => ${LINK_EMAIL_WINDOW_SECONDS}) THEN email_outbox_id END AS recent_email
-            FROM payment_links WHERE id = ${link.row.id} FOR UPDATE`
-          const live = row?.state === "creating" || row?.state === "open"
-          if (target.bookingId !== null && (yield* cancelling(target.bookingId))) {
+        const now = new Date(yield* Clock.currentTimeMillis)
+        return yield* links.withTransaction(Effect.gen(function*() {
+          const locked = yield* links.lockForEmail(link.row.id, LINK_EMAIL_WINDOW_SECONDS)
+          const live = Option.exists(locked, (r) => r.state === "creating" || r.state === "open")
+          if (target.bookingId !== null && (yield* targets.cancelling(target.bookingId))) {
             // The cancel closes it at the provider (or the payment-link watch does, being due now).
-            if (live) {
-              yield* sql`
-                UPDATE payment_links SET state = 'closing', next_check_at = now(), updated_at = now()
-                WHERE id = ${link.row.id}`
-            }
+            if (live) yield* links.markClosing(link.row.id)
             return { _tag: "Cancelled" as const }
           }
-          if (!live) return { _tag: "Taken" as const }
-          yield* sql`
-            UPDATE payment_links SET state = 'open', updated_at = now(),
-              next_check_at = now() + make_interval(secs => ${FIRST_LINK_CHECK_SECONDS})
-            WHERE id = ${link.row.id} AND state = 'creating'`
-          if (row!.recent_email !== null) {
+          if (!live || Option.isNone(locked)) return { _tag: "Taken" as const }
+          yield* links.markOpen(link.row.id, FIRST_LINK_CHECK_SECONDS)
+          const recentEmail = locked.value.recent_email
+          if (recentEmail !== null) {
             // Read after the lock (a statement of its own): the email another request enqueued just before.
-            const [recent] = yield* sql<{ status: string }>`SELECT status FROM email_outbox WHERE id = ${row!.recent_email}`
-            if (recent !== undefined && recent.status !== "failed") return { _tag: "Email" as const, id: row!.recent_email }
+            const recent = yield* links.emailStatus(recentEmail)
+            if (Option.exists(recent, (status) => status !== "failed")) return { _tag: "Email" as const, id: recentEmail }
           }
-          const enqueued = yield* outbox.enqueue({
-            dedupeKey: outboxKeys.paymentLink(target.bookingId ?? target.manifestRowId!, occurrenceOf(ctx)),
-            to: target.guestEmail === null ? [] : [target.guestEmail],
-            locale: emailLocale(null),
-            operatorId: target.operatorId,
-            bookingId: target.bookingId ?? target.manifestRowId,
-            template: "balance_payment_link_guest",
-            data: {
-              guestName: target.guestName,
-              operatorName: target.operatorName,
-              operatorContact: null,
-              tourName: target.tourName,
-              bookingReference: target.bookingReference,
-              departure: { date: target.date ?? localDayAt(target.timezone, new Date()), startTime: target.startTime, rateTitle: target.rateTitle },
-              amount: { amountMinor: owed.amountMinor, currency: owed.currency },
-              paymentUrl: link.url,
-              payBy: owed.kind === "deferred_balance" && target.chargeAt !== null
-                ? localDayAt(target.timezone, target.chargeAt)
-                : null
-            }
-          })
-          if (enqueued.created) {
-            yield* sql`UPDATE payment_links SET email_outbox_id = ${enqueued.id}, emailed_at = now() WHERE id = ${link.row.id}`
-          }
+          const enqueued = yield* outbox.enqueue(guestLinkEmail(target, owed, link.url, occurrenceOf(ctx), now))
+          if (enqueued.created) yield* links.setEmailed(link.row.id, enqueued.id)
           return { _tag: "Email" as const, id: enqueued.id }
-        })).pipe(Effect.catchTag("SqlError", Effect.die))
-        if (step4._tag === "Taken") return yield* new Unavailable({ detail: LINK_TAKEN_DETAIL })
-        if (step4._tag === "Cancelled") return yield* new NotPossible({ detail: CANCELLED_DETAIL })
+        }))
+      })
 
-        yield* crash.reached("payment_link.after_open")
+    const send = Effect.fn("PaymentLinks.send")(function*(id: string, ctx: WriteContext) {
+      const target = yield* resolve(id, ctx.operatorIds)
+      yield* ctx.target(target.operatorId)
+      const owed = yield* owedFor(target)
+      const account = yield* accountFor(target.operatorId)
+      const link = yield* oneLink.ensure(target, owed, account)
+      yield* crash.reached("payment_link.after_create")
 
-        // Step 5: try the email now, or learn how the attempt another request (or the sender job)
-        // is making at it goes: `emailed` is that attempt's outcome, whichever request made it.
-        const status = yield* outbox.deliverOrAwait(step4.id)
-        return {
-          body: {
-            id: id.toLowerCase(),
-            kind: owed.kind,
-            url: link.url,
-            amount_minor: owed.amountMinor,
-            currency: owed.currency,
-            emailed: status === "sent"
-          },
-          noop: false
-        } satisfies WriteDone<PaymentLinkResult>
-      }).pipe(Effect.withSpan("PaymentLinks.send"))
+      const step4 = yield* openAndEmail(target, owed, link, ctx)
+      if (step4._tag === "Taken") return yield* new Unavailable({ detail: LINK_TAKEN_DETAIL })
+      if (step4._tag === "Cancelled") return yield* new NotPossible({ detail: CANCELLED_DETAIL })
+
+      yield* crash.reached("payment_link.after_open")
+
+      // Step 5: try the email now, or learn how the attempt another request (or the sender job)
+      // is making at it goes: `emailed` is that attempt's outcome, whichever request made it.
+      const status = yield* outbox.deliverOrAwait(step4.id)
+      return {
+        body: {
+          id: id.toLowerCase(),
+          kind: owed.kind,
+          url: link.url,
+          amount_minor: owed.amountMinor,
+          currency: owed.currency,
+          emailed: status === "sent"
+        },
+        noop: false
+      } satisfies WriteDone<PaymentLinkResult>
+    })
 
     return { send } as const
   }),
-  dependencies: [OperatorPaymentAccounts.Default, PaidLinks.Default, CrashPoints.Default]
+  dependencies: [PaymentLinksRepo.Default, LinkTargetsRepo.Default, OperatorPaymentAccounts.Default, OneLinkPerBalance.Default, CrashPoints.Default]
 }) {}

@@ -18,6 +18,8 @@
 import { Either, Schema } from "effect"
 import { NotPossible } from "../../domain/errors.js"
 import { type RetryPolicy, retryDelayMillis } from "../../email/rules.js"
+import type { NewPaymentLink } from "../../ports/PaymentProvider.js"
+import type { LinkRow } from "./PaymentLinksRepo.js"
 
 export const PaymentLinkKind = Schema.Literal("deferred_balance", "provider_balance").annotations({
   identifier: "PaymentLinkKind"
@@ -173,3 +175,18 @@ export const nextLinkCheck = (checks: number, expiresAt: Date | null, now: Date,
     ? new Date(Math.min(next, expiresAt.getTime() + 60_000))
     : new Date(next)
 }
+
+/** The request first sent with a link row's idempotency reference: sending it again gets the same link. */
+export const linkRequest = (row: LinkRow): NewPaymentLink => ({
+  amountMinor: row.amount_minor,
+  currency: row.currency.trim(),
+  referenceId: row.provider_reference_id,
+  description: row.description,
+  idempotencyReference: row.idempotency_reference
+})
+
+/** The reference of the one call that closes a link at the provider (OneLinkPerBalance's `retire`, the watch and a cancel alike). */
+export const cancelReference = (row: LinkRow) => `${row.idempotency_reference}:cancel`
+
+/** Our idempotency reference of the `seq`th money-returning call for a paid link. */
+export const linkRefundReference = (linkIdempotencyReference: string, seq: number) => `${linkIdempotencyReference}:refund:${seq}`

@@ -20,7 +20,7 @@ import { randomUUID } from "node:crypto"
 import { BokunSandbox } from "../../../src/sandbox/bokun/index.js"
 import { SurfboardSandbox } from "../../../src/sandbox/surfboard/index.js"
 import { Cancels } from "../../../src/partner/cancels/Cancels.js"
-import { PaymentLinkWatch } from "../../../src/partner/paymentLinks/PaymentLinkWatch.js"
+import { LinkStatusChecks } from "../../../src/partner/paymentLinks/LinkStatusChecks.js"
 import { createKey, makeWorld } from "../../support/fixtures.js"
 import { call } from "../../support/http.js"
 import { linkedBooking, mailTo, merchantFor, paidAtSandbox, paymentsEnv, returnedBySandbox, ServerSettings, vendorFor } from "../../support/payments.js"
@@ -32,11 +32,11 @@ const withServerSettings = <A, E, R>(layer: Layer.Layer<A, E, R>) =>
   Layer.unwrapEffect(Effect.map(ServerSettings, ({ env }) =>
     layer.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))))))
 
-const env = Layer.mergeAll(withServerSettings(PaymentLinkWatch.Default), withServerSettings(Cancels.Default)).pipe(
+const env = Layer.mergeAll(withServerSettings(LinkStatusChecks.Default), withServerSettings(Cancels.Default)).pipe(
   Layer.provideMerge(paymentsEnv())
 )
 
-const runWatch = Effect.flatMap(PaymentLinkWatch, (w) => w.run())
+const runWatch = Effect.flatMap(LinkStatusChecks, (w) => w.run())
 const recover = Effect.flatMap(Cancels, (c) => c.recover())
 
 const paymentLink = (id: string, key: string) =>

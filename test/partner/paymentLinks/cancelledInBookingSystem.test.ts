@@ -13,18 +13,18 @@ import { addDays, BokunSandbox, localDay } from "../../../src/sandbox/bokun/inde
 import { SurfboardSandbox } from "../../../src/sandbox/surfboard/index.js"
 import { BookingSystemAccounts } from "../../../src/operators/BookingSystemAccounts.js"
 import { Mirror } from "../../../src/mirror/Mirror.js"
-import { PaymentLinkWatch } from "../../../src/partner/paymentLinks/PaymentLinkWatch.js"
+import { LinkStatusChecks } from "../../../src/partner/paymentLinks/LinkStatusChecks.js"
 import { createKey, makeWorld } from "../../support/fixtures.js"
 import { call } from "../../support/http.js"
 import { cliWith, json } from "../../support/cli.js"
 import { merchantFor, paymentsEnv, returnedBySandbox, ServerSettings, vendorFor } from "../../support/payments.js"
 
 const WatchLive = Layer.unwrapEffect(Effect.map(ServerSettings, ({ env }) =>
-  PaymentLinkWatch.Default.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))))))
+  LinkStatusChecks.Default.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))))))
 
 const env = WatchLive.pipe(Layer.provideMerge(paymentsEnv()))
 
-const runWatch = Effect.flatMap(PaymentLinkWatch, (w) => w.run())
+const runWatch = Effect.flatMap(LinkStatusChecks, (w) => w.run())
 
 const paymentLink = (id: string, key: string) =>
   call(`/api/v1/bookings/${id}/payment-link`, { method: "POST", key, body: {}, headers: { "Idempotency-Key": randomUUID() } })

@@ -1,5 +1,5 @@
 /**
- * A guest pays a balance payment link: the `payment-link-watch` job's work (PaymentLinkWatch.run,
+ * A guest pays a balance payment link: the `payment-link-watch` job's work (LinkStatusChecks.run,
  * as the job runs it, with the server's settings) through the real server and the Surfboard and
  * Bókun sandboxes over HTTP on one database. Paid links become the booking's payment (and collect a
  * pay-later balance, visible in GET /bookings/{id}), once; a provider that does not answer leaves
@@ -12,7 +12,7 @@ import { Cause, ConfigProvider, Effect, Exit, Layer } from "effect"
 import { randomUUID } from "node:crypto"
 import { BokunSandbox } from "../../../src/sandbox/bokun/index.js"
 import { SurfboardSandbox } from "../../../src/sandbox/surfboard/index.js"
-import { PaymentLinkWatch } from "../../../src/partner/paymentLinks/PaymentLinkWatch.js"
+import { LinkStatusChecks } from "../../../src/partner/paymentLinks/LinkStatusChecks.js"
 import { createKey, insertBooking, makeWorld } from "../../support/fixtures.js"
 import { call } from "../../support/http.js"
 import { insertRow } from "../../support/mirror.js"
@@ -22,11 +22,11 @@ const DAY = 86_400_000
 
 /** The job's service with the server's settings (the same provider credentials and timeouts). */
 const WatchLive = Layer.unwrapEffect(Effect.map(ServerSettings, ({ env }) =>
-  PaymentLinkWatch.Default.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))))))
+  LinkStatusChecks.Default.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))))))
 
 const env = WatchLive.pipe(Layer.provideMerge(paymentsEnv()))
 
-const runJob = Effect.flatMap(PaymentLinkWatch, (w) => w.run())
+const runJob = Effect.flatMap(LinkStatusChecks, (w) => w.run())
 
 const paymentLink = (id: string, key: string, idempotencyKey = randomUUID()) =>
   call(`/api/v1/bookings/${id}/payment-link`, { method: "POST", key, body: {}, headers: { "Idempotency-Key": idempotencyKey } })

@@ -8,7 +8,7 @@
  *    request that was still sending one finds it taken and emails nothing (PaymentLinks step 4).
  * 2. Due `open` and `closing` rows are claimed by pushing their next check out, then each is looked
  *    at once (one failing link never stops the others):
- *    - `open`: paid → recorded (PaidLinks.record: booking_payments row, pay-later balance collected,
+ *    - `open`: paid → recorded (PaidLinkRecorder.record: booking_payments row, pay-later balance collected,
  *      link closed; paid for a booking whose cancel completed: refunded at once, Cancels.refundLate;
  *      paid for a booking only in the booking system that is cancelled, in the mirror or, asked
  *      now, in the booking system: its refund row is written with the record and sent in step 3);
@@ -21,9 +21,8 @@
  * 3. Refunds of such late payments that are due are sent (LinkRefunds.sendDue): the ones just
  *    written, and those still open from earlier runs (no answer, settling), with their own reference.
  */
-import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Either, Option, Random } from "effect"
-import { nextLinkCheck } from "./rules.js"
+import { cancelReference, linkRequest, nextLinkCheck } from "./rules.js"
 import {
   type PaymentAccount,
   type PaymentLinkStatus,
@@ -34,8 +33,10 @@ import { Cancels } from "../cancels/Cancels.js"
 import { OperatorPaymentAccounts } from "../../payments/OperatorPaymentAccounts.js"
 import { BookingSystemAccounts } from "../../operators/BookingSystemAccounts.js"
 import { BookingSystem } from "../../ports/BookingSystem.js"
-import { cancelReference, LINK_COLUMNS, linkRequest, type LinkRow, PaidLinks } from "./PaidLinks.js"
+import { PaidLinkRecorder } from "./PaidLinkRecorder.js"
 import { LinkRefunds, type LinkRefundSummary } from "./LinkRefunds.js"
+import { LinkTargetsRepo } from "./LinkTargetsRepo.js"
+import { type LinkRow, PaymentLinksRepo } from "./PaymentLinksRepo.js"
 
 /**
  * How long a `creating` row is left to the request that made it (and to its retries with the same
@@ -73,12 +74,13 @@ type Seen = "paid" | "refunded" | "closed" | "still_open" | "unanswered"
 
 const detailOf = (e: PaymentProviderError) => `${e.operation}: ${e.reason}: ${e.detail}`.slice(0, 1000)
 
-export class PaymentLinkWatch extends Effect.Service<PaymentLinkWatch>()("PaymentLinkWatch", {
+export class LinkStatusChecks extends Effect.Service<LinkStatusChecks>()("Partner/LinkStatusChecks", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const links = yield* PaymentLinksRepo
+    const targets = yield* LinkTargetsRepo
     const provider = yield* PaymentProvider
     const paymentAccounts = yield* OperatorPaymentAccounts
-    const paidLinks = yield* PaidLinks
+    const recorder = yield* PaidLinkRecorder
     const cancels = yield* Cancels
     const linkRefunds = yield* LinkRefunds
     const bookingSystem = yield* BookingSystem
@@ -92,18 +94,13 @@ export class PaymentLinkWatch extends Effect.Service<PaymentLinkWatch>()("Paymen
     const later = (row: LinkRow, error: string | null) =>
       Effect.gen(function*() {
         const next = nextLinkCheck(row.checks + 1, row.expires_at, new Date(yield* Clock.currentTimeMillis), yield* Random.next)
-        yield* sql`
-          UPDATE payment_links SET checks = checks + 1, last_checked_at = now(), last_error = ${error}, next_check_at = ${next}
-          WHERE id = ${row.id}::uuid AND state = ${row.state}`.pipe(Effect.orDie)
+        yield* links.checkLater(row, error, next)
       })
 
     const unanswered = (row: LinkRow, error: string) => Effect.as(later(row, error), "unanswered" as const)
 
     const close = (row: LinkRow, reason: string, linkId: string | null = null) =>
-      sql`
-        UPDATE payment_links SET state = 'closed', closed_reason = ${reason}, provider_link_id = coalesce(provider_link_id, ${linkId}),
-          checks = checks + 1, last_checked_at = now(), last_error = NULL, updated_at = now()
-        WHERE id = ${row.id}::uuid AND state = ${row.state}`.pipe(Effect.orDie, Effect.as("closed" as const))
+      Effect.as(links.closeChecked(row, reason, linkId), "closed" as const)
 
     /**
      * Records the payment; one that arrived for a booking whose cancel completed is refunded at once
@@ -113,15 +110,15 @@ export class PaymentLinkWatch extends Effect.Service<PaymentLinkWatch>()("Paymen
     const recordPaid = (row: LinkRow, status: PaymentLinkStatus): Effect.Effect<Seen> =>
       Effect.gen(function*() {
         let bookingSystemCancelled = false
-        if (row.booking_id === null && !(yield* owesNothing(row))) {
+        if (row.booking_id === null && row.manifest_row_id !== null && !(yield* targets.owesNothing(row))) {
           // The mirror still shows the booking live; it is refreshed only every few hours, so the
           // booking system says whether it was cancelled since (a payment recorded as the balance
           // would never be looked at again).
-          const asked = yield* cancelledInBookingSystem(row)
+          const asked = yield* cancelledInBookingSystem(row, row.manifest_row_id)
           if (Either.isLeft(asked)) return yield* unanswered(row, asked.left)
           bookingSystemCancelled = asked.right
         }
-        const recorded = yield* paidLinks.record(row, status, { bookingSystemCancelled })
+        const recorded = yield* recorder.record(row, status, { bookingSystemCancelled })
         if (recorded.refund?.changeState === "done") yield* cancels.refundLate(recorded.refund.changeId)
         return recorded.refund === null && !recorded.linkRefund ? "paid" as const : "refunded" as const
       })
@@ -131,11 +128,11 @@ export class PaymentLinkWatch extends Effect.Service<PaymentLinkWatch>()("Paymen
      * of it). Left: it did not answer (ask again on a later run). A booking it refuses to show is
      * judged by the mirror (logged).
      */
-    const cancelledInBookingSystem = (row: LinkRow) =>
+    const cancelledInBookingSystem = (row: LinkRow, manifestRowId: string) =>
       Effect.gen(function*() {
-        const [r] = yield* sql<{ account_id: string; reference: string | null; booking_id: string }>`
-          SELECT account_id, reference, booking_id FROM manifest_rows WHERE id = ${row.manifest_row_id}::uuid`.pipe(Effect.orDie)
-        if (r === undefined) return Either.right(false)
+        const found = yield* targets.bookingOfRow(manifestRowId)
+        if (Option.isNone(found)) return Either.right(false)
+        const r = found.value
         const { account } = yield* Effect.orDie(bookingSystemAccounts.byId(r.account_id))
         const lines = yield* Effect.either(bookingSystem.booking(account, r.reference ?? r.booking_id))
         if (Either.isRight(lines)) {
@@ -150,26 +147,6 @@ export class PaymentLinkWatch extends Effect.Service<PaymentLinkWatch>()("Paymen
         )
         return Either.right(false)
       })
-
-    /** Whether the booking (or manifest row) the link is for no longer owes what it asks. */
-    const owesNothing = (row: LinkRow) =>
-      Effect.map(
-        sql<{ owes_nothing: boolean }>`
-          SELECT CASE
-            WHEN ${row.booking_id}::uuid IS NOT NULL THEN EXISTS (
-              SELECT 1 FROM bookings b WHERE b.id = ${row.booking_id}::uuid AND (b.status NOT IN ('CONFIRMED', 'RESERVED')
-                -- Cancelled with its refund still being finished (still CONFIRMED until it completes).
-                OR EXISTS (SELECT 1 FROM booking_changes c WHERE c.booking_id = b.id AND c.kind = 'cancel' AND c.state = 'done')
-                OR (${row.kind} = 'deferred_balance' AND b.pay_later_status IS DISTINCT FROM 'upcoming'
-                  AND b.pay_later_status IS DISTINCT FROM 'failed')))
-            -- A booking only in the booking system: every line of it cancelled (its links are kept on its first row).
-            ELSE NOT EXISTS (
-              SELECT 1 FROM manifest_rows r JOIN manifest_rows line ON line.account_id = r.account_id AND line.booking_id = r.booking_id
-              WHERE r.id = ${row.manifest_row_id}::uuid AND line.status <> 'CANCELLED')
-          END AS owes_nothing`.pipe(Effect.orDie),
-        (rows) => rows[0]?.owes_nothing === true
-      )
-
     /**
      * Cancels an unpaid link at the provider and closes it here. The provider refusing because the
      * guest paid in the meantime: that payment is recorded instead.
@@ -197,7 +174,7 @@ export class PaymentLinkWatch extends Effect.Service<PaymentLinkWatch>()("Paymen
           case "cancelled":
             return yield* close(row, status.right.state)
           case "open": {
-            if (yield* owesNothing(row)) return yield* cancelAtProvider(row, account, row.provider_link_id!, "not_owed")
+            if (yield* targets.owesNothing(row)) return yield* cancelAtProvider(row, account, row.provider_link_id!, "not_owed")
             yield* later(row, null)
             return "still_open"
           }
@@ -233,10 +210,7 @@ export class PaymentLinkWatch extends Effect.Service<PaymentLinkWatch>()("Paymen
             return yield* unanswered(row, detailOf(e))
           }
           linkId = created.right.linkId
-          yield* sql`
-            UPDATE payment_links SET provider_link_id = ${linkId}, url = ${created.right.url}, expires_at = ${created.right.expiresAt},
-              updated_at = now()
-            WHERE id = ${row.id}::uuid AND state = 'closing'`.pipe(Effect.orDie)
+          yield* links.setProviderLink({ id: row.id, state: "closing" }, created.right)
         }
         const status = yield* Effect.either(provider.paymentLinkStatus(account, linkId))
         if (Either.isLeft(status)) return yield* unanswered({ ...row, provider_link_id: linkId }, detailOf(status.left))
@@ -245,57 +219,55 @@ export class PaymentLinkWatch extends Effect.Service<PaymentLinkWatch>()("Paymen
         return yield* cancelAtProvider(row, account, linkId, "abandoned")
       })
 
-    const checkOne = (row: LinkRow): Effect.Effect<Seen> =>
-      Effect.gen(function*() {
+    /** One due link, looked at once; whatever goes wrong is logged and leaves it for a later run. */
+    const check = Effect.fn("LinkStatusChecks.check")(
+      function*(row: LinkRow) {
+        yield* Effect.annotateCurrentSpan({ link: row.id, state: row.state })
         const account = yield* accountFor(row)
         if (Option.isNone(account)) {
           yield* Effect.logWarning(`payment link ${row.id}: operator ${row.operator_id} has no payment account any more`)
           return yield* unanswered(row, "the operator has no payment account")
         }
         return row.state === "closing" ? yield* settleClosing(row, account.value) : yield* checkOpen(row, account.value)
-      }).pipe(
-        Effect.catchAllCause((cause) =>
-          Effect.as(Effect.logWarning(`payment link ${row.id} could not be checked`, cause), "unanswered" as const)),
-        Effect.withSpan("PaymentLinkWatch.check", { attributes: { link: row.id, state: row.state } })
-      )
+      },
+      (effect, row): Effect.Effect<Seen> =>
+        Effect.catchAllCause(effect, (cause) =>
+          Effect.as(Effect.logWarning(`payment link ${row.id} could not be checked`, cause), "unanswered" as const))
+    )
 
     /** One run of the job. */
-    const run = () =>
-      Effect.gen(function*() {
-        const taken = yield* sql<{ id: string }>`
-          UPDATE payment_links SET state = 'closing', next_check_at = now(), updated_at = now()
-          WHERE id IN (
-            SELECT id FROM payment_links
-            WHERE state = 'creating' AND updated_at < now() - make_interval(secs => ${CREATING_GRACE_SECONDS})
-            ORDER BY updated_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)
-          RETURNING id`.pipe(Effect.orDie)
-        const due = yield* sql<LinkRow>`
-          UPDATE payment_links SET next_check_at = now() + make_interval(secs => ${CLAIM_SECONDS})
-          WHERE id IN (
-            SELECT id FROM payment_links WHERE state IN ('open', 'closing') AND next_check_at <= now()
-            ORDER BY next_check_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)
-          RETURNING ${sql.literal(LINK_COLUMNS)}`.pipe(Effect.orDie)
-        const seen = yield* Effect.forEach(due, checkOne, { concurrency: 4 })
-        const refunds = yield* linkRefunds.sendDue().pipe(
-          Effect.catchAllCause((cause) =>
-            Effect.as(Effect.logWarning("payment link refunds could not be sent", cause), { found: 0, completed: 0, open: 0, failed: 0 }))
-        )
-        const count = (s: Seen) => seen.filter((x) => x === s).length
-        const summary: WatchSummary = {
-          taken_over: taken.length,
-          checked: due.length,
-          paid: count("paid") + count("refunded"),
-          refunded: count("refunded"),
-          closed: count("closed"),
-          still_open: count("still_open"),
-          unanswered: count("unanswered"),
-          link_refunds: refunds
-        }
-        yield* Effect.annotateCurrentSpan({ ...summary, link_refunds: refunds.found })
-        return summary
-      }).pipe(Effect.withSpan("PaymentLinkWatch.run"))
+    const run = Effect.fn("LinkStatusChecks.run")(function*() {
+      const taken = yield* links.takeOverUnfinished(CREATING_GRACE_SECONDS, BATCH)
+      const due = yield* links.claimDue(CLAIM_SECONDS, BATCH)
+      const seen = yield* Effect.forEach(due, (row) => check(row), { concurrency: 4 })
+      const refunds = yield* linkRefunds.sendDue().pipe(
+        Effect.catchAllCause((cause) =>
+          Effect.as(Effect.logWarning("payment link refunds could not be sent", cause), { found: 0, completed: 0, open: 0, failed: 0 }))
+      )
+      const count = (s: Seen) => seen.filter((x) => x === s).length
+      const summary: WatchSummary = {
+        taken_over: taken.length,
+        checked: due.length,
+        paid: count("paid") + count("refunded"),
+        refunded: count("refunded"),
+        closed: count("closed"),
+        still_open: count("still_open"),
+        unanswered: count("unanswered"),
+        link_refunds: refunds
+      }
+      yield* Effect.annotateCurrentSpan({ ...summary, link_refunds: refunds.found })
+      return summary
+    })
 
     return { run } as const
   }),
-  dependencies: [OperatorPaymentAccounts.Default, PaidLinks.Default, Cancels.Default, LinkRefunds.Default, BookingSystemAccounts.Default]
+  dependencies: [
+    PaymentLinksRepo.Default,
+    LinkTargetsRepo.Default,
+    OperatorPaymentAccounts.Default,
+    PaidLinkRecorder.Default,
+    Cancels.Default,
+    LinkRefunds.Default,
+    BookingSystemAccounts.Default
+  ]
 }) {}
