@@ -83,7 +83,7 @@ export interface TourSeasonSummary {
   readonly results: ReadonlyArray<TourSeasonResult>
 }
 
-export class TourSeason extends Effect.Service<TourSeason>()("TourSeason", {
+export class TourSeason extends Effect.Service<TourSeason>()("Catalogue/TourSeason", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const bookingSystem = yield* BookingSystem

@@ -119,7 +119,7 @@ const describe = (e: MailError) => `${e._tag} (${e.reason}): ${e.detail}`.slice(
 const OUTBOX_COLUMNS = `id, dedupe_key, template, locale, message_id, to_addresses, subject, status, attempts,
   next_attempt_at, last_error, transport_response, operator_id, booking_id, created_at, sent_at, failed_at`
 
-export class Outbox extends Effect.Service<Outbox>()("Outbox", {
+export class Outbox extends Effect.Service<Outbox>()("Email/Outbox", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const mailer = yield* Mailer

@@ -4,7 +4,7 @@ import { Effect, Either } from "effect"
 import { type CursorPosition, decodeCursor, encodeCursor, filterFingerprint } from "./cursor.js"
 import { InvalidRequest } from "../domain/errors.js"
 
-export class CursorSigner extends Effect.Service<CursorSigner>()("CursorSigner", {
+export class CursorSigner extends Effect.Service<CursorSigner>()("Http/CursorSigner", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const [row] = yield* sql<{ value: Uint8Array }>`SELECT value FROM service_secrets WHERE name = 'cursor'`.pipe(Effect.orDie)

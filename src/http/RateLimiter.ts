@@ -15,7 +15,7 @@ export interface RateLimitDecision {
   readonly windowSeconds: number
 }
 
-export class RateLimiter extends Effect.Service<RateLimiter>()("RateLimiter", {
+export class RateLimiter extends Effect.Service<RateLimiter>()("Http/RateLimiter", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 

@@ -13,7 +13,7 @@
  */
 import { Config, Effect } from "effect"
 
-export class CrashPoints extends Effect.Service<CrashPoints>()("CrashPoints", {
+export class CrashPoints extends Effect.Service<CrashPoints>()("Lib/CrashPoints", {
   effect: Effect.gen(function*() {
     const at = yield* Config.string("CRASH_AT").pipe(Config.withDefault(""), Effect.orDie)
     const mode = yield* Config.literal("die", "kill")("CRASH_MODE").pipe(Config.withDefault("die" as const), Effect.orDie)

@@ -81,7 +81,7 @@ const toRecord = (l: BookingLine) => ({
   source_updated_at: l.updatedAt?.toISOString() ?? null
 })
 
-export class Mirror extends Effect.Service<Mirror>()("Mirror", {
+export class Mirror extends Effect.Service<Mirror>()("Mirror/Mirror", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const bookingSystem = yield* BookingSystem

@@ -32,7 +32,7 @@ export interface KeyListing {
   readonly operators: ReadonlyArray<string>
 }
 
-export class Admin extends Effect.Service<Admin>()("Admin", {
+export class Admin extends Effect.Service<Admin>()("Operators/Admin", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const one = <A>(rows: ReadonlyArray<A>, what: string) =>

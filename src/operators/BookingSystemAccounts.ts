@@ -45,7 +45,7 @@ const toMirrored = (row: AccountRow): MirroredAccount => ({
   operators: row.operators
 })
 
-export class BookingSystemAccounts extends Effect.Service<BookingSystemAccounts>()("BookingSystemAccounts", {
+export class BookingSystemAccounts extends Effect.Service<BookingSystemAccounts>()("Operators/BookingSystemAccounts", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 

@@ -21,7 +21,7 @@ export interface PaymentAccountInput {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
-export class OperatorPaymentAccounts extends Effect.Service<OperatorPaymentAccounts>()("OperatorPaymentAccounts", {
+export class OperatorPaymentAccounts extends Effect.Service<OperatorPaymentAccounts>()("Payments/OperatorPaymentAccounts", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const config = yield* PaymentProviderConfig

@@ -37,7 +37,7 @@ interface KeyRow {
 
 const unauthorized = (detail: string) => new Unauthorized({ detail })
 
-export class KeyAuth extends Effect.Service<KeyAuth>()("KeyAuth", {
+export class KeyAuth extends Effect.Service<KeyAuth>()("Partner/KeyAuth", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 

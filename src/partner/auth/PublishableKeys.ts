@@ -26,7 +26,7 @@ export interface PublishableKeyListing {
   readonly revoked_at: Date | null
 }
 
-export class PublishableKeys extends Effect.Service<PublishableKeys>()("PublishableKeys", {
+export class PublishableKeys extends Effect.Service<PublishableKeys>()("Partner/PublishableKeys", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 

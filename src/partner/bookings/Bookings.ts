@@ -140,7 +140,7 @@ export interface BookingListPage {
   readonly next: CursorPosition | undefined
 }
 
-export class Bookings extends Effect.Service<Bookings>()("Bookings", {
+export class Bookings extends Effect.Service<Bookings>()("Partner/Bookings", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 

@@ -25,7 +25,7 @@ interface TargetRow {
   readonly present: number | null
 }
 
-export class Checkins extends Effect.Service<Checkins>()("Checkins", {
+export class Checkins extends Effect.Service<Checkins>()("Partner/Checkins", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 

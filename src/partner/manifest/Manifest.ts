@@ -98,7 +98,7 @@ export const toEntry = (r: ManifestRowRecord, includeContact: boolean): Manifest
   }
 })
 
-export class Manifest extends Effect.Service<Manifest>()("Manifest", {
+export class Manifest extends Effect.Service<Manifest>()("Partner/Manifest", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 

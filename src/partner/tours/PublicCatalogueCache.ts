@@ -22,7 +22,7 @@ export const publicCacheKey = (keyId: string, url: string) => {
   return `${keyId} ${parsed.pathname}?${new URLSearchParams(params).toString()}`
 }
 
-export class PublicCatalogueCache extends Effect.Service<PublicCatalogueCache>()("PublicCatalogueCache", {
+export class PublicCatalogueCache extends Effect.Service<PublicCatalogueCache>()("Partner/PublicCatalogueCache", {
   sync: () => {
     const entries = new Map<string, { readonly body: string; readonly expires: number }>()
 

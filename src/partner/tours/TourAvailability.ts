@@ -18,7 +18,7 @@ import { BookingSystemAccounts } from "../../operators/BookingSystemAccounts.js"
 import { readDepartures } from "../../catalogue/readDepartures.js"
 import { type CatalogueView, Tours } from "./Tours.js"
 
-export class TourAvailability extends Effect.Service<TourAvailability>()("TourAvailability", {
+export class TourAvailability extends Effect.Service<TourAvailability>()("Partner/TourAvailability", {
   effect: Effect.gen(function*() {
     const tours = yield* Tours
     const accounts = yield* BookingSystemAccounts

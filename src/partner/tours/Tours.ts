@@ -169,7 +169,7 @@ export const toTourDetail = (row: DetailRow): TourDetail => ({
   checkout: { activity_id: row.id }
 })
 
-export class Tours extends Effect.Service<Tours>()("Tours", {
+export class Tours extends Effect.Service<Tours>()("Partner/Tours", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 

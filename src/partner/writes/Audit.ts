@@ -44,7 +44,7 @@ export interface AuditFilter {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
-export class Audit extends Effect.Service<Audit>()("Audit", {
+export class Audit extends Effect.Service<Audit>()("Partner/Audit", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 

@@ -29,7 +29,7 @@ export interface LimitStatus {
   readonly used_today: number
 }
 
-export class DailyLimits extends Effect.Service<DailyLimits>()("DailyLimits", {
+export class DailyLimits extends Effect.Service<DailyLimits>()("Partner/DailyLimits", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 

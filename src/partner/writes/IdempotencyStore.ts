@@ -56,7 +56,7 @@ interface ExistingRow {
 /** Attempts before giving up on a key whose record keeps changing under us (answered as in progress). */
 const CLAIM_ATTEMPTS = 5
 
-export class IdempotencyStore extends Effect.Service<IdempotencyStore>()("IdempotencyStore", {
+export class IdempotencyStore extends Effect.Service<IdempotencyStore>()("Partner/IdempotencyStore", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const { idempotencyLeaseSeconds: leaseSeconds } = yield* AppConfig

@@ -42,7 +42,7 @@ interface LapsedRow {
   readonly account_sandbox: boolean | null
 }
 
-export class QuickbookExpiry extends Effect.Service<QuickbookExpiry>()("QuickbookExpiry", {
+export class QuickbookExpiry extends Effect.Service<QuickbookExpiry>()("Quickbook/Expiry", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const accounts = yield* BookingSystemAccounts

@@ -45,7 +45,7 @@ interface SaleRow {
   readonly key_mode: QuickbookKeyMode
 }
 
-export class QuickbookHolds extends Effect.Service<QuickbookHolds>()("QuickbookHolds", {
+export class QuickbookHolds extends Effect.Service<QuickbookHolds>()("Quickbook/Holds", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const tours = yield* QuickbookTours

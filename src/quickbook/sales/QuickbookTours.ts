@@ -61,7 +61,7 @@ export interface QuoteRequest {
 
 const notSellable = (detail: string) => new QbForbidden({ code: "tour_not_sellable_here", detail })
 
-export class QuickbookTours extends Effect.Service<QuickbookTours>()("QuickbookTours", {
+export class QuickbookTours extends Effect.Service<QuickbookTours>()("Quickbook/Tours", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const accounts = yield* BookingSystemAccounts

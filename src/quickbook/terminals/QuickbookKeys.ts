@@ -66,7 +66,7 @@ const terminalNotRegistered = (detail: string) => new QbForbidden({ code: "termi
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
-export class QuickbookKeys extends Effect.Service<QuickbookKeys>()("QuickbookKeys", {
+export class QuickbookKeys extends Effect.Service<QuickbookKeys>()("Quickbook/Keys", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 

@@ -38,7 +38,7 @@ const guestNameOf = (sale: SaleRecord) => {
   return name === "" ? null : name
 }
 
-export class QuickbookSaleMail extends Effect.Service<QuickbookSaleMail>()("QuickbookSaleMail", {
+export class QuickbookSaleMail extends Effect.Service<QuickbookSaleMail>()("Quickbook/SaleMail", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const outbox = yield* Outbox

@@ -18,7 +18,7 @@ export const TICKET_PDF_PATH = "/api/quickbook/v1/tickets"
 
 const withoutTrailingSlash = (url: string) => url.replace(/\/+$/, "")
 
-export class QuickbookTicketLinks extends Effect.Service<QuickbookTicketLinks>()("QuickbookTicketLinks", {
+export class QuickbookTicketLinks extends Effect.Service<QuickbookTicketLinks>()("Quickbook/TicketLinks", {
   effect: Effect.gen(function*() {
     const app = yield* AppConfig
     const config = yield* QuickbookTicketConfig

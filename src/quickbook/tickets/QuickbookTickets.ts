@@ -32,7 +32,7 @@ const notFound = (detail: string, reference?: string) =>
 
 const PDF_FILE = /^(SVC-[A-Z0-9]{10})\.pdf$/
 
-export class QuickbookTickets extends Effect.Service<QuickbookTickets>()("QuickbookTickets", {
+export class QuickbookTickets extends Effect.Service<QuickbookTickets>()("Quickbook/Tickets", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const links = yield* QuickbookTicketLinks
