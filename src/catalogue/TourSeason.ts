@@ -153,128 +153,133 @@ export class TourSeason extends Effect.Service<TourSeason>()("Catalogue/TourSeas
       )
 
     /** Each tour's facts from the account's catalogue, one transaction per tour; nothing changes without an answer. */
-    const refreshFacts = (account: BookingSystemAccount, tours: ReadonlyArray<SeasonTour>) =>
-      Effect.gen(function*() {
-        const outcomes = new Map<string, TourFactsOutcome>()
-        const read = yield* Effect.either(readProducts(account))
-        if (read._tag === "Left") {
-          const e = read.left
-          yield* Effect.logWarning(`facts of account ${account.id} not read, its tours left as they are: ${e._tag} ${e.reason}: ${e.detail}`)
-          for (const t of tours) outcomes.set(t.id, "not_read")
-          return outcomes
-        }
-        const products = new Map(read.right.map((p) => [p.id, p]))
-        for (const tour of tours) {
-          const product = products.get(tour.product_id)
-          if (product === undefined) {
-            yield* Effect.logWarning(`tour ${tour.id}: product ${tour.product_id} not in the catalogue of account ${account.id}; left as it is`)
-            outcomes.set(tour.id, "not_in_booking_system")
-            continue
-          }
-          const stored = yield* Effect.either(storeTourFacts(sql, tour.id, tourFactsOf(product)))
-          if (stored._tag === "Left") {
-            yield* Effect.logError(`facts of tour ${tour.id} not stored`, stored.left)
-            outcomes.set(tour.id, "failed")
-          } else {
-            outcomes.set(tour.id, "updated")
-          }
-        }
+    const refreshFacts = Effect.fn("TourSeason.refreshFacts")(function*(
+      account: BookingSystemAccount,
+      tours: ReadonlyArray<SeasonTour>
+    ) {
+      yield* Effect.annotateCurrentSpan({ "bokun.account_id": account.id, tours: tours.length })
+      const outcomes = new Map<string, TourFactsOutcome>()
+      const read = yield* Effect.either(readProducts(account))
+      if (read._tag === "Left") {
+        const e = read.left
+        yield* Effect.logWarning(`facts of account ${account.id} not read, its tours left as they are: ${e._tag} ${e.reason}: ${e.detail}`)
+        for (const t of tours) outcomes.set(t.id, "not_read")
         return outcomes
-      }).pipe(Effect.withSpan("TourSeason.refreshFacts", { attributes: { "bokun.account_id": account.id, tours: tours.length } }))
+      }
+      const products = new Map(read.right.map((p) => [p.id, p]))
+      for (const tour of tours) {
+        const product = products.get(tour.product_id)
+        if (product === undefined) {
+          yield* Effect.logWarning(`tour ${tour.id}: product ${tour.product_id} not in the catalogue of account ${account.id}; left as it is`)
+          outcomes.set(tour.id, "not_in_booking_system")
+          continue
+        }
+        const stored = yield* Effect.either(storeTourFacts(sql, tour.id, tourFactsOf(product)))
+        if (stored._tag === "Left") {
+          yield* Effect.logError(`facts of tour ${tour.id} not stored`, stored.left)
+          outcomes.set(tour.id, "failed")
+        } else {
+          outcomes.set(tour.id, "updated")
+        }
+      }
+      return outcomes
+    })
 
     /** The tours of one account, one after another; stops asking after the booking system failed to answer. */
-    const refreshAccount = (accountId: string, tours: ReadonlyArray<SeasonTour>) =>
-      Effect.gen(function*() {
-        const results: Array<TourSeasonResult & { skipped?: boolean }> = []
-        let facts = new Map<string, TourFactsOutcome>()
-        const factsOf = (tourId: string) => facts.get(tourId) ?? "not_read"
-        const markAll = (rest: ReadonlyArray<SeasonTour>, reason: string, skipped: boolean) =>
-          Effect.forEach(rest, (t) =>
-            Effect.gen(function*() {
-              yield* storeUnknown(t.id, new Date(yield* Clock.currentTimeMillis))
-              results.push({ ...unknownResult(t.id, reason, factsOf(t.id)), skipped })
-            }), { discard: true })
-        const found = yield* Effect.either(accounts.byId(accountId))
-        if (found._tag === "Left") {
-          yield* markAll(tours, found.left.message, false)
-          return results
-        }
-        const account = found.right.account
-        facts = yield* refreshFacts(account, tours)
-        for (const [i, tour] of tours.entries()) {
-          const at = new Date(yield* Clock.currentTimeMillis)
-          const window = seasonWindow(localDayAt(tour.timezone, at))
-          const read = yield* Effect.either(
-            readDepartures(bookingSystem, account, { productId: tour.product_id, from: window.from, to: window.to }, Duration.millis(config.seasonTimeoutMs))
-          )
-          if (read._tag === "Left") {
-            const e = read.left
-            const reason = `${e._tag} ${e.reason}: ${e.detail}`
-            yield* Effect.logWarning(`season of tour ${tour.id} not known: ${reason}`)
-            yield* storeUnknown(tour.id, at)
-            results.push(unknownResult(tour.id, reason, factsOf(tour.id)))
-            if (e._tag === "BookingSystemUnavailable") {
-              // It did not answer: do not make the rest of its tours wait for it in this run.
-              yield* markAll(tours.slice(i + 1), `not asked: account ${accountId} did not answer for an earlier tour`, true)
-              break
-            }
-            continue
-          }
-          const season = seasonOf(read.right, {
-            timeZone: tour.timezone,
-            currency: tour.currency,
-            defaultCategoryId: yield* defaultCategory(tour.id),
-            now: at
-          })
-          yield* storeKnown(tour, at, season.fromPriceMinor, season.nextAvailableDate)
-          results.push({
-            tour_id: tour.id,
-            known: true,
-            from_price_minor: season.fromPriceMinor,
-            next_available_date: season.nextAvailableDate,
-            reason: null,
-            facts: factsOf(tour.id)
-          })
-        }
+    const refreshAccount = Effect.fn("TourSeason.refreshAccount")(function*(
+      accountId: string,
+      tours: ReadonlyArray<SeasonTour>
+    ) {
+      yield* Effect.annotateCurrentSpan({ "bokun.account_id": accountId, tours: tours.length })
+      const results: Array<TourSeasonResult & { skipped?: boolean }> = []
+      let facts = new Map<string, TourFactsOutcome>()
+      const factsOf = (tourId: string) => facts.get(tourId) ?? "not_read"
+      const markAll = (rest: ReadonlyArray<SeasonTour>, reason: string, skipped: boolean) =>
+        Effect.forEach(rest, (t) =>
+          Effect.gen(function*() {
+            yield* storeUnknown(t.id, new Date(yield* Clock.currentTimeMillis))
+            results.push({ ...unknownResult(t.id, reason, factsOf(t.id)), skipped })
+          }), { discard: true })
+      const found = yield* Effect.either(accounts.byId(accountId))
+      if (found._tag === "Left") {
+        yield* markAll(tours, found.left.message, false)
         return results
-      }).pipe(Effect.withSpan("TourSeason.refreshAccount", { attributes: { "bokun.account_id": accountId, tours: tours.length } }))
+      }
+      const account = found.right.account
+      facts = yield* refreshFacts(account, tours)
+      for (const [i, tour] of tours.entries()) {
+        const at = new Date(yield* Clock.currentTimeMillis)
+        const window = seasonWindow(localDayAt(tour.timezone, at))
+        const read = yield* Effect.either(
+          readDepartures(bookingSystem, account, { productId: tour.product_id, from: window.from, to: window.to }, Duration.millis(config.seasonTimeoutMs))
+        )
+        if (read._tag === "Left") {
+          const e = read.left
+          const reason = `${e._tag} ${e.reason}: ${e.detail}`
+          yield* Effect.logWarning(`season of tour ${tour.id} not known: ${reason}`)
+          yield* storeUnknown(tour.id, at)
+          results.push(unknownResult(tour.id, reason, factsOf(tour.id)))
+          if (e._tag === "BookingSystemUnavailable") {
+            // It did not answer: do not make the rest of its tours wait for it in this run.
+            yield* markAll(tours.slice(i + 1), `not asked: account ${accountId} did not answer for an earlier tour`, true)
+            break
+          }
+          continue
+        }
+        const season = seasonOf(read.right, {
+          timeZone: tour.timezone,
+          currency: tour.currency,
+          defaultCategoryId: yield* defaultCategory(tour.id),
+          now: at
+        })
+        yield* storeKnown(tour, at, season.fromPriceMinor, season.nextAvailableDate)
+        results.push({
+          tour_id: tour.id,
+          known: true,
+          from_price_minor: season.fromPriceMinor,
+          next_available_date: season.nextAvailableDate,
+          reason: null,
+          facts: factsOf(tour.id)
+        })
+      }
+      return results
+    })
 
     /** Every linked published tour (or one), now. Never fails: each account's failure stays its own. */
-    const refresh = (options: { readonly tourId?: string } = {}) =>
-      Effect.gen(function*() {
-        const dropped = options.tourId === undefined ? yield* dropUnlinked : 0
-        const tours = yield* linkedTours(options.tourId)
-        const byAccount = new Map<string, Array<SeasonTour>>()
-        for (const t of tours) byAccount.set(t.account_id, [...(byAccount.get(t.account_id) ?? []), t])
-        const perAccount = yield* Effect.forEach(
-          [...byAccount],
-          ([accountId, list]) =>
-            refreshAccount(accountId, list).pipe(
-              Effect.catchAllCause((cause) =>
-                Effect.as(
-                  Effect.logError(`season refresh of account ${accountId} failed`, cause),
-                  list.map((t) => ({ ...unknownResult(t.id, Cause.pretty(cause).split("\n")[0]!, "failed"), skipped: false }))
-                )
+    const refresh = Effect.fn("TourSeason.refresh")(function*(options: { readonly tourId?: string } = {}) {
+      const dropped = options.tourId === undefined ? yield* dropUnlinked : 0
+      const tours = yield* linkedTours(options.tourId)
+      const byAccount = new Map<string, Array<SeasonTour>>()
+      for (const t of tours) byAccount.set(t.account_id, [...(byAccount.get(t.account_id) ?? []), t])
+      const perAccount = yield* Effect.forEach(
+        [...byAccount],
+        ([accountId, list]) =>
+          refreshAccount(accountId, list).pipe(
+            Effect.catchAllCause((cause) =>
+              Effect.as(
+                Effect.logError(`season refresh of account ${accountId} failed`, cause),
+                list.map((t) => ({ ...unknownResult(t.id, Cause.pretty(cause).split("\n")[0]!, "failed"), skipped: false }))
               )
-            ),
-          { concurrency: config.seasonConcurrency }
-        )
-        const results = perAccount.flat()
-        const summary: TourSeasonSummary = {
-          tours: tours.length,
-          known: results.filter((r) => r.known).length,
-          unknown: results.filter((r) => !r.known).length,
-          skipped: results.filter((r) => r.skipped === true).length,
-          accounts: byAccount.size,
-          accounts_failed: perAccount.filter((rs) => rs.some((r) => !r.known)).length,
-          dropped,
-          facts_updated: results.filter((r) => r.facts === "updated").length,
-          facts_missing: results.filter((r) => r.facts === "not_in_booking_system").length,
-          results: results.map(({ skipped: _, ...r }) => r)
-        }
-        yield* Effect.annotateCurrentSpan({ tours: summary.tours, known: summary.known, unknown: summary.unknown })
-        return summary
-      }).pipe(Effect.withSpan("TourSeason.refresh"))
+            )
+          ),
+        { concurrency: config.seasonConcurrency }
+      )
+      const results = perAccount.flat()
+      const summary: TourSeasonSummary = {
+        tours: tours.length,
+        known: results.filter((r) => r.known).length,
+        unknown: results.filter((r) => !r.known).length,
+        skipped: results.filter((r) => r.skipped === true).length,
+        accounts: byAccount.size,
+        accounts_failed: perAccount.filter((rs) => rs.some((r) => !r.known)).length,
+        dropped,
+        facts_updated: results.filter((r) => r.facts === "updated").length,
+        facts_missing: results.filter((r) => r.facts === "not_in_booking_system").length,
+        results: results.map(({ skipped: _, ...r }) => r)
+      }
+      yield* Effect.annotateCurrentSpan({ tours: summary.tours, known: summary.known, unknown: summary.unknown })
+      return summary
+    })
 
     return { refresh } as const
   })

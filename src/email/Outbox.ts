@@ -137,46 +137,43 @@ export class Outbox extends Effect.Service<Outbox>()("Email/Outbox", {
      * transaction of the state change it tells about. Template data that does not match its
      * template is a bug in the caller: a defect, which rolls that transaction back.
      */
-    const enqueue = (request: EnqueueRequest) =>
-      Effect.gen(function*() {
-        const rendered = renderEmail(request.locale, request)
-        if (Either.isLeft(rendered)) return yield* Effect.die(rendered.left)
-        const { subject, text, html } = rendered.right
-        if (request.dedupeKey.length < 1 || request.dedupeKey.length > 500) {
-          return yield* Effect.dieMessage(`outbox dedupe key must be 1 to 500 characters: ${request.dedupeKey}`)
+    const enqueue = Effect.fn("Outbox.enqueue")(function*(request: EnqueueRequest) {
+      yield* Effect.annotateCurrentSpan({ "outbox.template": request.template, "outbox.dedupe_key": request.dedupeKey })
+      const rendered = renderEmail(request.locale, request)
+      if (Either.isLeft(rendered)) return yield* Effect.die(rendered.left)
+      const { subject, text, html } = rendered.right
+      if (request.dedupeKey.length < 1 || request.dedupeKey.length > 500) {
+        return yield* Effect.dieMessage(`outbox dedupe key must be 1 to 500 characters: ${request.dedupeKey}`)
+      }
+      const to = (typeof request.to === "string" ? [request.to] : [...request.to]).map((a) => a.trim())
+      const unusable = to.length === 0 ? ["(no recipient)"] : to.filter((a) => !isEmailAddress(a))
+      const replyTo = request.replyTo && isEmailAddress(request.replyTo.trim()) ? request.replyTo.trim() : null
+      const id = randomUUID()
+      const messageId = messageIdFor(id, config.from)
+      const failed = unusable.length > 0
+      const [row] = yield* sql<{ id: string; message_id: string; status: OutboxStatus }>`
+        INSERT INTO email_outbox (
+          id, dedupe_key, template, locale, data, operator_id, booking_id, message_id, from_address,
+          to_addresses, reply_to, subject, text_body, html_body, status, last_error, failed_at)
+        VALUES (
+          ${id}, ${request.dedupeKey}, ${request.template}, ${request.locale}, ${JSON.stringify(request.data)}::jsonb,
+          ${request.operatorId ?? null}, ${request.bookingId ?? null}, ${messageId}, ${from},
+          ${to}::text[], ${replyTo}, ${subject}, ${text}, ${html},
+          ${failed ? "failed" : "pending"},
+          ${failed ? `not sendable: unusable recipient address ${unusable.join(", ")}` : null},
+          ${failed ? sql.literal("now()") : null})
+        ON CONFLICT (dedupe_key) DO NOTHING
+        RETURNING id, message_id, status`
+      if (row !== undefined) {
+        if (failed) {
+          yield* Effect.logWarning(`email ${request.dedupeKey} not sendable: unusable recipient address`)
         }
-        const to = (typeof request.to === "string" ? [request.to] : [...request.to]).map((a) => a.trim())
-        const unusable = to.length === 0 ? ["(no recipient)"] : to.filter((a) => !isEmailAddress(a))
-        const replyTo = request.replyTo && isEmailAddress(request.replyTo.trim()) ? request.replyTo.trim() : null
-        const id = randomUUID()
-        const messageId = messageIdFor(id, config.from)
-        const failed = unusable.length > 0
-        const [row] = yield* sql<{ id: string; message_id: string; status: OutboxStatus }>`
-          INSERT INTO email_outbox (
-            id, dedupe_key, template, locale, data, operator_id, booking_id, message_id, from_address,
-            to_addresses, reply_to, subject, text_body, html_body, status, last_error, failed_at)
-          VALUES (
-            ${id}, ${request.dedupeKey}, ${request.template}, ${request.locale}, ${JSON.stringify(request.data)}::jsonb,
-            ${request.operatorId ?? null}, ${request.bookingId ?? null}, ${messageId}, ${from},
-            ${to}::text[], ${replyTo}, ${subject}, ${text}, ${html},
-            ${failed ? "failed" : "pending"},
-            ${failed ? `not sendable: unusable recipient address ${unusable.join(", ")}` : null},
-            ${failed ? sql.literal("now()") : null})
-          ON CONFLICT (dedupe_key) DO NOTHING
-          RETURNING id, message_id, status`
-        if (row !== undefined) {
-          if (failed) {
-            yield* Effect.logWarning(`email ${request.dedupeKey} not sendable: unusable recipient address`)
-          }
-          return { id: row.id, messageId: row.message_id, created: true, status: row.status } satisfies Enqueued
-        }
-        const [existing] = yield* sql<{ id: string; message_id: string; status: OutboxStatus }>`
-          SELECT id, message_id, status FROM email_outbox WHERE dedupe_key = ${request.dedupeKey}`
-        return { id: existing!.id, messageId: existing!.message_id, created: false, status: existing!.status } satisfies Enqueued
-      }).pipe(
-        Effect.orDie,
-        Effect.withSpan("Outbox.enqueue", { attributes: { "outbox.template": request.template, "outbox.dedupe_key": request.dedupeKey } })
-      )
+        return { id: row.id, messageId: row.message_id, created: true, status: row.status } satisfies Enqueued
+      }
+      const [existing] = yield* sql<{ id: string; message_id: string; status: OutboxStatus }>`
+        SELECT id, message_id, status FROM email_outbox WHERE dedupe_key = ${request.dedupeKey}`
+      return { id: existing!.id, messageId: existing!.message_id, created: false, status: existing!.status } satisfies Enqueued
+    }, Effect.orDie)
 
     // -------------------------------------------------------------------------------------------
     // Sending
@@ -235,17 +232,17 @@ export class Outbox extends Effect.Service<Outbox>()("Email/Outbox", {
     })
 
     /** Sends one claimed message and records the outcome: one uninterruptible step. */
-    const deliver = (row: ClaimedRow, token: string) =>
-      mailer.send(toMessage(row)).pipe(
+    const deliver = Effect.fn("Outbox.deliver")(function*(row: ClaimedRow, token: string) {
+      yield* Effect.annotateCurrentSpan({ "outbox.id": row.id, "outbox.attempt": row.attempts })
+      const result = yield* mailer.send(toMessage(row)).pipe(
         Effect.either,
         // A defect in a transport is one more failed attempt, not a dead sender.
         Effect.catchAllDefect((defect) =>
           Effect.succeed(Either.left(new MailUnavailable({ reason: "other", detail: Cause.pretty(Cause.die(defect)) })))
-        ),
-        Effect.flatMap((result) => finish(row, token, result)),
-        Effect.uninterruptible,
-        Effect.withSpan("Outbox.deliver", { attributes: { "outbox.id": row.id, "outbox.attempt": row.attempts } })
+        )
       )
+      return yield* finish(row, token, result)
+    }, Effect.uninterruptible)
 
     /** Sends what was claimed; gives back (on interruption) the claims it had not started. */
     const sendClaimed = (rows: ReadonlyArray<ClaimedRow>, token: string) => {
@@ -292,38 +289,36 @@ export class Outbox extends Effect.Service<Outbox>()("Email/Outbox", {
      * lease ran out), sends them and records each outcome. Several senders may run at once: each
      * message goes to one of them.
      */
-    const sendDue = (options: { readonly limit?: number } = {}) =>
-      Effect.gen(function*() {
-        yield* failAbandonedLastAttempts
-        const token = randomUUID()
-        const rows = yield* sql<ClaimedRow>`
-          WITH due AS (
-            SELECT id FROM email_outbox
-            WHERE (status = 'pending' AND next_attempt_at <= now())
-               OR (status = 'sending' AND locked_until <= now() AND attempts < ${config.maxAttempts})
-            ORDER BY next_attempt_at, id
-            LIMIT ${options.limit ?? batchSize}
-            FOR UPDATE SKIP LOCKED
-          )
-          UPDATE email_outbox o SET status = 'sending', claim_token = ${token}::uuid,
-            locked_until = now() + make_interval(secs => ${leaseMillis / 1000}), attempts = o.attempts + 1
-          FROM due WHERE o.id = due.id
-          RETURNING ${CLAIMED_COLUMNS}`
-        if (rows.length === 0) return EMPTY
-        return yield* sendClaimed(rows, token)
-      }).pipe(Effect.orDie, Effect.withSpan("Outbox.sendDue"))
+    const sendDue = Effect.fn("Outbox.sendDue")(function*(options: { readonly limit?: number } = {}) {
+      yield* failAbandonedLastAttempts
+      const token = randomUUID()
+      const rows = yield* sql<ClaimedRow>`
+        WITH due AS (
+          SELECT id FROM email_outbox
+          WHERE (status = 'pending' AND next_attempt_at <= now())
+             OR (status = 'sending' AND locked_until <= now() AND attempts < ${config.maxAttempts})
+          ORDER BY next_attempt_at, id
+          LIMIT ${options.limit ?? batchSize}
+          FOR UPDATE SKIP LOCKED
+        )
+        UPDATE email_outbox o SET status = 'sending', claim_token = ${token}::uuid,
+          locked_until = now() + make_interval(secs => ${leaseMillis / 1000}), attempts = o.attempts + 1
+        FROM due WHERE o.id = due.id
+        RETURNING ${CLAIMED_COLUMNS}`
+      if (rows.length === 0) return EMPTY
+      return yield* sendClaimed(rows, token)
+    }, Effect.orDie)
 
     /** Sends every message due now, batch after batch (at most `maxBatches`). */
-    const flush = (options: { readonly maxBatches?: number } = {}) =>
-      Effect.gen(function*() {
-        let total = EMPTY
-        for (let i = 0; i < (options.maxBatches ?? 100); i++) {
-          const batch = yield* sendDue()
-          total = add(total, batch)
-          if (batch.claimed === 0) break
-        }
-        return total
-      }).pipe(Effect.withSpan("Outbox.flush"))
+    const flush = Effect.fn("Outbox.flush")(function*(options: { readonly maxBatches?: number } = {}) {
+      let total = EMPTY
+      for (let i = 0; i < (options.maxBatches ?? 100); i++) {
+        const batch = yield* sendDue()
+        total = add(total, batch)
+        if (batch.claimed === 0) break
+      }
+      return total
+    })
 
     /**
      * Tries one message now, whatever its backoff says (e.g. right after the write that enqueued
@@ -331,57 +326,57 @@ export class Outbox extends Effect.Service<Outbox>()("Email/Outbox", {
      * `sent`, `pending` (a retry is scheduled), `failed`, or `sending` (another sender has it).
      * Never sends a message that is sent or being sent.
      */
-    const deliverNow = (id: string) =>
-      Effect.gen(function*() {
-        const token = randomUUID()
-        const rows = yield* sql<ClaimedRow>`
-          WITH one AS (
-            SELECT id FROM email_outbox
-            WHERE id = ${id}
-              AND (status = 'pending' OR (status = 'sending' AND locked_until <= now()))
-              AND attempts < ${config.maxAttempts}
-            FOR UPDATE SKIP LOCKED
-          )
-          UPDATE email_outbox o SET status = 'sending', claim_token = ${token}::uuid,
-            locked_until = now() + make_interval(secs => ${leaseMillis / 1000}), attempts = o.attempts + 1
-          FROM one WHERE o.id = one.id
-          RETURNING ${CLAIMED_COLUMNS}`
-        if (rows.length > 0) yield* sendClaimed(rows, token)
-        const [row] = yield* sql<{ status: OutboxStatus }>`SELECT status FROM email_outbox WHERE id = ${id}`
-        if (row === undefined) return yield* Effect.dieMessage(`no outbox message ${id}`)
-        return row.status
-      }).pipe(Effect.orDie, Effect.withSpan("Outbox.deliverNow", { attributes: { "outbox.id": id } }))
+    const deliverNow = Effect.fn("Outbox.deliverNow")(function*(id: string) {
+      yield* Effect.annotateCurrentSpan({ "outbox.id": id })
+      const token = randomUUID()
+      const rows = yield* sql<ClaimedRow>`
+        WITH one AS (
+          SELECT id FROM email_outbox
+          WHERE id = ${id}
+            AND (status = 'pending' OR (status = 'sending' AND locked_until <= now()))
+            AND attempts < ${config.maxAttempts}
+          FOR UPDATE SKIP LOCKED
+        )
+        UPDATE email_outbox o SET status = 'sending', claim_token = ${token}::uuid,
+          locked_until = now() + make_interval(secs => ${leaseMillis / 1000}), attempts = o.attempts + 1
+        FROM one WHERE o.id = one.id
+        RETURNING ${CLAIMED_COLUMNS}`
+      if (rows.length > 0) yield* sendClaimed(rows, token)
+      const [row] = yield* sql<{ status: OutboxStatus }>`SELECT status FROM email_outbox WHERE id = ${id}`
+      if (row === undefined) return yield* Effect.dieMessage(`no outbox message ${id}`)
+      return row.status
+    }, Effect.orDie)
 
     // -------------------------------------------------------------------------------------------
     // Reading and repair (CLI)
 
-    const list = (filter: OutboxFilter = {}) =>
+    const list = Effect.fn("Outbox.list")((filter: OutboxFilter = {}) =>
       sql<OutboxMessage>`
         SELECT ${sql.literal(OUTBOX_COLUMNS)} FROM email_outbox
         WHERE ${filter.status ? sql`status = ${filter.status}` : sql`true`}
           AND ${filter.bookingId ? sql`booking_id = ${filter.bookingId}` : sql`true`}
         ORDER BY created_at DESC, id DESC
-        LIMIT ${Math.min(Math.max(filter.limit ?? 50, 1), 1000)}`.pipe(Effect.orDie, Effect.withSpan("Outbox.list"))
+        LIMIT ${Math.min(Math.max(filter.limit ?? 50, 1), 1000)}`.pipe(Effect.orDie))
 
     /** One message by id or by dedupe key. */
-    const find = (idOrKey: string) =>
+    const find = Effect.fn("Outbox.find")((idOrKey: string) =>
       sql<OutboxMessage>`
         SELECT ${sql.literal(OUTBOX_COLUMNS)} FROM email_outbox
         WHERE ${UUID.test(idOrKey) ? sql`id = ${idOrKey}::uuid` : sql`dedupe_key = ${idOrKey}`}`
-        .pipe(Effect.map((rows) => rows[0] ?? null), Effect.orDie, Effect.withSpan("Outbox.find"))
+        .pipe(Effect.map((rows) => rows[0] ?? null), Effect.orDie))
 
     /** Puts a failed message back in the queue with fresh attempts. Answers whether it was failed. */
-    const retry = (id: string) =>
+    const retry = Effect.fn("Outbox.retry")((id: string) =>
       sql`
         UPDATE email_outbox SET status = 'pending', attempts = 0, next_attempt_at = now(), failed_at = NULL
         WHERE id = ${id}::uuid AND status = 'failed'
-        RETURNING id`.pipe(Effect.map((rows) => rows.length > 0), Effect.orDie, Effect.withSpan("Outbox.retry"))
+        RETURNING id`.pipe(Effect.map((rows) => rows.length > 0), Effect.orDie))
 
     /**
      * The addresses of an operator's team, for the team's emails: every member of the operator
      * (owner, admin and member roles) unless `roles` says which.
      */
-    const teamAddresses = (
+    const teamAddresses = Effect.fn("Outbox.teamAddresses")((
       operatorId: string,
       roles: ReadonlyArray<"owner" | "admin" | "member"> = ["owner", "admin", "member"]
     ) =>
@@ -390,9 +385,8 @@ export class Outbox extends Effect.Service<Outbox>()("Email/Outbox", {
         WHERE m.operator_id = ${operatorId} AND m.role IN ${sql.in(roles)}
         ORDER BY u.email`.pipe(
         Effect.map((rows) => rows.map((r) => r.email)),
-        Effect.orDie,
-        Effect.withSpan("Outbox.teamAddresses")
-      )
+        Effect.orDie
+      ))
 
     return { enqueue, sendDue, flush, deliverNow, list, find, retry, teamAddresses, transport: mailer.kind } as const
   })

@@ -19,8 +19,9 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("Http/RateLimiter
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const hit = (bucket: string, limit: number, windowSeconds: number) =>
-      sql<{ count: number; reset_seconds: number }>`
+    const hit = Effect.fn("RateLimiter.hit")(function*(bucket: string, limit: number, windowSeconds: number) {
+      yield* Effect.annotateCurrentSpan({ bucket })
+      const [row] = yield* sql<{ count: number; reset_seconds: number }>`
         INSERT INTO rate_limit_counters AS c (bucket, window_start, count)
         VALUES (${bucket}, to_timestamp(floor(extract(epoch FROM now()) / ${windowSeconds}) * ${windowSeconds}), 1)
         ON CONFLICT (bucket) DO UPDATE SET
@@ -28,16 +29,17 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("Http/RateLimiter
           window_start = excluded.window_start
         RETURNING count,
           ceil(extract(epoch FROM (window_start + make_interval(secs => ${windowSeconds}) - now())))::int AS reset_seconds`.pipe(
-        Effect.orDie,
-        Effect.map(([row]): RateLimitDecision => ({
-          allowed: row!.count <= limit,
-          limit,
-          remaining: Math.max(0, limit - row!.count),
-          resetSeconds: Math.max(1, row!.reset_seconds),
-          windowSeconds
-        })),
-        Effect.withSpan("RateLimiter.hit", { attributes: { bucket } })
+        Effect.orDie
       )
+      const decision: RateLimitDecision = {
+        allowed: row!.count <= limit,
+        limit,
+        remaining: Math.max(0, limit - row!.count),
+        resetSeconds: Math.max(1, row!.reset_seconds),
+        windowSeconds
+      }
+      return decision
+    })
 
     return { hit } as const
   })

@@ -19,6 +19,7 @@ export class CrashPoints extends Effect.Service<CrashPoints>()("Lib/CrashPoints"
     const mode = yield* Config.literal("die", "kill")("CRASH_MODE").pipe(Config.withDefault("die" as const), Effect.orDie)
     const steps = new Set(at.split(",").map((s) => s.trim()).filter((s) => s !== ""))
 
+    // No span: a write reaches a dozen steps, and a span each would only repeat its own spans.
     const reached = (step: string): Effect.Effect<void> =>
       !steps.has(step)
         ? Effect.void

@@ -283,79 +283,77 @@ export class Mirror extends Effect.Service<Mirror>()("Mirror/Mirror", {
       })
 
     /** Refreshes one account over `window`; never fails: the result says what happened. */
-    const refreshAccount = (
+    const refreshAccount = Effect.fn("Mirror.refreshAccount")(function*(
       m: MirroredAccount,
       window: { from: string; to: string },
       kind: RefreshKind,
       jobRunId: string | null = null
-    ) =>
-      Effect.gen(function*() {
-        const runId = yield* startRun(m, kind, window, jobRunId)
-        const base = { accountId: m.account.id, account: m.account.name, from: window.from, to: window.to }
-        const lines = yield* bookingSystem.bookingLines(m.account, window).pipe(
-          // A definite refusal (bad credentials, ...) will not change by asking again.
-          Effect.retry({ schedule: retryPolicy, while: (e) => e._tag === "BookingSystemUnavailable" }),
-          Effect.either
-        )
-        if (lines._tag === "Left") return yield* failRun(m, runId, window, describe(lines.left))
-        // A line outside the window asked for is not judged here (the booking system answered loosely).
-        const inWindow = lines.right.filter((l) => l.date >= window.from && l.date <= window.to)
-        const stored = yield* Effect.gen(function*() {
-          const missing = yield* missingLines(m, window, inWindow.map((l) => l.lineId))
-          const settled = yield* settleMissing(m, missing)
-          return yield* apply(m, window, inWindow, settled)
-        }).pipe(Effect.either)
-        // The database refusing what the booking system sent (e.g. a NUL in a guest name) fails this
-        // account alone; nothing of it was stored (one transaction).
-        if (stored._tag === "Left") {
-          yield* Effect.logError(`mirror: could not store account ${m.account.name}`, stored.left)
-          return yield* failRun(m, runId, window, `could not store the lines: ${stored.left.message}`)
-        }
-        const counts = stored.right
-        yield* finishRun(runId, "ok", counts, null)
-        yield* Effect.annotateCurrentSpan({ ...counts })
-        return { ...base, ok: true, ...counts } satisfies AccountResult
-      }).pipe(
-        Effect.withSpan("Mirror.refreshAccount", {
-          attributes: { account_id: m.account.id, kind, from: window.from, to: window.to }
-        })
+    ) {
+      yield* Effect.annotateCurrentSpan({ account_id: m.account.id, kind, from: window.from, to: window.to })
+      const runId = yield* startRun(m, kind, window, jobRunId)
+      const base = { accountId: m.account.id, account: m.account.name, from: window.from, to: window.to }
+      const lines = yield* bookingSystem.bookingLines(m.account, window).pipe(
+        // A definite refusal (bad credentials, ...) will not change by asking again.
+        Effect.retry({ schedule: retryPolicy, while: (e) => e._tag === "BookingSystemUnavailable" }),
+        Effect.either
       )
+      if (lines._tag === "Left") return yield* failRun(m, runId, window, describe(lines.left))
+      // A line outside the window asked for is not judged here (the booking system answered loosely).
+      const inWindow = lines.right.filter((l) => l.date >= window.from && l.date <= window.to)
+      const stored = yield* Effect.gen(function*() {
+        const missing = yield* missingLines(m, window, inWindow.map((l) => l.lineId))
+        const settled = yield* settleMissing(m, missing)
+        return yield* apply(m, window, inWindow, settled)
+      }).pipe(Effect.either)
+      // The database refusing what the booking system sent (e.g. a NUL in a guest name) fails this
+      // account alone; nothing of it was stored (one transaction).
+      if (stored._tag === "Left") {
+        yield* Effect.logError(`mirror: could not store account ${m.account.name}`, stored.left)
+        return yield* failRun(m, runId, window, `could not store the lines: ${stored.left.message}`)
+      }
+      const counts = stored.right
+      yield* finishRun(runId, "ok", counts, null)
+      yield* Effect.annotateCurrentSpan({ ...counts })
+      return { ...base, ok: true, ...counts } satisfies AccountResult
+    })
 
     /**
      * Refreshes every account (or one) over today and the next `daysAhead` days in its operators'
      * time zones, `concurrency` accounts at a time.
      */
-    const refresh = (options: { kind: RefreshKind; daysAhead: number; accountId?: string; jobRunId?: string | null }) =>
-      Effect.gen(function*() {
-        const targets = options.accountId === undefined
-          ? yield* accounts.mirrored()
-          : [yield* accounts.byId(options.accountId).pipe(Effect.orDie)]
-        const now = new Date(yield* Clock.currentTimeMillis)
-        const results = yield* Effect.forEach(
-          targets,
-          (m) => refreshInZones(m, now, options.daysAhead, options.kind, options.jobRunId ?? null),
-          { concurrency: config.concurrency }
-        )
-        const sum = (f: (r: AccountResult) => number | undefined) => results.reduce((n, r) => n + (f(r) ?? 0), 0)
-        const summary: RefreshSummary = {
-          kind: options.kind,
-          accounts: results.length,
-          ok: results.filter((r) => r.ok).length,
-          failed: results.filter((r) => !r.ok).length,
-          linesSeen: sum((r) => r.linesSeen),
-          inserted: sum((r) => r.inserted),
-          updated: sum((r) => r.updated),
-          cancelled: sum((r) => r.cancelled),
-          results
-        }
-        const { results: _, ...counts } = summary
-        yield* Effect.annotateCurrentSpan(counts)
-        yield* Effect.logInfo(
-          `mirror ${summary.kind}: ${summary.ok}/${summary.accounts} accounts ok, ${summary.linesSeen} lines seen, ` +
-            `${summary.inserted} new, ${summary.updated} changed, ${summary.cancelled} cancelled`
-        ).pipe(Effect.annotateLogs(counts))
-        return summary
-      }).pipe(Effect.withSpan("Mirror.refresh", { attributes: { kind: options.kind, days_ahead: options.daysAhead } }))
+    const refresh = Effect.fn("Mirror.refresh")(function*(
+      options: { kind: RefreshKind; daysAhead: number; accountId?: string; jobRunId?: string | null }
+    ) {
+      yield* Effect.annotateCurrentSpan({ kind: options.kind, days_ahead: options.daysAhead })
+      const targets = options.accountId === undefined
+        ? yield* accounts.mirrored()
+        : [yield* accounts.byId(options.accountId).pipe(Effect.orDie)]
+      const now = new Date(yield* Clock.currentTimeMillis)
+      const results = yield* Effect.forEach(
+        targets,
+        (m) => refreshInZones(m, now, options.daysAhead, options.kind, options.jobRunId ?? null),
+        { concurrency: config.concurrency }
+      )
+      const sum = (f: (r: AccountResult) => number | undefined) => results.reduce((n, r) => n + (f(r) ?? 0), 0)
+      const summary: RefreshSummary = {
+        kind: options.kind,
+        accounts: results.length,
+        ok: results.filter((r) => r.ok).length,
+        failed: results.filter((r) => !r.ok).length,
+        linesSeen: sum((r) => r.linesSeen),
+        inserted: sum((r) => r.inserted),
+        updated: sum((r) => r.updated),
+        cancelled: sum((r) => r.cancelled),
+        results
+      }
+      const { results: _, ...counts } = summary
+      yield* Effect.annotateCurrentSpan(counts)
+      yield* Effect.logInfo(
+        `mirror ${summary.kind}: ${summary.ok}/${summary.accounts} accounts ok, ${summary.linesSeen} lines seen, ` +
+          `${summary.inserted} new, ${summary.updated} changed, ${summary.cancelled} cancelled`
+      ).pipe(Effect.annotateLogs(counts))
+      return summary
+    })
 
     return { refresh, refreshAccount } as const
   })

@@ -38,80 +38,80 @@ export class Admin extends Effect.Service<Admin>()("Operators/Admin", {
     const one = <A>(rows: ReadonlyArray<A>, what: string) =>
       rows[0] === undefined ? Effect.fail(new AdminError({ message: `${what} not found` })) : Effect.succeed(rows[0])
 
-    const createOperator = (o: { name: string; timezone?: string; legalName?: string; orgNumber?: string }) =>
-      Effect.gen(function*() {
-        const timezone = o.timezone ?? "Europe/Oslo"
-        if (!isTimeZone(timezone)) {
-          return yield* new AdminError({ message: `unknown time zone ${timezone}: use an IANA name such as Europe/Oslo` })
-        }
-        const [row] = yield* sql<{ id: string }>`
-          INSERT INTO operators (name, timezone, legal_name, org_number)
-          VALUES (${o.name}, ${timezone}, ${o.legalName ?? null}, ${o.orgNumber ?? null})
-          RETURNING id`
-        return row!.id
-      })
+    const createOperator = Effect.fn("Admin.createOperator")(function*(
+      o: { name: string; timezone?: string; legalName?: string; orgNumber?: string }
+    ) {
+      const timezone = o.timezone ?? "Europe/Oslo"
+      if (!isTimeZone(timezone)) {
+        return yield* new AdminError({ message: `unknown time zone ${timezone}: use an IANA name such as Europe/Oslo` })
+      }
+      const [row] = yield* sql<{ id: string }>`
+        INSERT INTO operators (name, timezone, legal_name, org_number)
+        VALUES (${o.name}, ${timezone}, ${o.legalName ?? null}, ${o.orgNumber ?? null})
+        RETURNING id`
+      return row!.id
+    })
 
-    const createUser = (u: { email: string; name: string }) =>
+    const createUser = Effect.fn("Admin.createUser")((u: { email: string; name: string }) =>
       sql<{ id: string }>`INSERT INTO users (email, name) VALUES (${u.email.toLowerCase()}, ${u.name}) RETURNING id`.pipe(
         Effect.map((r) => r[0]!.id)
-      )
+      ))
 
-    const userByEmail = (email: string) =>
+    const userByEmail = Effect.fn("Admin.userByEmail")((email: string) =>
       sql<{ id: string }>`SELECT id FROM users WHERE email = ${email.toLowerCase()}`.pipe(
         Effect.flatMap((r) => one(r, `user ${email}`)),
         Effect.map((r) => r.id)
-      )
+      ))
 
-    const setMembership = (operatorId: string, userId: string, role: Role) =>
+    const setMembership = Effect.fn("Admin.setMembership")((operatorId: string, userId: string, role: Role) =>
       sql`
         INSERT INTO memberships (operator_id, user_id, role) VALUES (${operatorId}, ${userId}, ${role})
-        ON CONFLICT (operator_id, user_id) DO UPDATE SET role = excluded.role, updated_at = now()`.pipe(Effect.asVoid)
+        ON CONFLICT (operator_id, user_id) DO UPDATE SET role = excluded.role, updated_at = now()`.pipe(Effect.asVoid))
 
-    const changeRole = (operatorId: string, userId: string, role: Role) =>
+    const changeRole = Effect.fn("Admin.changeRole")((operatorId: string, userId: string, role: Role) =>
       sql<{ user_id: string }>`
         UPDATE memberships SET role = ${role}, updated_at = now()
         WHERE operator_id = ${operatorId} AND user_id = ${userId} RETURNING user_id`.pipe(
         Effect.flatMap((r) => one(r, "membership")),
         Effect.asVoid
-      )
+      ))
 
-    const createSite = (s: { domain: string; name: string; ownerOperatorId: string }) =>
+    const createSite = Effect.fn("Admin.createSite")((s: { domain: string; name: string; ownerOperatorId: string }) =>
       sql<{ id: string }>`
         INSERT INTO sites (domain, name, owner_operator_id) VALUES (${s.domain.toLowerCase()}, ${s.name}, ${s.ownerOperatorId})
-        RETURNING id`.pipe(Effect.map((r) => r[0]!.id))
+        RETURNING id`.pipe(Effect.map((r) => r[0]!.id)))
 
-    const addSiteOperator = (siteId: string, operatorId: string) =>
+    const addSiteOperator = Effect.fn("Admin.addSiteOperator")((siteId: string, operatorId: string) =>
       sql`INSERT INTO site_operators (site_id, operator_id) VALUES (${siteId}, ${operatorId}) ON CONFLICT DO NOTHING`.pipe(
         Effect.asVoid
-      )
+      ))
 
     /** Creates a key; the creator must be owner or admin of every operator picked. */
-    const createKey = (k: NewKey) =>
-      Effect.gen(function*() {
-        const bad = k.scopes.filter((s) => !isScope(s))
-        if (bad.length > 0) return yield* new AdminError({ message: `unknown scopes: ${bad.join(", ")}` })
-        if (k.operatorIds.length === 0) return yield* new AdminError({ message: "pick at least one operator" })
-        const allowed = yield* sql<{ operator_id: string }>`
-          SELECT operator_id FROM memberships
-          WHERE user_id = ${k.createdBy} AND role IN ('owner', 'admin') AND operator_id IN ${sql.in(k.operatorIds)}`
-        const missing = k.operatorIds.filter((id) => !allowed.some((a) => a.operator_id === id))
-        if (missing.length > 0) {
-          return yield* new AdminError({ message: `the creator is not owner or admin of: ${missing.join(", ")}` })
+    const createKey = Effect.fn("Admin.createKey")(function*(k: NewKey) {
+      const bad = k.scopes.filter((s) => !isScope(s))
+      if (bad.length > 0) return yield* new AdminError({ message: `unknown scopes: ${bad.join(", ")}` })
+      if (k.operatorIds.length === 0) return yield* new AdminError({ message: "pick at least one operator" })
+      const allowed = yield* sql<{ operator_id: string }>`
+        SELECT operator_id FROM memberships
+        WHERE user_id = ${k.createdBy} AND role IN ('owner', 'admin') AND operator_id IN ${sql.in(k.operatorIds)}`
+      const missing = k.operatorIds.filter((id) => !allowed.some((a) => a.operator_id === id))
+      if (missing.length > 0) {
+        return yield* new AdminError({ message: `the creator is not owner or admin of: ${missing.join(", ")}` })
+      }
+      const generated = generateSecretKey()
+      yield* sql.withTransaction(Effect.gen(function*() {
+        yield* sql`
+          INSERT INTO api_keys (id, secret_hash, name, scopes, created_by, created_at, expires_at)
+          VALUES (${generated.id}, ${hashSecret(generated.secret)}, ${k.name}, ${`{${k.scopes.join(",")}}`}::text[],
+            ${k.createdBy}, ${k.createdAt ?? new Date()}, ${k.expiresAt})`
+        for (const operatorId of new Set(k.operatorIds)) {
+          yield* sql`INSERT INTO api_key_operators (key_id, operator_id) VALUES (${generated.id}, ${operatorId})`
         }
-        const generated = generateSecretKey()
-        yield* sql.withTransaction(Effect.gen(function*() {
-          yield* sql`
-            INSERT INTO api_keys (id, secret_hash, name, scopes, created_by, created_at, expires_at)
-            VALUES (${generated.id}, ${hashSecret(generated.secret)}, ${k.name}, ${`{${k.scopes.join(",")}}`}::text[],
-              ${k.createdBy}, ${k.createdAt ?? new Date()}, ${k.expiresAt})`
-          for (const operatorId of new Set(k.operatorIds)) {
-            yield* sql`INSERT INTO api_key_operators (key_id, operator_id) VALUES (${generated.id}, ${operatorId})`
-          }
-        }))
-        return { id: generated.id, token: generated.token, scopes: k.scopes as ReadonlyArray<Scope> }
-      })
+      }))
+      return { id: generated.id, token: generated.token, scopes: k.scopes as ReadonlyArray<Scope> }
+    })
 
-    const listKeys = (filter: { operatorId?: string | undefined } = {}) =>
+    const listKeys = Effect.fn("Admin.listKeys")((filter: { operatorId?: string | undefined } = {}) =>
       sql<KeyListing>`
         SELECT k.id, k.name, k.scopes, u.email AS created_by, k.created_at, k.expires_at, k.revoked_at,
           array_agg(o.name ORDER BY o.name) AS operators
@@ -121,14 +121,14 @@ export class Admin extends Effect.Service<Admin>()("Operators/Admin", {
         JOIN operators o ON o.id = ko.operator_id
         ${filter.operatorId ? sql`WHERE k.id IN (SELECT key_id FROM api_key_operators WHERE operator_id = ${filter.operatorId})` : sql``}
         GROUP BY k.id, u.email
-        ORDER BY k.created_at DESC`
+        ORDER BY k.created_at DESC`)
 
-    const revokeKey = (id: string, at?: Date) =>
+    const revokeKey = Effect.fn("Admin.revokeKey")((id: string, at?: Date) =>
       sql<{ id: string }>`
         UPDATE api_keys SET revoked_at = coalesce(revoked_at, ${at ?? new Date()}) WHERE id = ${id} RETURNING id`.pipe(
         Effect.flatMap((r) => one(r, `key ${id}`)),
         Effect.asVoid
-      )
+      ))
 
     return {
       createOperator,

@@ -60,17 +60,16 @@ export class BookingSystemAccounts extends Effect.Service<BookingSystemAccounts>
         ORDER BY a.name, a.id`.pipe(Effect.orDie, Effect.map((rows) => rows.map(toMirrored)))
 
     /** Every account with at least one operator linked (an account nobody uses is not mirrored). */
-    const mirrored = () => select(sql``).pipe(Effect.withSpan("BookingSystemAccounts.mirrored"))
+    const mirrored = Effect.fn("BookingSystemAccounts.mirrored")(() => select(sql``))
 
-    const byId = (id: string) =>
+    const byId = Effect.fn("BookingSystemAccounts.byId")((id: string) =>
       select(sql`WHERE a.id = ${id}`).pipe(
         Effect.flatMap((rows) =>
           rows[0] ? Effect.succeed(rows[0]) : Effect.fail(new AccountError({ message: `account ${id} not found or has no operator linked` }))
-        ),
-        Effect.withSpan("BookingSystemAccounts.byId")
-      )
+        )
+      ))
 
-    const create = (a: {
+    const create = Effect.fn("BookingSystemAccounts.create")((a: {
       kind: AdapterKind
       name: string
       baseUrl: string
@@ -84,37 +83,37 @@ export class BookingSystemAccounts extends Effect.Service<BookingSystemAccounts>
         INSERT INTO booking_system_accounts (kind, name, base_url, access_key, secret_key, service_channel_id, sandbox)
         VALUES (${a.kind}, ${a.name}, ${a.baseUrl.replace(/\/+$/, "")}, ${a.accessKey}, ${a.secretKey}, ${a.serviceChannelId ?? null},
           ${a.sandbox ?? false})
-        RETURNING id`.pipe(Effect.map((r) => r[0]!.id))
+        RETURNING id`.pipe(Effect.map((r) => r[0]!.id)))
 
     /** Marks an account a sandbox, or live. */
-    const setSandbox = (accountId: string, sandbox: boolean) =>
+    const setSandbox = Effect.fn("BookingSystemAccounts.setSandbox")((accountId: string, sandbox: boolean) =>
       sql<{ id: string }>`
         UPDATE booking_system_accounts SET sandbox = ${sandbox} WHERE id::text = ${accountId} RETURNING id`.pipe(
         Effect.flatMap((r) => r.length === 1 ? Effect.void : Effect.fail(new AccountError({ message: `account ${accountId} not found` })))
-      )
+      ))
 
     /** Links an operator to an account (or unlinks it with null). */
-    const link = (operatorId: string, accountId: string | null) =>
+    const link = Effect.fn("BookingSystemAccounts.link")((operatorId: string, accountId: string | null) =>
       sql<{ id: string }>`
         UPDATE operators SET booking_system_account_id = ${accountId} WHERE id = ${operatorId} RETURNING id`.pipe(
         Effect.flatMap((r) => r.length === 1 ? Effect.void : Effect.fail(new AccountError({ message: `operator ${operatorId} not found` })))
-      )
+      ))
 
     /** Says which booking-system product a tour is. */
-    const mapTour = (tourId: string, productId: string | null) =>
+    const mapTour = Effect.fn("BookingSystemAccounts.mapTour")((tourId: string, productId: string | null) =>
       sql<{ id: string }>`
         UPDATE tours SET booking_system_product_id = ${productId}, updated_at = now() WHERE id = ${tourId} RETURNING id`.pipe(
         Effect.flatMap((r) => r.length === 1 ? Effect.void : Effect.fail(new AccountError({ message: `tour ${tourId} not found` })))
-      )
+      ))
 
-    const list = () =>
+    const list = Effect.fn("BookingSystemAccounts.list")(() =>
       sql<{ id: string; kind: string; name: string; base_url: string; sandbox: boolean; operators: Array<string> | null }>`
         SELECT a.id, a.kind, a.name, a.base_url, a.sandbox,
           array_agg(o.name ORDER BY o.name) FILTER (WHERE o.id IS NOT NULL) AS operators
         FROM booking_system_accounts a
         LEFT JOIN operators o ON o.booking_system_account_id = a.id
         GROUP BY a.id
-        ORDER BY a.name, a.id`
+        ORDER BY a.name, a.id`)
 
     return { mirrored, byId, create, setSandbox, link, mapTour, list } as const
   })

@@ -27,28 +27,27 @@ export class OperatorPaymentAccounts extends Effect.Service<OperatorPaymentAccou
     const config = yield* PaymentProviderConfig
 
     /** None when the operator has no merchant, or no credentials reach it. */
-    const forOperator = (operatorId: string) =>
-      Effect.gen(function*() {
-        const [row] = yield* sql<{
-          merchant_id: string
-          payment_page_terminal_id: string | null
-          base_url: string | null
-          api_key: string | null
-          api_secret: string | null
-        }>`
-          SELECT merchant_id, payment_page_terminal_id, base_url, api_key, api_secret
-          FROM operator_payment_accounts WHERE operator_id = ${operatorId}`.pipe(Effect.orDie)
-        const parts = row?.base_url != null && row.api_key !== null && row.api_secret !== null
-          ? Option.some({ baseUrl: row.base_url, apiKey: Redacted.make(row.api_key), apiSecret: Redacted.make(row.api_secret) })
-          : Option.all({ baseUrl: config.baseUrl, apiKey: config.apiKey, apiSecret: config.apiSecret })
-        if (row === undefined || Option.isNone(parts)) return Option.none<PaymentAccount>()
-        return Option.some({
-          id: "surfboard",
-          ...parts.value,
-          merchantId: row.merchant_id,
-          paymentPageTerminalId: row.payment_page_terminal_id ?? Option.getOrNull(config.paymentPageTerminalId)
-        } satisfies PaymentAccount)
-      })
+    const forOperator = Effect.fn("OperatorPaymentAccounts.forOperator")(function*(operatorId: string) {
+      const [row] = yield* sql<{
+        merchant_id: string
+        payment_page_terminal_id: string | null
+        base_url: string | null
+        api_key: string | null
+        api_secret: string | null
+      }>`
+        SELECT merchant_id, payment_page_terminal_id, base_url, api_key, api_secret
+        FROM operator_payment_accounts WHERE operator_id = ${operatorId}`.pipe(Effect.orDie)
+      const parts = row?.base_url != null && row.api_key !== null && row.api_secret !== null
+        ? Option.some({ baseUrl: row.base_url, apiKey: Redacted.make(row.api_key), apiSecret: Redacted.make(row.api_secret) })
+        : Option.all({ baseUrl: config.baseUrl, apiKey: config.apiKey, apiSecret: config.apiSecret })
+      if (row === undefined || Option.isNone(parts)) return Option.none<PaymentAccount>()
+      return Option.some({
+        id: "surfboard",
+        ...parts.value,
+        merchantId: row.merchant_id,
+        paymentPageTerminalId: row.payment_page_terminal_id ?? Option.getOrNull(config.paymentPageTerminalId)
+      } satisfies PaymentAccount)
+    })
 
     /** Records (or replaces) the operator's merchant. */
     const set = Effect.fn("OperatorPaymentAccounts.set")(function*(a: PaymentAccountInput) {
@@ -68,11 +67,11 @@ export class OperatorPaymentAccounts extends Effect.Service<OperatorPaymentAccou
     })
 
     /** Every operator's merchant (no credentials). */
-    const list = () =>
+    const list = Effect.fn("OperatorPaymentAccounts.list")(() =>
       sql<{ operator_id: string; operator_name: string; merchant_id: string; payment_page_terminal_id: string | null; base_url: string | null; sandbox: boolean }>`
         SELECT a.operator_id, o.name AS operator_name, a.merchant_id, a.payment_page_terminal_id, a.base_url, a.sandbox
         FROM operator_payment_accounts a JOIN operators o ON o.id = a.operator_id
-        ORDER BY o.name, a.operator_id`.pipe(Effect.orDie)
+        ORDER BY o.name, a.operator_id`.pipe(Effect.orDie))
 
     return { forOperator, set, list } as const
   })

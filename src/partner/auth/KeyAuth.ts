@@ -57,31 +57,30 @@ export class KeyAuth extends Effect.Service<KeyAuth>()("Partner/KeyAuth", {
         WHERE k.id = ${id}
         GROUP BY k.id`.pipe(Effect.orDie)
 
-    const authenticate = (token: string) =>
-      Effect.gen(function*() {
-        if (token === "") return yield* unauthorized("send the key as `Authorization: Bearer svc_live_...`")
-        if (token.startsWith("svcqb_")) {
-          return yield* unauthorized("a quickbook key (svcqb_...) works only on the Quickbook API (/api/quickbook/v1)")
-        }
-        const parts = parseSecretKey(token)
-        if (!parts) return yield* unauthorized("the key is malformed")
-        const [row] = yield* findKey(parts.id)
-        if (!row || !secretMatches(parts.secret, row.secret_hash)) return yield* unauthorized("the key is not valid")
-        if (row.revoked_at !== null) return yield* unauthorized("the key has been revoked")
-        const now = yield* Clock.currentTimeMillis
-        if (row.expires_at.getTime() <= now) return yield* unauthorized("the key has expired")
-        if (row.partners.length === 0) {
-          return yield* unauthorized("the key's creator is no longer owner or admin of any operator on the key")
-        }
-        return {
-          id: row.id,
-          name: row.name,
-          scopes: row.scopes,
-          createdAt: row.created_at,
-          expiresAt: row.expires_at,
-          partners: row.partners
-        } satisfies AuthenticatedKey
-      }).pipe(Effect.withSpan("KeyAuth.authenticate"))
+    const authenticate = Effect.fn("KeyAuth.authenticate")(function*(token: string) {
+      if (token === "") return yield* unauthorized("send the key as `Authorization: Bearer svc_live_...`")
+      if (token.startsWith("svcqb_")) {
+        return yield* unauthorized("a quickbook key (svcqb_...) works only on the Quickbook API (/api/quickbook/v1)")
+      }
+      const parts = parseSecretKey(token)
+      if (!parts) return yield* unauthorized("the key is malformed")
+      const [row] = yield* findKey(parts.id)
+      if (!row || !secretMatches(parts.secret, row.secret_hash)) return yield* unauthorized("the key is not valid")
+      if (row.revoked_at !== null) return yield* unauthorized("the key has been revoked")
+      const now = yield* Clock.currentTimeMillis
+      if (row.expires_at.getTime() <= now) return yield* unauthorized("the key has expired")
+      if (row.partners.length === 0) {
+        return yield* unauthorized("the key's creator is no longer owner or admin of any operator on the key")
+      }
+      return {
+        id: row.id,
+        name: row.name,
+        scopes: row.scopes,
+        createdAt: row.created_at,
+        expiresAt: row.expires_at,
+        partners: row.partners
+      } satisfies AuthenticatedKey
+    })
 
     return { authenticate } as const
   })

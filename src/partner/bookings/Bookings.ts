@@ -156,40 +156,38 @@ export class Bookings extends Effect.Service<Bookings>()("Partner/Bookings", {
       return sql.and(clauses)
     }
 
-    const list = (r: ListRequest) =>
-      Effect.gen(function*() {
-        const take = r.limit + 1
-        const rows = yield* sql<BookingRow>`
-          SELECT b.*, o.name AS operator_name
-          FROM unnest(${toPgArray(r.operatorIds)}::uuid[]) AS op(id)
-          CROSS JOIN LATERAL (
-            SELECT ${sql.literal(SUMMARY_COLUMNS)}
-            FROM bookings b
-            WHERE b.operator_id = op.id AND ${filterClauses(r)}
-            ORDER BY b.created_at DESC, b.id DESC
-            LIMIT ${take}
-          ) b
-          JOIN operators o ON o.id = b.operator_id
+    const list = Effect.fn("Bookings.list")(function*(r: ListRequest) {
+      const take = r.limit + 1
+      const rows = yield* sql<BookingRow>`
+        SELECT b.*, o.name AS operator_name
+        FROM unnest(${toPgArray(r.operatorIds)}::uuid[]) AS op(id)
+        CROSS JOIN LATERAL (
+          SELECT ${sql.literal(SUMMARY_COLUMNS)}
+          FROM bookings b
+          WHERE b.operator_id = op.id AND ${filterClauses(r)}
           ORDER BY b.created_at DESC, b.id DESC
-          LIMIT ${take}`.pipe(Effect.orDie)
-        const page = rows.slice(0, r.limit)
-        const last = page[page.length - 1]
-        return {
-          rows: page.map((row) => toSummary(row, r.includeContact)),
-          next: rows.length > r.limit && last ? { createdMicros: last.created_micros, id: last.id } : undefined
-        } satisfies BookingListPage
-      }).pipe(Effect.withSpan("Bookings.list"))
+          LIMIT ${take}
+        ) b
+        JOIN operators o ON o.id = b.operator_id
+        ORDER BY b.created_at DESC, b.id DESC
+        LIMIT ${take}`.pipe(Effect.orDie)
+      const page = rows.slice(0, r.limit)
+      const last = page[page.length - 1]
+      return {
+        rows: page.map((row) => toSummary(row, r.includeContact)),
+        next: rows.length > r.limit && last ? { createdMicros: last.created_micros, id: last.id } : undefined
+      } satisfies BookingListPage
+    })
 
-    const get = (id: string, operatorIds: ReadonlyArray<string>, includeContact: boolean) =>
+    const get = Effect.fn("Bookings.get")((id: string, operatorIds: ReadonlyArray<string>, includeContact: boolean) =>
       sql<BookingDetailRow>`
         SELECT ${sql.literal(DETAIL_COLUMNS)}, o.name AS operator_name
         FROM bookings b JOIN operators o ON o.id = b.operator_id
         WHERE b.id = ${id}::uuid AND b.operator_id = ANY(${toPgArray(operatorIds)}::uuid[])
           AND ${sql.literal(`b.status IN ${LISTED}`)}`.pipe(
         Effect.orDie,
-        Effect.flatMap(([row]) => (row ? Effect.succeed(toDetail(row, includeContact)) : Effect.fail(notYours("booking")))),
-        Effect.withSpan("Bookings.get")
-      )
+        Effect.flatMap(([row]) => (row ? Effect.succeed(toDetail(row, includeContact)) : Effect.fail(notYours("booking"))))
+      ))
 
     return { list, get } as const
   })

@@ -29,43 +29,40 @@ export class Checkins extends Effect.Service<Checkins>()("Partner/Checkins", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const set = (rowId: string, change: CheckinChange, ctx: WriteContext) =>
-      Effect.gen(function*() {
-        const [row] = yield* sql<TargetRow>`
-          SELECT r.id, r.operator_id, r.status, r.participants, c.status AS checkin_status, c.present
-          FROM manifest_rows r
-          LEFT JOIN manifest_checkins c ON c.row_id = r.id
-          WHERE r.id = ${rowId}::uuid AND r.operator_id = ANY(${toPgArray(ctx.operatorIds)}::uuid[])
-          FOR NO KEY UPDATE OF r`
-        if (!row) return yield* notYours("manifest row")
-        yield* ctx.target(row.operator_id)
-        const decision = decideCheckin({
-          rowStatus: row.status,
-          participants: row.participants,
-          current: row.checkin_status === null ? null : { status: row.checkin_status, present: row.present }
-        }, change)
-        if (Either.isLeft(decision)) return yield* decision.left
-        const { next, noop } = decision.right
-        if (!noop) {
-          if (next === null) {
-            yield* sql`DELETE FROM manifest_checkins WHERE row_id = ${rowId}::uuid`
-          } else {
-            yield* sql`
-              INSERT INTO manifest_checkins (row_id, status, present, updated_at, updated_by_key)
-              VALUES (${rowId}::uuid, ${next.status}, ${next.present}, now(), ${ctx.keyId})
-              ON CONFLICT (row_id) DO UPDATE SET
-                status = excluded.status, present = excluded.present,
-                updated_at = excluded.updated_at, updated_by_key = excluded.updated_by_key`
-          }
+    const set = Effect.fn("Checkins.set")(function*(rowId: string, change: CheckinChange, ctx: WriteContext) {
+      yield* Effect.annotateCurrentSpan({ status: change.status })
+      const [row] = yield* sql<TargetRow>`
+        SELECT r.id, r.operator_id, r.status, r.participants, c.status AS checkin_status, c.present
+        FROM manifest_rows r
+        LEFT JOIN manifest_checkins c ON c.row_id = r.id
+        WHERE r.id = ${rowId}::uuid AND r.operator_id = ANY(${toPgArray(ctx.operatorIds)}::uuid[])
+        FOR NO KEY UPDATE OF r`
+      if (!row) return yield* notYours("manifest row")
+      yield* ctx.target(row.operator_id)
+      const decision = decideCheckin({
+        rowStatus: row.status,
+        participants: row.participants,
+        current: row.checkin_status === null ? null : { status: row.checkin_status, present: row.present }
+      }, change)
+      if (Either.isLeft(decision)) return yield* decision.left
+      const { next, noop } = decision.right
+      if (!noop) {
+        if (next === null) {
+          yield* sql`DELETE FROM manifest_checkins WHERE row_id = ${rowId}::uuid`
+        } else {
+          yield* sql`
+            INSERT INTO manifest_checkins (row_id, status, present, updated_at, updated_by_key)
+            VALUES (${rowId}::uuid, ${next.status}, ${next.present}, now(), ${ctx.keyId})
+            ON CONFLICT (row_id) DO UPDATE SET
+              status = excluded.status, present = excluded.present,
+              updated_at = excluded.updated_at, updated_by_key = excluded.updated_by_key`
         }
-        return {
-          body: { id: row.id, check_in: { status: next?.status ?? null, present: next?.present ?? null } },
-          noop
-        } satisfies WriteDone<CheckinResult>
-      }).pipe(
-        Effect.catchTag("SqlError", Effect.die),
-        Effect.withSpan("Checkins.set", { attributes: { status: change.status } })
-      )
+      }
+      return {
+        body: { id: row.id, check_in: { status: next?.status ?? null, present: next?.present ?? null } },
+        noop
+      } satisfies WriteDone<CheckinResult>
+    }, Effect.catchTag("SqlError", Effect.die))
 
     return { set } as const
   })

@@ -102,37 +102,37 @@ export class Manifest extends Effect.Service<Manifest>()("Partner/Manifest", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const day = (r: ManifestRequest) =>
-      Effect.gen(function*() {
-        const operators = toPgArray(r.operatorIds)
-        const rows = yield* sql<ManifestRowRecord>`
-          WITH day AS (
-            SELECT o.timezone AS day_timezone, (
-              SELECT CASE WHEN bool_or(d.synced_at IS NULL) THEN NULL ELSE min(d.synced_at) END
-              FROM (SELECT DISTINCT booking_system_account_id AS id FROM operators
-                    WHERE id = ANY(${operators}::uuid[]) AND booking_system_account_id IS NOT NULL) a
-              LEFT JOIN mirror_days d ON d.account_id = a.id AND d.departure_date = ${r.date}::date
-            ) AS day_synced_at
-            FROM operators o WHERE o.id = ${r.operatorIds[0]!}::uuid
-          )
-          SELECT day.day_timezone, day.day_synced_at, m.*
-          FROM day LEFT JOIN (
-            SELECT ${sql.literal(ROW_COLUMNS)}, ${sql.literal(r.includeContact ? CONTACT_COLUMNS : NO_CONTACT_COLUMNS)}
-            FROM manifest_rows r
-            JOIN operators o ON o.id = r.operator_id
-            LEFT JOIN manifest_checkins c ON c.row_id = r.id
-            LEFT JOIN bookings b ON b.id = r.service_booking_id
-            WHERE r.operator_id = ANY(${operators}::uuid[]) AND r.departure_date = ${r.date}::date
-          ) m ON true`.pipe(Effect.orDie)
-        const first = rows[0]
-        if (first === undefined) return yield* Effect.dieMessage("operator of the key not found")
-        const entries: Array<ManifestEntry> = []
-        for (const row of rows) if (row.id !== null) entries.push(toEntry(row, r.includeContact))
-        return buildManifest(
-          { date: r.date, timezone: first.day_timezone, synced_at: toIsoOrNull(first.day_synced_at) },
-          entries
-        ) satisfies ManifestBody
-      }).pipe(Effect.withSpan("Manifest.day", { attributes: { date: r.date, operators: r.operatorIds.length } }))
+    const day = Effect.fn("Manifest.day")(function*(r: ManifestRequest) {
+      yield* Effect.annotateCurrentSpan({ date: r.date, operators: r.operatorIds.length })
+      const operators = toPgArray(r.operatorIds)
+      const rows = yield* sql<ManifestRowRecord>`
+        WITH day AS (
+          SELECT o.timezone AS day_timezone, (
+            SELECT CASE WHEN bool_or(d.synced_at IS NULL) THEN NULL ELSE min(d.synced_at) END
+            FROM (SELECT DISTINCT booking_system_account_id AS id FROM operators
+                  WHERE id = ANY(${operators}::uuid[]) AND booking_system_account_id IS NOT NULL) a
+            LEFT JOIN mirror_days d ON d.account_id = a.id AND d.departure_date = ${r.date}::date
+          ) AS day_synced_at
+          FROM operators o WHERE o.id = ${r.operatorIds[0]!}::uuid
+        )
+        SELECT day.day_timezone, day.day_synced_at, m.*
+        FROM day LEFT JOIN (
+          SELECT ${sql.literal(ROW_COLUMNS)}, ${sql.literal(r.includeContact ? CONTACT_COLUMNS : NO_CONTACT_COLUMNS)}
+          FROM manifest_rows r
+          JOIN operators o ON o.id = r.operator_id
+          LEFT JOIN manifest_checkins c ON c.row_id = r.id
+          LEFT JOIN bookings b ON b.id = r.service_booking_id
+          WHERE r.operator_id = ANY(${operators}::uuid[]) AND r.departure_date = ${r.date}::date
+        ) m ON true`.pipe(Effect.orDie)
+      const first = rows[0]
+      if (first === undefined) return yield* Effect.dieMessage("operator of the key not found")
+      const entries: Array<ManifestEntry> = []
+      for (const row of rows) if (row.id !== null) entries.push(toEntry(row, r.includeContact))
+      return buildManifest(
+        { date: r.date, timezone: first.day_timezone, synced_at: toIsoOrNull(first.day_synced_at) },
+        entries
+      ) satisfies ManifestBody
+    })
 
     return { day } as const
   })

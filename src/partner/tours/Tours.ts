@@ -174,15 +174,14 @@ export class Tours extends Effect.Service<Tours>()("Partner/Tours", {
     const sql = yield* SqlClient.SqlClient
 
     /** The sites of these operators: those they own and those they were added to. */
-    const sitesOf = (operatorIds: ReadonlyArray<string>) =>
+    const sitesOf = Effect.fn("Tours.sitesOf")((operatorIds: ReadonlyArray<string>) =>
       sql<{ id: string }>`
         SELECT id FROM sites WHERE owner_operator_id = ANY(${toPgArray(operatorIds)}::uuid[])
         UNION
         SELECT site_id FROM site_operators WHERE operator_id = ANY(${toPgArray(operatorIds)}::uuid[])`.pipe(
         Effect.orDie,
-        Effect.map((rows) => rows.map((r) => r.id).sort()),
-        Effect.withSpan("Tours.sitesOf")
-      )
+        Effect.map((rows) => rows.map((r) => r.id).sort())
+      ))
 
     /**
      * One visible published tour with the site it is shown for: host (site owner) and seller of
@@ -230,103 +229,103 @@ export class Tours extends Effect.Service<Tours>()("Partner/Tours", {
      * the domain that sorts first) and the content. Deduplicating and joining the whole catalogue
      * before paging cost a site's every tour on every page.
      */
-    const list = (view: CatalogueView, page: { readonly limit: number; readonly after?: CursorPosition | undefined }) =>
-      Effect.gen(function*() {
-        if (view.siteIds.length === 0) return { rows: [], next: undefined } satisfies TourListPage
-        const take = page.limit + 1
-        const clauses = [
-          sql.literal(`t.status = 'published'`),
-          sql`EXISTS (SELECT 1 FROM site_tours st WHERE st.tour_id = t.id AND st.site_id = ANY(${toPgArray(view.siteIds)}::uuid[]))`
-        ]
-        if (page.after) {
-          clauses.push(sql`(t.created_at, t.id) > (${microsToIso(page.after.createdMicros)}::timestamptz, ${page.after.id}::uuid)`)
-        }
-        const rows = yield* sql<SummaryRow>`
-          SELECT ${summaryColumns(view.locale)}
-          FROM (
-            SELECT t.id, t.operator_id, t.created_at FROM tours t
-            WHERE ${sql.and(clauses)}
-            ORDER BY t.created_at, t.id
-            LIMIT ${take}
-          ) pt
-          CROSS JOIN LATERAL (
-            SELECT st.tour_id, s.owner_operator_id AS host_id,
-              CASE st.sold_by WHEN 'site_owner' THEN s.owner_operator_id ELSE pt.operator_id END AS seller_id
-            FROM site_tours st
-            JOIN sites s ON s.id = st.site_id
-            WHERE st.tour_id = pt.id AND st.site_id = ANY(${toPgArray(view.siteIds)}::uuid[])
-            ORDER BY (s.owner_operator_id = pt.operator_id) DESC, s.domain
-            LIMIT 1
-          ) f
-          ${joins(view.locale)}
-          ORDER BY t.created_at, t.id`.pipe(Effect.orDie)
-        const shown = rows.slice(0, page.limit)
-        const last = shown[shown.length - 1]
-        return {
-          rows: shown.map(toTourSummary),
-          next: rows.length > page.limit && last ? { createdMicros: last.created_micros, id: last.id } : undefined
-        } satisfies TourListPage
-      }).pipe(Effect.withSpan("Tours.list"))
+    const list = Effect.fn("Tours.list")(function*(
+      view: CatalogueView,
+      page: { readonly limit: number; readonly after?: CursorPosition | undefined }
+    ) {
+      if (view.siteIds.length === 0) return { rows: [], next: undefined } satisfies TourListPage
+      const take = page.limit + 1
+      const clauses = [
+        sql.literal(`t.status = 'published'`),
+        sql`EXISTS (SELECT 1 FROM site_tours st WHERE st.tour_id = t.id AND st.site_id = ANY(${toPgArray(view.siteIds)}::uuid[]))`
+      ]
+      if (page.after) {
+        clauses.push(sql`(t.created_at, t.id) > (${microsToIso(page.after.createdMicros)}::timestamptz, ${page.after.id}::uuid)`)
+      }
+      const rows = yield* sql<SummaryRow>`
+        SELECT ${summaryColumns(view.locale)}
+        FROM (
+          SELECT t.id, t.operator_id, t.created_at FROM tours t
+          WHERE ${sql.and(clauses)}
+          ORDER BY t.created_at, t.id
+          LIMIT ${take}
+        ) pt
+        CROSS JOIN LATERAL (
+          SELECT st.tour_id, s.owner_operator_id AS host_id,
+            CASE st.sold_by WHEN 'site_owner' THEN s.owner_operator_id ELSE pt.operator_id END AS seller_id
+          FROM site_tours st
+          JOIN sites s ON s.id = st.site_id
+          WHERE st.tour_id = pt.id AND st.site_id = ANY(${toPgArray(view.siteIds)}::uuid[])
+          ORDER BY (s.owner_operator_id = pt.operator_id) DESC, s.domain
+          LIMIT 1
+        ) f
+        ${joins(view.locale)}
+        ORDER BY t.created_at, t.id`.pipe(Effect.orDie)
+      const shown = rows.slice(0, page.limit)
+      const last = shown[shown.length - 1]
+      return {
+        rows: shown.map(toTourSummary),
+        next: rows.length > page.limit && last ? { createdMicros: last.created_micros, id: last.id } : undefined
+      } satisfies TourListPage
+    })
 
-    const get = (id: string, view: CatalogueView) =>
-      Effect.gen(function*() {
-        if (view.siteIds.length === 0) return yield* Effect.fail(notYours("tour"))
-        const locale = view.locale
-        const [row] = yield* sql<DetailRow>`
-          SELECT ${summaryColumns(locale)}, t.timezone,
-            coalesce(tr.description_html, t.description_html) AS description_html,
-            coalesce(tr.included_html, t.included_html) AS included_html,
-            coalesce(tr.excluded_html, t.excluded_html) AS excluded_html,
-            coalesce(tr.inclusions, t.inclusions) AS inclusions,
-            coalesce(tr.exclusions, t.exclusions) AS exclusions,
-            coalesce(tr.highlights, t.highlights) AS highlights,
-            coalesce(tr.know_before, t.know_before) AS know_before,
-            CASE WHEN t.meeting_point_name IS NULL THEN NULL
-              ELSE coalesce(tr.meeting_point_name, t.meeting_point_name) END AS meeting_point_name,
-            t.meeting_point_address, t.meeting_point_lat, t.meeting_point_lng,
-            coalesce(tr.cancellation_title, t.cancellation_title) AS cancellation_title,
-            t.cancellation_free_hours, t.min_age, t.difficulty, t.departure_times,
-            (SELECT coalesce(json_agg(json_build_object(
-                'id', pc.id, 'is_default', pc.is_default, 'title', coalesce(pct.title, pc.title),
-                'min_age', pc.min_age, 'max_age', pc.max_age) ORDER BY pc.position, pc.id), '[]')
-              FROM tour_pricing_categories pc
-              LEFT JOIN tour_pricing_category_translations pct
-                ON pct.tour_id = pc.tour_id AND pct.category_id = pc.id AND pct.locale = tr.locale
-              WHERE pc.tour_id = t.id) AS pricing_categories,
-            (SELECT coalesce(json_agg(json_build_object(
-                'id', r.id, 'title', coalesce(rt.title, r.title), 'description', coalesce(rt.description, r.description))
-                ORDER BY r.position, r.id), '[]')
-              FROM tour_rates r
-              LEFT JOIN tour_rate_translations rt ON rt.tour_id = r.tour_id AND rt.rate_id = r.id AND rt.locale = tr.locale
-              WHERE r.tour_id = t.id) AS rates,
-            (SELECT coalesce(json_agg(json_build_object(
-                'label', l.label, 'language', l.language,
-                'tour_id', CASE WHEN EXISTS (
-                  SELECT 1 FROM site_tours lst JOIN tours lt ON lt.id = lst.tour_id
-                  WHERE lst.tour_id = l.linked_tour_id AND lt.status = 'published'
-                    AND lst.site_id = ANY(${toPgArray(view.siteIds)}::uuid[])
-                ) THEN l.linked_tour_id END) ORDER BY l.position), '[]')
-              FROM tour_linked_products l WHERE l.tour_id = t.id) AS linked_products
-          FROM (${offered(view, id)}) f
-          ${joins(locale)}`.pipe(Effect.orDie)
-        if (!row) return yield* Effect.fail(notYours("tour"))
-        return toTourDetail(row)
-      }).pipe(Effect.withSpan("Tours.get"))
+    const get = Effect.fn("Tours.get")(function*(id: string, view: CatalogueView) {
+      if (view.siteIds.length === 0) return yield* Effect.fail(notYours("tour"))
+      const locale = view.locale
+      const [row] = yield* sql<DetailRow>`
+        SELECT ${summaryColumns(locale)}, t.timezone,
+          coalesce(tr.description_html, t.description_html) AS description_html,
+          coalesce(tr.included_html, t.included_html) AS included_html,
+          coalesce(tr.excluded_html, t.excluded_html) AS excluded_html,
+          coalesce(tr.inclusions, t.inclusions) AS inclusions,
+          coalesce(tr.exclusions, t.exclusions) AS exclusions,
+          coalesce(tr.highlights, t.highlights) AS highlights,
+          coalesce(tr.know_before, t.know_before) AS know_before,
+          CASE WHEN t.meeting_point_name IS NULL THEN NULL
+            ELSE coalesce(tr.meeting_point_name, t.meeting_point_name) END AS meeting_point_name,
+          t.meeting_point_address, t.meeting_point_lat, t.meeting_point_lng,
+          coalesce(tr.cancellation_title, t.cancellation_title) AS cancellation_title,
+          t.cancellation_free_hours, t.min_age, t.difficulty, t.departure_times,
+          (SELECT coalesce(json_agg(json_build_object(
+              'id', pc.id, 'is_default', pc.is_default, 'title', coalesce(pct.title, pc.title),
+              'min_age', pc.min_age, 'max_age', pc.max_age) ORDER BY pc.position, pc.id), '[]')
+            FROM tour_pricing_categories pc
+            LEFT JOIN tour_pricing_category_translations pct
+              ON pct.tour_id = pc.tour_id AND pct.category_id = pc.id AND pct.locale = tr.locale
+            WHERE pc.tour_id = t.id) AS pricing_categories,
+          (SELECT coalesce(json_agg(json_build_object(
+              'id', r.id, 'title', coalesce(rt.title, r.title), 'description', coalesce(rt.description, r.description))
+              ORDER BY r.position, r.id), '[]')
+            FROM tour_rates r
+            LEFT JOIN tour_rate_translations rt ON rt.tour_id = r.tour_id AND rt.rate_id = r.id AND rt.locale = tr.locale
+            WHERE r.tour_id = t.id) AS rates,
+          (SELECT coalesce(json_agg(json_build_object(
+              'label', l.label, 'language', l.language,
+              'tour_id', CASE WHEN EXISTS (
+                SELECT 1 FROM site_tours lst JOIN tours lt ON lt.id = lst.tour_id
+                WHERE lst.tour_id = l.linked_tour_id AND lt.status = 'published'
+                  AND lst.site_id = ANY(${toPgArray(view.siteIds)}::uuid[])
+              ) THEN l.linked_tour_id END) ORDER BY l.position), '[]')
+            FROM tour_linked_products l WHERE l.tour_id = t.id) AS linked_products
+        FROM (${offered(view, id)}) f
+        ${joins(locale)}`.pipe(Effect.orDie)
+      if (!row) return yield* Effect.fail(notYours("tour"))
+      return toTourDetail(row)
+    })
 
     /** A visible published tour's booking-system link (same visibility rule as `get`: 404 otherwise). */
-    const bookingLink = (id: string, view: Pick<CatalogueView, "siteIds">) =>
-      Effect.gen(function*() {
-        if (view.siteIds.length === 0) return yield* Effect.fail(notYours("tour"))
-        const [row] = yield* sql<TourBookingLink>`
-          SELECT t.id, t.timezone, t.currency, t.booking_system_product_id AS "productId",
-            o.booking_system_account_id AS "accountId",
-            (SELECT pc.id FROM tour_pricing_categories pc WHERE pc.tour_id = t.id AND pc.is_default) AS "defaultCategoryId"
-          FROM (${offered(view, id)}) f
-          JOIN tours t ON t.id = f.tour_id
-          JOIN operators o ON o.id = t.operator_id`.pipe(Effect.orDie)
-        if (!row) return yield* Effect.fail(notYours("tour"))
-        return row
-      }).pipe(Effect.withSpan("Tours.bookingLink"))
+    const bookingLink = Effect.fn("Tours.bookingLink")(function*(id: string, view: Pick<CatalogueView, "siteIds">) {
+      if (view.siteIds.length === 0) return yield* Effect.fail(notYours("tour"))
+      const [row] = yield* sql<TourBookingLink>`
+        SELECT t.id, t.timezone, t.currency, t.booking_system_product_id AS "productId",
+          o.booking_system_account_id AS "accountId",
+          (SELECT pc.id FROM tour_pricing_categories pc WHERE pc.tour_id = t.id AND pc.is_default) AS "defaultCategoryId"
+        FROM (${offered(view, id)}) f
+        JOIN tours t ON t.id = f.tour_id
+        JOIN operators o ON o.id = t.operator_id`.pipe(Effect.orDie)
+      if (!row) return yield* Effect.fail(notYours("tour"))
+      return row
+    })
 
     return { sitesOf, list, get, bookingLink } as const
   })

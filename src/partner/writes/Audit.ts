@@ -49,20 +49,18 @@ export class Audit extends Effect.Service<Audit>()("Partner/Audit", {
     const sql = yield* SqlClient.SqlClient
 
     /** Appends one entry (inside the caller's transaction when there is one). */
-    const record = (e: AuditEntry) =>
-      sql`
+    const record = Effect.fn("Audit.record")(function*(e: AuditEntry) {
+      yield* Effect.annotateCurrentSpan({ action: e.action, outcome: e.outcome })
+      yield* sql`
         INSERT INTO write_audit (
           key_id, operator_id, action, target_id, request_id, idempotency_key, outcome, status, reason, detail)
         VALUES (
           ${e.keyId}, ${e.operatorId}, ${e.action}, ${e.targetId}, ${e.requestId}, ${e.idempotencyKey},
-          ${e.outcome}, ${e.status}, ${e.reason}, ${e.detail})`.pipe(
-        Effect.orDie,
-        Effect.asVoid,
-        Effect.withSpan("Audit.record", { attributes: { action: e.action, outcome: e.outcome } })
-      )
+          ${e.outcome}, ${e.status}, ${e.reason}, ${e.detail})`.pipe(Effect.orDie)
+    })
 
     /** Newest first; `limit` 1 to 1000, default 50. */
-    const list = (f: AuditFilter = {}) => {
+    const list = Effect.fn("Audit.list")((f: AuditFilter = {}) => {
       // operator_id is a uuid column: a value that is not one cannot match (and must not reach the cast).
       if (f.operatorId !== undefined && !UUID.test(f.operatorId)) return Effect.succeed([] as ReadonlyArray<AuditRow>)
       const clauses = []
@@ -73,8 +71,8 @@ export class Audit extends Effect.Service<Audit>()("Partner/Audit", {
         FROM write_audit
         ${clauses.length > 0 ? sql`WHERE ${sql.and(clauses)}` : sql``}
         ORDER BY id DESC
-        LIMIT ${Math.min(Math.max(f.limit ?? 50, 1), 1000)}`.pipe(Effect.orDie, Effect.withSpan("Audit.list"))
-    }
+        LIMIT ${Math.min(Math.max(f.limit ?? 50, 1), 1000)}`.pipe(Effect.orDie)
+    })
 
     return { record, list } as const
   })

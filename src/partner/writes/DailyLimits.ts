@@ -34,8 +34,9 @@ export class DailyLimits extends Effect.Service<DailyLimits>()("Partner/DailyLim
     const sql = yield* SqlClient.SqlClient
 
     /** Takes one slot of today's limit, or says when the next one frees up (next UTC midnight). */
-    const reserve = (keyId: string, action: WriteAction) =>
-      sql<{ daily_limit: number; day: string; used: number | null; reset_seconds: number }>`
+    const reserve = Effect.fn("DailyLimits.reserve")(function*(keyId: string, action: WriteAction) {
+      yield* Effect.annotateCurrentSpan({ action })
+      const [row] = yield* sql<{ daily_limit: number; day: string; used: number | null; reset_seconds: number }>`
         WITH lim AS (
           SELECT coalesce(
               (SELECT daily_limit FROM api_key_daily_limits WHERE key_id = ${keyId} AND action = ${action}),
@@ -50,25 +51,20 @@ export class DailyLimits extends Effect.Service<DailyLimits>()("Partner/DailyLim
         )
         SELECT lim.value AS daily_limit, lim.day::text AS day, slot.used,
           ceil(extract(epoch FROM ((lim.day + 1)::timestamp AT TIME ZONE 'UTC') - now()))::int AS reset_seconds
-        FROM lim LEFT JOIN slot ON true`.pipe(
-        Effect.orDie,
-        Effect.map(([row]): Reservation =>
-          row!.used !== null
-            ? { _tag: "Reserved", day: row!.day }
-            : { _tag: "Exhausted", limit: row!.daily_limit, retryAfterSeconds: Math.max(1, row!.reset_seconds) }
-        ),
-        Effect.withSpan("DailyLimits.reserve", { attributes: { action } })
-      )
+        FROM lim LEFT JOIN slot ON true`.pipe(Effect.orDie)
+      const reservation: Reservation = row!.used !== null
+        ? { _tag: "Reserved", day: row!.day }
+        : { _tag: "Exhausted", limit: row!.daily_limit, retryAfterSeconds: Math.max(1, row!.reset_seconds) }
+      return reservation
+    })
 
     /** Returns a slot (the write was refused or changed nothing). */
-    const giveBack = (slot: Slot) =>
-      sql`
+    const giveBack = Effect.fn("DailyLimits.giveBack")(function*(slot: Slot) {
+      yield* Effect.annotateCurrentSpan({ action: slot.action })
+      yield* sql`
         UPDATE daily_write_counters SET used = used - 1
-        WHERE key_id = ${slot.keyId} AND action = ${slot.action} AND day = ${slot.day}::date AND used > 0`.pipe(
-        Effect.orDie,
-        Effect.asVoid,
-        Effect.withSpan("DailyLimits.giveBack", { attributes: { action: slot.action } })
-      )
+        WHERE key_id = ${slot.keyId} AND action = ${slot.action} AND day = ${slot.day}::date AND used > 0`.pipe(Effect.orDie)
+    })
 
     const keyExists = (keyId: string) =>
       sql`SELECT 1 AS ok FROM api_keys WHERE id = ${keyId}`.pipe(
@@ -77,46 +73,43 @@ export class DailyLimits extends Effect.Service<DailyLimits>()("Partner/DailyLim
       )
 
     /** Every action's limit for the key and what it used today. */
-    const statusOf = (keyId: string) =>
-      Effect.gen(function*() {
-        yield* keyExists(keyId)
-        const rows = yield* sql<{ action: WriteAction; daily_limit: number | null; used: number | null }>`
-          SELECT a.action, l.daily_limit, c.used
-          FROM unnest(${`{${WRITE_ACTIONS.join(",")}}`}::text[]) WITH ORDINALITY AS a(action, position)
-          LEFT JOIN api_key_daily_limits l ON l.key_id = ${keyId} AND l.action = a.action
-          LEFT JOIN daily_write_counters c
-            ON c.key_id = ${keyId} AND c.action = a.action AND c.day = (now() AT TIME ZONE 'UTC')::date
-          ORDER BY a.position`.pipe(Effect.orDie)
-        return rows.map((r): LimitStatus => ({
-          action: r.action,
-          limit: r.daily_limit ?? DEFAULT_DAILY_LIMITS[r.action],
-          overridden: r.daily_limit !== null,
-          used_today: r.used ?? 0
-        }))
-      }).pipe(Effect.withSpan("DailyLimits.statusOf"))
+    const statusOf = Effect.fn("DailyLimits.statusOf")(function*(keyId: string) {
+      yield* keyExists(keyId)
+      const rows = yield* sql<{ action: WriteAction; daily_limit: number | null; used: number | null }>`
+        SELECT a.action, l.daily_limit, c.used
+        FROM unnest(${`{${WRITE_ACTIONS.join(",")}}`}::text[]) WITH ORDINALITY AS a(action, position)
+        LEFT JOIN api_key_daily_limits l ON l.key_id = ${keyId} AND l.action = a.action
+        LEFT JOIN daily_write_counters c
+          ON c.key_id = ${keyId} AND c.action = a.action AND c.day = (now() AT TIME ZONE 'UTC')::date
+        ORDER BY a.position`.pipe(Effect.orDie)
+      return rows.map((r): LimitStatus => ({
+        action: r.action,
+        limit: r.daily_limit ?? DEFAULT_DAILY_LIMITS[r.action],
+        overridden: r.daily_limit !== null,
+        used_today: r.used ?? 0
+      }))
+    })
 
     /** Sets the key's own limits (whole numbers, 0 or more) for the actions given. */
-    const setOverrides = (keyId: string, limits: Partial<Record<WriteAction, number>>) =>
-      Effect.gen(function*() {
-        const entries = Object.entries(limits).filter(([, value]) => value !== undefined) as Array<[WriteAction, number]>
-        const bad = entries.find(([, value]) => !Number.isInteger(value) || value < 0)
-        if (bad) return yield* new InvalidRequest({ detail: `${bad[0]} must be a whole number, 0 or more`, field: bad[0] })
-        yield* keyExists(keyId)
-        yield* Effect.forEach(entries, ([action, value]) =>
-          sql`
-            INSERT INTO api_key_daily_limits (key_id, action, daily_limit) VALUES (${keyId}, ${action}, ${value})
-            ON CONFLICT (key_id, action) DO UPDATE SET daily_limit = excluded.daily_limit, updated_at = now()`.pipe(
-            Effect.orDie
-          ), { discard: true })
-      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("DailyLimits.setOverrides"))
+    const setOverrides = Effect.fn("DailyLimits.setOverrides")(function*(keyId: string, limits: Partial<Record<WriteAction, number>>) {
+      const entries = Object.entries(limits).filter(([, value]) => value !== undefined) as Array<[WriteAction, number]>
+      const bad = entries.find(([, value]) => !Number.isInteger(value) || value < 0)
+      if (bad) return yield* new InvalidRequest({ detail: `${bad[0]} must be a whole number, 0 or more`, field: bad[0] })
+      yield* keyExists(keyId)
+      yield* Effect.forEach(entries, ([action, value]) =>
+        sql`
+          INSERT INTO api_key_daily_limits (key_id, action, daily_limit) VALUES (${keyId}, ${action}, ${value})
+          ON CONFLICT (key_id, action) DO UPDATE SET daily_limit = excluded.daily_limit, updated_at = now()`.pipe(
+          Effect.orDie
+        ), { discard: true })
+    }, sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
 
     /** Back to the defaults for the actions given (all when none). */
-    const clearOverrides = (keyId: string, actions: ReadonlyArray<WriteAction> = WRITE_ACTIONS) =>
+    const clearOverrides = Effect.fn("DailyLimits.clearOverrides")((keyId: string, actions: ReadonlyArray<WriteAction> = WRITE_ACTIONS) =>
       sql`DELETE FROM api_key_daily_limits WHERE key_id = ${keyId} AND action IN ${sql.in(actions)}`.pipe(
         Effect.orDie,
-        Effect.asVoid,
-        Effect.withSpan("DailyLimits.clearOverrides")
-      )
+        Effect.asVoid
+      ))
 
     return { reserve, giveBack, statusOf, setOverrides, clearOverrides } as const
   })

@@ -94,56 +94,55 @@ export class IdempotencyStore extends Effect.Service<IdempotencyStore>()("Partne
         WHERE key_id = ${r.keyId} AND idempotency_key = ${r.idempotencyKey}`.pipe(Effect.orDie)
 
     /** Claims the key, or says why not. */
-    const claim = (r: ClaimRequest) =>
-      Effect.gen(function*() {
-        const token = randomUUID()
-        for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
-          const [claimed] = yield* tryClaim(r, token)
-          if (claimed) return { _tag: "Claimed", token, slotDay: claimed.slot_day } satisfies Claim as Claim
-          const [row] = yield* existing(r)
-          // Gone (released) or lapsed since the upsert looked: try again.
-          if (!row || !row.current) continue
-          if (row.fingerprint !== r.fingerprint) return { _tag: "Mismatch", action: row.action } satisfies Claim as Claim
-          if (row.state === "done") {
-            return {
-              _tag: "Replay",
-              response: {
-                status: row.response_status!,
-                contentType: row.response_content_type ?? "application/json",
-                headers: row.response_headers ?? {},
-                body: row.response_body!
-              }
-            } satisfies Claim as Claim
-          }
-          if (row.live) return { _tag: "InProgress" } satisfies Claim as Claim
+    const claim = Effect.fn("IdempotencyStore.claim")(function*(r: ClaimRequest) {
+      yield* Effect.annotateCurrentSpan({ action: r.action })
+      const token = randomUUID()
+      for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
+        const [claimed] = yield* tryClaim(r, token)
+        if (claimed) return { _tag: "Claimed", token, slotDay: claimed.slot_day } satisfies Claim as Claim
+        const [row] = yield* existing(r)
+        // Gone (released) or lapsed since the upsert looked: try again.
+        if (!row || !row.current) continue
+        if (row.fingerprint !== r.fingerprint) return { _tag: "Mismatch", action: row.action } satisfies Claim as Claim
+        if (row.state === "done") {
+          return {
+            _tag: "Replay",
+            response: {
+              status: row.response_status!,
+              contentType: row.response_content_type ?? "application/json",
+              headers: row.response_headers ?? {},
+              body: row.response_body!
+            }
+          } satisfies Claim as Claim
         }
-        return { _tag: "InProgress" } satisfies Claim as Claim
-      }).pipe(Effect.withSpan("IdempotencyStore.claim", { attributes: { action: r.action } }))
+        if (row.live) return { _tag: "InProgress" } satisfies Claim as Claim
+      }
+      return { _tag: "InProgress" } satisfies Claim as Claim
+    })
 
     /** Extends the lease of a running claim; false when the claim is no longer ours. */
-    const renew = (token: string) =>
+    const renew = Effect.fn("IdempotencyStore.renew")((token: string) =>
       sql`
         UPDATE idempotency_records SET lease_until = now() + make_interval(secs => ${leaseSeconds})
         WHERE claim_token = ${token}::uuid AND state = 'running'
         RETURNING 1 AS ok`.pipe(
         Effect.orDie,
-        Effect.map((rows) => rows.length > 0),
-        Effect.withSpan("IdempotencyStore.renew")
-      )
+        Effect.map((rows) => rows.length > 0)
+      ))
 
     /** Notes the daily-limit slot the claim holds, so that a retry after a crash reuses it. */
-    const holdSlot = (token: string, day: string) =>
+    const holdSlot = Effect.fn("IdempotencyStore.holdSlot")((token: string, day: string) =>
       sql`
         UPDATE idempotency_records SET slot_day = ${day}::date
         WHERE claim_token = ${token}::uuid AND state = 'running'`.pipe(
         Effect.orDie,
-        Effect.asVoid,
-        Effect.withSpan("IdempotencyStore.holdSlot")
-      )
+        Effect.asVoid
+      ))
 
     /** Stores the final response; false when the claim is no longer ours (nothing stored). */
-    const complete = (token: string, response: StoredResponse) =>
-      sql`
+    const complete = Effect.fn("IdempotencyStore.complete")(function*(token: string, response: StoredResponse) {
+      yield* Effect.annotateCurrentSpan({ status: response.status })
+      const rows = yield* sql`
         UPDATE idempotency_records SET
           state = 'done',
           response_status = ${response.status},
@@ -152,30 +151,27 @@ export class IdempotencyStore extends Effect.Service<IdempotencyStore>()("Partne
           response_body = ${response.body},
           completed_at = now()
         WHERE claim_token = ${token}::uuid AND state = 'running'
-        RETURNING 1 AS ok`.pipe(
-        Effect.orDie,
-        Effect.map((rows) => rows.length > 0),
-        Effect.withSpan("IdempotencyStore.complete", { attributes: { status: response.status } })
-      )
+        RETURNING 1 AS ok`.pipe(Effect.orDie)
+      return rows.length > 0
+    })
 
     /** Frees the key at once for a retry (the attempt failed without a final answer); false when no longer ours. */
-    const release = (token: string) =>
+    const release = Effect.fn("IdempotencyStore.release")((token: string) =>
       sql`
         DELETE FROM idempotency_records WHERE claim_token = ${token}::uuid AND state = 'running'
         RETURNING 1 AS ok`.pipe(
         Effect.orDie,
-        Effect.map((rows) => ({ released: rows.length > 0 })),
-        Effect.withSpan("IdempotencyStore.release")
-      )
+        Effect.map((rows) => ({ released: rows.length > 0 }))
+      ))
 
     /** Deletes records whose window has passed (for a cleanup job); returns how many. */
-    const purgeExpired = sql<{ n: number }>`
-      WITH gone AS (DELETE FROM idempotency_records WHERE expires_at <= now() RETURNING 1)
-      SELECT count(*)::int AS n FROM gone`.pipe(
-      Effect.orDie,
-      Effect.map((rows) => rows[0]?.n ?? 0),
-      Effect.withSpan("IdempotencyStore.purgeExpired")
-    )
+    const purgeExpired = Effect.fn("IdempotencyStore.purgeExpired")(() =>
+      sql<{ n: number }>`
+        WITH gone AS (DELETE FROM idempotency_records WHERE expires_at <= now() RETURNING 1)
+        SELECT count(*)::int AS n FROM gone`.pipe(
+        Effect.orDie,
+        Effect.map((rows) => rows[0]?.n ?? 0)
+      ))
 
     return { leaseSeconds, claim, renew, holdSlot, complete, release, purgeExpired } as const
   })

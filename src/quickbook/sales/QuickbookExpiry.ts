@@ -93,33 +93,32 @@ export class QuickbookExpiry extends Effect.Service<QuickbookExpiry>()("Quickboo
         return outcome
       }))
 
-    const sweep = () =>
-      Effect.gen(function*() {
-        const now = new Date(yield* Clock.currentTimeMillis)
-        const lapsed = yield* sql<{ reference: string }>`
-          SELECT reference FROM quickbook_sales WHERE status = 'held' AND hold_expires_at <= ${now}
-          ORDER BY hold_expires_at LIMIT ${EXPIRY_HOLD_BATCH}`
-        const outcomes = yield* Effect.forEach(
-          lapsed,
-          ({ reference }) =>
-            settleHold(reference, now).pipe(
-              Effect.catchAllCause((cause) =>
-                Effect.as(Effect.logError(`quickbook-expiry: sale ${reference} not settled; next run`, cause), null)
-              )
-            ),
-          { concurrency: 4 }
-        )
-        // After the holds: a hold settled as `expired` above is not counted twice.
-        const expired = yield* sql<{ reference: string }>`
-          UPDATE quickbook_sales SET status = 'expired', updated_at = now()
-          WHERE status = 'quoted' AND valid_until <= ${now} RETURNING reference`
-        return {
-          holds_lapsed: outcomes.filter((o) => o !== null).length,
-          holds_released: outcomes.filter((o) => o === "released").length,
-          holds_left: outcomes.filter((o) => o === "left").length,
-          quotes_expired: expired.length
-        } satisfies ExpirySummary
-      }).pipe(Effect.orDie, Effect.withSpan("QuickbookExpiry.sweep"))
+    const sweep = Effect.fn("QuickbookExpiry.sweep")(function*() {
+      const now = new Date(yield* Clock.currentTimeMillis)
+      const lapsed = yield* sql<{ reference: string }>`
+        SELECT reference FROM quickbook_sales WHERE status = 'held' AND hold_expires_at <= ${now}
+        ORDER BY hold_expires_at LIMIT ${EXPIRY_HOLD_BATCH}`
+      const outcomes = yield* Effect.forEach(
+        lapsed,
+        ({ reference }) =>
+          settleHold(reference, now).pipe(
+            Effect.catchAllCause((cause) =>
+              Effect.as(Effect.logError(`quickbook-expiry: sale ${reference} not settled; next run`, cause), null)
+            )
+          ),
+        { concurrency: 4 }
+      )
+      // After the holds: a hold settled as `expired` above is not counted twice.
+      const expired = yield* sql<{ reference: string }>`
+        UPDATE quickbook_sales SET status = 'expired', updated_at = now()
+        WHERE status = 'quoted' AND valid_until <= ${now} RETURNING reference`
+      return {
+        holds_lapsed: outcomes.filter((o) => o !== null).length,
+        holds_released: outcomes.filter((o) => o === "released").length,
+        holds_left: outcomes.filter((o) => o === "left").length,
+        quotes_expired: expired.length
+      } satisfies ExpirySummary
+    }, Effect.orDie)
 
     return { sweep } as const
   }),

@@ -138,11 +138,11 @@ export class QuickbookKeys extends Effect.Service<QuickbookKeys>()("Quickbook/Ke
     })
 
     /** Every terminal, or an operator's (an operator that does not exist is named). */
-    const listTerminals = (operatorId?: string) =>
+    const listTerminals = Effect.fn("QuickbookKeys.listTerminals")((operatorId?: string) =>
       Effect.zipRight(
         operatorId !== undefined ? mustExist("operators", "operator", [operatorId]) : Effect.void,
         Effect.map(terminalRows(operatorId !== undefined ? { operatorId } : {}), (rows) => rows.map(toTerminal))
-      )
+      ))
 
     const issueKey = Effect.fn("QuickbookKeys.issueKey")(function*(
       options: { readonly mode: QuickbookKeyMode; readonly name: string; readonly terminals: ReadonlyArray<string> }
@@ -162,7 +162,7 @@ export class QuickbookKeys extends Effect.Service<QuickbookKeys>()("Quickbook/Ke
     })
 
     /** Every key (no secrets), newest first, with the terminals it is bound to (oldest terminal first); or those bound to an operator's terminals. */
-    const listKeys = (operatorId?: string) =>
+    const listKeys = Effect.fn("QuickbookKeys.listKeys")((operatorId?: string) =>
       Effect.zipRight(operatorId !== undefined ? mustExist("operators", "operator", [operatorId]) : Effect.void, sql<KeyListing>`
         SELECT k.id, k.mode, k.name,
           COALESCE(array_agg(t.id::text ORDER BY t.created_at, t.id) FILTER (WHERE t.id IS NOT NULL), '{}') AS terminals,
@@ -188,7 +188,7 @@ export class QuickbookKeys extends Effect.Service<QuickbookKeys>()("Quickbook/Ke
             revokedAt: r.revoked_at
           }))
         )
-      )).pipe(Effect.withSpan("QuickbookKeys.listKeys"))
+      )))
 
     const bindKey = Effect.fn("QuickbookKeys.bindKey")(function*(keyId: string, terminalIds: ReadonlyArray<string>) {
       yield* mustExist("quickbook_keys", "key", [keyId])
@@ -215,59 +215,56 @@ export class QuickbookKeys extends Effect.Service<QuickbookKeys>()("Quickbook/Ke
       return rows.length > 0
     })
 
-    const expireKey = (keyId: string, at: Date) =>
-      sql`UPDATE quickbook_keys SET expires_at = ${at} WHERE id = ${keyId}`.pipe(Effect.orDie, Effect.asVoid)
+    const expireKey = Effect.fn("QuickbookKeys.expireKey")((keyId: string, at: Date) =>
+      sql`UPDATE quickbook_keys SET expires_at = ${at} WHERE id = ${keyId}`.pipe(Effect.orDie, Effect.asVoid))
 
     /** The key (401 `unauthorized` on any failure). */
-    const authenticateKey = (token: string) =>
-      Effect.gen(function*() {
-        if (token === "") return yield* unauthorized("send the key as `Authorization: Bearer svcqb_live_...`")
-        const parts = parseQuickbookKey(token)
-        if (!parts) return yield* unauthorized("not a quickbook key (svcqb_live_... or svcqb_test_...)")
-        const [row] = yield* sql<{
-          id: string
-          mode: QuickbookKeyMode
-          name: string
-          secret_hash: Uint8Array
-          expires_at: Date | null
-          revoked_at: Date | null
-        }>`SELECT id, mode, name, secret_hash, expires_at, revoked_at FROM quickbook_keys WHERE id = ${parts.id}`.pipe(
-          Effect.orDie
-        )
-        if (!row || row.mode !== parts.mode || !secretMatches(parts.secret, row.secret_hash)) {
-          return yield* unauthorized("the key is not valid")
-        }
-        if (row.revoked_at !== null) return yield* unauthorized("the key has been revoked")
-        const now = yield* Clock.currentTimeMillis
-        if (row.expires_at !== null && row.expires_at.getTime() <= now) return yield* unauthorized("the key has expired")
-        return { id: row.id, mode: row.mode, name: row.name } satisfies QuickbookKey
-      }).pipe(Effect.withSpan("QuickbookKeys.authenticateKey"))
+    const authenticateKey = Effect.fn("QuickbookKeys.authenticateKey")(function*(token: string) {
+      if (token === "") return yield* unauthorized("send the key as `Authorization: Bearer svcqb_live_...`")
+      const parts = parseQuickbookKey(token)
+      if (!parts) return yield* unauthorized("not a quickbook key (svcqb_live_... or svcqb_test_...)")
+      const [row] = yield* sql<{
+        id: string
+        mode: QuickbookKeyMode
+        name: string
+        secret_hash: Uint8Array
+        expires_at: Date | null
+        revoked_at: Date | null
+      }>`SELECT id, mode, name, secret_hash, expires_at, revoked_at FROM quickbook_keys WHERE id = ${parts.id}`.pipe(
+        Effect.orDie
+      )
+      if (!row || row.mode !== parts.mode || !secretMatches(parts.secret, row.secret_hash)) {
+        return yield* unauthorized("the key is not valid")
+      }
+      if (row.revoked_at !== null) return yield* unauthorized("the key has been revoked")
+      const now = yield* Clock.currentTimeMillis
+      if (row.expires_at !== null && row.expires_at.getTime() <= now) return yield* unauthorized("the key has expired")
+      return { id: row.id, mode: row.mode, name: row.name } satisfies QuickbookKey
+    })
 
     /** The terminal for an authenticated key (403 `terminal_not_registered`). */
-    const terminalFor = (key: QuickbookKey, terminalId: string) =>
-      Effect.gen(function*() {
-        const [row] = yield* sql<TerminalRow & { bound: boolean }>`
-          SELECT t.id, t.name, t.operator_id, o.name AS operator_name, t.payment_terminal_id, t.deactivated_at, t.created_at,
-            EXISTS (SELECT 1 FROM quickbook_key_terminals kt WHERE kt.key_id = ${key.id} AND kt.terminal_id = t.id) AS bound
-          FROM quickbook_terminals t JOIN operators o ON o.id = t.operator_id
-          WHERE t.id = ${terminalId}`.pipe(Effect.orDie)
-        if (!row) return yield* terminalNotRegistered("no such terminal")
-        if (row.deactivated_at !== null) return yield* terminalNotRegistered("the terminal is deactivated")
-        if (!row.bound) return yield* terminalNotRegistered("the terminal is not bound to this key")
-        return toTerminal(row)
-      }).pipe(Effect.withSpan("QuickbookKeys.terminalFor"))
+    const terminalFor = Effect.fn("QuickbookKeys.terminalFor")(function*(key: QuickbookKey, terminalId: string) {
+      const [row] = yield* sql<TerminalRow & { bound: boolean }>`
+        SELECT t.id, t.name, t.operator_id, o.name AS operator_name, t.payment_terminal_id, t.deactivated_at, t.created_at,
+          EXISTS (SELECT 1 FROM quickbook_key_terminals kt WHERE kt.key_id = ${key.id} AND kt.terminal_id = t.id) AS bound
+        FROM quickbook_terminals t JOIN operators o ON o.id = t.operator_id
+        WHERE t.id = ${terminalId}`.pipe(Effect.orDie)
+      if (!row) return yield* terminalNotRegistered("no such terminal")
+      if (row.deactivated_at !== null) return yield* terminalNotRegistered("the terminal is deactivated")
+      if (!row.bound) return yield* terminalNotRegistered("the terminal is not bound to this key")
+      return toTerminal(row)
+    })
 
     /**
      * The caller a sale was made by, as it stands now (for steps that run after the request, e.g. a
      * book finished by the recovery job): None when the terminal is no longer active or bound to the key.
      */
-    const callerOf = (keyId: string, terminalId: string) =>
-      Effect.gen(function*() {
-        const [key] = yield* sql<QuickbookKey>`SELECT id, mode, name FROM quickbook_keys WHERE id = ${keyId}`.pipe(Effect.orDie)
-        if (!key) return Option.none<QuickbookCaller>()
-        const terminal = yield* terminalFor({ id: key.id, mode: key.mode, name: key.name }, terminalId).pipe(Effect.option)
-        return Option.map(terminal, (t): QuickbookCaller => ({ key: { id: key.id, mode: key.mode, name: key.name }, terminal: t }))
-      }).pipe(Effect.withSpan("QuickbookKeys.callerOf"))
+    const callerOf = Effect.fn("QuickbookKeys.callerOf")(function*(keyId: string, terminalId: string) {
+      const [key] = yield* sql<QuickbookKey>`SELECT id, mode, name FROM quickbook_keys WHERE id = ${keyId}`.pipe(Effect.orDie)
+      if (!key) return Option.none<QuickbookCaller>()
+      const terminal = yield* terminalFor({ id: key.id, mode: key.mode, name: key.name }, terminalId).pipe(Effect.option)
+      return Option.map(terminal, (t): QuickbookCaller => ({ key: { id: key.id, mode: key.mode, name: key.name }, terminal: t }))
+    })
 
     return {
       callerOf,

@@ -54,56 +54,59 @@ export class QuickbookSaleMail extends Effect.Service<QuickbookSaleMail>()("Quic
         return Effect.succeed(found.value)
       })
 
-    const enqueueConfirmed = (reference: string) =>
-      Effect.gen(function*() {
-        const sale = yield* saleIn(reference, "confirmed")
-        if (sale.customer === null || sale.booking_code === null) return Option.none()
-        const lang = sale.language ?? "en"
-        const line = sale.cart_line
-        const enqueued = yield* outbox.enqueue({
-          dedupeKey: confirmedGuestDedupeKey(reference),
-          to: sale.customer.email,
-          locale: lang,
-          operatorId: sale.selling_operator_id,
-          template: "quickbook_sale_confirmed_guest",
-          data: {
-            guestName: guestNameOf(sale),
-            operatorName: line.operatorName,
-            tourName: line.tourName,
-            departure: departureOf(sale),
-            guests: line.guests.map((g) => ({ label: g.label, count: g.count, amount: moneyOf(sale, g.lineMinor) })),
-            total: moneyOf(sale, line.totalMinor),
-            bookingCode: sale.booking_code,
-            saleReference: reference,
-            bookingPageUrl: links.bookingPageUrl(sale.booking_code),
-            ticketPdfUrl: links.pdfUrl(reference, lang, sale.link_expires_at)
-          }
-        })
-        return Option.some(enqueued)
-      }).pipe(Effect.withSpan("QuickbookSaleMail.enqueueConfirmed", { attributes: { reference } }))
+    const enqueueConfirmed = Effect.fn("QuickbookSaleMail.enqueueConfirmed")(function*(reference: string) {
+      yield* Effect.annotateCurrentSpan({ reference })
+      const sale = yield* saleIn(reference, "confirmed")
+      if (sale.customer === null || sale.booking_code === null) return Option.none()
+      const lang = sale.language ?? "en"
+      const line = sale.cart_line
+      const enqueued = yield* outbox.enqueue({
+        dedupeKey: confirmedGuestDedupeKey(reference),
+        to: sale.customer.email,
+        locale: lang,
+        operatorId: sale.selling_operator_id,
+        template: "quickbook_sale_confirmed_guest",
+        data: {
+          guestName: guestNameOf(sale),
+          operatorName: line.operatorName,
+          tourName: line.tourName,
+          departure: departureOf(sale),
+          guests: line.guests.map((g) => ({ label: g.label, count: g.count, amount: moneyOf(sale, g.lineMinor) })),
+          total: moneyOf(sale, line.totalMinor),
+          bookingCode: sale.booking_code,
+          saleReference: reference,
+          bookingPageUrl: links.bookingPageUrl(sale.booking_code),
+          ticketPdfUrl: links.pdfUrl(reference, lang, sale.link_expires_at)
+        }
+      })
+      return Option.some(enqueued)
+    })
 
-    const enqueueFailed = (reference: string, outcome: { readonly moneyReturned: boolean }) =>
-      Effect.gen(function*() {
-        const sale = yield* saleIn(reference, "failed")
-        if (sale.customer === null) return Option.none()
-        const enqueued = yield* outbox.enqueue({
-          dedupeKey: failedGuestDedupeKey(reference),
-          to: sale.customer.email,
-          locale: sale.language ?? "en",
-          operatorId: sale.selling_operator_id,
-          template: "quickbook_sale_failed_guest",
-          data: {
-            guestName: guestNameOf(sale),
-            operatorName: sale.cart_line.operatorName,
-            tourName: sale.cart_line.tourName,
-            departure: departureOf(sale),
-            total: moneyOf(sale, sale.cart_line.totalMinor),
-            saleReference: reference,
-            moneyReturned: outcome.moneyReturned
-          }
-        })
-        return Option.some(enqueued)
-      }).pipe(Effect.withSpan("QuickbookSaleMail.enqueueFailed", { attributes: { reference } }))
+    const enqueueFailed = Effect.fn("QuickbookSaleMail.enqueueFailed")(function*(
+      reference: string,
+      outcome: { readonly moneyReturned: boolean }
+    ) {
+      yield* Effect.annotateCurrentSpan({ reference })
+      const sale = yield* saleIn(reference, "failed")
+      if (sale.customer === null) return Option.none()
+      const enqueued = yield* outbox.enqueue({
+        dedupeKey: failedGuestDedupeKey(reference),
+        to: sale.customer.email,
+        locale: sale.language ?? "en",
+        operatorId: sale.selling_operator_id,
+        template: "quickbook_sale_failed_guest",
+        data: {
+          guestName: guestNameOf(sale),
+          operatorName: sale.cart_line.operatorName,
+          tourName: sale.cart_line.tourName,
+          departure: departureOf(sale),
+          total: moneyOf(sale, sale.cart_line.totalMinor),
+          saleReference: reference,
+          moneyReturned: outcome.moneyReturned
+        }
+      })
+      return Option.some(enqueued)
+    })
 
     return { enqueueConfirmed, enqueueFailed } as const
   }),

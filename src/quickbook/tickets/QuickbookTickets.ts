@@ -64,70 +64,75 @@ export class QuickbookTickets extends Effect.Service<QuickbookTickets>()("Quickb
       })
 
     /** GET /sales/{reference}: the status now, the ticket when confirmed, what the clerk should know. */
-    const status = (caller: QuickbookCaller, reference: string, clerkLang: ClerkLanguage) =>
-      Effect.gen(function*() {
-        const sale = yield* saleOf(caller, reference)
-        const now = new Date(yield* Clock.currentTimeMillis)
-        const current = statusAt(sale.status, sale.valid_until, sale.hold_expires_at, now)
-        const reason = sale.failure_reason !== null && isBookFailureReason(sale.failure_reason) ? sale.failure_reason : undefined
-        const ticket = ticketOf(sale, sale.language ?? "en")
-        return {
-          reference: sale.reference,
-          status: current,
-          clerkMessage: saleClerkMessage(current, clerkLang, { reason, moneyReturned: sale.money_returned ?? undefined }),
-          ...(current === "quoted" || current === "held" || current === "expired"
-            ? { validUntil: sale.valid_until.toISOString() }
-            : {}),
-          ...(current === "held" && sale.hold_expires_at !== null ? { holdExpiresAt: sale.hold_expires_at.toISOString() } : {}),
-          ...(current === "confirmed" && sale.confirmed_at !== null ? { confirmedAt: sale.confirmed_at.toISOString() } : {}),
-          ...(Option.isSome(ticket) ? { ticket: ticket.value } : {}),
-          ...(current === "failed" && sale.failed_at !== null ? { failedAt: sale.failed_at.toISOString() } : {}),
-          ...(current === "failed" && reason !== undefined ? { reason } : {}),
-          ...(current === "failed" && sale.money_returned !== null ? { moneyReturned: sale.money_returned } : {})
-        }
-      }).pipe(Effect.withSpan("QuickbookTickets.status"))
+    const status = Effect.fn("QuickbookTickets.status")(function*(
+      caller: QuickbookCaller,
+      reference: string,
+      clerkLang: ClerkLanguage
+    ) {
+      const sale = yield* saleOf(caller, reference)
+      const now = new Date(yield* Clock.currentTimeMillis)
+      const current = statusAt(sale.status, sale.valid_until, sale.hold_expires_at, now)
+      const reason = sale.failure_reason !== null && isBookFailureReason(sale.failure_reason) ? sale.failure_reason : undefined
+      const ticket = ticketOf(sale, sale.language ?? "en")
+      return {
+        reference: sale.reference,
+        status: current,
+        clerkMessage: saleClerkMessage(current, clerkLang, { reason, moneyReturned: sale.money_returned ?? undefined }),
+        ...(current === "quoted" || current === "held" || current === "expired"
+          ? { validUntil: sale.valid_until.toISOString() }
+          : {}),
+        ...(current === "held" && sale.hold_expires_at !== null ? { holdExpiresAt: sale.hold_expires_at.toISOString() } : {}),
+        ...(current === "confirmed" && sale.confirmed_at !== null ? { confirmedAt: sale.confirmed_at.toISOString() } : {}),
+        ...(Option.isSome(ticket) ? { ticket: ticket.value } : {}),
+        ...(current === "failed" && sale.failed_at !== null ? { failedAt: sale.failed_at.toISOString() } : {}),
+        ...(current === "failed" && reason !== undefined ? { reason } : {}),
+        ...(current === "failed" && sale.money_returned !== null ? { moneyReturned: sale.money_returned } : {})
+      }
+    })
 
     /** GET /sales/{reference}/ticket. */
-    const ticket = (caller: QuickbookCaller, reference: string, lang: TicketLanguage) =>
+    const ticket = Effect.fn("QuickbookTickets.ticket")((caller: QuickbookCaller, reference: string, lang: TicketLanguage) =>
       Effect.flatMap(saleOf(caller, reference), (sale) =>
         Option.match(ticketOf(sale, lang), {
           onNone: () => Effect.fail(noTicketYet(sale)),
           onSome: Effect.succeed
-        })).pipe(Effect.withSpan("QuickbookTickets.ticket"))
+        })))
 
     /** The ticket of a sale, any terminal (for POST /book, inside its transaction). */
-    const ticketFor = (reference: string, lang: TicketLanguage) =>
+    const ticketFor = Effect.fn("QuickbookTickets.ticketFor")((reference: string, lang: TicketLanguage) =>
       Effect.flatMap(readSale(sql, reference), (found) =>
         Option.match(found, {
           onNone: () => Effect.fail(notFound(`no sale ${reference}`)),
           onSome: (sale) =>
             Option.match(ticketOf(sale, lang), { onNone: () => Effect.fail(noTicketYet(sale)), onSome: Effect.succeed })
-        })).pipe(Effect.withSpan("QuickbookTickets.ticketFor"))
+        })))
 
     /** GET /tickets/{reference}.pdf?lang&exp&sig: the PDF of a confirmed sale's ticket. */
-    const pdf = (file: string, query: { readonly lang: TicketLanguage; readonly exp: string; readonly sig: string }) =>
-      Effect.gen(function*() {
-        const reference = PDF_FILE.exec(file)?.[1]
-        if (reference === undefined) return yield* notFound(`not a ticket file: ${file}`)
-        const check = links.check(reference, query.exp, query.sig, yield* Clock.currentTimeMillis)
-        if (check !== "valid") return yield* notFound(`ticket link of ${reference}: ${check}`)
-        const sale = yield* Effect.flatMap(readSale(sql, reference), Option.match({
-          onNone: () => Effect.fail(notFound(`no sale ${reference}`)),
-          onSome: Effect.succeed
-        }))
-        const { perMinute } = QUICKBOOK_BUDGETS.reads
-        const decision = yield* limiter.hit(quickbookBucket("reads", sale.terminal_id), perMinute, QUICKBOOK_WINDOW_SECONDS)
-        if (!decision.allowed) {
-          return yield* new QbRateLimited({
-            code: "rate_limited",
-            detail: `more than ${perMinute} reads in ${QUICKBOOK_WINDOW_SECONDS} seconds from terminal ${sale.terminal_id}`,
-            retryAfterSeconds: decision.resetSeconds
-          })
-        }
-        const found = ticketOf(sale, query.lang)
-        if (Option.isNone(found)) return yield* noTicketYet(sale)
-        return yield* ticketPdf(found.value, `Ticket ${found.value.bookingCode} (${reference})`)
-      }).pipe(Effect.withSpan("QuickbookTickets.pdf"))
+    const pdf = Effect.fn("QuickbookTickets.pdf")(function*(
+      file: string,
+      query: { readonly lang: TicketLanguage; readonly exp: string; readonly sig: string }
+    ) {
+      const reference = PDF_FILE.exec(file)?.[1]
+      if (reference === undefined) return yield* notFound(`not a ticket file: ${file}`)
+      const check = links.check(reference, query.exp, query.sig, yield* Clock.currentTimeMillis)
+      if (check !== "valid") return yield* notFound(`ticket link of ${reference}: ${check}`)
+      const sale = yield* Effect.flatMap(readSale(sql, reference), Option.match({
+        onNone: () => Effect.fail(notFound(`no sale ${reference}`)),
+        onSome: Effect.succeed
+      }))
+      const { perMinute } = QUICKBOOK_BUDGETS.reads
+      const decision = yield* limiter.hit(quickbookBucket("reads", sale.terminal_id), perMinute, QUICKBOOK_WINDOW_SECONDS)
+      if (!decision.allowed) {
+        return yield* new QbRateLimited({
+          code: "rate_limited",
+          detail: `more than ${perMinute} reads in ${QUICKBOOK_WINDOW_SECONDS} seconds from terminal ${sale.terminal_id}`,
+          retryAfterSeconds: decision.resetSeconds
+        })
+      }
+      const found = ticketOf(sale, query.lang)
+      if (Option.isNone(found)) return yield* noTicketYet(sale)
+      return yield* ticketPdf(found.value, `Ticket ${found.value.bookingCode} (${reference})`)
+    })
 
     return { status, ticket, ticketFor, ticketOf, pdf } as const
   }),
