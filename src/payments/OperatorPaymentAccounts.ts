@@ -8,7 +8,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Option, Redacted } from "effect"
 import { PaymentProviderConfig } from "../config.js"
 import type { PaymentAccount } from "../ports/PaymentProvider.js"
-import { AdminError } from "../operators/Admin.js"
+import { AdminError } from "../operators/Operators.js"
 
 export interface PaymentAccountInput {
   readonly operatorId: string

@@ -6,7 +6,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Either } from "effect"
 import { Unauthorized } from "../../domain/errors.js"
 import { generatePublishableKey, normalizeOrigin, parsePublishableKey, PUBLISHABLE_KEY_PREFIX } from "./publishableKey.js"
-import { AdminError } from "../../operators/Admin.js"
+import { AdminError } from "../../operators/Operators.js"
 
 /** A publishable key as a request uses it. */
 export interface PublishableKey {

@@ -6,7 +6,7 @@
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
 import { hashSecret, secretMatches } from "../../partner/auth/apiKey.js"
-import { AdminError } from "../../operators/Admin.js"
+import { AdminError } from "../../operators/Operators.js"
 import { QbForbidden, unauthorized } from "../errors.js"
 import { generateQuickbookKey, parseQuickbookKey, type QuickbookKeyMode } from "./key.js"
 

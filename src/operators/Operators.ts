@@ -1,6 +1,7 @@
 /**
- * Administration of operators, users, memberships, sites and keys: what the operator dashboard
- * will do, used today by the CLI and the demo seed. Key secrets are returned once, never stored.
+ * The operators and what belongs to them: their users and each user's role (memberships), their
+ * sites, and the Partner API's secret keys made for them. What the operator dashboard will do, used
+ * today by the admin CLI and the demo seed. Key secrets are returned once, never stored.
  */
 import { SqlClient } from "@effect/sql"
 import { Data, Effect } from "effect"
@@ -8,6 +9,7 @@ import { generateSecretKey, hashSecret } from "../partner/auth/apiKey.js"
 import { isTimeZone } from "../domain/localDay.js"
 import { isScope, type Scope } from "../partner/auth/scopes.js"
 
+/** An admin command (CLI) refused: the message says what to fix. */
 export class AdminError extends Data.TaggedError("AdminError")<{ readonly message: string }> {}
 
 export type Role = "owner" | "admin" | "member"
@@ -32,13 +34,13 @@ export interface KeyListing {
   readonly operators: ReadonlyArray<string>
 }
 
-export class Admin extends Effect.Service<Admin>()("Operators/Admin", {
+export class Operators extends Effect.Service<Operators>()("Operators/Operators", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const one = <A>(rows: ReadonlyArray<A>, what: string) =>
       rows[0] === undefined ? Effect.fail(new AdminError({ message: `${what} not found` })) : Effect.succeed(rows[0])
 
-    const createOperator = Effect.fn("Admin.createOperator")(function*(
+    const createOperator = Effect.fn("Operators.createOperator")(function*(
       o: { name: string; timezone?: string; legalName?: string; orgNumber?: string }
     ) {
       const timezone = o.timezone ?? "Europe/Oslo"
@@ -52,23 +54,23 @@ export class Admin extends Effect.Service<Admin>()("Operators/Admin", {
       return row!.id
     })
 
-    const createUser = Effect.fn("Admin.createUser")((u: { email: string; name: string }) =>
+    const createUser = Effect.fn("Operators.createUser")((u: { email: string; name: string }) =>
       sql<{ id: string }>`INSERT INTO users (email, name) VALUES (${u.email.toLowerCase()}, ${u.name}) RETURNING id`.pipe(
         Effect.map((r) => r[0]!.id)
       ))
 
-    const userByEmail = Effect.fn("Admin.userByEmail")((email: string) =>
+    const userByEmail = Effect.fn("Operators.userByEmail")((email: string) =>
       sql<{ id: string }>`SELECT id FROM users WHERE email = ${email.toLowerCase()}`.pipe(
         Effect.flatMap((r) => one(r, `user ${email}`)),
         Effect.map((r) => r.id)
       ))
 
-    const setMembership = Effect.fn("Admin.setMembership")((operatorId: string, userId: string, role: Role) =>
+    const setMembership = Effect.fn("Operators.setMembership")((operatorId: string, userId: string, role: Role) =>
       sql`
         INSERT INTO memberships (operator_id, user_id, role) VALUES (${operatorId}, ${userId}, ${role})
         ON CONFLICT (operator_id, user_id) DO UPDATE SET role = excluded.role, updated_at = now()`.pipe(Effect.asVoid))
 
-    const changeRole = Effect.fn("Admin.changeRole")((operatorId: string, userId: string, role: Role) =>
+    const changeRole = Effect.fn("Operators.changeRole")((operatorId: string, userId: string, role: Role) =>
       sql<{ user_id: string }>`
         UPDATE memberships SET role = ${role}, updated_at = now()
         WHERE operator_id = ${operatorId} AND user_id = ${userId} RETURNING user_id`.pipe(
@@ -76,18 +78,18 @@ export class Admin extends Effect.Service<Admin>()("Operators/Admin", {
         Effect.asVoid
       ))
 
-    const createSite = Effect.fn("Admin.createSite")((s: { domain: string; name: string; ownerOperatorId: string }) =>
+    const createSite = Effect.fn("Operators.createSite")((s: { domain: string; name: string; ownerOperatorId: string }) =>
       sql<{ id: string }>`
         INSERT INTO sites (domain, name, owner_operator_id) VALUES (${s.domain.toLowerCase()}, ${s.name}, ${s.ownerOperatorId})
         RETURNING id`.pipe(Effect.map((r) => r[0]!.id)))
 
-    const addSiteOperator = Effect.fn("Admin.addSiteOperator")((siteId: string, operatorId: string) =>
+    const addSiteOperator = Effect.fn("Operators.addSiteOperator")((siteId: string, operatorId: string) =>
       sql`INSERT INTO site_operators (site_id, operator_id) VALUES (${siteId}, ${operatorId}) ON CONFLICT DO NOTHING`.pipe(
         Effect.asVoid
       ))
 
     /** Creates a key; the creator must be owner or admin of every operator picked. */
-    const createKey = Effect.fn("Admin.createKey")(function*(k: NewKey) {
+    const createKey = Effect.fn("Operators.createKey")(function*(k: NewKey) {
       const bad = k.scopes.filter((s) => !isScope(s))
       if (bad.length > 0) return yield* new AdminError({ message: `unknown scopes: ${bad.join(", ")}` })
       if (k.operatorIds.length === 0) return yield* new AdminError({ message: "pick at least one operator" })
@@ -111,7 +113,7 @@ export class Admin extends Effect.Service<Admin>()("Operators/Admin", {
       return { id: generated.id, token: generated.token, scopes: k.scopes as ReadonlyArray<Scope> }
     })
 
-    const listKeys = Effect.fn("Admin.listKeys")((filter: { operatorId?: string | undefined } = {}) =>
+    const listKeys = Effect.fn("Operators.listKeys")((filter: { operatorId?: string | undefined } = {}) =>
       sql<KeyListing>`
         SELECT k.id, k.name, k.scopes, u.email AS created_by, k.created_at, k.expires_at, k.revoked_at,
           array_agg(o.name ORDER BY o.name) AS operators
@@ -123,7 +125,7 @@ export class Admin extends Effect.Service<Admin>()("Operators/Admin", {
         GROUP BY k.id, u.email
         ORDER BY k.created_at DESC`)
 
-    const revokeKey = Effect.fn("Admin.revokeKey")((id: string, at?: Date) =>
+    const revokeKey = Effect.fn("Operators.revokeKey")((id: string, at?: Date) =>
       sql<{ id: string }>`
         UPDATE api_keys SET revoked_at = coalesce(revoked_at, ${at ?? new Date()}) WHERE id = ${id} RETURNING id`.pipe(
         Effect.flatMap((r) => one(r, `key ${id}`)),
