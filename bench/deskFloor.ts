@@ -37,7 +37,7 @@ import { QUICKBOOK_BUDGETS, QUICKBOOK_WINDOW_SECONDS, quickbookBucket } from "..
 import { type Category, guestTypesOf, REFERENCE_PATTERN, slotsOf } from "../src/quickbook/sales/rules.js"
 import { sandboxMismatch } from "../src/quickbook/terminals/testKeys.js"
 import { type TicketLanguage, ticketOf } from "../src/quickbook/tickets/ticket.js"
-import { deriveTicketLinkSecret, signTicketLink } from "../src/quickbook/tickets/ticketLink.js"
+import { deriveTicketLinkSecret, signTicketLink } from "../src/quickbook/tickets/ticketLinkSignature.js"
 import { pgTypes } from "../src/db/pgTypes.js"
 import { TICKET_PDF_PATH } from "../src/quickbook/tickets/QuickbookTicketLinks.js"
 

@@ -3,7 +3,7 @@
  * - the guest's booking page `<GUEST_BOOKING_BASE_URL or PUBLIC_URL>/b/<booking code>`, printed
  *   as the QR code and sent in the confirmation email;
  * - the signed, expiring PDF link `<PUBLIC_URL>/api/quickbook/v1/tickets/<reference>.pdf?lang=&exp=&sig=`
- *   (src/quickbook/tickets/ticketLink.ts), valid until the end of the day after the departure (tour's zone).
+ *   (src/quickbook/tickets/ticketLinkSignature.ts), valid until the end of the day after the departure (tour's zone).
  * Without PUBLIC_URL the base is `http://HOST:<port>` with the port this instance listens on when
  * there is an HTTP server, else PORT.
  */
@@ -12,7 +12,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Option, Redacted } from "effect"
 import { AppConfig, baseUrlOf, QuickbookTicketConfig } from "../../config.js"
 import type { TicketLanguage, TicketLinks } from "./ticket.js"
-import { checkTicketLink, deriveTicketLinkSecret, signTicketLink, type TicketLinkCheck } from "./ticketLink.js"
+import { checkTicketLink, deriveTicketLinkSecret, signTicketLink, type TicketLinkCheck } from "./ticketLinkSignature.js"
 
 export const TICKET_PDF_PATH = "/api/quickbook/v1/tickets"
 
