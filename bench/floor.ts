@@ -6,7 +6,7 @@
  *      expiry and operator checks in JS),
  *   2. the rate-limit upsert of src/http/RateLimiter.ts (bucket `partner:<key id>`, window 60 s),
  *   3. the list (with the same filter clauses, in the same order, and the LATERAL per operator) or
- *      the get of src/partner/bookings/Bookings.ts, or the day of src/partner/manifest/Manifest.ts.
+ *      the get of src/partner/bookings/BookingsRepo.ts, or the day of src/partner/manifest/Manifest.ts.
  * Cursors are the service's own (src/http/cursor.ts, secret from service_secrets), so a cursor
  * from one server works on the other. The bookings JSON is built by hand in the service's shape;
  * the manifest's rows are mapped by hand and grouped by the service's own domain function
@@ -90,7 +90,7 @@ const RATE_LIMIT_HIT = `
         RETURNING count,
           ceil(extract(epoch FROM (window_start + make_interval(secs => $4) - now())))::int AS reset_seconds`
 
-/** src/partner/bookings/Bookings.ts */
+/** src/partner/bookings/BookingsRepo.ts */
 const LISTED = "('RESERVED', 'CONFIRMED', 'CANCELLED', 'REFUNDED')"
 
 const SUMMARY_COLUMNS = `b.id, b.confirmation_code, b.status, b.operator_id, b.tour_id, b.tour_name,
@@ -113,7 +113,7 @@ interface ListQuery {
 }
 
 /**
- * Bookings.list: the statement as @effect/sql compiles it (placeholders numbered in order; a single
+ * BookingsRepo.list: the statement as @effect/sql compiles it (placeholders numbered in order; a single
  * clause stands alone, several are joined with AND inside parentheses, `sql.in` is `($n,$m)`).
  */
 const listStatement = (q: ListQuery): { text: string; values: Array<unknown> } => {
@@ -202,7 +202,7 @@ const CHECKIN_UPSERT = `
 
 const toPgArray = (ids: ReadonlyArray<string>) => `{${ids.join(",")}}`
 
-/** src/partner/bookings/Bookings.ts microsToIso */
+/** src/http/cursor.ts microsToIso */
 const microsToIso = (micros: string) => {
   const value = BigInt(micros)
   const iso = new Date(Number(value / 1000n)).toISOString()

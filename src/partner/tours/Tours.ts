@@ -25,7 +25,8 @@ import {
   type TourSummary
 } from "./tour.js"
 import { cleanTourHtml } from "../../catalogue/tourHtml.js"
-import { microsToIso, toPgArray } from "../bookings/Bookings.js"
+import { microsToIso } from "../../http/cursor.js"
+import { toPgArray } from "../../db/pgArray.js"
 
 export interface CatalogueView {
   /** Sites whose catalogue the caller may read. Empty: nothing is visible. */
