@@ -6,7 +6,7 @@
  *      expiry and operator checks in JS),
  *   2. the rate-limit upsert of src/http/RateLimiter.ts (bucket `partner:<key id>`, window 60 s),
  *   3. the list (with the same filter clauses, in the same order, and the LATERAL per operator) or
- *      the get of src/partner/bookings/BookingsRepo.ts, or the day of src/partner/manifest/Manifest.ts.
+ *      the get of src/partner/bookings/BookingsRepo.ts, or the day of src/partner/manifest/ManifestRepo.ts.
  * Cursors are the service's own (src/http/cursor.ts, secret from service_secrets), so a cursor
  * from one server works on the other. The bookings JSON is built by hand in the service's shape;
  * the manifest's rows are mapped by hand and grouped by the service's own domain function
@@ -41,7 +41,8 @@ import { type CursorPosition, decodeCursor, encodeCursor, filterFingerprint } fr
 import { type CheckinChange, decideCheckin } from "../src/partner/checkins/rules.js"
 import { buildManifest, type ManifestEntry } from "../src/partner/manifest/rules.js"
 import { type BookingDetailRow, type BookingRow, toDetail, toSummary } from "../src/partner/bookings/Bookings.js"
-import { type ManifestRowRecord, toEntry } from "../src/partner/manifest/Manifest.js"
+import { toEntry } from "../src/partner/manifest/Manifest.js"
+import type { ManifestRowRecord } from "../src/partner/manifest/ManifestRepo.js"
 import { pgTypes } from "../src/db/pgTypes.js"
 import { PUBLIC_CACHE_CONTROL, PUBLISHABLE_REQUESTS_PER_MINUTE, parsePublishableKey } from "../src/partner/auth/publishableKey.js"
 import { catalogueLocale, TOUR_LIST_DEFAULT, TOUR_LIST_MAX } from "../src/partner/tours/tour.js"
@@ -154,7 +155,7 @@ const GET_STATEMENT = `
         WHERE b.id = $1::uuid AND b.operator_id = ANY($2::uuid[])
           AND b.status IN ${LISTED}`
 
-/** src/partner/manifest/Manifest.ts day (its `sql.literal` column lists inlined) */
+/** src/partner/manifest/ManifestRepo.ts day (its `sql.literal` column lists inlined) */
 const MANIFEST_ROW_COLUMNS = `r.id, r.reference, coalesce(b.confirmation_code, r.external_reference) AS confirmation_code,
   r.status, r.operator_id, o.name AS operator_name, r.account_id, r.product_id, r.product_title, r.rate_id,
   r.rate_title, r.start_time, r.timezone, r.participants, r.pax_breakdown, r.channel_class, r.channel_source,
