@@ -13,7 +13,7 @@
  * (buildManifest of src/partner/manifest/rules.ts).
  *
  * POST /api/v1/manifest/{id}/checkin is the bare write, not the same SQL: after the same key lookup
- * and rate limit, the two statements of src/partner/checkins/Checkins.ts in one transaction (the row locked
+ * and rate limit, the two statements of src/partner/checkins/CheckinsRepo.ts in one transaction (the row locked
  * while the service's own rule, decideCheckin of src/partner/checkins/rules.ts, decides; then the upsert),
  * with none of what the service adds around a write (Idempotency-Key claim and stored answer, daily
  * limit slot, audit entry).
@@ -186,7 +186,7 @@ const manifestStatement = (includeContact: boolean) => `
 const MANIFEST_WITH_CONTACT = manifestStatement(true)
 const MANIFEST_WITHOUT_CONTACT = manifestStatement(false)
 
-/** src/partner/checkins/Checkins.ts set */
+/** src/partner/checkins/CheckinsRepo.ts lockTarget, clear, upsert */
 const CHECKIN_TARGET = `
           SELECT r.id, r.operator_id, r.status, r.participants, c.status AS checkin_status, c.present
           FROM manifest_rows r
