@@ -23,7 +23,7 @@
  * key and URL (the service's own cache key, publicCacheKey of src/partner/tours/PublicCatalogueCache.ts,
  * kept for the same s-maxage) is sent again with `X-Cache: HIT` after that lookup alone, as the
  * service does; otherwise the rate-limit upsert (bucket `publishable:<key id>`) and the list or the
- * get of src/partner/tours/Tours.ts, verbatim, mapped to JSON with the service's own pure mappers
+ * get of src/partner/tours/ToursRepo.ts, verbatim, mapped to JSON with the service's own pure mappers
  * (toTourSummary, toTourDetail) and kept (`X-Cache: MISS`). Tour cursors are the service's
  * (filters `{list: "tours"}`).
  *
@@ -440,7 +440,7 @@ const checkin = async (key: Key, rowId: string, text: string) => {
 const FIND_PUBLISHABLE_KEY = `
           SELECT id, site_id, allowed_origins, revoked_at FROM publishable_keys WHERE id = $1`
 
-/** src/partner/tours/Tours.ts offered (one tour, by id: $4), as @effect/sql compiles `sql.and` of its clauses. */
+/** src/partner/tours/ToursRepo.ts offered (one tour, by id: $4), as @effect/sql compiles `sql.and` of its clauses. */
 const offered = (siteParam: string) => `
         SELECT DISTINCT ON (t.id) t.id AS tour_id, s.owner_operator_id AS host_id,
           CASE st.sold_by WHEN 'site_owner' THEN s.owner_operator_id ELSE t.operator_id END AS seller_id
@@ -450,7 +450,7 @@ const offered = (siteParam: string) => `
         WHERE (st.site_id = ANY(${siteParam}::uuid[]) AND t.status = 'published' AND t.id = $4::uuid)
         ORDER BY t.id, (s.owner_operator_id = t.operator_id) DESC, s.domain`
 
-/** Tours.ts summaryColumns, the locale as parameter $1. */
+/** ToursRepo.ts summaryColumns, the locale as parameter $1. */
 const TOUR_SUMMARY_COLUMNS = `
       t.id, t.slug, coalesce(tr.title, t.title) AS title, coalesce(tr.excerpt, t.excerpt) AS excerpt,
       ARRAY(SELECT p.url FROM tour_photos p WHERE p.tour_id = t.id ORDER BY p.position) AS photos,
@@ -462,7 +462,7 @@ const TOUR_SUMMARY_COLUMNS = `
       CASE WHEN tr.tour_id IS NULL THEN 'en' ELSE $1 END AS applied_locale,
       (extract(epoch FROM t.created_at) * 1000000)::bigint::text AS created_micros`
 
-/** Tours.ts joins, the locale as parameter `localeParam`. */
+/** ToursRepo.ts joins, the locale as parameter `localeParam`. */
 const tourJoins = (localeParam: string) => `
       JOIN tours t ON t.id = f.tour_id
       JOIN operators o ON o.id = t.operator_id
