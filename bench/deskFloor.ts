@@ -12,7 +12,7 @@
  *   1. the key lookup of QuickbookKeys.authenticateKey (then the SHA-256 constant-time compare,
  *      revocation and expiry in JS), the terminal lookup of QuickbookKeys.terminalFor, and the
  *      rate-limit upsert of RateLimiter.hit on the terminal's reads bucket (300 a minute);
- *   2. tours and slots: the sellable-tours statement of QuickbookTours (all, or the one tour), then
+ *   2. tours and slots: the sellable-tours statement of QuickbookToursRepo (all, or the one tour), then
  *      per tour the booking-system account (BookingSystemAccounts.byId) and **the same call to the
  *      booking system** the Bókun adapter makes (GET /activity.json/{id}/availabilities, signed the
  *      same way with the adapter's own `signedHeaders`), mapped by the adapter's own `departures`
@@ -52,7 +52,7 @@ pool.on("error", () => {})
 const PUBLIC_URL = (process.env.PUBLIC_URL ?? "").replace(/\/+$/, "")
 if (PUBLIC_URL === "") throw new Error("PUBLIC_URL must be set (the service's too), so both answer the same ticket links")
 
-// ---- the statements, verbatim from src/services ----------------------------------------------------
+// ---- the statements, verbatim from the repositories (src/quickbook/*/…Repo.ts) ----------------------
 
 /** QuickbookKeys.authenticateKey */
 const FIND_KEY = "SELECT id, mode, name, secret_hash, expires_at, revoked_at FROM quickbook_keys WHERE id = $1"
@@ -74,7 +74,7 @@ const RATE_LIMIT_HIT = `
         RETURNING count,
           ceil(extract(epoch FROM (window_start + make_interval(secs => $4) - now())))::int AS reset_seconds`
 
-/** QuickbookTours rows(operatorId, tourId): the one tour when `one`, placeholders numbered as @effect/sql does. */
+/** QuickbookToursRepo.sellableTours(operatorId, tourId): the one tour when `one`, placeholders numbered as @effect/sql does. */
 const sellableTours = (one: boolean) => {
   const [tour, op1, op2] = one ? ["t.id = $1", "$2", "$3"] : ["true", "$1", "$2"]
   return `
@@ -96,7 +96,7 @@ const sellableTours = (one: boolean) => {
 const ALL_TOURS = sellableTours(false)
 const ONE_TOUR = sellableTours(true)
 
-/** QuickbookTours merchantOf: the selling operator's merchant and whether it is a sandbox. */
+/** QuickbookToursRepo.merchantOf: the selling operator's merchant and whether it is a sandbox. */
 const MERCHANT = `
           SELECT merchant_id, sandbox FROM operator_payment_accounts WHERE operator_id = $1`
 

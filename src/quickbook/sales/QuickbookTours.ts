@@ -10,14 +10,13 @@
  * the sale touches (a test key only sandbox accounts, a live key only live ones;
  * src/quickbook/terminals/testKeys.ts). Charging (quote, reserve, book) also needs the operator's merchant
  * and the terminal's card terminal (`chargeableTour`). Refusals are 403 `tour_not_sellable_here`.
+ * SQL: QuickbookToursRepo.
  */
-import { SqlClient } from "@effect/sql"
 import { Clock, Duration, Effect, Option } from "effect"
 import { QuickbookConfig, TourAvailabilityConfig } from "../../config.js"
 import { localDayAt } from "../../domain/localDay.js"
 import { QbBadRequest, QbConflict, QbForbidden, QbUnavailable } from "../errors.js"
 import {
-  type Category,
   deskDayProblem,
   DESK_VAT_PERCENT,
   guestTypesOf,
@@ -34,24 +33,9 @@ import { BookingSystemAccounts } from "../../operators/BookingSystemAccounts.js"
 import { modeMayUse, sandboxMismatch } from "../terminals/testKeys.js"
 import type { QuickbookCaller } from "../terminals/QuickbookKeys.js"
 import { readDepartures } from "../../catalogue/readDepartures.js"
+import { type DeskTourRow, QuickbookToursRepo } from "./QuickbookToursRepo.js"
 
-export interface DeskTourRow {
-  readonly id: string
-  readonly title: string
-  readonly operator_name: string
-  readonly timezone: string
-  readonly currency: string
-  readonly duration_minutes: number | null
-  readonly departure_times: Array<string>
-  /** The operator needs the guest's phone number for this tour (POST /book refuses without one). */
-  readonly requires_phone: boolean
-  readonly product_id: string
-  readonly account_id: string
-  /** The booking-system account is a sandbox (migration 0018). */
-  readonly account_sandbox: boolean
-  readonly categories: Array<Category>
-  readonly rate_ids: Array<string>
-}
+export type { DeskTourRow } from "./QuickbookToursRepo.js"
 
 export interface QuoteRequest {
   readonly activityId: string
@@ -63,36 +47,16 @@ const notSellable = (detail: string) => new QbForbidden({ code: "tour_not_sellab
 
 export class QuickbookTours extends Effect.Service<QuickbookTours>()("Quickbook/Tours", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const repo = yield* QuickbookToursRepo
     const accounts = yield* BookingSystemAccounts
     const bookingSystem = yield* BookingSystem
     const config = yield* TourAvailabilityConfig
     const qbConfig = yield* QuickbookConfig
 
-    const rows = (operatorId: string, tourId: string | null) =>
-      sql<DeskTourRow>`
-        SELECT t.id, t.title, o.name AS operator_name, t.timezone, t.currency, t.duration_minutes, t.departure_times, t.requires_phone,
-          t.booking_system_product_id AS product_id, o.booking_system_account_id AS account_id, a.sandbox AS account_sandbox,
-          COALESCE((SELECT json_agg(json_build_object('id', pc.id, 'title', pc.title, 'isDefault', pc.is_default,
-              'minAge', pc.min_age, 'maxAge', pc.max_age) ORDER BY pc.position, pc.id)
-            FROM tour_pricing_categories pc WHERE pc.tour_id = t.id), '[]'::json) AS categories,
-          COALESCE((SELECT array_agg(r.id ORDER BY r.position, r.id) FROM tour_rates r WHERE r.tour_id = t.id), '{}') AS rate_ids
-        FROM tours t JOIN operators o ON o.id = t.operator_id JOIN booking_system_accounts a ON a.id = o.booking_system_account_id
-        WHERE t.status = 'published' AND t.booking_system_product_id IS NOT NULL
-          AND ${tourId === null ? sql`true` : sql`t.id = ${tourId}`}
-          AND EXISTS (
-            SELECT 1 FROM site_tours st JOIN sites s ON s.id = st.site_id
-            WHERE st.tour_id = t.id AND s.owner_operator_id = ${operatorId}
-              AND (t.operator_id = ${operatorId} OR st.sold_by = 'site_owner'))
-        ORDER BY t.title, t.id`.pipe(Effect.orDie)
+    const rows = (operatorId: string, tourId: string | null) => repo.sellableTours({ operatorId, tourId })
 
     /** The selling operator's merchant at the payment provider, if any. */
-    const merchantOf = (operatorId: string) =>
-      Effect.map(
-        sql<{ merchant_id: string; sandbox: boolean }>`
-          SELECT merchant_id, sandbox FROM operator_payment_accounts WHERE operator_id = ${operatorId}`.pipe(Effect.orDie),
-        ([row]) => Option.fromNullable(row)
-      )
+    const merchantOf = (operatorId: string) => repo.merchantOf(operatorId)
 
     /** Why the caller's key may not sell the tour through its accounts (test: sandboxes only; live: never), or null. */
     const mismatchOf = (caller: QuickbookCaller, tour: DeskTourRow, merchant: Option.Option<{ sandbox: boolean }>) =>
@@ -145,14 +109,8 @@ export class QuickbookTours extends Effect.Service<QuickbookTours>()("Quickbook/
      */
     const holdAccountOf = Effect.fn("QuickbookTours.holdAccountOf")((caller: QuickbookCaller, tourId: string) =>
       Effect.map(
-        sql<{ account_id: string; sandbox: boolean }>`
-          SELECT a.id AS account_id, a.sandbox FROM tours t JOIN operators o ON o.id = t.operator_id
-            JOIN booking_system_accounts a ON a.id = o.booking_system_account_id
-          WHERE t.id = ${tourId}`.pipe(Effect.orDie),
-        ([row]) => Option.fromNullable(row).pipe(
-          Option.filter((r) => modeMayUse(caller.key.mode, r.sandbox)),
-          Option.map((r) => r.account_id)
-        )
+        repo.accountOfTour(tourId),
+        Option.flatMap((r) => (modeMayUse(caller.key.mode, r.sandbox) ? Option.some(r.account_id) : Option.none()))
       ))
 
     /** The departures of the tour's local day, within the deadline; 503 provider_unavailable otherwise. */
@@ -289,17 +247,29 @@ export class QuickbookTours extends Effect.Service<QuickbookTours>()("Quickbook/
       }
       const validUntil = new Date((yield* Clock.currentTimeMillis) + QUOTE_VALIDITY_MINUTES * 60_000)
       const reference = newReference()
-      yield* sql`
-        INSERT INTO quickbook_sales (reference, terminal_id, key_id, selling_operator_id, tour_id, merchant_id, product_id,
-          rate_id, start_date, start_time, start_time_id, guests, total_minor, vat_minor, currency, cart_line, valid_until)
-        VALUES (${reference}, ${terminal.id}, ${key.id}, ${terminal.operatorId}, ${tour.id}, ${merchantId},
-          ${tour.product_id}, ${slot.rateId}, ${q.start.date}, ${q.start.time}, ${slot.startTimeId},
-          ${JSON.stringify(guests.map((g) => ({ ...g, categoryId: types.find((t) => t.type === g.type)!.categoryId })))}::jsonb,
-          ${totalMinor}, ${vatMinor}, ${tour.currency}, ${JSON.stringify(cartLine)}::jsonb, ${validUntil})`.pipe(Effect.orDie)
+      yield* repo.insertQuote({
+        reference,
+        terminalId: terminal.id,
+        keyId: key.id,
+        operatorId: terminal.operatorId,
+        tourId: tour.id,
+        merchantId,
+        productId: tour.product_id,
+        rateId: slot.rateId,
+        startDate: q.start.date,
+        startTime: q.start.time,
+        startTimeId: slot.startTimeId,
+        guests: JSON.stringify(guests.map((g) => ({ ...g, categoryId: types.find((t) => t.type === g.type)!.categoryId }))),
+        totalMinor,
+        vatMinor,
+        currency: tour.currency,
+        cartLine: JSON.stringify(cartLine),
+        validUntil
+      })
       return { reference, validUntil: validUntil.toISOString(), cartLine }
     })
 
     return { sellable, sellableTour, chargeableTour, holdAccountOf, slotsFor, deskDay, list, slots, quote } as const
   }),
-  dependencies: [BookingSystemAccounts.Default]
+  dependencies: [BookingSystemAccounts.Default, QuickbookToursRepo.Default]
 }) {}
