@@ -17,7 +17,7 @@
  *      booking system** the Bókun adapter makes (GET /activity.json/{id}/availabilities, signed the
  *      same way with the adapter's own `signedHeaders`), mapped by the adapter's own `departures`
  *      and turned into slots by the service's own `slotsOf`/`guestTypesOf`;
- *   3. ticket: the sale read of src/quickbook/tickets/saleRecord.ts (scoped to the terminal), laid
+ *   3. ticket: the sale read of src/quickbook/tickets/QuickbookTicketsRepo.ts (scoped to the terminal), laid
  *      out by the service's own `ticketOf` with the same links (PUBLIC_URL and the ticket-link
  *      secret derived from service_secrets, as QuickbookTicketLinks does without
  *      QUICKBOOK_TICKET_LINK_SECRET).
@@ -110,7 +110,7 @@ const ACCOUNT = `
         GROUP BY a.id
         ORDER BY a.name, a.id`
 
-/** readSale of src/quickbook/tickets/saleRecord.ts, scoped to the terminal */
+/** QuickbookTicketsRepo.findSale (src/quickbook/tickets/QuickbookTicketsRepo.ts), scoped to the terminal */
 const SALE = `
       SELECT reference, terminal_id, selling_operator_id, status, valid_until, hold_expires_at, cart_line, customer,
         language, booking_code, confirmed_at, failed_at, failure_reason,

@@ -17,16 +17,17 @@
  * Both answer Option.none when the sale has no guest to write to (no `customer`), and the
  * existing message (created: false) when called again. An unknown reference or a sale in another
  * status is a defect: a bug in the caller, which rolls its transaction back.
- * Needs the Outbox and a SqlClient from the caller's context; QuickbookTicketLinks is its own.
+ * Needs the Outbox and a SqlClient from the caller's context; QuickbookTicketLinks and
+ * QuickbookTicketsRepo are its own.
  */
-import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import type { Departure, Money } from "../../email/templates.js"
 import type { SaleStatus } from "./saleStatus.js"
 import { cleanText } from "./ticket.js"
 import { Outbox } from "../../email/Outbox.js"
 import { QuickbookTicketLinks } from "./QuickbookTicketLinks.js"
-import { readSale, type SaleRecord } from "./saleRecord.js"
+import type { SaleRecord } from "./saleRecord.js"
+import { QuickbookTicketsRepo } from "./QuickbookTicketsRepo.js"
 
 export const confirmedGuestDedupeKey = (reference: string) => `quickbook:${reference}:confirmed:guest`
 export const failedGuestDedupeKey = (reference: string) => `quickbook:${reference}:failed:guest`
@@ -40,13 +41,13 @@ const guestNameOf = (sale: SaleRecord) => {
 
 export class QuickbookSaleMail extends Effect.Service<QuickbookSaleMail>()("Quickbook/SaleMail", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const repo = yield* QuickbookTicketsRepo
     const outbox = yield* Outbox
     const links = yield* QuickbookTicketLinks
 
     /** The sale, locked, in the status the caller just gave it. */
     const saleIn = (reference: string, status: SaleStatus) =>
-      Effect.flatMap(readSale(sql, reference, { lock: true }), (found) => {
+      Effect.flatMap(repo.findSale({ reference, lock: true }), (found) => {
         if (Option.isNone(found)) return Effect.dieMessage(`QuickbookSaleMail: no sale ${reference}`)
         if (found.value.status !== status) {
           return Effect.dieMessage(`QuickbookSaleMail: sale ${reference} is ${found.value.status}, not ${status}`)
@@ -110,5 +111,5 @@ export class QuickbookSaleMail extends Effect.Service<QuickbookSaleMail>()("Quic
 
     return { enqueueConfirmed, enqueueFailed } as const
   }),
-  dependencies: [QuickbookTicketLinks.Default]
+  dependencies: [QuickbookTicketLinks.Default, QuickbookTicketsRepo.Default]
 }) {}

@@ -14,7 +14,6 @@
  *   and a sale not confirmed, are 404 not_found; a valid link spends the reads budget of the
  *   sale's terminal (the PDF is drawn on each request).
  */
-import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
 import { type ClerkLanguage, type QbForbidden, QbNotFound, QbRateLimited } from "../errors.js"
 import { QUICKBOOK_BUDGETS, QUICKBOOK_WINDOW_SECONDS, quickbookBucket } from "../limits.js"
@@ -23,7 +22,8 @@ import { isBookFailureReason, saleClerkMessage, statusAt } from "./saleStatus.js
 import { type Ticket, type TicketLanguage, ticketOf as layoutTicket } from "./ticket.js"
 import type { QuickbookCaller } from "../terminals/QuickbookKeys.js"
 import { QuickbookTicketLinks } from "./QuickbookTicketLinks.js"
-import { readSale, type SaleRecord, ticketSaleOf } from "./saleRecord.js"
+import { type SaleRecord, ticketSaleOf } from "./saleRecord.js"
+import { QuickbookTicketsRepo } from "./QuickbookTicketsRepo.js"
 import { ticketPdf } from "./ticketPdf.js"
 import { RateLimiter } from "../../http/RateLimiter.js"
 
@@ -34,7 +34,7 @@ const PDF_FILE = /^(SVC-[A-Z0-9]{10})\.pdf$/
 
 export class QuickbookTickets extends Effect.Service<QuickbookTickets>()("Quickbook/Tickets", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const repo = yield* QuickbookTicketsRepo
     const links = yield* QuickbookTicketLinks
     const limiter = yield* RateLimiter
 
@@ -45,7 +45,7 @@ export class QuickbookTickets extends Effect.Service<QuickbookTickets>()("Quickb
     /** The caller's terminal's sale (404 otherwise), when it was quoted with a key of the caller's mode (403 otherwise). */
     const saleOf = (caller: QuickbookCaller, reference: string) =>
       Effect.flatMap(
-        readSale(sql, reference, { terminalId: caller.terminal.id }),
+        repo.findSale({ reference, terminalId: caller.terminal.id }),
         Option.match({
           onNone: () => Effect.fail<QbNotFound | QbForbidden>(notFound(`no sale ${reference} for terminal ${caller.terminal.id}`)),
           onSome: (sale) => {
@@ -100,7 +100,7 @@ export class QuickbookTickets extends Effect.Service<QuickbookTickets>()("Quickb
 
     /** The ticket of a sale, any terminal (for POST /book, inside its transaction). */
     const ticketFor = Effect.fn("QuickbookTickets.ticketFor")((reference: string, lang: TicketLanguage) =>
-      Effect.flatMap(readSale(sql, reference), (found) =>
+      Effect.flatMap(repo.findSale({ reference }), (found) =>
         Option.match(found, {
           onNone: () => Effect.fail(notFound(`no sale ${reference}`)),
           onSome: (sale) =>
@@ -116,7 +116,7 @@ export class QuickbookTickets extends Effect.Service<QuickbookTickets>()("Quickb
       if (reference === undefined) return yield* notFound(`not a ticket file: ${file}`)
       const check = links.check(reference, query.exp, query.sig, yield* Clock.currentTimeMillis)
       if (check !== "valid") return yield* notFound(`ticket link of ${reference}: ${check}`)
-      const sale = yield* Effect.flatMap(readSale(sql, reference), Option.match({
+      const sale = yield* Effect.flatMap(repo.findSale({ reference }), Option.match({
         onNone: () => Effect.fail(notFound(`no sale ${reference}`)),
         onSome: Effect.succeed
       }))
@@ -136,5 +136,5 @@ export class QuickbookTickets extends Effect.Service<QuickbookTickets>()("Quickb
 
     return { status, ticket, ticketFor, ticketOf, pdf } as const
   }),
-  dependencies: [QuickbookTicketLinks.Default, RateLimiter.Default]
+  dependencies: [QuickbookTicketLinks.Default, RateLimiter.Default, QuickbookTicketsRepo.Default]
 }) {}
