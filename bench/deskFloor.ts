@@ -54,10 +54,10 @@ if (PUBLIC_URL === "") throw new Error("PUBLIC_URL must be set (the service's to
 
 // ---- the statements, verbatim from the repositories (src/quickbook/*/…Repo.ts) ----------------------
 
-/** QuickbookKeys.authenticateKey */
+/** QuickbookKeysRepo.keyById (QuickbookKeys.authenticateKey) */
 const FIND_KEY = "SELECT id, mode, name, secret_hash, expires_at, revoked_at FROM quickbook_keys WHERE id = $1"
 
-/** QuickbookKeys.terminalFor */
+/** QuickbookKeysRepo.terminalForKey (QuickbookKeys.terminalFor) */
 const FIND_TERMINAL = `
           SELECT t.id, t.name, t.operator_id, o.name AS operator_name, t.payment_terminal_id, t.deactivated_at, t.created_at,
             EXISTS (SELECT 1 FROM quickbook_key_terminals kt WHERE kt.key_id = $1 AND kt.terminal_id = t.id) AS bound
