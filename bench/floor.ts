@@ -2,7 +2,7 @@
  * The floor: the cheapest server that does the service's work for GET /api/v1/bookings,
  * GET /api/v1/bookings/{id} and GET /api/v1/manifest. Bare node:http + a pg Pool of the same size,
  * and per request the same three statements as the service, copied verbatim:
- *   1. the key lookup of src/partner/auth/KeyAuth.ts (then SHA-256 constant-time compare, revocation,
+ *   1. the key lookup of src/partner/auth/KeyAuthRepo.ts (then SHA-256 constant-time compare, revocation,
  *      expiry and operator checks in JS),
  *   2. the rate-limit upsert of src/http/RateLimiter.ts (bucket `partner:<key id>`, window 60 s),
  *   3. the list (with the same filter clauses, in the same order, and the LATERAL per operator) or
@@ -19,7 +19,7 @@
  * limit slot, audit entry).
  *
  * GET /api/v1/tours and GET /api/v1/tours/{id} with a publishable key (`?key=pk_widget_...`, for
- * `npm run bench:tours`): the key lookup of src/partner/auth/PublishableKeys.ts; an answer held for the
+ * `npm run bench:tours`): the key lookup of src/partner/auth/PublishableKeysRepo.ts; an answer held for the
  * key and URL (the service's own cache key, publicCacheKey of src/partner/tours/PublicCatalogueCache.ts,
  * kept for the same s-maxage) is sent again with `X-Cache: HIT` after that lookup alone, as the
  * service does; otherwise the rate-limit upsert (bucket `publishable:<key id>`) and the list or the
@@ -65,7 +65,7 @@ const WINDOW_SECONDS = 60
 
 // ---- the statements, verbatim from src/services ----------------------------------------------------
 
-/** src/partner/auth/KeyAuth.ts findKey */
+/** src/partner/auth/KeyAuthRepo.ts findKey */
 const FIND_KEY = `
         SELECT k.id, k.name, k.scopes, k.created_at, k.expires_at, k.revoked_at, k.secret_hash,
           coalesce(
@@ -436,7 +436,7 @@ const checkin = async (key: Key, rowId: string, text: string) => {
 
 // ---- the tour catalogue with a publishable key ---------------------------------------------------
 
-/** src/partner/auth/PublishableKeys.ts authenticate */
+/** src/partner/auth/PublishableKeysRepo.ts findKey (PublishableKeys.authenticate) */
 const FIND_PUBLISHABLE_KEY = `
           SELECT id, site_id, allowed_origins, revoked_at FROM publishable_keys WHERE id = $1`
 
