@@ -11,7 +11,7 @@
  * measuring):
  *   1. the key lookup of QuickbookKeys.authenticateKey (then the SHA-256 constant-time compare,
  *      revocation and expiry in JS), the terminal lookup of QuickbookKeys.terminalFor, and the
- *      rate-limit upsert of RateLimiter.hit on the terminal's reads bucket (300 a minute);
+ *      rate-limit upsert of RateLimiterRepo.count (RateLimiter.hit) on the terminal's reads bucket (300 a minute);
  *   2. tours and slots: the sellable-tours statement of QuickbookToursRepo (all, or the one tour), then
  *      per tour the booking-system account (BookingSystemAccounts.byId) and **the same call to the
  *      booking system** the Bókun adapter makes (GET /activity.json/{id}/availabilities, signed the
@@ -64,7 +64,7 @@ const FIND_TERMINAL = `
           FROM quickbook_terminals t JOIN operators o ON o.id = t.operator_id
           WHERE t.id = $2`
 
-/** RateLimiter.hit */
+/** RateLimiterRepo.count (RateLimiter.hit) */
 const RATE_LIMIT_HIT = `
         INSERT INTO rate_limit_counters AS c (bucket, window_start, count)
         VALUES ($1, to_timestamp(floor(extract(epoch FROM now()) / $2) * $3), 1)

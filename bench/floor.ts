@@ -4,7 +4,7 @@
  * and per request the same three statements as the service, copied verbatim:
  *   1. the key lookup of src/partner/auth/KeyAuthRepo.ts (then SHA-256 constant-time compare, revocation,
  *      expiry and operator checks in JS),
- *   2. the rate-limit upsert of src/http/RateLimiter.ts (bucket `partner:<key id>`, window 60 s),
+ *   2. the rate-limit upsert of src/http/RateLimiterRepo.ts (bucket `partner:<key id>`, window 60 s),
  *   3. the list (with the same filter clauses, in the same order, and the LATERAL per operator) or
  *      the get of src/partner/bookings/BookingsRepo.ts, or the day of src/partner/manifest/ManifestRepo.ts.
  * Cursors are the service's own (src/http/cursor.ts, secret from service_secrets), so a cursor
@@ -81,7 +81,7 @@ const FIND_KEY = `
         WHERE k.id = $1
         GROUP BY k.id`
 
-/** src/http/RateLimiter.ts hit */
+/** src/http/RateLimiterRepo.ts count (RateLimiter.hit) */
 const RATE_LIMIT_HIT = `
         INSERT INTO rate_limit_counters AS c (bucket, window_start, count)
         VALUES ($1, to_timestamp(floor(extract(epoch FROM now()) / $2) * $3), 1)
