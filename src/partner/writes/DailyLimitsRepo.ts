@@ -4,70 +4,53 @@
  * a defect here, once.
  *
  * `reserve` and `giveBack` run on every write, the check-in measured by `npm run bench` among them:
- * they have no spans of their own (DailyLimits.reserve's and giveBack's and the driver's cover them).
+ * they keep plain `sql<Row>` typed rows and have no spans of their own (DailyLimits.reserve's and
+ * giveBack's and the driver's cover them); see IdempotencyStoreRepo for the measurement.
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { WRITE_ACTIONS } from "./rules.js"
+import { WRITE_ACTIONS, type WriteAction } from "./rules.js"
 
 const Action = Schema.Literal(...WRITE_ACTIONS)
 
-const Slot = Schema.Struct({ keyId: Schema.String, action: Action, day: Schema.String })
-
-const SlotRequest = Schema.Struct({ keyId: Schema.String, action: Action, defaultLimit: Schema.Number })
 
 export class DailyLimitsRepo extends Effect.Service<DailyLimitsRepo>()("Partner/DailyLimitsRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const takeSlot = SqlSchema.single({
-      Request: SlotRequest,
-      Result: Schema.Struct({
-        daily_limit: Schema.Number,
-        day: Schema.String,
-        /** The counter after the increment; null when the limit was reached (nothing counted). */
-        used: Schema.NullOr(Schema.Number),
-        reset_seconds: Schema.Number
-      }),
-      execute: ({ action, defaultLimit, keyId }) =>
-        sql`
-          WITH lim AS (
-            SELECT coalesce(
-                (SELECT daily_limit FROM api_key_daily_limits WHERE key_id = ${keyId} AND action = ${action}),
-                ${defaultLimit}::int) AS value,
-              (now() AT TIME ZONE 'UTC')::date AS day
-          ), slot AS (
-            INSERT INTO daily_write_counters AS c (key_id, action, day, used)
-            SELECT ${keyId}, ${action}, lim.day, 1 FROM lim WHERE lim.value >= 1
-            ON CONFLICT (key_id, action, day) DO UPDATE SET used = c.used + 1
-            WHERE c.used < (SELECT value FROM lim)
-            RETURNING c.used
-          )
-          SELECT lim.value AS daily_limit, lim.day::text AS day, slot.used,
-            ceil(extract(epoch FROM ((lim.day + 1)::timestamp AT TIME ZONE 'UTC') - now()))::int AS reset_seconds
-          FROM lim LEFT JOIN slot ON true`
-    })
-
     /**
      * Takes one slot of today's (UTC, database clock) counter unless it reached the key's limit
      * (`defaultLimit` when the key has none): one conditional increment, the counter row locked while
-     * it is checked (on every write: see above).
+     * it is checked. `used` is null when the limit was reached (nothing counted). On every write: see above.
      */
-    const reserve = Effect.fnUntraced(function*(request: typeof SlotRequest.Type) {
-      return yield* takeSlot(request)
+    const reserve = Effect.fnUntraced(function*(r: { readonly keyId: string; readonly action: WriteAction; readonly defaultLimit: number }) {
+      const rows = yield* sql<{ daily_limit: number; day: string; used: number | null; reset_seconds: number }>`
+        WITH lim AS (
+          SELECT coalesce(
+              (SELECT daily_limit FROM api_key_daily_limits WHERE key_id = ${r.keyId} AND action = ${r.action}),
+              ${r.defaultLimit}::int) AS value,
+            (now() AT TIME ZONE 'UTC')::date AS day
+        ), slot AS (
+          INSERT INTO daily_write_counters AS c (key_id, action, day, used)
+          SELECT ${r.keyId}, ${r.action}, lim.day, 1 FROM lim WHERE lim.value >= 1
+          ON CONFLICT (key_id, action, day) DO UPDATE SET used = c.used + 1
+          WHERE c.used < (SELECT value FROM lim)
+          RETURNING c.used
+        )
+        SELECT lim.value AS daily_limit, lim.day::text AS day, slot.used,
+          ceil(extract(epoch FROM ((lim.day + 1)::timestamp AT TIME ZONE 'UTC') - now()))::int AS reset_seconds
+        FROM lim LEFT JOIN slot ON true`
+      // The CTE answers one row, always.
+      const [row] = rows
+      if (row === undefined) return yield* Effect.dieMessage("the daily limit statement answered no row")
+      return row
     }, Effect.orDie)
 
-    const decrement = SqlSchema.void({
-      Request: Slot,
-      execute: (s) =>
-        sql`
-          UPDATE daily_write_counters SET used = used - 1
-          WHERE key_id = ${s.keyId} AND action = ${s.action} AND day = ${s.day}::date AND used > 0`
-    })
-
     /** Gives a slot back (on every write that was refused or changed nothing: see above). */
-    const giveBack = Effect.fnUntraced(function*(slot: typeof Slot.Type) {
-      yield* decrement(slot)
+    const giveBack = Effect.fnUntraced(function*(slot: { readonly keyId: string; readonly action: WriteAction; readonly day: string }) {
+      yield* sql`
+        UPDATE daily_write_counters SET used = used - 1
+        WHERE key_id = ${slot.keyId} AND action = ${slot.action} AND day = ${slot.day}::date AND used > 0`
     }, Effect.orDie)
 
     const keyExists = Effect.fn("DailyLimitsRepo.keyExists")(
@@ -107,7 +90,7 @@ export class DailyLimitsRepo extends Effect.Service<DailyLimitsRepo>()("Partner/
     /** Sets the key's own limits for these actions, in one transaction. */
     const setLimits = Effect.fn("DailyLimitsRepo.setLimits")(function*(
       keyId: string,
-      limits: ReadonlyArray<readonly [(typeof WRITE_ACTIONS)[number], number]>
+      limits: ReadonlyArray<readonly [WriteAction, number]>
     ) {
       for (const [action, limit] of limits) yield* upsertLimit({ keyId, action, limit })
     }, sql.withTransaction, Effect.orDie)

@@ -77,8 +77,7 @@ export class IdempotencyStore extends Effect.Service<IdempotencyStore>()("Partne
     })
 
     /** Extends the lease of a running claim; false when the claim is no longer ours. */
-    const renew = Effect.fn("IdempotencyStore.renew")((token: string) =>
-      Effect.map(repo.renew(token, leaseSeconds), (rows) => rows.length > 0))
+    const renew = Effect.fn("IdempotencyStore.renew")((token: string) => repo.renew(token, leaseSeconds))
 
     /** Notes the daily-limit slot the claim holds, so that a retry after a crash reuses it. */
     const holdSlot = Effect.fn("IdempotencyStore.holdSlot")((token: string, day: string) => repo.holdSlot(token, day))
@@ -86,19 +85,18 @@ export class IdempotencyStore extends Effect.Service<IdempotencyStore>()("Partne
     /** Stores the final response; false when the claim is no longer ours (nothing stored). */
     const complete = Effect.fn("IdempotencyStore.complete")(function*(token: string, response: StoredResponse) {
       yield* Effect.annotateCurrentSpan({ status: response.status })
-      const rows = yield* repo.complete({
+      return yield* repo.complete({
         token,
         status: response.status,
         contentType: response.contentType,
         headers: JSON.stringify(response.headers),
         body: response.body
       })
-      return rows.length > 0
     })
 
     /** Frees the key at once for a retry (the attempt failed without a final answer); false when no longer ours. */
     const release = Effect.fn("IdempotencyStore.release")((token: string) =>
-      Effect.map(repo.release(token), (rows) => ({ released: rows.length > 0 })))
+      Effect.map(repo.release(token), (released) => ({ released })))
 
     /** Deletes records whose window has passed (for a cleanup job); returns how many. */
     const purgeExpired = Effect.fn("IdempotencyStore.purgeExpired")(() =>
