@@ -53,7 +53,7 @@ import { createDatabase } from "../src/db/embedded.js"
 import { canVoid } from "../src/ports/PaymentProvider.js"
 import { addDays, localDay, type SandboxVendor, type SeededBooking, type VendorSpec } from "../src/sandbox/bokun/index.js"
 import type { SandboxMerchant } from "../src/sandbox/surfboard/index.js"
-import { Admin } from "../src/operators/Admin.js"
+import { Operators } from "../src/operators/Operators.js"
 import { BookingSystemAccounts } from "../src/operators/BookingSystemAccounts.js"
 import { DailyLimits } from "../src/partner/writes/DailyLimits.js"
 import { type Child, machine, startChild, step } from "./children.js"
@@ -171,7 +171,7 @@ const seed = (
 ) =>
   Effect.gen(function*() {
     const started = Date.now()
-    const admins = yield* Admin
+    const admins = yield* Operators
     const accounts = yield* BookingSystemAccounts
     const limits = yield* DailyLimits
     const { cancels, reschedules } = settings.changes
@@ -305,7 +305,7 @@ const seed = (
       seedSeconds
     } satisfies Prepared
   }).pipe(Effect.provide(
-    Layer.mergeAll(Admin.Default, BookingSystemAccounts.Default, DailyLimits.Default).pipe(Layer.provideMerge(layerFromUrl(url, 2)))
+    Layer.mergeAll(Operators.Default, BookingSystemAccounts.Default, DailyLimits.Default).pipe(Layer.provideMerge(layerFromUrl(url, 2)))
   ))
 
 // ---- scenarios -----------------------------------------------------------------------------------

@@ -48,7 +48,7 @@ import { layerFromUrl } from "../src/db/Database.js"
 import { createDatabase } from "../src/db/embedded.js"
 import { addDays, localDay, type SandboxVendor, type VendorSpec } from "../src/sandbox/bokun/index.js"
 import type { SandboxMerchant } from "../src/sandbox/surfboard/index.js"
-import { Admin } from "../src/operators/Admin.js"
+import { Operators } from "../src/operators/Operators.js"
 import { BookingSystemAccounts } from "../src/operators/BookingSystemAccounts.js"
 import { QuickbookKeys } from "../src/quickbook/terminals/QuickbookKeys.js"
 import { type Child, LOG_DIR, machine, startChild, startServiceAndFloor, step } from "./children.js"
@@ -203,7 +203,7 @@ const post = <A>(base: string, route: string, body: unknown) =>
 const seed = (url: string, admin: pg.Pool, bokun: Child, surfboard: Child) =>
   Effect.gen(function*() {
     const started = Date.now()
-    const admins = yield* Admin
+    const admins = yield* Operators
     const accounts = yield* BookingSystemAccounts
     const keys = yield* QuickbookKeys
     const q = <R extends pg.QueryResultRow>(text: string, values: ReadonlyArray<unknown> = []) =>
@@ -279,7 +279,7 @@ const seed = (url: string, admin: pg.Pool, bokun: Child, surfboard: Child) =>
       seedSeconds
     } satisfies Fixture
   }).pipe(Effect.provide(
-    Layer.mergeAll(Admin.Default, BookingSystemAccounts.Default, QuickbookKeys.Default).pipe(Layer.provideMerge(layerFromUrl(url, 2)))
+    Layer.mergeAll(Operators.Default, BookingSystemAccounts.Default, QuickbookKeys.Default).pipe(Layer.provideMerge(layerFromUrl(url, 2)))
   ))
 
 // ---- one sale ----------------------------------------------------------------------------------------

@@ -11,13 +11,13 @@
  * measuring):
  *   1. the key lookup of QuickbookKeys.authenticateKey (then the SHA-256 constant-time compare,
  *      revocation and expiry in JS), the terminal lookup of QuickbookKeys.terminalFor, and the
- *      rate-limit upsert of RateLimiter.hit on the terminal's reads bucket (300 a minute);
- *   2. tours and slots: the sellable-tours statement of QuickbookTours (all, or the one tour), then
+ *      rate-limit upsert of RateLimiterRepo.count (RateLimiter.hit) on the terminal's reads bucket (300 a minute);
+ *   2. tours and slots: the sellable-tours statement of QuickbookToursRepo (all, or the one tour), then
  *      per tour the booking-system account (BookingSystemAccounts.byId) and **the same call to the
  *      booking system** the Bókun adapter makes (GET /activity.json/{id}/availabilities, signed the
  *      same way with the adapter's own `signedHeaders`), mapped by the adapter's own `departures`
  *      and turned into slots by the service's own `slotsOf`/`guestTypesOf`;
- *   3. ticket: the sale read of src/quickbook/tickets/saleRecord.ts (scoped to the terminal), laid
+ *   3. ticket: the sale read of src/quickbook/tickets/QuickbookTicketsRepo.ts (scoped to the terminal), laid
  *      out by the service's own `ticketOf` with the same links (PUBLIC_URL and the ticket-link
  *      secret derived from service_secrets, as QuickbookTicketLinks does without
  *      QUICKBOOK_TICKET_LINK_SECRET).
@@ -37,7 +37,7 @@ import { QUICKBOOK_BUDGETS, QUICKBOOK_WINDOW_SECONDS, quickbookBucket } from "..
 import { type Category, guestTypesOf, REFERENCE_PATTERN, slotsOf } from "../src/quickbook/sales/rules.js"
 import { sandboxMismatch } from "../src/quickbook/terminals/testKeys.js"
 import { type TicketLanguage, ticketOf } from "../src/quickbook/tickets/ticket.js"
-import { deriveTicketLinkSecret, signTicketLink } from "../src/quickbook/tickets/ticketLink.js"
+import { deriveTicketLinkSecret, signTicketLink } from "../src/quickbook/tickets/ticketLinkSignature.js"
 import { pgTypes } from "../src/db/pgTypes.js"
 import { TICKET_PDF_PATH } from "../src/quickbook/tickets/QuickbookTicketLinks.js"
 
@@ -52,19 +52,19 @@ pool.on("error", () => {})
 const PUBLIC_URL = (process.env.PUBLIC_URL ?? "").replace(/\/+$/, "")
 if (PUBLIC_URL === "") throw new Error("PUBLIC_URL must be set (the service's too), so both answer the same ticket links")
 
-// ---- the statements, verbatim from src/services ----------------------------------------------------
+// ---- the statements, verbatim from the repositories (src/quickbook/*/…Repo.ts) ----------------------
 
-/** QuickbookKeys.authenticateKey */
+/** QuickbookKeysRepo.keyById (QuickbookKeys.authenticateKey) */
 const FIND_KEY = "SELECT id, mode, name, secret_hash, expires_at, revoked_at FROM quickbook_keys WHERE id = $1"
 
-/** QuickbookKeys.terminalFor */
+/** QuickbookKeysRepo.terminalForKey (QuickbookKeys.terminalFor) */
 const FIND_TERMINAL = `
           SELECT t.id, t.name, t.operator_id, o.name AS operator_name, t.payment_terminal_id, t.deactivated_at, t.created_at,
             EXISTS (SELECT 1 FROM quickbook_key_terminals kt WHERE kt.key_id = $1 AND kt.terminal_id = t.id) AS bound
           FROM quickbook_terminals t JOIN operators o ON o.id = t.operator_id
           WHERE t.id = $2`
 
-/** RateLimiter.hit */
+/** RateLimiterRepo.count (RateLimiter.hit) */
 const RATE_LIMIT_HIT = `
         INSERT INTO rate_limit_counters AS c (bucket, window_start, count)
         VALUES ($1, to_timestamp(floor(extract(epoch FROM now()) / $2) * $3), 1)
@@ -74,7 +74,7 @@ const RATE_LIMIT_HIT = `
         RETURNING count,
           ceil(extract(epoch FROM (window_start + make_interval(secs => $4) - now())))::int AS reset_seconds`
 
-/** QuickbookTours rows(operatorId, tourId): the one tour when `one`, placeholders numbered as @effect/sql does. */
+/** QuickbookToursRepo.sellableTours(operatorId, tourId): the one tour when `one`, placeholders numbered as @effect/sql does. */
 const sellableTours = (one: boolean) => {
   const [tour, op1, op2] = one ? ["t.id = $1", "$2", "$3"] : ["true", "$1", "$2"]
   return `
@@ -96,7 +96,7 @@ const sellableTours = (one: boolean) => {
 const ALL_TOURS = sellableTours(false)
 const ONE_TOUR = sellableTours(true)
 
-/** QuickbookTours merchantOf: the selling operator's merchant and whether it is a sandbox. */
+/** QuickbookToursRepo.merchantOf: the selling operator's merchant and whether it is a sandbox. */
 const MERCHANT = `
           SELECT merchant_id, sandbox FROM operator_payment_accounts WHERE operator_id = $1`
 
@@ -110,7 +110,7 @@ const ACCOUNT = `
         GROUP BY a.id
         ORDER BY a.name, a.id`
 
-/** readSale of src/quickbook/tickets/saleRecord.ts, scoped to the terminal */
+/** QuickbookTicketsRepo.findSale (src/quickbook/tickets/QuickbookTicketsRepo.ts), scoped to the terminal */
 const SALE = `
       SELECT reference, terminal_id, selling_operator_id, status, valid_until, hold_expires_at, cart_line, customer,
         language, booking_code, confirmed_at, failed_at, failure_reason,

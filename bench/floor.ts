@@ -2,28 +2,28 @@
  * The floor: the cheapest server that does the service's work for GET /api/v1/bookings,
  * GET /api/v1/bookings/{id} and GET /api/v1/manifest. Bare node:http + a pg Pool of the same size,
  * and per request the same three statements as the service, copied verbatim:
- *   1. the key lookup of src/partner/auth/KeyAuth.ts (then SHA-256 constant-time compare, revocation,
+ *   1. the key lookup of src/partner/auth/KeyAuthRepo.ts (then SHA-256 constant-time compare, revocation,
  *      expiry and operator checks in JS),
- *   2. the rate-limit upsert of src/http/RateLimiter.ts (bucket `partner:<key id>`, window 60 s),
+ *   2. the rate-limit upsert of src/http/RateLimiterRepo.ts (bucket `partner:<key id>`, window 60 s),
  *   3. the list (with the same filter clauses, in the same order, and the LATERAL per operator) or
- *      the get of src/partner/bookings/Bookings.ts, or the day of src/partner/manifest/Manifest.ts.
+ *      the get of src/partner/bookings/BookingsRepo.ts, or the day of src/partner/manifest/ManifestRepo.ts.
  * Cursors are the service's own (src/http/cursor.ts, secret from service_secrets), so a cursor
  * from one server works on the other. The bookings JSON is built by hand in the service's shape;
  * the manifest's rows are mapped by hand and grouped by the service's own domain function
  * (buildManifest of src/partner/manifest/rules.ts).
  *
  * POST /api/v1/manifest/{id}/checkin is the bare write, not the same SQL: after the same key lookup
- * and rate limit, the two statements of src/partner/checkins/Checkins.ts in one transaction (the row locked
+ * and rate limit, the two statements of src/partner/checkins/CheckinsRepo.ts in one transaction (the row locked
  * while the service's own rule, decideCheckin of src/partner/checkins/rules.ts, decides; then the upsert),
  * with none of what the service adds around a write (Idempotency-Key claim and stored answer, daily
  * limit slot, audit entry).
  *
  * GET /api/v1/tours and GET /api/v1/tours/{id} with a publishable key (`?key=pk_widget_...`, for
- * `npm run bench:tours`): the key lookup of src/partner/auth/PublishableKeys.ts; an answer held for the
+ * `npm run bench:tours`): the key lookup of src/partner/auth/PublishableKeysRepo.ts; an answer held for the
  * key and URL (the service's own cache key, publicCacheKey of src/partner/tours/PublicCatalogueCache.ts,
  * kept for the same s-maxage) is sent again with `X-Cache: HIT` after that lookup alone, as the
  * service does; otherwise the rate-limit upsert (bucket `publishable:<key id>`) and the list or the
- * get of src/partner/tours/Tours.ts, verbatim, mapped to JSON with the service's own pure mappers
+ * get of src/partner/tours/ToursRepo.ts, verbatim, mapped to JSON with the service's own pure mappers
  * (toTourSummary, toTourDetail) and kept (`X-Cache: MISS`). Tour cursors are the service's
  * (filters `{list: "tours"}`).
  *
@@ -41,7 +41,8 @@ import { type CursorPosition, decodeCursor, encodeCursor, filterFingerprint } fr
 import { type CheckinChange, decideCheckin } from "../src/partner/checkins/rules.js"
 import { buildManifest, type ManifestEntry } from "../src/partner/manifest/rules.js"
 import { type BookingDetailRow, type BookingRow, toDetail, toSummary } from "../src/partner/bookings/Bookings.js"
-import { type ManifestRowRecord, toEntry } from "../src/partner/manifest/Manifest.js"
+import { toEntry } from "../src/partner/manifest/Manifest.js"
+import type { ManifestRowRecord } from "../src/partner/manifest/ManifestRepo.js"
 import { pgTypes } from "../src/db/pgTypes.js"
 import { PUBLIC_CACHE_CONTROL, PUBLISHABLE_REQUESTS_PER_MINUTE, parsePublishableKey } from "../src/partner/auth/publishableKey.js"
 import { catalogueLocale, TOUR_LIST_DEFAULT, TOUR_LIST_MAX } from "../src/partner/tours/tour.js"
@@ -64,7 +65,7 @@ const WINDOW_SECONDS = 60
 
 // ---- the statements, verbatim from src/services ----------------------------------------------------
 
-/** src/partner/auth/KeyAuth.ts findKey */
+/** src/partner/auth/KeyAuthRepo.ts findKey */
 const FIND_KEY = `
         SELECT k.id, k.name, k.scopes, k.created_at, k.expires_at, k.revoked_at, k.secret_hash,
           coalesce(
@@ -80,7 +81,7 @@ const FIND_KEY = `
         WHERE k.id = $1
         GROUP BY k.id`
 
-/** src/http/RateLimiter.ts hit */
+/** src/http/RateLimiterRepo.ts count (RateLimiter.hit) */
 const RATE_LIMIT_HIT = `
         INSERT INTO rate_limit_counters AS c (bucket, window_start, count)
         VALUES ($1, to_timestamp(floor(extract(epoch FROM now()) / $2) * $3), 1)
@@ -90,7 +91,7 @@ const RATE_LIMIT_HIT = `
         RETURNING count,
           ceil(extract(epoch FROM (window_start + make_interval(secs => $4) - now())))::int AS reset_seconds`
 
-/** src/partner/bookings/Bookings.ts */
+/** src/partner/bookings/BookingsRepo.ts */
 const LISTED = "('RESERVED', 'CONFIRMED', 'CANCELLED', 'REFUNDED')"
 
 const SUMMARY_COLUMNS = `b.id, b.confirmation_code, b.status, b.operator_id, b.tour_id, b.tour_name,
@@ -113,7 +114,7 @@ interface ListQuery {
 }
 
 /**
- * Bookings.list: the statement as @effect/sql compiles it (placeholders numbered in order; a single
+ * BookingsRepo.list: the statement as @effect/sql compiles it (placeholders numbered in order; a single
  * clause stands alone, several are joined with AND inside parentheses, `sql.in` is `($n,$m)`).
  */
 const listStatement = (q: ListQuery): { text: string; values: Array<unknown> } => {
@@ -154,7 +155,7 @@ const GET_STATEMENT = `
         WHERE b.id = $1::uuid AND b.operator_id = ANY($2::uuid[])
           AND b.status IN ${LISTED}`
 
-/** src/partner/manifest/Manifest.ts day (its `sql.literal` column lists inlined) */
+/** src/partner/manifest/ManifestRepo.ts day (its `sql.literal` column lists inlined) */
 const MANIFEST_ROW_COLUMNS = `r.id, r.reference, coalesce(b.confirmation_code, r.external_reference) AS confirmation_code,
   r.status, r.operator_id, o.name AS operator_name, r.account_id, r.product_id, r.product_title, r.rate_id,
   r.rate_title, r.start_time, r.timezone, r.participants, r.pax_breakdown, r.channel_class, r.channel_source,
@@ -185,7 +186,7 @@ const manifestStatement = (includeContact: boolean) => `
 const MANIFEST_WITH_CONTACT = manifestStatement(true)
 const MANIFEST_WITHOUT_CONTACT = manifestStatement(false)
 
-/** src/partner/checkins/Checkins.ts set */
+/** src/partner/checkins/CheckinsRepo.ts lockTarget, clear, upsert */
 const CHECKIN_TARGET = `
           SELECT r.id, r.operator_id, r.status, r.participants, c.status AS checkin_status, c.present
           FROM manifest_rows r
@@ -202,7 +203,7 @@ const CHECKIN_UPSERT = `
 
 const toPgArray = (ids: ReadonlyArray<string>) => `{${ids.join(",")}}`
 
-/** src/db/sql.ts microsToIso */
+/** src/http/cursor.ts microsToIso */
 const microsToIso = (micros: string) => {
   const value = BigInt(micros)
   const iso = new Date(Number(value / 1000n)).toISOString()
@@ -435,11 +436,11 @@ const checkin = async (key: Key, rowId: string, text: string) => {
 
 // ---- the tour catalogue with a publishable key ---------------------------------------------------
 
-/** src/partner/auth/PublishableKeys.ts authenticate */
+/** src/partner/auth/PublishableKeysRepo.ts findKey (PublishableKeys.authenticate) */
 const FIND_PUBLISHABLE_KEY = `
           SELECT id, site_id, allowed_origins, revoked_at FROM publishable_keys WHERE id = $1`
 
-/** src/partner/tours/Tours.ts offered (one tour, by id: $4), as @effect/sql compiles `sql.and` of its clauses. */
+/** src/partner/tours/ToursRepo.ts offered (one tour, by id: $4), as @effect/sql compiles `sql.and` of its clauses. */
 const offered = (siteParam: string) => `
         SELECT DISTINCT ON (t.id) t.id AS tour_id, s.owner_operator_id AS host_id,
           CASE st.sold_by WHEN 'site_owner' THEN s.owner_operator_id ELSE t.operator_id END AS seller_id
@@ -449,7 +450,7 @@ const offered = (siteParam: string) => `
         WHERE (st.site_id = ANY(${siteParam}::uuid[]) AND t.status = 'published' AND t.id = $4::uuid)
         ORDER BY t.id, (s.owner_operator_id = t.operator_id) DESC, s.domain`
 
-/** Tours.ts summaryColumns, the locale as parameter $1. */
+/** ToursRepo.ts summaryColumns, the locale as parameter $1. */
 const TOUR_SUMMARY_COLUMNS = `
       t.id, t.slug, coalesce(tr.title, t.title) AS title, coalesce(tr.excerpt, t.excerpt) AS excerpt,
       ARRAY(SELECT p.url FROM tour_photos p WHERE p.tour_id = t.id ORDER BY p.position) AS photos,
@@ -461,7 +462,7 @@ const TOUR_SUMMARY_COLUMNS = `
       CASE WHEN tr.tour_id IS NULL THEN 'en' ELSE $1 END AS applied_locale,
       (extract(epoch FROM t.created_at) * 1000000)::bigint::text AS created_micros`
 
-/** Tours.ts joins, the locale as parameter `localeParam`. */
+/** ToursRepo.ts joins, the locale as parameter `localeParam`. */
 const tourJoins = (localeParam: string) => `
       JOIN tours t ON t.id = f.tour_id
       JOIN operators o ON o.id = t.operator_id

@@ -8,7 +8,7 @@
  *    BENCH_MIRROR_LINES (100,000) one-line bookings over the nightly window (today and the next
  *    MIRROR_NIGHTLY_DAYS days in Europe/Oslo), from its bulk generator (fixed seed).
  * 3. In this process, the service's own code: an operator and a booking-system account pointing at
- *    the sandbox (Admin, BookingSystemAccounts, with the vendor's service channel), and the service's
+ *    the sandbox (Operators, BookingSystemAccounts, with the vendor's service channel), and the service's
  *    mirror wiring (MirrorLive of src/app.ts: Mirror.refresh through the real Bókun adapter it also
  *    gives, signed HTTP, booking search page by page, BOKUN_SEARCH_PAGE_SIZE per page) over the
  *    nightly window, with the service's pool size, config and observability (tracing off, as without
@@ -41,7 +41,7 @@ import { mirrorWindow } from "../src/domain/localDay.js"
 import { ObservabilityLive } from "../src/observability.js"
 import { BookingSystem } from "../src/ports/BookingSystem.js"
 import type { SandboxVendor, VendorSpec } from "../src/sandbox/bokun/index.js"
-import { Admin } from "../src/operators/Admin.js"
+import { Operators } from "../src/operators/Operators.js"
 import { BookingSystemAccounts } from "../src/operators/BookingSystemAccounts.js"
 import { Mirror } from "../src/mirror/Mirror.js"
 import { machine, startChild, step } from "./children.js"
@@ -237,7 +237,7 @@ const main = Effect.gen(function*() {
     })
 
   const program = Effect.gen(function*() {
-    const admins = yield* Admin
+    const admins = yield* Operators
     const accounts = yield* BookingSystemAccounts
     const bookingSystem = yield* BookingSystem
     const mirror = yield* Mirror
@@ -328,7 +328,7 @@ const main = Effect.gen(function*() {
 
   // The service's own mirror wiring (src/app.ts), which also gives the BookingSystem port it uses
   // (for the fetch-only pass and the moves).
-  const services = Layer.mergeAll(MirrorLive, Admin.Default).pipe(
+  const services = Layer.mergeAll(MirrorLive, Operators.Default).pipe(
     Layer.provideMerge(layerFromUrl(url, settings.poolSize))
   )
   const result = yield* program.pipe(Effect.provide(services), Effect.provide(ObservabilityLive))

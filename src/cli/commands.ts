@@ -8,7 +8,7 @@ import { SqlClient } from "@effect/sql"
 import { Console, Effect, Layer, Option, Redacted } from "effect"
 import { AppConfig } from "../config.js"
 import { SCOPES } from "../partner/auth/scopes.js"
-import { Admin } from "../operators/Admin.js"
+import { Operators } from "../operators/Operators.js"
 import { BookingSystemAccounts } from "../operators/BookingSystemAccounts.js"
 import { DatabaseForCli } from "./database.js"
 import { mail } from "./mail.js"
@@ -20,10 +20,10 @@ import { mirror } from "./mirror.js"
 import { tours } from "./tours.js"
 import { audit, keysLimits } from "./writes.js"
 
-const AdminForCli = Admin.Default.pipe(Layer.provideMerge(DatabaseForCli))
+const OperatorsForCli = Operators.Default.pipe(Layer.provideMerge(DatabaseForCli))
 
-const withDb = <A, E>(effect: Effect.Effect<A, E, Admin | SqlClient.SqlClient>) =>
-  effect.pipe(Effect.provide(AdminForCli))
+const withDb = <A, E>(effect: Effect.Effect<A, E, Operators | SqlClient.SqlClient>) =>
+  effect.pipe(Effect.provide(OperatorsForCli))
 
 const print = (value: unknown) => Console.log(JSON.stringify(value, null, 2))
 
@@ -41,7 +41,7 @@ const operatorsCreate = Command.make(
     orgNumber: Options.optional(Options.text("org-number"))
   },
   (o) =>
-    withDb(Effect.flatMap(Admin, (admin) =>
+    withDb(Effect.flatMap(Operators, (admin) =>
       admin.createOperator({
         name: o.name,
         timezone: o.timezone,
@@ -56,17 +56,17 @@ const operators = Command.make("operators").pipe(Command.withSubcommands([operat
 
 // users and memberships
 const usersCreate = Command.make("create", { email: Options.text("email"), name: Options.text("name") }, (o) =>
-  withDb(Effect.flatMap(Admin, (admin) => admin.createUser(o))).pipe(Effect.flatMap((id) => print({ id }))))
+  withDb(Effect.flatMap(Operators, (admin) => admin.createUser(o))).pipe(Effect.flatMap((id) => print({ id }))))
 const users = Command.make("users").pipe(Command.withSubcommands([usersCreate]))
 
 const membersAdd = Command.make("add", { operator: operatorOption, user: userOption, role: roleOption }, (o) =>
   withDb(Effect.gen(function*() {
-    const admin = yield* Admin
+    const admin = yield* Operators
     yield* admin.setMembership(o.operator, yield* admin.userByEmail(o.user), o.role)
   })).pipe(Effect.zipRight(Console.log(`${o.user} is ${o.role} of ${o.operator}`))))
 const membersSetRole = Command.make("set-role", { operator: operatorOption, user: userOption, role: roleOption }, (o) =>
   withDb(Effect.gen(function*() {
-    const admin = yield* Admin
+    const admin = yield* Operators
     yield* admin.changeRole(o.operator, yield* admin.userByEmail(o.user), o.role)
   })).pipe(Effect.zipRight(Console.log(`${o.user} is now ${o.role} of ${o.operator}`))))
 const members = Command.make("members").pipe(Command.withSubcommands([membersAdd, membersSetRole]))
@@ -76,11 +76,11 @@ const sitesCreate = Command.make(
   "create",
   { domain: Options.text("domain"), name: Options.text("name"), owner: Options.text("owner").pipe(Options.withDescription("owning operator id")) },
   (o) =>
-    withDb(Effect.flatMap(Admin, (admin) => admin.createSite({ domain: o.domain, name: o.name, ownerOperatorId: o.owner })))
+    withDb(Effect.flatMap(Operators, (admin) => admin.createSite({ domain: o.domain, name: o.name, ownerOperatorId: o.owner })))
       .pipe(Effect.flatMap((id) => print({ id })))
 )
 const sitesAddOperator = Command.make("add-operator", { site: Options.text("site"), operator: operatorOption }, (o) =>
-  withDb(Effect.flatMap(Admin, (admin) => admin.addSiteOperator(o.site, o.operator))).pipe(
+  withDb(Effect.flatMap(Operators, (admin) => admin.addSiteOperator(o.site, o.operator))).pipe(
     Effect.zipRight(Console.log(`operator ${o.operator} added to site ${o.site}`))
   ))
 const sites = Command.make("sites").pipe(Command.withSubcommands([sitesCreate, sitesAddOperator]))
@@ -97,7 +97,7 @@ const keysCreate = Command.make(
   },
   (o) =>
     withDb(Effect.gen(function*() {
-      const admin = yield* Admin
+      const admin = yield* Operators
       const createdBy = yield* admin.userByEmail(o.user)
       return yield* admin.createKey({
         createdBy,
@@ -111,11 +111,11 @@ const keysCreate = Command.make(
     ))
 )
 const keysList = Command.make("list", { operator: Options.optional(operatorOption) }, (o) =>
-  withDb(Effect.flatMap(Admin, (admin) => admin.listKeys({ operatorId: Option.getOrUndefined(o.operator) }))).pipe(
+  withDb(Effect.flatMap(Operators, (admin) => admin.listKeys({ operatorId: Option.getOrUndefined(o.operator) }))).pipe(
     Effect.flatMap(print)
   ))
 const keysRevoke = Command.make("revoke", { id: Args.text({ name: "key-id" }) }, (o) =>
-  withDb(Effect.flatMap(Admin, (admin) => admin.revokeKey(o.id))).pipe(Effect.zipRight(Console.log(`key ${o.id} revoked`))))
+  withDb(Effect.flatMap(Operators, (admin) => admin.revokeKey(o.id))).pipe(Effect.zipRight(Console.log(`key ${o.id} revoked`))))
 const keys = Command.make("keys").pipe(Command.withSubcommands([keysCreate, keysList, keysRevoke, keysLimits, publishableKeys]))
 
 // booking-system accounts

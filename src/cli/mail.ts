@@ -6,7 +6,7 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Layer, Option } from "effect"
 import { listMailbox, showMailbox } from "../adapters/mailbox.js"
-import { AdminError } from "../operators/Admin.js"
+import { AdminError } from "../operators/Operators.js"
 import { Outbox, type OutboxStatus } from "../email/Outbox.js"
 import { DatabaseForCli } from "./database.js"
 

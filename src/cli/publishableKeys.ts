@@ -4,11 +4,11 @@
  */
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Layer, Option } from "effect"
-import { Admin } from "../operators/Admin.js"
+import { Operators } from "../operators/Operators.js"
 import { PublishableKeys } from "../partner/auth/PublishableKeys.js"
 import { DatabaseForCli } from "./database.js"
 
-const ServicesForCli = Layer.mergeAll(PublishableKeys.Default, Admin.Default).pipe(Layer.provideMerge(DatabaseForCli))
+const ServicesForCli = Layer.mergeAll(PublishableKeys.Default, Operators.Default).pipe(Layer.provideMerge(DatabaseForCli))
 
 const print = (value: unknown) => Console.log(JSON.stringify(value, null, 2))
 
@@ -25,7 +25,7 @@ const create = Command.make(
   },
   (o) =>
     Effect.gen(function*() {
-      const admin = yield* Admin
+      const admin = yield* Operators
       const keys = yield* PublishableKeys
       const createdBy = yield* admin.userByEmail(o.user)
       return yield* keys.create({ siteId: o.site, createdBy, name: o.name, origins: o.origins })

@@ -5,7 +5,7 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Layer, Option } from "effect"
 import { WRITE_ACTIONS, type WriteAction } from "../partner/writes/rules.js"
-import { AdminError } from "../operators/Admin.js"
+import { AdminError } from "../operators/Operators.js"
 import { Audit } from "../partner/writes/Audit.js"
 import { DailyLimits } from "../partner/writes/DailyLimits.js"
 import { DatabaseForCli } from "./database.js"

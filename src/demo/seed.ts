@@ -21,7 +21,7 @@ import { ensurePortFree, PortUnavailable } from "../http/portCheck.js"
 import { demoProducts, startSandbox } from "../sandbox/bokun/index.js"
 import { PublishableKeys } from "../partner/auth/PublishableKeys.js"
 import { QuickbookKeys } from "../quickbook/terminals/QuickbookKeys.js"
-import { Admin } from "../operators/Admin.js"
+import { Operators } from "../operators/Operators.js"
 import { Mirror } from "../mirror/Mirror.js"
 import { TourSeason } from "../catalogue/TourSeason.js"
 import { startSandbox as startPaymentSandbox } from "../sandbox/surfboard/index.js"
@@ -102,7 +102,7 @@ const bookingSystemPrice = (title: string) => {
 
 export const seedDemo = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const admin = yield* Admin
+  const admin = yield* Operators
   const now = Date.now()
 
   const fjord = yield* admin.createOperator({ name: "Fjord Explorer AS", timezone: "Europe/Oslo", legalName: "Fjord Explorer AS", orgNumber: "912345678" })
@@ -413,7 +413,7 @@ export class DemoData extends Context.Tag("DemoData")<DemoData, {
       const [{ count }] = (yield* sql<{ count: number }>`SELECT count(*)::int AS count FROM operators`) as unknown as [{ count: number }]
       if (count === 0) {
         yield* Effect.logInfo("empty database: creating the demo dataset")
-        const demo = yield* sql.withTransaction(seedDemo).pipe(Effect.provide([Admin.Default, PublishableKeys.Default, QuickbookKeys.Default]))
+        const demo = yield* sql.withTransaction(seedDemo).pipe(Effect.provide([Operators.Default, PublishableKeys.Default, QuickbookKeys.Default]))
         fs.mkdirSync(config.dataDir, { recursive: true })
         fs.writeFileSync(file, JSON.stringify(demo, null, 2) + "\n", { mode: 0o600 })
         yield* Effect.logInfo(`demo dataset created; keys written to ${file}`)

@@ -1,10 +1,10 @@
 /**
  * Fixed-window request counting on the database clock, so every instance sharing the database
  * shares the budget. One atomic upsert both counts the request and reads the window: there is
- * no read-then-write race between instances.
+ * no read-then-write race between instances. SQL: RateLimiterRepo.
  */
-import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { RateLimiterRepo } from "./RateLimiterRepo.js"
 
 export interface RateLimitDecision {
   readonly allowed: boolean
@@ -15,32 +15,26 @@ export interface RateLimitDecision {
   readonly windowSeconds: number
 }
 
-export class RateLimiter extends Effect.Service<RateLimiter>()("RateLimiter", {
+export class RateLimiter extends Effect.Service<RateLimiter>()("Http/RateLimiter", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const repo = yield* RateLimiterRepo
 
-    const hit = (bucket: string, limit: number, windowSeconds: number) =>
-      sql<{ count: number; reset_seconds: number }>`
-        INSERT INTO rate_limit_counters AS c (bucket, window_start, count)
-        VALUES (${bucket}, to_timestamp(floor(extract(epoch FROM now()) / ${windowSeconds}) * ${windowSeconds}), 1)
-        ON CONFLICT (bucket) DO UPDATE SET
-          count = CASE WHEN c.window_start = excluded.window_start THEN c.count + 1 ELSE 1 END,
-          window_start = excluded.window_start
-        RETURNING count,
-          ceil(extract(epoch FROM (window_start + make_interval(secs => ${windowSeconds}) - now())))::int AS reset_seconds`.pipe(
-        Effect.orDie,
-        Effect.map(([row]): RateLimitDecision => ({
-          allowed: row!.count <= limit,
-          limit,
-          remaining: Math.max(0, limit - row!.count),
-          resetSeconds: Math.max(1, row!.reset_seconds),
-          windowSeconds
-        })),
-        Effect.withSpan("RateLimiter.hit", { attributes: { bucket } })
-      )
+    const hit = Effect.fn("RateLimiter.hit")(function*(bucket: string, limit: number, windowSeconds: number) {
+      yield* Effect.annotateCurrentSpan({ bucket })
+      const row = yield* repo.count({ bucket, windowSeconds })
+      const decision: RateLimitDecision = {
+        allowed: row.count <= limit,
+        limit,
+        remaining: Math.max(0, limit - row.count),
+        resetSeconds: Math.max(1, row.reset_seconds),
+        windowSeconds
+      }
+      return decision
+    })
 
     return { hit } as const
-  })
+  }),
+  dependencies: [RateLimiterRepo.Default]
 }) {}
 
 /** Both header styles: IETF draft-11 structured fields and the widely read trio. */

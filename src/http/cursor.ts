@@ -15,6 +15,13 @@ export interface CursorPosition {
   readonly id: string
 }
 
+/** A position's microseconds as an exact ISO timestamp PostgreSQL reads back losslessly. */
+export const microsToIso = (micros: string) => {
+  const value = BigInt(micros)
+  const iso = new Date(Number(value / 1000n)).toISOString()
+  return iso.replace("Z", String(value % 1000n).padStart(3, "0") + "Z")
+}
+
 const SIG_BYTES = 16
 
 export const filterFingerprint = (filters: Record<string, unknown>): string =>

@@ -12,6 +12,6 @@ export const idempotencyCleanupJob = (config: Pick<JobsConfig, "idempotencyClean
     name: IDEMPOTENCY_CLEANUP,
     cron: config.idempotencyCleanupCron,
     execute: recordedRun(IDEMPOTENCY_CLEANUP, () =>
-      Effect.flatMap(IdempotencyStore, (store) => Effect.map(store.purgeExpired, (deleted) => ({ deleted })))),
+      Effect.flatMap(IdempotencyStore, (store) => Effect.map(store.purgeExpired(), (deleted) => ({ deleted })))),
     skipIfOlderThan: "1 hour"
   })

@@ -11,11 +11,11 @@
  * nothing (8,640 empty rows a day would drown the other jobs' history).
  */
 import { Singleton } from "@effect/cluster"
-import { SqlClient } from "@effect/sql"
 import { Effect, Schedule } from "effect"
 import type { JobsConfig } from "../config.js"
 import { Outbox } from "../email/Outbox.js"
 import { instanceName } from "./runs.js"
+import { JobRunsRepo } from "./JobRunsRepo.js"
 
 export const OUTBOX_SENDER = "outbox-sender"
 
@@ -25,16 +25,15 @@ const MAX_BATCHES_PER_TICK = 20
 /** One tick: send what is due. Never fails (a scheduler must keep going). */
 export const outboxTick = Effect.gen(function*() {
   const outbox = yield* Outbox
-  const sql = yield* SqlClient.SqlClient
+  const runs = yield* JobRunsRepo
   const startedAt = new Date()
   const summary = yield* outbox.flush({ maxBatches: MAX_BATCHES_PER_TICK })
   if (summary.claimed === 0) return
   yield* Effect.annotateCurrentSpan({ ...summary })
   yield* Effect.logInfo(`outbox: ${summary.sent} sent, ${summary.retried} to retry, ${summary.failed} failed`)
-  yield* sql`
-    INSERT INTO job_runs (job, instance, started_at, finished_at, outcome, summary)
-    VALUES (${OUTBOX_SENDER}, ${instanceName}, ${startedAt}, now(), 'ok', ${JSON.stringify(summary)}::jsonb)`
+  yield* runs.insertFinished({ job: OUTBOX_SENDER, instance: instanceName, startedAt, summary: JSON.stringify(summary) })
 }).pipe(
+  Effect.provide(JobRunsRepo.Default),
   Effect.catchAllCause((cause) => Effect.logError(`job ${OUTBOX_SENDER} failed`, cause)),
   Effect.annotateLogs({ job: OUTBOX_SENDER }),
   Effect.withSpan(`job.${OUTBOX_SENDER}`, { root: true })

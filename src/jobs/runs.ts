@@ -4,11 +4,12 @@
  *
  * A scheduled run first claims its slot (job, scheduled time) with a unique index. The cluster
  * delivers a cron run at least once; a second delivery of a slot (seen while an instance joins and
- * shards move between instances) only bumps `duplicate_deliveries` and does nothing else.
+ * shards move between instances) only bumps `duplicate_deliveries` and does nothing else. SQL:
+ * JobRunsRepo.
  */
-import { SqlClient } from "@effect/sql"
 import { DateTime, Effect, HashMap, Option } from "effect"
 import * as os from "node:os"
+import { JobRunsRepo } from "./JobRunsRepo.js"
 
 /** This process, as job_runs names it. */
 export const instanceName = `${os.hostname()}:${process.pid}`
@@ -27,32 +28,23 @@ const scheduledFor = Effect.map(Effect.logAnnotations, (annotations) =>
  */
 export const recordedRun = <A extends object, E, R>(name: string, job: (jobRunId: string) => Effect.Effect<A, E, R>) =>
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const runs = yield* JobRunsRepo
     const scheduled = yield* scheduledFor
-    const [run] = yield* sql<{ id: string }>`
-      INSERT INTO job_runs (job, instance, outcome, scheduled_for)
-      VALUES (${name}, ${instanceName}, 'running', ${scheduled})
-      ON CONFLICT (job, scheduled_for) WHERE scheduled_for IS NOT NULL DO NOTHING
-      RETURNING id`
-    if (run === undefined) {
-      yield* sql`
-        UPDATE job_runs SET duplicate_deliveries = duplicate_deliveries + 1
-        WHERE job = ${name} AND scheduled_for = ${scheduled}`
+    const started = yield* runs.start({ job: name, instance: instanceName, scheduledFor: scheduled })
+    if (Option.isNone(started)) {
+      yield* runs.countDuplicate({ job: name, scheduledFor: scheduled })
       return yield* Effect.logInfo(`job ${name}: the run scheduled for ${scheduled} already ran; skipped`)
     }
+    const run = started.value
     const exit = yield* Effect.exit(job(run.id))
     if (exit._tag === "Success") {
-      yield* sql`
-        UPDATE job_runs SET finished_at = now(), outcome = 'ok', summary = ${JSON.stringify(exit.value)}::jsonb
-        WHERE id = ${run.id}`
+      yield* runs.finish({ id: run.id, outcome: "ok", summary: JSON.stringify(exit.value) })
     } else {
       yield* Effect.logError(`job ${name} failed`, exit.cause)
-      yield* sql`
-        UPDATE job_runs SET finished_at = now(), outcome = 'failed',
-          summary = ${JSON.stringify({ error: String(exit.cause) })}::jsonb
-        WHERE id = ${run.id}`
+      yield* runs.finish({ id: run.id, outcome: "failed", summary: JSON.stringify({ error: String(exit.cause) }) })
     }
   }).pipe(
+    Effect.provide(JobRunsRepo.Default),
     Effect.catchAllCause((cause) => Effect.logError(`job ${name}: could not record its run`, cause)),
     Effect.annotateLogs({ job: name }),
     Effect.withSpan(`job.${name}`, { root: true })

@@ -1,11 +1,11 @@
 /**
  * Booking-system accounts and the operators linked to them. Several operators may share one
- * account; the mirror reads it once. Credentials are handed out only as `Redacted` values.
+ * account; the mirror reads it once. Credentials are handed out only as `Redacted` values. SQL:
+ * BookingSystemAccountsRepo.
  */
-import { SqlClient } from "@effect/sql"
-import type { Fragment } from "@effect/sql/Statement"
-import { Data, Effect, Redacted } from "effect"
+import { Data, Effect, Option, Redacted } from "effect"
 import type { AdapterKind, BookingSystemAccount } from "../ports/BookingSystem.js"
+import { type AccountRow, BookingSystemAccountsRepo } from "./BookingSystemAccountsRepo.js"
 
 export class AccountError extends Data.TaggedError("AccountError")<{ readonly message: string }> {}
 
@@ -21,17 +21,6 @@ export interface MirroredAccount {
   readonly operators: ReadonlyArray<LinkedOperator>
 }
 
-interface AccountRow {
-  readonly id: string
-  readonly kind: AdapterKind
-  readonly name: string
-  readonly base_url: string
-  readonly access_key: string
-  readonly secret_key: string
-  readonly service_channel_id: string | null
-  readonly operators: Array<LinkedOperator>
-}
-
 const toMirrored = (row: AccountRow): MirroredAccount => ({
   account: {
     id: row.id,
@@ -45,32 +34,24 @@ const toMirrored = (row: AccountRow): MirroredAccount => ({
   operators: row.operators
 })
 
-export class BookingSystemAccounts extends Effect.Service<BookingSystemAccounts>()("BookingSystemAccounts", {
+export class BookingSystemAccounts extends Effect.Service<BookingSystemAccounts>()("Operators/BookingSystemAccounts", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const repo = yield* BookingSystemAccountsRepo
 
-    const select = (where: Fragment) =>
-      sql<AccountRow>`
-        SELECT a.id, a.kind, a.name, a.base_url, a.access_key, a.secret_key, a.service_channel_id,
-          json_agg(json_build_object('id', o.id, 'name', o.name, 'timezone', o.timezone) ORDER BY o.name, o.id) AS operators
-        FROM booking_system_accounts a
-        JOIN operators o ON o.booking_system_account_id = a.id
-        ${where}
-        GROUP BY a.id
-        ORDER BY a.name, a.id`.pipe(Effect.orDie, Effect.map((rows) => rows.map(toMirrored)))
+    const ok = (row: Option.Option<unknown>, what: string) =>
+      Option.isSome(row) ? Effect.void : Effect.fail(new AccountError({ message: `${what} not found` }))
 
     /** Every account with at least one operator linked (an account nobody uses is not mirrored). */
-    const mirrored = () => select(sql``).pipe(Effect.withSpan("BookingSystemAccounts.mirrored"))
+    const mirrored = Effect.fn("BookingSystemAccounts.mirrored")(() =>
+      Effect.map(repo.linked(undefined), (rows) => rows.map(toMirrored)))
 
-    const byId = (id: string) =>
-      select(sql`WHERE a.id = ${id}`).pipe(
-        Effect.flatMap((rows) =>
-          rows[0] ? Effect.succeed(rows[0]) : Effect.fail(new AccountError({ message: `account ${id} not found or has no operator linked` }))
-        ),
-        Effect.withSpan("BookingSystemAccounts.byId")
-      )
+    const byId = Effect.fn("BookingSystemAccounts.byId")(function*(id: string) {
+      const [row] = yield* repo.linked(id)
+      if (row === undefined) return yield* new AccountError({ message: `account ${id} not found or has no operator linked` })
+      return toMirrored(row)
+    })
 
-    const create = (a: {
+    const create = Effect.fn("BookingSystemAccounts.create")((a: {
       kind: AdapterKind
       name: string
       baseUrl: string
@@ -80,42 +61,37 @@ export class BookingSystemAccounts extends Effect.Service<BookingSystemAccounts>
       /** A sandbox booking system: Quickbook test keys sell only through sandboxes, live keys never. */
       sandbox?: boolean
     }) =>
-      sql<{ id: string }>`
-        INSERT INTO booking_system_accounts (kind, name, base_url, access_key, secret_key, service_channel_id, sandbox)
-        VALUES (${a.kind}, ${a.name}, ${a.baseUrl.replace(/\/+$/, "")}, ${a.accessKey}, ${a.secretKey}, ${a.serviceChannelId ?? null},
-          ${a.sandbox ?? false})
-        RETURNING id`.pipe(Effect.map((r) => r[0]!.id))
+      Effect.map(
+        repo.insert({
+          kind: a.kind,
+          name: a.name,
+          baseUrl: a.baseUrl.replace(/\/+$/, ""),
+          accessKey: a.accessKey,
+          secretKey: a.secretKey,
+          serviceChannelId: a.serviceChannelId ?? null,
+          sandbox: a.sandbox ?? false
+        }),
+        (row) => row.id
+      ))
 
     /** Marks an account a sandbox, or live. */
-    const setSandbox = (accountId: string, sandbox: boolean) =>
-      sql<{ id: string }>`
-        UPDATE booking_system_accounts SET sandbox = ${sandbox} WHERE id::text = ${accountId} RETURNING id`.pipe(
-        Effect.flatMap((r) => r.length === 1 ? Effect.void : Effect.fail(new AccountError({ message: `account ${accountId} not found` })))
-      )
+    const setSandbox = Effect.fn("BookingSystemAccounts.setSandbox")(function*(accountId: string, sandbox: boolean) {
+      yield* ok(yield* repo.setSandbox({ accountId, sandbox }), `account ${accountId}`)
+    })
 
     /** Links an operator to an account (or unlinks it with null). */
-    const link = (operatorId: string, accountId: string | null) =>
-      sql<{ id: string }>`
-        UPDATE operators SET booking_system_account_id = ${accountId} WHERE id = ${operatorId} RETURNING id`.pipe(
-        Effect.flatMap((r) => r.length === 1 ? Effect.void : Effect.fail(new AccountError({ message: `operator ${operatorId} not found` })))
-      )
+    const link = Effect.fn("BookingSystemAccounts.link")(function*(operatorId: string, accountId: string | null) {
+      yield* ok(yield* repo.linkOperator({ operatorId, accountId }), `operator ${operatorId}`)
+    })
 
     /** Says which booking-system product a tour is. */
-    const mapTour = (tourId: string, productId: string | null) =>
-      sql<{ id: string }>`
-        UPDATE tours SET booking_system_product_id = ${productId}, updated_at = now() WHERE id = ${tourId} RETURNING id`.pipe(
-        Effect.flatMap((r) => r.length === 1 ? Effect.void : Effect.fail(new AccountError({ message: `tour ${tourId} not found` })))
-      )
+    const mapTour = Effect.fn("BookingSystemAccounts.mapTour")(function*(tourId: string, productId: string | null) {
+      yield* ok(yield* repo.mapTour({ tourId, productId }), `tour ${tourId}`)
+    })
 
-    const list = () =>
-      sql<{ id: string; kind: string; name: string; base_url: string; sandbox: boolean; operators: Array<string> | null }>`
-        SELECT a.id, a.kind, a.name, a.base_url, a.sandbox,
-          array_agg(o.name ORDER BY o.name) FILTER (WHERE o.id IS NOT NULL) AS operators
-        FROM booking_system_accounts a
-        LEFT JOIN operators o ON o.booking_system_account_id = a.id
-        GROUP BY a.id
-        ORDER BY a.name, a.id`
+    const list = Effect.fn("BookingSystemAccounts.list")(() => repo.list())
 
     return { mirrored, byId, create, setSandbox, link, mapTour, list } as const
-  })
+  }),
+  dependencies: [BookingSystemAccountsRepo.Default]
 }) {}

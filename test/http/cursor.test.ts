@@ -3,7 +3,7 @@ import { Either } from "effect"
 import fc from "fast-check"
 import { randomBytes } from "node:crypto"
 import { decodeCursor, encodeCursor, filterFingerprint } from "../../src/http/cursor.js"
-import { microsToIso } from "../../src/db/sql.js"
+import { microsToIso } from "../../src/http/cursor.js"
 
 const secret = randomBytes(32)
 const position = fc.record({

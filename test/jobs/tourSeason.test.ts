@@ -10,7 +10,7 @@ import { bookingSystemLayer } from "../../src/adapters/BookingSystemLive.js"
 import { layerFromUrl } from "../../src/db/Database.js"
 import { TOUR_SEASON } from "../../src/jobs/tourSeason.js"
 import { startSandbox } from "../../src/sandbox/bokun/index.js"
-import { Admin } from "../../src/operators/Admin.js"
+import { Operators } from "../../src/operators/Operators.js"
 import { smallVendor, TEST_ADAPTER } from "../sandbox/env.js"
 import { makeWorld } from "../support/fixtures.js"
 import { freePort } from "../support/globalSetup.js"
@@ -24,7 +24,7 @@ layer(Layer.empty, { excludeTestServices: true, timeout: 120_000 })("tour season
   it.scoped("refreshes every linked tour on schedule; an account that is down leaves the others known", () =>
     Effect.gen(function*() {
       const url = yield* freshDatabase
-      const context = yield* Layer.build(Admin.Default.pipe(Layer.provideMerge(layerFromUrl(url, 3))))
+      const context = yield* Layer.build(Operators.Default.pipe(Layer.provideMerge(layerFromUrl(url, 3))))
       const sql = Context.get(context, SqlClient.SqlClient)
       const sandbox = yield* startSandbox({ port: 0 }).pipe(Effect.provide(context))
 

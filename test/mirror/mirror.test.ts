@@ -26,7 +26,7 @@ import {
   type SeededBooking,
   type VendorSpec
 } from "../../src/sandbox/bokun/index.js"
-import { Admin } from "../../src/operators/Admin.js"
+import { Operators } from "../../src/operators/Operators.js"
 import { BookingSystemAccounts } from "../../src/operators/BookingSystemAccounts.js"
 import { Mirror } from "../../src/mirror/Mirror.js"
 import { createKey, insertBooking, makeWorld } from "../support/fixtures.js"
@@ -86,7 +86,7 @@ const setUp = (options: {
 }) =>
   Effect.gen(function*() {
     const sandbox = yield* BokunSandbox
-    const admin = yield* Admin
+    const admin = yield* Operators
     const accounts = yield* BookingSystemAccounts
     const tag = randomUUID().slice(0, 6)
     const operators: Array<{ id: string; name: string; timezone: string }> = []
@@ -356,7 +356,7 @@ layer(env(), { excludeTestServices: true, timeout: 120_000 })("Mirror.refresh of
       const [cruise, safari] = vendor.products
       const zetaTour = yield* insertTour(zeta!.id, "Harbour Cruise", cruise!.id)
       // A tour of an operator not linked to the account never claims the account's lines.
-      const stranger = yield* Effect.flatMap(Admin, (a) => a.createOperator({ name: `Stranger ${randomUUID().slice(0, 6)}` })).pipe(Effect.orDie)
+      const stranger = yield* Effect.flatMap(Operators, (a) => a.createOperator({ name: `Stranger ${randomUUID().slice(0, 6)}` })).pipe(Effect.orDie)
       yield* insertTour(stranger, "Someone else's safari", safari!.id)
       const day = addDays(today("Europe/Oslo"), 1)
       const onCruise = yield* book(day, { productId: cruise!.id })

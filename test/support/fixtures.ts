@@ -1,9 +1,9 @@
-/** Test data built through the same Admin service the CLI uses, plus direct booking inserts. */
+/** Test data built through the same Operators service the CLI uses, plus direct booking inserts. */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import { SCOPES } from "../../src/partner/auth/scopes.js"
-import { Admin } from "../../src/operators/Admin.js"
+import { Operators } from "../../src/operators/Operators.js"
 
 const YEAR = 365 * 86_400_000
 
@@ -63,7 +63,7 @@ export interface KeySpec {
 }
 
 export const createKey = (k: KeySpec) =>
-  Effect.flatMap(Admin, (admin) =>
+  Effect.flatMap(Operators, (admin) =>
     admin.createKey({
       createdBy: k.by,
       name: k.name ?? "test key",
@@ -77,7 +77,7 @@ export const createKey = (k: KeySpec) =>
  * Names are unique per call so several worlds can share a database.
  */
 export const makeWorld = Effect.gen(function*() {
-  const admin = yield* Admin
+  const admin = yield* Operators
   const tag = randomUUID().slice(0, 6)
   const alpha = yield* admin.createOperator({ name: `Alpha Tours ${tag}` })
   const beta = yield* admin.createOperator({ name: `Beta Boats ${tag}` })

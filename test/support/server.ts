@@ -11,7 +11,7 @@ import { createDatabase } from "../../src/db/embedded.js"
 import { ExternalSystemsLive, OutboxLive } from "../../src/adapters/live.js"
 import { layerFromUrl } from "../../src/db/Database.js"
 import { HttpLive, nodeServer } from "../../src/Http.js"
-import { Admin } from "../../src/operators/Admin.js"
+import { Operators } from "../../src/operators/Operators.js"
 import { ObservabilityLive } from "../../src/observability.js"
 
 export interface ServerOptions {
@@ -44,13 +44,13 @@ export const serverOn = (databaseUrl: string, env: Record<string, string> = {}) 
     // from env) and the outbox.
     Layer.provideMerge(OutboxLive),
     Layer.provideMerge(ExternalSystemsLive),
-    Layer.provideMerge(Admin.Default),
+    Layer.provideMerge(Operators.Default),
     Layer.provideMerge(layerFromUrl(databaseUrl, 4)),
     Layer.provide(ObservabilityLive),
     Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries({ LOG_LEVEL: "Warning", ...env })))))
   )
 
-/** A server on a fresh database, with the SqlClient and Admin service for fixtures. */
+/** A server on a fresh database, with the SqlClient and Operators service for fixtures. */
 export const testServer = (options: ServerOptions = {}) =>
   Layer.unwrapEffect(
     Effect.map(
@@ -59,4 +59,4 @@ export const testServer = (options: ServerOptions = {}) =>
     )
   )
 
-export type TestEnv = TestServer | SqlClient.SqlClient | Admin
+export type TestEnv = TestServer | SqlClient.SqlClient | Operators

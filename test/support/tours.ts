@@ -7,15 +7,15 @@ import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import { type TourContent, writeTourContent } from "../../src/demo/tourContent.js"
 import type { SandboxProduct, SandboxVendor } from "../../src/sandbox/bokun/index.js"
-import { Admin } from "../../src/operators/Admin.js"
+import { Operators } from "../../src/operators/Operators.js"
 
 export const createSite = (ownerOperatorId: string, name = "Site") =>
-  Effect.flatMap(Admin, (admin) =>
+  Effect.flatMap(Operators, (admin) =>
     admin.createSite({ domain: `${name.toLowerCase().replace(/[^a-z]/g, "")}-${randomUUID().slice(0, 8)}.example`, name, ownerOperatorId })
   ).pipe(Effect.orDie)
 
 export const addToSite = (siteId: string, operatorId: string) =>
-  Effect.flatMap(Admin, (admin) => admin.addSiteOperator(siteId, operatorId)).pipe(Effect.orDie)
+  Effect.flatMap(Operators, (admin) => admin.addSiteOperator(siteId, operatorId)).pipe(Effect.orDie)
 
 export interface TourSpec {
   readonly operatorId: string

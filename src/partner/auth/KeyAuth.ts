@@ -1,13 +1,13 @@
 /**
  * Resolves a bearer token to the key and the operators it acts for right now: those picked for
  * the key where its creator is still owner or admin. Every refusal is the same 401 to the
- * client; the detail says which rule failed.
+ * client; the detail says which rule failed. SQL: KeyAuthRepo.
  */
-import { SqlClient } from "@effect/sql"
-import { Clock, Effect } from "effect"
+import { Clock, Effect, Option } from "effect"
 import { parseSecretKey, secretMatches } from "./apiKey.js"
 import { Unauthorized } from "../../domain/errors.js"
 import type { Scope } from "./scopes.js"
+import { KeyAuthRepo } from "./KeyAuthRepo.js"
 
 export interface Partner {
   readonly id: string
@@ -24,65 +24,40 @@ export interface AuthenticatedKey {
   readonly partners: ReadonlyArray<Partner>
 }
 
-interface KeyRow {
-  readonly id: string
-  readonly name: string
-  readonly scopes: Array<Scope>
-  readonly created_at: Date
-  readonly expires_at: Date
-  readonly revoked_at: Date | null
-  readonly secret_hash: Uint8Array
-  readonly partners: Array<Partner>
-}
-
 const unauthorized = (detail: string) => new Unauthorized({ detail })
 
-export class KeyAuth extends Effect.Service<KeyAuth>()("KeyAuth", {
+export class KeyAuth extends Effect.Service<KeyAuth>()("Partner/KeyAuth", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const repo = yield* KeyAuthRepo
 
-    const findKey = (id: string) =>
-      sql<KeyRow>`
-        SELECT k.id, k.name, k.scopes, k.created_at, k.expires_at, k.revoked_at, k.secret_hash,
-          coalesce(
-            json_agg(json_build_object('id', o.id, 'name', o.name) ORDER BY o.name, o.id)
-              FILTER (WHERE o.id IS NOT NULL),
-            '[]'
-          ) AS partners
-        FROM api_keys k
-        LEFT JOIN api_key_operators ko ON ko.key_id = k.id
-        LEFT JOIN memberships m
-          ON m.operator_id = ko.operator_id AND m.user_id = k.created_by AND m.role IN ('owner', 'admin')
-        LEFT JOIN operators o ON o.id = m.operator_id
-        WHERE k.id = ${id}
-        GROUP BY k.id`.pipe(Effect.orDie)
-
-    const authenticate = (token: string) =>
-      Effect.gen(function*() {
-        if (token === "") return yield* unauthorized("send the key as `Authorization: Bearer svc_live_...`")
-        if (token.startsWith("svcqb_")) {
-          return yield* unauthorized("a quickbook key (svcqb_...) works only on the Quickbook API (/api/quickbook/v1)")
-        }
-        const parts = parseSecretKey(token)
-        if (!parts) return yield* unauthorized("the key is malformed")
-        const [row] = yield* findKey(parts.id)
-        if (!row || !secretMatches(parts.secret, row.secret_hash)) return yield* unauthorized("the key is not valid")
-        if (row.revoked_at !== null) return yield* unauthorized("the key has been revoked")
-        const now = yield* Clock.currentTimeMillis
-        if (row.expires_at.getTime() <= now) return yield* unauthorized("the key has expired")
-        if (row.partners.length === 0) {
-          return yield* unauthorized("the key's creator is no longer owner or admin of any operator on the key")
-        }
-        return {
-          id: row.id,
-          name: row.name,
-          scopes: row.scopes,
-          createdAt: row.created_at,
-          expiresAt: row.expires_at,
-          partners: row.partners
-        } satisfies AuthenticatedKey
-      }).pipe(Effect.withSpan("KeyAuth.authenticate"))
+    const authenticate = Effect.fn("KeyAuth.authenticate")(function*(token: string) {
+      if (token === "") return yield* unauthorized("send the key as `Authorization: Bearer svc_live_...`")
+      if (token.startsWith("svcqb_")) {
+        return yield* unauthorized("a quickbook key (svcqb_...) works only on the Quickbook API (/api/quickbook/v1)")
+      }
+      const parts = parseSecretKey(token)
+      if (!parts) return yield* unauthorized("the key is malformed")
+      const found = yield* repo.findKey(parts.id)
+      if (Option.isNone(found)) return yield* unauthorized("the key is not valid")
+      const row = found.value
+      if (!secretMatches(parts.secret, row.secret_hash)) return yield* unauthorized("the key is not valid")
+      if (row.revoked_at !== null) return yield* unauthorized("the key has been revoked")
+      const now = yield* Clock.currentTimeMillis
+      if (row.expires_at.getTime() <= now) return yield* unauthorized("the key has expired")
+      if (row.partners.length === 0) {
+        return yield* unauthorized("the key's creator is no longer owner or admin of any operator on the key")
+      }
+      return {
+        id: row.id,
+        name: row.name,
+        scopes: row.scopes,
+        createdAt: row.created_at,
+        expiresAt: row.expires_at,
+        partners: row.partners
+      } satisfies AuthenticatedKey
+    })
 
     return { authenticate } as const
-  })
+  }),
+  dependencies: [KeyAuthRepo.Default]
 }) {}

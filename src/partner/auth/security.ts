@@ -6,7 +6,7 @@ import type { Scope } from "./scopes.js"
 import type { AuthenticatedKey } from "./KeyAuth.js"
 import type { PublishableKey } from "./PublishableKeys.js"
 
-export class CurrentKey extends Context.Tag("CurrentKey")<CurrentKey, AuthenticatedKey>() {}
+export class CurrentKey extends Context.Tag("Partner/CurrentKey")<CurrentKey, AuthenticatedKey>() {}
 
 export class PartnerAuth extends HttpApiMiddleware.Tag<PartnerAuth>()("PartnerAuth", {
   failure: Schema.Union(Unauthorized, RateLimited, Forbidden),
@@ -22,14 +22,14 @@ export class PartnerAuth extends HttpApiMiddleware.Tag<PartnerAuth>()("PartnerAu
 }) {}
 
 /** The scope an endpoint needs, declared with `.annotate(RequiredScope, "...")` on the endpoint or group. */
-export class RequiredScope extends Context.Tag("RequiredScope")<RequiredScope, Scope>() {}
+export class RequiredScope extends Context.Tag("Partner/RequiredScope")<RequiredScope, Scope>() {}
 
 /** Who reads the catalogue: a secret key (tours:read) or a publishable key (its own site). */
 export type CatalogueCaller =
   | { readonly _tag: "Secret"; readonly key: AuthenticatedKey }
   | { readonly _tag: "Publishable"; readonly key: PublishableKey }
 
-export class CurrentCaller extends Context.Tag("CurrentCaller")<CurrentCaller, CatalogueCaller>() {}
+export class CurrentCaller extends Context.Tag("Partner/CurrentCaller")<CurrentCaller, CatalogueCaller>() {}
 
 export class CatalogueAuth extends HttpApiMiddleware.Tag<CatalogueAuth>()("CatalogueAuth", {
   failure: Schema.Union(Unauthorized, RateLimited, Forbidden),

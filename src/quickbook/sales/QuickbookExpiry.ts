@@ -12,12 +12,12 @@
  *   and the conditions are checked again under the lock.
  */
 import { SqlClient } from "@effect/sql"
-import { Clock, Duration, Effect } from "effect"
+import { Clock, Duration, Effect, Option } from "effect"
 import { TourAvailabilityConfig } from "../../config.js"
-import type { QuickbookKeyMode } from "../terminals/key.js"
 import { modeMayUse } from "../terminals/testKeys.js"
 import { BookingSystem } from "../../ports/BookingSystem.js"
 import { BookingSystemAccounts } from "../../operators/BookingSystemAccounts.js"
+import { type LapsedSale, QuickbookExpiryRepo } from "./QuickbookExpiryRepo.js"
 
 /** Lapsed holds settled per run at most; the next run takes the rest. */
 export const EXPIRY_HOLD_BATCH = 200
@@ -34,23 +34,16 @@ export interface ExpirySummary {
 
 type ReleaseOutcome = "released" | "left"
 
-interface LapsedRow {
-  readonly reference: string
-  readonly hold_id: string
-  readonly mode: QuickbookKeyMode
-  readonly account_id: string | null
-  readonly account_sandbox: boolean | null
-}
-
-export class QuickbookExpiry extends Effect.Service<QuickbookExpiry>()("QuickbookExpiry", {
+export class QuickbookExpiry extends Effect.Service<QuickbookExpiry>()("Quickbook/Expiry", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const repo = yield* QuickbookExpiryRepo
     const accounts = yield* BookingSystemAccounts
     const bookingSystem = yield* BookingSystem
     const config = yield* TourAvailabilityConfig
 
     /** Best-effort release at the booking system; never fails. */
-    const releaseAtBookingSystem = (sale: LapsedRow): Effect.Effect<ReleaseOutcome> => {
+    const releaseAtBookingSystem = (sale: LapsedSale): Effect.Effect<ReleaseOutcome> => {
       if (sale.account_id === null || sale.account_sandbox === null || !modeMayUse(sale.mode, sale.account_sandbox)) {
         return Effect.as(
           Effect.logWarning(`quickbook-expiry: hold ${sale.hold_id} of ${sale.reference} left to lapse: the key may not use its booking system`),
@@ -75,53 +68,37 @@ export class QuickbookExpiry extends Effect.Service<QuickbookExpiry>()("Quickboo
     /** One lapsed hold, under its row lock; None when another call got to it first. */
     const settleHold = (reference: string, now: Date) =>
       sql.withTransaction(Effect.gen(function*() {
-        const [sale] = yield* sql<LapsedRow>`
-          SELECT s.reference, s.hold_id, k.mode, a.id AS account_id, a.sandbox AS account_sandbox
-          FROM quickbook_sales s
-            JOIN quickbook_keys k ON k.id = s.key_id
-            JOIN tours t ON t.id = s.tour_id JOIN operators o ON o.id = t.operator_id
-            LEFT JOIN booking_system_accounts a ON a.id = o.booking_system_account_id
-          WHERE s.reference = ${reference} AND s.status = 'held' AND s.hold_expires_at <= ${now}
-          FOR UPDATE OF s SKIP LOCKED`
-        if (!sale) return null
-        const outcome = yield* releaseAtBookingSystem(sale)
-        yield* sql`
-          UPDATE quickbook_sales SET status = CASE WHEN valid_until > ${now} THEN 'quoted' ELSE 'expired' END,
-            hold_id = NULL, hold_expires_at = NULL, hold_idempotency_key = NULL,
-            hold_released_at = ${outcome === "released" ? now : null}, updated_at = now()
-          WHERE reference = ${reference}`
+        const sale = yield* repo.lockLapsed({ reference, now })
+        if (Option.isNone(sale)) return null
+        const outcome = yield* releaseAtBookingSystem(sale.value)
+        yield* repo.settleLapsed({ reference, now, releasedAt: outcome === "released" ? now : null })
         return outcome
       }))
 
-    const sweep = () =>
-      Effect.gen(function*() {
-        const now = new Date(yield* Clock.currentTimeMillis)
-        const lapsed = yield* sql<{ reference: string }>`
-          SELECT reference FROM quickbook_sales WHERE status = 'held' AND hold_expires_at <= ${now}
-          ORDER BY hold_expires_at LIMIT ${EXPIRY_HOLD_BATCH}`
-        const outcomes = yield* Effect.forEach(
-          lapsed,
-          ({ reference }) =>
-            settleHold(reference, now).pipe(
-              Effect.catchAllCause((cause) =>
-                Effect.as(Effect.logError(`quickbook-expiry: sale ${reference} not settled; next run`, cause), null)
-              )
-            ),
-          { concurrency: 4 }
-        )
-        // After the holds: a hold settled as `expired` above is not counted twice.
-        const expired = yield* sql<{ reference: string }>`
-          UPDATE quickbook_sales SET status = 'expired', updated_at = now()
-          WHERE status = 'quoted' AND valid_until <= ${now} RETURNING reference`
-        return {
-          holds_lapsed: outcomes.filter((o) => o !== null).length,
-          holds_released: outcomes.filter((o) => o === "released").length,
-          holds_left: outcomes.filter((o) => o === "left").length,
-          quotes_expired: expired.length
-        } satisfies ExpirySummary
-      }).pipe(Effect.orDie, Effect.withSpan("QuickbookExpiry.sweep"))
+    const sweep = Effect.fn("QuickbookExpiry.sweep")(function*() {
+      const now = new Date(yield* Clock.currentTimeMillis)
+      const lapsed = yield* repo.lapsedHolds({ now, limit: EXPIRY_HOLD_BATCH })
+      const outcomes = yield* Effect.forEach(
+        lapsed,
+        ({ reference }) =>
+          settleHold(reference, now).pipe(
+            Effect.catchAllCause((cause) =>
+              Effect.as(Effect.logError(`quickbook-expiry: sale ${reference} not settled; next run`, cause), null)
+            )
+          ),
+        { concurrency: 4 }
+      )
+      // After the holds: a hold settled as `expired` above is not counted twice.
+      const expired = yield* repo.expireQuotes(now)
+      return {
+        holds_lapsed: outcomes.filter((o) => o !== null).length,
+        holds_released: outcomes.filter((o) => o === "released").length,
+        holds_left: outcomes.filter((o) => o === "left").length,
+        quotes_expired: expired.length
+      } satisfies ExpirySummary
+    })
 
     return { sweep } as const
   }),
-  dependencies: [BookingSystemAccounts.Default]
+  dependencies: [BookingSystemAccounts.Default, QuickbookExpiryRepo.Default]
 }) {}

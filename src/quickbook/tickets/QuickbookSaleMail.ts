@@ -17,16 +17,17 @@
  * Both answer Option.none when the sale has no guest to write to (no `customer`), and the
  * existing message (created: false) when called again. An unknown reference or a sale in another
  * status is a defect: a bug in the caller, which rolls its transaction back.
- * Needs the Outbox and a SqlClient from the caller's context; QuickbookTicketLinks is its own.
+ * Needs the Outbox and a SqlClient from the caller's context; QuickbookTicketLinks and
+ * QuickbookTicketsRepo are its own.
  */
-import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import type { Departure, Money } from "../../email/templates.js"
 import type { SaleStatus } from "./saleStatus.js"
 import { cleanText } from "./ticket.js"
 import { Outbox } from "../../email/Outbox.js"
 import { QuickbookTicketLinks } from "./QuickbookTicketLinks.js"
-import { readSale, type SaleRecord } from "./saleRecord.js"
+import type { SaleRecord } from "./saleRecord.js"
+import { QuickbookTicketsRepo } from "./QuickbookTicketsRepo.js"
 
 export const confirmedGuestDedupeKey = (reference: string) => `quickbook:${reference}:confirmed:guest`
 export const failedGuestDedupeKey = (reference: string) => `quickbook:${reference}:failed:guest`
@@ -38,15 +39,15 @@ const guestNameOf = (sale: SaleRecord) => {
   return name === "" ? null : name
 }
 
-export class QuickbookSaleMail extends Effect.Service<QuickbookSaleMail>()("QuickbookSaleMail", {
+export class QuickbookSaleMail extends Effect.Service<QuickbookSaleMail>()("Quickbook/SaleMail", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const repo = yield* QuickbookTicketsRepo
     const outbox = yield* Outbox
     const links = yield* QuickbookTicketLinks
 
     /** The sale, locked, in the status the caller just gave it. */
     const saleIn = (reference: string, status: SaleStatus) =>
-      Effect.flatMap(readSale(sql, reference, { lock: true }), (found) => {
+      Effect.flatMap(repo.findSale({ reference, lock: true }), (found) => {
         if (Option.isNone(found)) return Effect.dieMessage(`QuickbookSaleMail: no sale ${reference}`)
         if (found.value.status !== status) {
           return Effect.dieMessage(`QuickbookSaleMail: sale ${reference} is ${found.value.status}, not ${status}`)
@@ -54,58 +55,61 @@ export class QuickbookSaleMail extends Effect.Service<QuickbookSaleMail>()("Quic
         return Effect.succeed(found.value)
       })
 
-    const enqueueConfirmed = (reference: string) =>
-      Effect.gen(function*() {
-        const sale = yield* saleIn(reference, "confirmed")
-        if (sale.customer === null || sale.booking_code === null) return Option.none()
-        const lang = sale.language ?? "en"
-        const line = sale.cart_line
-        const enqueued = yield* outbox.enqueue({
-          dedupeKey: confirmedGuestDedupeKey(reference),
-          to: sale.customer.email,
-          locale: lang,
-          operatorId: sale.selling_operator_id,
-          template: "quickbook_sale_confirmed_guest",
-          data: {
-            guestName: guestNameOf(sale),
-            operatorName: line.operatorName,
-            tourName: line.tourName,
-            departure: departureOf(sale),
-            guests: line.guests.map((g) => ({ label: g.label, count: g.count, amount: moneyOf(sale, g.lineMinor) })),
-            total: moneyOf(sale, line.totalMinor),
-            bookingCode: sale.booking_code,
-            saleReference: reference,
-            bookingPageUrl: links.bookingPageUrl(sale.booking_code),
-            ticketPdfUrl: links.pdfUrl(reference, lang, sale.link_expires_at)
-          }
-        })
-        return Option.some(enqueued)
-      }).pipe(Effect.withSpan("QuickbookSaleMail.enqueueConfirmed", { attributes: { reference } }))
+    const enqueueConfirmed = Effect.fn("QuickbookSaleMail.enqueueConfirmed")(function*(reference: string) {
+      yield* Effect.annotateCurrentSpan({ reference })
+      const sale = yield* saleIn(reference, "confirmed")
+      if (sale.customer === null || sale.booking_code === null) return Option.none()
+      const lang = sale.language ?? "en"
+      const line = sale.cart_line
+      const enqueued = yield* outbox.enqueue({
+        dedupeKey: confirmedGuestDedupeKey(reference),
+        to: sale.customer.email,
+        locale: lang,
+        operatorId: sale.selling_operator_id,
+        template: "quickbook_sale_confirmed_guest",
+        data: {
+          guestName: guestNameOf(sale),
+          operatorName: line.operatorName,
+          tourName: line.tourName,
+          departure: departureOf(sale),
+          guests: line.guests.map((g) => ({ label: g.label, count: g.count, amount: moneyOf(sale, g.lineMinor) })),
+          total: moneyOf(sale, line.totalMinor),
+          bookingCode: sale.booking_code,
+          saleReference: reference,
+          bookingPageUrl: links.bookingPageUrl(sale.booking_code),
+          ticketPdfUrl: links.pdfUrl(reference, lang, sale.link_expires_at)
+        }
+      })
+      return Option.some(enqueued)
+    })
 
-    const enqueueFailed = (reference: string, outcome: { readonly moneyReturned: boolean }) =>
-      Effect.gen(function*() {
-        const sale = yield* saleIn(reference, "failed")
-        if (sale.customer === null) return Option.none()
-        const enqueued = yield* outbox.enqueue({
-          dedupeKey: failedGuestDedupeKey(reference),
-          to: sale.customer.email,
-          locale: sale.language ?? "en",
-          operatorId: sale.selling_operator_id,
-          template: "quickbook_sale_failed_guest",
-          data: {
-            guestName: guestNameOf(sale),
-            operatorName: sale.cart_line.operatorName,
-            tourName: sale.cart_line.tourName,
-            departure: departureOf(sale),
-            total: moneyOf(sale, sale.cart_line.totalMinor),
-            saleReference: reference,
-            moneyReturned: outcome.moneyReturned
-          }
-        })
-        return Option.some(enqueued)
-      }).pipe(Effect.withSpan("QuickbookSaleMail.enqueueFailed", { attributes: { reference } }))
+    const enqueueFailed = Effect.fn("QuickbookSaleMail.enqueueFailed")(function*(
+      reference: string,
+      outcome: { readonly moneyReturned: boolean }
+    ) {
+      yield* Effect.annotateCurrentSpan({ reference })
+      const sale = yield* saleIn(reference, "failed")
+      if (sale.customer === null) return Option.none()
+      const enqueued = yield* outbox.enqueue({
+        dedupeKey: failedGuestDedupeKey(reference),
+        to: sale.customer.email,
+        locale: sale.language ?? "en",
+        operatorId: sale.selling_operator_id,
+        template: "quickbook_sale_failed_guest",
+        data: {
+          guestName: guestNameOf(sale),
+          operatorName: sale.cart_line.operatorName,
+          tourName: sale.cart_line.tourName,
+          departure: departureOf(sale),
+          total: moneyOf(sale, sale.cart_line.totalMinor),
+          saleReference: reference,
+          moneyReturned: outcome.moneyReturned
+        }
+      })
+      return Option.some(enqueued)
+    })
 
     return { enqueueConfirmed, enqueueFailed } as const
   }),
-  dependencies: [QuickbookTicketLinks.Default]
+  dependencies: [QuickbookTicketLinks.Default, QuickbookTicketsRepo.Default]
 }) {}

@@ -3,26 +3,26 @@
  * - the guest's booking page `<GUEST_BOOKING_BASE_URL or PUBLIC_URL>/b/<booking code>`, printed
  *   as the QR code and sent in the confirmation email;
  * - the signed, expiring PDF link `<PUBLIC_URL>/api/quickbook/v1/tickets/<reference>.pdf?lang=&exp=&sig=`
- *   (src/quickbook/tickets/ticketLink.ts), valid until the end of the day after the departure (tour's zone).
+ *   (src/quickbook/tickets/ticketLinkSignature.ts), valid until the end of the day after the departure (tour's zone).
  * Without PUBLIC_URL the base is `http://HOST:<port>` with the port this instance listens on when
  * there is an HTTP server, else PORT.
  */
 import { HttpServer } from "@effect/platform"
-import { SqlClient } from "@effect/sql"
 import { Effect, Option, Redacted } from "effect"
 import { AppConfig, baseUrlOf, QuickbookTicketConfig } from "../../config.js"
 import type { TicketLanguage, TicketLinks } from "./ticket.js"
-import { checkTicketLink, deriveTicketLinkSecret, signTicketLink, type TicketLinkCheck } from "./ticketLink.js"
+import { checkTicketLink, deriveTicketLinkSecret, signTicketLink, type TicketLinkCheck } from "./ticketLinkSignature.js"
+import { ServiceSecretsRepo } from "../../http/ServiceSecretsRepo.js"
 
 export const TICKET_PDF_PATH = "/api/quickbook/v1/tickets"
 
 const withoutTrailingSlash = (url: string) => url.replace(/\/+$/, "")
 
-export class QuickbookTicketLinks extends Effect.Service<QuickbookTicketLinks>()("QuickbookTicketLinks", {
+export class QuickbookTicketLinks extends Effect.Service<QuickbookTicketLinks>()("Quickbook/TicketLinks", {
   effect: Effect.gen(function*() {
     const app = yield* AppConfig
     const config = yield* QuickbookTicketConfig
-    const sql = yield* SqlClient.SqlClient
+    const secrets = yield* ServiceSecretsRepo
     const server = yield* Effect.serviceOption(HttpServer.HttpServer)
     const port = Option.match(server, {
       onNone: () => app.port,
@@ -33,13 +33,10 @@ export class QuickbookTicketLinks extends Effect.Service<QuickbookTicketLinks>()
     const secret: Uint8Array = yield* Option.match(config.ticketLinkSecret, {
       onSome: (s) => Effect.succeed(new Uint8Array(Buffer.from(Redacted.value(s), "utf8"))),
       onNone: () =>
-        Effect.flatMap(
-          sql<{ value: Uint8Array }>`SELECT value FROM service_secrets WHERE name = 'cursor'`.pipe(Effect.orDie),
-          ([row]) =>
-            row
-              ? Effect.succeed(deriveTicketLinkSecret(row.value))
-              : Effect.dieMessage("service_secrets has no shared secret; run the migrations")
-        )
+        Effect.flatMap(secrets.cursorSecret(), Option.match({
+          onSome: (row) => Effect.succeed(deriveTicketLinkSecret(row.value)),
+          onNone: () => Effect.dieMessage("service_secrets has no shared secret; run the migrations")
+        }))
     })
 
     /** The guest's booking page of a booking code (the QR payload). */
@@ -64,5 +61,6 @@ export class QuickbookTicketLinks extends Effect.Service<QuickbookTicketLinks>()
       checkTicketLink(secret, reference, exp, sig, nowMillis)
 
     return { bookingPageUrl, pdfUrl, linksFor, check } as const
-  })
+  }),
+  dependencies: [ServiceSecretsRepo.Default]
 }) {}

@@ -2,7 +2,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { SCOPES } from "../../../src/partner/auth/scopes.js"
-import { Admin } from "../../../src/operators/Admin.js"
+import { Operators } from "../../../src/operators/Operators.js"
 import { createKey, insertBooking, makeWorld } from "../../support/fixtures.js"
 import { get, type Reply } from "../../support/http.js"
 import { testServer } from "../../support/server.js"
@@ -55,7 +55,7 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("authentica
         const w = yield* makeWorld
         const key = yield* createKey({ by: w.alice, operators: [w.alpha] })
         expect((yield* get("/api/v1/me", key.token)).status).toBe(200)
-        yield* Effect.flatMap(Admin, (a) => a.revokeKey(key.id))
+        yield* Effect.flatMap(Operators, (a) => a.revokeKey(key.id))
         const res = yield* get("/api/v1/me", key.token)
         expectProblem(res, 401)
         expect(res.body.detail).toContain("revoked")
@@ -64,7 +64,7 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("authentica
     it.effect("creator no longer owner or admin of any operator on the key", () =>
       Effect.gen(function*() {
         const w = yield* makeWorld
-        const admin = yield* Admin
+        const admin = yield* Operators
         const key = yield* createKey({ by: w.bob, operators: [w.alpha] })
         expect((yield* get("/api/v1/me", key.token)).status).toBe(200)
         yield* admin.changeRole(w.alpha, w.bob, "member")
@@ -89,7 +89,7 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("authentica
     it.effect("acts for the operators where the creator is still owner or admin", () =>
       Effect.gen(function*() {
         const w = yield* makeWorld
-        const admin = yield* Admin
+        const admin = yield* Operators
         const key = yield* createKey({ by: w.bob, operators: [w.alpha, w.beta] })
         const me = yield* get("/api/v1/me", key.token)
         expect(me.status).toBe(200)

@@ -1,7 +1,7 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { Admin } from "../../../src/operators/Admin.js"
+import { Operators } from "../../../src/operators/Operators.js"
 import { createKey, makeWorld } from "../../support/fixtures.js"
 import type { Reply } from "../../support/http.js"
 import { auditOf, checkin, checkinState, usedToday } from "../../support/manifest.js"
@@ -154,7 +154,7 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("POST /api/
         expectProblem(yield* checkin("00000000-0000-4000-8000-000000000000", { status: "no_show" }, { key: key.token }), 404, "not-found")
 
         // Bob's key covers Alpha (admin) and Beta (owner); demoted on Alpha, Alpha's rows are no longer his.
-        const admin = yield* Admin
+        const admin = yield* Operators
         const both = yield* createKey({ by: w.bob, operators: [w.alpha, w.beta], scopes: ["checkins:write"] })
         const [alphaRow] = yield* insertRows(w.alpha, 1)
         expect((yield* checkin(alphaRow!, { status: "checked_in" }, { key: both.token })).status).toBe(200)

@@ -1,7 +1,7 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { Admin } from "../../../src/operators/Admin.js"
+import { Operators } from "../../../src/operators/Operators.js"
 import { createKey, insertBooking, makeWorld } from "../../support/fixtures.js"
 import { get } from "../../support/http.js"
 import { insertAccount, insertRow, markSynced, setCheckIn } from "../../support/mirror.js"
@@ -180,7 +180,7 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("GET /api/v
     it.effect("near midnight, in each operator's own zone (Europe/Lisbon and Europe/Oslo on one key)", () =>
       Effect.gen(function*() {
         const w = yield* makeWorld
-        const admin = yield* Admin
+        const admin = yield* Operators
         yield* admin.setMembership(w.cetus, w.alice, "admin").pipe(Effect.orDie)
         const oslo = yield* insertAccount([w.alpha], "Oslo account")
         const lisbon = yield* insertAccount([w.cetus], "Lisbon account")

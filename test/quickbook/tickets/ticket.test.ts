@@ -16,7 +16,7 @@ import {
   wrapText
 } from "../../../src/quickbook/tickets/ticket.js"
 import { saleClerkMessage, statusAt } from "../../../src/quickbook/tickets/saleStatus.js"
-import { checkTicketLink, signTicketLink } from "../../../src/quickbook/tickets/ticketLink.js"
+import { checkTicketLink, signTicketLink } from "../../../src/quickbook/tickets/ticketLinkSignature.js"
 import { failedClerkMessage } from "../../../src/quickbook/book/rules.js"
 import { CLERK_MESSAGES, MONEY_BACK_MESSAGES } from "../../../src/quickbook/errors.js"
 

@@ -1,6 +1,7 @@
 /**
- * Signed, expiring links to a desk ticket's PDF (GET /api/quickbook/v1/tickets/{reference}.pdf
- * ?lang=&exp=&sig=), opened or printed without the desk's key.
+ * The signature of the expiring links to a desk ticket's PDF (GET /api/quickbook/v1/tickets/
+ * {reference}.pdf?lang=&exp=&sig=), opened or printed without the desk's key (the links themselves:
+ * QuickbookTicketLinks).
  *
  * `sig` is HMAC-SHA256 over `quickbook-ticket-pdf:v1:<reference>:<exp>` under the ticket-link
  * secret, the first 16 bytes in lowercase hex (hex never contains a key prefix such as `svcqb_`,

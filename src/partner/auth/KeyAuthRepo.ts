@@ -1,0 +1,50 @@
+/**
+ * The SQL of secret-key authentication (KeyAuth): a key with the operators it acts for right now,
+ * those picked for the key where its creator is still owner or admin. A database error is a defect
+ * here, once.
+ *
+ * A look-up on every Partner API request (each scenario of `npm run bench` passes it, bench/README.md
+ * "Issue 2"): a plain `sql<Row>` typed row and no span of its own (KeyAuth.authenticate's and the
+ * driver's cover it).
+ */
+import { SqlClient } from "@effect/sql"
+import { Effect, Option } from "effect"
+import type { Scope } from "./scopes.js"
+
+export interface KeyRow {
+  readonly id: string
+  readonly name: string
+  readonly scopes: Array<Scope>
+  readonly created_at: Date
+  readonly expires_at: Date
+  readonly revoked_at: Date | null
+  readonly secret_hash: Uint8Array
+  /** Sorted by name, then id. */
+  readonly partners: Array<{ readonly id: string; readonly name: string }>
+}
+
+export class KeyAuthRepo extends Effect.Service<KeyAuthRepo>()("Partner/KeyAuthRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const findKey = Effect.fnUntraced(function*(id: string) {
+      const rows = yield* sql<KeyRow>`
+        SELECT k.id, k.name, k.scopes, k.created_at, k.expires_at, k.revoked_at, k.secret_hash,
+          coalesce(
+            json_agg(json_build_object('id', o.id, 'name', o.name) ORDER BY o.name, o.id)
+              FILTER (WHERE o.id IS NOT NULL),
+            '[]'
+          ) AS partners
+        FROM api_keys k
+        LEFT JOIN api_key_operators ko ON ko.key_id = k.id
+        LEFT JOIN memberships m
+          ON m.operator_id = ko.operator_id AND m.user_id = k.created_by AND m.role IN ('owner', 'admin')
+        LEFT JOIN operators o ON o.id = m.operator_id
+        WHERE k.id = ${id}
+        GROUP BY k.id`
+      return Option.fromNullable(rows[0])
+    }, Effect.orDie)
+
+    return { findKey } as const
+  })
+}) {}

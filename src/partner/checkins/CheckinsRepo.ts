@@ -1,0 +1,55 @@
+/**
+ * The SQL of the check-in write (Checkins): the manifest row read and locked while the rule decides,
+ * then its check-in cleared or upserted (only `manifest_checkins` changes). A database error is a
+ * defect here, once.
+ *
+ * A hot write: POST /manifest/{id}/checkin keeps plain `sql<Row>` typed rows and no spans of its own
+ * (Checkins.set's and the driver's cover them); it is measured against the bare write by
+ * `npm run bench` (bench/README.md, "Issue 3: the check-in write"), where every statement and wrapper
+ * around it already shows.
+ */
+import { SqlClient } from "@effect/sql"
+import { Effect, Option } from "effect"
+import type { CheckIn, CheckinStatus } from "./rules.js"
+import { toPgArray } from "../../db/sql.js"
+
+export interface TargetRow {
+  readonly id: string
+  readonly operator_id: string
+  readonly status: string
+  readonly participants: number
+  readonly checkin_status: CheckinStatus | null
+  readonly present: number | null
+}
+
+export class CheckinsRepo extends Effect.Service<CheckinsRepo>()("Partner/CheckinsRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    /** The row of one of these operators with its check-in, locked until the transaction ends. */
+    const lockTarget = Effect.fnUntraced(function*(rowId: string, operatorIds: ReadonlyArray<string>) {
+      const rows = yield* sql<TargetRow>`
+        SELECT r.id, r.operator_id, r.status, r.participants, c.status AS checkin_status, c.present
+        FROM manifest_rows r
+        LEFT JOIN manifest_checkins c ON c.row_id = r.id
+        WHERE r.id = ${rowId}::uuid AND r.operator_id = ANY(${toPgArray(operatorIds)}::uuid[])
+        FOR NO KEY UPDATE OF r`
+      return Option.fromNullable(rows[0])
+    }, Effect.orDie)
+
+    const clear = Effect.fnUntraced(function*(rowId: string) {
+      yield* sql`DELETE FROM manifest_checkins WHERE row_id = ${rowId}::uuid`
+    }, Effect.orDie)
+
+    const upsert = Effect.fnUntraced(function*(rowId: string, next: CheckIn, keyId: string) {
+      yield* sql`
+        INSERT INTO manifest_checkins (row_id, status, present, updated_at, updated_by_key)
+        VALUES (${rowId}::uuid, ${next.status}, ${next.present}, now(), ${keyId})
+        ON CONFLICT (row_id) DO UPDATE SET
+          status = excluded.status, present = excluded.present,
+          updated_at = excluded.updated_at, updated_by_key = excluded.updated_by_key`
+    }, Effect.orDie)
+
+    return { lockTarget, clear, upsert } as const
+  })
+}) {}

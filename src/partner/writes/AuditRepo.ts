@@ -1,0 +1,85 @@
+/**
+ * The SQL of the write audit log (Audit; `write_audit`), typed with SqlSchema and the row schema
+ * below; a database error or a row that does not decode is a defect here, once.
+ *
+ * `append` runs on every write, the check-in measured by `npm run bench` among them: a plain
+ * statement without a span of its own (Audit.record's and the driver's cover it); see
+ * IdempotencyStoreRepo for the measurement.
+ */
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Effect, Schema } from "effect"
+import { WRITE_ACTIONS, type WriteAction } from "./rules.js"
+
+const Action = Schema.Literal(...WRITE_ACTIONS)
+const Outcome = Schema.Literal("done", "noop", "replayed", "refused", "failed")
+
+export const AuditRow = Schema.Struct({
+  id: Schema.Number,
+  at: Schema.DateFromSelf,
+  key_id: Schema.String,
+  operator_id: Schema.NullOr(Schema.String),
+  action: Action,
+  target_id: Schema.String,
+  request_id: Schema.String,
+  idempotency_key: Schema.NullOr(Schema.String),
+  outcome: Outcome,
+  status: Schema.Number,
+  reason: Schema.NullOr(Schema.String),
+  detail: Schema.NullOr(Schema.String)
+})
+export type AuditRow = typeof AuditRow.Type
+
+export interface NewEntry {
+  readonly keyId: string
+  readonly operatorId: string | null
+  readonly action: WriteAction
+  readonly targetId: string
+  readonly requestId: string
+  readonly idempotencyKey: string | null
+  readonly outcome: typeof Outcome.Type
+  readonly status: number
+  readonly reason: string | null
+  readonly detail: string | null
+}
+
+export class AuditRepo extends Effect.Service<AuditRepo>()("Partner/AuditRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    /** Appends one entry (inside the caller's transaction when there is one; on every write: see above). */
+    const append = Effect.fnUntraced(function*(e: NewEntry) {
+      yield* sql`
+        INSERT INTO write_audit (
+          key_id, operator_id, action, target_id, request_id, idempotency_key, outcome, status, reason, detail)
+        VALUES (
+          ${e.keyId}, ${e.operatorId}, ${e.action}, ${e.targetId}, ${e.requestId}, ${e.idempotencyKey},
+          ${e.outcome}, ${e.status}, ${e.reason}, ${e.detail})`
+    }, Effect.orDie)
+
+    /** Newest first, at most `limit`, of a key or an operator (an operator id that is a uuid). */
+    const list = Effect.fn("AuditRepo.list")(
+      SqlSchema.findAll({
+        Request: Schema.Struct({
+          keyId: Schema.UndefinedOr(Schema.String),
+          operatorId: Schema.UndefinedOr(Schema.String),
+          limit: Schema.Number
+        }),
+        Result: AuditRow,
+        execute: (f) => {
+          const clauses = []
+          if (f.keyId !== undefined) clauses.push(sql`key_id = ${f.keyId}`)
+          if (f.operatorId !== undefined) clauses.push(sql`operator_id = ${f.operatorId}::uuid`)
+          return sql`
+            SELECT id, at, key_id, operator_id, action, target_id, request_id, idempotency_key, outcome, status, reason, detail
+            FROM write_audit
+            ${clauses.length > 0 ? sql`WHERE ${sql.and(clauses)}` : sql``}
+            ORDER BY id DESC
+            LIMIT ${f.limit}`
+        }
+      }),
+      Effect.orDie
+    )
+
+    return { append, list } as const
+  })
+}) {}

@@ -1,0 +1,110 @@
+/**
+ * The SQL of the daily write limits (DailyLimits; `daily_write_counters`, `api_key_daily_limits`),
+ * typed with SqlSchema and the row schemas below; a database error or a row that does not decode is
+ * a defect here, once.
+ *
+ * `reserve` and `giveBack` run on every write, the check-in measured by `npm run bench` among them:
+ * they keep plain `sql<Row>` typed rows and have no spans of their own (DailyLimits.reserve's and
+ * giveBack's and the driver's cover them); see IdempotencyStoreRepo for the measurement.
+ */
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Effect, Schema } from "effect"
+import { WRITE_ACTIONS, type WriteAction } from "./rules.js"
+
+const Action = Schema.Literal(...WRITE_ACTIONS)
+
+
+export class DailyLimitsRepo extends Effect.Service<DailyLimitsRepo>()("Partner/DailyLimitsRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    /**
+     * Takes one slot of today's (UTC, database clock) counter unless it reached the key's limit
+     * (`defaultLimit` when the key has none): one conditional increment, the counter row locked while
+     * it is checked. `used` is null when the limit was reached (nothing counted). On every write: see above.
+     */
+    const reserve = Effect.fnUntraced(function*(r: { readonly keyId: string; readonly action: WriteAction; readonly defaultLimit: number }) {
+      const rows = yield* sql<{ daily_limit: number; day: string; used: number | null; reset_seconds: number }>`
+        WITH lim AS (
+          SELECT coalesce(
+              (SELECT daily_limit FROM api_key_daily_limits WHERE key_id = ${r.keyId} AND action = ${r.action}),
+              ${r.defaultLimit}::int) AS value,
+            (now() AT TIME ZONE 'UTC')::date AS day
+        ), slot AS (
+          INSERT INTO daily_write_counters AS c (key_id, action, day, used)
+          SELECT ${r.keyId}, ${r.action}, lim.day, 1 FROM lim WHERE lim.value >= 1
+          ON CONFLICT (key_id, action, day) DO UPDATE SET used = c.used + 1
+          WHERE c.used < (SELECT value FROM lim)
+          RETURNING c.used
+        )
+        SELECT lim.value AS daily_limit, lim.day::text AS day, slot.used,
+          ceil(extract(epoch FROM ((lim.day + 1)::timestamp AT TIME ZONE 'UTC') - now()))::int AS reset_seconds
+        FROM lim LEFT JOIN slot ON true`
+      // The CTE answers one row, always.
+      const [row] = rows
+      if (row === undefined) return yield* Effect.dieMessage("the daily limit statement answered no row")
+      return row
+    }, Effect.orDie)
+
+    /** Gives a slot back (on every write that was refused or changed nothing: see above). */
+    const giveBack = Effect.fnUntraced(function*(slot: { readonly keyId: string; readonly action: WriteAction; readonly day: string }) {
+      yield* sql`
+        UPDATE daily_write_counters SET used = used - 1
+        WHERE key_id = ${slot.keyId} AND action = ${slot.action} AND day = ${slot.day}::date AND used > 0`
+    }, Effect.orDie)
+
+    const keyExists = Effect.fn("DailyLimitsRepo.keyExists")(
+      SqlSchema.single({
+        Request: Schema.String,
+        Result: Schema.Struct({ found: Schema.Boolean }),
+        execute: (keyId) => sql`SELECT EXISTS (SELECT 1 FROM api_keys WHERE id = ${keyId}) AS found`
+      }),
+      Effect.orDie
+    )
+
+    /** Every action (in WRITE_ACTIONS order) with the key's own limit, if any, and what it used today. */
+    const usage = Effect.fn("DailyLimitsRepo.usage")(
+      SqlSchema.findAll({
+        Request: Schema.String,
+        Result: Schema.Struct({ action: Action, daily_limit: Schema.NullOr(Schema.Number), used: Schema.NullOr(Schema.Number) }),
+        execute: (keyId) =>
+          sql`
+            SELECT a.action, l.daily_limit, c.used
+            FROM unnest(${`{${WRITE_ACTIONS.join(",")}}`}::text[]) WITH ORDINALITY AS a(action, position)
+            LEFT JOIN api_key_daily_limits l ON l.key_id = ${keyId} AND l.action = a.action
+            LEFT JOIN daily_write_counters c
+              ON c.key_id = ${keyId} AND c.action = a.action AND c.day = (now() AT TIME ZONE 'UTC')::date
+            ORDER BY a.position`
+      }),
+      Effect.orDie
+    )
+
+    const upsertLimit = SqlSchema.void({
+      Request: Schema.Struct({ keyId: Schema.String, action: Action, limit: Schema.Number }),
+      execute: ({ action, keyId, limit }) =>
+        sql`
+          INSERT INTO api_key_daily_limits (key_id, action, daily_limit) VALUES (${keyId}, ${action}, ${limit})
+          ON CONFLICT (key_id, action) DO UPDATE SET daily_limit = excluded.daily_limit, updated_at = now()`
+    })
+
+    /** Sets the key's own limits for these actions, in one transaction. */
+    const setLimits = Effect.fn("DailyLimitsRepo.setLimits")(function*(
+      keyId: string,
+      limits: ReadonlyArray<readonly [WriteAction, number]>
+    ) {
+      for (const [action, limit] of limits) yield* upsertLimit({ keyId, action, limit })
+    }, sql.withTransaction, Effect.orDie)
+
+    /** Back to the defaults for these actions. */
+    const clearLimits = Effect.fn("DailyLimitsRepo.clearLimits")(
+      SqlSchema.void({
+        Request: Schema.Struct({ keyId: Schema.String, actions: Schema.Array(Action) }),
+        execute: ({ actions, keyId }) =>
+          sql`DELETE FROM api_key_daily_limits WHERE key_id = ${keyId} AND action IN ${sql.in(actions)}`
+      }),
+      Effect.orDie
+    )
+
+    return { reserve, giveBack, keyExists, usage, setLimits, clearLimits } as const
+  })
+}) {}

@@ -1,0 +1,146 @@
+/**
+ * The SQL of the idempotency records (IdempotencyStore; `idempotency_records`), one per (API key,
+ * Idempotency-Key): the claim as one atomic upsert, the record as it stands, and every later change
+ * fenced on the claim token. A database error is a defect here, once.
+ *
+ * Every write runs a claim, its completion or release, and maybe a renewal (the check-in measured by
+ * `npm run bench` among them): those statements keep plain `sql<Row>` typed rows and have no spans
+ * of their own (IdempotencyStore's and the driver's cover them); a Schema pass on each of the
+ * statements a write runs cost about 4% of the check-in's Node CPU in that benchmark. The cleanup
+ * job's purge is typed with SqlSchema.
+ */
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Effect, Option, Schema } from "effect"
+import { IDEMPOTENCY_WINDOW_HOURS } from "./rules.js"
+
+export interface ExistingRecord {
+  readonly fingerprint: string
+  readonly action: string
+  readonly state: "running" | "done"
+  /** Its lease has not run out. */
+  readonly live: boolean
+  /** Its 24-hour window has not passed. */
+  readonly current: boolean
+  readonly response_status: number | null
+  readonly response_content_type: string | null
+  readonly response_headers: Record<string, string> | null
+  readonly response_body: string | null
+}
+
+export interface ClaimAttempt {
+  readonly keyId: string
+  readonly idempotencyKey: string
+  readonly action: string
+  readonly fingerprint: string
+  readonly token: string
+  readonly leaseSeconds: number
+}
+
+export interface Completion {
+  readonly token: string
+  readonly status: number
+  readonly contentType: string
+  /** The headers as JSON. */
+  readonly headers: string
+  readonly body: string
+}
+
+export class IdempotencyStoreRepo extends Effect.Service<IdempotencyStoreRepo>()("Partner/IdempotencyStoreRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    /**
+     * Claims the key when it is new, its window has passed, or an earlier attempt at the same request
+     * died holding it (its lease lapsed); None otherwise. `slot_day`: the daily-limit slot (today's)
+     * that attempt had reserved.
+     */
+    const tryClaim = Effect.fnUntraced(function*(r: ClaimAttempt) {
+      const rows = yield* sql<{ slot_day: string | null }>`
+        INSERT INTO idempotency_records AS r (
+          key_id, idempotency_key, action, fingerprint, state, claim_token, lease_until, created_at, expires_at)
+        VALUES (
+          ${r.keyId}, ${r.idempotencyKey}, ${r.action}, ${r.fingerprint}, 'running', ${r.token}::uuid,
+          now() + make_interval(secs => ${r.leaseSeconds}), now(),
+          now() + make_interval(hours => ${IDEMPOTENCY_WINDOW_HOURS}))
+        ON CONFLICT (key_id, idempotency_key) DO UPDATE SET
+          action = excluded.action,
+          fingerprint = excluded.fingerprint,
+          state = 'running',
+          claim_token = excluded.claim_token,
+          lease_until = excluded.lease_until,
+          created_at = CASE WHEN r.expires_at <= now() THEN excluded.created_at ELSE r.created_at END,
+          expires_at = CASE WHEN r.expires_at <= now() THEN excluded.expires_at ELSE r.expires_at END,
+          slot_day = CASE WHEN r.expires_at <= now() THEN NULL ELSE r.slot_day END,
+          response_status = NULL, response_content_type = NULL, response_headers = NULL, response_body = NULL,
+          completed_at = NULL
+        WHERE r.expires_at <= now()
+          OR (r.state = 'running' AND r.lease_until <= now() AND r.fingerprint = excluded.fingerprint)
+        RETURNING CASE WHEN slot_day = (now() AT TIME ZONE 'UTC')::date THEN slot_day::text END AS slot_day`
+      return Option.fromNullable(rows[0])
+    }, Effect.orDie)
+
+    /** The record a claim did not get, as it stands. */
+    const existing = Effect.fnUntraced(function*(key: { readonly keyId: string; readonly idempotencyKey: string }) {
+      const rows = yield* sql<ExistingRecord>`
+        SELECT fingerprint, action, state, lease_until > now() AS live, expires_at > now() AS current,
+          response_status, response_content_type, response_headers, response_body
+        FROM idempotency_records
+        WHERE key_id = ${key.keyId} AND idempotency_key = ${key.idempotencyKey}`
+      return Option.fromNullable(rows[0])
+    }, Effect.orDie)
+
+    /** Extends a running claim's lease; false when the claim is no longer ours. */
+    const renew = Effect.fnUntraced(function*(token: string, leaseSeconds: number) {
+      const rows = yield* sql`
+        UPDATE idempotency_records SET lease_until = now() + make_interval(secs => ${leaseSeconds})
+        WHERE claim_token = ${token}::uuid AND state = 'running'
+        RETURNING 1 AS ok`
+      return rows.length > 0
+    }, Effect.orDie)
+
+    /** Notes the daily-limit slot a running claim holds. */
+    const holdSlot = Effect.fnUntraced(function*(token: string, day: string) {
+      yield* sql`
+        UPDATE idempotency_records SET slot_day = ${day}::date
+        WHERE claim_token = ${token}::uuid AND state = 'running'`
+    }, Effect.orDie)
+
+    /** Stores the final response of a running claim; false when the claim is no longer ours. */
+    const complete = Effect.fnUntraced(function*(c: Completion) {
+      const rows = yield* sql`
+        UPDATE idempotency_records SET
+          state = 'done',
+          response_status = ${c.status},
+          response_content_type = ${c.contentType},
+          response_headers = ${c.headers}::jsonb,
+          response_body = ${c.body},
+          completed_at = now()
+        WHERE claim_token = ${c.token}::uuid AND state = 'running'
+        RETURNING 1 AS ok`
+      return rows.length > 0
+    }, Effect.orDie)
+
+    /** Frees a running claim's key; false when the claim is no longer ours. */
+    const release = Effect.fnUntraced(function*(token: string) {
+      const rows = yield* sql`
+        DELETE FROM idempotency_records WHERE claim_token = ${token}::uuid AND state = 'running'
+        RETURNING 1 AS ok`
+      return rows.length > 0
+    }, Effect.orDie)
+
+    /** Deletes the records whose window has passed; answers how many. */
+    const purgeExpired = Effect.fn("IdempotencyStoreRepo.purgeExpired")(
+      SqlSchema.single({
+        Request: Schema.Void,
+        Result: Schema.Struct({ n: Schema.Number }),
+        execute: () =>
+          sql`
+            WITH gone AS (DELETE FROM idempotency_records WHERE expires_at <= now() RETURNING 1)
+            SELECT count(*)::int AS n FROM gone`
+      }),
+      Effect.orDie
+    )
+
+    return { tryClaim, existing, renew, holdSlot, complete, release, purgeExpired } as const
+  })
+}) {}
