@@ -16,7 +16,12 @@ declare module "autocannon" {
 
     interface Request extends RawRequest {
       setupRequest?: (request: RawRequest, context: Record<string, unknown>) => RawRequest | undefined
-      onResponse?: (status: number, body: string, context: Record<string, unknown>, headers: Record<string, string>) => void
+      onResponse?: (
+        status: number,
+        body: string,
+        context: Record<string, unknown>,
+        headers: Record<string, string>
+      ) => void
     }
 
     interface Options {

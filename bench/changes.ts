@@ -50,12 +50,18 @@ import * as path from "node:path"
 import pg from "pg"
 import { layerFromUrl } from "../src/db/Database.js"
 import { createDatabase } from "../src/db/embedded.js"
-import { canVoid } from "../src/ports/PaymentProvider.js"
-import { addDays, localDay, type SandboxVendor, type SeededBooking, type VendorSpec } from "../src/sandbox/bokun/index.js"
-import type { SandboxMerchant } from "../src/sandbox/surfboard/index.js"
-import { Operators } from "../src/operators/Operators.js"
 import { BookingSystemAccounts } from "../src/operators/BookingSystemAccounts.js"
+import { Operators } from "../src/operators/Operators.js"
 import { DailyLimits } from "../src/partner/writes/DailyLimits.js"
+import { canVoid } from "../src/ports/PaymentProvider.js"
+import {
+  addDays,
+  localDay,
+  type SandboxVendor,
+  type SeededBooking,
+  type VendorSpec
+} from "../src/sandbox/bokun/index.js"
+import type { SandboxMerchant } from "../src/sandbox/surfboard/index.js"
 import { type Child, machine, startChild, step } from "./children.js"
 import {
   allProcesses,
@@ -69,7 +75,6 @@ import {
   waitForQuiet
 } from "./cpu.js"
 import { benchServer } from "./server.js"
-import { now, operationOf, type TimingRecord, timingFile } from "./timing.js"
 import {
   BOKUN_SANDBOX_APPLICATION_NAME,
   DATA_DIR,
@@ -78,6 +83,7 @@ import {
   type Settings,
   SURFBOARD_SANDBOX_APPLICATION_NAME
 } from "./settings.js"
+import { now, operationOf, timingFile, type TimingRecord } from "./timing.js"
 
 /** The service's pool names its connections so (src/db/Database.ts). */
 const SERVICE_APPLICATION_NAME = "tour-partner-service"
@@ -126,7 +132,6 @@ interface Scenario {
   /** Bookings left (null: unlimited, a cycle). */
   readonly remaining: () => number | null
 }
-
 
 // ---- helpers -------------------------------------------------------------------------------------
 
@@ -203,7 +208,9 @@ const seed = (
 
     // The payment provider: a merchant of the Surfboard sandbox with the sandbox's address and
     // credentials on the row (as the demo records it; no SURFBOARD_* setting needed).
-    const merchant = yield* request<SandboxMerchant>("POST", surfboard.base, "/sandbox/merchants", { name: VENDOR.title })
+    const merchant = yield* request<SandboxMerchant>("POST", surfboard.base, "/sandbox/merchants", {
+      name: VENDOR.title
+    })
     const q = <R extends pg.QueryResultRow>(text: string, values: ReadonlyArray<unknown> = []) =>
       Effect.promise(() => admin.query<R>(text, values as Array<unknown>))
     yield* q(
@@ -250,16 +257,30 @@ const seed = (
           currency: "NOK",
           referenceId: specs[i]!.code
         }).pipe(Effect.map((sale) => {
-          if (sale.paymentId === null) throw new Error(`the sale for ${specs[i]!.code} has no payment`)
+          if (sale.paymentId === null) {
+            throw new Error(`the sale for ${specs[i]!.code} has no payment`)
+          }
           payments.set(specs[i]!.code, { orderId: sale.orderId, paymentId: sale.paymentId, paidAt })
         })), { concurrency: SEED_CONCURRENCY, discard: true })
-    const toCancel = specs.map((s, i) => (s.cancel ? i : -1)).filter((i) => i >= 0)
+    const toCancel = specs.map((s, i) => (s.cancel ? i : -1)).filter((i) =>
+      i >= 0
+    )
     yield* step(`paying ${toCancel.length} bookings at the Surfboard sandbox (half of them yesterday)`)
     yield* request("PUT", surfboard.base, "/sandbox/clock", { now: yesterday.toISOString() })
-    yield* pay(toCancel.filter((i) => i % 2 === 0), yesterday).pipe(
+    yield* pay(
+      toCancel.filter((i) =>
+        i % 2 === 0
+      ),
+      yesterday
+    ).pipe(
       Effect.ensuring(Effect.orDie(Effect.ignore(request("DELETE", surfboard.base, "/sandbox/clock"))))
     )
-    yield* pay(toCancel.filter((i) => i % 2 === 1), new Date())
+    yield* pay(
+      toCancel.filter((i) =>
+        i % 2 === 1
+      ),
+      new Date()
+    )
 
     // Then in the service, in two statements.
     yield* step("recording the bookings and their payments in the service")
@@ -274,8 +295,18 @@ const seed = (
        FROM unnest($8::text[], $9::date[], $10::text[], $11::text[]) AS t(code, day, email, reference)
        RETURNING id, confirmation_code`,
       [
-        operatorId, tour!.id, TIMES[0], TIME_ZONE, PARTY, AMOUNT, Math.round(AMOUNT * 0.08),
-        specs.map((s) => s.code), specs.map((s) => s.date), specs.map((s) => s.guest),
+        operatorId,
+        tour!.id,
+        TIMES[0],
+        TIME_ZONE,
+        PARTY,
+        AMOUNT,
+        Math.round(AMOUNT * 0.08),
+        specs.map((s) =>
+          s.code
+        ),
+        specs.map((s) => s.date),
+        specs.map((s) => s.guest),
         seeded.map((b) => b.confirmationCode)
       ]
     )
@@ -286,8 +317,12 @@ const seed = (
        SELECT booking_id, 'full', $1, order_id, payment_id, $2, 'NOK', paid_at
        FROM unnest($3::uuid[], $4::text[], $5::text[], $6::timestamptz[]) AS t(booking_id, order_id, payment_id, paid_at)`,
       [
-        merchant.id, AMOUNT, paid.map(([code]) => idOf.get(code)!), paid.map(([, p]) => p.orderId),
-        paid.map(([, p]) => p.paymentId), paid.map(([, p]) => p.paidAt)
+        merchant.id,
+        AMOUNT,
+        paid.map(([code]) => idOf.get(code)!),
+        paid.map(([, p]) => p.orderId),
+        paid.map(([, p]) => p.paymentId),
+        paid.map(([, p]) => p.paidAt)
       ]
     )
     yield* q("ANALYZE")
@@ -305,7 +340,9 @@ const seed = (
       seedSeconds
     } satisfies Prepared
   }).pipe(Effect.provide(
-    Layer.mergeAll(Operators.Default, BookingSystemAccounts.Default, DailyLimits.Default).pipe(Layer.provideMerge(layerFromUrl(url, 2)))
+    Layer.mergeAll(Operators.Default, BookingSystemAccounts.Default, DailyLimits.Default).pipe(
+      Layer.provideMerge(layerFromUrl(url, 2))
+    )
   ))
 
 // ---- scenarios -----------------------------------------------------------------------------------
@@ -328,7 +365,12 @@ const makeScenarios = (prepared: Prepared, admin: pg.Pool): ReadonlyArray<Scenar
       const id = prepared.cancels[nextCancel]
       if (id === undefined) return undefined
       nextCancel++
-      return { method: "POST", path: `/api/v1/bookings/${id}/cancel`, headers: headers(), body: JSON.stringify({ reason: CANCEL_REASON }) }
+      return {
+        method: "POST",
+        path: `/api/v1/bookings/${id}/cancel`,
+        headers: headers(),
+        body: JSON.stringify({ reason: CANCEL_REASON })
+      }
     },
     remaining: () => prepared.cancels.length - nextCancel
   }
@@ -436,7 +478,13 @@ interface Measurement {
   readonly scenario: ScenarioName
   readonly connections: number
   readonly requestsPerSecond: number
-  readonly latencyMs: { readonly p50: number; readonly p90: number; readonly p99: number; readonly average: number; readonly max: number }
+  readonly latencyMs: {
+    readonly p50: number
+    readonly p90: number
+    readonly p99: number
+    readonly average: number
+    readonly max: number
+  }
   readonly requests: number
   readonly seconds: number
   readonly non2xx: number
@@ -498,7 +546,9 @@ const waitOn = (
     sharePercent: round(mean(wait, serviceMs) * 100),
     sandboxSharePercent: round(mean(own, serviceMs) * 100),
     operations: Object.fromEntries(
-      [...byOperation].sort((a, b) => b[1].ms - a[1].ms).map(([op, e]) => [op, { callsPerRequest: round(e.n / requests, 2), meanMs: round(e.ms / e.n, 2) }])
+      [...byOperation].sort((a, b) => b[1].ms - a[1].ms).map((
+        [op, e]
+      ) => [op, { callsPerRequest: round(e.n / requests, 2), meanMs: round(e.ms / e.n, 2) }])
     )
   }
 }
@@ -524,9 +574,17 @@ const measure = (
     // Warmup (discarded), sized in time; its rate sizes the measurement.
     yield* scenario.prepare
     const warm = yield* load(processes.service, scenario, connections, { seconds: settings.warmup })
-    if (warm.exhausted) return yield* Effect.fail(new Error(`${scenario.name}: no booking left during the warmup; raise BENCH_CHANGES_CANCELS`))
+    if (warm.exhausted) {
+      return yield* Effect.fail(
+        new Error(`${scenario.name}: no booking left during the warmup; raise BENCH_CHANGES_CANCELS`)
+      )
+    }
     if (warm.result.non2xx > 0 || warm.result.errors > 0) {
-      yield* step(`  warmup: ${warm.result.non2xx} non-2xx, ${warm.result.errors} errors (see ${path.relative(PROJECT_DIR, processes.service.logFile)})`)
+      yield* step(
+        `  warmup: ${warm.result.non2xx} non-2xx, ${warm.result.errors} errors (see ${
+          path.relative(PROJECT_DIR, processes.service.logFile)
+        })`
+      )
     }
     const warmRate = warm.result["2xx"] / Math.max(warm.result.duration, 0.001)
     // Requests the warmup left in flight (autocannon closes its connections) finish on the server.
@@ -539,7 +597,9 @@ const measure = (
       yield* step(`  only ${left} bookings left: measuring ${left} requests instead of ${amount}`)
       amount = left - (left % connections)
     }
-    if (amount <= 0) return yield* Effect.fail(new Error(`${scenario.name}: no booking left to measure; raise BENCH_CHANGES_CANCELS`))
+    if (amount <= 0) {
+      return yield* Effect.fail(new Error(`${scenario.name}: no booking left to measure; raise BENCH_CHANGES_CANCELS`))
+    }
 
     const pg0 = yield* backends()
     const cpu0 = pids.map(cpuSeconds)
@@ -558,7 +618,9 @@ const measure = (
     yield* Effect.sleep("500 millis")
 
     const within = (r: TimingRecord) => r.t >= t0 && r.t <= t1
-    const servedAll = timings.service.read().filter((r) => r.k === "server" && within(r) && r.u.startsWith("/api/v1/bookings/"))
+    const servedAll = timings.service.read().filter((r) =>
+      r.k === "server" && within(r) && r.u.startsWith("/api/v1/bookings/")
+    )
     const calls = timings.service.read().filter((r) => r.k === "client" && within(r))
     const bokunCalls = calls.filter((r) => r.u.startsWith(processes.bokun.base))
     const surfboardCalls = calls.filter((r) => r.u.startsWith(processes.surfboard.base))
@@ -576,7 +638,12 @@ const measure = (
     const delta = (i: number) => (cpu0[i] === null || cpu1[i] === null ? null : cpu1[i]! - cpu0[i]!)
     const busy = machine0 && machine1 ? machine1.busy - machine0.busy : null
     const wall = machine0 && machine1 ? machine1.total - machine0.total : null
-    const ours = new Set([process.pid, ...pids, ...pg0.flatMap((m) => [...m.keys()]), ...pg1.flatMap((m) => [...m.keys()])])
+    const ours = new Set([
+      process.pid,
+      ...pids,
+      ...pg0.flatMap((m) => [...m.keys()]),
+      ...pg1.flatMap((m) => [...m.keys()])
+    ])
     const seconds = (t1 - t0) / 1000
     return {
       scenario: scenario.name,
@@ -636,10 +703,12 @@ const check = (processes: Processes, timings: Timings, scenario: Scenario, expec
     const next = scenario.next()!
     const t0 = now()
     const response = yield* Effect.promise(() =>
-      fetch(processes.service.base + next.path, { method: next.method, headers: next.headers, body: next.body }).then(async (r) => ({
-        status: r.status,
-        body: await r.text()
-      }))
+      fetch(processes.service.base + next.path, { method: next.method, headers: next.headers, body: next.body }).then(
+        async (r) => ({
+          status: r.status,
+          body: await r.text()
+        })
+      )
     )
     yield* Effect.sleep("300 millis")
     const t1 = now()
@@ -653,7 +722,10 @@ const check = (processes: Processes, timings: Timings, scenario: Scenario, expec
       const body = JSON.parse(response.body) as Record<string, unknown>
       if (scenario.name === "cancel") {
         const refund = body.refund as { outcome?: string; amount_minor?: number } | undefined
-        if (body.status !== "REFUNDED" || body.already_cancelled !== false || refund?.outcome !== "refunded" || refund.amount_minor !== AMOUNT) {
+        if (
+          body.status !== "REFUNDED" || body.already_cancelled !== false || refund?.outcome !== "refunded" ||
+          refund.amount_minor !== AMOUNT
+        ) {
           problems.push(`unexpected answer: ${response.body}`)
         }
       } else if (body.already_on_date !== false || body.previous_start_time === body.start_time) {
@@ -662,16 +734,26 @@ const check = (processes: Processes, timings: Timings, scenario: Scenario, expec
     }
     if (bokun !== expected.bokunCalls) problems.push(`expected ${expected.bokunCalls} Bókun calls, saw ${bokun}`)
     if (surfboard.join(", ") !== expected.surfboardOperations.join(", ")) {
-      problems.push(`expected the Surfboard calls [${expected.surfboardOperations.join(", ")}], saw [${surfboard.join(", ")}]`)
+      problems.push(
+        `expected the Surfboard calls [${expected.surfboardOperations.join(", ")}], saw [${surfboard.join(", ")}]`
+      )
     }
-    return { label: expected.label, ok: problems.length === 0, status: response.status, body: response.body, operations, problems }
+    return {
+      label: expected.label,
+      ok: problems.length === 0,
+      status: response.status,
+      body: response.body,
+      operations,
+      problems
+    }
   })
 
 // ---- outcomes read back ------------------------------------------------------------------------------
 
 const outcomes = (admin: pg.Pool, prepared: Prepared) =>
   Effect.promise(async () => {
-    const q = async <R extends pg.QueryResultRow>(text: string, values: Array<unknown> = []) => (await admin.query<R>(text, values)).rows
+    const q = async <R extends pg.QueryResultRow>(text: string, values: Array<unknown> = []) =>
+      (await admin.query<R>(text, values)).rows
     const audit = await q<{ action: string; outcome: string; n: number }>(
       "SELECT action, outcome, count(*)::int AS n FROM write_audit WHERE key_id = $1 GROUP BY 1, 2 ORDER BY 1, 2",
       [prepared.keyId]
@@ -718,20 +800,42 @@ const lpad = (s: string, n: number) => (s.length >= n ? s : " ".repeat(n - s.len
 
 const table = (rows: ReadonlyArray<Measurement>) => {
   const header = [
-    pad("scenario", 11), lpad("conns", 5), lpad("req/s", 7), lpad("p50 ms", 7), lpad("p99 ms", 7), lpad("in service", 11),
-    lpad("Bókun calls", 17), lpad("Surfboard calls", 17), lpad("rest", 9), lpad("sandboxes share", 16), lpad("own", 5)
+    pad("scenario", 11),
+    lpad("conns", 5),
+    lpad("req/s", 7),
+    lpad("p50 ms", 7),
+    lpad("p99 ms", 7),
+    lpad("in service", 11),
+    lpad("Bókun calls", 17),
+    lpad("Surfboard calls", 17),
+    lpad("rest", 9),
+    lpad("sandboxes share", 16),
+    lpad("own", 5)
   ].join(" ")
   const lines = [header, "-".repeat(header.length)]
   for (const r of rows) {
-    const calls = (w: SandboxWait) => (w.callsPerRequest === 0 ? "-" : `${w.callsPerRequest} = ${w.waitMsPerRequest.toFixed(1)} ms`)
+    const calls = (
+      w: SandboxWait
+    ) => (w.callsPerRequest === 0 ? "-" : `${w.callsPerRequest} = ${w.waitMsPerRequest.toFixed(1)} ms`)
     const rest = r.time.serviceMsPerRequest - r.time.bokun.waitMsPerRequest - r.time.surfboard.waitMsPerRequest
-    lines.push([
-      pad(r.scenario, 11), lpad(String(r.connections), 5), lpad(r.requestsPerSecond.toFixed(1), 7), lpad(String(r.latencyMs.p50), 7),
-      lpad(String(r.latencyMs.p99), 7), lpad(`${r.time.serviceMsPerRequest.toFixed(1)} ms`, 11), lpad(calls(r.time.bokun), 17),
-      lpad(calls(r.time.surfboard), 17), lpad(`${rest.toFixed(1)} ms`, 9), lpad(`${r.time.sandboxesSharePercent.toFixed(0)}%`, 16),
-      lpad(`${r.time.sandboxesOwnSharePercent.toFixed(0)}%`, 5)
-    ].join(" ") + (r.ok ? "" : "  FAILED") +
-      (r.machine && r.machine.otherPercent > NOISY_PERCENT ? `  [noisy: other processes used ${r.machine.otherPercent.toFixed(0)}%]` : ""))
+    lines.push(
+      [
+        pad(r.scenario, 11),
+        lpad(String(r.connections), 5),
+        lpad(r.requestsPerSecond.toFixed(1), 7),
+        lpad(String(r.latencyMs.p50), 7),
+        lpad(String(r.latencyMs.p99), 7),
+        lpad(`${r.time.serviceMsPerRequest.toFixed(1)} ms`, 11),
+        lpad(calls(r.time.bokun), 17),
+        lpad(calls(r.time.surfboard), 17),
+        lpad(`${rest.toFixed(1)} ms`, 9),
+        lpad(`${r.time.sandboxesSharePercent.toFixed(0)}%`, 16),
+        lpad(`${r.time.sandboxesOwnSharePercent.toFixed(0)}%`, 5)
+      ].join(" ") + (r.ok ? "" : "  FAILED") +
+        (r.machine && r.machine.otherPercent > NOISY_PERCENT
+          ? `  [noisy: other processes used ${r.machine.otherPercent.toFixed(0)}%]`
+          : "")
+    )
   }
   return lines.join("\n")
 }
@@ -747,15 +851,28 @@ const operationsTable = (rows: ReadonlyArray<Measurement>) =>
 const cpuTable = (rows: ReadonlyArray<Measurement>) => {
   const f = (n: number | null) => (n === null ? "-" : n.toFixed(2))
   const header = [
-    pad("CPU ms per request", 22), lpad("service", 8), lpad("pg", 6), lpad("Bókun", 7), lpad("pg", 6), lpad("Surfbd", 7),
-    lpad("pg", 6), lpad("autocannon", 10), lpad("busy/other %", 13)
+    pad("CPU ms per request", 22),
+    lpad("service", 8),
+    lpad("pg", 6),
+    lpad("Bókun", 7),
+    lpad("pg", 6),
+    lpad("Surfbd", 7),
+    lpad("pg", 6),
+    lpad("autocannon", 10),
+    lpad("busy/other %", 13)
   ].join(" ")
   const lines = [header, "-".repeat(header.length)]
   for (const r of rows) {
     const c = r.cpuMsPerRequest
     lines.push([
-      pad(`${r.scenario} x${r.connections}`, 22), lpad(f(c.service), 8), lpad(f(c.servicePostgres), 6), lpad(f(c.bokun), 7),
-      lpad(f(c.bokunPostgres), 6), lpad(f(c.surfboard), 7), lpad(f(c.surfboardPostgres), 6), lpad(f(c.loadGenerator), 10),
+      pad(`${r.scenario} x${r.connections}`, 22),
+      lpad(f(c.service), 8),
+      lpad(f(c.servicePostgres), 6),
+      lpad(f(c.bokun), 7),
+      lpad(f(c.bokunPostgres), 6),
+      lpad(f(c.surfboard), 7),
+      lpad(f(c.surfboardPostgres), 6),
+      lpad(f(c.loadGenerator), 10),
       lpad(r.machine ? `${r.machine.busyPercent.toFixed(0)}/${r.machine.otherPercent.toFixed(0)}` : "-", 13)
     ].join(" "))
   }
@@ -794,7 +911,11 @@ const main = Effect.gen(function*() {
     startChild({
       name: `${kind}-sandbox`,
       args: ["bench/sandbox.ts", kind],
-      env: { DATABASE_URL: url, BENCH_SANDBOX_APPLICATION_NAME: applicationName, BENCH_HTTP_TIMING: timings[kind].file },
+      env: {
+        DATABASE_URL: url,
+        BENCH_SANDBOX_APPLICATION_NAME: applicationName,
+        BENCH_HTTP_TIMING: timings[kind].file
+      },
       readyPath: "/sandbox/faults",
       preload: ["./bench/httpTiming.ts"]
     })
@@ -826,7 +947,13 @@ const main = Effect.gen(function*() {
   const scenarios = settings.only.length === 0 ? all : all.filter((s) => settings.only.some((o) => s.name.includes(o)))
 
   // The first cancel booking was paid yesterday (refund), the second today (void, until 23:00 UTC).
-  const refundCalls = ["GET /orders/:id", "GET /orders/:id/status", "POST /orders", "GET /orders/:id", "GET /orders/:id/status"]
+  const refundCalls = [
+    "GET /orders/:id",
+    "GET /orders/:id/status",
+    "POST /orders",
+    "GET /orders/:id",
+    "GET /orders/:id/status"
+  ]
   const expectations = ([
     [all[0]!, { label: "cancel, paid yesterday (refund)", bokunCalls: 1, surfboardOperations: refundCalls }],
     [all[0]!, {
@@ -841,7 +968,9 @@ const main = Effect.gen(function*() {
   for (const [scenario, expected] of expectations) {
     const c = yield* check(processes, timings, scenario, expected)
     checks.push(c)
-    yield* step(`  ${pad(c.label, 32)} ${c.ok ? "ok" : `FAILED: ${c.problems.join("; ")}`} (${c.operations.join(", ")})`)
+    yield* step(
+      `  ${pad(c.label, 32)} ${c.ok ? "ok" : `FAILED: ${c.problems.join("; ")}`} (${c.operations.join(", ")})`
+    )
   }
   if (checks.some((c) => !c.ok)) {
     return yield* Effect.fail(new Error(`the check failed; see ${path.relative(PROJECT_DIR, service.logFile)}`))
@@ -854,7 +983,9 @@ const main = Effect.gen(function*() {
     for (const scenario of scenarios) {
       yield* scenario.prepare
       const warm = yield* load(service, scenario, top, { seconds: settings.warmup * 2 })
-      if (warm.exhausted) return yield* Effect.fail(new Error("no booking left during the warmup; raise BENCH_CHANGES_CANCELS"))
+      if (warm.exhausted) {
+        return yield* Effect.fail(new Error("no booking left during the warmup; raise BENCH_CHANGES_CANCELS"))
+      }
       yield* Effect.sleep("1 second")
     }
   }
@@ -865,20 +996,28 @@ const main = Effect.gen(function*() {
       let best: Measurement | undefined
       for (let attempt = 0; attempt <= settings.noisyRetries; attempt++) {
         yield* waitForQuiet(settings.quietTimeout)
-        yield* step(`${scenario.name} at ${c} connection${c === 1 ? "" : "s"} (${settings.warmup} s warmup + about ${settings.duration} s)`)
+        yield* step(
+          `${scenario.name} at ${c} connection${
+            c === 1 ? "" : "s"
+          } (${settings.warmup} s warmup + about ${settings.duration} s)`
+        )
         const m = yield* measure(processes, timings, scenario, c, settings, admin)
         const others = m.machine?.busiestOthers.map((p) => `${p.name} ${p.percent}%`).join(", ")
         yield* step(
           `  ${m.requestsPerSecond} req/s, p50 ${m.latencyMs.p50} ms, p99 ${m.latencyMs.p99} ms, ${m.non2xx} non-2xx, ${m.errors} errors; ` +
             `in the service ${m.time.serviceMsPerRequest} ms/request, waiting on the sandboxes ${m.time.sandboxesSharePercent}% ` +
-            `(Bókun ${m.time.bokun.sharePercent}%, Surfboard ${m.time.surfboard.sharePercent}%); machine ${m.machine?.busyPercent ?? "?"}% busy` +
+            `(Bókun ${m.time.bokun.sharePercent}%, Surfboard ${m.time.surfboard.sharePercent}%); machine ${
+              m.machine?.busyPercent ?? "?"
+            }% busy` +
             (others ? ` (others: ${others})` : "")
         )
         if (best === undefined || (m.machine?.otherPercent ?? 0) < (best.machine?.otherPercent ?? 0)) best = m
         if ((m.machine?.otherPercent ?? 0) <= NOISY_PERCENT || !m.ok) break
         const left = scenario.remaining()
         if (left !== null && left < m.requests * 1.5) break
-        if (attempt < settings.noisyRetries) yield* step(`  other processes used ${m.machine!.otherPercent.toFixed(0)}% of the CPUs: measuring again`)
+        if (attempt < settings.noisyRetries) {
+          yield* step(`  other processes used ${m.machine!.otherPercent.toFixed(0)}% of the CPUs: measuring again`)
+        }
       }
       rows.push(best!)
       yield* Effect.sleep("1 second")
@@ -896,7 +1035,8 @@ const main = Effect.gen(function*() {
     (found.audit["reschedules noop"] ?? 0) === 0,
     (found.changes["cancel releasing"] ?? 0) + (found.changes["cancel released"] ?? 0) === 0,
     (found.changes["reschedule moving"] ?? 0) + (found.changes["reschedule moved"] ?? 0) === 0,
-    (found.refunds["void requested"] ?? 0) + (found.refunds["refund requested"] ?? 0) + (found.refunds["refund failed"] ?? 0) === 0
+    (found.refunds["void requested"] ?? 0) + (found.refunds["refund requested"] ?? 0) +
+        (found.refunds["refund failed"] ?? 0) === 0
   ].every(Boolean)
 
   console.log(`\n${table(rows)}\n\n${operationsTable(rows)}\n\n${cpuTable(rows)}\n`)
@@ -925,10 +1065,13 @@ const main = Effect.gen(function*() {
     method: {
       requestsPerSecond: "2xx answers / wall seconds of the measurement (autocannon with a fixed amount of requests)",
       latency: "autocannon's latency histogram",
-      serviceMsPerRequest: "the service's HTTP server, request received -> response sent (bench/httpTiming.ts, diagnostics channel)",
-      waitMsPerRequest: "the service's undici requests to the sandbox, created (queued) -> answer body received (bench/httpTiming.ts)",
+      serviceMsPerRequest:
+        "the service's HTTP server, request received -> response sent (bench/httpTiming.ts, diagnostics channel)",
+      waitMsPerRequest:
+        "the service's undici requests to the sandbox, created (queued) -> answer body received (bench/httpTiming.ts)",
       sandboxMsPerRequest: "the sandbox's HTTP server, request received -> response sent (bench/httpTiming.ts)",
-      sharePercent: "sum of the waits / sum of the times in the service, over the requests started during the measurement"
+      sharePercent:
+        "sum of the waits / sum of the times in the service, over the requests started during the measurement"
     },
     checks,
     measurements: rows,

@@ -18,7 +18,9 @@ import { DATA_DIR, PROJECT_DIR } from "./settings.js"
  * `--max-semi-space-size=64`: a young generation of 64 MiB semi-spaces instead of 16 (bench/README.md,
  * "Garbage collection"). BENCH_NODE_FLAGS replaces them ("" for none).
  */
-export const NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? "--max-semi-space-size=64").split(/\s+/).filter((f) => f !== "")
+export const NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? "--max-semi-space-size=64").split(/\s+/).filter((f) =>
+  f !== ""
+)
 
 export const LOG_DIR = path.join(DATA_DIR, "logs")
 

@@ -123,7 +123,11 @@ export const waitForQuiet = (timeoutSeconds: number) =>
         return
       }
       if (!announced) {
-        yield* step(`  the machine is ${busy.toFixed(0)}% busy with other work; waiting up to ${timeoutSeconds} s for it to settle`)
+        yield* step(
+          `  the machine is ${
+            busy.toFixed(0)
+          }% busy with other work; waiting up to ${timeoutSeconds} s for it to settle`
+        )
         announced = true
       }
     }

@@ -46,14 +46,24 @@ import * as path from "node:path"
 import pg from "pg"
 import { layerFromUrl } from "../src/db/Database.js"
 import { createDatabase } from "../src/db/embedded.js"
+import { BookingSystemAccounts } from "../src/operators/BookingSystemAccounts.js"
+import { Operators } from "../src/operators/Operators.js"
+import { QuickbookKeys } from "../src/quickbook/terminals/QuickbookKeys.js"
 import { addDays, localDay, type SandboxVendor, type VendorSpec } from "../src/sandbox/bokun/index.js"
 import type { SandboxMerchant } from "../src/sandbox/surfboard/index.js"
-import { Operators } from "../src/operators/Operators.js"
-import { BookingSystemAccounts } from "../src/operators/BookingSystemAccounts.js"
-import { QuickbookKeys } from "../src/quickbook/terminals/QuickbookKeys.js"
 import { type Child, LOG_DIR, machine, startChild, startServiceAndFloor, step } from "./children.js"
 import { bodyDifference, readTrace, statementDifferences } from "./compare.js"
-import { allProcesses, backendPids, cpuBetween, cpuByPid, cpuSeconds, machineCpu, NOISY_PERCENT, otherLoad, waitForQuiet } from "./cpu.js"
+import {
+  allProcesses,
+  backendPids,
+  cpuBetween,
+  cpuByPid,
+  cpuSeconds,
+  machineCpu,
+  NOISY_PERCENT,
+  otherLoad,
+  waitForQuiet
+} from "./cpu.js"
 import { migrate } from "./generateTours.js"
 import { benchServer } from "./server.js"
 import {
@@ -63,7 +73,7 @@ import {
   type Settings,
   SURFBOARD_SANDBOX_APPLICATION_NAME
 } from "./settings.js"
-import { now, operationOf, type TimingRecord, timingFile } from "./timing.js"
+import { now, operationOf, timingFile, type TimingRecord } from "./timing.js"
 
 const int = (name: string, fallback: number) => {
   const value = Number(process.env[name] || fallback)
@@ -194,7 +204,11 @@ interface Fixture {
 
 const post = <A>(base: string, route: string, body: unknown) =>
   Effect.promise(async () => {
-    const response = await fetch(base + route, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })
+    const response = await fetch(base + route, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body)
+    })
     const text = await response.text()
     if (!response.ok) throw new Error(`POST ${route} answered ${response.status}: ${text.slice(0, 500)}`)
     return JSON.parse(text) as A
@@ -210,7 +224,11 @@ const seed = (url: string, admin: pg.Pool, bokun: Child, surfboard: Child) =>
       Effect.promise(() => admin.query<R>(text, values as Array<unknown>))
 
     const operatorId = yield* admins.createOperator({ name: VENDOR.title, timezone: TIME_ZONE })
-    const siteId = yield* admins.createSite({ domain: "desk.bench.example", name: "Bench Desk", ownerOperatorId: operatorId })
+    const siteId = yield* admins.createSite({
+      domain: "desk.bench.example",
+      name: "Bench Desk",
+      ownerOperatorId: operatorId
+    })
 
     const vendor = yield* post<SandboxVendor>(bokun.base, "/sandbox/vendors", VENDOR)
     const product = vendor.products[0]!
@@ -230,12 +248,26 @@ const seed = (url: string, admin: pg.Pool, bokun: Child, surfboard: Child) =>
     )
     yield* q("INSERT INTO site_tours (site_id, tour_id, sold_by) VALUES ($1, $2, 'operator')", [siteId, tour!.id])
     for (const [position, c] of product.pricingCategories.entries()) {
-      yield* q("INSERT INTO tour_pricing_categories (tour_id, id, position, title, is_default, min_age, max_age) VALUES ($1, $2, $3, $4, $5, $6, $7)", [
-        tour!.id, String(c.id), position, c.title, c.isDefault, c.title === "Adult" ? 16 : 3, c.title === "Adult" ? null : 15
-      ])
+      yield* q(
+        "INSERT INTO tour_pricing_categories (tour_id, id, position, title, is_default, min_age, max_age) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        [
+          tour!.id,
+          String(c.id),
+          position,
+          c.title,
+          c.isDefault,
+          c.title === "Adult" ? 16 : 3,
+          c.title === "Adult" ? null : 15
+        ]
+      )
     }
     for (const [position, r] of product.rates.entries()) {
-      yield* q("INSERT INTO tour_rates (tour_id, id, position, title) VALUES ($1, $2, $3, $4)", [tour!.id, String(r.id), position, r.title])
+      yield* q("INSERT INTO tour_rates (tour_id, id, position, title) VALUES ($1, $2, $3, $4)", [
+        tour!.id,
+        String(r.id),
+        position,
+        r.title
+      ])
     }
 
     // The merchant (default: one card terminal and a payment page) with its credentials on the row.
@@ -254,7 +286,10 @@ const seed = (url: string, admin: pg.Pool, bokun: Child, surfboard: Child) =>
     )
     const flag = {
       booking_system_accounts: ["UPDATE booking_system_accounts SET sandbox = true WHERE id = $1", accountId],
-      operator_payment_accounts: ["UPDATE operator_payment_accounts SET sandbox = true WHERE operator_id = $1", operatorId]
+      operator_payment_accounts: [
+        "UPDATE operator_payment_accounts SET sandbox = true WHERE operator_id = $1",
+        operatorId
+      ]
     } as const
     for (const { table_name } of flagged) {
       const [statement, id] = flag[table_name as keyof typeof flag]
@@ -263,11 +298,15 @@ const seed = (url: string, admin: pg.Pool, bokun: Child, surfboard: Child) =>
 
     yield* step(`registering ${TERMINALS} desk terminals on the merchant's card terminal, one test key bound to all`)
     const ids: Array<string> = []
-    for (let i = 1; i <= TERMINALS; i++) ids.push((yield* keys.registerTerminal(operatorId, `Desk ${i}`, merchant.terminalId)).id)
+    for (let i = 1; i <= TERMINALS; i++) {
+      ids.push((yield* keys.registerTerminal(operatorId, `Desk ${i}`, merchant.terminalId)).id)
+    }
     const key = yield* keys.issueKey({ mode: "test", name: "Bench desk app", terminals: ids })
     yield* q("ANALYZE")
     const seedSeconds = round((Date.now() - started) / 1000)
-    yield* step(`  seeded in ${seedSeconds} s (sandbox flag set on: ${flagged.map((f) => f.table_name).join(", ") || "no such column yet"})`)
+    yield* step(`  seeded in ${seedSeconds} s (sandbox flag set on: ${
+      flagged.map((f) => f.table_name).join(", ") || "no such column yet"
+    })`)
     return {
       token: key.token,
       tourId: tour!.id,
@@ -275,11 +314,15 @@ const seed = (url: string, admin: pg.Pool, bokun: Child, surfboard: Child) =>
       terminals: new TerminalBudgets(ids),
       vendorId: vendor.id,
       today: localDay(Date.now(), TIME_ZONE),
-      sandboxFlag: flagged.map((f) => f.table_name),
+      sandboxFlag: flagged.map((f) =>
+        f.table_name
+      ),
       seedSeconds
     } satisfies Fixture
   }).pipe(Effect.provide(
-    Layer.mergeAll(Operators.Default, BookingSystemAccounts.Default, QuickbookKeys.Default).pipe(Layer.provideMerge(layerFromUrl(url, 2)))
+    Layer.mergeAll(Operators.Default, BookingSystemAccounts.Default, QuickbookKeys.Default).pipe(
+      Layer.provideMerge(layerFromUrl(url, 2))
+    )
   ))
 
 // ---- one sale ----------------------------------------------------------------------------------------
@@ -295,7 +338,11 @@ interface Reply {
 
 class SaleFailed extends Error {}
 
-const call = async (base: string, route: string, init: { method?: string; token?: string; terminal?: string; body?: unknown } = {}) => {
+const call = async (
+  base: string,
+  route: string,
+  init: { method?: string; token?: string; terminal?: string; body?: unknown } = {}
+) => {
   const response = await fetch(base + route, {
     method: init.method ?? "GET",
     headers: {
@@ -342,36 +389,84 @@ const sell = async (service: Child, surfboard: Child, f: Fixture, terminal: stri
   }
   const auth = { token: f.token, terminal }
   const answered = (r: Reply, check: (body: any) => boolean) =>
-    r.status !== 200 ? `answered ${r.status}: ${r.text.slice(0, 300)}` : check(r.body) ? undefined : `unexpected answer ${r.text.slice(0, 300)}`
+    r.status !== 200
+      ? `answered ${r.status}: ${r.text.slice(0, 300)}`
+      : check(r.body)
+      ? undefined
+      : `unexpected answer ${r.text.slice(0, 300)}`
 
-  await timed("tours", () => call(service.base, `${API}/tours?date=${date}`, auth), (r) =>
-    answered(r, (b) => b.tours?.some((t: any) => t.activityId === f.tourId && t.available === true)))
-  await timed("slots", () => call(service.base, `${API}/tours/${f.tourId}/slots?date=${date}`, auth), (r) =>
-    answered(r, (b) => b.slots?.some((s: any) => s.time === time && !s.soldOut && s.guests.some((g: any) => g.type === "adult"))))
-  const quote = await timed("quote", () =>
-    call(service.base, `${API}/quote`, { ...auth, method: "POST", body: { activityId: f.tourId, start: { date, time }, guests } }), (r) =>
-    answered(r, (b) => typeof b.reference === "string" && b.cartLine?.totalMinor === expected && b.cartLine.payment?.merchantId === f.merchant.id))
-  const { reference, cartLine } = quote.body as { reference: string; cartLine: { totalMinor: number; currency: string } }
+  await timed(
+    "tours",
+    () => call(service.base, `${API}/tours?date=${date}`, auth),
+    (r) => answered(r, (b) => b.tours?.some((t: any) => t.activityId === f.tourId && t.available === true))
+  )
+  await timed(
+    "slots",
+    () => call(service.base, `${API}/tours/${f.tourId}/slots?date=${date}`, auth),
+    (r) =>
+      answered(
+        r,
+        (b) => b.slots?.some((s: any) => s.time === time && !s.soldOut && s.guests.some((g: any) => g.type === "adult"))
+      )
+  )
+  const quote = await timed(
+    "quote",
+    () =>
+      call(service.base, `${API}/quote`, {
+        ...auth,
+        method: "POST",
+        body: { activityId: f.tourId, start: { date, time }, guests }
+      }),
+    (r) =>
+      answered(r, (b) =>
+        typeof b.reference === "string" && b.cartLine?.totalMinor === expected &&
+        b.cartLine.payment?.merchantId === f.merchant.id)
+  )
+  const { reference, cartLine } = quote.body as {
+    reference: string
+    cartLine: { totalMinor: number; currency: string }
+  }
   const paid = await timed("pay", () =>
     call(surfboard.base, "/sandbox/sales", {
       method: "POST",
-      body: { merchantId: f.merchant.id, terminalId: f.merchant.terminalId, amountMinor: cartLine.totalMinor, currency: cartLine.currency, referenceId: reference }
-    }), (r) => answered(r, (b) => typeof b.orderId === "string" && typeof b.paymentId === "string"))
-  const book = await timed("book", () =>
-    call(service.base, `${API}/book`, {
-      ...auth,
-      method: "POST",
       body: {
-        reference,
-        payment: { provider: "payprovider", orderId: paid.body.orderId, paymentId: paid.body.paymentId },
-        customer: { firstName: "Bench", lastName: `Guest ${n}`, email: `guest-${n}@desk-bench.example` },
-        language: "en"
+        merchantId: f.merchant.id,
+        terminalId: f.merchant.terminalId,
+        amountMinor: cartLine.totalMinor,
+        currency: cartLine.currency,
+        referenceId: reference
       }
-    }), (r) => answered(r, (b) => b.status === "confirmed" && typeof b.ticket?.bookingCode === "string" && b.ticket.lines32?.length > 0))
+    }), (r) => answered(r, (b) => typeof b.orderId === "string" && typeof b.paymentId === "string"))
+  const book = await timed(
+    "book",
+    () =>
+      call(service.base, `${API}/book`, {
+        ...auth,
+        method: "POST",
+        body: {
+          reference,
+          payment: { provider: "payprovider", orderId: paid.body.orderId, paymentId: paid.body.paymentId },
+          customer: { firstName: "Bench", lastName: `Guest ${n}`, email: `guest-${n}@desk-bench.example` },
+          language: "en"
+        }
+      }),
+    (r) =>
+      answered(
+        r,
+        (b) => b.status === "confirmed" && typeof b.ticket?.bookingCode === "string" && b.ticket.lines32?.length > 0
+      )
+  )
   // The served ticket must be the booked sale's. Its layout may differ from the one POST /book answers with while
   // that still used an interim receipt (the ticket is now one layout, src/quickbook/tickets/ticket.ts): recorded, not failed.
-  const served = await timed("ticket", () => call(service.base, `${API}/sales/${reference}/ticket`, auth), (r) =>
-    answered(r, (b) => b.bookingCode === book.body.ticket.bookingCode && b.lines32?.length > 0 && b.lines48?.length > 0))
+  const served = await timed(
+    "ticket",
+    () => call(service.base, `${API}/sales/${reference}/ticket`, auth),
+    (r) =>
+      answered(
+        r,
+        (b) => b.bookingCode === book.body.ticket.bookingCode && b.lines32?.length > 0 && b.lines48?.length > 0
+      )
+  )
   const sameAsBook = bodyDifference(served.text, JSON.stringify(book.body.ticket)) === undefined
   return { reference, terminal, totalMinor: cartLine.totalMinor, ms, sameAsBook }
 }
@@ -401,12 +496,28 @@ interface Latency {
 
 const latency = (values: ReadonlyArray<number>): Latency => {
   const sorted = [...values].sort((a, b) => a - b)
-  const at = (p: number) => (sorted.length === 0 ? 0 : round(sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!))
-  return { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: at(1), mean: round(sorted.reduce((s, v) => s + v, 0) / Math.max(1, sorted.length), 2) }
+  const at = (
+    p: number
+  ) => (sorted.length === 0 ? 0 : round(sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!))
+  return {
+    p50: at(0.5),
+    p90: at(0.9),
+    p99: at(0.99),
+    max: at(1),
+    mean: round(sorted.reduce((s, v) => s + v, 0) / Math.max(1, sorted.length), 2)
+  }
 }
 
 /** Closed loop: `clients` desks selling until `seconds` have passed (or `limit` sales are made); each finishes the sale it is in. */
-const runFlow = (p: Processes, f: Fixture, clients: number, seconds: number, sold: Array<Sale>, counter: { n: number }, limit = Infinity) =>
+const runFlow = (
+  p: Processes,
+  f: Fixture,
+  clients: number,
+  seconds: number,
+  sold: Array<Sale>,
+  counter: { n: number },
+  limit = Infinity
+) =>
   Effect.promise(async () => {
     const sales: Array<Sale> = []
     const failures: Array<string> = []
@@ -470,7 +581,11 @@ interface FlowMeasurement {
   readonly waitedForTerminal: number
   readonly ok: boolean
   readonly cpuMsPerSale: Record<string, number | null>
-  readonly machine: { readonly busyPercent: number; readonly otherPercent: number; readonly busiestOthers: ReadonlyArray<{ pid: number; name: string; percent: number }> } | null
+  readonly machine: {
+    readonly busyPercent: number
+    readonly otherPercent: number
+    readonly busiestOthers: ReadonlyArray<{ pid: number; name: string; percent: number }>
+  } | null
 }
 
 const stepOfPath = (method: string, u: string): StepName | undefined => {
@@ -554,7 +669,9 @@ const serviceFigures = (e: StepCalls | undefined): StepFigures["service"] => {
     surfboardCallsPerRequest: round(count(e.surfboard) / e.served, 2),
     surfboardWaitMsPerRequest: round(wait(e.surfboard) / e.served, 2),
     sandboxesSharePercent: e.ms === 0 ? 0 : round((wait(e.bokun) + wait(e.surfboard)) / e.ms * 100),
-    operations: Object.fromEntries([...ops].map(([op, o]) => [op, { callsPerRequest: round(o.n / e.served, 2), meanMs: round(o.ms / o.n, 2) }]))
+    operations: Object.fromEntries(
+      [...ops].map(([op, o]) => [op, { callsPerRequest: round(o.n / e.served, 2), meanMs: round(o.ms / o.n, 2) }])
+    )
   }
 }
 
@@ -582,9 +699,17 @@ const withCpu = <A>(p: Processes, admin: pg.Pool, run: Effect.Effect<A>) =>
     const cpu1 = Object.values(kids).map((c) => cpuSeconds(c.child.pid!))
     const pg1 = yield* backends()
     const seconds: Record<string, number | null> = { runner: (self1.user + self1.system) / 1e6 }
-    Object.keys(kids).forEach((k, i) => (seconds[k] = cpu0[i] === null || cpu1[i] === null ? null : cpu1[i]! - cpu0[i]!))
+    Object.keys(kids).forEach((
+      k,
+      i
+    ) => (seconds[k] = cpu0[i] === null || cpu1[i] === null ? null : cpu1[i]! - cpu0[i]!))
     Object.keys(apps).forEach((k, i) => (seconds[k] = cpuBetween(pg0[i]!, pg1[i]!)))
-    const ours = new Set([process.pid, ...Object.values(kids).map((c) => c.child.pid!), ...pg0.flatMap((m) => [...m.keys()]), ...pg1.flatMap((m) => [...m.keys()])])
+    const ours = new Set([
+      process.pid,
+      ...Object.values(kids).map((c) => c.child.pid!),
+      ...pg0.flatMap((m) => [...m.keys()]),
+      ...pg1.flatMap((m) => [...m.keys()])
+    ])
     const busy = machine0 && machine1 ? machine1.busy - machine0.busy : null
     const wall = machine0 && machine1 ? machine1.total - machine0.total : null
     const machineLoad = busy === null || wall === null ? null : (() => {
@@ -595,27 +720,53 @@ const withCpu = <A>(p: Processes, admin: pg.Pool, run: Effect.Effect<A>) =>
   })
 
 const perUnit = (seconds: Record<string, number | null>, units: number, keys: ReadonlyArray<string>) =>
-  Object.fromEntries(keys.map((k) => [k, seconds[k] === null || seconds[k] === undefined || units === 0 ? null : round(seconds[k]! * 1000 / units, 3)]))
+  Object.fromEntries(
+    keys.map((
+      k
+    ) => [
+      k,
+      seconds[k] === null || seconds[k] === undefined || units === 0 ? null : round(seconds[k]! * 1000 / units, 3)
+    ])
+  )
 
-const measureFlow = (p: Processes, timings: Timings, f: Fixture, admin: pg.Pool, clients: number, settings: Settings, sold: Array<Sale>, counter: { n: number }) =>
+const measureFlow = (
+  p: Processes,
+  timings: Timings,
+  f: Fixture,
+  admin: pg.Pool,
+  clients: number,
+  settings: Settings,
+  sold: Array<Sale>,
+  counter: { n: number }
+) =>
   Effect.gen(function*() {
     if (settings.warmup > 0) {
       const warm = yield* runFlow(p, f, clients, settings.warmup, sold, counter)
-      if (warm.failures.length > 0) return yield* Effect.fail(new Error(`warmup at ${clients} clients: ${warm.failures[0]}`))
+      if (warm.failures.length > 0) {
+        return yield* Effect.fail(new Error(`warmup at ${clients} clients: ${warm.failures[0]}`))
+      }
       yield* Effect.sleep("1 second")
     }
-    const { result: run, seconds, machine: machineLoad } = yield* withCpu(p, admin, runFlow(p, f, clients, settings.duration, sold, counter))
+    const { result: run, seconds, machine: machineLoad } = yield* withCpu(
+      p,
+      admin,
+      runFlow(p, f, clients, settings.duration, sold, counter)
+    )
     yield* Effect.sleep("500 millis") // the preloads write every 100 ms
     const wall = (run.t1 - run.t0) / 1000
     const { byStep, unattributed, split, calls } = attribute(p, timings, run.t0, run.t1)
-    const payOwn = timings.surfboard.read().filter((r) => r.k === "server" && r.t >= run.t0 && r.t <= run.t1 && r.u === "/sandbox/sales")
+    const payOwn = timings.surfboard.read().filter((r) =>
+      r.k === "server" && r.t >= run.t0 && r.t <= run.t1 && r.u === "/sandbox/sales"
+    )
     const steps = Object.fromEntries(STEPS.map((name, i) => {
       const values = run.sales.map((s) => s.ms[i]!)
       const figures: StepFigures = {
         requestsPerSecond: round(values.length / wall),
         latencyMs: latency(values),
         service: name === "pay" ? null : serviceFigures(byStep.get(name)),
-        ...(name === "pay" ? { sandboxOwnMs: round(payOwn.reduce((s, r) => s + r.d, 0) / Math.max(1, payOwn.length), 2) } : {})
+        ...(name === "pay"
+          ? { sandboxOwnMs: round(payOwn.reduce((s, r) => s + r.d, 0) / Math.max(1, payOwn.length), 2) }
+          : {})
       }
       return [name, figures]
     })) as Record<StepName, StepFigures>
@@ -630,7 +781,15 @@ const measureFlow = (p: Processes, timings: Timings, f: Fixture, admin: pg.Pool,
       failures: run.failures.slice(0, 5),
       waitedForTerminal: run.noTerminal,
       ok: run.failures.length === 0 && run.sales.length > 0,
-      cpuMsPerSale: perUnit(seconds, run.sales.length, ["service", "servicePostgres", "bokun", "bokunPostgres", "surfboard", "surfboardPostgres", "runner"]),
+      cpuMsPerSale: perUnit(seconds, run.sales.length, [
+        "service",
+        "servicePostgres",
+        "bokun",
+        "bokunPostgres",
+        "surfboard",
+        "surfboardPostgres",
+        "runner"
+      ]),
       machine: machineLoad
     } satisfies FlowMeasurement
   })
@@ -662,19 +821,31 @@ const readRequests = (name: ReadName, f: Fixture, sold: ReadonlyArray<Sale>) => 
     if (name === "ticket") {
       for (let tries = 0; tries < sold.length; tries++) {
         const sale = sold[i++ % sold.length]!
-        if (f.terminals.spend(sale.terminal, { reads: 1 })) return { path: `${API}/sales/${sale.reference}/ticket`, terminal: sale.terminal }
+        if (f.terminals.spend(sale.terminal, { reads: 1 })) {
+          return { path: `${API}/sales/${sale.reference}/ticket`, terminal: sale.terminal }
+        }
       }
       return undefined
     }
     const terminal = f.terminals.take({ reads: 1 })
     if (terminal === undefined) return undefined
     const date = addDays(f.today, 1 + (i++ % DAYS))
-    return { path: name === "tours" ? `${API}/tours?date=${date}` : `${API}/tours/${f.tourId}/slots?date=${date}`, terminal }
+    return {
+      path: name === "tours" ? `${API}/tours?date=${date}` : `${API}/tours/${f.tourId}/slots?date=${date}`,
+      terminal
+    }
   }
   return { next, refused: () => refused, refuse: () => refused++ }
 }
 
-const loadReads = (base: string, name: ReadName, f: Fixture, sold: ReadonlyArray<Sale>, connections: number, seconds: number) =>
+const loadReads = (
+  base: string,
+  name: ReadName,
+  f: Fixture,
+  sold: ReadonlyArray<Sale>,
+  connections: number,
+  seconds: number
+) =>
   Effect.promise(async () => {
     const reads = readRequests(name, f, sold)
     const instance = autocannon({
@@ -691,7 +862,12 @@ const loadReads = (base: string, name: ReadName, f: Fixture, sold: ReadonlyArray
             reads.refuse()
             return { ...raw, method: "GET", path: "/healthz", headers: {} as Record<string, string> }
           }
-          return { ...raw, method: "GET", path: next.path, headers: { authorization: `Bearer ${f.token}`, "quickbook-terminal": next.terminal } }
+          return {
+            ...raw,
+            method: "GET",
+            path: next.path,
+            headers: { authorization: `Bearer ${f.token}`, "quickbook-terminal": next.terminal }
+          }
         }
       }]
     })
@@ -706,11 +882,24 @@ const roomForReads = (name: ReadName, f: Fixture, sold: ReadonlyArray<Sale>, sec
     const needed = READ_RATE_CEILING * seconds
     if (left >= needed) return
     const wait = secondsToNextWindow() + 0.5
-    yield* step(`  ${left} reads left on the terminals in this minute, a run may need ${needed}: waiting ${wait.toFixed(0)} s for the next window`)
+    yield* step(
+      `  ${left} reads left on the terminals in this minute, a run may need ${needed}: waiting ${
+        wait.toFixed(0)
+      } s for the next window`
+    )
     yield* Effect.sleep(`${Math.ceil(wait * 1000)} millis`)
   })
 
-const measureRead = (p: Processes, timings: Timings, f: Fixture, admin: pg.Pool, name: ReadName, target: "service" | "floor", settings: Settings, sold: ReadonlyArray<Sale>) =>
+const measureRead = (
+  p: Processes,
+  timings: Timings,
+  f: Fixture,
+  admin: pg.Pool,
+  name: ReadName,
+  target: "service" | "floor",
+  settings: Settings,
+  sold: ReadonlyArray<Sale>
+) =>
   Effect.gen(function*() {
     const server = p[target]
     yield* roomForReads(name, f, sold, settings.warmup + settings.duration)
@@ -728,7 +917,9 @@ const measureRead = (p: Processes, timings: Timings, f: Fixture, admin: pg.Pool,
     yield* Effect.sleep("500 millis")
     const requests = result["2xx"] + result.non2xx
     // Calls to the Bókun sandbox during the run (its own HTTP server), per request: the same for both when they do the same work.
-    const bokunServed = timings.bokun.read().filter((r) => r.k === "server" && r.t >= t0 && r.t <= t1 && !r.u.startsWith("/sandbox"))
+    const bokunServed = timings.bokun.read().filter((r) =>
+      r.k === "server" && r.t >= t0 && r.t <= t1 && !r.u.startsWith("/sandbox")
+    )
     const cpu = perUnit(seconds, requests, [target, `${target}Postgres`, "bokun", "bokunPostgres", "runner"])
     return {
       target,
@@ -740,13 +931,26 @@ const measureRead = (p: Processes, timings: Timings, f: Fixture, admin: pg.Pool,
       noTerminal,
       ok: result.non2xx === 0 && result.errors === 0 && result.timeouts === 0 && result["2xx"] > 0 && noTerminal === 0,
       bokunCallsPerRequest: requests === 0 ? null : round(bokunServed.length / requests, 2),
-      cpuMsPerRequest: { node: cpu[target]!, postgres: cpu[`${target}Postgres`]!, bokun: cpu.bokun!, bokunPostgres: cpu.bokunPostgres!, runner: cpu.runner! },
+      cpuMsPerRequest: {
+        node: cpu[target]!,
+        postgres: cpu[`${target}Postgres`]!,
+        bokun: cpu.bokun!,
+        bokunPostgres: cpu.bokunPostgres!,
+        runner: cpu.runner!
+      },
       machine: machineLoad
     } satisfies ReadMeasurement
   })
 
 /** The same read on both servers: status, JSON, statements, and booking-system calls. */
-const checkRead = (p: Processes, timings: Timings, traces: { service: string; floor: string }, f: Fixture, name: ReadName, sale: Sale) =>
+const checkRead = (
+  p: Processes,
+  timings: Timings,
+  traces: { service: string; floor: string },
+  f: Fixture,
+  name: ReadName,
+  sale: Sale
+) =>
   Effect.promise(async () => {
     const date = addDays(f.today, 1)
     const route = name === "tours"
@@ -760,25 +964,42 @@ const checkRead = (p: Processes, timings: Timings, traces: { service: string; fl
       const t0 = now()
       const reply = await call(p[target].base, route, { token: f.token, terminal: sale.terminal })
       await new Promise((r) => setTimeout(r, 300))
-      const calls = timings.bokun.read().filter((r) => r.k === "server" && r.t >= t0 && !r.u.startsWith("/sandbox")).map((r) => operationOf(r.m, r.u))
+      const calls = timings.bokun.read().filter((r) => r.k === "server" && r.t >= t0 && !r.u.startsWith("/sandbox"))
+        .map((r) => operationOf(r.m, r.u))
       return { reply, statements: readTrace(traces[target], from), calls }
     }
     const s = await probe("service")
     const fl = await probe("floor")
     const problems: Array<string> = []
-    if (s.reply.status !== 200 || fl.reply.status !== 200) problems.push(`status service ${s.reply.status}, floor ${fl.reply.status}: ${(s.reply.status !== 200 ? s.reply.text : fl.reply.text).slice(0, 300)}`)
+    if (s.reply.status !== 200 || fl.reply.status !== 200) {
+      problems.push(
+        `status service ${s.reply.status}, floor ${fl.reply.status}: ${
+          (s.reply.status !== 200 ? s.reply.text : fl.reply.text).slice(0, 300)
+        }`
+      )
+    }
     const difference = bodyDifference(s.reply.text, fl.reply.text)
     if (difference) problems.push(difference)
     problems.push(...statementDifferences(s.statements, fl.statements))
-    if (s.calls.join(", ") !== fl.calls.join(", ")) problems.push(`booking-system calls: service [${s.calls.join(", ")}], floor [${fl.calls.join(", ")}]`)
-    return { name, route, ok: problems.length === 0, statements: s.statements.length, bookingSystemCalls: s.calls, problems }
+    if (s.calls.join(", ") !== fl.calls.join(", ")) {
+      problems.push(`booking-system calls: service [${s.calls.join(", ")}], floor [${fl.calls.join(", ")}]`)
+    }
+    return {
+      name,
+      route,
+      ok: problems.length === 0,
+      statements: s.statements.length,
+      bookingSystemCalls: s.calls,
+      problems
+    }
   })
 
 // ---- outcomes read back ----------------------------------------------------------------------------------
 
 const outcomes = (admin: pg.Pool, f: Fixture, sold: ReadonlyArray<Sale>) =>
   Effect.promise(async () => {
-    const q = async <R extends pg.QueryResultRow>(text: string, values: Array<unknown> = []) => (await admin.query<R>(text, values)).rows
+    const q = async <R extends pg.QueryResultRow>(text: string, values: Array<unknown> = []) =>
+      (await admin.query<R>(text, values)).rows
     const references = sold.map((s) => s.reference)
     const [sales] = await q<{ confirmed: number; other: number }>(
       `SELECT count(*) FILTER (WHERE status = 'confirmed')::int AS confirmed, count(*) FILTER (WHERE status <> 'confirmed')::int AS other
@@ -800,7 +1021,9 @@ const outcomes = (admin: pg.Pool, f: Fixture, sold: ReadonlyArray<Sale>) =>
          (SELECT count(*)::int FROM surfboard_sandbox.payments WHERE void_status = 'VOIDED') AS voided,
          (SELECT count(*)::int FROM surfboard_sandbox.orders WHERE type <> 'return') AS paid_orders`
     )
-    const payments = await q<{ state: string; n: number }>("SELECT state, count(*)::int AS n FROM quickbook_payments GROUP BY 1 ORDER BY 1")
+    const payments = await q<{ state: string; n: number }>(
+      "SELECT state, count(*)::int AS n FROM quickbook_payments GROUP BY 1 ORDER BY 1"
+    )
     const found = {
       salesSold: sold.length,
       /** Sales whose served ticket equals the POST /book answer's ticket, layout included (informative). */
@@ -816,8 +1039,10 @@ const outcomes = (admin: pg.Pool, f: Fixture, sold: ReadonlyArray<Sale>) =>
       surfboardVoidedPayments: surfboard!.voided,
       payments: Object.fromEntries(payments.map((r) => [r.state, r.n]))
     }
-    const consistent = found.salesConfirmed === sold.length && found.salesNotConfirmed === 0 && found.bokunOneBookingPerSale === sold.length &&
-      found.bokunNotOneBooking === 0 && found.bokunNotConfirmed === 0 && found.surfboardRefundOrders === 0 && found.surfboardVoidedPayments === 0 &&
+    const consistent = found.salesConfirmed === sold.length && found.salesNotConfirmed === 0 &&
+      found.bokunOneBookingPerSale === sold.length &&
+      found.bokunNotOneBooking === 0 && found.bokunNotConfirmed === 0 && found.surfboardRefundOrders === 0 &&
+      found.surfboardVoidedPayments === 0 &&
       Object.keys(found.payments).every((s) => s === "confirmed") && found.payments.confirmed === sold.length
     return { ...found, consistent }
   })
@@ -825,29 +1050,58 @@ const outcomes = (admin: pg.Pool, f: Fixture, sold: ReadonlyArray<Sale>) =>
 // ---- report ----------------------------------------------------------------------------------------------
 
 const flowTable = (rows: ReadonlyArray<FlowMeasurement>) => {
-  const header = [pad("clients", 8), lpad("sales/s", 8), lpad("sale p50", 9), lpad("p99 ms", 7), ...STEPS.map((s) => lpad(`${s} req/s p50/p99`, 22))].join(" ")
+  const header = [
+    pad("clients", 8),
+    lpad("sales/s", 8),
+    lpad("sale p50", 9),
+    lpad("p99 ms", 7),
+    ...STEPS.map((s) => lpad(`${s} req/s p50/p99`, 22))
+  ].join(" ")
   const lines = [header, "-".repeat(header.length)]
   for (const r of rows) {
-    lines.push([
-      pad(String(r.clients), 8), lpad(r.salesPerSecond.toFixed(2), 8), lpad(String(r.saleLatencyMs.p50), 9), lpad(String(r.saleLatencyMs.p99), 7),
-      ...STEPS.map((s) => lpad(`${r.steps[s].requestsPerSecond.toFixed(1)}  ${r.steps[s].latencyMs.p50}/${r.steps[s].latencyMs.p99}`, 22))
-    ].join(" ") + (r.ok ? "" : "  FAILED") + (r.machine && r.machine.otherPercent > NOISY_PERCENT ? `  [noisy: others ${r.machine.otherPercent.toFixed(0)}%]` : ""))
+    lines.push(
+      [
+        pad(String(r.clients), 8),
+        lpad(r.salesPerSecond.toFixed(2), 8),
+        lpad(String(r.saleLatencyMs.p50), 9),
+        lpad(String(r.saleLatencyMs.p99), 7),
+        ...STEPS.map((s) =>
+          lpad(
+            `${r.steps[s].requestsPerSecond.toFixed(1)}  ${r.steps[s].latencyMs.p50}/${r.steps[s].latencyMs.p99}`,
+            22
+          )
+        )
+      ].join(" ") + (r.ok ? "" : "  FAILED") + (r.machine && r.machine.otherPercent > NOISY_PERCENT
+        ? `  [noisy: others ${r.machine.otherPercent.toFixed(0)}%]`
+        : "")
+    )
   }
   return lines.join("\n")
 }
 
 const waitTable = (rows: ReadonlyArray<FlowMeasurement>) => {
-  const header = [pad("clients step", 14), lpad("in service ms", 14), lpad("Bókun calls = ms", 18), lpad("Surfboard calls = ms", 21), lpad("sandboxes share", 16)].join(" ")
+  const header = [
+    pad("clients step", 14),
+    lpad("in service ms", 14),
+    lpad("Bókun calls = ms", 18),
+    lpad("Surfboard calls = ms", 21),
+    lpad("sandboxes share", 16)
+  ].join(" ")
   const lines = [header, "-".repeat(header.length)]
   for (const r of rows) {
     for (const s of STEPS) {
       const f = r.steps[s]
       if (f.service === null) {
-        lines.push(`${pad(`${r.clients} ${s}`, 14)} ${lpad("-", 14)} (the client at the sandbox: ${f.latencyMs.mean} ms, the sandbox's own ${f.sandboxOwnMs} ms)`)
+        lines.push(
+          `${pad(`${r.clients} ${s}`, 14)} ${
+            lpad("-", 14)
+          } (the client at the sandbox: ${f.latencyMs.mean} ms, the sandbox's own ${f.sandboxOwnMs} ms)`
+        )
         continue
       }
       lines.push([
-        pad(`${r.clients} ${s}`, 14), lpad(f.service.msPerRequest.toFixed(1), 14),
+        pad(`${r.clients} ${s}`, 14),
+        lpad(f.service.msPerRequest.toFixed(1), 14),
         lpad(`${f.service.bokunCallsPerRequest} = ${f.service.bokunWaitMsPerRequest.toFixed(1)}`, 18),
         lpad(`${f.service.surfboardCallsPerRequest} = ${f.service.surfboardWaitMsPerRequest.toFixed(1)}`, 21),
         lpad(`${f.service.sandboxesSharePercent.toFixed(0)}%`, 16)
@@ -855,7 +1109,11 @@ const waitTable = (rows: ReadonlyArray<FlowMeasurement>) => {
     }
     const c = r.sandboxCalls
     if (c.split + c.unattributed > 0) {
-      lines.push(`${pad("", 14)} (of ${c.total} sandbox calls ${c.split} were split between overlapping requests, ${c.unattributed} not attributed)`)
+      lines.push(
+        `${
+          pad("", 14)
+        } (of ${c.total} sandbox calls ${c.split} were split between overlapping requests, ${c.unattributed} not attributed)`
+      )
     }
   }
   return lines.join("\n")
@@ -863,11 +1121,20 @@ const waitTable = (rows: ReadonlyArray<FlowMeasurement>) => {
 
 const cpuFlowTable = (rows: ReadonlyArray<FlowMeasurement>) => {
   const keys = ["service", "servicePostgres", "bokun", "bokunPostgres", "surfboard", "surfboardPostgres", "runner"]
-  const header = [pad("CPU ms per sale", 16), ...["service", "pg", "Bókun", "pg", "Surfbd", "pg", "runner"].map((k) => lpad(k, 8)), lpad("busy/other %", 13)].join(" ")
+  const header = [
+    pad("CPU ms per sale", 16),
+    ...["service", "pg", "Bókun", "pg", "Surfbd", "pg", "runner"].map((k) => lpad(k, 8)),
+    lpad("busy/other %", 13)
+  ].join(" ")
   const lines = [header, "-".repeat(header.length)]
   for (const r of rows) {
-    lines.push([pad(`${r.clients} clients`, 16), ...keys.map((k) => lpad(r.cpuMsPerSale[k] === null ? "-" : r.cpuMsPerSale[k]!.toFixed(2), 8)),
-      lpad(r.machine ? `${r.machine.busyPercent.toFixed(0)}/${r.machine.otherPercent.toFixed(0)}` : "-", 13)].join(" "))
+    lines.push(
+      [
+        pad(`${r.clients} clients`, 16),
+        ...keys.map((k) => lpad(r.cpuMsPerSale[k] === null ? "-" : r.cpuMsPerSale[k]!.toFixed(2), 8)),
+        lpad(r.machine ? `${r.machine.busyPercent.toFixed(0)}/${r.machine.otherPercent.toFixed(0)}` : "-", 13)
+      ].join(" ")
+    )
   }
   return lines.join("\n")
 }
@@ -880,25 +1147,55 @@ interface ReadRow {
 }
 
 const readTable = (rows: ReadonlyArray<ReadRow>, settings: Settings) => {
-  const header = [pad("read", 8), lpad("service req/s", 13), lpad("p50", 5), lpad("p99 ms", 7), lpad("floor req/s", 12), lpad("p50", 5), lpad("p99 ms", 7),
-    lpad("ratio", 6), lpad("Bókun calls/req s|f", 20), lpad("node ms/req s|f", 16), lpad("pg ms/req s|f", 14), lpad("busy/other %", 16)].join(" ")
+  const header = [
+    pad("read", 8),
+    lpad("service req/s", 13),
+    lpad("p50", 5),
+    lpad("p99 ms", 7),
+    lpad("floor req/s", 12),
+    lpad("p50", 5),
+    lpad("p99 ms", 7),
+    lpad("ratio", 6),
+    lpad("Bókun calls/req s|f", 20),
+    lpad("node ms/req s|f", 16),
+    lpad("pg ms/req s|f", 14),
+    lpad("busy/other %", 16)
+  ].join(" ")
   const lines = [header, "-".repeat(header.length)]
   const f2 = (n: number | null) => (n === null ? "-" : n.toFixed(2))
   for (const r of rows) {
     const s = r.service
     const f = r.floor
-    lines.push([
-      pad(r.name, 8), lpad(String(s.requestsPerSecond), 13), lpad(String(s.latencyMs.p50), 5), lpad(String(s.latencyMs.p99), 7),
-      lpad(String(f.requestsPerSecond), 12), lpad(String(f.latencyMs.p50), 5), lpad(String(f.latencyMs.p99), 7), lpad(r.ratio === null ? "-" : r.ratio.toFixed(2), 6),
-      lpad(`${s.bokunCallsPerRequest}|${f.bokunCallsPerRequest}`, 20), lpad(`${f2(s.cpuMsPerRequest.node!)}|${f2(f.cpuMsPerRequest.node!)}`, 16),
-      lpad(`${f2(s.cpuMsPerRequest.postgres!)}|${f2(f.cpuMsPerRequest.postgres!)}`, 14),
-      lpad([s.machine, f.machine].map((m) => (m ? `${m.busyPercent.toFixed(0)}/${m.otherPercent.toFixed(0)}` : "-")).join(" | "), 16)
-    ].join(" ") + (s.ok && f.ok ? "" : `  FAILED (service ${s.non2xx} non-2xx/${s.errors} errors/${s.noTerminal} no terminal; floor ${f.non2xx}/${f.errors}/${f.noTerminal})`) +
-      (Math.max(s.machine?.otherPercent ?? 0, f.machine?.otherPercent ?? 0) > NOISY_PERCENT
-        ? `  [noisy: others used ${Math.max(s.machine?.otherPercent ?? 0, f.machine?.otherPercent ?? 0).toFixed(0)}%]`
-        : ""))
+    lines.push(
+      [
+        pad(r.name, 8),
+        lpad(String(s.requestsPerSecond), 13),
+        lpad(String(s.latencyMs.p50), 5),
+        lpad(String(s.latencyMs.p99), 7),
+        lpad(String(f.requestsPerSecond), 12),
+        lpad(String(f.latencyMs.p50), 5),
+        lpad(String(f.latencyMs.p99), 7),
+        lpad(r.ratio === null ? "-" : r.ratio.toFixed(2), 6),
+        lpad(`${s.bokunCallsPerRequest}|${f.bokunCallsPerRequest}`, 20),
+        lpad(`${f2(s.cpuMsPerRequest.node!)}|${f2(f.cpuMsPerRequest.node!)}`, 16),
+        lpad(`${f2(s.cpuMsPerRequest.postgres!)}|${f2(f.cpuMsPerRequest.postgres!)}`, 14),
+        lpad(
+          [s.machine, f.machine].map((m) => (m ? `${m.busyPercent.toFixed(0)}/${m.otherPercent.toFixed(0)}` : "-"))
+            .join(" | "),
+          16
+        )
+      ].join(" ") + (s.ok && f.ok
+        ? ""
+        : `  FAILED (service ${s.non2xx} non-2xx/${s.errors} errors/${s.noTerminal} no terminal; floor ${f.non2xx}/${f.errors}/${f.noTerminal})`) +
+        (Math.max(s.machine?.otherPercent ?? 0, f.machine?.otherPercent ?? 0) > NOISY_PERCENT
+          ? `  [noisy: others used ${Math.max(s.machine?.otherPercent ?? 0, f.machine?.otherPercent ?? 0).toFixed(0)}%]`
+          : "")
+    )
   }
-  lines.push("", `${READ_CONNECTIONS} connections, ${settings.duration} s measured after ${settings.warmup} s warmup, pool ${settings.poolSize}`)
+  lines.push(
+    "",
+    `${READ_CONNECTIONS} connections, ${settings.duration} s measured after ${settings.warmup} s warmup, pool ${settings.poolSize}`
+  )
   return lines.join("\n")
 }
 
@@ -922,16 +1219,29 @@ const main = Effect.gen(function*() {
     }),
     (p) => Effect.promise(() => p.end())
   )
-  const pgVersion = (yield* Effect.promise(() => admin.query<{ v: string }>("SELECT current_setting('server_version') AS v"))).rows[0]!.v
+  const pgVersion = (yield* Effect.promise(() =>
+    admin.query<{ v: string }>("SELECT current_setting('server_version') AS v")
+  )).rows[0]!.v
 
-  const timings: Timings = { service: timingFile("desk-service"), bokun: timingFile("desk-bokun"), surfboard: timingFile("desk-surfboard") }
-  const traces = { service: path.join(LOG_DIR, "desk-service.sql.jsonl"), floor: path.join(LOG_DIR, "desk-floor.sql.jsonl") }
+  const timings: Timings = {
+    service: timingFile("desk-service"),
+    bokun: timingFile("desk-bokun"),
+    surfboard: timingFile("desk-surfboard")
+  }
+  const traces = {
+    service: path.join(LOG_DIR, "desk-service.sql.jsonl"),
+    floor: path.join(LOG_DIR, "desk-floor.sql.jsonl")
+  }
   for (const file of Object.values(traces)) fs.writeFileSync(file, "")
   const sandbox = (kind: "bokun" | "surfboard", applicationName: string) =>
     startChild({
       name: `desk-${kind}-sandbox`,
       args: ["bench/sandbox.ts", kind],
-      env: { DATABASE_URL: url, BENCH_SANDBOX_APPLICATION_NAME: applicationName, BENCH_HTTP_TIMING: timings[kind].file },
+      env: {
+        DATABASE_URL: url,
+        BENCH_SANDBOX_APPLICATION_NAME: applicationName,
+        BENCH_HTTP_TIMING: timings[kind].file
+      },
       readyPath: "/sandbox/faults",
       preload: ["./bench/httpTiming.ts"]
     })
@@ -955,13 +1265,25 @@ const main = Effect.gen(function*() {
   const sold: Array<Sale> = []
   const counter = { n: 0 }
   const first = yield* runFlow(processes, fixture, 1, 60, sold, counter, 1)
-  if (first.failures.length > 0 || first.sales.length !== 1) return yield* Effect.fail(new Error(`the checked sale failed: ${first.failures.join("; ")}`))
-  yield* step(`  sale ${first.sales[0]!.reference}: ok (${STEPS.map((s, i) => `${s} ${round(first.sales[0]!.ms[i]!)} ms`).join(", ")})`)
+  if (first.failures.length > 0 || first.sales.length !== 1) {
+    return yield* Effect.fail(new Error(`the checked sale failed: ${first.failures.join("; ")}`))
+  }
+  yield* step(
+    `  sale ${first.sales[0]!.reference}: ok (${
+      STEPS.map((s, i) => `${s} ${round(first.sales[0]!.ms[i]!)} ms`).join(", ")
+    })`
+  )
   const checks = []
   for (const name of ["tours", "slots", "ticket"] as const) {
     const c = yield* checkRead(processes, timings, traces, fixture, name, first.sales[0]!)
     checks.push(c)
-    yield* step(`  ${pad(name, 8)} ${c.ok ? `ok (${c.statements} statements each; booking system: ${c.bookingSystemCalls.join(", ") || "none"})` : `FAILED\n${c.problems.join("\n")}`}`)
+    yield* step(
+      `  ${pad(name, 8)} ${
+        c.ok
+          ? `ok (${c.statements} statements each; booking system: ${c.bookingSystemCalls.join(", ") || "none"})`
+          : `FAILED\n${c.problems.join("\n")}`
+      }`
+    )
   }
   if (checks.some((c) => !c.ok)) return yield* Effect.fail(new Error("a read check failed"))
   service.child.kill("SIGUSR2")
@@ -974,15 +1296,23 @@ const main = Effect.gen(function*() {
       let best: FlowMeasurement | undefined
       for (let attempt = 0; attempt <= settings.noisyRetries; attempt++) {
         yield* waitForQuiet(settings.quietTimeout)
-        yield* step(`flow at ${clients} desk client${clients === 1 ? "" : "s"} (${settings.warmup} s warmup + ${settings.duration} s)`)
+        yield* step(
+          `flow at ${clients} desk client${
+            clients === 1 ? "" : "s"
+          } (${settings.warmup} s warmup + ${settings.duration} s)`
+        )
         const m = yield* measureFlow(processes, timings, fixture, admin, clients, settings, sold, counter)
-        yield* step(`  ${m.sales} sales, ${m.salesPerSecond} sales/s, sale p50 ${m.saleLatencyMs.p50} ms p99 ${m.saleLatencyMs.p99} ms; ` +
-          STEPS.map((s) => `${s} p99 ${m.steps[s].latencyMs.p99}`).join(", ") +
-          `; machine ${m.machine?.busyPercent ?? "?"}% busy, others ${m.machine?.otherPercent ?? "?"}%` +
-          (m.failures.length > 0 ? `; FAILED: ${m.failures[0]}` : ""))
+        yield* step(
+          `  ${m.sales} sales, ${m.salesPerSecond} sales/s, sale p50 ${m.saleLatencyMs.p50} ms p99 ${m.saleLatencyMs.p99} ms; ` +
+            STEPS.map((s) => `${s} p99 ${m.steps[s].latencyMs.p99}`).join(", ") +
+            `; machine ${m.machine?.busyPercent ?? "?"}% busy, others ${m.machine?.otherPercent ?? "?"}%` +
+            (m.failures.length > 0 ? `; FAILED: ${m.failures[0]}` : "")
+        )
         if (best === undefined || (m.machine?.otherPercent ?? 0) < (best.machine?.otherPercent ?? 0)) best = m
         if ((m.machine?.otherPercent ?? 0) <= NOISY_PERCENT || !m.ok) break
-        if (attempt < settings.noisyRetries) yield* step(`  other processes used ${m.machine!.otherPercent.toFixed(0)}% of the CPUs: measuring again`)
+        if (attempt < settings.noisyRetries) {
+          yield* step(`  other processes used ${m.machine!.otherPercent.toFixed(0)}% of the CPUs: measuring again`)
+        }
       }
       flows.push(best!)
       if (!best!.ok) break
@@ -1001,11 +1331,17 @@ const main = Effect.gen(function*() {
       yield* waitForQuiet(settings.quietTimeout)
       const results: Partial<Record<"service" | "floor", ReadMeasurement>> = {}
       for (const t of order) {
-        yield* step(`${name} -> ${t} (${settings.warmup} s warmup + ${settings.duration} s, ${READ_CONNECTIONS} connections)`)
+        yield* step(
+          `${name} -> ${t} (${settings.warmup} s warmup + ${settings.duration} s, ${READ_CONNECTIONS} connections)`
+        )
         const m = yield* measureRead(processes, timings, fixture, admin, name, t, settings, sold)
         results[t] = m
-        yield* step(`  ${m.requestsPerSecond} req/s, p50 ${m.latencyMs.p50} ms, p99 ${m.latencyMs.p99} ms, ${m.non2xx} non-2xx, ${m.errors} errors` +
-          `${m.noTerminal ? `, ${m.noTerminal} without a terminal` : ""}; machine ${m.machine?.busyPercent ?? "?"}% busy, others ${m.machine?.otherPercent ?? "?"}%`)
+        yield* step(
+          `  ${m.requestsPerSecond} req/s, p50 ${m.latencyMs.p50} ms, p99 ${m.latencyMs.p99} ms, ${m.non2xx} non-2xx, ${m.errors} errors` +
+            `${m.noTerminal ? `, ${m.noTerminal} without a terminal` : ""}; machine ${
+              m.machine?.busyPercent ?? "?"
+            }% busy, others ${m.machine?.otherPercent ?? "?"}%`
+        )
         yield* Effect.sleep("1 second")
       }
       const noise = Math.max(...order.map((t) => results[t]!.machine?.otherPercent ?? 0))
@@ -1014,11 +1350,18 @@ const main = Effect.gen(function*() {
         best = results
       }
       if (noise <= NOISY_PERCENT) break
-      if (attempt < settings.noisyRetries) yield* step(`  other processes used ${noise.toFixed(0)}% of the CPUs: measuring again`)
+      if (attempt < settings.noisyRetries) {
+        yield* step(`  other processes used ${noise.toFixed(0)}% of the CPUs: measuring again`)
+      }
     }
     const s = best.service!
     const f = best.floor!
-    reads.push({ name, service: s, floor: f, ratio: f.requestsPerSecond > 0 ? round(s.requestsPerSecond / f.requestsPerSecond, 3) : null })
+    reads.push({
+      name,
+      service: s,
+      floor: f,
+      ratio: f.requestsPerSecond > 0 ? round(s.requestsPerSecond / f.requestsPerSecond, 3) : null
+    })
   }
 
   yield* Effect.sleep("1 second")
@@ -1044,10 +1387,12 @@ const main = Effect.gen(function*() {
     },
     seeding: { seconds: fixture.seedSeconds, sandboxFlagSetOn: fixture.sandboxFlag },
     method: {
-      salesPerSecond: "complete sales (all six steps answered and checked) / wall seconds of the measurement; N desk clients in a closed loop",
+      salesPerSecond:
+        "complete sales (all six steps answered and checked) / wall seconds of the measurement; N desk clients in a closed loop",
       stepLatency: "per step, the client's time (fetch: request sent -> body read), over the measured sales",
       inService: "the service's HTTP server: request received -> response sent (bench/httpTiming.ts)",
-      sandboxWaits: "the service's undici calls to each sandbox (queued -> body received), given to the one service request whose time contains the call",
+      sandboxWaits:
+        "the service's undici calls to each sandbox (queued -> body received), given to the one service request whose time contains the call",
       ratio: "read steps: service req/s / floor req/s at the same connections (autocannon)"
     },
     checks,
@@ -1058,7 +1403,9 @@ const main = Effect.gen(function*() {
   }
   fs.writeFileSync(RESULTS, JSON.stringify(report, null, 2) + "\n")
   yield* step(`results written to ${path.relative(PROJECT_DIR, RESULTS)}`)
-  if (flows.some((r) => !r.ok) || reads.some((r) => !r.service.ok || !r.floor.ok) || !found.consistent) process.exitCode = 1
+  if (flows.some((r) => !r.ok) || reads.some((r) => !r.service.ok || !r.floor.ok) || !found.consistent) {
+    process.exitCode = 1
+  }
 })
 
 process.env.LOG_LEVEL = "Warning"

@@ -31,15 +31,15 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import pg from "pg"
 import { departures } from "../src/adapters/bokun/mapping.js"
 import { signedHeaders } from "../src/adapters/bokun/signing.js"
+import { pgTypes } from "../src/db/pgTypes.js"
 import { secretMatches } from "../src/partner/auth/apiKey.js"
-import { parseQuickbookKey, parseTerminalHeader, type QuickbookKeyMode } from "../src/quickbook/terminals/key.js"
 import { QUICKBOOK_BUDGETS, QUICKBOOK_WINDOW_SECONDS, quickbookBucket } from "../src/quickbook/limits.js"
 import { type Category, guestTypesOf, REFERENCE_PATTERN, slotsOf } from "../src/quickbook/sales/rules.js"
+import { parseQuickbookKey, parseTerminalHeader, type QuickbookKeyMode } from "../src/quickbook/terminals/key.js"
 import { sandboxMismatch } from "../src/quickbook/terminals/testKeys.js"
+import { TICKET_PDF_PATH } from "../src/quickbook/tickets/QuickbookTicketLinks.js"
 import { type TicketLanguage, ticketOf } from "../src/quickbook/tickets/ticket.js"
 import { deriveTicketLinkSecret, signTicketLink } from "../src/quickbook/tickets/ticketLinkSignature.js"
-import { pgTypes } from "../src/db/pgTypes.js"
-import { TICKET_PDF_PATH } from "../src/quickbook/tickets/QuickbookTicketLinks.js"
 
 const pool = new pg.Pool({
   connectionString: process.env.DATABASE_URL,
@@ -50,7 +50,9 @@ const pool = new pg.Pool({
 pool.on("error", () => {})
 
 const PUBLIC_URL = (process.env.PUBLIC_URL ?? "").replace(/\/+$/, "")
-if (PUBLIC_URL === "") throw new Error("PUBLIC_URL must be set (the service's too), so both answer the same ticket links")
+if (PUBLIC_URL === "") {
+  throw new Error("PUBLIC_URL must be set (the service's too), so both answer the same ticket links")
+}
 
 // ---- the statements, verbatim from the repositories (src/quickbook/*/…Repo.ts) ----------------------
 
@@ -153,12 +155,16 @@ const authenticate = async (req: IncomingMessage): Promise<Terminal> => {
     throw new Refusal(401, "unauthorized", "the key is not valid")
   }
   if (key.revoked_at !== null) throw new Refusal(401, "unauthorized", "the key has been revoked")
-  if (key.expires_at !== null && key.expires_at.getTime() <= Date.now()) throw new Refusal(401, "unauthorized", "the key has expired")
+  if (key.expires_at !== null && key.expires_at.getTime() <= Date.now()) {
+    throw new Refusal(401, "unauthorized", "the key has expired")
+  }
   const header = req.headers["quickbook-terminal"]
   const terminalId = parseTerminalHeader(typeof header === "string" ? header : undefined)
   if (terminalId === undefined) throw new Refusal(400, "terminal_not_registered", "no terminal id")
   const { rows: [t] } = await pool.query(FIND_TERMINAL, [key.id, terminalId])
-  if (!t || t.deactivated_at !== null || !t.bound) throw new Refusal(403, "terminal_not_registered", "terminal not usable")
+  if (!t || t.deactivated_at !== null || !t.bound) {
+    throw new Refusal(403, "terminal_not_registered", "terminal not usable")
+  }
   const { perMinute } = QUICKBOOK_BUDGETS.reads
   const w = QUICKBOOK_WINDOW_SECONDS
   const { rows: [hit] } = await pool.query(RATE_LIMIT_HIT, [quickbookBucket("reads", t.id), w, w, w])
@@ -186,7 +192,9 @@ const slotsFor = async (tour: TourRow, date: string) => {
   const { rows: [account] } = await pool.query(ACCOUNT, [tour.account_id])
   if (!account) throw new Refusal(503, "provider_unavailable", "no account")
   const enc = encodeURIComponent
-  const pathAndQuery = `/activity.json/${enc(tour.product_id)}/availabilities?start=${enc(date)}&end=${enc(date)}&includeSoldOut=true`
+  const pathAndQuery = `/activity.json/${enc(tour.product_id)}/availabilities?start=${enc(date)}&end=${
+    enc(date)
+  }&includeSoldOut=true`
   const headers = signedHeaders({
     accessKey: account.access_key,
     secretKey: account.secret_key,
@@ -194,7 +202,9 @@ const slotsFor = async (tour: TourRow, date: string) => {
     pathAndQuery,
     epochMillis: Date.now()
   })
-  const response = await fetch(account.base_url.replace(/\/+$/, "") + pathAndQuery, { headers: { ...headers, accept: "application/json" } })
+  const response = await fetch(account.base_url.replace(/\/+$/, "") + pathAndQuery, {
+    headers: { ...headers, accept: "application/json" }
+  })
   if (!response.ok) throw new Refusal(503, "provider_unavailable", `the booking system answered ${response.status}`)
   const items = (await response.json()) as Parameters<typeof departures>[0]
   return slotsOf(departures(items), {
@@ -231,21 +241,25 @@ const list = async (terminal: Terminal, url: URL) => {
   const rows = all.filter((r) => mayUse(terminal, r, merchant))
   const tours = []
   for (let i = 0; i < rows.length; i += 4) {
-    tours.push(...await Promise.all(rows.slice(i, i + 4).map(async (r) => {
-      const slots = await slotsFor(r, date).catch(() => null)
-      return {
-        activityId: r.id,
-        operatorName: r.operator_name,
-        tourName: r.title,
-        timeZone: r.timezone,
-        currency: r.currency,
-        durationMinutes: r.duration_minutes,
-        departureTimes: r.departure_times,
-        guestTypes: guestTypesOf(r.categories).map(({ categoryId: _, ...g }) => g),
-        date,
-        available: slots === null ? null : slots.some((x) => !x.soldOut && x.guests.length > 0)
-      }
-    })))
+    tours.push(
+      ...await Promise.all(
+        rows.slice(i, i + 4).map(async (r) => {
+          const slots = await slotsFor(r, date).catch(() => null)
+          return {
+            activityId: r.id,
+            operatorName: r.operator_name,
+            tourName: r.title,
+            timeZone: r.timezone,
+            currency: r.currency,
+            durationMinutes: r.duration_minutes,
+            departureTimes: r.departure_times,
+            guestTypes: guestTypesOf(r.categories).map(({ categoryId: _, ...g }) => g),
+            date,
+            available: slots === null ? null : slots.some((x) => !x.soldOut && x.guests.length > 0)
+          }
+        })
+      )
+    )
   }
   return { terminal: { id: terminal.id, name: terminal.name, operatorName: terminal.operatorName }, tours }
 }
@@ -272,12 +286,20 @@ const ticket = async (terminal: Terminal, reference: string, url: URL) => {
   if (!REFERENCE_PATTERN.test(reference)) throw new Refusal(404, "not_found", "no such sale")
   const { rows: [sale] } = await pool.query(SALE, [reference, terminal.id])
   if (!sale) throw new Refusal(404, "not_found", "no such sale")
-  if (sale.status !== "confirmed" || sale.booking_code === null || sale.customer === null) throw new Refusal(404, "not_found", "no ticket yet")
+  if (sale.status !== "confirmed" || sale.booking_code === null || sale.customer === null) {
+    throw new Refusal(404, "not_found", "no ticket yet")
+  }
   const exp = Math.floor((sale.link_expires_at as Date).getTime() / 1000)
-  return ticketOf({ reference, bookingCode: sale.booking_code, customer: sale.customer, cartLine: sale.cart_line }, lang, {
-    bookingPageUrl: `${PUBLIC_URL}/b/${encodeURIComponent(sale.booking_code)}`,
-    pdfUrl: `${PUBLIC_URL}${TICKET_PDF_PATH}/${reference}.pdf?lang=${lang}&exp=${exp}&sig=${signTicketLink(ticketSecret!, reference, exp)}`
-  })
+  return ticketOf(
+    { reference, bookingCode: sale.booking_code, customer: sale.customer, cartLine: sale.cart_line },
+    lang,
+    {
+      bookingPageUrl: `${PUBLIC_URL}/b/${encodeURIComponent(sale.booking_code)}`,
+      pdfUrl: `${PUBLIC_URL}${TICKET_PDF_PATH}/${reference}.pdf?lang=${lang}&exp=${exp}&sig=${
+        signTicketLink(ticketSecret!, reference, exp)
+      }`
+    }
+  )
 }
 
 const SLOTS = /^\/api\/quickbook\/v1\/tours\/([^/]+)\/slots$/

@@ -31,22 +31,26 @@
  * PUBLISHABLE_RATE_LIMIT_PER_MINUTE (default 1200).
  * Exits when its stdin closes (the runner holds the other end), so it never outlives the runner.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
-import { randomUUID } from "node:crypto"
 import { Either } from "effect"
+import { randomUUID } from "node:crypto"
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import pg from "pg"
-import { parseSecretKey, secretMatches, urlCarriesSecretKey } from "../src/partner/auth/apiKey.js"
-import { STORED_STATUSES } from "../src/partner/bookings/booking.js"
+import { pgTypes } from "../src/db/pgTypes.js"
 import { type CursorPosition, decodeCursor, encodeCursor, filterFingerprint } from "../src/http/cursor.js"
-import { type CheckinChange, decideCheckin } from "../src/partner/checkins/rules.js"
-import { buildManifest, type ManifestEntry } from "../src/partner/manifest/rules.js"
+import { parseSecretKey, secretMatches, urlCarriesSecretKey } from "../src/partner/auth/apiKey.js"
+import {
+  parsePublishableKey,
+  PUBLIC_CACHE_CONTROL,
+  PUBLISHABLE_REQUESTS_PER_MINUTE
+} from "../src/partner/auth/publishableKey.js"
+import { STORED_STATUSES } from "../src/partner/bookings/booking.js"
 import { type BookingDetailRow, type BookingRow, toDetail, toSummary } from "../src/partner/bookings/Bookings.js"
+import { type CheckinChange, decideCheckin } from "../src/partner/checkins/rules.js"
 import { toEntry } from "../src/partner/manifest/Manifest.js"
 import type { ManifestRowRecord } from "../src/partner/manifest/ManifestRepo.js"
-import { pgTypes } from "../src/db/pgTypes.js"
-import { PUBLIC_CACHE_CONTROL, PUBLISHABLE_REQUESTS_PER_MINUTE, parsePublishableKey } from "../src/partner/auth/publishableKey.js"
-import { catalogueLocale, TOUR_LIST_DEFAULT, TOUR_LIST_MAX } from "../src/partner/tours/tour.js"
+import { buildManifest, type ManifestEntry } from "../src/partner/manifest/rules.js"
 import { PUBLIC_TTL_SECONDS, publicCacheKey } from "../src/partner/tours/PublicCatalogueCache.js"
+import { catalogueLocale, TOUR_LIST_DEFAULT, TOUR_LIST_MAX } from "../src/partner/tours/tour.js"
 import { toTourDetail, toTourSummary } from "../src/partner/tours/Tours.js"
 
 // ---- connection: the same pool size and type parsers as src/db/Database.ts -----------------------
@@ -129,7 +133,9 @@ const listStatement = (q: ListQuery): { text: string; values: Array<unknown> } =
   if (q.dateTo) clauses.push(`b.experience_date <= ${param(q.dateTo)}::date`)
   if (q.updatedSince) clauses.push(`coalesce(b.updated_at, b.created_at) >= ${param(q.updatedSince)}::timestamptz`)
   if (q.after) {
-    clauses.push(`(b.created_at, b.id) < (${param(microsToIso(q.after.createdMicros))}::timestamptz, ${param(q.after.id)}::uuid)`)
+    clauses.push(
+      `(b.created_at, b.id) < (${param(microsToIso(q.after.createdMicros))}::timestamptz, ${param(q.after.id)}::uuid)`
+    )
   }
   const where = clauses.length === 1 ? clauses[0]! : `(${clauses.join(" AND ")})`
   const take = q.limit + 1
@@ -156,7 +162,8 @@ const GET_STATEMENT = `
           AND b.status IN ${LISTED}`
 
 /** src/partner/manifest/ManifestRepo.ts day (its `sql.literal` column lists inlined) */
-const MANIFEST_ROW_COLUMNS = `r.id, r.reference, coalesce(b.confirmation_code, r.external_reference) AS confirmation_code,
+const MANIFEST_ROW_COLUMNS =
+  `r.id, r.reference, coalesce(b.confirmation_code, r.external_reference) AS confirmation_code,
   r.status, r.operator_id, o.name AS operator_name, r.account_id, r.product_id, r.product_title, r.rate_id,
   r.rate_title, r.start_time, r.timezone, r.participants, r.pax_breakdown, r.channel_class, r.channel_source,
   r.channel_title, r.guest_name, r.pickup_place, r.pickup_time, r.payment_status,
@@ -261,9 +268,16 @@ const authenticate = async (req: IncomingMessage, headers: Record<string, string
   if (!row || !secretMatches(parts.secret, row.secret_hash)) throw new Refusal(401, "the key is not valid")
   if (row.revoked_at !== null) throw new Refusal(401, "the key has been revoked")
   if (row.expires_at.getTime() <= Date.now()) throw new Refusal(401, "the key has expired")
-  if (row.partners.length === 0) throw new Refusal(401, "the key's creator is no longer owner or admin of any operator on the key")
+  if (row.partners.length === 0) {
+    throw new Refusal(401, "the key's creator is no longer owner or admin of any operator on the key")
+  }
 
-  const { rows: [hit] } = await pool.query(RATE_LIMIT_HIT, [`partner:${row.id}`, WINDOW_SECONDS, WINDOW_SECONDS, WINDOW_SECONDS])
+  const { rows: [hit] } = await pool.query(RATE_LIMIT_HIT, [
+    `partner:${row.id}`,
+    WINDOW_SECONDS,
+    WINDOW_SECONDS,
+    WINDOW_SECONDS
+  ])
   const remaining = Math.max(0, RATE_LIMIT - hit.count)
   const reset = Math.max(1, hit.reset_seconds)
   Object.assign(headers, {
@@ -304,8 +318,12 @@ const list = async (key: Key, params: URLSearchParams) => {
   const status = optional(params, "status")
   const cursor = optional(params, "cursor")
   const partnerId = optional(params, "partner_id")
-  if ((dateFrom && !DAY.test(dateFrom)) || (dateTo && !DAY.test(dateTo))) throw new Refusal(400, "must be a date YYYY-MM-DD")
-  if (updatedSince && Number.isNaN(Date.parse(updatedSince))) throw new Refusal(400, "updated_since: must be a date-time")
+  if ((dateFrom && !DAY.test(dateFrom)) || (dateTo && !DAY.test(dateTo))) {
+    throw new Refusal(400, "must be a date YYYY-MM-DD")
+  }
+  if (updatedSince && Number.isNaN(Date.parse(updatedSince))) {
+    throw new Refusal(400, "updated_since: must be a date-time")
+  }
   if (status && !STATUS.has(status)) throw new Refusal(400, "status: unknown")
   if (dateFrom && dateTo && dateFrom > dateTo) throw new Refusal(400, "date_from must not be after date_to")
 
@@ -417,7 +435,9 @@ const checkin = async (key: Key, rowId: string, text: string) => {
       participants: row.participants,
       current: row.checkin_status === null ? null : { status: row.checkin_status, present: row.present }
     }, change)
-    if (Either.isLeft(decision)) throw new Refusal(decision.left._tag === "NotPossible" ? 422 : 400, decision.left.detail)
+    if (Either.isLeft(decision)) {
+      throw new Refusal(decision.left._tag === "NotPossible" ? 422 : 400, decision.left.detail)
+    }
     const { next, noop } = decision.right
     if (!noop) {
       if (next === null) await client.query(CHECKIN_CLEAR, [rowId])
@@ -432,7 +452,6 @@ const checkin = async (key: Key, rowId: string, text: string) => {
     client.release()
   }
 }
-
 
 // ---- the tour catalogue with a publishable key ---------------------------------------------------
 
@@ -563,11 +582,23 @@ const tours = async (req: IncomingMessage, url: URL, res: ServerResponse, header
   const entry = held.get(cacheKey)
   const now = Date.now()
   if (entry !== undefined && entry.expires > now) {
-    send(res, 200, undefined, { ...headers, "cache-control": PUBLIC_CACHE_CONTROL[kind], "x-cache": "HIT" }, "application/json", entry.body)
+    send(
+      res,
+      200,
+      undefined,
+      { ...headers, "cache-control": PUBLIC_CACHE_CONTROL[kind], "x-cache": "HIT" },
+      "application/json",
+      entry.body
+    )
     return true
   }
   if (entry !== undefined) held.delete(cacheKey)
-  const { rows: [hit] } = await pool.query(RATE_LIMIT_HIT, [`publishable:${key.id}`, WINDOW_SECONDS, WINDOW_SECONDS, WINDOW_SECONDS])
+  const { rows: [hit] } = await pool.query(RATE_LIMIT_HIT, [
+    `publishable:${key.id}`,
+    WINDOW_SECONDS,
+    WINDOW_SECONDS,
+    WINDOW_SECONDS
+  ])
   const remaining = Math.max(0, PUBLISHABLE_RATE_LIMIT - hit.count)
   const reset = Math.max(1, hit.reset_seconds)
   Object.assign(headers, {
@@ -579,7 +610,9 @@ const tours = async (req: IncomingMessage, url: URL, res: ServerResponse, header
   })
   if (hit.count > PUBLISHABLE_RATE_LIMIT) throw new Refusal(429, "rate limited", { "retry-after": String(reset) })
   const localeText = url.searchParams.get("locale")
-  if (localeText !== null && (!LOCALE.test(localeText) || localeText.length > 35)) throw new Refusal(400, "locale: must be a language tag")
+  if (localeText !== null && (!LOCALE.test(localeText) || localeText.length > 35)) {
+    throw new Refusal(400, "locale: must be a language tag")
+  }
   if (url.searchParams.has("partner_id")) throw new Refusal(400, "partner_id is for secret keys")
   const locale = catalogueLocale(localeText ?? undefined)
   const sites = toPgArray([key.site_id])
@@ -591,7 +624,9 @@ const tours = async (req: IncomingMessage, url: URL, res: ServerResponse, header
     body = toTourDetail(row)
   } else {
     const limitText = url.searchParams.get("limit")
-    if (limitText !== null && (!/^\d{1,9}$/.test(limitText) || Number(limitText) < 1 || Number(limitText) > TOUR_LIST_MAX)) {
+    if (
+      limitText !== null && (!/^\d{1,9}$/.test(limitText) || Number(limitText) < 1 || Number(limitText) > TOUR_LIST_MAX)
+    ) {
       throw new Refusal(400, `limit: must be a whole number from 1 to ${TOUR_LIST_MAX}`)
     }
     const limit = limitText === null ? TOUR_LIST_DEFAULT : Number(limitText)
@@ -604,7 +639,15 @@ const tours = async (req: IncomingMessage, url: URL, res: ServerResponse, header
       const decoded = decodeCursor(cursorSecret!, cursor, fingerprint)
       if (Either.isLeft(decoded)) throw new Refusal(400, `cursor ${decoded.left}`)
       const after = decoded.right
-      rows = (await pool.query(TOUR_LIST_AFTER, [locale, sites, microsToIso(after.createdMicros), after.id, limit + 1, sites, locale])).rows
+      rows = (await pool.query(TOUR_LIST_AFTER, [
+        locale,
+        sites,
+        microsToIso(after.createdMicros),
+        after.id,
+        limit + 1,
+        sites,
+        locale
+      ])).rows
     }
     const shown = rows.slice(0, limit)
     const last = shown[shown.length - 1]
@@ -619,7 +662,14 @@ const tours = async (req: IncomingMessage, url: URL, res: ServerResponse, header
   held.delete(cacheKey)
   held.set(cacheKey, { body: text, expires: now + PUBLIC_TTL_SECONDS[kind] * 1000 })
   while (held.size > HELD_MAX) held.delete(held.keys().next().value!)
-  send(res, 200, undefined, { ...headers, "cache-control": PUBLIC_CACHE_CONTROL[kind], "x-cache": "MISS" }, "application/json", text)
+  send(
+    res,
+    200,
+    undefined,
+    { ...headers, "cache-control": PUBLIC_CACHE_CONTROL[kind], "x-cache": "MISS" },
+    "application/json",
+    text
+  )
   return true
 }
 
@@ -653,11 +703,19 @@ const handle = async (req: IncomingMessage, res: ServerResponse) => {
     send(res, 200, body, headers)
   } catch (error) {
     if (error instanceof Refusal) {
-      send(res, error.status, { title: "refused", status: error.status, detail: error.detail, request_id: requestId },
-        { ...headers, ...error.headers }, "application/problem+json")
+      send(res, error.status, { title: "refused", status: error.status, detail: error.detail, request_id: requestId }, {
+        ...headers,
+        ...error.headers
+      }, "application/problem+json")
     } else {
       console.error(error)
-      send(res, 500, { title: "Internal error", status: 500, request_id: requestId }, headers, "application/problem+json")
+      send(
+        res,
+        500,
+        { title: "Internal error", status: 500, request_id: requestId },
+        headers,
+        "application/problem+json"
+      )
     }
   }
 }

@@ -19,12 +19,12 @@
  * Standalone: `npx tsx bench/generate.ts [--regenerate]`.
  */
 import { Effect, Layer } from "effect"
-import pg from "pg"
 import { pathToFileURL } from "node:url"
-import { generateSecretKey, hashSecret } from "../src/partner/auth/apiKey.js"
-import type { Scope } from "../src/partner/auth/scopes.js"
+import pg from "pg"
 import { layerFromUrl } from "../src/db/Database.js"
 import { createDatabase } from "../src/db/embedded.js"
+import { generateSecretKey, hashSecret } from "../src/partner/auth/apiKey.js"
+import type { Scope } from "../src/partner/auth/scopes.js"
 import { benchServer } from "./server.js"
 import { databaseUrlFor, readSettings, type Settings } from "./settings.js"
 
@@ -85,8 +85,11 @@ const withClient = async <A>(url: string, f: (client: pg.Client) => Promise<A>):
 
 /** The marker of a complete dataset, if the database exists and holds one that fits the settings. */
 const existingDataset = async (adminUrl: string, settings: Settings): Promise<DatasetInfo | undefined> => {
-  const exists = await withClient(adminUrl, (c) =>
-    c.query("SELECT 1 FROM pg_database WHERE datname = $1", [settings.databaseName]).then((r) => r.rowCount === 1))
+  const exists = await withClient(
+    adminUrl,
+    (c) =>
+      c.query("SELECT 1 FROM pg_database WHERE datname = $1", [settings.databaseName]).then((r) => r.rowCount === 1)
+  )
   if (!exists) return undefined
   return withClient(databaseUrlFor(adminUrl, settings.databaseName), async (c) => {
     const table = await c.query<{ t: string | null }>("SELECT to_regclass('public.bench_meta')::text AS t")
@@ -94,8 +97,12 @@ const existingDataset = async (adminUrl: string, settings: Settings): Promise<Da
     const meta = await c.query<{ value: DatasetInfo }>("SELECT value FROM bench_meta WHERE name = 'dataset'")
     const info = meta.rows[0]?.value
     if (!info) return undefined
-    if (info.version !== GENERATOR_VERSION || info.bookings !== settings.bookings || info.operators !== settings.operators) {
-      log(`existing dataset (v${info.version}, ${info.bookings} bookings, ${info.operators} operators) does not match the settings`)
+    if (
+      info.version !== GENERATOR_VERSION || info.bookings !== settings.bookings || info.operators !== settings.operators
+    ) {
+      log(
+        `existing dataset (v${info.version}, ${info.bookings} bookings, ${info.operators} operators) does not match the settings`
+      )
       return undefined
     }
     const keys = await c.query(
@@ -107,7 +114,10 @@ const existingDataset = async (adminUrl: string, settings: Settings): Promise<Da
       "SELECT count(*) AS n FROM manifest_rows WHERE account_id = $1 AND departure_date = $2",
       [info.manifest.accountId, info.manifest.date]
     )
-    if (keys.rowCount !== 3 || Number(count.rows[0]!.n) !== info.bookings || Number(rows.rows[0]!.n) !== info.manifest.rows) {
+    if (
+      keys.rowCount !== 3 || Number(count.rows[0]!.n) !== info.bookings ||
+      Number(rows.rows[0]!.n) !== info.manifest.rows
+    ) {
       log("existing dataset is incomplete (keys, bookings or manifest rows missing)")
       return undefined
     }
@@ -119,27 +129,131 @@ const existingDataset = async (adminUrl: string, settings: Settings): Promise<Da
 const migrate = (url: string) => Effect.scoped(Layer.build(layerFromUrl(url, 2)))
 
 // Names and words the generator draws from (ASCII so e-mail addresses and domains stay plain).
-const PLACES = ["Oslofjord", "Bergen", "Tromso", "Lofoten", "Geiranger", "Stavanger", "Alesund", "Lisboa", "Porto", "Algarve"]
+const PLACES = [
+  "Oslofjord",
+  "Bergen",
+  "Tromso",
+  "Lofoten",
+  "Geiranger",
+  "Stavanger",
+  "Alesund",
+  "Lisboa",
+  "Porto",
+  "Algarve"
+]
 const PORTUGUESE_FROM = 7 // PLACES[7..] are in Portugal (EUR, Europe/Lisbon)
-const KINDS = ["Explorer", "Safari", "Cruises", "Adventures", "Kayak", "Sightseeing", "Expeditions", "RIB Tours", "Walks", "Food Tours"]
+const KINDS = [
+  "Explorer",
+  "Safari",
+  "Cruises",
+  "Adventures",
+  "Kayak",
+  "Sightseeing",
+  "Expeditions",
+  "RIB Tours",
+  "Walks",
+  "Food Tours"
+]
 const TOUR_TITLES = [
-  "Morning Fjord Cruise", "Sunset Sail", "Whale Watching", "Northern Lights Chase", "Old Town Walking Tour",
-  "Kayak Adventure", "Food and Wine Walk", "RIB Speedboat Safari", "Glacier Hike", "Island Hopping",
-  "Dolphin Watch", "Harbour Lights Evening Cruise"
+  "Morning Fjord Cruise",
+  "Sunset Sail",
+  "Whale Watching",
+  "Northern Lights Chase",
+  "Old Town Walking Tour",
+  "Kayak Adventure",
+  "Food and Wine Walk",
+  "RIB Speedboat Safari",
+  "Glacier Hike",
+  "Island Hopping",
+  "Dolphin Watch",
+  "Harbour Lights Evening Cruise"
 ]
 const FIRST = [
-  "Emma", "Nora", "Sofie", "Ingrid", "Maja", "Ella", "Olivia", "Leah", "Sara", "Ida",
-  "Jakob", "Emil", "Noah", "Oliver", "Filip", "Lukas", "William", "Henrik", "Magnus", "Aksel",
-  "Maria", "Ana", "Beatriz", "Ines", "Joana", "Joao", "Tiago", "Rui", "Pedro", "Miguel",
-  "Hannah", "Mia", "Lena", "Paul", "Felix", "James", "Grace", "Chloe", "Aiko", "Kenji"
+  "Emma",
+  "Nora",
+  "Sofie",
+  "Ingrid",
+  "Maja",
+  "Ella",
+  "Olivia",
+  "Leah",
+  "Sara",
+  "Ida",
+  "Jakob",
+  "Emil",
+  "Noah",
+  "Oliver",
+  "Filip",
+  "Lukas",
+  "William",
+  "Henrik",
+  "Magnus",
+  "Aksel",
+  "Maria",
+  "Ana",
+  "Beatriz",
+  "Ines",
+  "Joana",
+  "Joao",
+  "Tiago",
+  "Rui",
+  "Pedro",
+  "Miguel",
+  "Hannah",
+  "Mia",
+  "Lena",
+  "Paul",
+  "Felix",
+  "James",
+  "Grace",
+  "Chloe",
+  "Aiko",
+  "Kenji"
 ]
 const LAST = [
-  "Hansen", "Johansen", "Olsen", "Larsen", "Andersen", "Pedersen", "Nilsen", "Kristiansen", "Jensen", "Karlsen",
-  "Berg", "Haugen", "Hagen", "Lie", "Dahl", "Lund", "Moen", "Bakken", "Solberg", "Strand",
-  "Silva", "Santos", "Ferreira", "Pereira", "Oliveira", "Costa", "Rodrigues", "Martins", "Sousa", "Fernandes",
-  "Schmidt", "Muller", "Smith", "Brown", "Wilson", "Martin", "Dubois", "Rossi", "Tanaka", "Kowalski"
+  "Hansen",
+  "Johansen",
+  "Olsen",
+  "Larsen",
+  "Andersen",
+  "Pedersen",
+  "Nilsen",
+  "Kristiansen",
+  "Jensen",
+  "Karlsen",
+  "Berg",
+  "Haugen",
+  "Hagen",
+  "Lie",
+  "Dahl",
+  "Lund",
+  "Moen",
+  "Bakken",
+  "Solberg",
+  "Strand",
+  "Silva",
+  "Santos",
+  "Ferreira",
+  "Pereira",
+  "Oliveira",
+  "Costa",
+  "Rodrigues",
+  "Martins",
+  "Sousa",
+  "Fernandes",
+  "Schmidt",
+  "Muller",
+  "Smith",
+  "Brown",
+  "Wilson",
+  "Martin",
+  "Dubois",
+  "Rossi",
+  "Tanaka",
+  "Kowalski"
 ]
-const sqlArray = (values: ReadonlyArray<string>) => `ARRAY[${values.map((v) => `'${v.replaceAll("'", "''")}'`).join(", ")}]`
+const sqlArray = (values: ReadonlyArray<string>) =>
+  `ARRAY[${values.map((v) => `'${v.replaceAll("'", "''")}'`).join(", ")}]`
 
 const operatorsSql = (operators: number) => `
   CREATE TEMP TABLE bench_ops ON COMMIT DROP AS
@@ -456,8 +570,10 @@ const manifestSummary = async (client: pg.Client, key: BenchKey): Promise<Manife
     checkedInRows: row!.checked_in_rows,
     key
   }
-  log(`manifest ${info.date}: ${info.rows} rows, ${info.departures} departures, ${info.passengers} passengers, ` +
-    `${info.checkedInRows} rows checked in; check-ins are written to ${info.writeDate}`)
+  log(
+    `manifest ${info.date}: ${info.rows} rows, ${info.departures} departures, ${info.passengers} passengers, ` +
+      `${info.checkedInRows} rows checked in; check-ins are written to ${info.writeDate}`
+  )
   return info
 }
 
@@ -498,15 +614,24 @@ const generate = async (url: string, settings: Settings): Promise<DatasetInfo> =
       for (const index of indexes) await step(`index ${index.name}`, index.def)
       await step("booking-system mirror of operator #1 (two days)", manifestSql(MIRROR_ROWS_PER_DAY))
 
-      const operatorIds = (await client.query<{ id: string }>("SELECT id FROM bench_ops ORDER BY n")).rows.map((r) => r.id)
-      const owner = (await client.query<{ user_id: string }>("SELECT user_id FROM bench_ops WHERE n = 1")).rows[0]!.user_id
+      const operatorIds = (await client.query<{ id: string }>("SELECT id FROM bench_ops ORDER BY n")).rows.map((r) =>
+        r.id
+      )
+      const owner =
+        (await client.query<{ user_id: string }>("SELECT user_id FROM bench_ops WHERE n = 1")).rows[0]!.user_id
       const singleKey = await createKey(client, owner, "bench: operator #1", operatorIds.slice(0, 1))
       const multiKey = await createKey(client, owner, "bench: operators #1-#3", operatorIds.slice(0, 3))
-      const manifestKey = await createKey(client, owner, "bench: manifest and check-ins, operator #1", operatorIds.slice(0, 1), [
-        "manifest:read",
-        "guests.contact:read",
-        "checkins:write"
-      ])
+      const manifestKey = await createKey(
+        client,
+        owner,
+        "bench: manifest and check-ins, operator #1",
+        operatorIds.slice(0, 1),
+        [
+          "manifest:read",
+          "guests.contact:read",
+          "checkins:write"
+        ]
+      )
       // Its daily check-in limit (default 2,000) must not stop the write scenario.
       await client.query(
         "INSERT INTO api_key_daily_limits (key_id, action, daily_limit) VALUES ($1, 'checkins', $2)",
@@ -539,7 +664,8 @@ const generate = async (url: string, settings: Settings): Promise<DatasetInfo> =
       "UPDATE bench_meta SET value = jsonb_set(value, '{generationSeconds}', to_jsonb($1::numeric)) WHERE name = 'dataset'",
       [generationSeconds]
     )
-    const info = (await client.query<{ value: DatasetInfo }>("SELECT value FROM bench_meta WHERE name = 'dataset'")).rows[0]!.value
+    const info =
+      (await client.query<{ value: DatasetInfo }>("SELECT value FROM bench_meta WHERE name = 'dataset'")).rows[0]!.value
     log(`dataset ready: ${info.bookings} bookings over ${info.operators} operators in ${generationSeconds} s`)
     return info
   })
@@ -551,11 +677,15 @@ export const ensureDataset = (adminUrl: string, settings: Settings) =>
     if (!settings.regenerate) {
       const existing = yield* Effect.promise(() => existingDataset(adminUrl, settings))
       if (existing) {
-        log(`reusing database ${settings.databaseName} generated ${existing.generatedAt} (BENCH_REGENERATE=1 rebuilds it)`)
+        log(
+          `reusing database ${settings.databaseName} generated ${existing.generatedAt} (BENCH_REGENERATE=1 rebuilds it)`
+        )
         return { ...existing, url, reused: true } satisfies Dataset
       }
     }
-    log(`creating database ${settings.databaseName}: ${settings.bookings} bookings over ${settings.operators} operators`)
+    log(
+      `creating database ${settings.databaseName}: ${settings.bookings} bookings over ${settings.operators} operators`
+    )
     yield* createDatabase(adminUrl, settings.databaseName)
     yield* migrate(url)
     const info = yield* Effect.promise(() => generate(url, settings))
@@ -569,16 +699,20 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
       const server = yield* benchServer(settings)
       const dataset = yield* ensureDataset(server.adminUrl, settings)
       const { bookings, operators, generatedAt, generationSeconds, reused, singleKey, multiKey, manifest } = dataset
-      console.log(JSON.stringify({
-        database: settings.databaseName,
-        bookings,
-        operators,
-        generatedAt,
-        generationSeconds,
-        reused,
-        manifest: { ...manifest, key: manifest.key.id },
-        keys: { single: singleKey.id, multi: multiKey.id, manifest: manifest.key.id }
-      }, null, 2))
+      console.log(JSON.stringify(
+        {
+          database: settings.databaseName,
+          bookings,
+          operators,
+          generatedAt,
+          generationSeconds,
+          reused,
+          manifest: { ...manifest, key: manifest.key.id },
+          keys: { single: singleKey.id, multi: multiKey.id, manifest: manifest.key.id }
+        },
+        null,
+        2
+      ))
     }))
   ).catch((error) => {
     console.error(error)

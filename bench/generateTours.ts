@@ -23,8 +23,8 @@
  * `npx tsx bench/generateTours.ts`.
  */
 import { Effect, Layer } from "effect"
-import pg from "pg"
 import { pathToFileURL } from "node:url"
+import pg from "pg"
 import { layerFromUrl } from "../src/db/Database.js"
 import { createDatabase } from "../src/db/embedded.js"
 import { generatePublishableKey } from "../src/partner/auth/publishableKey.js"
@@ -38,7 +38,9 @@ export interface CatalogueOptions {
 }
 
 export interface Catalogue {
-  readonly sites: ReadonlyArray<{ readonly id: string; readonly domain: string; readonly ownerOperatorId: string; readonly ownerUserId: string }>
+  readonly sites: ReadonlyArray<
+    { readonly id: string; readonly domain: string; readonly ownerOperatorId: string; readonly ownerUserId: string }
+  >
   /** Row counts of the catalogue tables. */
   readonly counts: Readonly<Record<string, number>>
   /** Published tours visible on site #1 (what its publishable keys read). */
@@ -76,7 +78,9 @@ SELECT s.id, p.id FROM g_sites s JOIN g_ops p ON NOT p.owner AND (p.n - ${o.site
 CREATE TEMP TABLE g_tours AS
 SELECT gen_random_uuid() AS id, op.id AS operator_id, op.n AS op_n, op.owner, k,
   random() AS r, floor(random() * 1000000)::int AS seed
-FROM g_ops op, generate_series(1, CASE WHEN op.owner THEN ${o.toursPerOperator} ELSE ${Math.round(o.toursPerOperator * 0.6)} END) k;
+FROM g_ops op, generate_series(1, CASE WHEN op.owner THEN ${o.toursPerOperator} ELSE ${
+  Math.round(o.toursPerOperator * 0.6)
+} END) k;
 
 INSERT INTO tours (id, operator_id, slug, title, status, timezone, currency, created_at, updated_at,
   excerpt, duration_minutes, priced_per_booking, languages, rating_average, rating_count,
@@ -186,19 +190,31 @@ export const generateCatalogue = (url: string, options: CatalogueOptions) =>
       await client.query("COMMIT")
       await client.query("VACUUM ANALYZE")
       const tables = [
-        "tours", "site_tours", "tour_photos", "tour_pricing_categories", "tour_rates", "tour_linked_products",
-        "tour_translations", "tour_pricing_category_translations", "tour_rate_translations", "tour_season_cache"
+        "tours",
+        "site_tours",
+        "tour_photos",
+        "tour_pricing_categories",
+        "tour_rates",
+        "tour_linked_products",
+        "tour_translations",
+        "tour_pricing_category_translations",
+        "tour_rate_translations",
+        "tour_season_cache"
       ]
       const counts: Record<string, number> = {}
-      for (const t of tables) counts[t] = (await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${t}`)).rows[0]!.n
+      for (const t of tables) {
+        counts[t] = (await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${t}`)).rows[0]!.n
+      }
       const visible = (await client.query<{ n: number }>(
         `SELECT count(DISTINCT t.id)::int AS n FROM site_tours st JOIN tours t ON t.id = st.tour_id
          WHERE st.site_id = $1 AND t.status = 'published'`,
         [sites[0]!.id]
       )).rows[0]!.n
       const generationSeconds = Math.round((Date.now() - started) / 100) / 10
-      log(`${counts.tours} tours on ${sites.length} sites (${visible} published on site #1), ` +
-        `${counts.tour_photos} photos, ${counts.tour_translations} translations, in ${generationSeconds} s`)
+      log(
+        `${counts.tours} tours on ${sites.length} sites (${visible} published on site #1), ` +
+          `${counts.tour_photos} photos, ${counts.tour_translations} translations, in ${generationSeconds} s`
+      )
       return { sites, counts, visibleOnFirstSite: visible, generationSeconds }
     } finally {
       await client.end()

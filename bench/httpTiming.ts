@@ -77,7 +77,13 @@ if (file) {
     if (entry === undefined) return
     sent.delete(request)
     const origin = String(request.origin ?? "").replace(/\/$/, "")
-    record("client", entry.start, request.method ?? "", origin + (request.path ?? "").split("?")[0], failed ? 0 : entry.status)
+    record(
+      "client",
+      entry.start,
+      request.method ?? "",
+      origin + (request.path ?? "").split("?")[0],
+      failed ? 0 : entry.status
+    )
   }
   subscribe("undici:request:trailers", (message) => done((message as { request: UndiciRequest }).request, false))
   subscribe("undici:request:error", (message) => done((message as { request: UndiciRequest }).request, true))

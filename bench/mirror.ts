@@ -38,12 +38,12 @@ import { BookingSystemConfig, MirrorConfig } from "../src/config.js"
 import { layerFromUrl } from "../src/db/Database.js"
 import { createDatabase } from "../src/db/embedded.js"
 import { mirrorWindow } from "../src/domain/localDay.js"
+import { Mirror } from "../src/mirror/Mirror.js"
 import { ObservabilityLive } from "../src/observability.js"
+import { BookingSystemAccounts } from "../src/operators/BookingSystemAccounts.js"
+import { Operators } from "../src/operators/Operators.js"
 import { BookingSystem } from "../src/ports/BookingSystem.js"
 import type { SandboxVendor, VendorSpec } from "../src/sandbox/bokun/index.js"
-import { Operators } from "../src/operators/Operators.js"
-import { BookingSystemAccounts } from "../src/operators/BookingSystemAccounts.js"
-import { Mirror } from "../src/mirror/Mirror.js"
 import { machine, startChild, step } from "./children.js"
 import {
   allProcesses,
@@ -67,8 +67,14 @@ const CHANGED_SHARE = 0.01
 const BULK_SEED = 2026
 
 const PRODUCTS = [
-  "Fjord Cruise", "Whale Safari", "Kayak Adventure", "RIB Speedboat", "Glacier Hike", "Old Town Walk",
-  "Food and Wine Walk", "Northern Lights Chase"
+  "Fjord Cruise",
+  "Whale Safari",
+  "Kayak Adventure",
+  "RIB Speedboat",
+  "Glacier Hike",
+  "Old Town Walk",
+  "Food and Wine Walk",
+  "Northern Lights Chase"
 ]
 
 const VENDOR: VendorSpec = {
@@ -133,17 +139,34 @@ const lpad = (s: string, n: number) => (s.length >= n ? s : " ".repeat(n - s.len
 const table = (rows: ReadonlyArray<Measurement>) => {
   const f = (n: number | null, digits = 1) => (n === null ? "-" : n.toFixed(digits))
   const header = [
-    pad("step", 24), lpad("lines", 7), lpad("new", 7), lpad("changed", 7), lpad("cancel", 6), lpad("seconds", 8),
-    lpad("lines/s", 8), "  CPU s:", lpad("mirror", 6), lpad("pg", 5), lpad("sandbox", 7), lpad("pg", 5),
+    pad("step", 24),
+    lpad("lines", 7),
+    lpad("new", 7),
+    lpad("changed", 7),
+    lpad("cancel", 6),
+    lpad("seconds", 8),
+    lpad("lines/s", 8),
+    "  CPU s:",
+    lpad("mirror", 6),
+    lpad("pg", 5),
+    lpad("sandbox", 7),
+    lpad("pg", 5),
     lpad("busy/other %", 13)
   ].join(" ")
   const lines = [header, "-".repeat(header.length)]
   for (const r of rows) {
     lines.push([
-      pad(r.name, 24), lpad(String(r.linesSeen), 7), lpad(r.inserted === null ? "-" : String(r.inserted), 7),
-      lpad(r.updated === null ? "-" : String(r.updated), 7), lpad(r.cancelled === null ? "-" : String(r.cancelled), 6),
-      lpad(f(r.seconds, 2), 8), lpad(String(r.linesPerSecond), 8), "        ",
-      lpad(f(r.cpuSeconds.mirror), 6), lpad(f(r.cpuSeconds.mirrorPostgres), 5), lpad(f(r.cpuSeconds.sandbox), 7),
+      pad(r.name, 24),
+      lpad(String(r.linesSeen), 7),
+      lpad(r.inserted === null ? "-" : String(r.inserted), 7),
+      lpad(r.updated === null ? "-" : String(r.updated), 7),
+      lpad(r.cancelled === null ? "-" : String(r.cancelled), 6),
+      lpad(f(r.seconds, 2), 8),
+      lpad(String(r.linesPerSecond), 8),
+      "        ",
+      lpad(f(r.cpuSeconds.mirror), 6),
+      lpad(f(r.cpuSeconds.mirrorPostgres), 5),
+      lpad(f(r.cpuSeconds.sandbox), 7),
       lpad(f(r.cpuSeconds.sandboxPostgres), 5),
       lpad(r.machine ? `${r.machine.busyPercent.toFixed(0)}/${r.machine.otherPercent.toFixed(0)}` : "-", 13)
     ].join(" "))
@@ -226,13 +249,22 @@ const main = Effect.gen(function*() {
           sandboxPostgres: nullableRound(cpuBetween(sandboxPg0, sandboxPg1))
         },
         machine: busy === null || wall === null ? null : (() => {
-          const other = otherLoad(procs0, procs1, new Set([process.pid, sandboxPid, ...mirrorPg1.keys(), ...sandboxPg1.keys()]), wall)
+          const other = otherLoad(
+            procs0,
+            procs1,
+            new Set([process.pid, sandboxPid, ...mirrorPg1.keys(), ...sandboxPg1.keys()]),
+            wall
+          )
           return { busyPercent: round(busy / wall * 100), otherPercent: other.percent, busiestOthers: other.busiest }
         })()
       }
-      yield* step(`  ${c.linesSeen} lines in ${measurement.seconds} s (${measurement.linesPerSecond} lines/s)` +
-        (c.inserted === null ? "" : `: ${c.inserted} new, ${c.updated} changed, ${c.cancelled} cancelled`) +
-        `; machine ${measurement.machine?.busyPercent ?? "?"}% busy, others ${measurement.machine?.otherPercent ?? "?"}%`)
+      yield* step(
+        `  ${c.linesSeen} lines in ${measurement.seconds} s (${measurement.linesPerSecond} lines/s)` +
+          (c.inserted === null ? "" : `: ${c.inserted} new, ${c.updated} changed, ${c.cancelled} cancelled`) +
+          `; machine ${measurement.machine?.busyPercent ?? "?"}% busy, others ${
+            measurement.machine?.otherPercent ?? "?"
+          }%`
+      )
       return measurement
     })
 
@@ -263,7 +295,16 @@ const main = Effect.gen(function*() {
     /** Moves CHANGED_SHARE of the confirmed lines to the next start time of their product, same day. */
     const changeLines = Effect.gen(function*() {
       const { rows } = yield* Effect.promise(() =>
-        admin.query<{ reference: string; line_id: string; date: string; product_id: string; start_time_id: string; rate_id: string | null }>(
+        admin.query<
+          {
+            reference: string
+            line_id: string
+            date: string
+            product_id: string
+            start_time_id: string
+            rate_id: string | null
+          }
+        >(
           `SELECT reference, line_id, departure_date::text AS date, product_id, start_time_id, rate_id
            FROM manifest_rows WHERE account_id = $1 AND status = 'CONFIRMED'
            ORDER BY md5(line_id) LIMIT $2`,
@@ -282,7 +323,11 @@ const main = Effect.gen(function*() {
           rateId: row.rate_id
         })
       }, { concurrency: 8, discard: true })
-      yield* step(`  moved ${rows.length} lines to another start time through the adapter in ${round((Date.now() - started) / 1000)} s`)
+      yield* step(
+        `  moved ${rows.length} lines to another start time through the adapter in ${
+          round((Date.now() - started) / 1000)
+        } s`
+      )
       return rows.length
     })
 
@@ -321,7 +366,9 @@ const main = Effect.gen(function*() {
         best = result
       }
       if (noise <= NOISY_PERCENT) break
-      if (attempt < settings.noisyRetries) yield* step(`other processes used ${noise.toFixed(0)}% of the CPUs: running the series again`)
+      if (attempt < settings.noisyRetries) {
+        yield* step(`other processes used ${noise.toFixed(0)}% of the CPUs: running the series again`)
+      }
     }
     return { ...best!, attempts, noisy: bestNoise > NOISY_PERCENT ? bestNoise : null }
   })

@@ -111,14 +111,24 @@ const firstRequest = (scenario: Scenario): Effect.Effect<BenchRequest> =>
 
 interface Measurement {
   readonly requestsPerSecond: number
-  readonly latencyMs: { readonly p50: number; readonly p90: number; readonly p99: number; readonly average: number; readonly max: number }
+  readonly latencyMs: {
+    readonly p50: number
+    readonly p90: number
+    readonly p99: number
+    readonly average: number
+    readonly max: number
+  }
   readonly requests: number
   readonly non2xx: number
   readonly errors: number
   readonly timeouts: number
   readonly ok: boolean
   /** CPU milliseconds per request: the server's Node process, its PostgreSQL backends, autocannon (this process). */
-  readonly cpuMsPerRequest: { readonly node: number | null; readonly postgres: number | null; readonly loadGenerator: number | null }
+  readonly cpuMsPerRequest: {
+    readonly node: number | null
+    readonly postgres: number | null
+    readonly loadGenerator: number | null
+  }
   /** CPU use of the whole machine during the measurement, in percent of all cores. */
   readonly machine: {
     readonly busyPercent: number
@@ -180,7 +190,8 @@ const send = async (base: string, request: BenchRequest, key: BenchKey) => {
 
 const getJson = (base: string, path: string, key: BenchKey) => send(base, { method: "GET", path }, key)
 
-const addDays = (day: string, days: number) => new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10)
+const addDays = (day: string, days: number) =>
+  new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10)
 
 const DEEP_PAGES = 20
 
@@ -210,14 +221,19 @@ const makeScenarios = (dataset: Dataset, service: Target, admin: pg.Pool) =>
     const single = dataset.singleKey
     const multi = dataset.multiKey
     const anchorDay = dataset.generatedAt.slice(0, 10)
-    const updatedSince = new Date(Date.parse(dataset.generatedAt) - 7 * 86_400_000).toISOString().replace(/\.\d{3}Z$/, "Z")
+    const updatedSince = new Date(Date.parse(dataset.generatedAt) - 7 * 86_400_000).toISOString().replace(
+      /\.\d{3}Z$/,
+      "Z"
+    )
 
     // Walk the API 20 pages deep to get a real cursor (the floor shares the cursor secret).
     let cursor: string | null = null
     for (let page = 0; page < DEEP_PAGES; page++) {
       const url: string = `/api/v1/bookings?limit=50${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`
       const { status, text } = yield* Effect.promise(() => getJson(service.base, url, single))
-      if (status !== 200) return yield* Effect.fail(new Error(`walking to the deep cursor: ${url} answered ${status}: ${text}`))
+      if (status !== 200) {
+        return yield* Effect.fail(new Error(`walking to the deep cursor: ${url} answered ${status}: ${text}`))
+      }
       cursor = (JSON.parse(text) as { next_cursor: string | null }).next_cursor
       if (!cursor) return yield* Effect.fail(new Error(`operator #1 has fewer than ${DEEP_PAGES + 1} pages`))
     }
@@ -267,8 +283,18 @@ const makeScenarios = (dataset: Dataset, service: Target, admin: pg.Pool) =>
         key: single,
         paths: [`${list}&updated_since=${encodeURIComponent(updatedSince)}`]
       },
-      { name: "list: status=CANCELLED", measures: "cancelled bookings of operator #1", key: single, paths: [`${list}&status=CANCELLED`] },
-      { name: "list: 3 operators", measures: "first page of the multi-operator key (LATERAL x3)", key: multi, paths: [list] },
+      {
+        name: "list: status=CANCELLED",
+        measures: "cancelled bookings of operator #1",
+        key: single,
+        paths: [`${list}&status=CANCELLED`]
+      },
+      {
+        name: "list: 3 operators",
+        measures: "first page of the multi-operator key (LATERAL x3)",
+        key: multi,
+        paths: [list]
+      },
       {
         name: "list: partner_id",
         measures: "multi-operator key narrowed to operator #2",
@@ -296,7 +322,8 @@ const makeScenarios = (dataset: Dataset, service: Target, admin: pg.Pool) =>
       {
         kind: "write",
         name: "write: check-in",
-        measures: `check-in with a fresh Idempotency-Key each, ${writeRows.length} rows of ${manifest.writeDate} in turn, ` +
+        measures:
+          `check-in with a fresh Idempotency-Key each, ${writeRows.length} rows of ${manifest.writeDate} in turn, ` +
           "checked_in and no_show alternating (a real change every time); floor: the bare write",
         describe: "POST /api/v1/manifest/{id}/checkin",
         key: manifest.key,
@@ -317,7 +344,9 @@ interface TracedStatement {
 }
 
 const readTrace = (file: string, from: number): Array<TracedStatement> =>
-  fs.readFileSync(file, "utf8").slice(from).split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as TracedStatement)
+  fs.readFileSync(file, "utf8").slice(from).split("\n").filter((l) => l !== "").map((l) =>
+    JSON.parse(l) as TracedStatement
+  )
 
 /** Whitespace only differs between a template literal in src/ and its copy in the floor. */
 const normalizeSql = (text: string) => text.replace(/\s+/g, " ").replace(/\( /g, "(").replace(/ \)/g, ")").trim()
@@ -347,7 +376,9 @@ const shapeOf = (text: string) => {
       ? value.map(shape)
       : value !== null && typeof value === "object"
       ? Object.fromEntries(Object.keys(value).sort().map((k) => [k, shape((value as Record<string, unknown>)[k])]))
-      : value === null ? "null" : typeof value
+      : value === null
+      ? "null"
+      : typeof value
   try {
     return JSON.stringify(shape(JSON.parse(text)))
   } catch {
@@ -369,7 +400,11 @@ const check = (service: Target, floor: Target, scenario: Scenario) =>
     const f = yield* probe(floor, scenario)
     const problems: Array<string> = []
     const sameStatus = s.status === 200 && f.status === 200
-    if (!sameStatus) problems.push(`status service ${s.status}, floor ${f.status}: ${(s.status !== 200 ? s.text : f.text).slice(0, 300)}`)
+    if (!sameStatus) {
+      problems.push(
+        `status service ${s.status}, floor ${f.status}: ${(s.status !== 200 ? s.text : f.text).slice(0, 300)}`
+      )
+    }
     const compared = scenario.kind === "write" ? shapeOf : canonical
     const sameJson = compared(s.text) === compared(f.text)
     if (!sameJson) {
@@ -377,11 +412,21 @@ const check = (service: Target, floor: Target, scenario: Scenario) =>
       const b = compared(f.text)
       let at = 0
       while (at < a.length && a[at] === b[at]) at++
-      problems.push(`the JSON ${scenario.kind === "write" ? "shapes" : "bodies"} differ from character ${at}:\n  service: …${a.slice(Math.max(0, at - 80), at + 120)}\n  floor:   …${b.slice(Math.max(0, at - 80), at + 120)}`)
+      problems.push(
+        `the JSON ${scenario.kind === "write" ? "shapes" : "bodies"} differ from character ${at}:\n  service: …${
+          a.slice(Math.max(0, at - 80), at + 120)
+        }\n  floor:   …${b.slice(Math.max(0, at - 80), at + 120)}`
+      )
     }
     const statements = { service: s.statements.length, floor: f.statements.length }
     if (scenario.kind === "write") {
-      return { sameStatus, sameJson, sameSql: null, statements, detail: problems.length > 0 ? problems.join("\n") : undefined } satisfies Check
+      return {
+        sameStatus,
+        sameJson,
+        sameSql: null,
+        statements,
+        detail: problems.length > 0 ? problems.join("\n") : undefined
+      } satisfies Check
     }
     let sameSql = s.statements.length === f.statements.length && s.statements.length > 0
     if (!sameSql) problems.push(`service sent ${s.statements.length} statements, floor ${f.statements.length}`)
@@ -390,10 +435,16 @@ const check = (service: Target, floor: Target, scenario: Scenario) =>
       if (!other) return
       if (normalizeSql(st.text) !== normalizeSql(other.text)) {
         sameSql = false
-        problems.push(`statement ${i + 1} differs:\n  service: ${normalizeSql(st.text)}\n  floor:   ${normalizeSql(other.text)}`)
+        problems.push(
+          `statement ${i + 1} differs:\n  service: ${normalizeSql(st.text)}\n  floor:   ${normalizeSql(other.text)}`
+        )
       } else if (!sameValues(st.values, other.values)) {
         sameSql = false
-        problems.push(`statement ${i + 1} parameters differ: service ${JSON.stringify(st.values)}, floor ${JSON.stringify(other.values)}`)
+        problems.push(
+          `statement ${i + 1} parameters differ: service ${JSON.stringify(st.values)}, floor ${
+            JSON.stringify(other.values)
+          }`
+        )
       }
     })
     return {
@@ -423,7 +474,9 @@ const requestsOf = (scenario: Scenario): Effect.Effect<Pick<autocannon.Options, 
   const paths = scenario.paths
   if (paths.length === 1) return Effect.succeed({})
   let next = 0
-  return Effect.succeed({ requests: [{ setupRequest: (request) => ({ ...request, path: paths[next++ % paths.length] }) }] })
+  return Effect.succeed({
+    requests: [{ setupRequest: (request) => ({ ...request, path: paths[next++ % paths.length] }) }]
+  })
 }
 
 const load = (target: Target, scenario: Scenario, settings: Settings, seconds: number) =>
@@ -491,7 +544,12 @@ const measure = (target: Target, scenario: Scenario, settings: Settings, admin: 
         busyPercent: Math.round(busy / wall * 1000) / 10,
         /** Busy CPU not used by the server, its backends or autocannon (other processes, kernel threads). */
         ...(() => {
-          const other = otherLoad(procs0, procs1, new Set([process.pid, target.child.pid!, ...pg0.keys(), ...pg1.keys()]), wall)
+          const other = otherLoad(
+            procs0,
+            procs1,
+            new Set([process.pid, target.child.pid!, ...pg0.keys(), ...pg1.keys()]),
+            wall
+          )
           return { otherPercent: other.percent, busiestOthers: other.busiest }
         })()
       }
@@ -537,22 +595,31 @@ const targetsLegend = (rows: ReadonlyArray<Row>) => {
     ].filter(Boolean).join(", ") || "none (reported only)"
     sets.set(text, [...(sets.get(text) ?? []), r.scenario.name])
   }
-  return [...sets].map(([text, names]) => `targets: ${text} (${names.length === rows.length ? "every scenario" : names.join("; ")})`)
+  return [...sets].map(([text, names]) =>
+    `targets: ${text} (${names.length === rows.length ? "every scenario" : names.join("; ")})`
+  )
 }
 
 const table = (rows: ReadonlyArray<Row>, settings: Settings) => {
   const header = [
-    pad("scenario", 26), lpad("service req/s", 13), lpad("p99 ms", 7), lpad("floor req/s", 12), lpad("p99 ms", 7),
-    lpad("ratio", 6), "  targets"
+    pad("scenario", 26),
+    lpad("service req/s", 13),
+    lpad("p99 ms", 7),
+    lpad("floor req/s", 12),
+    lpad("p99 ms", 7),
+    lpad("ratio", 6),
+    "  targets"
   ].join(" ")
   const lines = [header, "-".repeat(header.length + 24)]
   for (const r of rows) {
     const targets = r.failed
-      ? `FAILED (${[
-        !r.service.ok ? `service ${r.service.non2xx} non-2xx/${r.service.errors} errors` : "",
-        !r.floor.ok ? `floor ${r.floor.non2xx} non-2xx/${r.floor.errors} errors` : "",
-        checkFailed(r.check) ? "check failed" : ""
-      ].filter(Boolean).join(", ")})`
+      ? `FAILED (${
+        [
+          !r.service.ok ? `service ${r.service.non2xx} non-2xx/${r.service.errors} errors` : "",
+          !r.floor.ok ? `floor ${r.floor.non2xx} non-2xx/${r.floor.errors} errors` : "",
+          checkFailed(r.check) ? "check failed" : ""
+        ].filter(Boolean).join(", ")
+      })`
       : targetsText(r)
     const other = Math.max(r.service.machine?.otherPercent ?? 0, r.floor.machine?.otherPercent ?? 0)
     const noisy = other > NOISY_PERCENT ? ` [noisy: other processes used ${other.toFixed(0)}% of the CPUs]` : ""
@@ -577,8 +644,14 @@ const table = (rows: ReadonlyArray<Row>, settings: Settings) => {
 const cpuTable = (rows: ReadonlyArray<Row>) => {
   const f = (n: number | null) => (n === null ? "-" : n.toFixed(3))
   const header = [
-    pad("CPU ms per request", 26), lpad("service node", 12), lpad("pg", 6), lpad("autocannon", 10),
-    lpad("floor node", 11), lpad("pg", 6), lpad("autocannon", 10), lpad("machine busy/other %", 22)
+    pad("CPU ms per request", 26),
+    lpad("service node", 12),
+    lpad("pg", 6),
+    lpad("autocannon", 10),
+    lpad("floor node", 11),
+    lpad("pg", 6),
+    lpad("autocannon", 10),
+    lpad("machine busy/other %", 22)
   ].join(" ")
   const lines = [header, "-".repeat(header.length)]
   for (const r of rows) {
@@ -591,7 +664,9 @@ const cpuTable = (rows: ReadonlyArray<Row>) => {
       lpad(f(r.floor.cpuMsPerRequest.postgres), 6),
       lpad(f(r.floor.cpuMsPerRequest.loadGenerator), 10),
       lpad(
-        [r.service.machine, r.floor.machine].map((m) => (m ? `${m.busyPercent.toFixed(0)}/${m.otherPercent.toFixed(0)}` : "-")).join(" | "),
+        [r.service.machine, r.floor.machine].map((
+          m
+        ) => (m ? `${m.busyPercent.toFixed(0)}/${m.otherPercent.toFixed(0)}` : "-")).join(" | "),
         22
       )
     ].join(" "))
@@ -612,7 +687,9 @@ const main = Effect.gen(function*() {
     Effect.sync(() => new pg.Pool({ connectionString: dataset.url, max: 1, application_name: "bench-runner" })),
     (p) => Effect.promise(() => p.end())
   )
-  const pgVersion = yield* Effect.promise(() => admin.query<{ v: string }>("SELECT current_setting('server_version') AS v").then((r) => r.rows[0]!.v))
+  const pgVersion = yield* Effect.promise(() =>
+    admin.query<{ v: string }>("SELECT current_setting('server_version') AS v").then((r) => r.rows[0]!.v)
+  )
 
   const common = {
     DATABASE_URL: dataset.url,
@@ -687,21 +764,30 @@ const main = Effect.gen(function*() {
         const m = yield* measure(target, scenario, settings, admin, settings.databaseName)
         attemptResults[target.name] = m
         const others = m.machine?.busiestOthers.map((p) => `${p.name} ${p.percent}%`).join(", ")
-        yield* step(`  ${m.requestsPerSecond} req/s, p50 ${m.latencyMs.p50} ms, p99 ${m.latencyMs.p99} ms, ` +
-          `${m.non2xx} non-2xx, ${m.errors} errors; machine ${m.machine?.busyPercent ?? "?"}% busy` +
-          (others ? ` (others: ${others})` : ""))
+        yield* step(
+          `  ${m.requestsPerSecond} req/s, p50 ${m.latencyMs.p50} ms, p99 ${m.latencyMs.p99} ms, ` +
+            `${m.non2xx} non-2xx, ${m.errors} errors; machine ${m.machine?.busyPercent ?? "?"}% busy` +
+            (others ? ` (others: ${others})` : "")
+        )
         yield* Effect.sleep("1 second")
       }
-      const noise = Math.max(attemptResults.service.machine?.otherPercent ?? 0, attemptResults.floor.machine?.otherPercent ?? 0)
+      const noise = Math.max(
+        attemptResults.service.machine?.otherPercent ?? 0,
+        attemptResults.floor.machine?.otherPercent ?? 0
+      )
       if (noise < bestNoise) {
         bestNoise = noise
         results = attemptResults
       }
       if (noise <= NOISY_PERCENT) break
-      if (attempt < settings.noisyRetries) yield* step(`  other processes used ${noise.toFixed(0)}% of the CPUs: measuring again`)
+      if (attempt < settings.noisyRetries) {
+        yield* step(`  other processes used ${noise.toFixed(0)}% of the CPUs: measuring again`)
+      }
     }
     const c = checks.get(scenario)!
-    const ratio = results.floor.requestsPerSecond > 0 ? results.service.requestsPerSecond / results.floor.requestsPerSecond : 0
+    const ratio = results.floor.requestsPerSecond > 0
+      ? results.service.requestsPerSecond / results.floor.requestsPerSecond
+      : 0
     rows.push({
       scenario,
       check: c,
@@ -745,7 +831,9 @@ const main = Effect.gen(function*() {
       measures: r.scenario.measures,
       path: r.scenario.kind === "write"
         ? r.scenario.describe
-        : r.scenario.paths.length === 1 ? r.scenario.paths[0] : `${r.scenario.paths.length} paths in turn`,
+        : r.scenario.paths.length === 1
+        ? r.scenario.paths[0]
+        : `${r.scenario.paths.length} paths in turn`,
       compared: r.scenario.kind === "write"
         ? "bare write: status and JSON shape (not the same SQL)"
         : "same SQL, same parameters, same JSON",

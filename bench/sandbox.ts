@@ -31,7 +31,9 @@ const database = PgClient.layer({
 const main = Effect.gen(function*() {
   const options = { port: Number(process.env.PORT ?? 0), host: process.env.HOST ?? "127.0.0.1" }
   const sandbox = kind === "bokun" ? yield* Bokun.startSandbox(options) : yield* Surfboard.startSandbox(options)
-  yield* Effect.sync(() => console.log(`${kind === "bokun" ? "Bókun" : "Surfboard"} sandbox listening on ${sandbox.baseUrl}`))
+  yield* Effect.sync(() =>
+    console.log(`${kind === "bokun" ? "Bókun" : "Surfboard"} sandbox listening on ${sandbox.baseUrl}`)
+  )
   yield* Effect.async<void>((resume) => {
     process.stdin.on("end", () => resume(Effect.void))
     process.stdin.on("error", () => resume(Effect.void))

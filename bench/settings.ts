@@ -100,14 +100,20 @@ export const readSettings = (argv: ReadonlyArray<string> = process.argv.slice(2)
   mirror: {
     lines: int("BENCH_MIRROR_LINES", 100_000, 100),
     databaseName: process.env.BENCH_MIRROR_DB || "partner_bench_mirror",
-    resultsFile: path.resolve(PROJECT_DIR, process.env.BENCH_MIRROR_RESULTS || path.join(BENCH_DIR, "mirror-results.json"))
+    resultsFile: path.resolve(
+      PROJECT_DIR,
+      process.env.BENCH_MIRROR_RESULTS || path.join(BENCH_DIR, "mirror-results.json")
+    )
   },
   changes: {
     databaseName: process.env.BENCH_CHANGES_DB || "partner_bench_changes",
     cancels: int("BENCH_CHANGES_CANCELS", 3_000, 10),
     reschedules: int("BENCH_CHANGES_RESCHEDULES", 500, 10),
     connections: intList("BENCH_CHANGES_CONNECTIONS", [1, 8]),
-    resultsFile: path.resolve(PROJECT_DIR, process.env.BENCH_CHANGES_RESULTS || path.join(BENCH_DIR, "changes-results.json"))
+    resultsFile: path.resolve(
+      PROJECT_DIR,
+      process.env.BENCH_CHANGES_RESULTS || path.join(BENCH_DIR, "changes-results.json")
+    )
   }
 })
 

@@ -20,7 +20,9 @@ if (file) {
     const text = typeof config === "string" ? config : config?.text
     const params = typeof config === "object" && config !== null && Array.isArray(config.values)
       ? config.values
-      : Array.isArray(values) ? values : []
+      : Array.isArray(values)
+      ? values
+      : []
     if (typeof text === "string") {
       appendFileSync(file, JSON.stringify({ text, values: params }) + "\n")
     }

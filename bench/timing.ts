@@ -32,7 +32,9 @@ export const timingFile = (name: string) => {
       const fresh = text.slice(offset)
       const end = fresh.lastIndexOf("\n")
       if (end >= 0) {
-        records = records.concat(fresh.slice(0, end).split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as TimingRecord))
+        records = records.concat(
+          fresh.slice(0, end).split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as TimingRecord)
+        )
         offset += end + 1
       }
       return records

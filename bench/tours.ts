@@ -37,6 +37,7 @@ import { createDatabase } from "../src/db/embedded.js"
 import { encodeCursor, filterFingerprint } from "../src/http/cursor.js"
 import { addDays, localDay, type SandboxVendor, type VendorSpec } from "../src/sandbox/bokun/index.js"
 import { type Child, LOG_DIR, machine, startChild, startServiceAndFloor, step } from "./children.js"
+import { bodyDifference, readTrace, statementDifferences } from "./compare.js"
 import {
   allProcesses,
   backendPids,
@@ -49,7 +50,6 @@ import {
   waitForQuiet
 } from "./cpu.js"
 import { catalogueOptions, createPublishableKeys, generateCatalogue, LOCALES, migrate } from "./generateTours.js"
-import { bodyDifference, readTrace, statementDifferences } from "./compare.js"
 import { benchServer } from "./server.js"
 import { PROJECT_DIR, readSettings, type Settings } from "./settings.js"
 
@@ -148,7 +148,10 @@ const makeScenarios = (f: Fixture): Array<Scenario> => {
     )
   ]
   const query = (params: Record<string, string | undefined>) =>
-    "?" + Object.entries(params).filter(([, v]) => v !== undefined).map(([k, v]) => `${k}=${encodeURIComponent(v!)}`).join("&")
+    "?" +
+    Object.entries(params).filter(([, v]) => v !== undefined).map(([k, v]) => `${k}=${encodeURIComponent(v!)}`).join(
+      "&"
+    )
   /** Paths over `space` distinct (per key) requests; a fresh key every `space` requests. */
   const distinct = (space: number, path: (key: string, i: number) => string) => () => {
     let i = 0
@@ -178,8 +181,17 @@ const makeScenarios = (f: Fixture): Array<Scenario> => {
       cached: false,
       measures: `pages of 50 at ${cursors.length} cursor positions x ${ASKED_LOCALES.length} locales per key, ` +
         "a fresh key per run: every URL new",
-      paths: distinct(cursors.length * ASKED_LOCALES.length, (key, i) =>
-        `/api/v1/tours${query({ key, locale: ASKED_LOCALES[i % ASKED_LOCALES.length], cursor: cursors[Math.floor(i / ASKED_LOCALES.length)] })}`),
+      paths: distinct(
+        cursors.length * ASKED_LOCALES.length,
+        (key, i) =>
+          `/api/v1/tours${
+            query({
+              key,
+              locale: ASKED_LOCALES[i % ASKED_LOCALES.length],
+              cursor: cursors[Math.floor(i / ASKED_LOCALES.length)]
+            })
+          }`
+      ),
       floor: true
     },
     {
@@ -194,9 +206,15 @@ const makeScenarios = (f: Fixture): Array<Scenario> => {
       name: "detail: uncached",
       kind: "detail",
       cached: false,
-      measures: `${f.visible.length} tours x ${ASKED_LOCALES.length} locales per key, a fresh key per run: every URL new`,
-      paths: distinct(f.visible.length * ASKED_LOCALES.length, (key, i) =>
-        `/api/v1/tours/${f.visible[Math.floor(i / ASKED_LOCALES.length)]!.id}${query({ key, locale: ASKED_LOCALES[i % ASKED_LOCALES.length] })}`),
+      measures:
+        `${f.visible.length} tours x ${ASKED_LOCALES.length} locales per key, a fresh key per run: every URL new`,
+      paths: distinct(
+        f.visible.length * ASKED_LOCALES.length,
+        (key, i) =>
+          `/api/v1/tours/${f.visible[Math.floor(i / ASKED_LOCALES.length)]!.id}${
+            query({ key, locale: ASKED_LOCALES[i % ASKED_LOCALES.length] })
+          }`
+      ),
       floor: true
     },
     {
@@ -204,17 +222,25 @@ const makeScenarios = (f: Fixture): Array<Scenario> => {
       kind: "availability",
       cached: true,
       measures: "GET /api/v1/tours/{id}/availability?key=…&from=D+7&to=D+20 (14 days), the same URL every time",
-      paths: fixed(`/api/v1/tours/${linked0}/availability${query({ key: cachedKey, from: addDays(f.today, 7), to: addDays(f.today, 20) })}`),
+      paths: fixed(
+        `/api/v1/tours/${linked0}/availability${
+          query({ key: cachedKey, from: addDays(f.today, 7), to: addDays(f.today, 20) })
+        }`
+      ),
       floor: false
     },
     {
       name: "availability: uncached",
       kind: "availability",
       cached: false,
-      measures: `14 days from D+0..D+${DAYS - 1} x ${f.linked.length} linked tours per key, a fresh key per run: every URL new`,
+      measures: `14 days from D+0..D+${
+        DAYS - 1
+      } x ${f.linked.length} linked tours per key, a fresh key per run: every URL new`,
       paths: distinct(DAYS * f.linked.length, (key, i) => {
         const from = addDays(f.today, Math.floor(i / f.linked.length))
-        return `/api/v1/tours/${f.linked[i % f.linked.length]}/availability${query({ key, from, to: addDays(from, 13) })}`
+        return `/api/v1/tours/${f.linked[i % f.linked.length]}/availability${
+          query({ key, from, to: addDays(from, 13) })
+        }`
       }),
       floor: false
     }
@@ -226,7 +252,13 @@ const makeScenarios = (f: Fixture): Array<Scenario> => {
 interface Measurement {
   readonly target: "service" | "floor"
   readonly requestsPerSecond: number
-  readonly latencyMs: { readonly p50: number; readonly p90: number; readonly p99: number; readonly average: number; readonly max: number }
+  readonly latencyMs: {
+    readonly p50: number
+    readonly p90: number
+    readonly p99: number
+    readonly average: number
+    readonly max: number
+  }
   readonly requests: number
   readonly non2xx: number
   readonly errors: number
@@ -236,7 +268,12 @@ interface Measurement {
   /** Availability: answers with `known: false` (the booking system did not answer in time). */
   readonly unknownAnswers: number
   readonly ok: boolean
-  readonly cpuMsPerRequest: { readonly node: number | null; readonly postgres: number | null; readonly sandbox: number | null; readonly sandboxPostgres: number | null }
+  readonly cpuMsPerRequest: {
+    readonly node: number | null
+    readonly postgres: number | null
+    readonly sandbox: number | null
+    readonly sandboxPostgres: number | null
+  }
   /** Availability: where a request's time goes (bench/httpTiming.ts). */
   readonly time: {
     readonly served: number
@@ -248,7 +285,11 @@ interface Measurement {
     /** The sandbox's own answering time (its HTTP server), percent of the time inside the service. */
     readonly sandboxOwnSharePercent: number
   } | null
-  readonly machine: { readonly busyPercent: number; readonly otherPercent: number; readonly busiestOthers: ReadonlyArray<{ pid: number; name: string; percent: number }> } | null
+  readonly machine: {
+    readonly busyPercent: number
+    readonly otherPercent: number
+    readonly busiestOthers: ReadonlyArray<{ pid: number; name: string; percent: number }>
+  } | null
 }
 
 const load = (base: string, scenario: Scenario, next: () => string, connections: number, seconds: number) =>
@@ -264,7 +305,7 @@ const load = (base: string, scenario: Scenario, next: () => string, connections:
         setupRequest: (request) => ({ ...request, path: next() }),
         onResponse: (status, body, _context, headers) => {
           if (headers["x-cache"] === "HIT") hits++
-          if (scenario.kind === "availability" && status === 200 && body.includes('"known":false')) unknown++
+          if (scenario.kind === "availability" && status === 200 && body.includes("\"known\":false")) unknown++
         }
       }]
     })
@@ -333,7 +374,15 @@ const measure = (
     }
     const busy = machine0 && machine1 ? machine1.busy - machine0.busy : null
     const wall = machine0 && machine1 ? machine1.total - machine0.total : null
-    const ours = new Set([process.pid, target.child.pid!, processes.sandbox.child.pid!, ...pg0.keys(), ...pg1.keys(), ...sp0.keys(), ...sp1.keys()])
+    const ours = new Set([
+      process.pid,
+      target.child.pid!,
+      processes.sandbox.child.pid!,
+      ...pg0.keys(),
+      ...pg1.keys(),
+      ...sp0.keys(),
+      ...sp1.keys()
+    ])
     const withSandbox = scenario.kind === "availability"
     return {
       target: targetName,
@@ -386,7 +435,12 @@ interface Check {
   readonly name: string
   readonly path: string
   readonly ok: boolean
-  readonly statements: { readonly service: number; readonly floor: number; readonly serviceOnHit: number; readonly floorOnHit: number }
+  readonly statements: {
+    readonly service: number
+    readonly floor: number
+    readonly serviceOnHit: number
+    readonly floorOnHit: number
+  }
   readonly problems: ReadonlyArray<string>
 }
 
@@ -395,24 +449,39 @@ const checkSame = (name: string, p: string, service: Child, floor: Child, traces
     const problems: Array<string> = []
     const s = yield* probe(service.base, traces.service, p)
     const f = yield* probe(floor.base, traces.floor, p)
-    if (s.status !== 200 || f.status !== 200) problems.push(`status service ${s.status}, floor ${f.status}: ${(s.status !== 200 ? s.text : f.text).slice(0, 300)}`)
-    if (s.cache !== "MISS" || f.cache !== "MISS") problems.push(`first answer X-Cache service ${s.cache}, floor ${f.cache} (expected MISS)`)
+    if (s.status !== 200 || f.status !== 200) {
+      problems.push(
+        `status service ${s.status}, floor ${f.status}: ${(s.status !== 200 ? s.text : f.text).slice(0, 300)}`
+      )
+    }
+    if (s.cache !== "MISS" || f.cache !== "MISS") {
+      problems.push(`first answer X-Cache service ${s.cache}, floor ${f.cache} (expected MISS)`)
+    }
     const difference = bodyDifference(s.text, f.text)
     if (difference) problems.push(difference)
     problems.push(...statementDifferences(s.statements, f.statements))
     // The same URL again: held, answered after the key lookup alone.
     const s2 = yield* probe(service.base, traces.service, p)
     const f2 = yield* probe(floor.base, traces.floor, p)
-    if (s2.cache !== "HIT" || f2.cache !== "HIT") problems.push(`second answer X-Cache service ${s2.cache}, floor ${f2.cache} (expected HIT)`)
+    if (s2.cache !== "HIT" || f2.cache !== "HIT") {
+      problems.push(`second answer X-Cache service ${s2.cache}, floor ${f2.cache} (expected HIT)`)
+    }
     if (s2.text !== s.text || f2.text !== f.text) problems.push("the held answer differs from the first")
     if (s2.statements.length !== 1 || f2.statements.length !== 1) {
-      problems.push(`on a HIT the service sent ${s2.statements.length} statements, the floor ${f2.statements.length} (expected 1: the key lookup)`)
+      problems.push(
+        `on a HIT the service sent ${s2.statements.length} statements, the floor ${f2.statements.length} (expected 1: the key lookup)`
+      )
     }
     return {
       name,
       path: p.replace(/key=pk_widget_\w+/, "key=pk_widget_…"),
       ok: problems.length === 0,
-      statements: { service: s.statements.length, floor: f.statements.length, serviceOnHit: s2.statements.length, floorOnHit: f2.statements.length },
+      statements: {
+        service: s.statements.length,
+        floor: f.statements.length,
+        serviceOnHit: s2.statements.length,
+        floorOnHit: f2.statements.length
+      },
       problems
     } satisfies Check
   })
@@ -428,19 +497,30 @@ interface Row {
 
 const table = (rows: ReadonlyArray<Row>, settings: Settings) => {
   const header = [
-    pad("scenario", 24), lpad("service req/s", 13), lpad("p99 ms", 7), lpad("HIT %", 6), lpad("floor req/s", 12), lpad("p99 ms", 7),
-    lpad("HIT %", 6), lpad("ratio", 6), "  notes"
+    pad("scenario", 24),
+    lpad("service req/s", 13),
+    lpad("p99 ms", 7),
+    lpad("HIT %", 6),
+    lpad("floor req/s", 12),
+    lpad("p99 ms", 7),
+    lpad("HIT %", 6),
+    lpad("ratio", 6),
+    "  notes"
   ].join(" ")
   const lines = [header, "-".repeat(header.length + 30)]
   for (const r of rows) {
     const notes: Array<string> = []
     if (!r.service.ok || (r.floor && !r.floor.ok)) {
-      notes.push(`FAILED (${r.service.non2xx} non-2xx/${r.service.errors} errors/${r.service.unknownAnswers} unknown` +
-        (r.floor ? `; floor ${r.floor.non2xx}/${r.floor.errors}` : "") + ")")
+      notes.push(
+        `FAILED (${r.service.non2xx} non-2xx/${r.service.errors} errors/${r.service.unknownAnswers} unknown` +
+          (r.floor ? `; floor ${r.floor.non2xx}/${r.floor.errors}` : "") + ")"
+      )
     }
     if (r.service.time) {
-      notes.push(`in service ${r.service.time.serviceMsPerRequest} ms/req, ${r.service.time.sandboxCallsPerRequest} sandbox calls/req, ` +
-        `waiting on the sandbox ${r.service.time.waitSharePercent}% (its own time ${r.service.time.sandboxOwnSharePercent}%)`)
+      notes.push(
+        `in service ${r.service.time.serviceMsPerRequest} ms/req, ${r.service.time.sandboxCallsPerRequest} sandbox calls/req, ` +
+          `waiting on the sandbox ${r.service.time.waitSharePercent}% (its own time ${r.service.time.sandboxOwnSharePercent}%)`
+      )
     }
     const other = Math.max(r.service.machine?.otherPercent ?? 0, r.floor?.machine?.otherPercent ?? 0)
     if (other > NOISY_PERCENT) notes.push(`[noisy: others used ${other.toFixed(0)}% of the CPUs]`)
@@ -456,14 +536,25 @@ const table = (rows: ReadonlyArray<Row>, settings: Settings) => {
       "  " + notes.join("; ")
     ].join(" "))
   }
-  lines.push("", `${settings.connections} connections, ${settings.duration} s measured after ${settings.warmup} s warmup, pool ${settings.poolSize}`)
+  lines.push(
+    "",
+    `${settings.connections} connections, ${settings.duration} s measured after ${settings.warmup} s warmup, pool ${settings.poolSize}`
+  )
   return lines.join("\n")
 }
 
 const cpuTable = (rows: ReadonlyArray<Row>) => {
   const f = (n: number | null | undefined) => (n === null || n === undefined ? "-" : n.toFixed(3))
-  const header = [pad("CPU ms per request", 24), lpad("service node", 12), lpad("pg", 6), lpad("sandbox", 8), lpad("its pg", 7),
-    lpad("floor node", 11), lpad("pg", 6), lpad("machine busy/other %", 22)].join(" ")
+  const header = [
+    pad("CPU ms per request", 24),
+    lpad("service node", 12),
+    lpad("pg", 6),
+    lpad("sandbox", 8),
+    lpad("its pg", 7),
+    lpad("floor node", 11),
+    lpad("pg", 6),
+    lpad("machine busy/other %", 22)
+  ].join(" ")
   const lines = [header, "-".repeat(header.length)]
   for (const r of rows) {
     lines.push([
@@ -474,7 +565,12 @@ const cpuTable = (rows: ReadonlyArray<Row>) => {
       lpad(f(r.service.cpuMsPerRequest.sandboxPostgres), 7),
       lpad(f(r.floor?.cpuMsPerRequest.node), 11),
       lpad(f(r.floor?.cpuMsPerRequest.postgres), 6),
-      lpad([r.service.machine, r.floor?.machine].filter((m) => m !== undefined).map((m) => (m ? `${m.busyPercent.toFixed(0)}/${m.otherPercent.toFixed(0)}` : "-")).join(" | "), 22)
+      lpad(
+        [r.service.machine, r.floor?.machine].filter((m) => m !== undefined).map((
+          m
+        ) => (m ? `${m.busyPercent.toFixed(0)}/${m.otherPercent.toFixed(0)}` : "-")).join(" | "),
+        22
+      )
     ].join(" "))
   }
   return lines.join("\n")
@@ -508,14 +604,21 @@ const main = Effect.gen(function*() {
   const pgVersion = (yield* q<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0]!.v
 
   const timings = { service: timingFile("tours-service"), sandbox: timingFile("tours-bokun") }
-  const traces = { service: path.join(LOG_DIR, "tours-service.sql.jsonl"), floor: path.join(LOG_DIR, "tours-floor.sql.jsonl") }
+  const traces = {
+    service: path.join(LOG_DIR, "tours-service.sql.jsonl"),
+    floor: path.join(LOG_DIR, "tours-floor.sql.jsonl")
+  }
   for (const file of Object.values(traces)) fs.writeFileSync(file, "")
 
   // The booking system of site #1's owner: a sandbox vendor, 20 of the owner's published tours linked.
   const sandbox = yield* startChild({
     name: "bokun-sandbox",
     args: ["bench/sandbox.ts", "bokun"],
-    env: { DATABASE_URL: url, BENCH_SANDBOX_APPLICATION_NAME: SANDBOX_APPLICATION_NAME, BENCH_HTTP_TIMING: timings.sandbox.file },
+    env: {
+      DATABASE_URL: url,
+      BENCH_SANDBOX_APPLICATION_NAME: SANDBOX_APPLICATION_NAME,
+      BENCH_HTTP_TIMING: timings.sandbox.file
+    },
     readyPath: "/sandbox/faults",
     preload: ["./bench/httpTiming.ts"]
   })
@@ -545,14 +648,23 @@ const main = Effect.gen(function*() {
     yield* q("DELETE FROM tour_pricing_categories WHERE tour_id = $1", [t.id])
     yield* q("DELETE FROM tour_rates WHERE tour_id = $1", [t.id])
     for (const [position, c] of product.pricingCategories.entries()) {
-      yield* q("INSERT INTO tour_pricing_categories (tour_id, id, position, title, is_default) VALUES ($1, $2, $3, $4, $5)",
-        [t.id, String(c.id), position, c.title, c.isDefault])
+      yield* q(
+        "INSERT INTO tour_pricing_categories (tour_id, id, position, title, is_default) VALUES ($1, $2, $3, $4, $5)",
+        [t.id, String(c.id), position, c.title, c.isDefault]
+      )
     }
     for (const [position, r] of product.rates.entries()) {
-      yield* q("INSERT INTO tour_rates (tour_id, id, position, title) VALUES ($1, $2, $3, $4)", [t.id, String(r.id), position, r.title])
+      yield* q("INSERT INTO tour_rates (tour_id, id, position, title) VALUES ($1, $2, $3, $4)", [
+        t.id,
+        String(r.id),
+        position,
+        r.title
+      ])
     }
   }
-  yield* step(`Bókun sandbox vendor ${vendor.id} with ${vendor.products.length} products; ${toLink.length} tours of site #1 linked`)
+  yield* step(
+    `Bókun sandbox vendor ${vendor.id} with ${vendor.products.length} products; ${toLink.length} tours of site #1 linked`
+  )
 
   const { rows: visible } = yield* q<{ id: string; created_micros: string }>(
     `SELECT DISTINCT t.id, t.created_at, (extract(epoch FROM t.created_at) * 1000000)::bigint::text AS created_micros
@@ -562,7 +674,11 @@ const main = Effect.gen(function*() {
   )
   const { rows: [secret] } = yield* q<{ value: Uint8Array }>("SELECT value FROM service_secrets WHERE name = 'cursor'")
 
-  const common = { DATABASE_URL: url, DB_POOL_SIZE: String(settings.poolSize), PUBLISHABLE_RATE_LIMIT_PER_MINUTE: "1000000000" }
+  const common = {
+    DATABASE_URL: url,
+    DB_POOL_SIZE: String(settings.poolSize),
+    PUBLISHABLE_RATE_LIMIT_PER_MINUTE: "1000000000"
+  }
   const { floor, service } = yield* startServiceAndFloor({
     prefix: "tours",
     serviceEntry: settings.serviceEntry,
@@ -590,7 +706,10 @@ const main = Effect.gen(function*() {
   const cursor = encodeCursor(fixture.cursorSecret, middle, filterFingerprint({ list: "tours", partner_id: undefined }))
   const checkPaths: Array<[string, string]> = [
     ["list: first page", `/api/v1/tours?key=${checkKey(0)}`],
-    ["list: cursor page, de, limit 20", `/api/v1/tours?key=${checkKey(1)}&locale=de&limit=20&cursor=${encodeURIComponent(cursor)}`],
+    [
+      "list: cursor page, de, limit 20",
+      `/api/v1/tours?key=${checkKey(1)}&locale=de&limit=20&cursor=${encodeURIComponent(cursor)}`
+    ],
     ["detail: en", `/api/v1/tours/${fixture.visible[5]!.id}?key=${checkKey(2)}`],
     ["detail: nb (no), linked tour", `/api/v1/tours/${fixture.linked[0]}?key=${checkKey(3)}&locale=no`]
   ]
@@ -598,15 +717,31 @@ const main = Effect.gen(function*() {
   for (const [name, p] of checkPaths) {
     const c = yield* checkSame(name, p, service, floor, traces)
     checks.push(c)
-    yield* step(`  ${pad(name, 34)} ${c.ok ? `ok (${c.statements.service} statements each; 1 on a HIT)` : `FAILED\n${c.problems.join("\n")}`}`)
+    yield* step(
+      `  ${pad(name, 34)} ${
+        c.ok ? `ok (${c.statements.service} statements each; 1 on a HIT)` : `FAILED\n${c.problems.join("\n")}`
+      }`
+    )
   }
   const availabilityCheck = yield* Effect.promise(async () => {
-    const r = await fetchText(`${service.base}/api/v1/tours/${fixture.linked[1]}/availability?key=${checkKey(4)}&from=${fixture.today}&to=${addDays(fixture.today, 13)}`)
+    const r = await fetchText(
+      `${service.base}/api/v1/tours/${fixture.linked[1]}/availability?key=${checkKey(4)}&from=${fixture.today}&to=${
+        addDays(fixture.today, 13)
+      }`
+    )
     const body = r.status === 200 ? JSON.parse(r.text) : undefined
-    return { status: r.status, known: body?.known, days: body?.days?.length, departures: body?.days?.[3]?.departures?.length }
+    return {
+      status: r.status,
+      known: body?.known,
+      days: body?.days?.length,
+      departures: body?.days?.[3]?.departures?.length
+    }
   })
-  const availabilityOk = availabilityCheck.status === 200 && availabilityCheck.known === true && availabilityCheck.days === 14
-  yield* step(`  ${pad("availability: 14 days", 34)} ${availabilityOk ? "ok" : "FAILED"} ${JSON.stringify(availabilityCheck)}`)
+  const availabilityOk = availabilityCheck.status === 200 && availabilityCheck.known === true &&
+    availabilityCheck.days === 14
+  yield* step(
+    `  ${pad("availability: 14 days", 34)} ${availabilityOk ? "ok" : "FAILED"} ${JSON.stringify(availabilityCheck)}`
+  )
   if (checks.some((c) => !c.ok) || !availabilityOk) return yield* Effect.fail(new Error("a check failed"))
   service.child.kill("SIGUSR2")
   floor.child.kill("SIGUSR2")
@@ -623,7 +758,11 @@ const main = Effect.gen(function*() {
 
   const rows: Array<Row> = []
   for (const [index, scenario] of scenarios.entries()) {
-    const order: Array<"service" | "floor"> = !scenario.floor ? ["service"] : index % 2 === 0 ? ["service", "floor"] : ["floor", "service"]
+    const order: Array<"service" | "floor"> = !scenario.floor
+      ? ["service"]
+      : index % 2 === 0
+      ? ["service", "floor"]
+      : ["floor", "service"]
     let best: Partial<Record<"service" | "floor", Measurement>> = {}
     let bestNoise = Infinity
     for (let attempt = 0; attempt <= settings.noisyRetries; attempt++) {
@@ -633,10 +772,12 @@ const main = Effect.gen(function*() {
         yield* step(`${scenario.name} -> ${t} (${settings.warmup} s warmup + ${settings.duration} s)`)
         const m = yield* measure(processes, t, scenario, settings, admin, timings)
         results[t] = m
-        yield* step(`  ${m.requestsPerSecond} req/s, p50 ${m.latencyMs.p50} ms, p99 ${m.latencyMs.p99} ms, HIT ${m.hitPercent}%, ` +
-          `${m.non2xx} non-2xx, ${m.errors} errors${m.unknownAnswers ? `, ${m.unknownAnswers} unknown` : ""}` +
-          (m.time ? `; waiting on the sandbox ${m.time.waitSharePercent}% of ${m.time.serviceMsPerRequest} ms` : "") +
-          `; machine ${m.machine?.busyPercent ?? "?"}% busy, others ${m.machine?.otherPercent ?? "?"}%`)
+        yield* step(
+          `  ${m.requestsPerSecond} req/s, p50 ${m.latencyMs.p50} ms, p99 ${m.latencyMs.p99} ms, HIT ${m.hitPercent}%, ` +
+            `${m.non2xx} non-2xx, ${m.errors} errors${m.unknownAnswers ? `, ${m.unknownAnswers} unknown` : ""}` +
+            (m.time ? `; waiting on the sandbox ${m.time.waitSharePercent}% of ${m.time.serviceMsPerRequest} ms` : "") +
+            `; machine ${m.machine?.busyPercent ?? "?"}% busy, others ${m.machine?.otherPercent ?? "?"}%`
+        )
         yield* Effect.sleep("1 second")
       }
       const noise = Math.max(...order.map((t) => results[t]!.machine?.otherPercent ?? 0))
@@ -645,11 +786,18 @@ const main = Effect.gen(function*() {
         best = results
       }
       if (noise <= NOISY_PERCENT) break
-      if (attempt < settings.noisyRetries) yield* step(`  other processes used ${noise.toFixed(0)}% of the CPUs: measuring again`)
+      if (attempt < settings.noisyRetries) {
+        yield* step(`  other processes used ${noise.toFixed(0)}% of the CPUs: measuring again`)
+      }
     }
     const s = best.service!
     const f = best.floor ?? null
-    rows.push({ scenario, service: s, floor: f, ratio: f && f.requestsPerSecond > 0 ? round(s.requestsPerSecond / f.requestsPerSecond, 3) : null })
+    rows.push({
+      scenario,
+      service: s,
+      floor: f,
+      ratio: f && f.requestsPerSecond > 0 ? round(s.requestsPerSecond / f.requestsPerSecond, 3) : null
+    })
   }
 
   console.log(`\n${table(rows, settings)}\n\n${cpuTable(rows)}\n`)
@@ -665,12 +813,19 @@ const main = Effect.gen(function*() {
       serviceEntry: settings.serviceEntry,
       catalogue: options
     },
-    catalogue: { counts: catalogue.counts, sites: catalogue.sites.length, visibleOnSite1: catalogue.visibleOnFirstSite, linkedTours: toLink.length, generationSeconds: catalogue.generationSeconds },
+    catalogue: {
+      counts: catalogue.counts,
+      sites: catalogue.sites.length,
+      visibleOnSite1: catalogue.visibleOnFirstSite,
+      linkedTours: toLink.length,
+      generationSeconds: catalogue.generationSeconds
+    },
     method: {
       requestsPerSecond: "2xx answers / wall seconds of the measurement (autocannon)",
       hitPercent: "answers with X-Cache: HIT / 2xx answers (autocannon onResponse)",
       ratio: "service req/s / floor req/s",
-      waitSharePercent: "availability: the service's undici requests to the sandbox (queued -> body received) / the service's HTTP server time (request -> response sent), over the measured requests (bench/httpTiming.ts)"
+      waitSharePercent:
+        "availability: the service's undici requests to the sandbox (queued -> body received) / the service's HTTP server time (request -> response sent), over the measured requests (bench/httpTiming.ts)"
     },
     checks: [...checks, { name: "availability: 14 days", ...availabilityCheck, ok: availabilityOk }],
     scenarios: rows.map((r) => ({

@@ -113,5 +113,4 @@ export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
       WHERE status IN ('RESERVED', 'CONFIRMED', 'CANCELLED', 'REFUNDED');
     CREATE INDEX bookings_by_status ON bookings (operator_id, status, created_at DESC, id DESC)
       WHERE status IN ('RESERVED', 'CONFIRMED', 'CANCELLED', 'REFUNDED');
-  `)
-)
+  `))

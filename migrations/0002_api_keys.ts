@@ -39,5 +39,4 @@ export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
       'cursor',
       decode(replace(gen_random_uuid()::text, '-', '') || replace(gen_random_uuid()::text, '-', ''), 'hex')
     );
-  `)
-)
+  `))

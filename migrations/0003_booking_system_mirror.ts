@@ -122,5 +122,4 @@ export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
       updated_by_key text REFERENCES api_keys(id),
       CHECK (present IS NULL OR status = 'checked_in')
     );
-  `)
-)
+  `))

@@ -75,5 +75,4 @@ export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
     );
     CREATE INDEX write_audit_by_key ON write_audit (key_id, id DESC);
     CREATE INDEX write_audit_by_operator ON write_audit (operator_id, id DESC) WHERE operator_id IS NOT NULL;
-  `)
-)
+  `))

@@ -11,5 +11,4 @@ export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
     ALTER TABLE job_runs ADD COLUMN scheduled_for timestamptz;
     ALTER TABLE job_runs ADD COLUMN duplicate_deliveries integer NOT NULL DEFAULT 0;
     CREATE UNIQUE INDEX job_runs_slot ON job_runs (job, scheduled_for) WHERE scheduled_for IS NOT NULL;
-  `)
-)
+  `))

@@ -69,5 +69,4 @@ export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
     );
     CREATE INDEX mail_mailbox_by_recipient ON mail_mailbox USING gin (to_addresses);
     CREATE INDEX mail_mailbox_by_message_id ON mail_mailbox (message_id);
-  `)
-)
+  `))

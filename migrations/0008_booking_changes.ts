@@ -44,5 +44,4 @@ export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
     CREATE UNIQUE INDEX booking_changes_open ON booking_changes (booking_id) WHERE state IN ('moving', 'moved');
     CREATE INDEX booking_changes_stale ON booking_changes (lease_until) WHERE state IN ('moving', 'moved');
     CREATE INDEX booking_changes_by_booking ON booking_changes (booking_id, created_at DESC);
-  `)
-)
+  `))

@@ -20,7 +20,10 @@ export const HttpLive = Layer.unwrapScoped(
     const quickbook = yield* QuickbookHttp // /api/quickbook/…
     const partner = yield* PartnerHttp // everything else: /api/v1/…, /healthz, /readyz, unknown paths
     return HttpServer.serve(
-      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => (isQuickbookUrl(request.url) ? quickbook : partner))
+      Effect.flatMap(
+        HttpServerRequest.HttpServerRequest,
+        (request) => (isQuickbookUrl(request.url) ? quickbook : partner)
+      )
     )
   })
 ).pipe(HttpServer.withLogAddress)

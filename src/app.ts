@@ -2,19 +2,19 @@
 import { HttpServer } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import * as path from "node:path"
+import { ExternalSystemsLive, OutboxLive } from "./adapters/live.js"
+import { TourSeason } from "./catalogue/TourSeason.js"
 import { AppConfig, baseUrlOf } from "./config.js"
 import { DatabaseUrl, layerFromUrl } from "./db/Database.js"
 import { DemoData } from "./demo/seed.js"
-import { ExternalSystemsLive, OutboxLive } from "./adapters/live.js"
 import { localDayAt } from "./domain/localDay.js"
-import { ensurePortFree } from "./http/portCheck.js"
+import { Outbox } from "./email/Outbox.js"
 import { HttpLive, nodeServer } from "./Http.js"
+import { ensurePortFree } from "./http/portCheck.js"
 import { JobsLive } from "./jobs/index.js"
+import { Mirror } from "./mirror/Mirror.js"
 import { BookingSystemAccounts } from "./operators/BookingSystemAccounts.js"
 import { IdempotencyStore } from "./partner/writes/IdempotencyStore.js"
-import { Mirror } from "./mirror/Mirror.js"
-import { Outbox } from "./email/Outbox.js"
-import { TourSeason } from "./catalogue/TourSeason.js"
 
 const announce = Effect.gen(function*() {
   const config = yield* AppConfig
@@ -29,19 +29,25 @@ const announce = Effect.gen(function*() {
   if (demo.keysFile) {
     lines.push(
       `  demo keys:  ${path.resolve(demo.keysFile)}`,
-      `  try:        curl -s -H "Authorization: Bearer ${demo.sampleKey ?? "<a key from demo.json>"}" ${base}/api/v1/bookings?limit=2`
+      `  try:        curl -s -H "Authorization: Bearer ${
+        demo.sampleKey ?? "<a key from demo.json>"
+      }" ${base}/api/v1/bookings?limit=2`
     )
     if (demo.manifestKey) {
       lines.push(
-        `  manifest:   curl -s -H "Authorization: Bearer ${demo.manifestKey}" "${base}/api/v1/manifest?date=${localDayAt("Europe/Oslo", new Date())}"`
+        `  manifest:   curl -s -H "Authorization: Bearer ${demo.manifestKey}" "${base}/api/v1/manifest?date=${
+          localDayAt("Europe/Oslo", new Date())
+        }"`
       )
     }
   }
   if (demo.sandboxUrl) lines.push(`  sandbox booking system (Bókun dialect): ${demo.sandboxUrl}`)
   const outbox = yield* Outbox
-  lines.push(outbox.transport === "smtp"
-    ? "  email:      sent through SMTP (SMTP_URL)"
-    : "  email:      local mailbox, no SMTP_URL set (npm run cli -- mail list)")
+  lines.push(
+    outbox.transport === "smtp"
+      ? "  email:      sent through SMTP (SMTP_URL)"
+      : "  email:      local mailbox, no SMTP_URL set (npm run cli -- mail list)"
+  )
   yield* Effect.sync(() => console.log(lines.join("\n")))
 })
 

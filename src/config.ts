@@ -5,8 +5,16 @@ import { PUBLISHABLE_REQUESTS_PER_MINUTE } from "./partner/auth/publishableKey.j
 import { IDEMPOTENCY_LEASE_SECONDS } from "./partner/writes/rules.js"
 
 const LOG_LEVELS: Record<string, LogLevel.LogLevel> = {
-  all: LogLevel.All, trace: LogLevel.Trace, debug: LogLevel.Debug, info: LogLevel.Info,
-  warn: LogLevel.Warning, warning: LogLevel.Warning, error: LogLevel.Error, fatal: LogLevel.Fatal, none: LogLevel.None, off: LogLevel.None
+  all: LogLevel.All,
+  trace: LogLevel.Trace,
+  debug: LogLevel.Debug,
+  info: LogLevel.Info,
+  warn: LogLevel.Warning,
+  warning: LogLevel.Warning,
+  error: LogLevel.Error,
+  fatal: LogLevel.Fatal,
+  none: LogLevel.None,
+  off: LogLevel.None
 }
 
 /** Every setting of the service, read once through effect/Config. */
@@ -59,7 +67,8 @@ const cronSetting = (name: string, fallback: string) =>
   Config.string(name).pipe(
     Config.withDefault(fallback),
     Config.mapOrFail((expr) =>
-      Either.mapLeft(Cron.parse(expr, "UTC"), (e) => ConfigError.InvalidData([name], `not a cron expression: ${e.message}`))
+      Either.mapLeft(Cron.parse(expr, "UTC"), (e) =>
+        ConfigError.InvalidData([name], `not a cron expression: ${e.message}`))
     )
   )
 
@@ -195,10 +204,11 @@ export const MailConfig = Config.all({
     Config.mapOrFail((url) =>
       Option.match(url, {
         onNone: () => Either.right(Option.none()),
-        onSome: (u) => Either.map(
-          Either.mapLeft(parseSmtpUrl(u), (message) => ConfigError.InvalidData(["SMTP_URL"], message)),
-          Option.some
-        )
+        onSome: (u) =>
+          Either.map(
+            Either.mapLeft(parseSmtpUrl(u), (message) => ConfigError.InvalidData(["SMTP_URL"], message)),
+            Option.some
+          )
       })
     )
   ),
@@ -206,7 +216,8 @@ export const MailConfig = Config.all({
   from: Config.string("MAIL_FROM").pipe(
     Config.withDefault("Tour Partner <no-reply@localhost>"),
     Config.mapOrFail((value) =>
-      Either.mapLeft(parseMailbox(value), (message) => ConfigError.InvalidData(["MAIL_FROM"], message)))
+      Either.mapLeft(parseMailbox(value), (message) => ConfigError.InvalidData(["MAIL_FROM"], message))
+    )
   ),
   /** SMTP: time allowed to connect, for the greeting, and between any two packets; a whole send gets 4 times this. */
   smtpTimeoutMs: Config.integer("SMTP_TIMEOUT_MS").pipe(Config.withDefault(10_000)),

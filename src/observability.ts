@@ -51,7 +51,10 @@ export const loggingTo = (stream: "stdout" | "stderr") =>
       // ours replaces both, or LOG_FORMAT=json would print every line twice, once pretty on stdout.
       const replaced = Layer.scopedDiscard(Effect.locallyScopedWith(FiberRef.currentLoggers, (loggers) =>
         HashSet.add(
-          HashSet.filter(loggers, (l) => l !== Logger.defaultLogger && l !== Logger.prettyLoggerDefault && !installed.has(l)),
+          HashSet.filter(
+            loggers,
+            (l) => l !== Logger.defaultLogger && l !== Logger.prettyLoggerDefault && !installed.has(l)
+          ),
           logger
         )))
       return Layer.merge(replaced, Logger.minimumLogLevel(config.logLevel))

@@ -108,7 +108,11 @@ const post = async (service: Started, pathname: string, secret: string, body: un
   try {
     const res = await fetch(`${service.base}${pathname}`, {
       method: "POST",
-      headers: { authorization: `Bearer ${secret}`, "content-type": "application/json", "idempotency-key": crypto.randomUUID() },
+      headers: {
+        authorization: `Bearer ${secret}`,
+        "content-type": "application/json",
+        "idempotency-key": crypto.randomUUID()
+      },
       body: JSON.stringify(body),
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS)
     })
@@ -121,7 +125,9 @@ const post = async (service: Started, pathname: string, secret: string, body: un
 /** One query on the service's embedded database (the password file is in the data directory). */
 const query = async (dataDir: string, pgPort: number, text: string, values: Array<unknown> = []) => {
   const password = fs.readFileSync(path.join(dataDir, "pg-password"), "utf8").trim()
-  const client = new pg.Client({ connectionString: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${pgPort}/postgres` })
+  const client = new pg.Client({
+    connectionString: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${pgPort}/postgres`
+  })
   await client.connect()
   try {
     return (await client.query(text, values)).rows
@@ -212,14 +218,20 @@ const sellAtTheDesk = async (service: Started, demo: any) => {
   const terminal = demo.quickbook.terminals.find((t: any) => t.active)
   // The demo's first days are sold out (a full manifest): the first day from tomorrow with a seat.
   for (let ahead = 1; ahead <= 14; ahead++) {
-    const day = new Intl.DateTimeFormat("en-CA", { timeZone: "Europe/Oslo" }).format(new Date(Date.now() + ahead * 86_400_000))
+    const day = new Intl.DateTimeFormat("en-CA", { timeZone: "Europe/Oslo" }).format(
+      new Date(Date.now() + ahead * 86_400_000)
+    )
     const tours = (await desk(service, demo, "GET", `/tours?date=${day}`)).json().tours
     for (const tour of tours.filter((t: any) => t.available === true)) {
       const slots = (await desk(service, demo, "GET", `/tours/${tour.activityId}/slots?date=${day}`)).json().slots
-      const slot = slots.find((s: any) => !s.soldOut && (s.seatsLeft === null || s.seatsLeft >= 1) && s.guests.length > 0)
+      const slot = slots.find((s: any) =>
+        !s.soldOut && (s.seatsLeft === null || s.seatsLeft >= 1) && s.guests.length > 0
+      )
       if (!slot) continue
       const quote = await desk(service, demo, "POST", "/quote", {
-        activityId: tour.activityId, start: { date: day, time: slot.time }, guests: [{ type: slot.guests[0].type, count: 1 }]
+        activityId: tour.activityId,
+        start: { date: day, time: slot.time },
+        guests: [{ type: slot.guests[0].type, count: 1 }]
       })
       expect(quote.status, quote.text).toBe(200)
       const { reference, cartLine } = quote.json()
@@ -227,8 +239,11 @@ const sellAtTheDesk = async (service: Started, demo: any) => {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify({
-          merchantId: cartLine.payment.merchantId, terminalId: terminal.paymentTerminalId,
-          amountMinor: cartLine.totalMinor, currency: cartLine.currency, referenceId: reference
+          merchantId: cartLine.payment.merchantId,
+          terminalId: terminal.paymentTerminalId,
+          amountMinor: cartLine.totalMinor,
+          currency: cartLine.currency,
+          referenceId: reference
         })
       })
       expect(paid.status).toBe(200)
@@ -265,14 +280,22 @@ const tryEveryWrite = async (service: Started, demo: any, dataDir: string, pgPor
   }
   // The demo's data is consistent: its bookings of linked tours are bookings of the booking system,
   // and a pay-later balance is upcoming only while its charge is ahead.
-  const [unknown] = await query(dataDir, pgPort, `
+  const [unknown] = await query(
+    dataDir,
+    pgPort,
+    `
     SELECT count(*)::int AS n FROM bookings b JOIN tours t ON t.id = b.tour_id
     WHERE t.booking_system_product_id IS NOT NULL AND b.status IN ('CONFIRMED', 'RESERVED', 'CANCELLED', 'REFUNDED')
       AND NOT EXISTS (SELECT 1 FROM bokun_sandbox.bookings x WHERE x.confirmation_code = b.provider_reference
-        AND x.external_reference = b.confirmation_code)`)
+        AND x.external_reference = b.confirmation_code)`
+  )
   expect(unknown.n, "demo bookings the booking system does not know").toBe(0)
-  const [stale] = await query(dataDir, pgPort, `
-    SELECT count(*)::int AS n FROM bookings WHERE pay_later_status = 'upcoming' AND pay_later_charge_at <= now()`)
+  const [stale] = await query(
+    dataDir,
+    pgPort,
+    `
+    SELECT count(*)::int AS n FROM bookings WHERE pay_later_status = 'upcoming' AND pay_later_charge_at <= now()`
+  )
   expect(stale.n, "upcoming pay-later balances whose charge time has passed").toBe(0)
 
   // Check-in: the first booking of today's manifest.
@@ -288,126 +311,191 @@ const tryEveryWrite = async (service: Started, demo: any, dataDir: string, pgPor
   expect(booking.payment.pay_later.status).toBe("upcoming")
   const link = await write("payment link", `/api/v1/bookings/${payLater}/payment-link`, {})
   expect(link).toMatchObject({
-    id: payLater, kind: "deferred_balance", amount_minor: booking.payment.pay_later.amount_minor, emailed: true
+    id: payLater,
+    kind: "deferred_balance",
+    amount_minor: booking.payment.pay_later.amount_minor,
+    emailed: true
   })
   expect(link.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/pay\//)
 
   // Cancel with a full refund, returned at the payment sandbox.
   const cancelled = demo.examples.cancel.booking_id
   const cancel = await write("cancel", `/api/v1/bookings/${cancelled}/cancel`, { reason: "Trying the demo" })
-  expect(cancel).toMatchObject({ id: cancelled, status: "REFUNDED", already_cancelled: false, refund: { outcome: "refunded" } })
-  const refunds = await query(dataDir, pgPort, `
+  expect(cancel).toMatchObject({
+    id: cancelled,
+    status: "REFUNDED",
+    already_cancelled: false,
+    refund: { outcome: "refunded" }
+  })
+  const refunds = await query(
+    dataDir,
+    pgPort,
+    `
     SELECT r.amount_minor::int AS amount_minor FROM booking_payments p
-      JOIN surfboard_sandbox.orders r ON r.purchase_order_id = p.provider_order_id WHERE p.booking_id = $1`, [cancelled])
+      JOIN surfboard_sandbox.orders r ON r.purchase_order_id = p.provider_order_id WHERE p.booking_id = $1`,
+    [cancelled]
+  )
   expect(refunds.map((r) => r.amount_minor)).toEqual([cancel.refund.amount_minor])
 
   // Reschedule to the next day: the options, then the move, done in the booking system.
   const moved = demo.examples.reschedule.booking_id
   const from = demo.examples.reschedule.experience_date as string
   const next = new Date(Date.parse(from) + 86_400_000).toISOString().slice(0, 10)
-  const options = (await get(service, "try writes, reschedule options", `/api/v1/bookings/${moved}/reschedule-options?date=${next}`, key)).json()
-  expect(options, JSON.stringify(options)).toMatchObject({ id: moved, date: next, current_date: from, reschedulable: true, available: true })
-  const target = options.options[0]
-  const reschedule = await write("reschedule", `/api/v1/bookings/${moved}/reschedule`, { date: next, start_time_id: target.start_time_id })
-  expect(reschedule).toMatchObject({
-    id: moved, status: "CONFIRMED", date: next, start_time: target.start_time, previous_date: from, already_on_date: false
+  const options = (await get(
+    service,
+    "try writes, reschedule options",
+    `/api/v1/bookings/${moved}/reschedule-options?date=${next}`,
+    key
+  )).json()
+  expect(options, JSON.stringify(options)).toMatchObject({
+    id: moved,
+    date: next,
+    current_date: from,
+    reschedulable: true,
+    available: true
   })
-  const [line] = await query(dataDir, pgPort, `
+  const target = options.options[0]
+  const reschedule = await write("reschedule", `/api/v1/bookings/${moved}/reschedule`, {
+    date: next,
+    start_time_id: target.start_time_id
+  })
+  expect(reschedule).toMatchObject({
+    id: moved,
+    status: "CONFIRMED",
+    date: next,
+    start_time: target.start_time,
+    previous_date: from,
+    already_on_date: false
+  })
+  const [line] = await query(
+    dataDir,
+    pgPort,
+    `
     SELECT l.date::text AS date FROM bookings b JOIN bokun_sandbox.bookings x ON x.confirmation_code = b.provider_reference
-      JOIN bokun_sandbox.product_bookings l ON l.booking_id = x.id WHERE b.id = $1`, [moved])
+      JOIN bokun_sandbox.product_bookings l ON l.booking_id = x.id WHERE b.id = $1`,
+    [moved]
+  )
   expect(line.date).toBe(next)
 }
 
 describe("npm start", () => {
-  it("serves the demo on the embedded database, stops cleanly, and recovers after a hard kill", { timeout: 300_000 }, async () => {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "partner-start-"))
-    fs.chmodSync(dataDir, 0o755)
-    const [port, pgPort] = [await freePort(), await freePort()]
-    onTestFailed(() => {
-      for (const [i, service] of started.entries()) console.error(`service #${i + 1} (${service.base}):\n${tail(service.output)}`)
-    })
-    onTestFinished(() => stopLeftovers(dataDir))
-    const first = await start("first start", dataDir, port, pgPort)
-    expect(first.output()).toContain(`${first.base}/api/v1`)
-    expect(first.output()).toContain("demo.json")
-    expect(first.output()).toContain("curl")
+  it(
+    "serves the demo on the embedded database, stops cleanly, and recovers after a hard kill",
+    { timeout: 300_000 },
+    async () => {
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "partner-start-"))
+      fs.chmodSync(dataDir, 0o755)
+      const [port, pgPort] = [await freePort(), await freePort()]
+      onTestFailed(() => {
+        for (const [i, service] of started.entries()) {
+          console.error(`service #${i + 1} (${service.base}):\n${tail(service.output)}`)
+        }
+      })
+      onTestFinished(() => stopLeftovers(dataDir))
+      const first = await start("first start", dataDir, port, pgPort)
+      expect(first.output()).toContain(`${first.base}/api/v1`)
+      expect(first.output()).toContain("demo.json")
+      expect(first.output()).toContain("curl")
 
-    const demo = JSON.parse(fs.readFileSync(path.join(dataDir, "demo.json"), "utf8"))
-    const key = demo.keys.find((k: any) => k.state === "active" && k.scopes.includes("bookings:read"))
-    const me = await get(first, "first start, the demo key", "/api/v1/me", key.secret)
-    expect(me.status).toBe(200)
-    expect(me.json().key.id).toBe(key.id)
-    const bookings = await get(first, "first start, bookings", "/api/v1/bookings?limit=100", key.secret)
-    expect(bookings.json().data.length).toBe(100)
-    // The demo's booking system is mirrored at start: today's manifest is full (in the operator's zone).
-    const reader = demo.keys.find((k: any) => k.state === "active" && k.scopes.includes("manifest:read"))
-    const today = new Intl.DateTimeFormat("en-CA", { timeZone: "Europe/Oslo" }).format(new Date())
-    const manifest = (await get(first, "first start, manifest", `/api/v1/manifest?date=${today}`, reader.secret)).json()
-    expect(manifest.totals.passengers, JSON.stringify(manifest.totals)).toBeGreaterThan(50)
-    expect(manifest.synced_at).not.toBeNull()
-    for (const state of ["expired", "revoked", "creator_demoted"]) {
-      const k = demo.keys.find((x: any) => x.state === state)
-      expect((await get(first, `first start, a ${state} key`, "/api/v1/me", k.secret)).status, state).toBe(401)
-    }
-    // Every partner write works on the demo data, as the README shows.
-    await tryEveryWrite(first, demo, dataDir, pgPort)
-    // A desk sells a tour with the demo's test key and terminal, paid at the demo's payment sandbox.
-    await sellAtTheDesk(first, JSON.parse(fs.readFileSync(path.join(dataDir, "demo.json"), "utf8")))
+      const demo = JSON.parse(fs.readFileSync(path.join(dataDir, "demo.json"), "utf8"))
+      const key = demo.keys.find((k: any) => k.state === "active" && k.scopes.includes("bookings:read"))
+      const me = await get(first, "first start, the demo key", "/api/v1/me", key.secret)
+      expect(me.status).toBe(200)
+      expect(me.json().key.id).toBe(key.id)
+      const bookings = await get(first, "first start, bookings", "/api/v1/bookings?limit=100", key.secret)
+      expect(bookings.json().data.length).toBe(100)
+      // The demo's booking system is mirrored at start: today's manifest is full (in the operator's zone).
+      const reader = demo.keys.find((k: any) => k.state === "active" && k.scopes.includes("manifest:read"))
+      const today = new Intl.DateTimeFormat("en-CA", { timeZone: "Europe/Oslo" }).format(new Date())
+      const manifest = (await get(first, "first start, manifest", `/api/v1/manifest?date=${today}`, reader.secret))
+        .json()
+      expect(manifest.totals.passengers, JSON.stringify(manifest.totals)).toBeGreaterThan(50)
+      expect(manifest.synced_at).not.toBeNull()
+      for (const state of ["expired", "revoked", "creator_demoted"]) {
+        const k = demo.keys.find((x: any) => x.state === state)
+        expect((await get(first, `first start, a ${state} key`, "/api/v1/me", k.secret)).status, state).toBe(401)
+      }
+      // Every partner write works on the demo data, as the README shows.
+      await tryEveryWrite(first, demo, dataDir, pgPort)
+      // A desk sells a tour with the demo's test key and terminal, paid at the demo's payment sandbox.
+      await sellAtTheDesk(first, JSON.parse(fs.readFileSync(path.join(dataDir, "demo.json"), "utf8")))
 
-    // SIGTERM: drained, database shut down, exit code 0.
-    first.child.kill("SIGTERM")
-    expect(await exited(first.child, first.output)).toBe(0)
-    expect(postgresRunning(dataDir)).toBe(false)
+      // SIGTERM: drained, database shut down, exit code 0.
+      first.child.kill("SIGTERM")
+      expect(await exited(first.child, first.output)).toBe(0)
+      expect(postgresRunning(dataDir)).toBe(false)
 
-    // A run killed hard leaves PostgreSQL behind; the next start stops it and carries on with the same data.
-    // The kill comes from a cancel at its most dangerous step: the payment provider has refunded the
-    // money and the process dies (SIGKILL) before recording it (CRASH_AT, CRASH_MODE=kill).
-    const second = await start("second start (then killed hard)", dataDir, port, pgPort, {
-      CRASH_AT: "cancel.after_refund",
-      CRASH_MODE: "kill",
-      BOOKING_CHANGE_LEASE_SECONDS: "1"
-    })
-    const canceller = demo.keys.find((k: any) => k.state === "active" && k.scopes.includes("bookings.cancel:write") && k.scopes.includes("bookings:read"))
-    const [paid] = await query(dataDir, pgPort, `
+      // A run killed hard leaves PostgreSQL behind; the next start stops it and carries on with the same data.
+      // The kill comes from a cancel at its most dangerous step: the payment provider has refunded the
+      // money and the process dies (SIGKILL) before recording it (CRASH_AT, CRASH_MODE=kill).
+      const second = await start("second start (then killed hard)", dataDir, port, pgPort, {
+        CRASH_AT: "cancel.after_refund",
+        CRASH_MODE: "kill",
+        BOOKING_CHANGE_LEASE_SECONDS: "1"
+      })
+      const canceller = demo.keys.find((k: any) =>
+        k.state === "active" && k.scopes.includes("bookings.cancel:write") && k.scopes.includes("bookings:read")
+      )
+      const [paid] = await query(
+        dataDir,
+        pgPort,
+        `
       SELECT b.id, b.amount_minor::int AS amount_minor, p.provider_order_id FROM bookings b JOIN booking_payments p ON p.booking_id = b.id
       WHERE b.status = 'CONFIRMED' AND b.payment_strategy = 'pay_now' AND b.operator_id = $1 AND b.experience_date > current_date
-      ORDER BY b.id LIMIT 1`, [canceller.partners[0].id])
-    expect(paid, "a paid demo booking").toBeDefined()
-    const killed = await post(second, `/api/v1/bookings/${paid.id}/cancel`, canceller.secret, { reason: "Crash test: killed after the refund" })
-    expect(killed.status, killed.text).toBe(0)
-    await exited(second.child, second.output)
-    expect(second.child.signalCode).toBe("SIGKILL")
-    expect(postgresRunning(dataDir)).toBe(true)
-    const third = await start("start after a hard kill", dataDir, port, pgPort, {
-      BOOKING_CHANGE_RECOVERY_CRON: "*/2 * * * * *"
-    })
-    expect(third.output()).toContain("ended abruptly")
-    const again = await get(third, "start after a hard kill, the demo key", "/api/v1/me", key.secret)
-    expect(again.status).toBe(200)
-    // The recovery job finishes the cancel: the money went back once, each email is queued once.
-    const deadline = Date.now() + 60_000
-    let status = ""
-    while (Date.now() < deadline && status !== "REFUNDED") {
-      status = (await get(third, "after the kill, the cancelled booking", `/api/v1/bookings/${paid.id}`, canceller.secret)).json().status
-      if (status !== "REFUNDED") await new Promise((r) => setTimeout(r, 500))
-    }
-    expect(status, tail(third.output)).toBe("REFUNDED")
-    const refunds = await query(dataDir, pgPort, `
-      SELECT o.id, o.amount_minor::int AS amount_minor FROM surfboard_sandbox.orders o WHERE o.purchase_order_id = $1`, [paid.provider_order_id])
-    expect(refunds.map((r) => r.amount_minor)).toEqual([paid.amount_minor])
-    const emails = await query(dataDir, pgPort, `SELECT template FROM email_outbox WHERE booking_id = $1 ORDER BY template`, [paid.id])
-    expect(emails.map((e) => e.template)).toEqual(["booking_cancelled_guest", "booking_cancelled_team"])
-    third.child.kill("SIGINT")
-    expect(await exited(third.child, third.output)).toBe(0)
-    expect(postgresRunning(dataDir)).toBe(false)
+      ORDER BY b.id LIMIT 1`,
+        [canceller.partners[0].id]
+      )
+      expect(paid, "a paid demo booking").toBeDefined()
+      const killed = await post(second, `/api/v1/bookings/${paid.id}/cancel`, canceller.secret, {
+        reason: "Crash test: killed after the refund"
+      })
+      expect(killed.status, killed.text).toBe(0)
+      await exited(second.child, second.output)
+      expect(second.child.signalCode).toBe("SIGKILL")
+      expect(postgresRunning(dataDir)).toBe(true)
+      const third = await start("start after a hard kill", dataDir, port, pgPort, {
+        BOOKING_CHANGE_RECOVERY_CRON: "*/2 * * * * *"
+      })
+      expect(third.output()).toContain("ended abruptly")
+      const again = await get(third, "start after a hard kill, the demo key", "/api/v1/me", key.secret)
+      expect(again.status).toBe(200)
+      // The recovery job finishes the cancel: the money went back once, each email is queued once.
+      const deadline = Date.now() + 60_000
+      let status = ""
+      while (Date.now() < deadline && status !== "REFUNDED") {
+        status =
+          (await get(third, "after the kill, the cancelled booking", `/api/v1/bookings/${paid.id}`, canceller.secret))
+            .json().status
+        if (status !== "REFUNDED") await new Promise((r) => setTimeout(r, 500))
+      }
+      expect(status, tail(third.output)).toBe("REFUNDED")
+      const refunds = await query(
+        dataDir,
+        pgPort,
+        `
+      SELECT o.id, o.amount_minor::int AS amount_minor FROM surfboard_sandbox.orders o WHERE o.purchase_order_id = $1`,
+        [paid.provider_order_id]
+      )
+      expect(refunds.map((r) => r.amount_minor)).toEqual([paid.amount_minor])
+      const emails = await query(
+        dataDir,
+        pgPort,
+        `SELECT template FROM email_outbox WHERE booking_id = $1 ORDER BY template`,
+        [paid.id]
+      )
+      expect(emails.map((e) => e.template)).toEqual(["booking_cancelled_guest", "booking_cancelled_team"])
+      third.child.kill("SIGINT")
+      expect(await exited(third.child, third.output)).toBe(0)
+      expect(postgresRunning(dataDir)).toBe(false)
 
-    // A half-initialised data directory (initdb cut short) is rebuilt.
-    fs.rmSync(path.join(dataDir, "pg", ".initialised"))
-    fs.rmSync(path.join(dataDir, "demo.json"))
-    const fourth = await start("start on a half-initialised directory", dataDir, port, pgPort)
-    expect(fourth.output()).toContain("half-initialised")
-    expect(fs.existsSync(path.join(dataDir, "demo.json"))).toBe(true)
-    fourth.child.kill("SIGTERM")
-    expect(await exited(fourth.child, fourth.output)).toBe(0)
-  })
+      // A half-initialised data directory (initdb cut short) is rebuilt.
+      fs.rmSync(path.join(dataDir, "pg", ".initialised"))
+      fs.rmSync(path.join(dataDir, "demo.json"))
+      const fourth = await start("start on a half-initialised directory", dataDir, port, pgPort)
+      expect(fourth.output()).toContain("half-initialised")
+      expect(fs.existsSync(path.join(dataDir, "demo.json"))).toBe(true)
+      fourth.child.kill("SIGTERM")
+      expect(await exited(fourth.child, fourth.output)).toBe(0)
+    }
+  )
 })

@@ -79,7 +79,13 @@ describe("npm start with a port in use", () => {
         taken.port
       )
       expectNamed(
-        await serve({ ...common, PORT: String(port), SANDBOX_PORT: String(sandboxPort), CLUSTER_PORT: String(taken.port), DEMO_DATA: "false" }),
+        await serve({
+          ...common,
+          PORT: String(port),
+          SANDBOX_PORT: String(sandboxPort),
+          CLUSTER_PORT: String(taken.port),
+          DEMO_DATA: "false"
+        }),
         "CLUSTER_PORT",
         taken.port
       )
@@ -89,19 +95,27 @@ describe("npm start with a port in use", () => {
     }
   })
 
-  it("names EMBEDDED_PG_PORT, and does not hang when the port's holder never answers", { timeout: 180_000 }, async () => {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "partner-ports-pg-"))
-    fs.chmodSync(dataDir, 0o755)
-    const taken = await held()
-    try {
-      const started = Date.now()
-      const run = await serve({ DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(taken.port), PORT: String(await freePort()) })
-      expectNamed(run, "EMBEDDED_PG_PORT", taken.port)
-      // Stopped within seconds: not by the 90 s kill.
-      expect(Date.now() - started, run.output).toBeLessThan(80_000)
-    } finally {
-      await taken.close()
-      fs.rmSync(dataDir, { recursive: true, force: true })
+  it(
+    "names EMBEDDED_PG_PORT, and does not hang when the port's holder never answers",
+    { timeout: 180_000 },
+    async () => {
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "partner-ports-pg-"))
+      fs.chmodSync(dataDir, 0o755)
+      const taken = await held()
+      try {
+        const started = Date.now()
+        const run = await serve({
+          DATA_DIR: dataDir,
+          EMBEDDED_PG_PORT: String(taken.port),
+          PORT: String(await freePort())
+        })
+        expectNamed(run, "EMBEDDED_PG_PORT", taken.port)
+        // Stopped within seconds: not by the 90 s kill.
+        expect(Date.now() - started, run.output).toBeLessThan(80_000)
+      } finally {
+        await taken.close()
+        fs.rmSync(dataDir, { recursive: true, force: true })
+      }
     }
-  })
+  )
 })

@@ -16,7 +16,9 @@ export const MailerLive = Layer.scoped(
     if (Option.isSome(config.smtp)) {
       const settings = config.smtp.value
       yield* Effect.logInfo(
-        `email: SMTP to ${settings.host}:${settings.port}${settings.secure ? " (TLS)" : ""} as ${formatMailbox(config.from)}`
+        `email: SMTP to ${settings.host}:${settings.port}${settings.secure ? " (TLS)" : ""} as ${
+          formatMailbox(config.from)
+        }`
       )
       if (config.from.address.endsWith("@localhost")) {
         yield* Effect.logWarning("email: MAIL_FROM is not set; messages go out from no-reply@localhost")

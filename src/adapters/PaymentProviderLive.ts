@@ -16,8 +16,10 @@ export const paymentProviderLayer = (options: PaymentProviderOptions = {}) =>
 
 /** The port configured from SURFBOARD_TIMEOUT_MS and SURFBOARD_RETRIES. */
 export const PaymentProviderLive = Layer.unwrapEffect(
-  Effect.map(PaymentProviderConfig, (config) =>
-    paymentProviderLayer({ timeout: `${config.timeoutMs} millis`, retries: config.retries }))
+  Effect.map(
+    PaymentProviderConfig,
+    (config) => paymentProviderLayer({ timeout: `${config.timeoutMs} millis`, retries: config.retries })
+  )
 )
 
 /**
@@ -25,14 +27,17 @@ export const PaymentProviderLive = Layer.unwrapEffect(
  * SURFBOARD_MERCHANT_ID (none when any is missing). Calls for another merchant of the same partner
  * use `{ ...account, merchantId }`.
  */
-export const livePaymentAccount = Effect.map(PaymentProviderConfig, (config): Option.Option<PaymentAccount> =>
-  Option.all({
-    baseUrl: config.baseUrl,
-    apiKey: config.apiKey,
-    apiSecret: config.apiSecret,
-    merchantId: config.merchantId
-  }).pipe(Option.map((parts) => ({
-    id: "surfboard-live",
-    ...parts,
-    paymentPageTerminalId: Option.getOrNull(config.paymentPageTerminalId)
-  }))))
+export const livePaymentAccount = Effect.map(
+  PaymentProviderConfig,
+  (config): Option.Option<PaymentAccount> =>
+    Option.all({
+      baseUrl: config.baseUrl,
+      apiKey: config.apiKey,
+      apiSecret: config.apiSecret,
+      merchantId: config.merchantId
+    }).pipe(Option.map((parts) => ({
+      id: "surfboard-live",
+      ...parts,
+      paymentPageTerminalId: Option.getOrNull(config.paymentPageTerminalId)
+    })))
+)

@@ -70,7 +70,9 @@ export const makeJsonHttp = <E>(
         try: () => new URL(call.url),
         catch: () => unavailable("connection", "the account's base URL is not a valid URL")
       })
-      let request = HttpClientRequest.make(call.method)(url, { headers: { ...call.headers, accept: "application/json" } })
+      let request = HttpClientRequest.make(call.method)(url, {
+        headers: { ...call.headers, accept: "application/json" }
+      })
       if (call.body !== undefined) request = HttpClientRequest.bodyUnsafeJson(request, call.body)
       const response = yield* http.execute(request).pipe(
         Effect.catchAll((error) => Effect.fail(unavailable("connection", `${error.reason}: request failed`)))
@@ -90,7 +92,8 @@ export const makeJsonHttp = <E>(
       Effect.interruptible,
       Effect.timeoutFail({
         duration: options.timeout,
-        onTimeout: () => errors.unavailable(call.operation, "timeout", `no answer within ${Duration.format(options.timeout)}`)
+        onTimeout: () =>
+          errors.unavailable(call.operation, "timeout", `no answer within ${Duration.format(options.timeout)}`)
       }),
       Effect.forkDaemon,
       Effect.flatMap((exchange) => Fiber.join(exchange).pipe(Effect.onInterrupt(() => Fiber.interrupt(exchange))))
@@ -99,7 +102,9 @@ export const makeJsonHttp = <E>(
   /** A 5xx or 429 answer: the system did not serve the call (worth retrying when safe). */
   const serverFailure = (operation: string, status: number, text: string): Option.Option<E> =>
     status >= 500 || status === 429
-      ? Option.some(errors.unavailable(operation, status === 429 ? "rate_limited" : "http_5xx", `HTTP ${status}: ${excerpt(text)}`))
+      ? Option.some(
+        errors.unavailable(operation, status === 429 ? "rate_limited" : "http_5xx", `HTTP ${status}: ${excerpt(text)}`)
+      )
       : Option.none()
 
   /** Retries `effect` on "unavailable" when `safe`, inside a client span with secrets redacted. */
@@ -111,13 +116,17 @@ export const makeJsonHttp = <E>(
     const retried = call.safe && options.retries > 0
       ? effect.pipe(
         Effect.tapError((error) =>
-          isRetryable(error) ? Effect.logDebug(`${system}.${call.operation}: ${errors.reasonOf(error)}, retrying`) : Effect.void
+          isRetryable(error)
+            ? Effect.logDebug(`${system}.${call.operation}: ${errors.reasonOf(error)}, retrying`)
+            : Effect.void
         ),
         Effect.retry({ schedule: retryPolicy, while: isRetryable })
       )
       : effect
     return retried.pipe(
-      Effect.tapError((error) => Effect.annotateCurrentSpan(`${prefix}.error`, `${errors.tagOf(error)}:${errors.reasonOf(error)}`)),
+      Effect.tapError((error) =>
+        Effect.annotateCurrentSpan(`${prefix}.error`, `${errors.tagOf(error)}:${errors.reasonOf(error)}`)
+      ),
       Effect.locally(Headers.currentRedactedNames, redacted),
       Effect.withSpan(`${system}.${call.operation}`, { kind: "client", attributes: call.attributes })
     )

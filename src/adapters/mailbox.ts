@@ -17,7 +17,8 @@ export const makeMailboxMailer = Effect.gen(function*() {
         ${m.text}, ${m.html}, ${JSON.stringify(m.headers)}::jsonb)
       RETURNING id`.pipe(
       Effect.map(([row]) => ({ response: `stored in the local mailbox as #${row!.id}`, rejected: [] })),
-      Effect.catchTag("SqlError", (e) => Effect.fail(new MailUnavailable({ reason: "other", detail: `mailbox: ${e.message}` }))),
+      Effect.catchTag("SqlError", (e) =>
+        Effect.fail(new MailUnavailable({ reason: "other", detail: `mailbox: ${e.message}` }))),
       Effect.withSpan("Mailer.send", { attributes: { "mail.transport": "mailbox", "mail.message_id": m.messageId } })
     )
   return { kind: "mailbox", maxSendMillis: 30_000, send } satisfies MailerClient
@@ -44,8 +45,13 @@ export const listMailbox = (filter: { readonly to?: string | undefined; readonly
 
 /** One delivery in full: headers, text and HTML. */
 export const showMailbox = (id: number) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<MailboxEntry & { reply_to: string | null; headers: Record<string, string>; text: string; html: string | null }>`
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      sql<
+        MailboxEntry & { reply_to: string | null; headers: Record<string, string>; text: string; html: string | null }
+      >`
       SELECT id, delivered_at, message_id, from_address AS "from", to_addresses AS "to", reply_to, subject, headers,
         text_body AS text, html_body AS html
-      FROM mail_mailbox WHERE id = ${id}`).pipe(Effect.map((rows) => rows[0] ?? null))
+      FROM mail_mailbox WHERE id = ${id}`
+  ).pipe(Effect.map((rows) => rows[0] ?? null))

@@ -30,11 +30,11 @@
 import { Cause, Clock, Duration, Effect, Option } from "effect"
 import { TourAvailabilityConfig } from "../config.js"
 import { localDayAt } from "../domain/localDay.js"
-import { seasonOf, seasonWindow } from "./availability.js"
-import { tourFactsOf } from "./tourFacts.js"
-import { type BookingSystemAccount, BookingSystem, BookingSystemUnavailable } from "../ports/BookingSystem.js"
 import { BookingSystemAccounts } from "../operators/BookingSystemAccounts.js"
+import { BookingSystem, type BookingSystemAccount, BookingSystemUnavailable } from "../ports/BookingSystem.js"
+import { seasonOf, seasonWindow } from "./availability.js"
 import { readDepartures } from "./readDepartures.js"
+import { tourFactsOf } from "./tourFacts.js"
 import { type SeasonTour, TourSeasonRepo } from "./TourSeasonRepo.js"
 
 /**
@@ -81,10 +81,17 @@ export class TourSeason extends Effect.Service<TourSeason>()("Catalogue/TourSeas
     const accounts = yield* BookingSystemAccounts
     const config = yield* TourAvailabilityConfig
 
-    const storeUnknown = (tourId: string, at: Date) => repo.storeUnknown({ tourId, at, keepHours: config.seasonPriceKeepHours })
+    const storeUnknown = (tourId: string, at: Date) =>
+      repo.storeUnknown({ tourId, at, keepHours: config.seasonPriceKeepHours })
 
-    const unknownResult = (tourId: string, reason: string, facts: TourFactsOutcome): TourSeasonResult =>
-      ({ tour_id: tourId, known: false, from_price_minor: null, next_available_date: null, reason, facts })
+    const unknownResult = (tourId: string, reason: string, facts: TourFactsOutcome): TourSeasonResult => ({
+      tour_id: tourId,
+      known: false,
+      from_price_minor: null,
+      next_available_date: null,
+      reason,
+      facts
+    })
 
     /** The account's catalogue, once, within the deadline; cut even inside an uninterruptible region. */
     const readProducts = (account: BookingSystemAccount) =>
@@ -112,7 +119,9 @@ export class TourSeason extends Effect.Service<TourSeason>()("Catalogue/TourSeas
       const read = yield* Effect.either(readProducts(account))
       if (read._tag === "Left") {
         const e = read.left
-        yield* Effect.logWarning(`facts of account ${account.id} not read, its tours left as they are: ${e._tag} ${e.reason}: ${e.detail}`)
+        yield* Effect.logWarning(
+          `facts of account ${account.id} not read, its tours left as they are: ${e._tag} ${e.reason}: ${e.detail}`
+        )
         for (const t of tours) outcomes.set(t.id, "not_read")
         return outcomes
       }
@@ -120,7 +129,9 @@ export class TourSeason extends Effect.Service<TourSeason>()("Catalogue/TourSeas
       for (const tour of tours) {
         const product = products.get(tour.product_id)
         if (product === undefined) {
-          yield* Effect.logWarning(`tour ${tour.id}: product ${tour.product_id} not in the catalogue of account ${account.id}; left as it is`)
+          yield* Effect.logWarning(
+            `tour ${tour.id}: product ${tour.product_id} not in the catalogue of account ${account.id}; left as it is`
+          )
           outcomes.set(tour.id, "not_in_booking_system")
           continue
         }
@@ -161,7 +172,12 @@ export class TourSeason extends Effect.Service<TourSeason>()("Catalogue/TourSeas
         const at = new Date(yield* Clock.currentTimeMillis)
         const window = seasonWindow(localDayAt(tour.timezone, at))
         const read = yield* Effect.either(
-          readDepartures(bookingSystem, account, { productId: tour.product_id, from: window.from, to: window.to }, Duration.millis(config.seasonTimeoutMs))
+          readDepartures(
+            bookingSystem,
+            account,
+            { productId: tour.product_id, from: window.from, to: window.to },
+            Duration.millis(config.seasonTimeoutMs)
+          )
         )
         if (read._tag === "Left") {
           const e = read.left
@@ -171,7 +187,11 @@ export class TourSeason extends Effect.Service<TourSeason>()("Catalogue/TourSeas
           results.push(unknownResult(tour.id, reason, factsOf(tour.id)))
           if (e._tag === "BookingSystemUnavailable") {
             // It did not answer: do not make the rest of its tours wait for it in this run.
-            yield* markAll(tours.slice(i + 1), `not asked: account ${accountId} did not answer for an earlier tour`, true)
+            yield* markAll(
+              tours.slice(i + 1),
+              `not asked: account ${accountId} did not answer for an earlier tour`,
+              true
+            )
             break
           }
           continue
@@ -214,7 +234,10 @@ export class TourSeason extends Effect.Service<TourSeason>()("Catalogue/TourSeas
             Effect.catchAllCause((cause) =>
               Effect.as(
                 Effect.logError(`season refresh of account ${accountId} failed`, cause),
-                list.map((t) => ({ ...unknownResult(t.id, Cause.pretty(cause).split("\n")[0]!, "failed"), skipped: false }))
+                list.map((t) => ({
+                  ...unknownResult(t.id, Cause.pretty(cause).split("\n")[0]!, "failed"),
+                  skipped: false
+                }))
               )
             )
           ),

@@ -168,7 +168,8 @@ export class TourSeasonRepo extends Effect.Service<TourSeasonRepo>()("Catalogue/
 
     const clearDefaultCategory = SqlSchema.void({
       Request: Schema.String,
-      execute: (tourId) => sql`UPDATE tour_pricing_categories SET is_default = false WHERE tour_id = ${tourId} AND is_default`
+      execute: (tourId) =>
+        sql`UPDATE tour_pricing_categories SET is_default = false WHERE tour_id = ${tourId} AND is_default`
     })
 
     const upsertCategory = SqlSchema.void({
@@ -191,7 +192,8 @@ export class TourSeasonRepo extends Effect.Service<TourSeasonRepo>()("Catalogue/
 
     const deleteRatesBut = SqlSchema.void({
       Request: TourIds,
-      execute: ({ ids, tourId }) => sql`DELETE FROM tour_rates WHERE tour_id = ${tourId} AND id <> ALL(${textArray(ids)})`
+      execute: ({ ids, tourId }) =>
+        sql`DELETE FROM tour_rates WHERE tour_id = ${tourId} AND id <> ALL(${textArray(ids)})`
     })
 
     const upsertRate = SqlSchema.void({
@@ -213,23 +215,27 @@ export class TourSeasonRepo extends Effect.Service<TourSeasonRepo>()("Catalogue/
     const idsOf = (items: ReadonlyArray<{ readonly id: string }>) => JSON.stringify(items.map((i) => i.id))
 
     /** The booking system's facts of one tour, in one transaction (see above). */
-    const storeFacts = Effect.fn("TourSeasonRepo.storeFacts")(function*(tourId: string, f: TourFacts) {
-      yield* Effect.annotateCurrentSpan({ tour_id: tourId })
-      yield* updateTour({
-        tourId,
-        ratingAverage: f.rating?.average ?? null,
-        ratingCount: f.rating?.count ?? null,
-        durationMinutes: f.durationMinutes,
-        pricedPerBooking: f.pricedPerBooking,
-        departureTimes: JSON.stringify(f.departureTimes)
-      })
-      yield* deleteCategoriesBut({ tourId, ids: idsOf(f.pricingCategories) })
-      // At most one default per tour (a unique index checked row by row): clear it, then set it again.
-      yield* clearDefaultCategory(tourId)
-      for (const [position, c] of f.pricingCategories.entries()) yield* upsertCategory({ tourId, position, ...c })
-      yield* deleteRatesBut({ tourId, ids: idsOf(f.rates) })
-      for (const [position, r] of f.rates.entries()) yield* upsertRate({ tourId, position, ...r })
-    }, sql.withTransaction, factsRefused)
+    const storeFacts = Effect.fn("TourSeasonRepo.storeFacts")(
+      function*(tourId: string, f: TourFacts) {
+        yield* Effect.annotateCurrentSpan({ tour_id: tourId })
+        yield* updateTour({
+          tourId,
+          ratingAverage: f.rating?.average ?? null,
+          ratingCount: f.rating?.count ?? null,
+          durationMinutes: f.durationMinutes,
+          pricedPerBooking: f.pricedPerBooking,
+          departureTimes: JSON.stringify(f.departureTimes)
+        })
+        yield* deleteCategoriesBut({ tourId, ids: idsOf(f.pricingCategories) })
+        // At most one default per tour (a unique index checked row by row): clear it, then set it again.
+        yield* clearDefaultCategory(tourId)
+        for (const [position, c] of f.pricingCategories.entries()) yield* upsertCategory({ tourId, position, ...c })
+        yield* deleteRatesBut({ tourId, ids: idsOf(f.rates) })
+        for (const [position, r] of f.rates.entries()) yield* upsertRate({ tourId, position, ...r })
+      },
+      sql.withTransaction,
+      factsRefused
+    )
 
     return { linkedTours, dropUnlinked, storeKnown, storeUnknown, defaultCategory, storeFacts } as const
   })

@@ -12,10 +12,10 @@
  *   the service's checkout discounts (date-based or otherwise) are never part of them.
  */
 import { Either, Schema } from "effect"
-import type { DepartureAvailability } from "../ports/BookingSystem.js"
 import { DateString, LocalTime } from "../domain/dates.js"
 import { addDays, daysBetween, localDayAt } from "../domain/localDay.js"
 import { hasStarted, UNLIMITED_REMAINING } from "../partner/reschedules/rules.js"
+import type { DepartureAvailability } from "../ports/BookingSystem.js"
 
 /** Longest range of `GET /tours/{id}/availability`, in days (both ends included). */
 export const AVAILABILITY_MAX_DAYS = 366
@@ -50,7 +50,10 @@ export const checkRange = (from: string, to: string): Either.Either<number, { fi
   if (to < from) return Either.left({ field: "to", detail: "to must not be before from" })
   const days = dayCount(from, to)
   if (days > AVAILABILITY_MAX_DAYS) {
-    return Either.left({ field: "to", detail: `the range covers ${days} days; at most ${AVAILABILITY_MAX_DAYS} (from and to included)` })
+    return Either.left({
+      field: "to",
+      detail: `the range covers ${days} days; at most ${AVAILABILITY_MAX_DAYS} (from and to included)`
+    })
   }
   return Either.right(days)
 }
@@ -129,7 +132,8 @@ export const AvailabilityDay = Schema.Struct({
       "open and let the checkout confirm)."
   }),
   from_price_minor: Schema.NullOr(Schema.Int).annotations({
-    description: "The day's lowest regular adult price: the default pricing category's lowest price over the rates of " +
+    description:
+      "The day's lowest regular adult price: the default pricing category's lowest price over the rates of " +
       "the day's bookable departures, before checkout discounts. null when the day has no bookable departure, no " +
       "adult price, or `known` is false."
   })
@@ -147,7 +151,9 @@ export const DepartureRate = Schema.Struct({
 
 export const AvailabilityDeparture = Schema.Struct({
   date: DateString,
-  start_time: Schema.NullOr(LocalTime).annotations({ description: "Local HH:MM in `timezone`; null when the booking system gives none." }),
+  start_time: Schema.NullOr(LocalTime).annotations({
+    description: "Local HH:MM in `timezone`; null when the booking system gives none."
+  }),
   start_time_id: Schema.String.annotations({ description: "The booking system's id of the departure's start time." }),
   remaining: Schema.Int.annotations({
     description: "Seats left (0: sold out or closed; 9999: no seat limit), as in reschedule options."
@@ -194,7 +200,11 @@ export const unknownDays = (q: Pick<AvailabilityQuery, "from" | "to">) =>
 const remainingOf = (d: DepartureAvailability) => (d.soldOut ? 0 : d.seatsLeft ?? UNLIMITED_REMAINING)
 
 /** The days (and, for short ranges, the departures) of a range from the booking system's departures. */
-export const knownDays = (departures: ReadonlyArray<DepartureAvailability>, q: AvailabilityQuery, ctx: PriceContext) => {
+export const knownDays = (
+  departures: ReadonlyArray<DepartureAvailability>,
+  q: AvailabilityQuery,
+  ctx: PriceContext
+) => {
   const inRange = departures.filter((d) => d.date >= q.from && d.date <= q.to)
   const byDay = new Map<string, Array<DepartureAvailability>>()
   for (const d of inRange) {

@@ -4,7 +4,6 @@
  * nothing is held or reserved. Used by live availability and the season job.
  */
 import { Duration, Effect } from "effect"
-import { chunksOf } from "./availability.js"
 import {
   type BookingSystemAccount,
   type BookingSystemClient,
@@ -12,6 +11,7 @@ import {
   BookingSystemUnavailable,
   type DepartureAvailability
 } from "../ports/BookingSystem.js"
+import { chunksOf } from "./availability.js"
 
 /** Chunks of one read asked at the same time. */
 export const CHUNK_CONCURRENCY = 3

@@ -26,8 +26,7 @@ export interface TourFacts {
 
 const HH_MM = /^([01][0-9]|2[0-3]):[0-5][0-9]$/
 
-const age = (n: number | null): number | null =>
-  n !== null && Number.isInteger(n) && n >= 0 && n <= 120 ? n : null
+const age = (n: number | null): number | null => n !== null && Number.isInteger(n) && n >= 0 && n <= 120 ? n : null
 
 /** Ids as the tables take them (1 to 100 characters), each once: the first occurrence wins. */
 const uniqueById = <A extends { readonly id: string }>(items: ReadonlyArray<A>): Array<A> => {

@@ -21,12 +21,38 @@
 import sanitizeHtml from "sanitize-html"
 
 export const ALLOWED_TAGS = [
-  "p", "br", "strong", "b", "em", "i", "u", "ul", "ol", "li", "h2", "h3", "h4", "span", "a"
+  "p",
+  "br",
+  "strong",
+  "b",
+  "em",
+  "i",
+  "u",
+  "ul",
+  "ol",
+  "li",
+  "h2",
+  "h3",
+  "h4",
+  "span",
+  "a"
 ] as const
 
 const DROPPED_WITH_CONTENT = [
-  "script", "style", "textarea", "option", "noscript", "noembed", "noframes", "xmp", "iframe", "object",
-  "template", "title", "svg", "math"
+  "script",
+  "style",
+  "textarea",
+  "option",
+  "noscript",
+  "noembed",
+  "noframes",
+  "xmp",
+  "iframe",
+  "object",
+  "template",
+  "title",
+  "svg",
+  "math"
 ]
 
 /** An absolute URL with a safe scheme, as the browser will read it (entities already decoded). */

@@ -14,7 +14,9 @@ const print = (value: unknown) => Console.log(JSON.stringify(value, null, 2))
 const refresh = Command.make(
   "refresh",
   {
-    account: Options.optional(Options.text("account")).pipe(Options.withDescription("one account id (default: every account)")),
+    account: Options.optional(Options.text("account")).pipe(
+      Options.withDescription("one account id (default: every account)")
+    ),
     days: Options.optional(Options.integer("days")).pipe(
       Options.withDescription("days ahead of today to mirror (default: the nightly window, MIRROR_NIGHTLY_DAYS)")
     )
@@ -29,9 +31,13 @@ const refresh = Command.make(
         ...(Option.isSome(o.account) ? { accountId: o.account.value } : {})
       })
       yield* print(summary)
-      if (summary.failed > 0) return yield* Effect.fail(new Error(`${summary.failed} of ${summary.accounts} accounts failed`))
-    }).pipe(Effect.provide(Layer.unwrapEffect(Effect.promise(() => import("../app.js"))
-      .pipe(Effect.map(({ MirrorLive }) => MirrorLive.pipe(Layer.provideMerge(DatabaseForCli)))))))
+      if (summary.failed > 0) {
+        return yield* Effect.fail(new Error(`${summary.failed} of ${summary.accounts} accounts failed`))
+      }
+    }).pipe(Effect.provide(Layer.unwrapEffect(
+      Effect.promise(() => import("../app.js"))
+        .pipe(Effect.map(({ MirrorLive }) => MirrorLive.pipe(Layer.provideMerge(DatabaseForCli))))
+    )))
 )
 
 const runs = Command.make(

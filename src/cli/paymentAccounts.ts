@@ -12,18 +12,25 @@ import { DatabaseForCli } from "./database.js"
 const print = (value: unknown) => Console.log(JSON.stringify(value, null, 2))
 
 const withAccounts = <A, E>(f: (accounts: OperatorPaymentAccounts) => Effect.Effect<A, E>) =>
-  Effect.flatMap(OperatorPaymentAccounts, f).pipe(Effect.provide(OperatorPaymentAccounts.Default), Effect.provide(DatabaseForCli))
+  Effect.flatMap(OperatorPaymentAccounts, f).pipe(
+    Effect.provide(OperatorPaymentAccounts.Default),
+    Effect.provide(DatabaseForCli)
+  )
 
 const set = Command.make(
   "set",
   {
     operator: Options.text("operator").pipe(Options.withDescription("operator id")),
-    merchant: Options.text("merchant").pipe(Options.withDescription("the operator's merchant id at the payment provider")),
+    merchant: Options.text("merchant").pipe(
+      Options.withDescription("the operator's merchant id at the payment provider")
+    ),
     paymentPageTerminal: Options.optional(Options.text("payment-page-terminal")).pipe(
       Options.withDescription("the merchant's online (PaymentPage) terminal, for balance payment links")
     ),
     baseUrl: Options.optional(Options.text("base-url")).pipe(
-      Options.withDescription("reach this merchant at its own address and credentials (a sandbox) instead of SURFBOARD_*")
+      Options.withDescription(
+        "reach this merchant at its own address and credentials (a sandbox) instead of SURFBOARD_*"
+      )
     ),
     apiKey: Options.optional(Options.text("api-key")),
     apiSecret: Options.optional(Options.redacted("api-secret")),
@@ -44,7 +51,9 @@ const set = Command.make(
           own: Option.getOrNull(own),
           sandbox: o.sandbox
         })
-      ).pipe(Effect.zipRight(Console.log(`operator ${o.operator}: ${o.sandbox ? "sandbox " : ""}merchant ${o.merchant}`)))
+      ).pipe(
+        Effect.zipRight(Console.log(`operator ${o.operator}: ${o.sandbox ? "sandbox " : ""}merchant ${o.merchant}`))
+      )
   }
 ).pipe(Command.withDescription("record or replace an operator's merchant at the payment provider"))
 

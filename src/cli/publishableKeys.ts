@@ -8,7 +8,9 @@ import { Operators } from "../operators/Operators.js"
 import { PublishableKeys } from "../partner/auth/PublishableKeys.js"
 import { DatabaseForCli } from "./database.js"
 
-const ServicesForCli = Layer.mergeAll(PublishableKeys.Default, Operators.Default).pipe(Layer.provideMerge(DatabaseForCli))
+const ServicesForCli = Layer.mergeAll(PublishableKeys.Default, Operators.Default).pipe(
+  Layer.provideMerge(DatabaseForCli)
+)
 
 const print = (value: unknown) => Console.log(JSON.stringify(value, null, 2))
 
@@ -20,7 +22,9 @@ const create = Command.make(
     name: Options.text("name").pipe(Options.withDefault("Website widgets")),
     origins: Options.text("origin").pipe(
       Options.repeated,
-      Options.withDescription("a domain or origin browsers may read answers from (repeat): fjordexplorer.no, *.fjordexplorer.no, http://localhost:8080")
+      Options.withDescription(
+        "a domain or origin browsers may read answers from (repeat): fjordexplorer.no, *.fjordexplorer.no, http://localhost:8080"
+      )
     )
   },
   (o) =>
@@ -35,14 +39,22 @@ const create = Command.make(
 const list = Command.make(
   "list",
   { site: Options.optional(Options.text("site").pipe(Options.withDescription("site id"))) },
-  (o) => Effect.flatMap(PublishableKeys, (k) => k.list({ siteId: Option.getOrUndefined(o.site) })).pipe(Effect.provide(ServicesForCli), Effect.flatMap(print))
+  (o) =>
+    Effect.flatMap(PublishableKeys, (k) => k.list({ siteId: Option.getOrUndefined(o.site) })).pipe(
+      Effect.provide(ServicesForCli),
+      Effect.flatMap(print)
+    )
 )
 
-const revoke = Command.make("revoke", { id: Args.text({ name: "key" }) }, (o) =>
-  Effect.flatMap(PublishableKeys, (k) => k.revoke(o.id)).pipe(
-    Effect.provide(ServicesForCli),
-    Effect.zipRight(Console.log(`publishable key ${o.id} revoked`))
-  ))
+const revoke = Command.make(
+  "revoke",
+  { id: Args.text({ name: "key" }) },
+  (o) =>
+    Effect.flatMap(PublishableKeys, (k) => k.revoke(o.id)).pipe(
+      Effect.provide(ServicesForCli),
+      Effect.zipRight(Console.log(`publishable key ${o.id} revoked`))
+    )
+)
 
 export const publishableKeys = Command.make("publishable").pipe(
   Command.withDescription("publishable keys (pk_widget_...) of sites"),

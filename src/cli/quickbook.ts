@@ -28,7 +28,9 @@ const register = Command.make(
     paymentTerminal: Options.optional(paymentTerminalOption)
   },
   (o) =>
-    withKeys((k) => k.registerTerminal(o.operator, o.name, Option.getOrNull(o.paymentTerminal))).pipe(Effect.flatMap(print))
+    withKeys((k) => k.registerTerminal(o.operator, o.name, Option.getOrNull(o.paymentTerminal))).pipe(
+      Effect.flatMap(print)
+    )
 ).pipe(Command.withDescription("register a desk terminal for a selling operator; prints its id"))
 
 const setPaymentTerminal = Command.make(
@@ -36,7 +38,9 @@ const setPaymentTerminal = Command.make(
   {
     id: Args.text({ name: "terminal-id" }),
     paymentTerminal: Options.optional(paymentTerminalOption),
-    clear: Options.boolean("clear").pipe(Options.withDescription("remove the card terminal: the desk can no longer charge"))
+    clear: Options.boolean("clear").pipe(
+      Options.withDescription("remove the card terminal: the desk can no longer charge")
+    )
   },
   (o) =>
     Option.isSome(o.paymentTerminal) === o.clear
@@ -44,12 +48,16 @@ const setPaymentTerminal = Command.make(
       : withKeys((k) => k.setPaymentTerminal(o.id, Option.getOrNull(o.paymentTerminal))).pipe(Effect.flatMap(print))
 ).pipe(Command.withDescription("set the card terminal a desk terminal takes payments on"))
 
-const deactivate = Command.make("deactivate", { id: Args.text({ name: "terminal-id" }) }, (o) =>
-  withKeys((k) => k.deactivateTerminal(o.id)).pipe(
-    Effect.flatMap((found) =>
-      found ? Console.log(`terminal ${o.id} deactivated`) : Effect.fail(new Error(`no terminal ${o.id}`))
+const deactivate = Command.make(
+  "deactivate",
+  { id: Args.text({ name: "terminal-id" }) },
+  (o) =>
+    withKeys((k) => k.deactivateTerminal(o.id)).pipe(
+      Effect.flatMap((found) =>
+        found ? Console.log(`terminal ${o.id} deactivated`) : Effect.fail(new Error(`no terminal ${o.id}`))
+      )
     )
-  ))
+)
 
 const list = Command.make(
   "list",
@@ -57,7 +65,9 @@ const list = Command.make(
   (o) => withKeys((k) => k.listTerminals(Option.getOrUndefined(o.operator))).pipe(Effect.flatMap(print))
 )
 
-const terminals = Command.make("terminals").pipe(Command.withSubcommands([register, setPaymentTerminal, deactivate, list]))
+const terminals = Command.make("terminals").pipe(
+  Command.withSubcommands([register, setPaymentTerminal, deactivate, list])
+)
 
 const issue = Command.make(
   "issue",
@@ -81,24 +91,41 @@ const issue = Command.make(
 
 const keysList = Command.make(
   "list",
-  { operator: Options.optional(Options.text("operator").pipe(Options.withDescription("keys bound to this operator's terminals"))) },
+  {
+    operator: Options.optional(
+      Options.text("operator").pipe(Options.withDescription("keys bound to this operator's terminals"))
+    )
+  },
   (o) => withKeys((k) => k.listKeys(Option.getOrUndefined(o.operator))).pipe(Effect.flatMap(print))
 ).pipe(Command.withDescription("list quickbook keys (no secrets): id, mode, name, terminals, created/expires/revoked"))
 
-const bind = Command.make("bind", { id: Args.text({ name: "key-id" }), terminals: terminalOption.pipe(Options.repeated) }, (o) =>
+const bind = Command.make("bind", {
+  id: Args.text({ name: "key-id" }),
+  terminals: terminalOption.pipe(Options.repeated)
+}, (o) =>
   withKeys((k) => k.bindKey(o.id, o.terminals)).pipe(
     Effect.zipRight(Console.log(`key ${o.id} bound to ${o.terminals.join(", ")}`))
   ))
 
-const unbind = Command.make("unbind", { id: Args.text({ name: "key-id" }), terminal: terminalOption }, (o) =>
-  withKeys((k) => k.unbindKey(o.id, o.terminal)).pipe(
-    Effect.flatMap((was) => Console.log(was ? `key ${o.id} no longer bound to ${o.terminal}` : `key ${o.id} was not bound to ${o.terminal}`))
-  ))
+const unbind = Command.make(
+  "unbind",
+  { id: Args.text({ name: "key-id" }), terminal: terminalOption },
+  (o) =>
+    withKeys((k) => k.unbindKey(o.id, o.terminal)).pipe(
+      Effect.flatMap((was) =>
+        Console.log(was ? `key ${o.id} no longer bound to ${o.terminal}` : `key ${o.id} was not bound to ${o.terminal}`)
+      )
+    )
+)
 
-const revoke = Command.make("revoke", { id: Args.text({ name: "key-id" }) }, (o) =>
-  withKeys((k) => k.revokeKey(o.id)).pipe(
-    Effect.flatMap((found) => found ? Console.log(`key ${o.id} revoked`) : Effect.fail(new Error(`no key ${o.id}`)))
-  ))
+const revoke = Command.make(
+  "revoke",
+  { id: Args.text({ name: "key-id" }) },
+  (o) =>
+    withKeys((k) => k.revokeKey(o.id)).pipe(
+      Effect.flatMap((found) => found ? Console.log(`key ${o.id} revoked`) : Effect.fail(new Error(`no key ${o.id}`)))
+    )
+)
 
 const keys = Command.make("keys").pipe(Command.withSubcommands([issue, keysList, bind, unbind, revoke]))
 

@@ -51,15 +51,22 @@ const list = Command.make(
         .slice(0, limit)
       yield* print(rows)
     }).pipe(Effect.provide(DatabaseForCli))
-).pipe(Command.withDescription("refunds of cancels and of balances paid after cancellation that are not complete (default), refused, or all"))
+).pipe(
+  Command.withDescription(
+    "refunds of cancels and of balances paid after cancellation that are not complete (default), refused, or all"
+  )
+)
 
 const recover = Command.make("recover", {}, () =>
   Effect.flatMap(Cancels, (cancels) => cancels.recover()).pipe(
     Effect.flatMap(print),
-    Effect.provide(Layer.unwrapEffect(Effect.promise(() => import("../adapters/live.js")).pipe(
-      Effect.map(({ ExternalSystemsLive, OutboxLive }) =>
-        Cancels.Default.pipe(Layer.provide([ExternalSystemsLive, OutboxLive]), Layer.provideMerge(DatabaseForCli)))
-    )))
+    Effect.provide(Layer.unwrapEffect(
+      Effect.promise(() => import("../adapters/live.js")).pipe(
+        Effect.map(({ ExternalSystemsLive, OutboxLive }) =>
+          Cancels.Default.pipe(Layer.provide([ExternalSystemsLive, OutboxLive]), Layer.provideMerge(DatabaseForCli))
+        )
+      )
+    ))
   )).pipe(Command.withDescription("finish open cancels and ask again for due refunds now (what the recovery job does)"))
 
 export const refunds = Command.make("refunds").pipe(Command.withSubcommands([list, recover]))

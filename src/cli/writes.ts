@@ -4,10 +4,10 @@
  */
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Layer, Option } from "effect"
-import { WRITE_ACTIONS, type WriteAction } from "../partner/writes/rules.js"
 import { AdminError } from "../operators/Operators.js"
 import { Audit } from "../partner/writes/Audit.js"
 import { DailyLimits } from "../partner/writes/DailyLimits.js"
+import { WRITE_ACTIONS, type WriteAction } from "../partner/writes/rules.js"
 import { DatabaseForCli } from "./database.js"
 
 const ServicesForCli = Layer.mergeAll(DailyLimits.Default, Audit.Default).pipe(Layer.provide(DatabaseForCli))
@@ -22,7 +22,10 @@ const print = (value: unknown) => Console.log(JSON.stringify(value, null, 2))
 
 const keyId = Args.text({ name: "key-id" })
 const limitOption = (name: string, action: WriteAction) =>
-  Options.integer(name).pipe(Options.optional, Options.withDescription(`daily ${action} limit for this key (0 or more)`))
+  Options.integer(name).pipe(
+    Options.optional,
+    Options.withDescription(`daily ${action} limit for this key (0 or more)`)
+  )
 
 const show = (id: string) => Effect.flatMap(DailyLimits, (limits) => limits.statusOf(id))
 
@@ -43,11 +46,15 @@ const limitsSet = Command.make(
       reschedules: Option.getOrUndefined(o.reschedules)
     }
     if (Object.values(given).every((v) => v === undefined)) {
-      return Effect.fail(new AdminError({ message: "give at least one of --checkins, --payment-links, --cancels, --reschedules" }))
+      return Effect.fail(
+        new AdminError({ message: "give at least one of --checkins, --payment-links, --cancels, --reschedules" })
+      )
     }
-    return run(Effect.flatMap(DailyLimits, (limits) => limits.setOverrides(o.id, given)).pipe(
-      Effect.zipRight(show(o.id))
-    )).pipe(Effect.flatMap(print))
+    return run(
+      Effect.flatMap(DailyLimits, (limits) => limits.setOverrides(o.id, given)).pipe(
+        Effect.zipRight(show(o.id))
+      )
+    ).pipe(Effect.flatMap(print))
   }
 ).pipe(Command.withDescription("set this key's own daily limits; the others keep theirs"))
 
@@ -59,10 +66,12 @@ const limitsReset = Command.make(
   "reset",
   { id: keyId, actions: Options.choice("action", WRITE_ACTIONS).pipe(Options.repeated) },
   (o) =>
-    run(Effect.flatMap(DailyLimits, (limits) =>
-      limits.clearOverrides(o.id, o.actions.length > 0 ? o.actions : WRITE_ACTIONS)).pipe(
-        Effect.zipRight(show(o.id))
-      )).pipe(Effect.flatMap(print))
+    run(
+      Effect.flatMap(DailyLimits, (limits) =>
+        limits.clearOverrides(o.id, o.actions.length > 0 ? o.actions : WRITE_ACTIONS)).pipe(
+          Effect.zipRight(show(o.id))
+        )
+    ).pipe(Effect.flatMap(print))
 ).pipe(Command.withDescription("back to the default limits (all, or each --action given)"))
 
 export const keysLimits = Command.make("limits").pipe(Command.withSubcommands([limitsSet, limitsShow, limitsReset]))
@@ -75,8 +84,14 @@ const auditList = Command.make(
     limit: Options.integer("limit").pipe(Options.withDefault(50), Options.withDescription("1 to 1000, default 50"))
   },
   (o) =>
-    run(Effect.flatMap(Audit, (audit) =>
-      audit.list({ keyId: Option.getOrUndefined(o.key), operatorId: Option.getOrUndefined(o.operator), limit: o.limit })))
+    run(
+      Effect.flatMap(Audit, (audit) =>
+        audit.list({
+          keyId: Option.getOrUndefined(o.key),
+          operatorId: Option.getOrUndefined(o.operator),
+          limit: o.limit
+        }))
+    )
       .pipe(Effect.flatMap(print))
 ).pipe(Command.withDescription("write attempts, newest first"))
 

@@ -5,8 +5,8 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { PgClient, PgMigrator } from "@effect/sql-pg"
 import { Duration, Effect, Layer, Option, Redacted, Schedule } from "effect"
-import { AppConfig } from "../config.js"
 import { migrations } from "../../migrations/index.js"
+import { AppConfig } from "../config.js"
 import { startEmbeddedPostgres } from "./embedded.js"
 import { pgTypes } from "./pgTypes.js"
 
@@ -50,7 +50,8 @@ export const MigratorLive = PgMigrator.layer({ loader: PgMigrator.fromRecord(mig
  * The migrators look for their own tables before creating them (expected on a new database), and
  * our readiness probe knocks while the server is starting up: neither is worth a line.
  */
-const FIRST_START_PROBE = /relation "(effect_sql_migrations|cluster_[a-z_]+)" does not exist|the database system is starting up/
+const FIRST_START_PROBE =
+  /relation "(effect_sql_migrations|cluster_[a-z_]+)" does not exist|the database system is starting up/
 
 /** Resolves where the database is: DATABASE_URL, or the embedded cluster (started for the scope). */
 export const DatabaseUrl = Effect.gen(function*() {

@@ -13,7 +13,7 @@
  * - a postmaster still running on our data directory (left by a killed run) is stopped first.
  */
 import { Data, Effect, Schedule } from "effect"
-import { spawn, execFileSync, type ChildProcess } from "node:child_process"
+import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -106,9 +106,10 @@ const run = (cmd: string, args: ReadonlyArray<string>, ids: { uid: number; gid: 
       resume(
         code === 0
           ? Effect.succeed(output)
-          : Effect.fail(new EmbeddedPostgresError({ message: `${path.basename(cmd)} exited ${code}: ${output.trim()}` }))
-      )
-    )
+          : Effect.fail(
+            new EmbeddedPostgresError({ message: `${path.basename(cmd)} exited ${code}: ${output.trim()}` })
+          )
+      ))
   })
 
 const waitUntilReady = (url: string, child: ChildProcess, log: () => string) =>
@@ -152,8 +153,12 @@ export const startEmbeddedPostgres = (options: EmbeddedOptions) =>
     const log = options.onLog ?? (() => {})
 
     fs.mkdirSync(root, { recursive: true })
-    if (!fs.existsSync(path.join(pgDir, "PG_VERSION"))) yield* Effect.logInfo(`initialising the embedded PostgreSQL in ${pgDir}`)
-    if (!fs.existsSync(passwordFile)) fs.writeFileSync(passwordFile, randomBytes(18).toString("base64url") + "\n", { mode: 0o600 })
+    if (!fs.existsSync(path.join(pgDir, "PG_VERSION"))) {
+      yield* Effect.logInfo(`initialising the embedded PostgreSQL in ${pgDir}`)
+    }
+    if (!fs.existsSync(passwordFile)) {
+      fs.writeFileSync(passwordFile, randomBytes(18).toString("base64url") + "\n", { mode: 0o600 })
+    }
     const password = fs.readFileSync(passwordFile, "utf8").trim()
 
     // A postmaster may already run on our directory: owned by a live process of ours (say `npm start`
@@ -171,7 +176,9 @@ export const startEmbeddedPostgres = (options: EmbeddedOptions) =>
           const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${runningPort}/postgres`
           return { url, port: runningPort } satisfies EmbeddedServer
         }
-        yield* Effect.logWarning(`stopping a PostgreSQL (pid ${pid}) left running on ${pgDir} by a run that ended abruptly`)
+        yield* Effect.logWarning(
+          `stopping a PostgreSQL (pid ${pid}) left running on ${pgDir} by a run that ended abruptly`
+        )
         yield* run(bin.pg_ctl, ["-D", pgDir, "stop", "-m", "fast", "-w", "-t", "30"], ids).pipe(
           Effect.catchAll(() => Effect.sync(() => process.kill(pid, "SIGQUIT")))
         )
@@ -196,7 +203,14 @@ export const startEmbeddedPostgres = (options: EmbeddedOptions) =>
       }
       yield* run(
         bin.initdb,
-        [`--pgdata=${pgDir}`, "--auth=scram-sha-256", "--username=postgres", `--pwfile=${pwfile}`, "--encoding=UTF8", "--locale=C"],
+        [
+          `--pgdata=${pgDir}`,
+          "--auth=scram-sha-256",
+          "--username=postgres",
+          `--pwfile=${pwfile}`,
+          "--encoding=UTF8",
+          "--locale=C"
+        ],
         ids
       ).pipe(Effect.ensuring(Effect.sync(() => fs.rmSync(pwfile, { force: true }))))
       fs.writeFileSync(marker, new Date().toISOString())
@@ -211,12 +225,20 @@ export const startEmbeddedPostgres = (options: EmbeddedOptions) =>
         const proc = spawn(
           bin.postgres,
           [
-            "-D", pgDir, "-p", String(options.port),
-            "-c", "listen_addresses=127.0.0.1",
-            "-c", "unix_socket_directories=",
-            "-c", "max_connections=200",
-            "-c", "shared_buffers=256MB",
-            "-c", "fsync=on"
+            "-D",
+            pgDir,
+            "-p",
+            String(options.port),
+            "-c",
+            "listen_addresses=127.0.0.1",
+            "-c",
+            "unix_socket_directories=",
+            "-c",
+            "max_connections=200",
+            "-c",
+            "shared_buffers=256MB",
+            "-c",
+            "fsync=on"
           ],
           { ...ids, detached: true, stdio: ["ignore", "ignore", "pipe"] }
         )

@@ -23,7 +23,10 @@ export type AtEdge<F extends Method> = F extends (...args: infer A) => Effect.Ef
   : never
 
 /** The repository `repo`'s methods, each spanned and with its infrastructure failures as defects. */
-export const repoEdge = <M extends Record<string, Method>>(repo: string, methods: M): { readonly [K in keyof M]: AtEdge<M[K]> } =>
+export const repoEdge = <M extends Record<string, Method>>(
+  repo: string,
+  methods: M
+): { readonly [K in keyof M]: AtEdge<M[K]> } =>
   Object.fromEntries(
     Object.entries(methods).map(([name, method]) => [
       name,
@@ -38,10 +41,14 @@ export const repoEdge = <M extends Record<string, Method>>(repo: string, methods
   ) as { readonly [K in keyof M]: AtEdge<M[K]> }
 
 /** `sql.withTransaction` for a service: the transaction's own `SqlError` (BEGIN, COMMIT) is a defect too. */
-export const transactionAtEdge = (sql: SqlClient.SqlClient) =>
-<A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, SqlError>, R> =>
-  Effect.catchIf(sql.withTransaction(self), (e): e is SqlError => Predicate.isTagged(e, "SqlError"), Effect.die) as Effect.Effect<
-    A,
-    Exclude<E, SqlError>,
-    R
-  >
+export const transactionAtEdge =
+  (sql: SqlClient.SqlClient) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, SqlError>, R> =>
+    Effect.catchIf(
+      sql.withTransaction(self),
+      (e): e is SqlError => Predicate.isTagged(e, "SqlError"),
+      Effect.die
+    ) as Effect.Effect<
+      A,
+      Exclude<E, SqlError>,
+      R
+    >

@@ -2,4 +2,3 @@
 
 /** A PostgreSQL array literal for a list of UUIDs (validated upstream, so no quoting needed). */
 export const toPgArray = (ids: ReadonlyArray<string>) => `{${ids.join(",")}}`
-

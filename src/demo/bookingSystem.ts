@@ -16,8 +16,8 @@
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect } from "effect"
 import { addDays, localDayAt } from "../domain/localDay.js"
-import { demoProducts, type Sandbox, type SandboxProduct, type SandboxVendor } from "../sandbox/bokun/index.js"
 import { BookingSystemAccounts } from "../operators/BookingSystemAccounts.js"
+import { demoProducts, type Sandbox, type SandboxProduct, type SandboxVendor } from "../sandbox/bokun/index.js"
 
 interface DemoVendor {
   readonly key: string
@@ -63,20 +63,28 @@ const FULL_DAYS = 4
 const adoptBookingSystemIds = (product: SandboxProduct) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const [tour] = yield* sql<{ id: string }>`SELECT id FROM tours WHERE booking_system_product_id = ${product.id.toString()}`
+    const [tour] = yield* sql<
+      { id: string }
+    >`SELECT id FROM tours WHERE booking_system_product_id = ${product.id.toString()}`
     if (!tour) return
     const lists = [
       { table: "tour_pricing_categories", theirs: product.pricingCategories.map((c) => c.id.toString()) },
       { table: "tour_rates", theirs: product.rates.map((r) => r.id.toString()) }
     ]
     for (const { table, theirs } of lists) {
-      const ours = yield* sql<{ id: string }>`SELECT id FROM ${sql(table)} WHERE tour_id = ${tour.id} ORDER BY position, id`
+      const ours = yield* sql<{ id: string }>`SELECT id FROM ${
+        sql(table)
+      } WHERE tour_id = ${tour.id} ORDER BY position, id`
       if (ours.length !== theirs.length) {
-        if (ours.length > 0) yield* Effect.logWarning(`demo: ${table} of tour ${tour.id} do not pair with product ${product.id}; ids kept`)
+        if (ours.length > 0) {
+          yield* Effect.logWarning(`demo: ${table} of tour ${tour.id} do not pair with product ${product.id}; ids kept`)
+        }
         continue
       }
       for (const [i, row] of ours.entries()) {
-        if (row.id !== theirs[i]) yield* sql`UPDATE ${sql(table)} SET id = ${theirs[i]!} WHERE tour_id = ${tour.id} AND id = ${row.id}`
+        if (row.id !== theirs[i]) {
+          yield* sql`UPDATE ${sql(table)} SET id = ${theirs[i]!} WHERE tour_id = ${tour.id} AND id = ${row.id}`
+        }
       }
     }
   })
@@ -118,21 +126,29 @@ const importDemoBookings = (sandbox: Sandbox, vendor: SandboxVendor) =>
         AND b.experience_date IS NOT NULL AND b.start_time IS NOT NULL
       ORDER BY b.confirmation_code`
     if (rows.length === 0) return
-    const codes = yield* sandbox.importBookings(vendor.id, rows.map((b) => {
-      const [firstName, ...rest] = (b.guest_name ?? "Guest").split(" ")
-      return {
-        externalReference: b.confirmation_code,
-        productId: Number(b.product_id),
-        date: b.experience_date,
-        startTime: b.start_time.slice(0, 5),
-        participants: b.participants,
-        status: b.status === "CANCELLED" || b.status === "REFUNDED" ? "CANCELLED" as const : "CONFIRMED" as const,
-        guest: { firstName: firstName!, lastName: rest.join(" ") || "Guest", email: b.guest_email, phone: b.guest_phone },
-        owedMinor: b.owed_minor,
-        createdAt: b.created_at,
-        updatedAt: b.updated_at
-      }
-    }))
+    const codes = yield* sandbox.importBookings(
+      vendor.id,
+      rows.map((b) => {
+        const [firstName, ...rest] = (b.guest_name ?? "Guest").split(" ")
+        return {
+          externalReference: b.confirmation_code,
+          productId: Number(b.product_id),
+          date: b.experience_date,
+          startTime: b.start_time.slice(0, 5),
+          participants: b.participants,
+          status: b.status === "CANCELLED" || b.status === "REFUNDED" ? "CANCELLED" as const : "CONFIRMED" as const,
+          guest: {
+            firstName: firstName!,
+            lastName: rest.join(" ") || "Guest",
+            email: b.guest_email,
+            phone: b.guest_phone
+          },
+          owedMinor: b.owed_minor,
+          createdAt: b.created_at,
+          updatedAt: b.updated_at
+        }
+      })
+    )
     const pairs = [...codes].map(([ours, theirs]) => ({ ours, theirs }))
     yield* sql`
       UPDATE bookings b SET provider_reference = x.theirs
@@ -159,7 +175,9 @@ export const setUpDemoBookingSystem = (sandbox: Sandbox) =>
         secretKey,
         products: demoProducts(v.currency)
       }))
-      const [existing] = yield* sql<{ id: string }>`SELECT id FROM booking_system_accounts WHERE access_key = ${accessKey}`
+      const [existing] = yield* sql<
+        { id: string }
+      >`SELECT id FROM booking_system_accounts WHERE access_key = ${accessKey}`
       const accountId = existing?.id ?? (yield* accounts.create({
         kind: "bokun",
         name: v.title,

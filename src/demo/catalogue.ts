@@ -28,7 +28,12 @@ export const DEMO_CATALOGUE: Readonly<Record<string, TourContent>> = {
     durationMinutes: 180,
     languages: ["en", "nb", "de"],
     rating: { average: 4.7, count: 1284 },
-    meetingPoint: { name: "City Hall Pier 3 (Rådhusbrygge 3)", address: "Rådhusplassen, 0160 Oslo", lat: 59.9107, lng: 10.7316 },
+    meetingPoint: {
+      name: "City Hall Pier 3 (Rådhusbrygge 3)",
+      address: "Rådhusplassen, 0160 Oslo",
+      lat: 59.9107,
+      lng: 10.7316
+    },
     cancellation: { title: "Free cancellation up to 24 hours before departure", freeHours: 24 },
     minAge: null,
     difficulty: "very_easy",
@@ -50,7 +55,11 @@ export const DEMO_CATALOGUE: Readonly<Record<string, TourContent>> = {
       { id: "standard", title: "Standard", description: null },
       { id: "lunch", title: "Lunch included", description: "Shrimp sandwich and a soft drink served on board." }
     ],
-    linkedProducts: [{ label: "Paddle it yourself: Fjord & Fortress Kayak", language: null, tourId: "Fjord & Fortress Kayak" }],
+    linkedProducts: [{
+      label: "Paddle it yourself: Fjord & Fortress Kayak",
+      language: null,
+      tourId: "Fjord & Fortress Kayak"
+    }],
     translations: {
       nb: {
         title: "Sightseeing på Oslofjorden",
@@ -64,7 +73,11 @@ export const DEMO_CATALOGUE: Readonly<Record<string, TourContent>> = {
         inclusions: ["Guide", "Pledd på dekk", "Toalett om bord"],
         exclusions: ["Mat og drikke", "Henting på hotell"],
         highlights: ["Akershus festning fra sjøen", "Stille elbåt", "Øyene i indre Oslofjord"],
-        knowBefore: ["Møt opp på brygga 15 minutter før avgang", "Tilgjengelig med rullestol", "Kle deg for vind på dekk"],
+        knowBefore: [
+          "Møt opp på brygga 15 minutter før avgang",
+          "Tilgjengelig med rullestol",
+          "Kle deg for vind på dekk"
+        ],
         meetingPointName: "Rådhusbrygge 3",
         cancellationTitle: "Gratis avbestilling inntil 24 timer før avgang",
         pricingCategories: NB_ADULT_CHILD,
@@ -88,7 +101,8 @@ export const DEMO_CATALOGUE: Readonly<Record<string, TourContent>> = {
     descriptionHtml:
       "<p>A guided paddle for beginners and improvers. After a safety briefing we cross to the islands where " +
       "the old <em>coastal fortresses</em> guarded the way to Oslo.</p><p>Groups are at most 10 guests per guide.</p>",
-    includedHtml: "<ul><li>Sea kayak, paddle and spray deck</li><li>Life jacket and dry bag</li><li>Coffee and a cinnamon bun</li></ul>",
+    includedHtml:
+      "<ul><li>Sea kayak, paddle and spray deck</li><li>Life jacket and dry bag</li><li>Coffee and a cinnamon bun</li></ul>",
     excludedHtml: "<p>Transport to Bygdøy (bus 30 stops at Huk).</p>",
     inclusions: ["Kayak and safety gear", "Certified guide", "Coffee and cinnamon bun"],
     exclusions: ["Transport to Bygdøy", "Wetsuit (bring warm layers)"],
@@ -104,7 +118,8 @@ export const DEMO_CATALOGUE: Readonly<Record<string, TourContent>> = {
         descriptionHtml:
           "<p>En guidet tur for nybegynnere og viderekomne. Etter sikkerhetsgjennomgang padler vi over til øyene der " +
           "de gamle <em>kystfestningene</em> voktet innseilingen til Oslo.</p><p>Høyst 10 gjester per guide.</p>",
-        includedHtml: "<ul><li>Havkajakk, åre og spruttrekk</li><li>Redningsvest og vanntett pose</li><li>Kaffe og kanelbolle</li></ul>",
+        includedHtml:
+          "<ul><li>Havkajakk, åre og spruttrekk</li><li>Redningsvest og vanntett pose</li><li>Kaffe og kanelbolle</li></ul>",
         excludedHtml: "<p>Transport til Bygdøy (buss 30 stopper på Huk).</p>",
         inclusions: ["Kajakk og sikkerhetsutstyr", "Sertifisert guide", "Kaffe og kanelbolle"],
         exclusions: ["Transport til Bygdøy", "Våtdrakt (ta med varme klær)"],
@@ -122,7 +137,12 @@ export const DEMO_CATALOGUE: Readonly<Record<string, TourContent>> = {
     durationMinutes: 120,
     languages: ["en", "nb"],
     rating: { average: 4.8, count: 532 },
-    meetingPoint: { name: "Prostneset quay, gate B", address: "Samuel Arnesens gate 5, 9008 Tromsø", lat: 69.6484, lng: 18.9603 },
+    meetingPoint: {
+      name: "Prostneset quay, gate B",
+      address: "Samuel Arnesens gate 5, 9008 Tromsø",
+      lat: 69.6484,
+      lng: 18.9603
+    },
     cancellation: { title: "Free cancellation up to 24 hours before departure", freeHours: 24 },
     minAge: 8,
     difficulty: "challenging",
@@ -167,7 +187,12 @@ export const DEMO_CATALOGUE: Readonly<Record<string, TourContent>> = {
     pricedPerBooking: true,
     languages: ["en", "nb", "es"],
     rating: null,
-    meetingPoint: { name: "Outside Radisson Blu Hotel Tromsø", address: "Sjøgata 7, 9008 Tromsø", lat: 69.6496, lng: 18.958 },
+    meetingPoint: {
+      name: "Outside Radisson Blu Hotel Tromsø",
+      address: "Sjøgata 7, 9008 Tromsø",
+      lat: 69.6496,
+      lng: 18.958
+    },
     cancellation: { title: "Free cancellation up to 72 hours before departure", freeHours: 72 },
     minAge: null,
     difficulty: "easy",
@@ -175,7 +200,8 @@ export const DEMO_CATALOGUE: Readonly<Record<string, TourContent>> = {
     descriptionHtml:
       "<p>Your own guide and minibus for the evening. We check the forecasts and drive to where the clouds " +
       "break, with a campfire, tripods and photos of your group under the aurora.</p>",
-    includedHtml: "<ul><li>Private minibus and guide for up to 8 guests</li><li>Thermal suits and boots</li><li>Campfire snacks</li></ul>",
+    includedHtml:
+      "<ul><li>Private minibus and guide for up to 8 guests</li><li>Thermal suits and boots</li><li>Campfire snacks</li></ul>",
     excludedHtml: "",
     inclusions: ["Private minibus and guide", "Thermal suits and boots", "Photos of your group"],
     exclusions: ["Dinner"],
@@ -192,7 +218,8 @@ export const DEMO_CATALOGUE: Readonly<Record<string, TourContent>> = {
         descriptionHtml:
           "<p>Din egen guide og minibuss for kvelden. Vi følger værmeldingene og kjører dit skyene sprekker opp, " +
           "med bål, stativ og bilder av gruppen under nordlyset.</p>",
-        includedHtml: "<ul><li>Privat minibuss og guide for opptil 8 gjester</li><li>Termodresser og støvler</li><li>Bålmat</li></ul>",
+        includedHtml:
+          "<ul><li>Privat minibuss og guide for opptil 8 gjester</li><li>Termodresser og støvler</li><li>Bålmat</li></ul>",
         inclusions: ["Privat minibuss og guide", "Termodresser og støvler", "Bilder av gruppen"],
         exclusions: ["Middag"],
         highlights: ["Privat: bare gruppen din", "Vi jager klar himmel", "Nordlysbilder inkludert"],
@@ -210,7 +237,12 @@ export const DEMO_CATALOGUE: Readonly<Record<string, TourContent>> = {
     pricedPerBooking: true,
     languages: ["en", "pt", "es"],
     rating: null,
-    meetingPoint: { name: "Doca de Santo Amaro, pontoon B", address: "Doca de Santo Amaro, 1350-353 Lisboa", lat: 38.7031, lng: -9.1748 },
+    meetingPoint: {
+      name: "Doca de Santo Amaro, pontoon B",
+      address: "Doca de Santo Amaro, 1350-353 Lisboa",
+      lat: 38.7031,
+      lng: -9.1748
+    },
     cancellation: { title: "Free cancellation up to 48 hours before departure", freeHours: 48 },
     minAge: null,
     difficulty: "very_easy",
@@ -218,7 +250,8 @@ export const DEMO_CATALOGUE: Readonly<Record<string, TourContent>> = {
     descriptionHtml:
       "<p>Sail the river at golden hour with a skipper for your group only. Take the helm if you like, or " +
       "relax on deck with a glass of <em>vinho verde</em>.</p>",
-    includedHtml: "<ul><li>Private yacht and skipper for up to 8 guests</li><li>A bottle of vinho verde and snacks</li></ul>",
+    includedHtml:
+      "<ul><li>Private yacht and skipper for up to 8 guests</li><li>A bottle of vinho verde and snacks</li></ul>",
     excludedHtml: "<p>Transfers to the marina.</p>",
     inclusions: ["Private yacht and skipper", "Vinho verde and snacks"],
     exclusions: ["Transfers"],
@@ -234,7 +267,8 @@ export const DEMO_CATALOGUE: Readonly<Record<string, TourContent>> = {
         descriptionHtml:
           "<p>Navegue no rio à hora dourada com um skipper só para o seu grupo. Pegue no leme se quiser, ou " +
           "relaxe no convés com um copo de <em>vinho verde</em>.</p>",
-        includedHtml: "<ul><li>Veleiro privado e skipper para até 8 pessoas</li><li>Uma garrafa de vinho verde e petiscos</li></ul>",
+        includedHtml:
+          "<ul><li>Veleiro privado e skipper para até 8 pessoas</li><li>Uma garrafa de vinho verde e petiscos</li></ul>",
         excludedHtml: "<p>Transferes para a marina.</p>",
         inclusions: ["Veleiro privado e skipper", "Vinho verde e petiscos"],
         exclusions: ["Transferes"],
@@ -252,7 +286,12 @@ export const DEMO_CATALOGUE: Readonly<Record<string, TourContent>> = {
     durationMinutes: 120,
     languages: ["en", "pt"],
     rating: { average: 4.8, count: 532 },
-    meetingPoint: { name: "Doca de Belém, next to the Padrão dos Descobrimentos", address: "Av. Brasília, 1400-038 Lisboa", lat: 38.6935, lng: -9.2056 },
+    meetingPoint: {
+      name: "Doca de Belém, next to the Padrão dos Descobrimentos",
+      address: "Av. Brasília, 1400-038 Lisboa",
+      lat: 38.6935,
+      lng: -9.2056
+    },
     cancellation: { title: "Free cancellation up to 24 hours before departure", freeHours: 24 },
     minAge: 4,
     difficulty: "easy",
@@ -294,7 +333,12 @@ export const DEMO_CATALOGUE: Readonly<Record<string, TourContent>> = {
     excerpt: "A full day in the Douro valley with two quintas and lunch. Not on sale yet.",
     durationMinutes: 660,
     languages: ["en", "pt"],
-    meetingPoint: { name: "Lisboa Oriente station, main entrance", address: "Av. Dom João II, 1990-233 Lisboa", lat: 38.7679, lng: -9.0992 },
+    meetingPoint: {
+      name: "Lisboa Oriente station, main entrance",
+      address: "Av. Dom João II, 1990-233 Lisboa",
+      lat: 38.7679,
+      lng: -9.0992
+    },
     departureTimes: ["07:00"],
     descriptionHtml: "<p>Work in progress.</p>",
     photos: photos("douro", 1),

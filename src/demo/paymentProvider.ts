@@ -18,7 +18,9 @@ import { Effect } from "effect"
 import type { Sandbox } from "../sandbox/surfboard/index.js"
 
 export const setUpDemoPaymentProvider = (sandbox: Sandbox) =>
-  Effect.zipRight(setUpDemoMerchants(sandbox), recordDemoPayments(sandbox)).pipe(Effect.withSpan("Demo.setUpPaymentProvider"))
+  Effect.zipRight(setUpDemoMerchants(sandbox), recordDemoPayments(sandbox)).pipe(
+    Effect.withSpan("Demo.setUpPaymentProvider")
+  )
 
 /** A sandbox merchant per demo operator (found again on later starts), recorded as its payment account. */
 export const setUpDemoMerchants = (sandbox: Sandbox) =>
@@ -104,5 +106,7 @@ const recordDemoPayments = (sandbox: Sandbox) =>
           INSERT INTO booking_payments (booking_id, purpose, merchant_id, provider_order_id, provider_payment_id, amount_minor, currency, paid_at)
           VALUES (${p.id}, ${p.purpose}, ${p.merchant_id}, ${sale.orderId}, ${sale.paymentId}, ${p.amount_minor}, ${p.currency}, ${p.paid_at})`
       }), { concurrency: 4, discard: true })
-    if (due.length > 0) yield* Effect.logInfo(`demo: ${due.length} payments of live bookings made at the payment sandbox`)
+    if (due.length > 0) {
+      yield* Effect.logInfo(`demo: ${due.length} payments of live bookings made at the payment sandbox`)
+    }
   }).pipe(Effect.withSpan("Demo.recordPayments"))

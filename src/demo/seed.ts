@@ -15,20 +15,20 @@ import { SqlClient, type Statement } from "@effect/sql"
 import { Context, Effect, Layer, Option } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { AppConfig } from "../config.js"
-import { SCOPES } from "../partner/auth/scopes.js"
-import { ensurePortFree, PortUnavailable } from "../http/portCheck.js"
-import { demoProducts, startSandbox } from "../sandbox/bokun/index.js"
-import { PublishableKeys } from "../partner/auth/PublishableKeys.js"
-import { QuickbookKeys } from "../quickbook/terminals/QuickbookKeys.js"
-import { Operators } from "../operators/Operators.js"
-import { Mirror } from "../mirror/Mirror.js"
 import { TourSeason } from "../catalogue/TourSeason.js"
+import { AppConfig } from "../config.js"
+import { ensurePortFree, PortUnavailable } from "../http/portCheck.js"
+import { Mirror } from "../mirror/Mirror.js"
+import { Operators } from "../operators/Operators.js"
+import { PublishableKeys } from "../partner/auth/PublishableKeys.js"
+import { SCOPES } from "../partner/auth/scopes.js"
+import { QuickbookKeys } from "../quickbook/terminals/QuickbookKeys.js"
+import { demoProducts, startSandbox } from "../sandbox/bokun/index.js"
 import { startSandbox as startPaymentSandbox } from "../sandbox/surfboard/index.js"
 import { DEMO_DAYS_AHEAD, DEMO_VENDORS, setUpDemoBookingSystem } from "./bookingSystem.js"
 import { DEMO_CATALOGUE } from "./catalogue.js"
-import { writeTourContent } from "./tourContent.js"
 import { deskCardTerminals, setUpDemoPaymentProvider } from "./paymentProvider.js"
+import { writeTourContent } from "./tourContent.js"
 
 export interface DemoKey {
   readonly name: string
@@ -55,8 +55,19 @@ export interface DemoFile {
    * once the sandbox merchant exists).
    */
   readonly quickbook: {
-    readonly terminals: ReadonlyArray<{ id: string; name: string; operator: string; active: boolean; paymentTerminalId: string | null }>
-    readonly keys: ReadonlyArray<{ id: string; mode: "live" | "test"; name: string; secret: string; terminals: ReadonlyArray<string>; note: string }>
+    readonly terminals: ReadonlyArray<
+      { id: string; name: string; operator: string; active: boolean; paymentTerminalId: string | null }
+    >
+    readonly keys: ReadonlyArray<
+      {
+        id: string
+        mode: "live" | "test"
+        name: string
+        secret: string
+        terminals: ReadonlyArray<string>
+        note: string
+      }
+    >
     /** Where the demo's Surfboard sandbox listens (filled in at start): take the desk's card payments there. */
     readonly paymentSandboxUrl?: string
   }
@@ -105,9 +116,24 @@ export const seedDemo = Effect.gen(function*() {
   const admin = yield* Operators
   const now = Date.now()
 
-  const fjord = yield* admin.createOperator({ name: "Fjord Explorer AS", timezone: "Europe/Oslo", legalName: "Fjord Explorer AS", orgNumber: "912345678" })
-  const arctic = yield* admin.createOperator({ name: "Arctic Whale Safari AS", timezone: "Europe/Oslo", legalName: "Arctic Whale Safari AS", orgNumber: "923456789" })
-  const lisboa = yield* admin.createOperator({ name: "Lisboa Tejo Cruises Lda", timezone: "Europe/Lisbon", legalName: "Lisboa Tejo Cruises Lda", orgNumber: "PT509876543" })
+  const fjord = yield* admin.createOperator({
+    name: "Fjord Explorer AS",
+    timezone: "Europe/Oslo",
+    legalName: "Fjord Explorer AS",
+    orgNumber: "912345678"
+  })
+  const arctic = yield* admin.createOperator({
+    name: "Arctic Whale Safari AS",
+    timezone: "Europe/Oslo",
+    legalName: "Arctic Whale Safari AS",
+    orgNumber: "923456789"
+  })
+  const lisboa = yield* admin.createOperator({
+    name: "Lisboa Tejo Cruises Lda",
+    timezone: "Europe/Lisbon",
+    legalName: "Lisboa Tejo Cruises Lda",
+    orgNumber: "PT509876543"
+  })
   const operators = [
     { id: fjord, name: "Fjord Explorer AS", timezone: "Europe/Oslo" },
     { id: arctic, name: "Arctic Whale Safari AS", timezone: "Europe/Oslo" },
@@ -129,22 +155,113 @@ export const seedDemo = Effect.gen(function*() {
     }
   }
 
-  const fjordSite = yield* admin.createSite({ domain: "fjordexplorer.no", name: "Fjord Explorer", ownerOperatorId: fjord })
+  const fjordSite = yield* admin.createSite({
+    domain: "fjordexplorer.no",
+    name: "Fjord Explorer",
+    ownerOperatorId: fjord
+  })
   yield* admin.addSiteOperator(fjordSite, arctic)
-  const lisboaSite = yield* admin.createSite({ domain: "tejocruises.pt", name: "Tejo Cruises", ownerOperatorId: lisboa })
+  const lisboaSite = yield* admin.createSite({
+    domain: "tejocruises.pt",
+    name: "Tejo Cruises",
+    ownerOperatorId: lisboa
+  })
 
   // Departure times follow the Bókun sandbox products the demo links these tours to (bookingSystem.ts);
   // the kayak has no booking system. Arctic Whale Safari's tours are resold by Fjord Explorer on its site.
   const tours = [
-    { op: fjord, site: fjordSite, title: "Oslofjord Sightseeing Cruise", slug: "oslofjord-cruise", tz: "Europe/Oslo", cur: "NOK", price: 49900, times: ["09:00", "12:30", "16:00"], status: "published" },
-    { op: fjord, site: fjordSite, title: "Fjord & Fortress Kayak", slug: "fortress-kayak", tz: "Europe/Oslo", cur: "NOK", price: 89000, times: ["09:00", "14:00"], status: "published" },
-    { op: arctic, site: fjordSite, title: "Whale Safari from Tromsø", slug: "whale-safari", tz: "Europe/Oslo", cur: "NOK", price: 159000, times: ["10:00", "14:00"], status: "published" },
-    { op: arctic, site: fjordSite, title: "Northern Lights Chase", slug: "northern-lights", tz: "Europe/Oslo", cur: "NOK", price: 129000, times: ["19:30"], status: "published" },
-    { op: lisboa, site: lisboaSite, title: "Tagus Sunset Sail", slug: "tagus-sunset", tz: "Europe/Lisbon", cur: "EUR", price: 4500, times: ["19:30"], status: "published" },
-    { op: lisboa, site: lisboaSite, title: "Lisbon Dolphin Watch", slug: "dolphin-watch", tz: "Europe/Lisbon", cur: "EUR", price: 6500, times: ["10:00", "14:00"], status: "published" },
-    { op: lisboa, site: lisboaSite, title: "Douro Day Trip (draft)", slug: null, tz: "Europe/Lisbon", cur: "EUR", price: 11000, times: ["07:00"], status: "draft" }
+    {
+      op: fjord,
+      site: fjordSite,
+      title: "Oslofjord Sightseeing Cruise",
+      slug: "oslofjord-cruise",
+      tz: "Europe/Oslo",
+      cur: "NOK",
+      price: 49900,
+      times: ["09:00", "12:30", "16:00"],
+      status: "published"
+    },
+    {
+      op: fjord,
+      site: fjordSite,
+      title: "Fjord & Fortress Kayak",
+      slug: "fortress-kayak",
+      tz: "Europe/Oslo",
+      cur: "NOK",
+      price: 89000,
+      times: ["09:00", "14:00"],
+      status: "published"
+    },
+    {
+      op: arctic,
+      site: fjordSite,
+      title: "Whale Safari from Tromsø",
+      slug: "whale-safari",
+      tz: "Europe/Oslo",
+      cur: "NOK",
+      price: 159000,
+      times: ["10:00", "14:00"],
+      status: "published"
+    },
+    {
+      op: arctic,
+      site: fjordSite,
+      title: "Northern Lights Chase",
+      slug: "northern-lights",
+      tz: "Europe/Oslo",
+      cur: "NOK",
+      price: 129000,
+      times: ["19:30"],
+      status: "published"
+    },
+    {
+      op: lisboa,
+      site: lisboaSite,
+      title: "Tagus Sunset Sail",
+      slug: "tagus-sunset",
+      tz: "Europe/Lisbon",
+      cur: "EUR",
+      price: 4500,
+      times: ["19:30"],
+      status: "published"
+    },
+    {
+      op: lisboa,
+      site: lisboaSite,
+      title: "Lisbon Dolphin Watch",
+      slug: "dolphin-watch",
+      tz: "Europe/Lisbon",
+      cur: "EUR",
+      price: 6500,
+      times: ["10:00", "14:00"],
+      status: "published"
+    },
+    {
+      op: lisboa,
+      site: lisboaSite,
+      title: "Douro Day Trip (draft)",
+      slug: null,
+      tz: "Europe/Lisbon",
+      cur: "EUR",
+      price: 11000,
+      times: ["07:00"],
+      status: "draft"
+    }
   ]
-  const tourRows: Array<{ id: string; op: string; site: string; title: string; tz: string; cur: string; price: number; per_booking: boolean; times: ReadonlyArray<string>; resold: boolean }> = []
+  const tourRows: Array<
+    {
+      id: string
+      op: string
+      site: string
+      title: string
+      tz: string
+      cur: string
+      price: number
+      per_booking: boolean
+      times: ReadonlyArray<string>
+      resold: boolean
+    }
+  > = []
   const tourIds: Record<string, string> = {}
   for (const [i, t] of tours.entries()) {
     // Created an hour apart, so the catalogue (oldest first) lists them in this order.
@@ -153,20 +270,33 @@ export const seedDemo = Effect.gen(function*() {
       INSERT INTO tours (operator_id, slug, title, status, timezone, currency, created_at, updated_at)
       VALUES (${t.op}, ${t.slug}, ${t.title}, ${t.status}, ${t.tz}, ${t.cur}, ${createdAt}, ${createdAt}) RETURNING id`
     const soldBy = t.op === arctic ? "site_owner" : "operator"
-    yield* sql`INSERT INTO site_tours (site_id, tour_id, position, sold_by) VALUES (${t.site}, ${row!.id}, ${tourRows.length}, ${soldBy})`
+    yield* sql`INSERT INTO site_tours (site_id, tour_id, position, sold_by) VALUES (${t.site}, ${
+      row!.id
+    }, ${tourRows.length}, ${soldBy})`
     tourIds[t.title] = row!.id
     if (t.status === "published") {
       const linked = bookingSystemPrice(t.title)
       tourRows.push({
-        id: row!.id, op: t.op, site: t.site, title: t.title, tz: t.tz, cur: t.cur,
-        price: linked?.price ?? t.price, per_booking: linked?.perBooking ?? false, times: t.times, resold: t.op === arctic
+        id: row!.id,
+        op: t.op,
+        site: t.site,
+        title: t.title,
+        tz: t.tz,
+        cur: t.cur,
+        price: linked?.price ?? t.price,
+        per_booking: linked?.perBooking ?? false,
+        times: t.times,
+        resold: t.op === arctic
       })
     }
   }
   for (const [title, content] of Object.entries(DEMO_CATALOGUE)) {
     yield* writeTourContent(tourIds[title]!, {
       ...content,
-      linkedProducts: (content.linkedProducts ?? []).map((l) => ({ ...l, tourId: l.tourId ? tourIds[l.tourId]! : null }))
+      linkedProducts: (content.linkedProducts ?? []).map((l) => ({
+        ...l,
+        tourId: l.tourId ? tourIds[l.tourId]! : null
+      }))
     })
   }
 
@@ -195,7 +325,9 @@ export const seedDemo = Effect.gen(function*() {
           ((created AT TIME ZONE tz)::date + floor(r4 * 75)::int) AS day,
           CASE WHEN per_booking THEN price ELSE price * pax END AS amount,
           r1 < 0.2 AS pay_later,
-          CASE WHEN r3 >= 0.83 AND r3 < 0.97 THEN least(created + make_interval(secs => r4 * 5 * 86400), to_timestamp(${now / 1000})) END
+          CASE WHEN r3 >= 0.83 AND r3 < 0.97 THEN least(created + make_interval(secs => r4 * 5 * 86400), to_timestamp(${
+      now / 1000
+    })) END
             AS cancelled_at
         FROM b
       ), c AS (
@@ -279,9 +411,21 @@ export const seedDemo = Effect.gen(function*() {
   const joao = userIds["joao@tejocruises.pt"]!
   const maria = userIds["maria@tejocruises.pt"]!
   const year = new Date(now + 365 * DAY)
-  const partnersOf = (ids: ReadonlyArray<string>) => operators.filter((o) => ids.includes(o.id)).map(({ id, name }) => ({ id, name }))
+  const partnersOf = (ids: ReadonlyArray<string>) =>
+    operators.filter((o) => ids.includes(o.id)).map(({ id, name }) => ({ id, name }))
   const keys: Array<DemoKey> = []
-  const make = (spec: { name: string; by: string; scopes: ReadonlyArray<string>; ops: ReadonlyArray<string>; state?: DemoKey["state"]; note: string; expiresAt?: Date; createdAt?: Date }) =>
+  const make = (
+    spec: {
+      name: string
+      by: string
+      scopes: ReadonlyArray<string>
+      ops: ReadonlyArray<string>
+      state?: DemoKey["state"]
+      note: string
+      expiresAt?: Date
+      createdAt?: Date
+    }
+  ) =>
     Effect.gen(function*() {
       const created = yield* admin.createKey({
         createdBy: spec.by,
@@ -291,26 +435,81 @@ export const seedDemo = Effect.gen(function*() {
         expiresAt: spec.expiresAt ?? year,
         ...(spec.createdAt ? { createdAt: spec.createdAt } : {})
       })
-      keys.push({ name: spec.name, secret: created.token, id: created.id, scopes: spec.scopes, partners: partnersOf(spec.ops), state: spec.state ?? "active", note: spec.note })
+      keys.push({
+        name: spec.name,
+        secret: created.token,
+        id: created.id,
+        scopes: spec.scopes,
+        partners: partnersOf(spec.ops),
+        state: spec.state ?? "active",
+        note: spec.note
+      })
       return created
     })
 
-  yield* make({ name: "Demo: everything", by: ingrid, scopes: SCOPES, ops: [fjord], note: "Fjord Explorer, every scope" })
+  yield* make({
+    name: "Demo: everything",
+    by: ingrid,
+    scopes: SCOPES,
+    ops: [fjord],
+    note: "Fjord Explorer, every scope"
+  })
   for (const scope of SCOPES) {
     yield* make({ name: `Demo: ${scope}`, by: ingrid, scopes: [scope], ops: [fjord], note: `only ${scope}` })
   }
-  yield* make({ name: "Demo: bookings without guest contact", by: joao, scopes: ["bookings:read", "manifest:read"], ops: [lisboa], note: "no guests.contact:read: guest email and phone keys are absent" })
-  yield* make({ name: "Demo: two operators", by: ola, scopes: ["bookings:read", "guests.contact:read", "manifest:read", "finance:read"], ops: [fjord, arctic], note: "acts for Fjord Explorer and Arctic Whale Safari (Ola is admin of one, owner of the other)" })
-  yield* make({ name: "Demo: expired", by: ingrid, scopes: ["bookings:read"], ops: [fjord], state: "expired", note: "expired yesterday: answers 401", createdAt: new Date(now - 30 * DAY), expiresAt: new Date(now - DAY) })
-  const revoked = yield* make({ name: "Demo: revoked", by: ingrid, scopes: ["bookings:read"], ops: [fjord], state: "revoked", note: "revoked: answers 401" })
+  yield* make({
+    name: "Demo: bookings without guest contact",
+    by: joao,
+    scopes: ["bookings:read", "manifest:read"],
+    ops: [lisboa],
+    note: "no guests.contact:read: guest email and phone keys are absent"
+  })
+  yield* make({
+    name: "Demo: two operators",
+    by: ola,
+    scopes: ["bookings:read", "guests.contact:read", "manifest:read", "finance:read"],
+    ops: [fjord, arctic],
+    note: "acts for Fjord Explorer and Arctic Whale Safari (Ola is admin of one, owner of the other)"
+  })
+  yield* make({
+    name: "Demo: expired",
+    by: ingrid,
+    scopes: ["bookings:read"],
+    ops: [fjord],
+    state: "expired",
+    note: "expired yesterday: answers 401",
+    createdAt: new Date(now - 30 * DAY),
+    expiresAt: new Date(now - DAY)
+  })
+  const revoked = yield* make({
+    name: "Demo: revoked",
+    by: ingrid,
+    scopes: ["bookings:read"],
+    ops: [fjord],
+    state: "revoked",
+    note: "revoked: answers 401"
+  })
   yield* admin.revokeKey(revoked.id, new Date(now - DAY))
-  yield* make({ name: "Demo: creator demoted", by: maria, scopes: ["bookings:read"], ops: [lisboa], state: "creator_demoted", note: "Maria was admin when she made it and is now a member: answers 401" })
+  yield* make({
+    name: "Demo: creator demoted",
+    by: maria,
+    scopes: ["bookings:read"],
+    ops: [lisboa],
+    state: "creator_demoted",
+    note: "Maria was admin when she made it and is now a member: answers 401"
+  })
   yield* admin.changeRole(lisboa, maria, "member")
 
   // Publishable keys: the sites' own domains, and localhost for trying the examples/ page.
   const publishable = yield* PublishableKeys
   const publishable_keys: Array<{ site: string; key: string; allowed_origins: ReadonlyArray<string> }> = []
-  for (const [siteId, domain, by] of [[fjordSite, "fjordexplorer.no", ingrid], [lisboaSite, "tejocruises.pt", joao]] as const) {
+  for (
+    const [siteId, domain, by] of [[fjordSite, "fjordexplorer.no", ingrid], [
+      lisboaSite,
+      "tejocruises.pt",
+      joao
+    ]] as const
+  ) {
     const made = yield* publishable.create({
       siteId,
       createdBy: by,
@@ -324,12 +523,22 @@ export const seedDemo = Effect.gen(function*() {
   const quickbookKeys = yield* QuickbookKeys
   const desk = yield* quickbookKeys.registerTerminal(fjord, "Fjord Explorer: Aker Brygge desk")
   const closedDesk = yield* quickbookKeys.registerTerminal(fjord, "Fjord Explorer: closed kiosk")
-  const deskKey = yield* quickbookKeys.issueKey({ mode: "test", name: "Demo: desk app (test)", terminals: [desk.id, closedDesk.id] })
+  const deskKey = yield* quickbookKeys.issueKey({
+    mode: "test",
+    name: "Demo: desk app (test)",
+    terminals: [desk.id, closedDesk.id]
+  })
   yield* quickbookKeys.deactivateTerminal(closedDesk.id)
   const quickbook = {
     terminals: [
       { id: desk.id, name: desk.name, operator: "Fjord Explorer AS", active: true, paymentTerminalId: null },
-      { id: closedDesk.id, name: closedDesk.name, operator: "Fjord Explorer AS", active: false, paymentTerminalId: null }
+      {
+        id: closedDesk.id,
+        name: closedDesk.name,
+        operator: "Fjord Explorer AS",
+        active: false,
+        paymentTerminalId: null
+      }
     ],
     keys: [{
       id: deskKey.id,
@@ -337,14 +546,17 @@ export const seedDemo = Effect.gen(function*() {
       name: deskKey.name,
       secret: deskKey.token,
       terminals: [desk.id, closedDesk.id],
-      note: "send `Authorization: Bearer <secret>` and `Quickbook-Terminal: <terminal id>`; the closed kiosk answers 403 terminal_not_registered"
+      note:
+        "send `Authorization: Bearer <secret>` and `Quickbook-Terminal: <terminal id>`; the closed kiosk answers 403 terminal_not_registered"
     }]
   }
 
   const roleUsers = users.map((u) => ({
     email: u.email,
     name: u.name,
-    roles: Object.fromEntries(Object.entries(u.roles).map(([op, role]) => [operators.find((o) => o.id === op)!.name, role]))
+    roles: Object.fromEntries(
+      Object.entries(u.roles).map(([op, role]) => [operators.find((o) => o.id === op)!.name, role])
+    )
   }))
   roleUsers.find((u) => u.email === "maria@tejocruises.pt")!.roles["Lisboa Tejo Cruises Lda"] = "member"
 
@@ -397,7 +609,9 @@ export class DemoData extends Context.Tag("DemoData")<DemoData, {
       const sql = yield* SqlClient.SqlClient
       const file = path.join(config.dataDir, "demo.json")
       const read = (sandboxUrl?: string) => {
-        if (!fs.existsSync(file)) return { keysFile: undefined, sampleKey: undefined, manifestKey: undefined, sandboxUrl }
+        if (!fs.existsSync(file)) {
+          return { keysFile: undefined, sampleKey: undefined, manifestKey: undefined, sandboxUrl }
+        }
         const demo = JSON.parse(fs.readFileSync(file, "utf8")) as DemoFile
         const active = demo.keys.filter((k) => k.state === "active")
         return {
@@ -410,10 +624,14 @@ export class DemoData extends Context.Tag("DemoData")<DemoData, {
       const wanted = Option.getOrElse(config.demoData, () => Option.isNone(config.databaseUrl))
       if (!wanted) return read()
       yield* ensurePortFree("SANDBOX_PORT", "127.0.0.1", config.sandboxPort)
-      const [{ count }] = (yield* sql<{ count: number }>`SELECT count(*)::int AS count FROM operators`) as unknown as [{ count: number }]
+      const [{ count }] = (yield* sql<{ count: number }>`SELECT count(*)::int AS count FROM operators`) as unknown as [
+        { count: number }
+      ]
       if (count === 0) {
         yield* Effect.logInfo("empty database: creating the demo dataset")
-        const demo = yield* sql.withTransaction(seedDemo).pipe(Effect.provide([Operators.Default, PublishableKeys.Default, QuickbookKeys.Default]))
+        const demo = yield* sql.withTransaction(seedDemo).pipe(
+          Effect.provide([Operators.Default, PublishableKeys.Default, QuickbookKeys.Default])
+        )
         fs.mkdirSync(config.dataDir, { recursive: true })
         fs.writeFileSync(file, JSON.stringify(demo, null, 2) + "\n", { mode: 0o600 })
         yield* Effect.logInfo(`demo dataset created; keys written to ${file}`)
@@ -424,7 +642,9 @@ export class DemoData extends Context.Tag("DemoData")<DemoData, {
       yield* mirror.refresh({ kind: "manual", daysAhead: DEMO_DAYS_AHEAD })
       // The catalogue's from_price and season, so the first tour list shows prices and dates.
       const season = yield* (yield* TourSeason).refresh()
-      yield* Effect.logInfo(`demo catalogue: from_price and season of ${season.known} of ${season.tours} linked tours computed`)
+      yield* Effect.logInfo(
+        `demo catalogue: from_price and season of ${season.known} of ${season.tours} linked tours computed`
+      )
       yield* Effect.logInfo(`demo booking system (Bókun sandbox) on ${sandbox.baseUrl}`)
       const payments = yield* startPaymentSandbox({ port: 0 })
       yield* setUpDemoPaymentProvider(payments)

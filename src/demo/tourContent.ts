@@ -57,7 +57,9 @@ export interface TourContent {
     readonly maxAge?: number | null
   }>
   readonly rates?: ReadonlyArray<{ readonly id: string; readonly title: string; readonly description?: string | null }>
-  readonly linkedProducts?: ReadonlyArray<{ readonly label: string; readonly language?: string | null; readonly tourId?: string | null }>
+  readonly linkedProducts?: ReadonlyArray<
+    { readonly label: string; readonly language?: string | null; readonly tourId?: string | null }
+  >
   /** Locale (ISO 639-1, not en) → translation. */
   readonly translations?: Readonly<Record<string, TourTranslation>>
 }
@@ -98,7 +100,15 @@ export const writeTourContent = (tourId: string, c: TourContent) =>
         know_before = ${textArray(sql, c.knowBefore)},
         updated_at = now()
       WHERE id = ${tourId}`
-    for (const table of ["tour_translations", "tour_photos", "tour_pricing_categories", "tour_rates", "tour_linked_products"]) {
+    for (
+      const table of [
+        "tour_translations",
+        "tour_photos",
+        "tour_pricing_categories",
+        "tour_rates",
+        "tour_linked_products"
+      ]
+    ) {
       yield* sql`DELETE FROM ${sql(table)} WHERE tour_id = ${tourId}`
     }
     for (const [position, url] of (c.photos ?? []).entries()) {
@@ -107,7 +117,9 @@ export const writeTourContent = (tourId: string, c: TourContent) =>
     for (const [position, p] of (c.pricingCategories ?? []).entries()) {
       yield* sql`
         INSERT INTO tour_pricing_categories (tour_id, id, position, title, is_default, min_age, max_age)
-        VALUES (${tourId}, ${p.id}, ${position}, ${p.title}, ${p.isDefault ?? false}, ${p.minAge ?? null}, ${p.maxAge ?? null})`
+        VALUES (${tourId}, ${p.id}, ${position}, ${p.title}, ${p.isDefault ?? false}, ${p.minAge ?? null}, ${
+        p.maxAge ?? null
+      })`
     }
     for (const [position, r] of (c.rates ?? []).entries()) {
       yield* sql`

@@ -53,4 +53,3 @@ export const DateString = Schema.String.annotations({
 
 export const toIso = (d: Date) => d.toISOString()
 export const toIsoOrNull = (d: Date | null) => (d === null ? null : d.toISOString())
-

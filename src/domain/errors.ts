@@ -31,7 +31,9 @@ export const problemType = <A>(type: ProblemType): Schema.Annotations.Schema<A> 
 export const problemTypeOfAst = (ast: SchemaAST.AST): ProblemType | undefined =>
   Option.getOrUndefined(
     SchemaAST.getAnnotation<ProblemType>(ast, ProblemTypeId).pipe(
-      Option.orElse(() => ast._tag === "Transformation" ? SchemaAST.getAnnotation<ProblemType>(ast.to, ProblemTypeId) : Option.none())
+      Option.orElse(() =>
+        ast._tag === "Transformation" ? SchemaAST.getAnnotation<ProblemType>(ast.to, ProblemTypeId) : Option.none()
+      )
     )
   )
 
@@ -168,7 +170,8 @@ export class DailyLimitReached extends Schema.TaggedError<DailyLimitReached>()(
     status: 429,
     slug: "daily-limit-reached",
     title: "Daily write limit reached",
-    description: "The key's daily limit for this write is reached (`limit` names it); `Retry-After` counts the seconds " +
+    description:
+      "The key's daily limit for this write is reached (`limit` names it); `Retry-After` counts the seconds " +
       "to the next UTC midnight."
   })
 ) {}

@@ -12,11 +12,11 @@
 import { Effect, Either, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { MailConfig } from "../config.js"
-import { type EmailContent, renderEmail } from "./templates.js"
-import { formatMailbox, isEmailAddress, type Locale, messageIdFor } from "./rules.js"
 import { Mailer } from "../ports/Mailer.js"
 import { OutboxRepo, type OutboxStatus } from "./OutboxRepo.js"
 import { OutboxSender } from "./OutboxSender.js"
+import { formatMailbox, isEmailAddress, type Locale, messageIdFor } from "./rules.js"
+import { type EmailContent, renderEmail } from "./templates.js"
 
 export type { OutboxMessage, OutboxStatus } from "./OutboxRepo.js"
 export type { SendSummary } from "./OutboxSender.js"
@@ -103,14 +103,23 @@ export class Outbox extends Effect.Service<Outbox>()("Email/Outbox", {
         return { id: row.id, messageId: row.message_id, created: true, status: row.status } satisfies Enqueued
       }
       const existing = yield* repo.byDedupeKey(request.dedupeKey)
-      return { id: existing.id, messageId: existing.message_id, created: false, status: existing.status } satisfies Enqueued
+      return {
+        id: existing.id,
+        messageId: existing.message_id,
+        created: false,
+        status: existing.status
+      } satisfies Enqueued
     })
 
     // -------------------------------------------------------------------------------------------
     // Reading and repair (CLI)
 
     const list = Effect.fn("Outbox.list")((filter: OutboxFilter = {}) =>
-      repo.list({ status: filter.status, bookingId: filter.bookingId, limit: Math.min(Math.max(filter.limit ?? 50, 1), 1000) })
+      repo.list({
+        status: filter.status,
+        bookingId: filter.bookingId,
+        limit: Math.min(Math.max(filter.limit ?? 50, 1), 1000)
+      })
     )
 
     /** One message by id or by dedupe key. */
@@ -129,7 +138,18 @@ export class Outbox extends Effect.Service<Outbox>()("Email/Outbox", {
     ) => Effect.map(repo.teamAddresses({ operatorId, roles }), (rows) => rows.map((r) => r.email)))
 
     const { deliverNow, deliverOrAwait, flush, sendDue } = sender
-    return { enqueue, sendDue, flush, deliverNow, deliverOrAwait, list, find, retry, teamAddresses, transport: mailer.kind } as const
+    return {
+      enqueue,
+      sendDue,
+      flush,
+      deliverNow,
+      deliverOrAwait,
+      list,
+      find,
+      retry,
+      teamAddresses,
+      transport: mailer.kind
+    } as const
   }),
   dependencies: [OutboxRepo.Default, OutboxSender.Default]
 }) {}

@@ -13,9 +13,9 @@
 import { Cause, Effect, Either, Option, Random } from "effect"
 import { randomUUID } from "node:crypto"
 import { MailConfig } from "../config.js"
-import { retryDelayMillis } from "./rules.js"
-import { type Delivered, type MailError, Mailer, MailUnavailable, type OutgoingMessage } from "../ports/Mailer.js"
+import { type Delivered, Mailer, type MailError, MailUnavailable, type OutgoingMessage } from "../ports/Mailer.js"
 import { type ClaimedRow, OutboxSenderRepo } from "./OutboxSenderRepo.js"
+import { retryDelayMillis } from "./rules.js"
 
 export interface SendSummary {
   /** Messages this run claimed (including claims abandoned by a sender that died). */
@@ -64,7 +64,9 @@ export class OutboxSender extends Effect.Service<OutboxSender>()("Email/OutboxSe
             lastError: rejected.length > 0 ? `refused recipients: ${rejected.join(", ")}` : null
           })
           if (Option.isNone(updated)) {
-            yield* Effect.logWarning(`email ${row.dedupe_key} sent, but its claim had expired: another sender may send it again`)
+            yield* Effect.logWarning(
+              `email ${row.dedupe_key} sent, but its claim had expired: another sender may send it again`
+            )
           }
           if (rejected.length > 0) {
             yield* Effect.logWarning(`email ${row.dedupe_key} sent, but the server refused ${rejected.join(", ")}`)
@@ -84,7 +86,9 @@ export class OutboxSender extends Effect.Service<OutboxSender>()("Email/OutboxSe
         }
         const delay = retryDelayMillis(row.attempts, policy, yield* Random.next)
         yield* repo.scheduleRetry({ id: row.id, token, delaySeconds: delay / 1000, lastError: describe(error) })
-        yield* Effect.logWarning(`email ${row.dedupe_key}: attempt ${row.attempts} failed, next in ${delay} ms: ${describe(error)}`)
+        yield* Effect.logWarning(
+          `email ${row.dedupe_key}: attempt ${row.attempts} failed, next in ${delay} ms: ${describe(error)}`
+        )
           .pipe(Effect.annotateLogs(annotations))
         return "retried" as Outcome
       })
@@ -116,29 +120,33 @@ export class OutboxSender extends Effect.Service<OutboxSender>()("Email/OutboxSe
     /** Sends what was claimed; gives back (on interruption) the claims it had not started. */
     const sendClaimed = (rows: ReadonlyArray<ClaimedRow>, token: string) => {
       const started = new Set<string>()
-      return Effect.forEach(rows, (row) => Effect.suspend(() => {
-        started.add(row.id)
-        return deliver(row, token)
-      }), { concurrency }).pipe(
-        Effect.map((outcomes): SendSummary => ({
-          claimed: rows.length,
-          sent: outcomes.filter((o) => o === "sent").length,
-          retried: outcomes.filter((o) => o === "retried").length,
-          failed: outcomes.filter((o) => o === "failed").length
-        })),
-        Effect.onInterrupt(() => {
-          const unstarted = rows.filter((r) => !started.has(r.id)).map((r) => r.id)
-          return unstarted.length === 0 ? Effect.void : repo.giveBack({ token, ids: unstarted }).pipe(Effect.ignore)
-        })
-      )
+      return Effect.forEach(rows, (row) =>
+        Effect.suspend(() => {
+          started.add(row.id)
+          return deliver(row, token)
+        }), { concurrency }).pipe(
+          Effect.map((outcomes): SendSummary => ({
+            claimed: rows.length,
+            sent: outcomes.filter((o) => o === "sent").length,
+            retried: outcomes.filter((o) => o === "retried").length,
+            failed: outcomes.filter((o) => o === "failed").length
+          })),
+          Effect.onInterrupt(() => {
+            const unstarted = rows.filter((r) => !started.has(r.id)).map((r) => r.id)
+            return unstarted.length === 0 ? Effect.void : repo.giveBack({ token, ids: unstarted }).pipe(Effect.ignore)
+          })
+        )
     }
 
     /** A claim whose sender died during the last allowed attempt: nothing left to try. */
     const failAbandonedLastAttempts = repo.failAbandonedLastAttempts(config.maxAttempts).pipe(
       Effect.tap((rows) =>
-        Effect.forEach(rows, (r) =>
-          Effect.logError(`email ${r.dedupe_key} given up: its sender stopped during the last attempt`)
-            .pipe(Effect.annotateLogs({ outbox_id: r.id, alert: "email_failed" })))
+        Effect.forEach(
+          rows,
+          (r) =>
+            Effect.logError(`email ${r.dedupe_key} given up: its sender stopped during the last attempt`)
+              .pipe(Effect.annotateLogs({ outbox_id: r.id, alert: "email_failed" }))
+        )
       )
     )
 

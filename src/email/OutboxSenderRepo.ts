@@ -167,6 +167,15 @@ export class OutboxSenderRepo extends Effect.Service<OutboxSenderRepo>()("Email/
       Effect.orDie
     )
 
-    return { claimDue, claimOne, markSent, markFailed, scheduleRetry, giveBack, failAbandonedLastAttempts, statusOf } as const
+    return {
+      claimDue,
+      claimOne,
+      markSent,
+      markFailed,
+      scheduleRetry,
+      giveBack,
+      failAbandonedLastAttempts,
+      statusOf
+    } as const
   })
 }) {}

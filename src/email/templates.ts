@@ -14,27 +14,27 @@
  */
 import { Either, ParseResult, Schema } from "effect"
 import type { Locale } from "./rules.js"
-import { balancePaymentLinkGuest, BalancePaymentLinkGuest } from "./templates/balancePaymentLink.js"
-import { balanceRefundedTeam, BalanceRefundedTeam } from "./templates/balanceRefunded.js"
+import { BalancePaymentLinkGuest, balancePaymentLinkGuest } from "./templates/balancePaymentLink.js"
+import { BalanceRefundedTeam, balanceRefundedTeam } from "./templates/balanceRefunded.js"
 import { type Composed, toHtml, toText } from "./templates/blocks.js"
 import {
-  bookingCancelledGuest,
   BookingCancelledGuest,
-  bookingCancelledTeam,
-  BookingCancelledTeam
+  bookingCancelledGuest,
+  BookingCancelledTeam,
+  bookingCancelledTeam
 } from "./templates/bookingCancelled.js"
 import {
-  bookingRescheduledGuest,
   BookingRescheduledGuest,
-  bookingRescheduledTeam,
-  BookingRescheduledTeam
+  bookingRescheduledGuest,
+  BookingRescheduledTeam,
+  bookingRescheduledTeam
 } from "./templates/bookingRescheduled.js"
 import { oneLine } from "./templates/format.js"
 import {
-  quickbookSaleConfirmedGuest,
   QuickbookSaleConfirmedGuest,
-  quickbookSaleFailedGuest,
-  QuickbookSaleFailedGuest
+  quickbookSaleConfirmedGuest,
+  QuickbookSaleFailedGuest,
+  quickbookSaleFailedGuest
 } from "./templates/quickbookSale.js"
 
 export { Departure, Money, Refund } from "./templates/data.js"
@@ -67,7 +67,9 @@ export const TEMPLATE_NAMES = Object.keys(TEMPLATES) as ReadonlyArray<TemplateNa
 export type TemplateData<K extends TemplateName> = (typeof TEMPLATES)[K]["Type"]
 
 /** A template and its data, checked together by the type system. */
-export type EmailContent = { [K in TemplateName]: { readonly template: K; readonly data: TemplateData<K> } }[TemplateName]
+export type EmailContent = {
+  [K in TemplateName]: { readonly template: K; readonly data: TemplateData<K> }
+}[TemplateName]
 
 export interface RenderedEmail {
   readonly subject: string
@@ -97,11 +99,15 @@ const COMPOSERS: Composers = {
  * Renders a template in a locale after checking its data against the template's schema (a
  * failure is a bug in the caller: the type system already asks for the same fields).
  */
-export const renderEmail = (locale: Locale, content: EmailContent): Either.Either<RenderedEmail, TemplateDataInvalid> => {
+export const renderEmail = (
+  locale: Locale,
+  content: EmailContent
+): Either.Either<RenderedEmail, TemplateDataInvalid> => {
   const schema = TEMPLATES[content.template] as unknown as Schema.Schema<unknown>
   return Schema.decodeUnknownEither(schema)(content.data).pipe(
     Either.mapLeft((e) =>
-      new TemplateDataInvalid({ template: content.template, detail: ParseResult.TreeFormatter.formatErrorSync(e) })),
+      new TemplateDataInvalid({ template: content.template, detail: ParseResult.TreeFormatter.formatErrorSync(e) })
+    ),
     Either.map((data) => {
       const compose = COMPOSERS[content.template] as (locale: Locale, data: unknown) => Composed
       const composed = compose(locale, data)

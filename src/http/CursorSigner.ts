@@ -1,7 +1,7 @@
 /** Signs and checks list cursors with the secret all instances share (service_secrets.cursor). */
 import { Effect, Either, Option } from "effect"
-import { type CursorPosition, decodeCursor, encodeCursor, filterFingerprint } from "./cursor.js"
 import { InvalidRequest } from "../domain/errors.js"
+import { type CursorPosition, decodeCursor, encodeCursor, filterFingerprint } from "./cursor.js"
 import { ServiceSecretsRepo } from "./ServiceSecretsRepo.js"
 
 export class CursorSigner extends Effect.Service<CursorSigner>()("Http/CursorSigner", {

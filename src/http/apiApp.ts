@@ -14,8 +14,8 @@
  * (an in-memory one both APIs must share belongs outside, like the Outbox).
  */
 import {
-  HttpApiBuilder,
   type HttpApi,
+  HttpApiBuilder,
   type HttpApp,
   HttpRouter,
   HttpServerRequest,

@@ -6,8 +6,8 @@
  * a secret every instance shares. A cursor that was altered, forged or reused under other filters
  * does not verify.
  */
-import { createHash, createHmac, timingSafeEqual } from "node:crypto"
 import { Either } from "effect"
+import { createHash, createHmac, timingSafeEqual } from "node:crypto"
 
 export interface CursorPosition {
   /** Microseconds since the epoch, as a decimal string (exact beyond 2^53 ms precision). */
@@ -31,7 +31,9 @@ const sign = (secret: Uint8Array, body: string) =>
   createHmac("sha256", secret).update(body).digest().subarray(0, SIG_BYTES)
 
 export const encodeCursor = (secret: Uint8Array, position: CursorPosition, fingerprint: string): string => {
-  const body = Buffer.from(`${position.createdMicros}.${position.id.replaceAll("-", "")}.${fingerprint}`).toString("base64url")
+  const body = Buffer.from(`${position.createdMicros}.${position.id.replaceAll("-", "")}.${fingerprint}`).toString(
+    "base64url"
+  )
   return `${body}.${sign(secret, body).toString("base64url")}`
 }
 

@@ -36,7 +36,10 @@ export const deprecate = (name: string, policy: DeprecationPolicy) => {
       onNone: () => note,
       onSome: (existing) => `${existing}\n\n${note}`
     })
-    return (self as any).middleware(Deprecated).annotate(OpenApi.Deprecated, true).annotate(OpenApi.Description, description) as E
+    return (self as any).middleware(Deprecated).annotate(OpenApi.Deprecated, true).annotate(
+      OpenApi.Description,
+      description
+    ) as E
   }
   return { Deprecated, layer, mark } as const
 }

@@ -10,7 +10,8 @@ export type Json = Record<string, any>
  */
 export const dropUnreachableSchemas = (spec: Json): Json => {
   const schemas: Json = spec.components.schemas
-  const refsIn = (value: unknown) => [...JSON.stringify(value).matchAll(/"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]!)
+  const refsIn = (value: unknown) =>
+    [...JSON.stringify(value).matchAll(/"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]!)
   const reachable = new Set<string>()
   const queue = refsIn(spec.paths)
   while (queue.length > 0) {
@@ -39,7 +40,9 @@ export const declaredErrors = <Id extends string, Groups extends HttpApiGroup.Ht
     onGroup: () => {},
     onEndpoint: ({ endpoint, errors }) => {
       const statuses = new Map<string, ReadonlyArray<SchemaAST.AST>>()
-      for (const [status, { ast }] of errors) statuses.set(String(status), Option.match(ast, { onNone: () => [], onSome: membersOf }))
+      for (const [status, { ast }] of errors) {
+        statuses.set(String(status), Option.match(ast, { onNone: () => [], onSome: membersOf }))
+      }
       operations.set(`${endpoint.method.toLowerCase()} ${endpoint.path.replace(/:(\w+)\??/g, "{$1}")}`, statuses)
     }
   })

@@ -69,7 +69,9 @@ export const isBodyRejected = (u: unknown): u is BodyRejected =>
 
 const tooLarge = () =>
   new BodyTooLarge({
-    detail: `the body is larger than ${BODY_LIMIT_BYTES} bytes (${BODY_LIMIT_BYTES / 1024} KiB), the most any endpoint takes`,
+    detail: `the body is larger than ${BODY_LIMIT_BYTES} bytes (${
+      BODY_LIMIT_BYTES / 1024
+    } KiB), the most any endpoint takes`,
     limitBytes: BODY_LIMIT_BYTES
   })
 
@@ -187,10 +189,12 @@ const readJson = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<u
       }
       if (text.trim() === "") return Effect.succeed(null)
       if (jsonDepthExceeds(text, BODY_MAX_DEPTH)) {
-        return Effect.fail(new MalformedBody({
-          detail: `the body nests arrays or objects more than ${BODY_MAX_DEPTH} levels deep`,
-          problem: "depth"
-        }))
+        return Effect.fail(
+          new MalformedBody({
+            detail: `the body nests arrays or objects more than ${BODY_MAX_DEPTH} levels deep`,
+            problem: "depth"
+          })
+        )
       }
       try {
         return Effect.succeed(JSON.parse(text) as unknown)
@@ -217,7 +221,9 @@ const wrap = (
   json: Effect.Effect<unknown, BodyRejected>
 ): HttpServerRequest.HttpServerRequest => {
   const notJson = Effect.suspend(() =>
-    Effect.fail(new UnsupportedMediaType({ detail: mediaTypeProblem(request.headers["content-type"]) ?? "the body must be JSON" }))
+    Effect.fail(
+      new UnsupportedMediaType({ detail: mediaTypeProblem(request.headers["content-type"]) ?? "the body must be JSON" })
+    )
   )
   return Object.create(request, {
     json: { get: () => json },
@@ -226,7 +232,10 @@ const wrap = (
     urlParamsBody: { get: () => notJson },
     multipart: { get: () => notJson },
     multipartStream: { get: () => Stream.fromEffect(notJson) },
-    modify: { value: (options: Parameters<HttpServerRequest.HttpServerRequest["modify"]>[0]) => wrap(request.modify(options), json) }
+    modify: {
+      value: (options: Parameters<HttpServerRequest.HttpServerRequest["modify"]>[0]) =>
+        wrap(request.modify(options), json)
+    }
   }) as HttpServerRequest.HttpServerRequest
 }
 

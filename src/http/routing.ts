@@ -57,24 +57,25 @@ export const methodsFor = (routes: Iterable<{ readonly method: string; readonly 
  * Turns the router's "no route" into 405 when the path has routes for other methods. `router` is
  * the API router (HttpApiBuilder.Router); it is read when needed, so it holds every route by then.
  */
-export const refailWrongMethod = (router: { readonly router: Effect.Effect<HttpRouter.HttpRouter<any, any>> }) =>
-<A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | MethodNotAllowed, R> =>
-  Effect.catchIf(
-    effect,
-    (e): e is E & HttpServerError.RouteNotFound => e instanceof HttpServerError.RouteNotFound,
-    (notFound) =>
-      Effect.flatMap(router.router, (current): Effect.Effect<never, E | MethodNotAllowed> => {
-        const { method, url } = notFound.request
-        const path = url.split("?")[0]!
-        const allow = methodsFor(Chunk.toReadonlyArray(current.routes), path)
-        if (allow.length === 0 || allow.includes("*") || allow.includes(method)) return Effect.fail(notFound)
-        return Effect.fail(
-          new MethodNotAllowed({
-            detail: `${method} is not allowed on ${quotablePath(url)}; it takes ${allow.join(", ")}`,
-            method,
-            path: quotablePath(url),
-            allow
-          })
-        )
-      })
-  )
+export const refailWrongMethod =
+  (router: { readonly router: Effect.Effect<HttpRouter.HttpRouter<any, any>> }) =>
+  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | MethodNotAllowed, R> =>
+    Effect.catchIf(
+      effect,
+      (e): e is E & HttpServerError.RouteNotFound => e instanceof HttpServerError.RouteNotFound,
+      (notFound) =>
+        Effect.flatMap(router.router, (current): Effect.Effect<never, E | MethodNotAllowed> => {
+          const { method, url } = notFound.request
+          const path = url.split("?")[0]!
+          const allow = methodsFor(Chunk.toReadonlyArray(current.routes), path)
+          if (allow.length === 0 || allow.includes("*") || allow.includes(method)) return Effect.fail(notFound)
+          return Effect.fail(
+            new MethodNotAllowed({
+              detail: `${method} is not allowed on ${quotablePath(url)}; it takes ${allow.join(", ")}`,
+              method,
+              path: quotablePath(url),
+              allow
+            })
+          )
+        })
+    )

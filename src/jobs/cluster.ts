@@ -14,7 +14,15 @@
  * and the runner registers the port it actually got: several instances on one host need no
  * configuration. An explicit CLUSTER_PORT that is taken stops the start with `ClusterPortUnavailable`.
  */
-import { RunnerAddress, RunnerHealth, Runners, ShardingConfig, SocketRunner, SqlMessageStorage, SqlRunnerStorage } from "@effect/cluster"
+import {
+  RunnerAddress,
+  RunnerHealth,
+  Runners,
+  ShardingConfig,
+  SocketRunner,
+  SqlMessageStorage,
+  SqlRunnerStorage
+} from "@effect/cluster"
 import { SocketServer } from "@effect/platform"
 import { NodeClusterSocket, NodeSocketServer } from "@effect/platform-node"
 import { RpcSerialization } from "@effect/rpc"

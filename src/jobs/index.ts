@@ -7,8 +7,8 @@ import { idempotencyCleanupJob } from "./idempotencyCleanup.js"
 import { mirrorJobs } from "./mirrorRefresh.js"
 import { outboxSenderJob } from "./outboxSender.js"
 import { paymentLinkWatchJob } from "./paymentLinkWatch.js"
-import { quickbookRecoveryJob } from "./quickbookRecovery.js"
 import { quickbookExpiryJob } from "./quickbookExpiry.js"
+import { quickbookRecoveryJob } from "./quickbookRecovery.js"
 import { tourSeasonJob } from "./tourSeason.js"
 
 export const JobsLive = Layer.unwrapEffect(

@@ -14,8 +14,8 @@ import { Singleton } from "@effect/cluster"
 import { Effect, Schedule } from "effect"
 import type { JobsConfig } from "../config.js"
 import { Outbox } from "../email/Outbox.js"
-import { instanceName } from "./runs.js"
 import { JobRunsRepo } from "./JobRunsRepo.js"
+import { instanceName } from "./runs.js"
 
 export const OUTBOX_SENDER = "outbox-sender"
 
@@ -31,7 +31,12 @@ export const outboxTick = Effect.gen(function*() {
   if (summary.claimed === 0) return
   yield* Effect.annotateCurrentSpan({ ...summary })
   yield* Effect.logInfo(`outbox: ${summary.sent} sent, ${summary.retried} to retry, ${summary.failed} failed`)
-  yield* runs.insertFinished({ job: OUTBOX_SENDER, instance: instanceName, startedAt, summary: JSON.stringify(summary) })
+  yield* runs.insertFinished({
+    job: OUTBOX_SENDER,
+    instance: instanceName,
+    startedAt,
+    summary: JSON.stringify(summary)
+  })
 }).pipe(
   Effect.provide(JobRunsRepo.Default),
   Effect.catchAllCause((cause) => Effect.logError(`job ${OUTBOX_SENDER} failed`, cause)),

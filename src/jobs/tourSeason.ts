@@ -7,8 +7,8 @@
  */
 import { ClusterCron } from "@effect/cluster"
 import { Effect, Layer } from "effect"
-import type { JobsConfig } from "../config.js"
 import { TourSeason } from "../catalogue/TourSeason.js"
+import type { JobsConfig } from "../config.js"
 import { recordedRun } from "./runs.js"
 
 export const TOUR_SEASON = "tour-season"
@@ -18,7 +18,8 @@ export const tourSeasonJob = (config: Pick<JobsConfig, "tourSeasonCron">) =>
     name: TOUR_SEASON,
     cron: config.tourSeasonCron,
     execute: recordedRun(TOUR_SEASON, () =>
-      Effect.flatMap(TourSeason, (season) => season.refresh()).pipe(Effect.map(({ results: _, ...summary }) => summary))),
+      Effect.flatMap(TourSeason, (season) =>
+        season.refresh()).pipe(Effect.map(({ results: _, ...summary }) => summary))),
     // A run missed by more than 20 minutes is skipped: the next one is near.
     skipIfOlderThan: "20 minutes"
   }).pipe(Layer.provide(TourSeason.Default))

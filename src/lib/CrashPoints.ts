@@ -16,7 +16,10 @@ import { Config, Effect } from "effect"
 export class CrashPoints extends Effect.Service<CrashPoints>()("Lib/CrashPoints", {
   effect: Effect.gen(function*() {
     const at = yield* Config.string("CRASH_AT").pipe(Config.withDefault(""), Effect.orDie)
-    const mode = yield* Config.literal("die", "kill")("CRASH_MODE").pipe(Config.withDefault("die" as const), Effect.orDie)
+    const mode = yield* Config.literal("die", "kill")("CRASH_MODE").pipe(
+      Config.withDefault("die" as const),
+      Effect.orDie
+    )
     const steps = new Set(at.split(",").map((s) => s.trim()).filter((s) => s !== ""))
 
     // No span: a write reaches a dozen steps, and a span each would only repeat its own spans.

@@ -11,9 +11,9 @@
 import { Clock, Duration, Effect, Schedule } from "effect"
 import { MirrorConfig } from "../config.js"
 import { isTimeZone, mirrorWindow } from "../domain/localDay.js"
-import { BookingSystem, type BookingLine, type BookingSystemError } from "../ports/BookingSystem.js"
 import { BookingSystemAccounts, type MirroredAccount } from "../operators/BookingSystemAccounts.js"
-import { type DayWindow, type MissingLine, MirrorRepo } from "./MirrorRepo.js"
+import { type BookingLine, BookingSystem, type BookingSystemError } from "../ports/BookingSystem.js"
+import { type DayWindow, MirrorRepo, type MissingLine } from "./MirrorRepo.js"
 
 export type RefreshKind = "near_term" | "nightly" | "manual"
 
@@ -83,7 +83,11 @@ export class Mirror extends Effect.Service<Mirror>()("Mirror/Mirror", {
                 else gone.push(id)
               }
             }),
-            Effect.catchAll((e) => e._tag === "BookingSystemRejected" && e.reason === "not_found" ? Effect.sync(() => gone.push(...lineIds)) : Effect.void)
+            Effect.catchAll((e) =>
+              e._tag === "BookingSystemRejected" && e.reason === "not_found"
+                ? Effect.sync(() => gone.push(...lineIds))
+                : Effect.void
+            )
           ), { concurrency: 4, discard: true })
         return { found, gone }
       })
@@ -115,7 +119,13 @@ export class Mirror extends Effect.Service<Mirror>()("Mirror/Mirror", {
      * The account's window in its operators' zones. An operator whose zone is not one (operators'
      * zones are free text) fails its account alone: the run is recorded over the UTC window.
      */
-    const refreshInZones = (m: MirroredAccount, now: Date, daysAhead: number, kind: RefreshKind, jobRunId: string | null) =>
+    const refreshInZones = (
+      m: MirroredAccount,
+      now: Date,
+      daysAhead: number,
+      kind: RefreshKind,
+      jobRunId: string | null
+    ) =>
       Effect.suspend(() => {
         const unknown = m.operators.filter((o) => !isTimeZone(o.timezone))
         if (unknown.length === 0) {

@@ -9,8 +9,8 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { type Cause, Data, Effect, type ParseResult, Schema } from "effect"
-import type { BookingLine } from "../ports/BookingSystem.js"
 import type { MirroredAccount } from "../operators/BookingSystemAccounts.js"
+import type { BookingLine } from "../ports/BookingSystem.js"
 
 export interface DayWindow {
   readonly from: string
@@ -210,32 +210,40 @@ export class MirrorRepo extends Effect.Service<MirrorRepo>()("Mirror/MirrorRepo"
      * Everything one refresh of one account found, in one transaction: the lines upserted (in
      * chunks), the lines the booking system no longer has cancelled, the window's days synced.
      */
-    const store = Effect.fn("MirrorRepo.store")(function*(
-      m: MirroredAccount,
-      window: DayWindow,
-      lines: ReadonlyArray<BookingLine>,
-      gone: ReadonlyArray<string>
-    ) {
-      const [primary] = m.operators
-      if (primary === undefined) return yield* Effect.dieMessage(`account ${m.account.id} has no operator`)
-      const account = { accountId: m.account.id, operatorIds: m.operators.map((o) => o.id), primaryOperatorId: primary.id }
-      let inserted = 0
-      let updated = 0
-      let cancelled = 0
-      for (let i = 0; i < lines.length; i += CHUNK) {
-        const chunk = lines.slice(i, i + CHUNK)
-        const counts = yield* upsertChunk({ ...account, lines: JSON.stringify(chunk.map(toRecord)) })
-        inserted += counts.inserted
-        // A line the booking system now reports cancelled counts as cancelled, not as changed.
-        cancelled += counts.cancelled
-        updated += counts.changed - counts.inserted - counts.cancelled
-      }
-      if (gone.length > 0) {
-        cancelled += (yield* cancelLinesOf({ accountId: m.account.id, lineIds: JSON.stringify(gone) })).n
-      }
-      yield* markSynced({ accountId: m.account.id, ...window })
-      return { inserted, updated, cancelled }
-    }, sql.withTransaction, refusedLines)
+    const store = Effect.fn("MirrorRepo.store")(
+      function*(
+        m: MirroredAccount,
+        window: DayWindow,
+        lines: ReadonlyArray<BookingLine>,
+        gone: ReadonlyArray<string>
+      ) {
+        const [primary] = m.operators
+        if (primary === undefined) return yield* Effect.dieMessage(`account ${m.account.id} has no operator`)
+        const account = {
+          accountId: m.account.id,
+          operatorIds: m.operators.map((o) => o.id),
+          primaryOperatorId: primary.id
+        }
+        let inserted = 0
+        let updated = 0
+        let cancelled = 0
+        for (let i = 0; i < lines.length; i += CHUNK) {
+          const chunk = lines.slice(i, i + CHUNK)
+          const counts = yield* upsertChunk({ ...account, lines: JSON.stringify(chunk.map(toRecord)) })
+          inserted += counts.inserted
+          // A line the booking system now reports cancelled counts as cancelled, not as changed.
+          cancelled += counts.cancelled
+          updated += counts.changed - counts.inserted - counts.cancelled
+        }
+        if (gone.length > 0) {
+          cancelled += (yield* cancelLinesOf({ accountId: m.account.id, lineIds: JSON.stringify(gone) })).n
+        }
+        yield* markSynced({ accountId: m.account.id, ...window })
+        return { inserted, updated, cancelled }
+      },
+      sql.withTransaction,
+      refusedLines
+    )
 
     /** Opens the account's `mirror_runs` row (outcome `running`). */
     const startRun = Effect.fn("MirrorRepo.startRun")(

@@ -43,11 +43,14 @@ export class BookingSystemAccounts extends Effect.Service<BookingSystemAccounts>
 
     /** Every account with at least one operator linked (an account nobody uses is not mirrored). */
     const mirrored = Effect.fn("BookingSystemAccounts.mirrored")(() =>
-      Effect.map(repo.linked(undefined), (rows) => rows.map(toMirrored)))
+      Effect.map(repo.linked(undefined), (rows) => rows.map(toMirrored))
+    )
 
     const byId = Effect.fn("BookingSystemAccounts.byId")(function*(id: string) {
       const [row] = yield* repo.linked(id)
-      if (row === undefined) return yield* new AccountError({ message: `account ${id} not found or has no operator linked` })
+      if (row === undefined) {
+        return yield* new AccountError({ message: `account ${id} not found or has no operator linked` })
+      }
       return toMirrored(row)
     })
 
@@ -72,7 +75,8 @@ export class BookingSystemAccounts extends Effect.Service<BookingSystemAccounts>
           sandbox: a.sandbox ?? false
         }),
         (row) => row.id
-      ))
+      )
+    )
 
     /** Marks an account a sandbox, or live. */
     const setSandbox = Effect.fn("BookingSystemAccounts.setSandbox")(function*(accountId: string, sandbox: boolean) {

@@ -5,8 +5,8 @@
  * OperatorsRepo.
  */
 import { Data, Effect, Option } from "effect"
-import { generateSecretKey, hashSecret } from "../partner/auth/apiKey.js"
 import { isTimeZone } from "../domain/localDay.js"
+import { generateSecretKey, hashSecret } from "../partner/auth/apiKey.js"
 import { isScope, type Scope } from "../partner/auth/scopes.js"
 import { OperatorsRepo } from "./OperatorsRepo.js"
 
@@ -30,7 +30,10 @@ export class Operators extends Effect.Service<Operators>()("Operators/Operators"
   effect: Effect.gen(function*() {
     const repo = yield* OperatorsRepo
     const found = <A>(row: Option.Option<A>, what: string) =>
-      Option.match(row, { onNone: () => Effect.fail(new AdminError({ message: `${what} not found` })), onSome: Effect.succeed })
+      Option.match(row, {
+        onNone: () => Effect.fail(new AdminError({ message: `${what} not found` })),
+        onSome: Effect.succeed
+      })
 
     const createOperator = Effect.fn("Operators.createOperator")(function*(
       o: { name: string; timezone?: string; legalName?: string; orgNumber?: string }
@@ -39,12 +42,18 @@ export class Operators extends Effect.Service<Operators>()("Operators/Operators"
       if (!isTimeZone(timezone)) {
         return yield* new AdminError({ message: `unknown time zone ${timezone}: use an IANA name such as Europe/Oslo` })
       }
-      const row = yield* repo.insertOperator({ name: o.name, timezone, legalName: o.legalName ?? null, orgNumber: o.orgNumber ?? null })
+      const row = yield* repo.insertOperator({
+        name: o.name,
+        timezone,
+        legalName: o.legalName ?? null,
+        orgNumber: o.orgNumber ?? null
+      })
       return row.id
     })
 
     const createUser = Effect.fn("Operators.createUser")((u: { email: string; name: string }) =>
-      Effect.map(repo.insertUser({ email: u.email.toLowerCase(), name: u.name }), (row) => row.id))
+      Effect.map(repo.insertUser({ email: u.email.toLowerCase(), name: u.name }), (row) => row.id)
+    )
 
     const userByEmail = Effect.fn("Operators.userByEmail")(function*(email: string) {
       const row = yield* found(yield* repo.userByEmail(email.toLowerCase()), `user ${email}`)
@@ -52,17 +61,25 @@ export class Operators extends Effect.Service<Operators>()("Operators/Operators"
     })
 
     const setMembership = Effect.fn("Operators.setMembership")((operatorId: string, userId: string, role: Role) =>
-      repo.upsertMembership({ operatorId, userId, role }))
+      repo.upsertMembership({ operatorId, userId, role })
+    )
 
     const changeRole = Effect.fn("Operators.changeRole")(function*(operatorId: string, userId: string, role: Role) {
       yield* found(yield* repo.updateRole({ operatorId, userId, role }), "membership")
     })
 
-    const createSite = Effect.fn("Operators.createSite")((s: { domain: string; name: string; ownerOperatorId: string }) =>
-      Effect.map(repo.insertSite({ domain: s.domain.toLowerCase(), name: s.name, ownerOperatorId: s.ownerOperatorId }), (row) => row.id))
+    const createSite = Effect.fn("Operators.createSite")((
+      s: { domain: string; name: string; ownerOperatorId: string }
+    ) =>
+      Effect.map(
+        repo.insertSite({ domain: s.domain.toLowerCase(), name: s.name, ownerOperatorId: s.ownerOperatorId }),
+        (row) => row.id
+      )
+    )
 
     const addSiteOperator = Effect.fn("Operators.addSiteOperator")((siteId: string, operatorId: string) =>
-      repo.addSiteOperator({ siteId, operatorId }))
+      repo.addSiteOperator({ siteId, operatorId })
+    )
 
     /** Creates a key; the creator must be owner or admin of every operator picked. */
     const createKey = Effect.fn("Operators.createKey")(function*(k: NewKey) {
@@ -88,7 +105,8 @@ export class Operators extends Effect.Service<Operators>()("Operators/Operators"
     })
 
     const listKeys = Effect.fn("Operators.listKeys")((filter: { operatorId?: string | undefined } = {}) =>
-      repo.keys(filter.operatorId))
+      repo.keys(filter.operatorId)
+    )
 
     const revokeKey = Effect.fn("Operators.revokeKey")(function*(id: string, at?: Date) {
       yield* found(yield* repo.revokeKey({ id, at: at ?? new Date() }), `key ${id}`)

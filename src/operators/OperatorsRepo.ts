@@ -151,13 +151,17 @@ export class OperatorsRepo extends Effect.Service<OperatorsRepo>()("Operators/Op
     })
 
     /** A secret key and the operators it acts for, in one transaction. */
-    const insertKey = Effect.fn("OperatorsRepo.insertKey")(function*(
-      key: typeof NewKey.Type,
-      operatorIds: ReadonlyArray<string>
-    ) {
-      yield* insertKeyRow(key)
-      for (const operatorId of operatorIds) yield* insertKeyOperator({ keyId: key.id, operatorId })
-    }, sql.withTransaction, Effect.orDie)
+    const insertKey = Effect.fn("OperatorsRepo.insertKey")(
+      function*(
+        key: typeof NewKey.Type,
+        operatorIds: ReadonlyArray<string>
+      ) {
+        yield* insertKeyRow(key)
+        for (const operatorId of operatorIds) yield* insertKeyOperator({ keyId: key.id, operatorId })
+      },
+      sql.withTransaction,
+      Effect.orDie
+    )
 
     /** Every key (no secrets), newest first, or those acting for an operator. */
     const keys = Effect.fn("OperatorsRepo.keys")(
@@ -172,7 +176,11 @@ export class OperatorsRepo extends Effect.Service<OperatorsRepo>()("Operators/Op
             JOIN users u ON u.id = k.created_by
             JOIN api_key_operators ko ON ko.key_id = k.id
             JOIN operators o ON o.id = ko.operator_id
-            ${operatorId ? sql`WHERE k.id IN (SELECT key_id FROM api_key_operators WHERE operator_id = ${operatorId})` : sql``}
+            ${
+            operatorId
+              ? sql`WHERE k.id IN (SELECT key_id FROM api_key_operators WHERE operator_id = ${operatorId})`
+              : sql``
+          }
             GROUP BY k.id, u.email
             ORDER BY k.created_at DESC`
       }),
@@ -184,7 +192,8 @@ export class OperatorsRepo extends Effect.Service<OperatorsRepo>()("Operators/Op
       SqlSchema.findOne({
         Request: Schema.Struct({ id: Schema.String, at: Schema.DateFromSelf }),
         Result: Id,
-        execute: ({ at, id }) => sql`UPDATE api_keys SET revoked_at = coalesce(revoked_at, ${at}) WHERE id = ${id} RETURNING id`
+        execute: ({ at, id }) =>
+          sql`UPDATE api_keys SET revoked_at = coalesce(revoked_at, ${at}) WHERE id = ${id} RETURNING id`
       }),
       Effect.orDie
     )

@@ -25,19 +25,23 @@ import { answerProblems } from "./problem.js"
 import { ReschedulesLive } from "./reschedules/Http.js"
 import { ToursLive } from "./tours/Http.js"
 
-export const MeLive = HttpApiBuilder.group(PartnerApi, "me", (handlers) =>
-  handlers.handle("me", () =>
-    Effect.map(CurrentKey, (key) => ({
-      key: {
-        id: key.id,
-        name: key.name,
-        scopes: key.scopes,
-        created_at: key.createdAt.toISOString(),
-        expires_at: key.expiresAt.toISOString()
-      },
-      partner: key.partners[0]!,
-      partners: key.partners
-    })), DB_ROUTE))
+export const MeLive = HttpApiBuilder.group(
+  PartnerApi,
+  "me",
+  (handlers) =>
+    handlers.handle("me", () =>
+      Effect.map(CurrentKey, (key) => ({
+        key: {
+          id: key.id,
+          name: key.name,
+          scopes: key.scopes,
+          created_at: key.createdAt.toISOString(),
+          expires_at: key.expiresAt.toISOString()
+        },
+        partner: key.partners[0]!,
+        partners: key.partners
+      })), DB_ROUTE)
+)
 
 export const HealthLive = HttpApiBuilder.group(PartnerApi, "health", (handlers) =>
   Effect.gen(function*() {
@@ -59,7 +63,17 @@ export const HealthLive = HttpApiBuilder.group(PartnerApi, "health", (handlers) 
 
 /** The Partner API with every group implemented. */
 export const PartnerApiLive = HttpApiBuilder.api(PartnerApi).pipe(
-  Layer.provide([MeLive, HealthLive, BookingsLive, ManifestLive, CheckinsLive, ReschedulesLive, PaymentLinksLive, CancelsLive, ToursLive]),
+  Layer.provide([
+    MeLive,
+    HealthLive,
+    BookingsLive,
+    ManifestLive,
+    CheckinsLive,
+    ReschedulesLive,
+    PaymentLinksLive,
+    CancelsLive,
+    ToursLive
+  ]),
   Layer.provide(PartnerAuthLive),
   Layer.provide([KeyAuth.Default, RateLimiter.Default])
 )

@@ -15,17 +15,27 @@ import { DECODE_ERROR, INTERNAL, Problem, PROBLEM_CONTENT_TYPE } from "./problem
 
 const problemJsonSchema = () => {
   const defs: Json = {}
-  const schema = JSONSchema.fromAST(Problem.ast, { definitions: defs, definitionPath: "#/components/schemas/", target: "openApi3.1" }) as Json
+  const schema = JSONSchema.fromAST(Problem.ast, {
+    definitions: defs,
+    definitionPath: "#/components/schemas/",
+    target: "openApi3.1"
+  }) as Json
   return { schema, defs }
 }
 
 const HEADER_DOCS: Json = {
-  "X-Request-Id": { description: "Id of this request; also `request_id` in problem bodies.", schema: { type: "string" } }
+  "X-Request-Id": {
+    description: "Id of this request; also `request_id` in problem bodies.",
+    schema: { type: "string" }
+  }
 }
 
 const RATE_LIMIT_HEADERS: Json = {
   "RateLimit-Policy": { description: "IETF draft-11: `\"default\";q=300;w=60`.", schema: { type: "string" } },
-  "RateLimit": { description: "IETF draft-11: `\"default\";r=<remaining>;t=<seconds to reset>`.", schema: { type: "string" } },
+  "RateLimit": {
+    description: "IETF draft-11: `\"default\";r=<remaining>;t=<seconds to reset>`.",
+    schema: { type: "string" }
+  },
   "RateLimit-Limit": { description: "Requests allowed per window.", schema: { type: "integer" } },
   "RateLimit-Remaining": { description: "Requests left in the current window.", schema: { type: "integer" } },
   "RateLimit-Reset": { description: "Seconds until the window resets.", schema: { type: "integer" } }
@@ -48,7 +58,8 @@ const declaredProblems = new Map(
 )
 
 /** One answer's description: each problem type's `type` slug and description. */
-const describe = (types: ReadonlyArray<ProblemType>) => types.map((type) => `\`${type.slug}\`: ${type.description}`).join(" ")
+const describe = (types: ReadonlyArray<ProblemType>) =>
+  types.map((type) => `\`${type.slug}\`: ${type.description}`).join(" ")
 
 const RATE_LIMITED = problemTypeOfClass(RateLimited)
 
@@ -68,21 +79,34 @@ export const finishDocument = (spec: Json): Json => {
       for (const [status, response] of Object.entries<Json>(op.responses)) {
         const code = Number(status)
         // 401 is decided before the rate limiter runs; every other answer to a valid key carries its headers.
-        response.headers = { ...HEADER_DOCS, ...(secured && code !== 401 ? RATE_LIMIT_HEADERS : {}), ...response.headers }
+        response.headers = {
+          ...HEADER_DOCS,
+          ...(secured && code !== 401 ? RATE_LIMIT_HEADERS : {}),
+          ...response.headers
+        }
         if (code >= 400) {
           const types = problems?.get(status) ?? []
           if (types.length > 0) response.description = describe(types)
           response.content = { [PROBLEM_CONTENT_TYPE]: { schema: problemRef } }
-          if (code === 429) response.headers["Retry-After"] = { description: "Seconds to wait.", schema: { type: "integer" } }
+          if (code === 429) {
+            response.headers["Retry-After"] = { description: "Seconds to wait.", schema: { type: "integer" } }
+          }
           if (code === 401) {
-            response.headers["WWW-Authenticate"] = { description: "`Bearer realm=\"partner-api\"`", schema: { type: "string" } }
+            response.headers["WWW-Authenticate"] = {
+              description: "`Bearer realm=\"partner-api\"`",
+              schema: { type: "string" }
+            }
           }
         }
       }
       if (secured && !op.responses["429"]) {
         op.responses["429"] = {
           description: describe([RATE_LIMITED]),
-          headers: { ...HEADER_DOCS, ...RATE_LIMIT_HEADERS, "Retry-After": { description: "Seconds to wait.", schema: { type: "integer" } } },
+          headers: {
+            ...HEADER_DOCS,
+            ...RATE_LIMIT_HEADERS,
+            "Retry-After": { description: "Seconds to wait.", schema: { type: "integer" } }
+          },
           content: { [PROBLEM_CONTENT_TYPE]: { schema: problemRef } }
         }
       }
@@ -116,7 +140,8 @@ const withScopes = (spec: Json): Json => {
   return spec
 }
 
-export const partnerOpenApi = (): Json => withScopes(finishDocument(structuredClone(OpenApi.fromApi(PartnerApi)) as Json))
+export const partnerOpenApi = (): Json =>
+  withScopes(finishDocument(structuredClone(OpenApi.fromApi(PartnerApi)) as Json))
 
 export const openApiLayer = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {

@@ -9,9 +9,6 @@
  */
 import { HttpApiError, HttpServerError, HttpServerResponse } from "@effect/platform"
 import { Cause, Effect, Option, Predicate, Schema } from "effect"
-import type { ErrorMapping } from "../http/apiApp.js"
-import { clipEchoes, echo } from "../http/echo.js"
-import { urlCarriesSecretKey } from "./auth/apiKey.js"
 import {
   DailyLimitReached,
   Forbidden,
@@ -27,14 +24,19 @@ import {
   Unauthorized,
   Unavailable
 } from "../domain/errors.js"
+import type { ErrorMapping } from "../http/apiApp.js"
+import { clipEchoes, echo } from "../http/echo.js"
 import { BodyTooLarge, MalformedBody, UnsupportedMediaType } from "../http/requestBody.js"
 import { MethodNotAllowed, quotablePath } from "../http/routing.js"
+import { urlCarriesSecretKey } from "./auth/apiKey.js"
 
 export const PROBLEM_CONTENT_TYPE = "application/problem+json"
 
 /** Problem body as documented in the OpenAPI document (components.schemas.Problem). */
 export const Problem = Schema.Struct({
-  type: Schema.String.annotations({ description: "URI reference naming the problem type (see /api/v1/docs/errors.md)." }),
+  type: Schema.String.annotations({
+    description: "URI reference naming the problem type (see /api/v1/docs/errors.md)."
+  }),
   title: Schema.String,
   status: Schema.Int,
   detail: Schema.String.annotations({
@@ -46,7 +48,9 @@ export const Problem = Schema.Struct({
     Schema.Array(Schema.Struct({ name: Schema.String, reason: Schema.String }))
   ).annotations({ description: "Present on 400: each offending parameter or field and the rule it breaks." }),
   scope: Schema.optional(Schema.String).annotations({ description: "Present on 403: the scope the key lacks." }),
-  retry_after: Schema.optional(Schema.Int).annotations({ description: "Present on 429: seconds to wait (as `Retry-After`)." }),
+  retry_after: Schema.optional(Schema.Int).annotations({
+    description: "Present on 429: seconds to wait (as `Retry-After`)."
+  }),
   limit: Schema.optional(Schema.String).annotations({
     description: "Present on a daily write limit 429: which limit (checkins, payment_links, cancels, reschedules)."
   })
@@ -106,7 +110,14 @@ const render = (
   headers: Record<string, string> = {}
 ): RenderedProblem => ({
   type,
-  body: { type: typeUri(type), title: type.title, status: type.status, detail: clipEchoes(detail), request_id: requestId, ...extra },
+  body: {
+    type: typeUri(type),
+    title: type.title,
+    status: type.status,
+    detail: clipEchoes(detail),
+    request_id: requestId,
+    ...extra
+  },
   headers
 })
 
@@ -144,7 +155,12 @@ const extrasOf = (error: unknown): readonly [Partial<Problem>, Record<string, st
  * The problem one failure (a domain error or a platform error) is shown as; undefined for a failure
  * that is not a client's (answered as `internal`).
  */
-export const problemFor = (error: unknown, requestId: string, method: string, url: string): RenderedProblem | undefined => {
+export const problemFor = (
+  error: unknown,
+  requestId: string,
+  method: string,
+  url: string
+): RenderedProblem | undefined => {
   if (error instanceof HttpApiError.HttpApiDecodeError) {
     // One entry per parameter. An optional parameter's union adds "Expected undefined" beside the
     // real rule, and a literal union one issue per member: keep the most specific message.
@@ -163,7 +179,9 @@ export const problemFor = (error: unknown, requestId: string, method: string, ur
     return render(NO_ROUTE, requestId, `no endpoint ${echo(method)} ${quotablePath(url)}`)
   }
   const type = problemTypeOf(error)
-  if (type === undefined || !Predicate.hasProperty(error, "detail") || typeof error.detail !== "string") return undefined
+  if (type === undefined || !Predicate.hasProperty(error, "detail") || typeof error.detail !== "string") {
+    return undefined
+  }
   const [extra, headers] = extrasOf(error)
   return render(type, requestId, error.detail, extra, headers)
 }
@@ -174,8 +192,15 @@ export const problemFor = (error: unknown, requestId: string, method: string, ur
  */
 export const answerProblems: ErrorMapping = (app, request, requestId) =>
   urlCarriesSecretKey(request.url)
-    ? Effect.succeed(problemResponse(render(DECODE_ERROR, requestId,
-      "a secret key must never be sent in the URL (URLs end up in logs); send it as `Authorization: Bearer ...` and rotate this key")))
+    ? Effect.succeed(
+      problemResponse(
+        render(
+          DECODE_ERROR,
+          requestId,
+          "a secret key must never be sent in the URL (URLs end up in logs); send it as `Authorization: Bearer ...` and rotate this key"
+        )
+      )
+    )
     : app.pipe(
       Effect.catchAllCause((cause) => {
         if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
@@ -185,7 +210,11 @@ export const answerProblems: ErrorMapping = (app, request, requestId) =>
           : undefined
         if (mapped) return Effect.succeed(problemResponse(mapped))
         return Effect.logError("request failed unexpectedly", cause).pipe(
-          Effect.as(problemResponse(render(INTERNAL, requestId, "something went wrong on our side; quote the request_id if it persists")))
+          Effect.as(
+            problemResponse(
+              render(INTERNAL, requestId, "something went wrong on our side; quote the request_id if it persists")
+            )
+          )
         )
       })
     )

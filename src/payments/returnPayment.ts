@@ -45,8 +45,13 @@ export const returnPayment = (
   const settlingVoid = r.method === "void" && r.state === "settling"
   const settlingRefund = r.method === "refund" && r.state === "settling" && r.refundOrderId !== null
   const call: Effect.Effect<MoneyReturnUpdate, PaymentProviderError> = settlingVoid
-    ? Effect.map(provider.orderStatus(account, r.purchaseOrderId), (s): MoneyReturnUpdate =>
-      s.voided ? { _tag: "Completed", refundedMinor: r.amountMinor, refundOrderId: null } : { _tag: "Settling", refundOrderId: null })
+    ? Effect.map(
+      provider.orderStatus(account, r.purchaseOrderId),
+      (s): MoneyReturnUpdate =>
+        s.voided
+          ? { _tag: "Completed", refundedMinor: r.amountMinor, refundOrderId: null }
+          : { _tag: "Settling", refundOrderId: null }
+    )
     : r.method === "void"
     ? Effect.map(
       provider.voidPayment(account, { paymentId: r.paymentId!, idempotencyReference: r.idempotencyReference }),
@@ -82,6 +87,7 @@ export const returnPayment = (
           : r.method === "void" && e.reason === "cannot_void"
           ? { _tag: "Superseded", detail: detailOf(e) }
           : { _tag: "Failed", detail: detailOf(e) }
-      ))
+      )
+    )
   )
 }

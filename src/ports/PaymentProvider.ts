@@ -255,8 +255,14 @@ export interface PaymentProviderClient {
     request: { readonly paymentId: string; readonly idempotencyReference: string }
   ) => Effect.Effect<CancelResult, PaymentProviderError>
   /** A hosted payment page for an amount, on the account's payment page terminal. */
-  readonly createPaymentLink: (account: PaymentAccount, link: NewPaymentLink) => Effect.Effect<PaymentLink, PaymentProviderError>
-  readonly paymentLinkStatus: (account: PaymentAccount, linkId: string) => Effect.Effect<PaymentLinkStatus, PaymentProviderError>
+  readonly createPaymentLink: (
+    account: PaymentAccount,
+    link: NewPaymentLink
+  ) => Effect.Effect<PaymentLink, PaymentProviderError>
+  readonly paymentLinkStatus: (
+    account: PaymentAccount,
+    linkId: string
+  ) => Effect.Effect<PaymentLinkStatus, PaymentProviderError>
   /** Closes an unpaid link; closing a closed one succeeds; a paid one is rejected with `already_paid`. */
   readonly cancelPaymentLink: (
     account: PaymentAccount,

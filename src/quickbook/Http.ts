@@ -8,15 +8,20 @@ import { apiHttpApp } from "../http/apiApp.js"
 import { RateLimiter } from "../http/RateLimiter.js"
 import { QuickbookApi } from "./Api.js"
 import { QuickbookAuthLive } from "./auth.js"
+import { QuickbookBookLive } from "./book/Http.js"
 import { handleQuickbook } from "./errorMapping.js"
 import { quickbookDocsLayer, quickbookOpenApiLayer } from "./openapi.js"
-import { QuickbookBookLive } from "./book/Http.js"
 import { QuickbookSalesLive } from "./sales/Http.js"
 import { QuickbookKeys } from "./terminals/QuickbookKeys.js"
 import { QuickbookTicketPdfLive, QuickbookTicketsLive } from "./tickets/Http.js"
 import { QuickbookToursLive } from "./tours/Http.js"
 
-const QuickbookGroupsLive = Layer.mergeAll(QuickbookToursLive, QuickbookSalesLive, QuickbookTicketsLive, QuickbookBookLive).pipe(
+const QuickbookGroupsLive = Layer.mergeAll(
+  QuickbookToursLive,
+  QuickbookSalesLive,
+  QuickbookTicketsLive,
+  QuickbookBookLive
+).pipe(
   Layer.provide(QuickbookAuthLive),
   Layer.provide([QuickbookKeys.Default, RateLimiter.Default]),
   Layer.merge(QuickbookTicketPdfLive)

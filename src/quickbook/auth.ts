@@ -8,19 +8,14 @@
  */
 import { HttpApi, HttpRouter, HttpServerRequest } from "@effect/platform"
 import { Context, Effect, Layer, Option } from "effect"
-import { QbBadRequest, QbRateLimited, unauthorized } from "./errors.js"
-import { parseTerminalHeader } from "./terminals/key.js"
-import {
-  QUICKBOOK_BUDGETS,
-  QUICKBOOK_WINDOW_SECONDS,
-  quickbookBucket,
-  type QuickbookBudget
-} from "./limits.js"
-import { QuickbookKeys } from "./terminals/QuickbookKeys.js"
 import { RateLimiter, rateLimitHeaders } from "../http/RateLimiter.js"
 import { addResponseHeaders } from "../http/requestContext.js"
 import { QuickbookApi } from "./Api.js"
+import { QbBadRequest, QbRateLimited, unauthorized } from "./errors.js"
+import { QUICKBOOK_BUDGETS, QUICKBOOK_WINDOW_SECONDS, quickbookBucket, type QuickbookBudget } from "./limits.js"
 import { Budget, QuickbookAuth } from "./security.js"
+import { parseTerminalHeader } from "./terminals/key.js"
+import { QuickbookKeys } from "./terminals/QuickbookKeys.js"
 
 /** "GET /api/quickbook/v1/tours" → its budget, from the endpoint (or group) annotations; reads when unset. */
 export const endpointBudgets = (() => {
@@ -28,7 +23,10 @@ export const endpointBudgets = (() => {
   HttpApi.reflect(QuickbookApi, {
     onGroup: () => {},
     onEndpoint: ({ endpoint, mergedAnnotations }) => {
-      budgets.set(`${endpoint.method} ${endpoint.path}`, Option.getOrElse(Context.getOption(mergedAnnotations, Budget), () => "reads"))
+      budgets.set(
+        `${endpoint.method} ${endpoint.path}`,
+        Option.getOrElse(Context.getOption(mergedAnnotations, Budget), () => "reads")
+      )
     }
   })
   return budgets

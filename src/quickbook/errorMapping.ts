@@ -9,6 +9,8 @@
 import { HttpApiError, HttpServerError, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Cause, Effect, Option, Schema } from "effect"
 import { statusOf } from "../domain/errors.js"
+import { BodyTooLarge, MalformedBody, UnsupportedMediaType } from "../http/requestBody.js"
+import { MethodNotAllowed, quotablePath } from "../http/routing.js"
 import { decodedUrl } from "../partner/auth/apiKey.js"
 import {
   CLERK_MESSAGE_VARIANTS,
@@ -31,8 +33,6 @@ import {
   unknownEndpointMessage,
   wrongMethodMessage
 } from "./errors.js"
-import { BodyTooLarge, MalformedBody, UnsupportedMediaType } from "../http/requestBody.js"
-import { MethodNotAllowed, quotablePath } from "../http/routing.js"
 
 export const WWW_AUTHENTICATE = `Bearer realm="svc-quickbook"`
 
@@ -43,7 +43,9 @@ export const QuickbookErrorBody = Schema.Struct({
     clerkMessage: Schema.String.annotations({
       description: "Show this to the clerk. Norwegian (bokmål) when Accept-Language prefers nb/no/nn, else English."
     }),
-    reference: Schema.optional(Schema.String).annotations({ description: "The sale reference, when the failure concerns one." })
+    reference: Schema.optional(Schema.String).annotations({
+      description: "The sale reference, when the failure concerns one."
+    })
   })
 }).annotations({ identifier: "QuickbookError", title: "Quickbook error" })
 
@@ -71,7 +73,10 @@ const respond = (
 /** The parameter or field a decode error is about (its first issue), `body` for the body as a whole. */
 const decodeIssue = (error: HttpApiError.HttpApiDecodeError) => {
   const issue = error.issues[0]
-  return { field: issue && issue.path.length > 0 ? issue.path.map(String).join(".") : "body", missing: issue?._tag === "Missing" }
+  return {
+    field: issue && issue.path.length > 0 ? issue.path.map(String).join(".") : "body",
+    missing: issue?._tag === "Missing"
+  }
 }
 
 /** Refusals of the request itself (its body, its method: src/http), all answered with code `invalid_request`. */
@@ -90,7 +95,9 @@ const clerkMessageOf = (error: QuickbookFailure, lang: ClerkLanguage): string | 
   ) {
     return CLERK_MESSAGE_VARIANTS[error.variant][lang]
   }
-  return error instanceof QbBadRequest && error.field !== undefined ? invalidFieldMessage(error.field, false, lang) : undefined
+  return error instanceof QbBadRequest && error.field !== undefined
+    ? invalidFieldMessage(error.field, false, lang)
+    : undefined
 }
 
 /** The headers that go with a refusal: how to authenticate, when to retry. */
@@ -107,7 +114,11 @@ const headersOf = (error: QuickbookFailure): Record<string, string> =>
  * Maps one failure to its response, its status read from the error's class; undefined for a failure
  * we do not know (answered 500).
  */
-export const quickbookResponseFor = (error: unknown, lang: ClerkLanguage, request?: { readonly method: string; readonly url: string }) => {
+export const quickbookResponseFor = (
+  error: unknown,
+  lang: ClerkLanguage,
+  request?: { readonly method: string; readonly url: string }
+) => {
   if (isQuickbookFailure(error)) {
     // 401 and 429 never name a sale.
     const reference = error instanceof QbUnauthorized || error instanceof QbRateLimited ? undefined : error.reference
@@ -119,18 +130,26 @@ export const quickbookResponseFor = (error: unknown, lang: ClerkLanguage, reques
   }
   if (error instanceof HttpApiError.HttpApiDecodeError) {
     const { field, missing } = decodeIssue(error)
-    return respond(statusOf(error), REQUEST_REFUSAL_CODE, lang, { clerkMessage: invalidFieldMessage(field, missing, lang) })
+    return respond(statusOf(error), REQUEST_REFUSAL_CODE, lang, {
+      clerkMessage: invalidFieldMessage(field, missing, lang)
+    })
   }
   // The request itself is wrong (the desk app's doing): the code is invalid_request, the status says what.
   if (error instanceof MalformedBody) {
-    const message = error.problem === "encoding" ? "body_not_utf8" : error.problem === "depth" ? "body_too_deep" : "body_not_json"
+    const message = error.problem === "encoding"
+      ? "body_not_utf8"
+      : error.problem === "depth"
+      ? "body_too_deep"
+      : "body_not_json"
     return respond(statusOf(error), REQUEST_REFUSAL_CODE, lang, { clerkMessage: REQUEST_MESSAGES[message][lang] })
   }
   if (error instanceof BodyTooLarge) {
     return respond(statusOf(error), REQUEST_REFUSAL_CODE, lang, { clerkMessage: REQUEST_MESSAGES.body_too_large[lang] })
   }
   if (error instanceof UnsupportedMediaType) {
-    return respond(statusOf(error), REQUEST_REFUSAL_CODE, lang, { clerkMessage: REQUEST_MESSAGES.body_not_json_type[lang] })
+    return respond(statusOf(error), REQUEST_REFUSAL_CODE, lang, {
+      clerkMessage: REQUEST_MESSAGES.body_not_json_type[lang]
+    })
   }
   if (error instanceof MethodNotAllowed) {
     return respond(statusOf(error), REQUEST_REFUSAL_CODE, lang, {

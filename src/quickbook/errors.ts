@@ -51,15 +51,19 @@ export class QbBadRequest extends Schema.TaggedError<QbBadRequest>()(
   },
   HttpApiSchema.annotations({
     status: 400,
-    description: "`terminal_not_registered`: the Quickbook-Terminal header is missing or malformed; `invalid_request`: a " +
+    description:
+      "`terminal_not_registered`: the Quickbook-Terminal header is missing or malformed; `invalid_request`: a " +
       "parameter or the body does not validate."
   })
 ) {}
-export class QbUnauthorized extends Schema.TaggedError<QbUnauthorized>()("QbUnauthorized", fields,
+export class QbUnauthorized extends Schema.TaggedError<QbUnauthorized>()(
+  "QbUnauthorized",
+  fields,
   HttpApiSchema.annotations({
     status: 401,
     description: "`unauthorized`: key missing, invalid, expired, revoked, not a quickbook key, or sent in the URL."
-  })) {}
+  })
+) {}
 /** `variant`: a more precise clerk message for the same code (CLERK_MESSAGE_VARIANTS). */
 export class QbForbidden extends Schema.TaggedError<QbForbidden>()(
   "QbForbidden",
@@ -83,30 +87,42 @@ export class QbNotFound extends Schema.TaggedError<QbNotFound>()(
       "PDF link also a signature that does not verify or a link that has lapsed."
   })
 ) {}
-export class QbConflict extends Schema.TaggedError<QbConflict>()("QbConflict", fields,
+export class QbConflict extends Schema.TaggedError<QbConflict>()(
+  "QbConflict",
+  fields,
   HttpApiSchema.annotations({
     status: 409,
-    description: "`sold_out`: not enough seats on the departure; `price_changed`: the live price differs from the quote " +
+    description:
+      "`sold_out`: not enough seats on the departure; `price_changed`: the live price differs from the quote " +
       "past `validUntil`, or a guest type the tour does not sell."
-  })) {}
-export class QbGone extends Schema.TaggedError<QbGone>()("QbGone", fields,
+  })
+) {}
+export class QbGone extends Schema.TaggedError<QbGone>()(
+  "QbGone",
+  fields,
   HttpApiSchema.annotations({
     status: 410,
     description: "`hold_expired`: the quote is past `validUntil`, or the hold ran out; make a new quote."
-  })) {}
-export class QbUnprocessable extends Schema.TaggedError<QbUnprocessable>()("QbUnprocessable", fields,
+  })
+) {}
+export class QbUnprocessable extends Schema.TaggedError<QbUnprocessable>()(
+  "QbUnprocessable",
+  fields,
   HttpApiSchema.annotations({
     status: 422,
-    description: "`hold_not_supported` (POST /reserve): the tour's booking system cannot hold seats (continue without a " +
+    description:
+      "`hold_not_supported` (POST /reserve): the tour's booking system cannot hold seats (continue without a " +
       "hold); `payment_not_found` (POST /book): the provider does not show the payment completed (nothing was booked)."
-  })) {}
+  })
+) {}
 /** `variant`: what did not answer when it is not the booking system (CLERK_MESSAGE_VARIANTS). */
 export class QbUnavailable extends Schema.TaggedError<QbUnavailable>()(
   "QbUnavailable",
   { ...fields, variant: Schema.optional(Schema.Literal("payment_provider", "still_processing")) },
   HttpApiSchema.annotations({
     status: 503,
-    description: "`provider_unavailable`: the operator's booking system (or, on POST /book, the payment provider) did " +
+    description:
+      "`provider_unavailable`: the operator's booking system (or, on POST /book, the payment provider) did " +
       "not answer in time, or the same payment is still being processed; try again shortly (`Retry-After`)."
   })
 ) {}
@@ -239,8 +255,10 @@ export const CLERK_MESSAGE_VARIANTS: Record<
     nb: `Et salg kan ha høyst ${QUOTE_MAX_GUESTS} gjester. Del gruppen opp i flere salg.`
   },
   payment_provider: {
-    en: "The payment provider is not answering, so the payment could not be checked and nothing was booked. Try again shortly with the same payment.",
-    nb: "Betalingsleverandøren svarer ikke, så betalingen kunne ikke sjekkes og ingenting ble booket. Prøv igjen om litt med samme betaling."
+    en:
+      "The payment provider is not answering, so the payment could not be checked and nothing was booked. Try again shortly with the same payment.",
+    nb:
+      "Betalingsleverandøren svarer ikke, så betalingen kunne ikke sjekkes og ingenting ble booket. Prøv igjen om litt med samme betaling."
   },
   still_processing: {
     en: "This payment is still being processed. Check the sale's status before trying again.",
@@ -253,7 +271,10 @@ export const CLERK_MESSAGE_VARIANTS: Record<
  * `customer.email`, `guests.0.count`; list indexes are looked up as `*`), with a hint on the
  * expected form where one helps.
  */
-const FIELDS: Record<string, { readonly label: Record<ClerkLanguage, string>; readonly hint?: Record<ClerkLanguage, string> }> = {
+const FIELDS: Record<
+  string,
+  { readonly label: Record<ClerkLanguage, string>; readonly hint?: Record<ClerkLanguage, string> }
+> = {
   body: { label: { en: "The request body", nb: "Innholdet i forespørselen" } },
   activityId: { label: { en: "The tour", nb: "Turen" } },
   date: { label: { en: "The date", nb: "Datoen" }, hint: { en: "Use YYYY-MM-DD.", nb: "Bruk ÅÅÅÅ-MM-DD." } },
@@ -280,10 +301,19 @@ const FIELDS: Record<string, { readonly label: Record<ClerkLanguage, string>; re
   "customer.email": { label: { en: "The guest's email address", nb: "Gjestens e-postadresse" } },
   "customer.phone": {
     label: { en: "The guest's phone number", nb: "Gjestens telefonnummer" },
-    hint: { en: "Use the international format, e.g. +4791234567.", nb: "Bruk internasjonalt format, f.eks. +4791234567." }
+    hint: {
+      en: "Use the international format, e.g. +4791234567.",
+      nb: "Bruk internasjonalt format, f.eks. +4791234567."
+    }
   },
-  language: { label: { en: "The guest's language", nb: "Gjestens språk" }, hint: { en: "Use en or nb.", nb: "Bruk en eller nb." } },
-  lang: { label: { en: "The ticket language", nb: "Billettspråket" }, hint: { en: "Use en or nb.", nb: "Bruk en eller nb." } },
+  language: {
+    label: { en: "The guest's language", nb: "Gjestens språk" },
+    hint: { en: "Use en or nb.", nb: "Bruk en eller nb." }
+  },
+  lang: {
+    label: { en: "The ticket language", nb: "Billettspråket" },
+    hint: { en: "Use en or nb.", nb: "Bruk en eller nb." }
+  },
   exp: { label: { en: "The ticket link", nb: "Billettlenken" } },
   sig: { label: { en: "The ticket link", nb: "Billettlenken" } }
 }
@@ -294,7 +324,9 @@ export const invalidFieldMessage = (field: string, missing: boolean, lang: Clerk
   const known = FIELDS[field.replace(/\.\d+(?=\.|$)/g, ".*")]
   const subject = known === undefined
     ? (lang === "nb" ? `Feltet ${name}` : `The field ${name}`)
-    : field === "body" ? known.label[lang] : `${known.label[lang]} (${name})`
+    : field === "body"
+    ? known.label[lang]
+    : `${known.label[lang]} (${name})`
   const hint = missing || known?.hint === undefined ? "" : ` ${known.hint[lang]}`
   return lang === "nb"
     ? `${subject} ${missing ? "mangler" : "er ugyldig"}.${hint} Sjekk opplysningene og prøv igjen.`
@@ -353,7 +385,11 @@ export const clerkLanguage = (acceptLanguage: string | undefined): ClerkLanguage
   for (const part of acceptLanguage.split(",")) {
     const [tag = "", ...params] = part.trim().toLowerCase().split(";")
     const primary = tag.trim().split("-")[0]!
-    const lang: ClerkLanguage | undefined = ["nb", "no", "nn"].includes(primary) ? "nb" : primary === "en" ? "en" : undefined
+    const lang: ClerkLanguage | undefined = ["nb", "no", "nn"].includes(primary)
+      ? "nb"
+      : primary === "en"
+      ? "en"
+      : undefined
     if (!lang) continue
     const qParam = params.map((p) => p.trim()).find((p) => p.startsWith("q="))
     const q = qParam ? Number(qParam.slice(2)) : 1
@@ -408,8 +444,10 @@ export const BOOK_FAILED_VARIANT_LEADS: Record<BookFailedVariant, Record<ClerkLa
     nb: "Dette salget har allerede feilet og kan ikke betales på nytt. Lag et nytt tilbud og ta betalt for det."
   },
   sale_booking: {
-    en: "This sale was already paid with another payment, which is still being booked. Check the sale's status to see whether it was booked; do not take another payment.",
-    nb: "Salget er allerede betalt med en annen betaling, som fortsatt bookes. Sjekk salgets status for å se om det ble booket; ikke ta en ny betaling."
+    en:
+      "This sale was already paid with another payment, which is still being booked. Check the sale's status to see whether it was booked; do not take another payment.",
+    nb:
+      "Salget er allerede betalt med en annen betaling, som fortsatt bookes. Sjekk salgets status for å se om det ble booket; ikke ta en ny betaling."
   },
   stray: {
     en: "This payment did not match its sale and was not used, so nothing was booked.",

@@ -14,12 +14,16 @@ import { QuickbookApi } from "./Api.js"
 import { QuickbookErrorBody, REQUEST_REFUSAL_CODE } from "./errorMapping.js"
 import { QUICKBOOK_PREFIX } from "./schemas.js"
 
-
 /** A defect: the one answer without an error class. */
 const INTERNAL_TEXT = "`internal`: unexpected failure on our side; quote `X-Request-Id`."
 
 /** Refusals of the request itself (src/http), declared on the writes; answered with REQUEST_REFUSAL_CODE. */
-const REQUEST_REFUSALS: ReadonlyArray<Schema.Schema.Any> = [MalformedBody, BodyTooLarge, UnsupportedMediaType, MethodNotAllowed]
+const REQUEST_REFUSALS: ReadonlyArray<Schema.Schema.Any> = [
+  MalformedBody,
+  BodyTooLarge,
+  UnsupportedMediaType,
+  MethodNotAllowed
+]
 
 const isClass = (ast: SchemaAST.AST, cls: Schema.Schema.Any) =>
   ast === cls.ast || (ast._tag === "Transformation" && cls.ast._tag === "Transformation" && ast.to === cls.ast.to)
@@ -47,7 +51,12 @@ const describeError = (ast: SchemaAST.AST): string | undefined => {
 const declaredDescriptions = new Map(
   [...declaredErrors(QuickbookApi)].map(([operation, statuses]) => [
     operation,
-    new Map([...statuses].map(([status, members]) => [status, [...new Set(members.flatMap((m) => describeError(m) ?? []))].join(" ")]))
+    new Map(
+      [...statuses].map(([status, members]) => [
+        status,
+        [...new Set(members.flatMap((m) => describeError(m) ?? []))].join(" ")
+      ])
+    )
   ])
 )
 
@@ -66,11 +75,14 @@ const OPERATION_STATUS_TEXT: Record<string, Record<string, string>> = {
       "`tour_not_sellable_here`: the terminal cannot charge for the tour's operator, or the sale was quoted with a key " +
       "of the other mode (test or live). Nothing was booked or refunded.",
     "404": "`not_found`: no such sale for this terminal.",
-    "409": "`payment_mismatch`: the payment does not match the sale (amount, currency, merchant, reference or terminal). " +
+    "409":
+      "`payment_mismatch`: the payment does not match the sale (amount, currency, merchant, reference or terminal). " +
       "Nothing was booked, nothing is refunded, the service is alerted; a repeat answers the same.",
-    "422": "`payment_not_found`: the provider does not show that payment completed on that order (not taken yet, declined, " +
+    "422":
+      "`payment_not_found`: the provider does not show that payment completed on that order (not taken yet, declined, " +
       "voided, unknown). Nothing was booked; call again once the payment has completed.",
-    "503": "`provider_unavailable`: the payment provider did not answer while verifying (nothing happened; send the same " +
+    "503":
+      "`provider_unavailable`: the payment provider did not answer while verifying (nothing happened; send the same " +
       "call again), or the same payment is still being processed by an earlier call (read GET /sales/{reference})."
   }
 }
@@ -126,9 +138,14 @@ export const quickbookOpenApi = (): Json => {
             response.description || "Error"
           response.content = errorContent
           if (status === "401") {
-            response.headers["WWW-Authenticate"] = { description: "`Bearer realm=\"svc-quickbook\"`", schema: { type: "string" } }
+            response.headers["WWW-Authenticate"] = {
+              description: "`Bearer realm=\"svc-quickbook\"`",
+              schema: { type: "string" }
+            }
           }
-          if (status === "429") response.headers["Retry-After"] = { description: "Seconds to wait.", schema: { type: "integer" } }
+          if (status === "429") {
+            response.headers["Retry-After"] = { description: "Seconds to wait.", schema: { type: "integer" } }
+          }
         }
       }
     }
@@ -153,7 +170,10 @@ export const quickbookOpenApiLayer = HttpApiBuilder.Router.use((router) =>
  */
 export const quickbookDocsLayer = HttpApiScalar.layer({ path: `${QUICKBOOK_PREFIX}/docs` }).pipe(
   Layer.provide(Layer.sync(HttpApi.Api, () => ({
-    api: QuickbookApi.annotate(OpenApi.Transform, () => quickbookOpenApi() as OpenApi.OpenAPISpec) as unknown as HttpApi.Api["Type"]["api"],
+    api: QuickbookApi.annotate(
+      OpenApi.Transform,
+      () => quickbookOpenApi() as OpenApi.OpenAPISpec
+    ) as unknown as HttpApi.Api["Type"]["api"],
     context: Context.empty()
   })))
 )

@@ -18,14 +18,22 @@ export const Time = LocalTime.annotations({ description: "Local HH:MM (24 hour).
  * A day or time in a request: the partner API's schemas (a real calendar day; 00:00 to 23:59), else
  * 400 `invalid_request`. The service also keeps days to the desk's window (`deskDayProblem`).
  */
-export const DAY_WINDOW = `From yesterday to ${DESK_DAYS_AHEAD} days ahead; another day, or one that is not a real calendar day ` +
+export const DAY_WINDOW =
+  `From yesterday to ${DESK_DAYS_AHEAD} days ahead; another day, or one that is not a real calendar day ` +
   "(e.g. 2026-02-30), answers 400 `invalid_request`."
-export const DayParam = IsoDate.annotations({ description: `A local calendar day YYYY-MM-DD in the tour's time zone. ${DAY_WINDOW}` })
-export const TimeParam = IsoLocalTime.annotations({ description: "Local HH:MM (24 hour, 00:00 to 23:59); else 400 `invalid_request`." })
+export const DayParam = IsoDate.annotations({
+  description: `A local calendar day YYYY-MM-DD in the tour's time zone. ${DAY_WINDOW}`
+})
+export const TimeParam = IsoLocalTime.annotations({
+  description: "Local HH:MM (24 hour, 00:00 to 23:59); else 400 `invalid_request`."
+})
 /** Every step after the quote: test and live never cross (docs/decisions.md "Quickbook: test and live sales never cross"). */
-export const OTHER_MODE = "A sale quoted with a key of the other mode (a test sale with a live key, a live sale with a test key) " +
+export const OTHER_MODE =
+  "A sale quoted with a key of the other mode (a test sale with a live key, a live sale with a test key) " +
   "answers 403 `tour_not_sellable_here`, its clerk message saying which; nothing is read, held, booked or charged."
-export const Uuid = Schema.String.pipe(Schema.pattern(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i))
+export const Uuid = Schema.String.pipe(
+  Schema.pattern(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i)
+)
 
 export const SaleReference = Schema.String.pipe(Schema.pattern(/^SVC-[A-Z0-9]{10}$/)).annotations({
   description: "Sale reference `SVC-` + 10 uppercase letters or digits."

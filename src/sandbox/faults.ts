@@ -53,7 +53,8 @@ const LOG_LIMIT = 10_000
 
 const matches = (filter: RequestFilter) => (r: LoggedRequest) =>
   (filter.method === undefined || r.method === filter.method.toUpperCase()) &&
-  (filter.path === undefined || (typeof filter.path === "string" ? r.path === filter.path : filter.path.test(r.path))) &&
+  (filter.path === undefined ||
+    (typeof filter.path === "string" ? r.path === filter.path : filter.path.test(r.path))) &&
   (filter.scope === undefined || r.scope === filter.scope)
 
 export const isAdminPath = (path: string) => path === "/sandbox" || path.startsWith("/sandbox/")

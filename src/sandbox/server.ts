@@ -14,7 +14,10 @@ export interface SandboxOptions {
 export const listen = (options: SandboxOptions) =>
   Effect.gen(function*() {
     const node = createServer()
-    const server = yield* NodeHttpServer.make(() => node, { port: options.port ?? 0, host: options.host ?? "127.0.0.1" })
+    const server = yield* NodeHttpServer.make(() => node, {
+      port: options.port ?? 0,
+      host: options.host ?? "127.0.0.1"
+    })
     // Runs before the server's own close: hanging requests would keep it open.
     yield* Effect.addFinalizer(() => Effect.sync(() => node.closeAllConnections()))
     const port = server.address._tag === "TcpAddress" ? server.address.port : 0

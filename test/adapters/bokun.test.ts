@@ -5,15 +5,11 @@
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { Clock, Effect, Exit, Redacted, Tracer } from "effect"
-import { freePort } from "../support/globalSetup.js"
-import {
-  BookingSystem,
-  type BookingSystemAccount,
-  type BookingSystemError
-} from "../../src/ports/BookingSystem.js"
+import { BookingSystem, type BookingSystemAccount, type BookingSystemError } from "../../src/ports/BookingSystem.js"
 import { BokunSandbox, type SandboxVendor } from "../../src/sandbox/bokun/index.js"
-import { captivePortal } from "../support/captivePortal.js"
 import { sandboxEnv, smallVendor } from "../sandbox/env.js"
+import { captivePortal } from "../support/captivePortal.js"
+import { freePort } from "../support/globalSetup.js"
 
 const failureOf = <A>(effect: Effect.Effect<A, BookingSystemError>) =>
   Effect.map(Effect.exit(effect), (exit) => {
@@ -47,7 +43,12 @@ const paxOf = (vendor: SandboxVendor, adults: number, children = 0) => {
 }
 
 /** A card payment taken at the desk (NOK), as the booking carries it. */
-const paidAtDesk = (amountMinor: number, reference: string) => ({ amountMinor, currency: "NOK", reference, paidAt: new Date() })
+const paidAtDesk = (amountMinor: number, reference: string) => ({
+  amountMinor,
+  currency: "NOK",
+  reference,
+  paidAt: new Date()
+})
 
 const withFaultsReset = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.flatMap(BokunSandbox, (sandbox) => Effect.ensuring(effect, sandbox.faults.reset))
@@ -81,8 +82,17 @@ layer(sandboxEnv(), { excludeTestServices: true, timeout: 120_000 })("Bókun ada
           span: (name, parent, context, links, startTime, kind) => {
             const attributes = new Map<string, unknown>()
             const span: Tracer.Span = {
-              _tag: "Span", name, spanId: Math.random().toString(16).slice(2), traceId: "t", parent, context,
-              status: { _tag: "Started", startTime }, attributes, links, sampled: true, kind,
+              _tag: "Span",
+              name,
+              spanId: Math.random().toString(16).slice(2),
+              traceId: "t",
+              parent,
+              context,
+              status: { _tag: "Started", startTime },
+              attributes,
+              links,
+              sampled: true,
+              kind,
               end: () => spans.push({ name, attributes: Object.fromEntries(attributes) }),
               attribute: (k, v) => attributes.set(k, v),
               event: () => {},
@@ -117,7 +127,13 @@ layer(sandboxEnv(), { excludeTestServices: true, timeout: 120_000 })("Bókun ada
         const { account, sandbox, vendor, product } = yield* vendorWith("Paging Tours", { capacity: 200 })
         const other = yield* vendorWith("Other Vendor")
         const bs = yield* BookingSystem
-        const generated = yield* sandbox.generateBookings({ vendorId: vendor.id, from: "2027-03-01", to: "2027-03-04", seed: 7, fill: 0.2 })
+        const generated = yield* sandbox.generateBookings({
+          vendorId: vendor.id,
+          from: "2027-03-01",
+          to: "2027-03-04",
+          seed: 7,
+          fill: 0.2
+        })
         expect(generated.bookings).toBeGreaterThan(20) // several pages of 7
         yield* sandbox.addBooking({ vendorId: other.vendor.id, productId: other.product.id, date: "2027-03-02" })
         yield* sandbox.addBooking({ vendorId: vendor.id, productId: product.id, date: "2027-03-05" }) // outside
@@ -196,17 +212,35 @@ layer(sandboxEnv(), { excludeTestServices: true, timeout: 120_000 })("Bókun ada
           title: "Reykjavik Whales",
           timezone: "Atlantic/Reykjavik",
           currency: "ISK",
-          products: [{ title: "Whale watching", startTimes: ["09:00"], rates: [{ title: "Standard", prices: { Adult: 12990 } }] }]
+          products: [{
+            title: "Whale watching",
+            startTimes: ["09:00"],
+            rates: [{ title: "Standard", prices: { Adult: 12990 } }]
+          }]
         })
         const account = sandbox.account(vendor)
-        const made = yield* sandbox.addBooking({ vendorId: vendor.id, productId: vendor.products[0]!.id, date: "2027-06-01", participants: 2, paidMinor: 12990 })
+        const made = yield* sandbox.addBooking({
+          vendorId: vendor.id,
+          productId: vendor.products[0]!.id,
+          date: "2027-06-01",
+          participants: 2,
+          paidMinor: 12990
+        })
         const [line] = yield* bs.booking(account, made.confirmationCode)
         expect(line!.totalMinor).toBe(25980)
         expect(line!.currency).toBe("ISK")
         expect(yield* bs.balance(account, made.confirmationCode)).toEqual({
-          bookingReference: made.confirmationCode, totalMinor: 25980, paidMinor: 12990, dueMinor: 12990, currency: "ISK"
+          bookingReference: made.confirmationCode,
+          totalMinor: 25980,
+          paidMinor: 12990,
+          dueMinor: 12990,
+          currency: "ISK"
         })
-        const [departure] = yield* bs.availability(account, { productId: String(vendor.products[0]!.id), from: "2027-06-01", to: "2027-06-01" })
+        const [departure] = yield* bs.availability(account, {
+          productId: String(vendor.products[0]!.id),
+          from: "2027-06-01",
+          to: "2027-06-01"
+        })
         expect(departure!.rates[0]!.prices[0]!.amountMinor).toBe(12990)
       }))
 
@@ -248,11 +282,32 @@ layer(sandboxEnv(), { excludeTestServices: true, timeout: 120_000 })("Bókun ada
       Effect.gen(function*() {
         const { account, sandbox, vendor, product } = yield* vendorWith("Seats Tours", { capacity: 10 })
         const bs = yield* BookingSystem
-        yield* sandbox.addBooking({ vendorId: vendor.id, productId: product.id, date: "2027-05-01", startTime: "10:00", participants: 4 })
-        yield* sandbox.addBooking({ vendorId: vendor.id, productId: product.id, date: "2027-05-01", startTime: "14:30", participants: 10 })
-        const cancelled = yield* sandbox.addBooking({ vendorId: vendor.id, productId: product.id, date: "2027-05-02", participants: 6 })
+        yield* sandbox.addBooking({
+          vendorId: vendor.id,
+          productId: product.id,
+          date: "2027-05-01",
+          startTime: "10:00",
+          participants: 4
+        })
+        yield* sandbox.addBooking({
+          vendorId: vendor.id,
+          productId: product.id,
+          date: "2027-05-01",
+          startTime: "14:30",
+          participants: 10
+        })
+        const cancelled = yield* sandbox.addBooking({
+          vendorId: vendor.id,
+          productId: product.id,
+          date: "2027-05-02",
+          participants: 6
+        })
         yield* sandbox.cancelBooking(vendor.id, cancelled.confirmationCode)
-        const days = yield* bs.availability(account, { productId: String(product.id), from: "2027-05-01", to: "2027-05-02" })
+        const days = yield* bs.availability(account, {
+          productId: String(product.id),
+          from: "2027-05-01",
+          to: "2027-05-02"
+        })
         expect(days.map((d) => [d.date, d.startTime, d.seatsLeft, d.soldOut])).toEqual([
           ["2027-05-01", "10:00", 6, false],
           ["2027-05-01", "14:30", 0, true],
@@ -263,7 +318,11 @@ layer(sandboxEnv(), { excludeTestServices: true, timeout: 120_000 })("Bókun ada
         expect(days[0]!.rates[0]!.prices.map((p) => p.amountMinor)).toEqual([49900, 24950])
 
         const open = yield* vendorWith("Open Boat", { capacity: null })
-        const [unlimited] = yield* bs.availability(open.account, { productId: String(open.product.id), from: "2027-05-01", to: "2027-05-01" })
+        const [unlimited] = yield* bs.availability(open.account, {
+          productId: String(open.product.id),
+          from: "2027-05-01",
+          to: "2027-05-01"
+        })
         expect(unlimited).toMatchObject({ seatsLeft: null, soldOut: false })
       }))
 
@@ -285,14 +344,27 @@ layer(sandboxEnv(), { excludeTestServices: true, timeout: 120_000 })("Bókun ada
         })
         const account = sandbox.account(vendor)
         const product = vendor.products[0]!
-        const [departure] = yield* bs.availability(account, { productId: String(product.id), from: "2027-06-01", to: "2027-06-01" })
+        const [departure] = yield* bs.availability(account, {
+          productId: String(product.id),
+          from: "2027-06-01",
+          to: "2027-06-01"
+        })
         expect(departure!.rates[0]!.pricePerBooking).toEqual({ amountMinor: 45000, currency: "EUR" })
-        const made = yield* sandbox.addBooking({ vendorId: vendor.id, productId: product.id, date: "2027-06-01", participants: 3 })
+        const made = yield* sandbox.addBooking({
+          vendorId: vendor.id,
+          productId: product.id,
+          date: "2027-06-01",
+          participants: 3
+        })
         const [line] = yield* bs.booking(account, made.confirmationCode)
         expect(line!.totalMinor).toBe(45000)
         // A product priced per guest has none.
         const { account: perGuest, product: cruise } = yield* vendorWith("Per Guest Tours")
-        const [priced] = yield* bs.availability(perGuest, { productId: String(cruise.id), from: "2027-06-01", to: "2027-06-01" })
+        const [priced] = yield* bs.availability(perGuest, {
+          productId: String(cruise.id),
+          from: "2027-06-01",
+          to: "2027-06-01"
+        })
         expect(priced!.rates[0]!.pricePerBooking).toBeNull()
       }))
   })
@@ -317,7 +389,11 @@ layer(sandboxEnv(), { excludeTestServices: true, timeout: 120_000 })("Bókun ada
         expect(hold.expiresAt.getTime()).toBeLessThanOrEqual(now + 600_000 + 5_000)
         const again = yield* bs.hold(account, { ...seats, idempotencyKey: "hold-1", holdSeconds: 600 })
         expect(again.holdId).toBe(hold.holdId)
-        const [departure] = yield* bs.availability(account, { productId: seats.productId, from: "2027-07-01", to: "2027-07-01" })
+        const [departure] = yield* bs.availability(account, {
+          productId: seats.productId,
+          from: "2027-07-01",
+          to: "2027-07-01"
+        })
         expect(departure!.seatsLeft).toBe(7)
         // A reserved hold is a RESERVED line.
         expect((yield* bs.booking(account, hold.holdId))[0]!.status).toBe("RESERVED")
@@ -340,20 +416,42 @@ layer(sandboxEnv(), { excludeTestServices: true, timeout: 120_000 })("Bókun ada
           // What was paid at the desk went with the confirmation: the booking reads as paid.
           paymentStatus: "PAID"
         })
-        expect(yield* bs.balance(account, hold.holdId)).toMatchObject({ totalMinor: hold.totalMinor, paidMinor: hold.totalMinor, dueMinor: 0 })
+        expect(yield* bs.balance(account, hold.holdId)).toMatchObject({
+          totalMinor: hold.totalMinor,
+          paidMinor: hold.totalMinor,
+          dueMinor: 0
+        })
         // Booking the same hold again (a retry) answers the same booking.
-        const retried = yield* bs.book(account, { holdId: hold.holdId, seats: null, guest: { name: "Ada Lovelace", email: null, phone: null }, externalReference: "T-HOLD1", payment: paidAtDesk(hold.totalMinor, "pay-hold-1") })
+        const retried = yield* bs.book(account, {
+          holdId: hold.holdId,
+          seats: null,
+          guest: { name: "Ada Lovelace", email: null, phone: null },
+          externalReference: "T-HOLD1",
+          payment: paidAtDesk(hold.totalMinor, "pay-hold-1")
+        })
         expect(retried.bookingId).toBe(booked.bookingId)
-        const [after] = yield* bs.availability(account, { productId: seats.productId, from: "2027-07-01", to: "2027-07-01" })
+        const [after] = yield* bs.availability(account, {
+          productId: seats.productId,
+          from: "2027-07-01",
+          to: "2027-07-01"
+        })
         expect(after!.seatsLeft).toBe(7)
-        expect(yield* sandbox.requests.count({ method: "POST", path: "/checkout.json/submit" })).toBeGreaterThanOrEqual(2)
+        expect(yield* sandbox.requests.count({ method: "POST", path: "/checkout.json/submit" })).toBeGreaterThanOrEqual(
+          2
+        )
       }))
 
     it.effect("releasing a hold frees its seats and is idempotent; an unknown hold releases too", () =>
       Effect.gen(function*() {
         const { account, vendor, product } = yield* vendorWith("Release Tours", { capacity: 10 })
         const bs = yield* BookingSystem
-        const seats = { productId: String(product.id), date: "2027-07-02", startTimeId: String(product.startTimes[0]!.id), rateId: null, pax: paxOf(vendor, 4) }
+        const seats = {
+          productId: String(product.id),
+          date: "2027-07-02",
+          startTimeId: String(product.startTimes[0]!.id),
+          rateId: null,
+          pax: paxOf(vendor, 4)
+        }
         const hold = yield* bs.hold(account, { ...seats, idempotencyKey: "rel-1", holdSeconds: 600 })
         const seatsLeft = Effect.map(
           bs.availability(account, { productId: seats.productId, from: "2027-07-02", to: "2027-07-02" }),
@@ -367,7 +465,15 @@ layer(sandboxEnv(), { excludeTestServices: true, timeout: 120_000 })("Bókun ada
         // Replaying the key of a released hold does not pretend the hold is still there.
         expect(yield* failureOf(bs.hold(account, { ...seats, idempotencyKey: "rel-1", holdSeconds: 600 })))
           .toMatchObject({ _tag: "BookingSystemRejected", reason: "hold_expired" })
-        const error = yield* failureOf(bs.book(account, { holdId: hold.holdId, seats: null, guest: { name: "Late", email: null, phone: null }, externalReference: "T-LATE", payment: paidAtDesk(1, "pay-late") }))
+        const error = yield* failureOf(
+          bs.book(account, {
+            holdId: hold.holdId,
+            seats: null,
+            guest: { name: "Late", email: null, phone: null },
+            externalReference: "T-LATE",
+            payment: paidAtDesk(1, "pay-late")
+          })
+        )
         expect(error._tag).toBe("BookingSystemRejected")
       }))
 
@@ -375,14 +481,32 @@ layer(sandboxEnv(), { excludeTestServices: true, timeout: 120_000 })("Bókun ada
       Effect.gen(function*() {
         const { account, vendor, product } = yield* vendorWith("Expiry Tours", { capacity: 10, holdSeconds: 1 })
         const bs = yield* BookingSystem
-        const seats = { productId: String(product.id), date: "2027-07-03", startTimeId: String(product.startTimes[0]!.id), rateId: null, pax: paxOf(vendor, 5) }
+        const seats = {
+          productId: String(product.id),
+          date: "2027-07-03",
+          startTimeId: String(product.startTimes[0]!.id),
+          rateId: null,
+          pax: paxOf(vendor, 5)
+        }
         const hold = yield* bs.hold(account, { ...seats, idempotencyKey: "exp-1", holdSeconds: 600 })
         const now = yield* Clock.currentTimeMillis
         expect(hold.expiresAt.getTime()).toBeLessThanOrEqual(now + 2_000) // the system's own expiry wins
         yield* Effect.sleep("1500 millis")
-        const [departure] = yield* bs.availability(account, { productId: seats.productId, from: "2027-07-03", to: "2027-07-03" })
+        const [departure] = yield* bs.availability(account, {
+          productId: seats.productId,
+          from: "2027-07-03",
+          to: "2027-07-03"
+        })
         expect(departure!.seatsLeft).toBe(10)
-        const error = yield* failureOf(bs.book(account, { holdId: hold.holdId, seats: null, guest: { name: "Slow Guest", email: null, phone: null }, externalReference: "T-SLOW", payment: paidAtDesk(1, "pay-slow") }))
+        const error = yield* failureOf(
+          bs.book(account, {
+            holdId: hold.holdId,
+            seats: null,
+            guest: { name: "Slow Guest", email: null, phone: null },
+            externalReference: "T-SLOW",
+            payment: paidAtDesk(1, "pay-slow")
+          })
+        )
         expect(error).toMatchObject({ _tag: "BookingSystemRejected", reason: "hold_expired" })
         // A lapsed hold is not a booking: it is left out of the lines.
         expect(yield* bs.bookingLines(account, { from: "2027-07-03", to: "2027-07-03" })).toEqual([])
@@ -393,13 +517,34 @@ layer(sandboxEnv(), { excludeTestServices: true, timeout: 120_000 })("Bókun ada
       Effect.gen(function*() {
         const { account, vendor, product } = yield* vendorWith("Full Tours", { capacity: 3 })
         const bs = yield* BookingSystem
-        const seats = { productId: String(product.id), date: "2027-07-04", startTimeId: String(product.startTimes[0]!.id), rateId: null, pax: paxOf(vendor, 4) }
+        const seats = {
+          productId: String(product.id),
+          date: "2027-07-04",
+          startTimeId: String(product.startTimes[0]!.id),
+          rateId: null,
+          pax: paxOf(vendor, 4)
+        }
         expect(yield* failureOf(bs.hold(account, { ...seats, idempotencyKey: "full-1", holdSeconds: 60 })))
           .toMatchObject({ _tag: "BookingSystemRejected", reason: "no_seats" })
-        expect(yield* failureOf(bs.book(account, { holdId: null, seats, guest: { name: "Too Many", email: null, phone: null }, externalReference: "T-FULL", payment: paidAtDesk(1, "pay-full") })))
+        expect(
+          yield* failureOf(
+            bs.book(account, {
+              holdId: null,
+              seats,
+              guest: { name: "Too Many", email: null, phone: null },
+              externalReference: "T-FULL",
+              payment: paidAtDesk(1, "pay-full")
+            })
+          )
+        )
           .toMatchObject({ _tag: "BookingSystemRejected", reason: "no_seats" })
         const noHolds = yield* vendorWith("No Holds Tours", { supportsHolds: false })
-        const other = { ...seats, productId: String(noHolds.product.id), startTimeId: String(noHolds.product.startTimes[0]!.id), pax: paxOf(noHolds.vendor, 1) }
+        const other = {
+          ...seats,
+          productId: String(noHolds.product.id),
+          startTimeId: String(noHolds.product.startTimes[0]!.id),
+          pax: paxOf(noHolds.vendor, 1)
+        }
         expect(yield* failureOf(bs.hold(noHolds.account, { ...other, idempotencyKey: "nh-1", holdSeconds: 60 })))
           .toMatchObject({ _tag: "BookingSystemRejected", reason: "hold_not_supported" })
       }))
@@ -408,7 +553,13 @@ layer(sandboxEnv(), { excludeTestServices: true, timeout: 120_000 })("Bókun ada
       Effect.gen(function*() {
         const { account, vendor, product } = yield* vendorWith("Direct Tours", { capacity: 10 })
         const bs = yield* BookingSystem
-        const seats = { productId: String(product.id), date: "2027-07-05", startTimeId: String(product.startTimes[1]!.id), rateId: String(product.rates[0]!.id), pax: paxOf(vendor, 2) }
+        const seats = {
+          productId: String(product.id),
+          date: "2027-07-05",
+          startTimeId: String(product.startTimes[1]!.id),
+          rateId: String(product.rates[0]!.id),
+          pax: paxOf(vendor, 2)
+        }
         const request = {
           holdId: null,
           seats,
@@ -420,25 +571,52 @@ layer(sandboxEnv(), { excludeTestServices: true, timeout: 120_000 })("Bókun ada
         const second = yield* bs.book(account, request)
         expect(second.bookingId).toBe(first.bookingId)
         expect(first.lines[0]).toMatchObject({
-          status: "CONFIRMED", startTime: "14:30", participants: 2, totalMinor: 99800, guest: { name: "Grace Hopper" }, paymentStatus: "PAID"
+          status: "CONFIRMED",
+          startTime: "14:30",
+          participants: 2,
+          totalMinor: 99800,
+          guest: { name: "Grace Hopper" },
+          paymentStatus: "PAID"
         })
         const lines = yield* bs.bookingLines(account, { from: "2027-07-05", to: "2027-07-05" })
         expect(lines).toHaveLength(1)
         expect(lines[0]!.paymentStatus).toBe("PAID")
-        expect(yield* bs.balance(account, first.bookingReference)).toMatchObject({ totalMinor: 99800, paidMinor: 99800, dueMinor: 0 })
+        expect(yield* bs.balance(account, first.bookingReference)).toMatchObject({
+          totalMinor: 99800,
+          paidMinor: 99800,
+          dueMinor: 0
+        })
       }))
 
     it.effect("a product without reservations is booked in one checkout that carries what was paid", () =>
       Effect.gen(function*() {
-        const { account, sandbox, vendor, product } = yield* vendorWith("One Step Tours", { capacity: 10, supportsHolds: false })
+        const { account, sandbox, vendor, product } = yield* vendorWith("One Step Tours", {
+          capacity: 10,
+          supportsHolds: false
+        })
         const bs = yield* BookingSystem
-        const seats = { productId: String(product.id), date: "2027-07-06", startTimeId: String(product.startTimes[0]!.id), rateId: null, pax: paxOf(vendor, 2) }
+        const seats = {
+          productId: String(product.id),
+          date: "2027-07-06",
+          startTimeId: String(product.startTimes[0]!.id),
+          rateId: null,
+          pax: paxOf(vendor, 2)
+        }
         const booked = yield* bs.book(account, {
-          holdId: null, seats, guest: { name: "Alan Turing", email: null, phone: null }, externalReference: "T-ONESTEP", payment: paidAtDesk(99800, "pay-onestep")
+          holdId: null,
+          seats,
+          guest: { name: "Alan Turing", email: null, phone: null },
+          externalReference: "T-ONESTEP",
+          payment: paidAtDesk(99800, "pay-onestep")
         })
         expect(booked.lines[0]).toMatchObject({ status: "CONFIRMED", totalMinor: 99800, paymentStatus: "PAID" })
         expect(yield* bs.balance(account, booked.bookingReference)).toMatchObject({ paidMinor: 99800, dueMinor: 0 })
-        expect(yield* sandbox.requests.count({ method: "POST", path: "/checkout.json/confirm-reserved/" + booked.bookingReference })).toBe(0)
+        expect(
+          yield* sandbox.requests.count({
+            method: "POST",
+            path: "/checkout.json/confirm-reserved/" + booked.bookingReference
+          })
+        ).toBe(0)
       }))
   })
 
@@ -447,12 +625,21 @@ layer(sandboxEnv(), { excludeTestServices: true, timeout: 120_000 })("Bókun ada
       Effect.gen(function*() {
         const { account, sandbox, vendor, product } = yield* vendorWith("Cancel Tours", { capacity: 10 })
         const bs = yield* BookingSystem
-        const made = yield* sandbox.addBooking({ vendorId: vendor.id, productId: product.id, date: "2027-08-01", participants: 6 })
+        const made = yield* sandbox.addBooking({
+          vendorId: vendor.id,
+          productId: product.id,
+          date: "2027-08-01",
+          participants: 6
+        })
         yield* bs.cancel(account, made.confirmationCode, "Storm warning")
         yield* bs.cancel(account, made.confirmationCode, "Storm warning")
         const [line] = yield* bs.booking(account, made.confirmationCode)
         expect(line!.status).toBe("CANCELLED")
-        const [departure] = yield* bs.availability(account, { productId: String(product.id), from: "2027-08-01", to: "2027-08-01" })
+        const [departure] = yield* bs.availability(account, {
+          productId: String(product.id),
+          from: "2027-08-01",
+          to: "2027-08-01"
+        })
         expect(departure!.seatsLeft).toBe(10)
         expect(yield* bs.balance(account, made.confirmationCode)).toMatchObject({ totalMinor: 0, dueMinor: 0 })
         expect(yield* failureOf(bs.cancel(account, "CT-1", "none"))).toMatchObject({ reason: "not_found" })
@@ -462,10 +649,30 @@ layer(sandboxEnv(), { excludeTestServices: true, timeout: 120_000 })("Bókun ada
       Effect.gen(function*() {
         const { account, sandbox, vendor, product } = yield* vendorWith("Move Tours", { capacity: 10 })
         const bs = yield* BookingSystem
-        const made = yield* sandbox.addBooking({ vendorId: vendor.id, productId: product.id, date: "2027-09-01", startTime: "10:00", participants: 4 })
-        yield* sandbox.addBooking({ vendorId: vendor.id, productId: product.id, date: "2027-09-02", startTime: "10:00", participants: 8 })
+        const made = yield* sandbox.addBooking({
+          vendorId: vendor.id,
+          productId: product.id,
+          date: "2027-09-01",
+          startTime: "10:00",
+          participants: 4
+        })
+        yield* sandbox.addBooking({
+          vendorId: vendor.id,
+          productId: product.id,
+          date: "2027-09-02",
+          startTime: "10:00",
+          participants: 8
+        })
         const lineId = String(made.lineIds[0])
-        const full = yield* failureOf(bs.move(account, { bookingReference: made.confirmationCode, lineId, date: "2027-09-02", startTimeId: null, rateId: null }))
+        const full = yield* failureOf(
+          bs.move(account, {
+            bookingReference: made.confirmationCode,
+            lineId,
+            date: "2027-09-02",
+            startTimeId: null,
+            rateId: null
+          })
+        )
         expect(full).toMatchObject({ _tag: "BookingSystemRejected", reason: "no_seats" })
         const moved = yield* bs.move(account, {
           bookingReference: made.confirmationCode,
@@ -474,13 +681,37 @@ layer(sandboxEnv(), { excludeTestServices: true, timeout: 120_000 })("Bókun ada
           startTimeId: String(product.startTimes[1]!.id),
           rateId: String(product.rates[1]!.id)
         })
-        expect(moved).toMatchObject({ lineId, date: "2027-09-02", startTime: "14:30", rateTitle: "With lunch", totalMinor: 4 * 49900 })
-        const seats = yield* bs.availability(account, { productId: String(product.id), from: "2027-09-01", to: "2027-09-02" })
+        expect(moved).toMatchObject({
+          lineId,
+          date: "2027-09-02",
+          startTime: "14:30",
+          rateTitle: "With lunch",
+          totalMinor: 4 * 49900
+        })
+        const seats = yield* bs.availability(account, {
+          productId: String(product.id),
+          from: "2027-09-01",
+          to: "2027-09-02"
+        })
         expect(seats.map((d) => d.seatsLeft)).toEqual([10, 10, 2, 6])
         // Moving within the same departure never counts the line against itself.
-        const same = yield* bs.move(account, { bookingReference: made.confirmationCode, lineId, date: "2027-09-02", startTimeId: String(product.startTimes[1]!.id), rateId: null })
+        const same = yield* bs.move(account, {
+          bookingReference: made.confirmationCode,
+          lineId,
+          date: "2027-09-02",
+          startTimeId: String(product.startTimes[1]!.id),
+          rateId: null
+        })
         expect(same.date).toBe("2027-09-02")
-        const unknown = yield* failureOf(bs.move(account, { bookingReference: made.confirmationCode, lineId: "1", date: "2027-09-02", startTimeId: null, rateId: null }))
+        const unknown = yield* failureOf(
+          bs.move(account, {
+            bookingReference: made.confirmationCode,
+            lineId: "1",
+            date: "2027-09-02",
+            startTimeId: null,
+            rateId: null
+          })
+        )
         expect(unknown.reason).toBe("not_found")
       }))
 
@@ -488,9 +719,19 @@ layer(sandboxEnv(), { excludeTestServices: true, timeout: 120_000 })("Bókun ada
       Effect.gen(function*() {
         const { account, sandbox, vendor, product } = yield* vendorWith("Balance Tours")
         const bs = yield* BookingSystem
-        const made = yield* sandbox.addBooking({ vendorId: vendor.id, productId: product.id, date: "2027-10-01", participants: 3, paidMinor: 30000 })
+        const made = yield* sandbox.addBooking({
+          vendorId: vendor.id,
+          productId: product.id,
+          date: "2027-10-01",
+          participants: 3,
+          paidMinor: 30000
+        })
         expect(yield* bs.balance(account, made.confirmationCode)).toEqual({
-          bookingReference: made.confirmationCode, totalMinor: 149700, paidMinor: 30000, dueMinor: 119700, currency: "NOK"
+          bookingReference: made.confirmationCode,
+          totalMinor: 149700,
+          paidMinor: 30000,
+          dueMinor: 119700,
+          currency: "NOK"
         })
       }))
   })
@@ -512,11 +753,20 @@ layer(sandboxEnv(), { excludeTestServices: true, timeout: 120_000 })("Bókun ada
 
         yield* sandbox.faults.set({ errorStatus: 500 }, { vendorId: vendor.id })
         const write = yield* failureOf(bs.cancel(account, made.confirmationCode, "test"))
-        expect(write).toMatchObject({ _tag: "BookingSystemUnavailable", reason: "http_5xx", operation: "cancelBooking" })
+        expect(write).toMatchObject({
+          _tag: "BookingSystemUnavailable",
+          reason: "http_5xx",
+          operation: "cancelBooking"
+        })
         expect(yield* sandbox.requests.count({ path: `/booking.json/cancel-booking/${made.confirmationCode}` })).toBe(1)
         const hold = yield* failureOf(bs.hold(account, {
-          productId: String(product.id), date: "2027-11-01", startTimeId: String(product.startTimes[0]!.id), rateId: null,
-          pax: paxOf(vendor, 1), idempotencyKey: "flaky-1", holdSeconds: 60
+          productId: String(product.id),
+          date: "2027-11-01",
+          startTimeId: String(product.startTimes[0]!.id),
+          rateId: null,
+          pax: paxOf(vendor, 1),
+          idempotencyKey: "flaky-1",
+          holdSeconds: 60
         }))
         expect(hold.reason).toBe("http_5xx")
         expect(yield* sandbox.requests.count({ path: "/checkout.json/submit" })).toBe(1)
@@ -562,12 +812,18 @@ layer(sandboxEnv(), { excludeTestServices: true, timeout: 120_000 })("Bókun ada
         const healthy = yield* vendorWith("Healthy Tours")
         const bs = yield* BookingSystem
         yield* sandbox.faults.set({ down: true }, { vendorId: vendor.id })
-        expect(yield* failureOf(bs.products(account))).toMatchObject({ _tag: "BookingSystemUnavailable", reason: "connection" })
+        expect(yield* failureOf(bs.products(account))).toMatchObject({
+          _tag: "BookingSystemUnavailable",
+          reason: "connection"
+        })
         // Only that vendor is down.
         expect((yield* bs.products(healthy.account)).length).toBe(1)
         const port = yield* Effect.promise(() => freePort())
         const nowhere: BookingSystemAccount = { ...account, baseUrl: `http://127.0.0.1:${port}` }
-        expect(yield* failureOf(bs.products(nowhere))).toMatchObject({ _tag: "BookingSystemUnavailable", reason: "connection" })
+        expect(yield* failureOf(bs.products(nowhere))).toMatchObject({
+          _tag: "BookingSystemUnavailable",
+          reason: "connection"
+        })
       })))
 
     it.effect("latency below the timeout only slows calls down; above it they time out", () =>

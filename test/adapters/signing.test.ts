@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
-import { bokunDate, parseBokunDate, signature, signatureMatches } from "../../src/adapters/bokun/signing.js"
 import { currencyExponent, fromMinor, toMinor } from "../../src/adapters/bokun/money.js"
+import { bokunDate, parseBokunDate, signature, signatureMatches } from "../../src/adapters/bokun/signing.js"
 
 describe("Bókun signing", () => {
   it("matches the example in Bókun's API documentation", () => {
@@ -16,17 +16,25 @@ describe("Bókun signing", () => {
   })
 
   it("depends on every part: date, key, method, path and query", () => {
-    const base = { date: "2026-03-01 10:00:00", accessKey: "ak", secretKey: "sk", method: "GET", pathAndQuery: "/booking.json/booking/A-1" }
+    const base = {
+      date: "2026-03-01 10:00:00",
+      accessKey: "ak",
+      secretKey: "sk",
+      method: "GET",
+      pathAndQuery: "/booking.json/booking/A-1"
+    }
     const sig = signature(base)
     expect(signature({ ...base, method: "get" })).toBe(sig) // the method is upper-cased
-    for (const change of [
-      { date: "2026-03-01 10:00:01" },
-      { accessKey: "ak2" },
-      { secretKey: "sk2" },
-      { method: "POST" },
-      { pathAndQuery: "/booking.json/booking/A-2" },
-      { pathAndQuery: "/booking.json/booking/A-1?lang=EN" }
-    ]) expect(signature({ ...base, ...change })).not.toBe(sig)
+    for (
+      const change of [
+        { date: "2026-03-01 10:00:01" },
+        { accessKey: "ak2" },
+        { secretKey: "sk2" },
+        { method: "POST" },
+        { pathAndQuery: "/booking.json/booking/A-2" },
+        { pathAndQuery: "/booking.json/booking/A-1?lang=EN" }
+      ]
+    ) expect(signature({ ...base, ...change })).not.toBe(sig)
   })
 
   it("writes the date as yyyy-MM-dd HH:mm:ss in UTC and reads it back", () => {
@@ -58,8 +66,14 @@ describe("money", () => {
   })
 
   it("round-trips minor units", () => {
-    fc.assert(fc.property(fc.integer({ min: 0, max: 10_000_000_000 }), fc.constantFrom("EUR", "ISK", "JPY", "KWD", "NOK"), (minor, currency) => {
-      expect(toMinor(fromMinor(minor, currency), currency)).toBe(minor)
-    }))
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 10_000_000_000 }),
+        fc.constantFrom("EUR", "ISK", "JPY", "KWD", "NOK"),
+        (minor, currency) => {
+          expect(toMinor(fromMinor(minor, currency), currency)).toBe(minor)
+        }
+      )
+    )
   })
 })

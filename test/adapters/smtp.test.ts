@@ -6,8 +6,8 @@
  * the message data too late (the one case where a message arrives twice, with one Message-ID),
  * and two senders racing over the same messages (each delivered once).
  */
-import { expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
+import { expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer, List, Logger, LogLevel, Redacted } from "effect"
 import { makeSmtpMailer } from "../../src/adapters/smtp/mailer.js"
 import { Outbox } from "../../src/email/Outbox.js"
@@ -41,7 +41,10 @@ const captureErrors = () => {
   const lines: Array<{ message: string; alert: unknown }> = []
   const logger = Logger.make(({ annotations, logLevel, message }) => {
     if (LogLevel.greaterThanEqual(logLevel, LogLevel.Error)) {
-      lines.push({ message: String(List.isList(message) ? List.toArray(message).join(" ") : message), alert: annotations.pipe((a) => [...a].find(([k]) => k === "alert")?.[1]) })
+      lines.push({
+        message: String(List.isList(message) ? List.toArray(message).join(" ") : message),
+        alert: annotations.pipe((a) => [...a].find(([k]) => k === "alert")?.[1])
+      })
     }
   })
   return { lines, layer: Logger.add(logger) }
@@ -65,7 +68,10 @@ layer(env, { excludeTestServices: true, timeout: 120_000 })("outbox over SMTP", 
       const smtp = yield* reset
       const outbox = yield* Outbox
       expect(outbox.transport).toBe("smtp")
-      const q = yield* outbox.enqueue({ ...cancelledGuest("SM-1", "kari@example.com", "nb"), replyTo: "post@fjordexplorer.no" })
+      const q = yield* outbox.enqueue({
+        ...cancelledGuest("SM-1", "kari@example.com", "nb"),
+        replyTo: "post@fjordexplorer.no"
+      })
       expect(yield* outbox.flush()).toEqual({ claimed: 1, sent: 1, retried: 0, failed: 0 })
       expect(smtp.received.length).toBe(1)
       const m = smtp.received[0]!
@@ -90,12 +96,24 @@ layer(env, { excludeTestServices: true, timeout: 120_000 })("outbox over SMTP", 
     Effect.gen(function*() {
       const smtp = yield* reset
       const mailer = yield* makeSmtpMailer({
-        settings: { host: "127.0.0.1", port: smtp.port, secure: false, user: USER, password: Redacted.make("wrong-password-123") },
+        settings: {
+          host: "127.0.0.1",
+          port: smtp.port,
+          secure: false,
+          user: USER,
+          password: Redacted.make("wrong-password-123")
+        },
         timeoutMillis: TIMEOUT_MS
       })
       const error = yield* Effect.flip(mailer.send({
-        messageId: "<x@fjordexplorer.no>", from: "booking@fjordexplorer.no", to: ["kari@example.com"], replyTo: null,
-        subject: "x", text: "x", html: null, headers: {}
+        messageId: "<x@fjordexplorer.no>",
+        from: "booking@fjordexplorer.no",
+        to: ["kari@example.com"],
+        replyTo: null,
+        subject: "x",
+        text: "x",
+        html: null,
+        headers: {}
       }))
       expect(error._tag).toBe("MailUnavailable")
       expect(error.reason).toBe("auth")
@@ -106,7 +124,10 @@ layer(env, { excludeTestServices: true, timeout: 120_000 })("outbox over SMTP", 
 
   it.scoped("a server trickling bytes is cut off after 4 × SMTP_TIMEOUT_MS, even when the caller cannot be interrupted", () =>
     Effect.gen(function*() {
-      const trickle = yield* Effect.acquireRelease(Effect.promise(() => startTricklingServer()), (t) => Effect.promise(() => t.stop()))
+      const trickle = yield* Effect.acquireRelease(
+        Effect.promise(() => startTricklingServer()),
+        (t) => Effect.promise(() => t.stop())
+      )
       const mailer = yield* makeSmtpMailer({
         settings: { host: "127.0.0.1", port: trickle.port, secure: false, user: null, password: null },
         timeoutMillis: TIMEOUT_MS
@@ -114,8 +135,14 @@ layer(env, { excludeTestServices: true, timeout: 120_000 })("outbox over SMTP", 
       expect(mailer.maxSendMillis).toBe(4 * TIMEOUT_MS)
       const started = Date.now()
       const error = yield* Effect.flip(Effect.uninterruptible(mailer.send({
-        messageId: "<y@fjordexplorer.no>", from: "booking@fjordexplorer.no", to: ["kari@example.com"], replyTo: null,
-        subject: "x", text: "x", html: null, headers: {}
+        messageId: "<y@fjordexplorer.no>",
+        from: "booking@fjordexplorer.no",
+        to: ["kari@example.com"],
+        replyTo: null,
+        subject: "x",
+        text: "x",
+        html: null,
+        headers: {}
       })))
       const took = Date.now() - started
       expect(error).toMatchObject({ _tag: "MailUnavailable", reason: "timeout" })
@@ -163,13 +190,21 @@ layer(env, { excludeTestServices: true, timeout: 120_000 })("outbox over SMTP", 
       smtp.behaviour = { rcptCode: 550 }
       const q = yield* outbox.enqueue(cancelledGuest("PERM-1", "nobody@example.com"))
       const errors = captureErrors()
-      expect(yield* outbox.flush().pipe(Effect.provide(errors.layer))).toEqual({ claimed: 1, sent: 0, retried: 0, failed: 1 })
+      expect(yield* outbox.flush().pipe(Effect.provide(errors.layer))).toEqual({
+        claimed: 1,
+        sent: 0,
+        retried: 0,
+        failed: 1
+      })
       const row = yield* outboxRow(q.id)
       expect(row).toMatchObject({ status: "failed", attempts: 1 })
       expect(row.last_error).toContain("MailRejected (smtp_5xx)")
       expect(row.last_error).toContain("550")
       expect(errors.lines).toEqual([
-        expect.objectContaining({ message: expect.stringContaining("booking:PERM-1:cancelled:guest refused for good"), alert: "email_failed" })
+        expect.objectContaining({
+          message: expect.stringContaining("booking:PERM-1:cancelled:guest refused for good"),
+          alert: "email_failed"
+        })
       ])
       // Even once the server would accept it, a failed message stays failed.
       smtp.behaviour = {}
@@ -221,7 +256,9 @@ layer(env, { excludeTestServices: true, timeout: 120_000 })("outbox over SMTP", 
       expect(yield* outbox.flush()).toMatchObject({ retried: 1 })
       // Given up after the greeting timeout, not after the server's delay.
       expect(Date.now() - started).toBeLessThan(3 * TIMEOUT_MS)
-      expect((yield* outboxRow(q.id)).last_error).toMatch(/MailUnavailable \((timeout|connection)\).*(ETIMEDOUT|[Gg]reeting)/)
+      expect((yield* outboxRow(q.id)).last_error).toMatch(
+        /MailUnavailable \((timeout|connection)\).*(ETIMEDOUT|[Gg]reeting)/
+      )
       smtp.behaviour = {}
       yield* waitUntilDue(q.id)
       expect(yield* outbox.flush()).toMatchObject({ sent: 1 })
@@ -265,7 +302,9 @@ layer(env, { excludeTestServices: true, timeout: 120_000 })("outbox over SMTP", 
       // Both took part (otherwise this would not be a race).
       expect(a.sent, JSON.stringify({ a, b })).toBeGreaterThan(0)
       expect(b.sent, JSON.stringify({ a, b })).toBeGreaterThan(0)
-      const ids = smtp.received.map((m) => m.messageId)
+      const ids = smtp.received.map((m) =>
+        m.messageId
+      )
       expect(ids.length).toBe(40)
       expect(new Set(ids)).toEqual(new Set(queued.map((q) => q.messageId)))
       const sql = yield* SqlClient.SqlClient

@@ -13,7 +13,7 @@ import * as path from "node:path"
 import { type Browser, chromium } from "playwright-core"
 import { PublishableKeys } from "../../src/partner/auth/PublishableKeys.js"
 import { makeWorld } from "../support/fixtures.js"
-import { testServer, TestServer } from "../support/server.js"
+import { TestServer, testServer } from "../support/server.js"
 import { createSite, insertTour } from "../support/tours.js"
 
 const PAGE = fs.readFileSync(path.resolve(import.meta.dirname, "../../examples/catalogue.html"), "utf8")
@@ -28,8 +28,16 @@ const pageServer = Effect.acquireRelease(
       res.writeHead(200, { "content-type": "text/html; charset=utf-8" })
       res.end(PAGE)
     })
-    server.listen(0, "127.0.0.1", () =>
-      resume(Effect.succeed(Object.assign(server, { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }))))
+    server.listen(
+      0,
+      "127.0.0.1",
+      () =>
+        resume(
+          Effect.succeed(
+            Object.assign(server, { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })
+          )
+        )
+    )
   }),
   (server) => Effect.promise(() => new Promise<void>((r) => server.close(() => r())))
 )
@@ -38,7 +46,9 @@ const browser = Effect.acquireRelease(
   Effect.tryPromise({
     try: () => chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] }),
     catch: (e) =>
-      new Error(`headless Chromium did not start from ${CHROMIUM} (install the Debian package: apt-get install chromium; or set CHROMIUM_PATH): ${e}`)
+      new Error(
+        `headless Chromium did not start from ${CHROMIUM} (install the Debian package: apt-get install chromium; or set CHROMIUM_PATH): ${e}`
+      )
   }).pipe(Effect.orDie),
   (b: Browser) => Effect.promise(() => b.close())
 )
@@ -55,8 +65,10 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("examples/catalogue.
       yield* insertTour({ operatorId: w.alpha, title: "Seal Safari", sites: [site] })
       const allowed = yield* pageServer
       const other = yield* pageServer
-      const key = yield* Effect.flatMap(PublishableKeys, (k) =>
-        k.create({ siteId: site, createdBy: w.alice, name: "Widget", origins: [allowed.origin] })).pipe(Effect.orDie)
+      const key = yield* Effect.flatMap(
+        PublishableKeys,
+        (k) => k.create({ siteId: site, createdBy: w.alice, name: "Widget", origins: [allowed.origin] })
+      ).pipe(Effect.orDie)
       const b = yield* browser
 
       const open = (origin: string) =>
@@ -71,8 +83,13 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("examples/catalogue.
 
       const ok = yield* open(allowed.origin)
       expect(yield* Effect.promise(() => ok.page.getAttribute("#status", "data-state"))).toBe("loaded")
-      const titles = yield* Effect.promise(() => ok.page.$$eval("li.tour", (items) => items.map((li) => li.textContent ?? "")))
-      expect(titles.map((t) => t.replace(/ Availability$/, "").trim()).sort()).toEqual(["Harbour Lights Cruise", "Seal Safari"])
+      const titles = yield* Effect.promise(() =>
+        ok.page.$$eval("li.tour", (items) => items.map((li) => li.textContent ?? ""))
+      )
+      expect(titles.map((t) => t.replace(/ Availability$/, "").trim()).sort()).toEqual([
+        "Harbour Lights Cruise",
+        "Seal Safari"
+      ])
 
       // A tour's next 14 days (the tour has no booking system here: every day unknown, never "sold out").
       yield* Effect.promise(() => ok.page.click("li.tour:first-child button"))
@@ -80,7 +97,11 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("examples/catalogue.
       expect(yield* Effect.promise(() => ok.page.getAttribute("#availability-status", "data-state"))).toBe("unknown")
       expect(yield* Effect.promise(() => ok.page.$$eval("tr.day", (rows) => rows.length))).toBe(14)
       // Unknown days carry `available: true` (never sold out); the page shows them as unknown, not as "yes".
-      expect(yield* Effect.promise(() => ok.page.$$eval("tr.day td:nth-child(2)", (cells) => [...new Set(cells.map((c) => c.textContent))])))
+      expect(
+        yield* Effect.promise(() =>
+          ok.page.$$eval("tr.day td:nth-child(2)", (cells) => [...new Set(cells.map((c) => c.textContent))])
+        )
+      )
         .toEqual(["?"])
 
       const refused = yield* open(other.origin)

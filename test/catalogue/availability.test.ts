@@ -1,7 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
 import fc from "fast-check"
-import { addDays, daysBetween } from "../../src/domain/localDay.js"
 import {
   adultPrice,
   checkRange,
@@ -13,6 +12,7 @@ import {
   seasonWindow,
   unknownDays
 } from "../../src/catalogue/availability.js"
+import { addDays, daysBetween } from "../../src/domain/localDay.js"
 import type { DepartureAvailability } from "../../src/ports/BookingSystem.js"
 
 const TZ = "Europe/Oslo"
@@ -20,17 +20,24 @@ const TZ = "Europe/Oslo"
 const NOW = new Date("2026-11-21T08:00:00Z")
 const ctx = { timeZone: TZ, currency: "NOK", defaultCategoryId: "A", now: NOW }
 
-const departure = (date: string, over: Partial<DepartureAvailability> & { adult?: number } = {}): DepartureAvailability => ({
+const departure = (
+  date: string,
+  over: Partial<DepartureAvailability> & { adult?: number } = {}
+): DepartureAvailability => ({
   date,
   startTimeId: "S1",
   startTime: "10:00",
   seatsLeft: 10,
   soldOut: false,
   rates: [
-    { rateId: "R1", title: "Standard", prices: [
-      { pricingCategoryId: "A", amountMinor: over.adult ?? 50000, currency: "NOK" },
-      { pricingCategoryId: "C", amountMinor: 10000, currency: "NOK" }
-    ] },
+    {
+      rateId: "R1",
+      title: "Standard",
+      prices: [
+        { pricingCategoryId: "A", amountMinor: over.adult ?? 50000, currency: "NOK" },
+        { pricingCategoryId: "C", amountMinor: 10000, currency: "NOK" }
+      ]
+    },
     { rateId: "R2", title: "Lunch", prices: [{ pricingCategoryId: "A", amountMinor: 65000, currency: "NOK" }] }
   ],
   ...over
@@ -40,12 +47,14 @@ const day = fc.integer({ min: 0, max: 3000 }).map((n) => addDays("2025-01-01", n
 
 describe("ranges", () => {
   it("chunks cover the range exactly, in order, each at most 31 days", () =>
-    fc.assert(fc.property(day, fc.integer({ min: 0, max: 800 }), fc.integer({ min: 1, max: 40 }), (from, span, size) => {
-      const to = addDays(from, span)
-      const chunks = chunksOf(from, to, size)
-      expect(chunks.flatMap((c) => daysBetween(c.from, c.to))).toEqual(daysBetween(from, to))
-      expect(chunks.every((c) => dayCount(c.from, c.to) <= size)).toBe(true)
-    })))
+    fc.assert(
+      fc.property(day, fc.integer({ min: 0, max: 800 }), fc.integer({ min: 1, max: 40 }), (from, span, size) => {
+        const to = addDays(from, span)
+        const chunks = chunksOf(from, to, size)
+        expect(chunks.flatMap((c) => daysBetween(c.from, c.to))).toEqual(daysBetween(from, to))
+        expect(chunks.every((c) => dayCount(c.from, c.to) <= size)).toBe(true)
+      })
+    ))
 
   it("366 days are 12 chunks of 31 days at most", () => {
     expect(chunksOf("2026-11-22", addDays("2026-11-22", 365))).toHaveLength(12)
@@ -53,7 +62,9 @@ describe("ranges", () => {
   })
 
   it("checkRange: to before from, more than 366 days; DST and leap years count calendar days", () => {
-    expect(checkRange("2026-11-22", "2026-11-21")).toEqual(Either.left({ field: "to", detail: "to must not be before from" }))
+    expect(checkRange("2026-11-22", "2026-11-21")).toEqual(
+      Either.left({ field: "to", detail: "to must not be before from" })
+    )
     expect(checkRange("2027-01-01", "2027-12-31")).toEqual(Either.right(365))
     expect(checkRange("2028-01-01", "2028-12-31")).toEqual(Either.right(366))
     expect(Either.isLeft(checkRange("2027-01-01", "2028-01-01"))).toBe(false)
@@ -113,12 +124,16 @@ describe("the availability answer", () => {
   })
 
   it("known: remaining 0 when sold out, 9999 without a limit; fits_party against pax; started ones left out", () => {
-    const answer = knownDays([
-      departure("2026-11-21", { startTime: "08:00" }),
-      departure("2026-11-21", { startTime: "12:00", startTimeId: "S2", seatsLeft: 2 }),
-      departure("2026-11-22", { seatsLeft: null }),
-      departure("2026-11-23", { soldOut: true, seatsLeft: 5 })
-    ], { from: "2026-11-21", to: "2026-11-23", pax: 3 }, ctx)
+    const answer = knownDays(
+      [
+        departure("2026-11-21", { startTime: "08:00" }),
+        departure("2026-11-21", { startTime: "12:00", startTimeId: "S2", seatsLeft: 2 }),
+        departure("2026-11-22", { seatsLeft: null }),
+        departure("2026-11-23", { soldOut: true, seatsLeft: 5 })
+      ],
+      { from: "2026-11-21", to: "2026-11-23", pax: 3 },
+      ctx
+    )
     expect(answer.days).toEqual([
       { date: "2026-11-21", available: true, from_price_minor: 50000 },
       { date: "2026-11-22", available: true, from_price_minor: 50000 },

@@ -5,12 +5,12 @@
  * lost disappear with their translations, the service's own content stays, a missing product or an
  * account that is down changes nothing.
  */
-import { expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
+import { expect, layer } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer } from "effect"
-import { BokunSandbox, BokunSandboxLive } from "../../src/sandbox/bokun/index.js"
-import { BookingSystemAccounts } from "../../src/operators/BookingSystemAccounts.js"
 import { TourSeason } from "../../src/catalogue/TourSeason.js"
+import { BookingSystemAccounts } from "../../src/operators/BookingSystemAccounts.js"
+import { BokunSandbox, BokunSandboxLive } from "../../src/sandbox/bokun/index.js"
 import { smallVendor } from "../sandbox/env.js"
 import { createKey, makeWorld } from "../support/fixtures.js"
 import { get } from "../support/http.js"

@@ -43,14 +43,46 @@ describe("cleanTourHtml", () => {
 
   it("never lets anything through for arbitrary mixes of markup fragments", () => {
     const fragment = fc.constantFrom(
-      "<p>", "</p>", "<a href=\"", "javascript:", "https://x.example", "\">", "</a>", "<script>", "</script>", "<svg>",
-      "<img src=x onerror=alert(1)>", "<!--", "-->", "&lt;", "&#x6A;", "<span style=\"", "\"", "'", "<", ">", "=",
-      " onclick=", "text", "<math>", "<iframe>", "<br>", "<li>", "target=\"_blank\"", " ", "<![CDATA[", "]]>", "<b"
+      "<p>",
+      "</p>",
+      "<a href=\"",
+      "javascript:",
+      "https://x.example",
+      "\">",
+      "</a>",
+      "<script>",
+      "</script>",
+      "<svg>",
+      "<img src=x onerror=alert(1)>",
+      "<!--",
+      "-->",
+      "&lt;",
+      "&#x6A;",
+      "<span style=\"",
+      "\"",
+      "'",
+      "<",
+      ">",
+      "=",
+      " onclick=",
+      "text",
+      "<math>",
+      "<iframe>",
+      "<br>",
+      "<li>",
+      "target=\"_blank\"",
+      " ",
+      "<![CDATA[",
+      "]]>",
+      "<b"
     )
-    fc.assert(fc.property(fc.array(fragment, { maxLength: 30 }), (parts) => {
-      const clean = cleanTourHtml(parts.join(""))
-      expect(violations(clean), clean).toEqual([])
-      expect(violations(cleanTourHtml(clean))).toEqual([])
-    }), { numRuns: 2000 })
+    fc.assert(
+      fc.property(fc.array(fragment, { maxLength: 30 }), (parts) => {
+        const clean = cleanTourHtml(parts.join(""))
+        expect(violations(clean), clean).toEqual([])
+        expect(violations(cleanTourHtml(clean))).toEqual([])
+      }),
+      { numRuns: 2000 }
+    )
   })
 })

@@ -6,13 +6,26 @@ import { cli, json } from "../support/cli.js"
 import { freshDatabase } from "../support/server.js"
 
 describe("CLI: daily limits and audit", () => {
-  it("sets, shows and resets a key's daily limits; lists the audit log by key, operator and limit", { timeout: 120_000 }, async () => {
+  it("sets, shows and resets a key's daily limits; lists the audit log by key, operator and limit", {
+    timeout: 120_000
+  }, async () => {
     const db = await Effect.runPromise(freshDatabase)
     const { id: op } = json(await cli(db, "operators", "create", "--name", "Nordic Kayak AS"))
     await cli(db, "users", "create", "--email", "anna@nordickayak.no", "--name", "Anna")
     await cli(db, "members", "add", "--operator", op, "--user", "anna@nordickayak.no", "--role", "owner")
-    const created = await cli(db, "keys", "create", "--user", "anna@nordickayak.no", "--operator", op,
-      "--scope", "checkins:write", "--name", "Door scanner")
+    const created = await cli(
+      db,
+      "keys",
+      "create",
+      "--user",
+      "anna@nordickayak.no",
+      "--operator",
+      op,
+      "--scope",
+      "checkins:write",
+      "--name",
+      "Door scanner"
+    )
     const key = /svc_live_([A-Za-z0-9]{20})_/.exec(created)![1]!
 
     const set = json(await cli(db, "keys", "limits", "set", key, "--checkins", "20", "--cancels", "3"))
@@ -36,8 +49,17 @@ describe("CLI: daily limits and audit", () => {
         await client.query(
           `INSERT INTO write_audit (key_id, operator_id, action, target_id, request_id, idempotency_key, outcome, status, reason, detail)
            VALUES ($1, $2, 'checkins', $3, $4, 'idem-0000' || $5, $6, $7, $8, $9)`,
-          [key, i === 2 ? null : op, `row-${i}`, `req-${i}`, String(i), i === 1 ? "refused" : "done", i === 1 ? 404 : 200,
-            i === 1 ? "not-found" : null, null]
+          [
+            key,
+            i === 2 ? null : op,
+            `row-${i}`,
+            `req-${i}`,
+            String(i),
+            i === 1 ? "refused" : "done",
+            i === 1 ? 404 : 200,
+            i === 1 ? "not-found" : null,
+            null
+          ]
         )
       }
     } finally {
@@ -45,8 +67,19 @@ describe("CLI: daily limits and audit", () => {
     }
     const all = json(await cli(db, "audit", "list", "--key", key))
     expect(all.map((a: any) => a.target_id)).toEqual(["row-2", "row-1", "row-0"])
-    expect(all[1]).toMatchObject({ key_id: key, operator_id: op, action: "checkins", request_id: "req-1", outcome: "refused", status: 404, reason: "not-found" })
-    expect(json(await cli(db, "audit", "list", "--operator", op)).map((a: any) => a.target_id)).toEqual(["row-1", "row-0"])
+    expect(all[1]).toMatchObject({
+      key_id: key,
+      operator_id: op,
+      action: "checkins",
+      request_id: "req-1",
+      outcome: "refused",
+      status: 404,
+      reason: "not-found"
+    })
+    expect(json(await cli(db, "audit", "list", "--operator", op)).map((a: any) => a.target_id)).toEqual([
+      "row-1",
+      "row-0"
+    ])
     expect(json(await cli(db, "audit", "list", "--limit", "1"))).toHaveLength(1)
   })
 })

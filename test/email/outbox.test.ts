@@ -4,8 +4,8 @@
  * delivers each message once with its Message-ID, abandoned claims are picked up again.
  * SMTP and its failures: test/adapters/smtp.test.ts.
  */
-import { expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
+import { expect, layer } from "@effect/vitest"
 import { Deferred, Effect, Exit, Fiber, Layer } from "effect"
 import { Outbox } from "../../src/email/Outbox.js"
 import { cancelledGuest, mailboxCount, outboxOn, outboxRow } from "../support/outbox.js"
@@ -13,8 +13,10 @@ import { freshDatabase } from "../support/server.js"
 
 const env = Layer.unwrapEffect(Effect.map(freshDatabase, (url) => outboxOn(url)))
 
-const count = Effect.flatMap(SqlClient.SqlClient, (sql) =>
-  sql<{ n: number }>`SELECT count(*)::int AS n FROM email_outbox`.pipe(Effect.map((r) => r[0]!.n)))
+const count = Effect.flatMap(
+  SqlClient.SqlClient,
+  (sql) => sql<{ n: number }>`SELECT count(*)::int AS n FROM email_outbox`.pipe(Effect.map((r) => r[0]!.n))
+)
 
 class Boom {
   readonly _tag = "Boom"
@@ -62,13 +64,17 @@ layer(env, { excludeTestServices: true, timeout: 120_000 })("outbox (local mailb
       expect(replay).toEqual({ ...first, created: false })
 
       const raced = yield* Effect.all(
-        Array.from({ length: 10 }, () =>
-          sql.withTransaction(Effect.zipLeft(outbox.enqueue(cancelledGuest("DD-2")), Effect.sleep("20 millis")))),
+        Array.from(
+          { length: 10 },
+          () => sql.withTransaction(Effect.zipLeft(outbox.enqueue(cancelledGuest("DD-2")), Effect.sleep("20 millis")))
+        ),
         { concurrency: "unbounded" }
       )
       expect(new Set(raced.map((r) => r.id)).size).toBe(1)
       expect(raced.filter((r) => r.created).length).toBe(1)
-      const rows = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM email_outbox WHERE dedupe_key = 'booking:DD-2:cancelled:guest'`
+      const rows = yield* sql<
+        { n: number }
+      >`SELECT count(*)::int AS n FROM email_outbox WHERE dedupe_key = 'booking:DD-2:cancelled:guest'`
       expect(rows[0]!.n).toBe(1)
       // The first write's message is the one kept: its recipient, its locale.
       const kept = yield* outbox.find("booking:DD-1:cancelled:guest")
@@ -80,8 +86,18 @@ layer(env, { excludeTestServices: true, timeout: 120_000 })("outbox (local mailb
       const sql = yield* SqlClient.SqlClient
       const outbox = yield* Outbox
       yield* outbox.flush()
-      const queued = yield* Effect.forEach(["SD-1", "SD-2", "SD-3"], (ref, i) =>
-        outbox.enqueue({ ...cancelledGuest(ref, i === 2 ? ["team@fjordexplorer.no", "ola@fjordexplorer.no"] : "kari@example.com", i === 1 ? "nb" : "en"), replyTo: "post@fjordexplorer.no" }))
+      const queued = yield* Effect.forEach(
+        ["SD-1", "SD-2", "SD-3"],
+        (ref, i) =>
+          outbox.enqueue({
+            ...cancelledGuest(
+              ref,
+              i === 2 ? ["team@fjordexplorer.no", "ola@fjordexplorer.no"] : "kari@example.com",
+              i === 1 ? "nb" : "en"
+            ),
+            replyTo: "post@fjordexplorer.no"
+          })
+      )
       const summary = yield* outbox.flush()
       expect(summary).toEqual({ claimed: 3, sent: 3, retried: 0, failed: 0 })
       for (const q of queued) {
@@ -91,8 +107,20 @@ layer(env, { excludeTestServices: true, timeout: 120_000 })("outbox (local mailb
         expect(row.transport_response).toMatch(/^stored in the local mailbox as #\d+$/)
         expect(q.messageId).toBe(`<${q.id}@fjordexplorer.no>`)
       }
-      const [nb] = yield* sql<{ from_address: string; to_addresses: Array<string>; reply_to: string; subject: string; text_body: string; html_body: string; headers: Record<string, string> }>`
-        SELECT from_address, to_addresses, reply_to, subject, text_body, html_body, headers FROM mail_mailbox WHERE message_id = ${queued[1]!.messageId}`
+      const [nb] = yield* sql<
+        {
+          from_address: string
+          to_addresses: Array<string>
+          reply_to: string
+          subject: string
+          text_body: string
+          html_body: string
+          headers: Record<string, string>
+        }
+      >`
+        SELECT from_address, to_addresses, reply_to, subject, text_body, html_body, headers FROM mail_mailbox WHERE message_id = ${
+        queued[1]!.messageId
+      }`
       expect(nb).toMatchObject({
         from_address: "Fjord Explorer <booking@fjordexplorer.no>",
         to_addresses: ["kari@example.com"],
@@ -102,14 +130,20 @@ layer(env, { excludeTestServices: true, timeout: 120_000 })("outbox (local mailb
       })
       expect(nb!.text_body).toContain("Hei Kari Nordmann,")
       expect(nb!.html_body).toContain("<html lang=\"nb\">")
-      const [team] = yield* sql<{ to_addresses: Array<string> }>`SELECT to_addresses FROM mail_mailbox WHERE message_id = ${queued[2]!.messageId}`
+      const [team] = yield* sql<
+        { to_addresses: Array<string> }
+      >`SELECT to_addresses FROM mail_mailbox WHERE message_id = ${queued[2]!.messageId}`
       expect(team!.to_addresses).toEqual(["team@fjordexplorer.no", "ola@fjordexplorer.no"])
 
       // Nothing is due any more: another run sends nothing, the mailbox holds each message once.
       expect(yield* outbox.flush()).toEqual({ claimed: 0, sent: 0, retried: 0, failed: 0 })
       for (const q of queued) expect(yield* mailboxCount(q.messageId)).toBe(1)
       // A replayed enqueue of a sent message changes nothing.
-      expect(yield* outbox.enqueue(cancelledGuest("SD-1"))).toMatchObject({ id: queued[0]!.id, created: false, status: "sent" })
+      expect(yield* outbox.enqueue(cancelledGuest("SD-1"))).toMatchObject({
+        id: queued[0]!.id,
+        created: false,
+        status: "sent"
+      })
       expect(yield* outbox.flush()).toMatchObject({ claimed: 0 })
     }))
 
@@ -135,9 +169,15 @@ layer(env, { excludeTestServices: true, timeout: 120_000 })("outbox (local mailb
       const request = cancelledGuest("TD-1")
       const exit = yield* Effect.exit(sql.withTransaction(Effect.gen(function*() {
         yield* sql`INSERT INTO operators (name) VALUES ('Bad Template AS')`
-        yield* outbox.enqueue({ ...request, data: { ...request.data, departure: { date: "2026-13-01", startTime: null } } } as typeof request)
+        yield* outbox.enqueue(
+          {
+            ...request,
+            data: { ...request.data, departure: { date: "2026-13-01", startTime: null } }
+          } as typeof request
+        )
       })))
-      expect(Exit.isFailure(exit) && Exit.causeOption(exit).pipe((c) => c._tag === "Some" && c.value._tag === "Die")).toBe(true)
+      expect(Exit.isFailure(exit) && Exit.causeOption(exit).pipe((c) => c._tag === "Some" && c.value._tag === "Die"))
+        .toBe(true)
       expect(yield* count).toBe(before)
       expect((yield* sql`SELECT 1 FROM operators WHERE name = 'Bad Template AS'`).length).toBe(0)
     }))
@@ -227,7 +267,10 @@ layer(env, { excludeTestServices: true, timeout: 120_000 })("outbox (local mailb
       yield* Deferred.await(locked)
       // This sender takes B at once and leaves A alone; without SKIP LOCKED it would wait here.
       const summary = yield* outbox.sendDue().pipe(
-        Effect.timeoutFail({ duration: "3 seconds", onTimeout: () => new Error("the sender waited for a locked message") })
+        Effect.timeoutFail({
+          duration: "3 seconds",
+          onTimeout: () => new Error("the sender waited for a locked message")
+        })
       )
       expect(summary).toEqual({ claimed: 1, sent: 1, retried: 0, failed: 0 })
       expect(yield* mailboxCount(b.messageId)).toBe(1)
@@ -244,7 +287,13 @@ layer(env, { excludeTestServices: true, timeout: 120_000 })("outbox (local mailb
       const outbox = yield* Outbox
       const [op] = yield* sql<{ id: string }>`INSERT INTO operators (name) VALUES ('Team AS') RETURNING id`
       const [other] = yield* sql<{ id: string }>`INSERT INTO operators (name) VALUES ('Other AS') RETURNING id`
-      for (const [email, role, operator] of [["owner@team.no", "owner", op!.id], ["admin@team.no", "admin", op!.id], ["member@team.no", "member", op!.id], ["else@other.no", "owner", other!.id]] as const) {
+      for (
+        const [email, role, operator] of [["owner@team.no", "owner", op!.id], ["admin@team.no", "admin", op!.id], [
+          "member@team.no",
+          "member",
+          op!.id
+        ], ["else@other.no", "owner", other!.id]] as const
+      ) {
         const [u] = yield* sql<{ id: string }>`INSERT INTO users (email, name) VALUES (${email}, ${email}) RETURNING id`
         yield* sql`INSERT INTO memberships (operator_id, user_id, role) VALUES (${operator}, ${u!.id}, ${role})`
       }

@@ -5,6 +5,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
 import fc from "fast-check"
+import { type Locale, LOCALES } from "../../src/email/rules.js"
 import {
   type EmailContent,
   escapeHtml,
@@ -14,7 +15,6 @@ import {
   TEMPLATE_NAMES,
   type TemplateName
 } from "../../src/email/templates.js"
-import { LOCALES, type Locale } from "../../src/email/rules.js"
 
 const nov21 = { date: "2026-11-21", startTime: "10:15" }
 const nov28 = { date: "2026-11-28", startTime: "14:45", rateTitle: "With lunch" }
@@ -122,19 +122,95 @@ const required = (template: TemplateName, locale: Locale): Array<string> => {
   const money = (amountMinor: number) => formatMoney(locale, { amountMinor, currency: "NOK" })
   switch (template) {
     case "booking_cancelled_guest":
-      return ["Kari Nordmann", "Fjord Explorer AS", "post@fjordexplorer.no", "Geirangerfjord Cruise", "FJX-4821", day("2026-11-21"), "10:15", "3", money(123450)]
+      return [
+        "Kari Nordmann",
+        "Fjord Explorer AS",
+        "post@fjordexplorer.no",
+        "Geirangerfjord Cruise",
+        "FJX-4821",
+        day("2026-11-21"),
+        "10:15",
+        "3",
+        money(123450)
+      ]
     case "booking_cancelled_team":
-      return ["Kari Nordmann", "Geirangerfjord Cruise", "FJX-4821", day("2026-11-21"), "10:15", "3", money(123450), "Storm warning for the whole fjord", "Booking sync"]
+      return [
+        "Kari Nordmann",
+        "Geirangerfjord Cruise",
+        "FJX-4821",
+        day("2026-11-21"),
+        "10:15",
+        "3",
+        money(123450),
+        "Storm warning for the whole fjord",
+        "Booking sync"
+      ]
     case "booking_rescheduled_guest":
-      return ["Kari Nordmann", "Fjord Explorer AS", "+47 912 34 567", "Geirangerfjord Cruise", "FJX-4821", day("2026-11-21"), "10:15", day("2026-11-28"), "14:45", "With lunch", "3"]
+      return [
+        "Kari Nordmann",
+        "Fjord Explorer AS",
+        "+47 912 34 567",
+        "Geirangerfjord Cruise",
+        "FJX-4821",
+        day("2026-11-21"),
+        "10:15",
+        day("2026-11-28"),
+        "14:45",
+        "With lunch",
+        "3"
+      ]
     case "booking_rescheduled_team":
-      return ["Kari Nordmann", "Geirangerfjord Cruise", "FJX-4821", day("2026-11-21"), "10:15", day("2026-11-28"), "14:45", "With lunch", "3", "Booking sync"]
+      return [
+        "Kari Nordmann",
+        "Geirangerfjord Cruise",
+        "FJX-4821",
+        day("2026-11-21"),
+        "10:15",
+        day("2026-11-28"),
+        "14:45",
+        "With lunch",
+        "3",
+        "Booking sync"
+      ]
     case "balance_payment_link_guest":
-      return ["Kari Nordmann", "Fjord Explorer AS", "post@fjordexplorer.no", "Geirangerfjord Cruise", "FJX-4821", day("2026-11-21"), "10:15", money(99900), "https://pay.example.com/l/abc123?lang=nb&x=1", day("2026-11-19")]
+      return [
+        "Kari Nordmann",
+        "Fjord Explorer AS",
+        "post@fjordexplorer.no",
+        "Geirangerfjord Cruise",
+        "FJX-4821",
+        day("2026-11-21"),
+        "10:15",
+        money(99900),
+        "https://pay.example.com/l/abc123?lang=nb&x=1",
+        day("2026-11-19")
+      ]
     case "quickbook_sale_confirmed_guest":
-      return ["Kari Nordmann", "Fjord Explorer AS", "Geirangerfjord Cruise", "FJX-4821", day("2026-11-21"), "10:15", "2 x Adult", money(99800), "1 x Child", money(24950), money(124750), "https://guests.example.com/b/FJX-4821", "https://api.example.com/api/quickbook/v1/tickets/SVC-7K2M9Q4XTB.pdf?lang=nb&exp=1&sig=ab"]
+      return [
+        "Kari Nordmann",
+        "Fjord Explorer AS",
+        "Geirangerfjord Cruise",
+        "FJX-4821",
+        day("2026-11-21"),
+        "10:15",
+        "2 x Adult",
+        money(99800),
+        "1 x Child",
+        money(24950),
+        money(124750),
+        "https://guests.example.com/b/FJX-4821",
+        "https://api.example.com/api/quickbook/v1/tickets/SVC-7K2M9Q4XTB.pdf?lang=nb&exp=1&sig=ab"
+      ]
     case "quickbook_sale_failed_guest":
-      return ["Kari Nordmann", "Fjord Explorer AS", "Geirangerfjord Cruise", "SVC-7K2M9Q4XTB", day("2026-11-21"), "10:15", money(124750)]
+      return [
+        "Kari Nordmann",
+        "Fjord Explorer AS",
+        "Geirangerfjord Cruise",
+        "SVC-7K2M9Q4XTB",
+        day("2026-11-21"),
+        "10:15",
+        money(124750)
+      ]
     case "balance_refunded_team":
       return ["Kari Nordmann", "Geirangerfjord Cruise", "FJX-4821", day("2026-11-21"), "10:15", money(79840)]
   }
@@ -194,19 +270,34 @@ describe("email templates", () => {
     expect(confirmed.text).toContain("2 x Adult: 998,00\u00a0kr")
     expect(confirmed.text).toContain("Totalt betalt: 1\u00a0247,50\u00a0kr")
     expect(confirmed.text).toContain("Bestillingen din: https://guests.example.com/b/FJX-4821")
-    expect(confirmed.text).toContain("Billett (PDF): https://api.example.com/api/quickbook/v1/tickets/SVC-7K2M9Q4XTB.pdf")
-    expect(confirmed.html).toContain("href=\"https://api.example.com/api/quickbook/v1/tickets/SVC-7K2M9Q4XTB.pdf?lang=nb&amp;exp=1&amp;sig=ab\"")
+    expect(confirmed.text).toContain(
+      "Billett (PDF): https://api.example.com/api/quickbook/v1/tickets/SVC-7K2M9Q4XTB.pdf"
+    )
+    expect(confirmed.html).toContain(
+      "href=\"https://api.example.com/api/quickbook/v1/tickets/SVC-7K2M9Q4XTB.pdf?lang=nb&amp;exp=1&amp;sig=ab\""
+    )
     const failed = (locale: Locale, moneyReturned: boolean) =>
       render(locale, content("quickbook_sale_failed_guest", { ...SAMPLES.quickbook_sale_failed_guest, moneyReturned }))
-    expect(failed("en", false).subject).toBe("We could not book Geirangerfjord Cruise: your payment is being returned (SVC-7K2M9Q4XTB)")
-    expect(failed("en", false).text).toContain("Your payment of NOK\u00a01,247.50 is being returned to the card you paid with.")
-    expect(failed("en", true).text).toContain("Your payment of NOK\u00a01,247.50 has been returned to the card you paid with.")
-    expect(failed("nb", false).text).toContain("Betalingen din på 1\u00a0247,50\u00a0kr betales tilbake til kortet du betalte med.")
-    expect(failed("nb", true).subject).toBe("Vi fikk ikke booket Geirangerfjord Cruise: betalingen din er betalt tilbake (SVC-7K2M9Q4XTB)")
+    expect(failed("en", false).subject).toBe(
+      "We could not book Geirangerfjord Cruise: your payment is being returned (SVC-7K2M9Q4XTB)"
+    )
+    expect(failed("en", false).text).toContain(
+      "Your payment of NOK\u00a01,247.50 is being returned to the card you paid with."
+    )
+    expect(failed("en", true).text).toContain(
+      "Your payment of NOK\u00a01,247.50 has been returned to the card you paid with."
+    )
+    expect(failed("nb", false).text).toContain(
+      "Betalingen din på 1\u00a0247,50\u00a0kr betales tilbake til kortet du betalte med."
+    )
+    expect(failed("nb", true).subject).toBe(
+      "Vi fikk ikke booket Geirangerfjord Cruise: betalingen din er betalt tilbake (SVC-7K2M9Q4XTB)"
+    )
   })
 
   it("says what happened to the money on a cancellation", () => {
-    const withRefund = (refund: unknown) => content("booking_cancelled_guest", { ...SAMPLES.booking_cancelled_guest, refund })
+    const withRefund = (refund: unknown) =>
+      content("booking_cancelled_guest", { ...SAMPLES.booking_cancelled_guest, refund })
     expect(render("en", withRefund(refunded)).text).toContain("We have refunded NOK\u00a01,234.50")
     expect(render("en", withRefund({ outcome: "processing", amount: { amountMinor: 5000, currency: "EUR" } })).text)
       .toContain("Your refund of €50.00 is being processed")
@@ -218,29 +309,52 @@ describe("email templates", () => {
   })
 
   it("leaves out what is not known: no guest name, no start time, no participants, no pay-by day", () => {
-    const { text, html } = render("en", content("balance_payment_link_guest", {
-      ...SAMPLES.balance_payment_link_guest,
-      guestName: null,
-      operatorContact: null,
-      departure: { date: "2026-11-21", startTime: null },
-      payBy: null
-    }))
+    const { text, html } = render(
+      "en",
+      content("balance_payment_link_guest", {
+        ...SAMPLES.balance_payment_link_guest,
+        guestName: null,
+        operatorContact: null,
+        departure: { date: "2026-11-21", startTime: null },
+        payBy: null
+      })
+    )
     expect(text.startsWith("Hello,\n")).toBe(true)
     expect(text).not.toContain("Time:")
     expect(text).not.toContain("Please pay by")
     expect(text).toContain("If you have any questions, contact Fjord Explorer AS.")
     expect(html).not.toContain(">Time<")
-    const cancelled = render("nb", content("booking_cancelled_guest", { ...SAMPLES.booking_cancelled_guest, participants: null }))
+    const cancelled = render(
+      "nb",
+      content("booking_cancelled_guest", { ...SAMPLES.booking_cancelled_guest, participants: null })
+    )
     expect(cancelled.text).not.toContain("Deltakere")
   })
 
   it("escapes every value in the HTML part and keeps it as is in the text part", () => {
     const evil = "<script>alert(\"x\")</script> & 'quoted'"
     for (const template of TEMPLATE_NAMES) {
-      const data = JSON.parse(JSON.stringify(SAMPLES[template]), (key, value) =>
-        typeof value === "string" && ["guestName", "operatorName", "tourName", "bookingReference", "reason", "cancelledBy", "rescheduledBy", "operatorContact", "rateTitle", "bookingCode", "saleReference", "label"].includes(key)
-          ? `${value} ${evil}`
-          : value)
+      const data = JSON.parse(
+        JSON.stringify(SAMPLES[template]),
+        (key, value) =>
+          typeof value === "string" &&
+            [
+              "guestName",
+              "operatorName",
+              "tourName",
+              "bookingReference",
+              "reason",
+              "cancelledBy",
+              "rescheduledBy",
+              "operatorContact",
+              "rateTitle",
+              "bookingCode",
+              "saleReference",
+              "label"
+            ].includes(key)
+            ? `${value} ${evil}`
+            : value
+      )
       for (const locale of LOCALES) {
         const { text, html } = render(locale, content(template, data))
         expect(html, template).not.toContain("<script>")
@@ -250,33 +364,45 @@ describe("email templates", () => {
       }
     }
     // A URL that tries to leave its attribute stays inside it.
-    const { html } = render("en", content("balance_payment_link_guest", {
-      ...SAMPLES.balance_payment_link_guest,
-      paymentUrl: "https://pay.example.com/?q=\"><img src=x onerror=alert(1)>"
-    }))
+    const { html } = render(
+      "en",
+      content("balance_payment_link_guest", {
+        ...SAMPLES.balance_payment_link_guest,
+        paymentUrl: "https://pay.example.com/?q=\"><img src=x onerror=alert(1)>"
+      })
+    )
     expect(html).not.toContain("\"><img")
     expect(html).toContain("href=\"https://pay.example.com/?q=&quot;&gt;&lt;img src=x onerror=alert(1)&gt;\"")
   })
 
   it("escapeHtml leaves no markup character and loses nothing", () => {
     const unescape = (s: string) =>
-      s.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, "\"").replace(/&#39;/g, "'").replace(/&amp;/g, "&")
+      s.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, "\"").replace(/&#39;/g, "'").replace(
+        /&amp;/g,
+        "&"
+      )
     fc.assert(fc.property(fc.string({ unit: "binary" }), (s) => {
       const escaped = escapeHtml(s)
       expect(escaped).not.toMatch(/[<>"']/)
       expect(unescape(escaped)).toBe(s)
     }))
     fc.assert(fc.property(fc.string({ minLength: 1 }).filter((s) => s.trim() !== ""), (name) => {
-      const { html } = render("nb", content("booking_rescheduled_guest", { ...SAMPLES.booking_rescheduled_guest, guestName: name }))
+      const { html } = render(
+        "nb",
+        content("booking_rescheduled_guest", { ...SAMPLES.booking_rescheduled_guest, guestName: name })
+      )
       expect(html).toContain(escapeHtml(name.trim()).replace(/\r?\n/g, "<br>\n"))
     }))
   })
 
   it("keeps the subject on one line whatever the data holds", () => {
-    const { subject } = render("en", content("booking_cancelled_team", {
-      ...SAMPLES.booking_cancelled_team,
-      tourName: "Cruise\r\nBcc: someone@example.com"
-    }))
+    const { subject } = render(
+      "en",
+      content("booking_cancelled_team", {
+        ...SAMPLES.booking_cancelled_team,
+        tourName: "Cruise\r\nBcc: someone@example.com"
+      })
+    )
     expect(subject).not.toMatch(/[\r\n]/)
     expect(subject).toContain("Cruise Bcc: someone@example.com")
   })
@@ -289,15 +415,30 @@ describe("email templates", () => {
 
   it("refuses data that does not fit the template", () => {
     const bad: Array<[TemplateName, unknown]> = [
-      ["booking_cancelled_guest", { ...SAMPLES.booking_cancelled_guest, departure: { date: "2026-02-30", startTime: null } }],
-      ["booking_cancelled_guest", { ...SAMPLES.booking_cancelled_guest, departure: { date: "2026-11-21", startTime: "25:00" } }],
+      ["booking_cancelled_guest", {
+        ...SAMPLES.booking_cancelled_guest,
+        departure: { date: "2026-02-30", startTime: null }
+      }],
+      ["booking_cancelled_guest", {
+        ...SAMPLES.booking_cancelled_guest,
+        departure: { date: "2026-11-21", startTime: "25:00" }
+      }],
       ["booking_cancelled_guest", { ...SAMPLES.booking_cancelled_guest, refund: { outcome: "refunded" } }],
       ["booking_cancelled_team", { ...SAMPLES.booking_cancelled_team, reason: "  " }],
       ["booking_rescheduled_team", { ...SAMPLES.booking_rescheduled_team, next: undefined }],
       ["balance_payment_link_guest", { ...SAMPLES.balance_payment_link_guest, paymentUrl: "javascript:alert(1)" }],
-      ["balance_payment_link_guest", { ...SAMPLES.balance_payment_link_guest, amount: { amountMinor: -1, currency: "NOK" } }],
-      ["balance_payment_link_guest", { ...SAMPLES.balance_payment_link_guest, amount: { amountMinor: 1.5, currency: "NOK" } }],
-      ["balance_payment_link_guest", { ...SAMPLES.balance_payment_link_guest, amount: { amountMinor: 100, currency: "nok" } }]
+      ["balance_payment_link_guest", {
+        ...SAMPLES.balance_payment_link_guest,
+        amount: { amountMinor: -1, currency: "NOK" }
+      }],
+      ["balance_payment_link_guest", {
+        ...SAMPLES.balance_payment_link_guest,
+        amount: { amountMinor: 1.5, currency: "NOK" }
+      }],
+      ["balance_payment_link_guest", {
+        ...SAMPLES.balance_payment_link_guest,
+        amount: { amountMinor: 100, currency: "nok" }
+      }]
     ]
     for (const [template, data] of bad) {
       const r = renderEmail("en", content(template, data))

@@ -10,7 +10,10 @@ const position = fc.record({
   createdMicros: fc.bigInt({ min: 0n, max: 4_102_444_800_000_000n }).map(String),
   id: fc.uuid()
 })
-const filters = fc.dictionary(fc.constantFrom("status", "date_from", "date_to", "partner_id"), fc.string({ maxLength: 40 }))
+const filters = fc.dictionary(
+  fc.constantFrom("status", "date_from", "date_to", "partner_id"),
+  fc.string({ maxLength: 40 })
+)
 
 describe("cursor", () => {
   it("round-trips any position under the same filters, within 200 characters", () => {

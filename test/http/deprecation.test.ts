@@ -3,8 +3,8 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer, Schema } from "effect"
 import { createServer } from "node:http"
-import { deprecate } from "../../src/http/deprecation.js"
 import { apiHttpApp } from "../../src/http/apiApp.js"
+import { deprecate } from "../../src/http/deprecation.js"
 import { answerProblems } from "../../src/partner/problem.js"
 import { call } from "../support/http.js"
 
@@ -18,12 +18,17 @@ class DemoGroup extends HttpApiGroup.make("demo")
 {}
 class DemoApi extends HttpApi.make("demo").add(DemoGroup) {}
 
-const DemoLive = HttpApiBuilder.group(DemoApi, "demo", (h) =>
-  h.handle("old", () => Effect.succeed({ ok: true })).handle("current", () => Effect.succeed({ ok: true })))
+const DemoLive = HttpApiBuilder.group(
+  DemoApi,
+  "demo",
+  (h) => h.handle("old", () => Effect.succeed({ ok: true })).handle("current", () => Effect.succeed({ ok: true }))
+)
 
 class Base extends Context.Tag("Base")<Base, string>() {}
-const ServerLive = Layer.effect(Base, Effect.map(HttpServer.HttpServer, (s) =>
-  `http://127.0.0.1:${s.address._tag === "TcpAddress" ? s.address.port : 0}`)).pipe(
+const ServerLive = Layer.effect(
+  Base,
+  Effect.map(HttpServer.HttpServer, (s) => `http://127.0.0.1:${s.address._tag === "TcpAddress" ? s.address.port : 0}`)
+).pipe(
   Layer.provideMerge(Layer.unwrapScoped(Effect.map(
     apiHttpApp(HttpApiBuilder.api(DemoApi).pipe(Layer.provide(DemoLive), Layer.provide(Old.layer)), answerProblems),
     (app) => HttpServer.serve(app)

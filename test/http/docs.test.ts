@@ -1,10 +1,10 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { readSection, SECTIONS } from "../../src/http/docs/routes.js"
-import { get } from "../support/http.js"
 import pg from "pg"
 import { inject } from "vitest"
-import { testServer, TestServer } from "../support/server.js"
+import { readSection, SECTIONS } from "../../src/http/docs/routes.js"
+import { get } from "../support/http.js"
+import { TestServer, testServer } from "../support/server.js"
 
 layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("docs", (it) => {
   it.effect("every markdown section is served, and the index links them", () =>

@@ -30,7 +30,8 @@ describe("problem types and doc anchors", () => {
         ...[...text.matchAll(/\]\(#([a-z0-9_-]+)\)/g)].map((m) => [name, m[1]!] as const)
       ]
       for (const [section, anchor] of links) {
-        expect(anchors.get(section as typeof SECTIONS[number])?.has(anchor), `${name}.md links ${section}.md#${anchor}`).toBe(true)
+        expect(anchors.get(section as typeof SECTIONS[number])?.has(anchor), `${name}.md links ${section}.md#${anchor}`)
+          .toBe(true)
       }
     }
   })

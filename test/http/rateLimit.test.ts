@@ -1,9 +1,9 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { createKey, makeWorld } from "../support/fixtures.js"
-import { withRoomInWindow } from "../support/rateWindow.js"
 import { call, get } from "../support/http.js"
-import { serverOn, testServer, TestServer } from "../support/server.js"
+import { withRoomInWindow } from "../support/rateWindow.js"
+import { serverOn, TestServer, testServer } from "../support/server.js"
 
 const LIMIT = 7
 
@@ -34,7 +34,9 @@ layer(testServer({ env: { RATE_LIMIT_PER_MINUTE: String(LIMIT) } }), { excludeTe
         yield* withRoomInWindow(20)
         const remaining: Array<number> = []
         for (let i = 0; i < LIMIT; i++) {
-          const res = i % 2 === 0 ? yield* get("/api/v1/me", key.token) : yield* call("/api/v1/me", { key: key.token, baseUrl: b.baseUrl })
+          const res = i % 2 === 0
+            ? yield* get("/api/v1/me", key.token)
+            : yield* call("/api/v1/me", { key: key.token, baseUrl: b.baseUrl })
           expect(res.status).toBe(200)
           expect(res.headers.get("ratelimit-policy")).toBe(`"default";q=${LIMIT};w=60`)
           expect(res.headers.get("ratelimit-limit")).toBe(String(LIMIT))
@@ -73,11 +75,16 @@ layer(testServer({ env: { RATE_LIMIT_PER_MINUTE: String(LIMIT) } }), { excludeTe
         const results = yield* Effect.scoped(Effect.gen(function*() {
           const s = yield* second
           return yield* Effect.all(
-            Array.from({ length: 30 }, (_, i) => call("/api/v1/me", { key: key.token, ...(i % 2 ? { baseUrl: s.baseUrl } : {}) })),
+            Array.from({ length: 30 }, (_, i) =>
+              call("/api/v1/me", { key: key.token, ...(i % 2 ? { baseUrl: s.baseUrl } : {}) })),
             { concurrency: 30 }
           )
         }))
-        expect(results.filter((r) => r.status === 200).length).toBe(LIMIT - used)
+        expect(
+          results.filter((r) =>
+            r.status === 200
+          ).length
+        ).toBe(LIMIT - used)
         expect(results.filter((r) => r.status === 429).length).toBe(30 - (LIMIT - used))
       }))
 

@@ -13,15 +13,15 @@ import { Effect } from "effect"
 import fc from "fast-check"
 import { randomUUID } from "node:crypto"
 import * as net from "node:net"
+import { BODY_LIMIT_BYTES } from "../../src/http/requestBody.js"
 import {
-  CLERK_MESSAGES,
   CLERK_MESSAGE_VARIANTS,
+  CLERK_MESSAGES,
   invalidFieldMessage,
   REQUEST_MESSAGES,
   unknownEndpointMessage,
   wrongMethodMessage
 } from "../../src/quickbook/errors.js"
-import { BODY_LIMIT_BYTES } from "../../src/http/requestBody.js"
 import { QuickbookKeys } from "../../src/quickbook/terminals/QuickbookKeys.js"
 import { createKey, insertBooking } from "../support/fixtures.js"
 import type { Reply } from "../support/http.js"
@@ -42,7 +42,13 @@ const world = Effect.gen(function*() {
   const key = yield* createKey({
     by: desk.w.alice,
     operators: [desk.w.alpha],
-    scopes: ["bookings:read", "checkins:write", "payment_links:write", "bookings.cancel:write", "bookings.reschedule:write"]
+    scopes: [
+      "bookings:read",
+      "checkins:write",
+      "payment_links:write",
+      "bookings.cancel:write",
+      "bookings.reschedule:write"
+    ]
   })
   const [row] = yield* insertRows(desk.w.alpha, 1)
   const booking = yield* insertBooking({ operatorId: desk.w.alpha })
@@ -58,17 +64,20 @@ const world = Effect.gen(function*() {
     { api: "quickbook", path: `${BASE}/book`, auth: quickbook }
   ] as const
   /** Whatever a write leaves behind for this key and terminal. */
-  const recorded = Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ idempotency: number; audit: number; limits: number; sales: number; payments: number }>`
+  const recorded = Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      sql<{ idempotency: number; audit: number; limits: number; sales: number; payments: number }>`
       SELECT
         (SELECT count(*) FROM idempotency_records WHERE key_id = ${key.id})::int AS idempotency,
         (SELECT count(*) FROM write_audit WHERE key_id = ${key.id})::int AS audit,
         (SELECT coalesce(sum(used), 0) FROM daily_write_counters WHERE key_id = ${key.id})::int AS limits,
         (SELECT count(*) FROM quickbook_sales WHERE terminal_id = ${desk.terminal.id})::int AS sales,
         (SELECT count(*) FROM quickbook_payments WHERE terminal_id = ${desk.terminal.id})::int AS payments`.pipe(
-      Effect.map((rows) => rows[0]!),
-      Effect.orDie
-    ))
+        Effect.map((rows) => rows[0]!),
+        Effect.orDie
+      )
+  )
   return { desk, key, row, booking, partner, quickbook, writes, recorded }
 })
 
@@ -86,7 +95,11 @@ const expectRefusal = (
   expect(res.headers.get("x-request-id"), what).toEqual(expect.any(String))
   if (api === "partner") {
     expect(res.headers.get("content-type"), what).toBe("application/problem+json")
-    expect(res.body, what).toMatchObject({ type: `/api/v1/docs/errors.md#${expected.slug}`, status, request_id: expect.any(String) })
+    expect(res.body, what).toMatchObject({
+      type: `/api/v1/docs/errors.md#${expected.slug}`,
+      status,
+      request_id: expect.any(String)
+    })
     if (expected.detail) expect(res.body.detail, what).toMatch(expected.detail)
     if (status === 400) expect(res.body.invalid_params, what).toEqual([{ name: "body", reason: expect.any(String) }])
   } else {
@@ -106,11 +119,32 @@ interface BodyCase extends RawRequest {
 }
 
 const NOT_JSON = { status: 415, slug: "unsupported-media-type", clerk: "body_not_json_type" } as const
-const TOO_LARGE = { status: 413, slug: "payload-too-large", detail: /larger than 65536 bytes/, clerk: "body_too_large" } as const
+const TOO_LARGE = {
+  status: 413,
+  slug: "payload-too-large",
+  detail: /larger than 65536 bytes/,
+  clerk: "body_too_large"
+} as const
 
 const CASES: ReadonlyArray<BodyCase> = [
-  { name: "a truncated body", headers: JSON_TYPE, body: "{", status: 400, slug: "invalid-request", detail: /not valid JSON/, clerk: "body_not_json" },
-  { name: "a byte order mark before a truncated body", headers: JSON_TYPE, body: "\uFEFF{\"status\":", status: 400, slug: "invalid-request", detail: /not valid JSON/, clerk: "body_not_json" },
+  {
+    name: "a truncated body",
+    headers: JSON_TYPE,
+    body: "{",
+    status: 400,
+    slug: "invalid-request",
+    detail: /not valid JSON/,
+    clerk: "body_not_json"
+  },
+  {
+    name: "a byte order mark before a truncated body",
+    headers: JSON_TYPE,
+    body: "\uFEFF{\"status\":",
+    status: 400,
+    slug: "invalid-request",
+    detail: /not valid JSON/,
+    clerk: "body_not_json"
+  },
   {
     name: "bytes that are not UTF-8",
     headers: JSON_TYPE,
@@ -138,9 +172,27 @@ const CASES: ReadonlyArray<BodyCase> = [
     detail: /more than 32 levels deep/,
     clerk: "body_too_deep"
   },
-  { name: "a form-encoded body", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "status=checked_in&reason=changed%20plans", detail: /application\/x-www-form-urlencoded/, ...NOT_JSON },
-  { name: "a JSON body without Content-Type", headers: {}, body: "{\"status\":\"checked_in\"}", detail: /no Content-Type/, ...NOT_JSON },
-  { name: "a text/plain body", headers: { "content-type": "text/plain" }, body: "{}", detail: /text\/plain/, ...NOT_JSON },
+  {
+    name: "a form-encoded body",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: "status=checked_in&reason=changed%20plans",
+    detail: /application\/x-www-form-urlencoded/,
+    ...NOT_JSON
+  },
+  {
+    name: "a JSON body without Content-Type",
+    headers: {},
+    body: "{\"status\":\"checked_in\"}",
+    detail: /no Content-Type/,
+    ...NOT_JSON
+  },
+  {
+    name: "a text/plain body",
+    headers: { "content-type": "text/plain" },
+    body: "{}",
+    detail: /text\/plain/,
+    ...NOT_JSON
+  },
   {
     name: "a multipart body",
     headers: { "content-type": "multipart/form-data; boundary=b" },
@@ -148,11 +200,28 @@ const CASES: ReadonlyArray<BodyCase> = [
     detail: /multipart/,
     ...NOT_JSON
   },
-  { name: "JSON in Latin-1", headers: { "content-type": "application/json; charset=iso-8859-1" }, body: "{}", detail: /charset=iso-8859-1/, ...NOT_JSON },
+  {
+    name: "JSON in Latin-1",
+    headers: { "content-type": "application/json; charset=iso-8859-1" },
+    body: "{}",
+    detail: /charset=iso-8859-1/,
+    ...NOT_JSON
+  },
   // Never sent, never ended: an answer proves the server read nothing (it would wait for 100 MB).
-  { name: "a declared Content-Length of 100 MB", headers: { ...JSON_TYPE, "content-length": String(100 * 1024 * 1024) }, holdOpen: true, ...TOO_LARGE },
+  {
+    name: "a declared Content-Length of 100 MB",
+    headers: { ...JSON_TYPE, "content-length": String(100 * 1024 * 1024) },
+    holdOpen: true,
+    ...TOO_LARGE
+  },
   // Chunked, one byte past the limit and never ended: an answer proves the server stopped at the limit.
-  { name: "a chunked body one byte past the limit", headers: JSON_TYPE, body: " ".repeat(BODY_LIMIT_BYTES + 1), holdOpen: true, ...TOO_LARGE }
+  {
+    name: "a chunked body one byte past the limit",
+    headers: JSON_TYPE,
+    body: " ".repeat(BODY_LIMIT_BYTES + 1),
+    holdOpen: true,
+    ...TOO_LARGE
+  }
 ]
 
 layer(env, { excludeTestServices: true, timeout: 240_000 })("request bodies and unknown requests (both APIs)", (it) => {
@@ -166,7 +235,11 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("request bodies and 
               ...c,
               headers: { ...write.auth, "idempotency-key": randomUUID(), ...c.headers }
             })
-            expectRefusal(write.api, res, c.status, { slug: c.slug, detail: c.detail, clerkMessage: REQUEST_MESSAGES[c.clerk].en }, `${write.path} ${c.name}`)
+            expectRefusal(write.api, res, c.status, {
+              slug: c.slug,
+              detail: c.detail,
+              clerkMessage: REQUEST_MESSAGES[c.clerk].en
+            }, `${write.path} ${c.name}`)
           }
         }
         // No idempotency record, no audit entry, no daily limit used, no sale, no payment.
@@ -195,18 +268,34 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("request bodies and 
         const res = yield* rawCall(`${BASE}/quote`, { headers: { ...nb, ...JSON_TYPE }, body: "{" })
         expectRefusal("quickbook", res, 400, { slug: "", clerkMessage: REQUEST_MESSAGES.body_not_json.nb }, "nb")
         expect(res.headers.get("content-language")).toBe("nb")
-        const form = yield* rawCall(`${BASE}/book`, { headers: { ...nb, "content-type": "application/x-www-form-urlencoded" }, body: "a=b" })
-        expectRefusal("quickbook", form, 415, { slug: "", clerkMessage: REQUEST_MESSAGES.body_not_json_type.nb }, "nb form")
+        const form = yield* rawCall(`${BASE}/book`, {
+          headers: { ...nb, "content-type": "application/x-www-form-urlencoded" },
+          body: "a=b"
+        })
+        expectRefusal(
+          "quickbook",
+          form,
+          415,
+          { slug: "", clerkMessage: REQUEST_MESSAGES.body_not_json_type.nb },
+          "nb form"
+        )
       }))
 
     it.effect("the route, the key and the scope are checked before the body", () =>
       Effect.gen(function*() {
         const w = yield* world
         const bad = { headers: { ...JSON_TYPE, "idempotency-key": randomUUID() }, body: "{" }
-        expect((yield* rawCall(`/api/v1/bookings/${w.booking}/nope`, { ...bad, headers: { ...bad.headers, ...w.partner } })).status).toBe(404)
+        expect(
+          (yield* rawCall(`/api/v1/bookings/${w.booking}/nope`, { ...bad, headers: { ...bad.headers, ...w.partner } }))
+            .status
+        ).toBe(404)
         expect((yield* rawCall(`/api/v1/bookings/${w.booking}/cancel`, bad)).status).toBe(401)
         expect((yield* rawCall(`${BASE}/quote`, bad)).status).toBe(401)
-        const readOnly = yield* createKey({ by: w.desk.w.alice, operators: [w.desk.w.alpha], scopes: ["bookings:read"] })
+        const readOnly = yield* createKey({
+          by: w.desk.w.alice,
+          operators: [w.desk.w.alpha],
+          scopes: ["bookings:read"]
+        })
         const forbidden = yield* rawCall(`/api/v1/bookings/${w.booking}/cancel`, {
           ...bad,
           headers: { ...bad.headers, authorization: `Bearer ${readOnly.token}` }
@@ -228,7 +317,12 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("request bodies and 
         expect(yield* checkinState(w.row)).toMatchObject({ status: "checked_in", present: 1 })
         const quote = yield* rawCall(`${BASE}/quote`, {
           headers: { ...w.quickbook, "content-type": "application/json; charset=utf-8" },
-          body: "\uFEFF" + JSON.stringify({ activityId: w.desk.own, start: { date: w.desk.day, time: "10:00" }, guests: [{ type: "adult", count: 1 }] })
+          body: "\uFEFF" +
+            JSON.stringify({
+              activityId: w.desk.own,
+              start: { date: w.desk.day, time: "10:00" },
+              guests: [{ type: "adult", count: 1 }]
+            })
         })
         expect(quote.status, quote.text).toBe(200)
         expect(quote.body.reference).toMatch(/^SVC-/)
@@ -240,13 +334,23 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("request bodies and 
         const json = "{\"status\":\"no_show\"}"
         const exact = json + " ".repeat(BODY_LIMIT_BYTES - json.length)
         const res = yield* rawCall(`/api/v1/manifest/${w.row}/checkin`, {
-          headers: { ...w.partner, ...JSON_TYPE, "idempotency-key": randomUUID(), "content-length": String(BODY_LIMIT_BYTES) },
+          headers: {
+            ...w.partner,
+            ...JSON_TYPE,
+            "idempotency-key": randomUUID(),
+            "content-length": String(BODY_LIMIT_BYTES)
+          },
           body: exact
         })
         expect(res.status, res.text).toBe(200)
         expect(yield* checkinState(w.row)).toMatchObject({ status: "no_show" })
         const over = yield* rawCall(`/api/v1/manifest/${w.row}/checkin`, {
-          headers: { ...w.partner, ...JSON_TYPE, "idempotency-key": randomUUID(), "content-length": String(BODY_LIMIT_BYTES + 1) },
+          headers: {
+            ...w.partner,
+            ...JSON_TYPE,
+            "idempotency-key": randomUUID(),
+            "content-length": String(BODY_LIMIT_BYTES + 1)
+          },
           body: json,
           holdOpen: true
         })
@@ -260,7 +364,11 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("request bodies and 
         // A declared 100 MB body, never sent: answered without reading it.
         const me = yield* rawCall("/api/v1/me", { method: "GET", headers: { ...w.partner, ...junk }, holdOpen: true })
         expect(me.status, me.text).toBe(200)
-        const tours = yield* rawCall(`${BASE}/tours`, { method: "GET", headers: { ...w.quickbook, ...JSON_TYPE }, body: "{" })
+        const tours = yield* rawCall(`${BASE}/tours`, {
+          method: "GET",
+          headers: { ...w.quickbook, ...JSON_TYPE },
+          body: "{"
+        })
         expect(tours.status, tours.text).toBe(200)
         // DELETE /reserve/{holdRef} answers the same with a broken body as with none.
         const q = yield* w.desk.quote(1)
@@ -284,13 +392,22 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("request bodies and 
           const headers = { ...w.quickbook, "accept-language": lang }
           const nope = yield* rawCall(`${BASE}/nope?x=1`, { method: "GET", headers })
           expect(nope.status).toBe(404)
-          expect(nope.body).toEqual({ error: { code: "not_found", clerkMessage: unknownEndpointMessage("GET", `${BASE}/nope`, lang) } })
+          expect(nope.body).toEqual({
+            error: { code: "not_found", clerkMessage: unknownEndpointMessage("GET", `${BASE}/nope`, lang) }
+          })
           expect(nope.body.error.clerkMessage).not.toBe(CLERK_MESSAGES.not_found[lang])
-          const post = yield* rawCall(`${BASE}/tours`, { method: "POST", headers: { ...headers, ...JSON_TYPE }, body: "{}" })
+          const post = yield* rawCall(`${BASE}/tours`, {
+            method: "POST",
+            headers: { ...headers, ...JSON_TYPE },
+            body: "{}"
+          })
           expect(post.status).toBe(405)
           expect(post.headers.get("allow")).toBe("GET, HEAD")
           expect(post.body).toEqual({
-            error: { code: "invalid_request", clerkMessage: wrongMethodMessage("POST", `${BASE}/tours`, ["GET", "HEAD"], lang) }
+            error: {
+              code: "invalid_request",
+              clerkMessage: wrongMethodMessage("POST", `${BASE}/tours`, ["GET", "HEAD"], lang)
+            }
           })
           const get = yield* rawCall(`${BASE}/book`, { method: "GET", headers })
           expect(get.status).toBe(405)
@@ -308,8 +425,15 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("request bodies and 
         const w = yield* world
         const nope = yield* rawCall("/api/v1/nope", { method: "GET", headers: w.partner })
         expect(nope.status).toBe(404)
-        expect(nope.body).toMatchObject({ type: "/api/v1/docs/errors.md#not-found", detail: "no endpoint GET /api/v1/nope" })
-        const post = yield* rawCall("/api/v1/me", { method: "POST", headers: { ...w.partner, ...JSON_TYPE }, body: "{}" })
+        expect(nope.body).toMatchObject({
+          type: "/api/v1/docs/errors.md#not-found",
+          detail: "no endpoint GET /api/v1/nope"
+        })
+        const post = yield* rawCall("/api/v1/me", {
+          method: "POST",
+          headers: { ...w.partner, ...JSON_TYPE },
+          body: "{}"
+        })
         expect(post.status).toBe(405)
         expect(post.headers.get("content-type")).toBe("application/problem+json")
         expect(post.headers.get("allow")).toBe("GET, HEAD")
@@ -350,19 +474,36 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("request bodies and 
         }
         expect(clerk(yield* rawCall(`${BASE}/tours?date=tomorrow`, { method: "GET", headers: w.quickbook })))
           .toBe(invalidFieldMessage("date", false, "en"))
-        expect(invalidFieldMessage("date", false, "en")).toBe("The date (date) is not valid. Use YYYY-MM-DD. Check the details and try again.")
+        expect(invalidFieldMessage("date", false, "en")).toBe(
+          "The date (date) is not valid. Use YYYY-MM-DD. Check the details and try again."
+        )
         const quote = (body: unknown, lang: "en" | "nb") =>
-          rawCall(`${BASE}/quote`, { headers: { ...w.quickbook, ...JSON_TYPE, "accept-language": lang }, body: JSON.stringify(body) })
-        const good = { activityId: w.desk.own, start: { date: w.desk.day, time: "10:00" }, guests: [{ type: "adult", count: 1 }] }
+          rawCall(`${BASE}/quote`, {
+            headers: { ...w.quickbook, ...JSON_TYPE, "accept-language": lang },
+            body: JSON.stringify(body)
+          })
+        const good = {
+          activityId: w.desk.own,
+          start: { date: w.desk.day, time: "10:00" },
+          guests: [{ type: "adult", count: 1 }]
+        }
         expect(clerk(yield* quote({ ...good, start: { date: "2026-13-01", time: "10:00" } }, "nb")))
           .toBe("Datoen (start.date) er ugyldig. Bruk ÅÅÅÅ-MM-DD. Sjekk opplysningene og prøv igjen.")
         expect(clerk(yield* quote({ ...good, guests: [{ type: "adult", count: 0 }] }, "en")))
           .toBe(invalidFieldMessage("guests.0.count", false, "en"))
         const { activityId: _, ...noTour } = good
-        expect(clerk(yield* quote(noTour, "en"))).toBe("The tour (activityId) is missing. Check the details and try again.")
-        expect(clerk(yield* quote({ ...good, guests: Array.from({ length: 11 }, () => ({ type: "adult", count: 1 })) }, "nb")))
+        expect(clerk(yield* quote(noTour, "en"))).toBe(
+          "The tour (activityId) is missing. Check the details and try again."
+        )
+        expect(
+          clerk(
+            yield* quote({ ...good, guests: Array.from({ length: 11 }, () => ({ type: "adult", count: 1 })) }, "nb")
+          )
+        )
           .toBe(CLERK_MESSAGE_VARIANTS.too_many_guest_entries.nb)
-        expect(clerk(yield* quote({ ...good, guests: [{ type: "adult", count: 30 }, { type: "adult", count: 30 }] }, "en")))
+        expect(
+          clerk(yield* quote({ ...good, guests: [{ type: "adult", count: 30 }, { type: "adult", count: 30 }] }, "en"))
+        )
           .toBe(CLERK_MESSAGE_VARIANTS.too_many_guests.en)
         const book = yield* rawCall(`${BASE}/book`, {
           headers: { ...w.quickbook, ...JSON_TYPE, "accept-language": "nb" },
@@ -383,19 +524,41 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("request bodies and 
     it.effect("random bodies, content types and Idempotency-Keys on a write of each API never answer 5xx", () =>
       Effect.gen(function*() {
         const w = yield* world
-        const headerValue = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 300 })
+        const headerValue = fc.string({
+          unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)),
+          maxLength: 300
+        })
         const body = fc.oneof(
           fc.jsonValue().map((v) => JSON.stringify(v) ?? ""),
           fc.string({ maxLength: 200 }),
           fc.uint8Array({ maxLength: 200 }),
-          fc.constantFrom("{", "[", "\uFEFF", "\uFEFF{}", "{\"status\":\"checked_in\"}", "null", "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]")
+          fc.constantFrom(
+            "{",
+            "[",
+            "\uFEFF",
+            "\uFEFF{}",
+            "{\"status\":\"checked_in\"}",
+            "null",
+            "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]"
+          )
         )
         const contentType = fc.constantFrom(
-          undefined, "application/json", "application/json; charset=utf-8", "application/json; charset=utf-16",
-          "text/plain", "application/x-www-form-urlencoded", "multipart/form-data", "application/jsonp", "*/*", ""
+          undefined,
+          "application/json",
+          "application/json; charset=utf-8",
+          "application/json; charset=utf-16",
+          "text/plain",
+          "application/x-www-form-urlencoded",
+          "multipart/form-data",
+          "application/jsonp",
+          "*/*",
+          ""
         )
         const targets = [w.writes[0], w.writes[4]]
-        const samples = fc.sample(fc.record({ target: fc.constantFrom(...targets), body, contentType, key: headerValue }), { numRuns: 120, seed: 11 })
+        const samples = fc.sample(
+          fc.record({ target: fc.constantFrom(...targets), body, contentType, key: headerValue }),
+          { numRuns: 120, seed: 11 }
+        )
         for (const s of samples) {
           const headers: Record<string, string> = { ...s.target.auth, "idempotency-key": s.key }
           if (s.contentType !== undefined) headers["content-type"] = s.contentType
@@ -411,7 +574,13 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("request bodies and 
           fc.string({ maxLength: 40 }).map(encodeURIComponent),
           fc.constantFrom("", "%", "%E0%A4%A", "2026-02-30", "0000-01-01", "-1", "1e309", "NaN", "x".repeat(2000))
         )
-        const query = fc.array(fc.tuple(fc.constantFrom("date", "cursor", "limit", "status", "from", "to", "pax", "locale", "partner_id", "lang"), value), { maxLength: 4 })
+        const query = fc.array(
+          fc.tuple(
+            fc.constantFrom("date", "cursor", "limit", "status", "from", "to", "pax", "locale", "partner_id", "lang"),
+            value
+          ),
+          { maxLength: 4 }
+        )
           .map((pairs) => pairs.map(([k, v]) => `${k}=${v}`).join("&"))
         const reads = [
           { path: "/api/v1/bookings", auth: w.partner },
@@ -427,10 +596,17 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("request bodies and 
           expect(res.status, `${s.read.path}?${s.query}: ${res.text}`).toBeLessThan(500)
         }
         // Path ids that are not UUIDs (or not references), of any length up to what Node takes.
-        const id = fc.oneof(fc.string({ minLength: 1, maxLength: 60 }).map(encodeURIComponent), fc.constantFrom("%E0%A4%A", "..", "9".repeat(5000), "%00"))
+        const id = fc.oneof(
+          fc.string({ minLength: 1, maxLength: 60 }).map(encodeURIComponent),
+          fc.constantFrom("%E0%A4%A", "..", "9".repeat(5000), "%00")
+        )
         const paths = [
           (x: string) => ({ path: `/api/v1/bookings/${x}`, auth: w.partner, method: "GET" }),
-          (x: string) => ({ path: `/api/v1/tours/${x}/availability?from=2026-01-01&to=2026-01-02`, auth: w.partner, method: "GET" }),
+          (x: string) => ({
+            path: `/api/v1/tours/${x}/availability?from=2026-01-01&to=2026-01-02`,
+            auth: w.partner,
+            method: "GET"
+          }),
           (x: string) => ({ path: `/api/v1/bookings/${x}/cancel`, auth: w.partner, method: "POST" }),
           (x: string) => ({ path: `${BASE}/sales/${x}/ticket`, auth: w.quickbook, method: "GET" }),
           (x: string) => ({ path: `${BASE}/reserve/${x}`, auth: w.quickbook, method: "DELETE" })
@@ -442,7 +618,9 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("request bodies and 
             headers: { ...target.auth, ...JSON_TYPE, "idempotency-key": randomUUID() },
             ...(target.method === "POST" ? { body: "{\"reason\":\"Storm warning\"}" } : {})
           })
-          expect(res.status, `${target.method} ${target.path.slice(0, 100)}: ${res.text.slice(0, 300)}`).toBeLessThan(500)
+          expect(res.status, `${target.method} ${target.path.slice(0, 100)}: ${res.text.slice(0, 300)}`).toBeLessThan(
+            500
+          )
         }
       }))
 

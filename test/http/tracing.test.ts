@@ -19,28 +19,35 @@ const collector = () =>
         })
       })
       server.listen(0, "127.0.0.1", () =>
-        resume(Effect.succeed({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, bodies, server } as any)))
+        resume(
+          Effect.succeed({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, bodies, server } as any)
+        ))
     }),
     (c: any) => Effect.sync(() => c.server.close())
   )
 
 const spansOf = (bodies: Array<any>) =>
-  bodies.flatMap((b) => b.resourceSpans ?? []).flatMap((r: any) => r.scopeSpans ?? []).flatMap((s: any) => s.spans ?? [])
+  bodies.flatMap((b) => b.resourceSpans ?? []).flatMap((r: any) => r.scopeSpans ?? []).flatMap((s: any) =>
+    s.spans ?? []
+  )
 
 describe("tracing", () => {
   it.live("each request is a server span exported with its request id", () =>
     Effect.gen(function*() {
-      const otlp = yield* Effect.scoped(collector().pipe(Effect.tap((c) =>
-        Effect.gen(function*() {
-          const db = yield* freshDatabase
-          // The server's scope closes before the collector's: closing flushes the exporter.
-          yield* Effect.scoped(Effect.gen(function*() {
-            const ctx = yield* Layer.build(serverOn(db, { OTEL_EXPORTER_OTLP_ENDPOINT: c.url }))
-            const { baseUrl } = ctx.unsafeMap.get(TestServer.key) as { baseUrl: string }
-            const res = yield* call("/api/v1/bookings", { baseUrl, headers: { "x-request-id": "trace-test-0001" } })
-            expect(res.status).toBe(401)
-          }))
-        }))))
+      const otlp = yield* Effect.scoped(
+        collector().pipe(Effect.tap((c) =>
+          Effect.gen(function*() {
+            const db = yield* freshDatabase
+            // The server's scope closes before the collector's: closing flushes the exporter.
+            yield* Effect.scoped(Effect.gen(function*() {
+              const ctx = yield* Layer.build(serverOn(db, { OTEL_EXPORTER_OTLP_ENDPOINT: c.url }))
+              const { baseUrl } = ctx.unsafeMap.get(TestServer.key) as { baseUrl: string }
+              const res = yield* call("/api/v1/bookings", { baseUrl, headers: { "x-request-id": "trace-test-0001" } })
+              expect(res.status).toBe(401)
+            }))
+          })
+        ))
+      )
       const spans = spansOf(otlp.bodies)
       const server = spans.find((s: any) => s.kind === 2 && JSON.stringify(s.attributes).includes("trace-test-0001"))
       expect(server, JSON.stringify(spans.map((s: any) => s.name))).toBeDefined()

@@ -2,8 +2,8 @@
  * Two instances on one database, each running the job scheduler on its own cluster runner: every
  * scheduled run of the mirror refresh happens once, on one of them (and the other jobs run too).
  */
-import { expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
+import { expect, layer } from "@effect/vitest"
 import { Context, Effect, Exit, Layer, Schedule, Scope } from "effect"
 import { layerFromUrl } from "../../src/db/Database.js"
 import { IDEMPOTENCY_CLEANUP } from "../../src/jobs/idempotencyCleanup.js"
@@ -27,14 +27,23 @@ layer(Layer.empty, { excludeTestServices: true, timeout: 120_000 })("scheduled j
       const [portA, portB] = yield* Effect.promise(() => Promise.all([freePort(), freePort()]))
       const sql = Context.get(yield* Layer.build(layerFromUrl(url, 2)), SqlClient.SqlClient)
       // An idempotency record past its 24 hours and one still inside them.
-      const [user] = yield* sql<{ id: string }>`INSERT INTO users (email, name) VALUES ('jobs@example.com', 'Jobs') RETURNING id`
+      const [user] = yield* sql<
+        { id: string }
+      >`INSERT INTO users (email, name) VALUES ('jobs@example.com', 'Jobs') RETURNING id`
       yield* sql`
         INSERT INTO api_keys (id, secret_hash, name, scopes, created_by, expires_at)
         VALUES ('jobskey0000000000000', '\\x00', 'jobs', '{}', ${user!.id}, now() + interval '1 day')`
-      for (const [key, expires] of [["old", "now() - interval '1 minute'"], ["fresh", "now() + interval '1 hour'"]] as const) {
+      for (
+        const [key, expires] of [["old", "now() - interval '1 minute'"], [
+          "fresh",
+          "now() + interval '1 hour'"
+        ]] as const
+      ) {
         yield* sql`
           INSERT INTO idempotency_records (key_id, idempotency_key, action, fingerprint, state, claim_token, lease_until, expires_at)
-          VALUES ('jobskey0000000000000', ${key}, 'checkins', 'x', 'running', gen_random_uuid(), now(), ${sql.literal(expires)})`
+          VALUES ('jobskey0000000000000', ${key}, 'checkins', 'x', 'running', gen_random_uuid(), now(), ${
+          sql.literal(expires)
+        })`
       }
 
       const instances = yield* Scope.make()
@@ -69,7 +78,9 @@ layer(Layer.empty, { excludeTestServices: true, timeout: 120_000 })("scheduled j
       const duplicates = runs.reduce((n, r) => n + r.duplicates, 0)
       expect(duplicates, JSON.stringify(runs)).toBeLessThanOrEqual(Math.floor(runs.length / 3))
       // Every finished run succeeded (the latest slot's may still be running while we read).
-      expect(runs.filter((r) => r.outcome !== "running").every((r) => r.outcome === "ok"), JSON.stringify(runs)).toBe(true)
+      expect(runs.filter((r) => r.outcome !== "running").every((r) => r.outcome === "ok"), JSON.stringify(runs)).toBe(
+        true
+      )
       expect(runs.filter((r) => r.outcome === "ok").length, JSON.stringify(runs)).toBeGreaterThanOrEqual(2)
 
       // The hourly clean-up (every 3 s here) ran too, once per slot, and removed only the expired record.

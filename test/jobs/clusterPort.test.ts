@@ -4,8 +4,8 @@
  * starts while another instance holds the old default port 34431, and two instances without the
  * setting find each other. Set to a port in use, the start fails with an error naming CLUSTER_PORT.
  */
-import { expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
+import { expect, layer } from "@effect/vitest"
 import { Cause, Context, Effect, Exit, Layer, Option, Scope } from "effect"
 import * as net from "node:net"
 import { layerFromUrl } from "../../src/db/Database.js"
@@ -19,7 +19,8 @@ const holdPort = (port: number) =>
       const server = net.createServer()
       server.once("error", (e: NodeJS.ErrnoException) =>
         e.code === "EADDRINUSE" ? resume(Effect.succeed(undefined)) : resume(Effect.die(e)))
-      server.listen(port, "127.0.0.1", () => resume(Effect.succeed(server)))
+      server.listen(port, "127.0.0.1", () =>
+        resume(Effect.succeed(server)))
     }),
     (server) =>
       Effect.async<void>((resume) => {
@@ -55,7 +56,9 @@ layer(Layer.empty, { excludeTestServices: true, timeout: 120_000 })("the job run
       // Both runners registered, each with the port it listens on, none on the held one.
       const registered = sql<{ address: string }>`SELECT address FROM cluster_runners ORDER BY address`
       let runners = yield* registered
-      for (let i = 0; i < 50 && runners.length < 2; i++) runners = yield* Effect.zipRight(Effect.sleep("200 millis"), registered)
+      for (let i = 0; i < 50 && runners.length < 2; i++) {
+        runners = yield* Effect.zipRight(Effect.sleep("200 millis"), registered)
+      }
       expect(runners.length, JSON.stringify(runners)).toBe(2)
       const ports = runners.map((r) => Number(r.address.split(":").at(-1)))
       expect(new Set(ports).size).toBe(2)
@@ -76,7 +79,8 @@ layer(Layer.empty, { excludeTestServices: true, timeout: 120_000 })("the job run
       yield* Effect.addFinalizer(() =>
         Effect.async<void>((resume) => {
           taken.close(() => resume(Effect.void))
-        }))
+        })
+      )
       const port = (taken.address() as net.AddressInfo).port
 
       const exit = yield* Effect.exit(Layer.build(instance(url, port)))

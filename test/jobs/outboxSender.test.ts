@@ -3,11 +3,11 @@
  * schedule), on two instances sharing one database: enqueued emails go out within a few ticks,
  * each once, and ticks that did something leave a job_runs row.
  */
-import { expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
+import { expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
-import { OUTBOX_SENDER } from "../../src/jobs/outboxSender.js"
 import { Outbox } from "../../src/email/Outbox.js"
+import { OUTBOX_SENDER } from "../../src/jobs/outboxSender.js"
 import { freePort } from "../support/globalSetup.js"
 import { jobsInstance } from "../support/jobs.js"
 import { cancelledGuest, mailboxCount, outboxOn } from "../support/outbox.js"
@@ -45,7 +45,8 @@ layer(Layer.empty, { excludeTestServices: true, timeout: 120_000 })("outbox send
       // Some more ticks with nothing to do.
       yield* Effect.sleep("3 seconds")
 
-      const count = (messageId?: string) => mailboxCount(messageId).pipe(Effect.provideService(SqlClient.SqlClient, sql))
+      const count = (messageId?: string) =>
+        mailboxCount(messageId).pipe(Effect.provideService(SqlClient.SqlClient, sql))
       for (const q of [...early, ...late]) expect(yield* count(q.messageId), q.messageId).toBe(1)
       expect(yield* count()).toBe(5)
       const runs = yield* sql<{ outcome: string; summary: { claimed: number; sent: number } }>`

@@ -8,9 +8,9 @@ import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
-import { BokunSandbox } from "../../src/sandbox/bokun/index.js"
 import { QuickbookExpiry } from "../../src/quickbook/sales/QuickbookExpiry.js"
 import { QuickbookKeys } from "../../src/quickbook/terminals/QuickbookKeys.js"
+import { BokunSandbox } from "../../src/sandbox/bokun/index.js"
 import { call } from "../support/http.js"
 import { paymentsEnv } from "../support/payments.js"
 import { BASE, sellingDesk } from "../support/quickbook.js"
@@ -24,7 +24,12 @@ const world = Effect.gen(function*() {
   const held = (count: number) =>
     Effect.gen(function*() {
       const reference = yield* quoted(count)
-      const res = yield* call(`${BASE}/reserve`, { method: "POST", key: key.token, headers, body: { reference, idempotencyKey: randomUUID() } })
+      const res = yield* call(`${BASE}/reserve`, {
+        method: "POST",
+        key: key.token,
+        headers,
+        body: { reference, idempotencyKey: randomUUID() }
+      })
       expect(res.status, res.text).toBe(200)
       return reference
     })
@@ -34,13 +39,20 @@ const world = Effect.gen(function*() {
 const sweep = Effect.flatMap(QuickbookExpiry, (e) => e.sweep()).pipe(Effect.provide(QuickbookExpiry.Default))
 
 const statusOf = (reference: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    Effect.map(sql<{ status: string; hold_id: string | null; hold_released_at: Date | null }>`
-      SELECT status, hold_id, hold_released_at FROM quickbook_sales WHERE reference = ${reference}`, ([r]) => r!))
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      Effect.map(
+        sql<{ status: string; hold_id: string | null; hold_released_at: Date | null }>`
+      SELECT status, hold_id, hold_released_at FROM quickbook_sales WHERE reference = ${reference}`,
+        ([r]) => r!
+      )
+  )
 
 /** Moves a sale's quote validity and hold expiry into the past (by `seconds`) or leaves them. */
 const lapse = (reference: string, what: { quote?: boolean; hold?: boolean }) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) => sql`
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`
     UPDATE quickbook_sales SET
       valid_until = CASE WHEN ${what.quote ?? false} THEN now() - interval '1 second' ELSE valid_until END,
       hold_expires_at = CASE WHEN ${what.hold ?? false} THEN now() - interval '1 second' ELSE hold_expires_at END
@@ -75,7 +87,11 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("quickbook expiry sw
       expect(summary).toEqual({ holds_lapsed: 2, holds_released: 2, holds_left: 0, quotes_expired: 1 })
       expect(yield* statusOf(staleQuote)).toMatchObject({ status: "expired" })
       expect(yield* statusOf(freshQuote)).toMatchObject({ status: "quoted" })
-      expect(yield* statusOf(lapsedHold)).toMatchObject({ status: "expired", hold_id: null, hold_released_at: expect.any(Date) })
+      expect(yield* statusOf(lapsedHold)).toMatchObject({
+        status: "expired",
+        hold_id: null,
+        hold_released_at: expect.any(Date)
+      })
       // Its quote still stands: quoted again, as a release leaves it.
       expect(yield* statusOf(lapsedHoldValidQuote)).toMatchObject({ status: "quoted", hold_id: null })
       expect(yield* statusOf(liveHold)).toMatchObject({ status: "held", hold_id: expect.any(String) })
@@ -93,7 +109,9 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("quickbook expiry sw
       const ref = yield* s.held(2)
       yield* lapse(ref, { quote: true, hold: true })
       yield* sandbox.faults.set({ down: true }, { vendorId: s.a.vendor.id })
-      const summary = yield* sweep.pipe(Effect.ensuring(sandbox.faults.set({ down: false }, { vendorId: s.a.vendor.id })))
+      const summary = yield* sweep.pipe(
+        Effect.ensuring(sandbox.faults.set({ down: false }, { vendorId: s.a.vendor.id }))
+      )
       expect(summary).toMatchObject({ holds_lapsed: 1, holds_released: 0, holds_left: 1 })
       expect(yield* statusOf(ref)).toMatchObject({ status: "expired", hold_id: null, hold_released_at: null })
       // Still held at the booking system until its own expiry.

@@ -10,11 +10,14 @@
  * test does not move them out of the window.
  */
 import { NodeHttpClient } from "@effect/platform-node"
-import { describe, expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
+import { describe, expect, layer } from "@effect/vitest"
 import { ConfigProvider, Effect, Fiber, Layer } from "effect"
 import { randomUUID } from "node:crypto"
-import { type BookingSystemOptions, bookingSystemLayer } from "../../src/adapters/BookingSystemLive.js"
+import { bookingSystemLayer, type BookingSystemOptions } from "../../src/adapters/BookingSystemLive.js"
+import { Mirror } from "../../src/mirror/Mirror.js"
+import { BookingSystemAccounts } from "../../src/operators/BookingSystemAccounts.js"
+import { Operators } from "../../src/operators/Operators.js"
 import { BookingSystem } from "../../src/ports/BookingSystem.js"
 import {
   addDays,
@@ -26,9 +29,6 @@ import {
   type SeededBooking,
   type VendorSpec
 } from "../../src/sandbox/bokun/index.js"
-import { Operators } from "../../src/operators/Operators.js"
-import { BookingSystemAccounts } from "../../src/operators/BookingSystemAccounts.js"
-import { Mirror } from "../../src/mirror/Mirror.js"
 import { createKey, insertBooking, makeWorld } from "../support/fixtures.js"
 import { get } from "../support/http.js"
 import { setCheckIn } from "../support/mirror.js"
@@ -152,8 +152,13 @@ interface MirrorRow {
 }
 
 const rowsOf = (accountId: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<MirrorRow>`SELECT * FROM manifest_rows WHERE account_id = ${accountId} ORDER BY reference, line_id`.pipe(Effect.orDie))
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      sql<MirrorRow>`SELECT * FROM manifest_rows WHERE account_id = ${accountId} ORDER BY reference, line_id`.pipe(
+        Effect.orDie
+      )
+  )
 
 /** The account's rows by the booking system's reference (one line per booking in these tests). */
 const rowsByReference = (accountId: string) =>
@@ -169,7 +174,9 @@ const rowsByReference = (accountId: string) =>
 const daysOf = (accountId: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql<{ departure_date: string; synced_at: Date }>`
-      SELECT departure_date, synced_at FROM mirror_days WHERE account_id = ${accountId} ORDER BY departure_date`.pipe(Effect.orDie))
+      SELECT departure_date, synced_at FROM mirror_days WHERE account_id = ${accountId} ORDER BY departure_date`.pipe(
+      Effect.orDie
+    ))
 
 const runsOf = (accountId: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
@@ -189,7 +196,10 @@ const runsOf = (accountId: string) =>
       FROM mirror_runs WHERE account_id = ${accountId} ORDER BY started_at, id`.pipe(Effect.orDie))
 
 const accountOf = (accountId: string) =>
-  Effect.flatMap(BookingSystemAccounts, (accounts) => accounts.byId(accountId)).pipe(Effect.orDie, Effect.map((m) => m.account))
+  Effect.flatMap(BookingSystemAccounts, (accounts) => accounts.byId(accountId)).pipe(
+    Effect.orDie,
+    Effect.map((m) => m.account)
+  )
 
 /** Moves a booking's line in the booking system, through the adapter (as the service would). */
 const moveLine = (accountId: string, booking: SeededBooking, date: string, startTimeId: number | null = null) =>
@@ -228,7 +238,8 @@ layer(env(), { excludeTestServices: true, timeout: 120_000 })("Mirror.refresh of
       const lunch = vendor.products[0]!.rates[1]!
       const ours = yield* insertBooking({ operatorId: alpha!.id, experienceDate: day1 })
       const sql = yield* SqlClient.SqlClient
-      const [{ code }] = yield* sql<{ code: string }>`SELECT confirmation_code AS code FROM bookings WHERE id = ${ours}`.pipe(Effect.orDie)
+      const [{ code }] = yield* sql<{ code: string }>`SELECT confirmation_code AS code FROM bookings WHERE id = ${ours}`
+        .pipe(Effect.orDie)
 
       const service = yield* book(day1, {
         channel: "service",
@@ -337,7 +348,10 @@ layer(env(), { excludeTestServices: true, timeout: 120_000 })("Mirror.refresh of
   it.effect("without the account's service channel, the service's own sales are just another reseller", () =>
     Effect.gen(function*() {
       const { accountId, book } = yield* setUp({ operators: [{ name: "No Channel" }], serviceChannel: false })
-      const sale = yield* book(addDays(today("Europe/Oslo"), 1), { channel: "service", externalReference: "T-not-ours" })
+      const sale = yield* book(addDays(today("Europe/Oslo"), 1), {
+        channel: "service",
+        externalReference: "T-not-ours"
+      })
       yield* refreshOne(accountId, 2)
       const rows = yield* rowsByReference(accountId)
       expect(rows.get(sale.confirmationCode)).toMatchObject({
@@ -351,12 +365,17 @@ layer(env(), { excludeTestServices: true, timeout: 120_000 })("Mirror.refresh of
   it.effect("a line belongs to the operator whose tour is its product, else to the account's first operator by name", () =>
     Effect.gen(function*() {
       // Created Zeta first: the first operator by name (Alpha) is not the first created.
-      const { accountId, operators, vendor, book } = yield* setUp({ operators: [{ name: "Zeta Boats" }, { name: "Alpha Tours" }] })
+      const { accountId, operators, vendor, book } = yield* setUp({
+        operators: [{ name: "Zeta Boats" }, { name: "Alpha Tours" }]
+      })
       const [zeta, alpha] = operators
       const [cruise, safari] = vendor.products
       const zetaTour = yield* insertTour(zeta!.id, "Harbour Cruise", cruise!.id)
       // A tour of an operator not linked to the account never claims the account's lines.
-      const stranger = yield* Effect.flatMap(Operators, (a) => a.createOperator({ name: `Stranger ${randomUUID().slice(0, 6)}` })).pipe(Effect.orDie)
+      const stranger = yield* Effect.flatMap(
+        Operators,
+        (a) => a.createOperator({ name: `Stranger ${randomUUID().slice(0, 6)}` })
+      ).pipe(Effect.orDie)
       yield* insertTour(stranger, "Someone else's safari", safari!.id)
       const day = addDays(today("Europe/Oslo"), 1)
       const onCruise = yield* book(day, { productId: cruise!.id })
@@ -384,7 +403,13 @@ layer(env(), { excludeTestServices: true, timeout: 120_000 })("Mirror.refresh of
       const toCancel = yield* book(day1, { participants: 3 })
       const toDelete = yield* book(day2)
       const toMove = yield* book(day2, { participants: 5 })
-      expect(yield* refreshOne(accountId, 2)).toMatchObject({ ok: true, linesSeen: 4, inserted: 4, updated: 0, cancelled: 0 })
+      expect(yield* refreshOne(accountId, 2)).toMatchObject({
+        ok: true,
+        linesSeen: 4,
+        inserted: 4,
+        updated: 0,
+        cancelled: 0
+      })
       const before = yield* rowsByReference(accountId)
 
       yield* sandbox.cancelBooking(vendor.id, toCancel.confirmationCode)
@@ -396,7 +421,13 @@ layer(env(), { excludeTestServices: true, timeout: 120_000 })("Mirror.refresh of
       // The cancelled booking is still listed (CANCELLED); the deleted one and the moved line are
       // missing from the window: each booking is read once to tell which is which. Both cancellations
       // count as cancelled, the move as an update.
-      expect(yield* refreshOne(accountId, 2)).toMatchObject({ ok: true, linesSeen: 2, inserted: 0, updated: 1, cancelled: 2 })
+      expect(yield* refreshOne(accountId, 2)).toMatchObject({
+        ok: true,
+        linesSeen: 2,
+        inserted: 0,
+        updated: 1,
+        cancelled: 2
+      })
       expect(yield* sandbox.requests.count({ path: `/booking.json/booking/${toDelete.confirmationCode}` })).toBe(1)
       expect(yield* sandbox.requests.count({ path: `/booking.json/booking/${toMove.confirmationCode}` })).toBe(1)
       expect(yield* sandbox.requests.count({ path: `/booking.json/booking/${kept.confirmationCode}` })).toBe(0)
@@ -404,10 +435,18 @@ layer(env(), { excludeTestServices: true, timeout: 120_000 })("Mirror.refresh of
       const after = yield* rowsByReference(accountId)
       expect(after.get(kept.confirmationCode)).toEqual(before.get(kept.confirmationCode))
       const cancelled = after.get(toCancel.confirmationCode)!
-      expect(cancelled).toMatchObject({ id: before.get(toCancel.confirmationCode)!.id, status: "CANCELLED", participants: 3 })
+      expect(cancelled).toMatchObject({
+        id: before.get(toCancel.confirmationCode)!.id,
+        status: "CANCELLED",
+        participants: 3
+      })
       expect(cancelled.cancelled_at).toBeInstanceOf(Date)
       const deleted = after.get(toDelete.confirmationCode)!
-      expect(deleted).toMatchObject({ id: before.get(toDelete.confirmationCode)!.id, status: "CANCELLED", departure_date: day2 })
+      expect(deleted).toMatchObject({
+        id: before.get(toDelete.confirmationCode)!.id,
+        status: "CANCELLED",
+        departure_date: day2
+      })
       expect(deleted.cancelled_at).toBeInstanceOf(Date)
       expect(after.get(toMove.confirmationCode)).toMatchObject({
         id: before.get(toMove.confirmationCode)!.id,
@@ -419,7 +458,13 @@ layer(env(), { excludeTestServices: true, timeout: 120_000 })("Mirror.refresh of
 
       // Nothing changed since: nothing is written, and nothing needs a booking read.
       yield* sandbox.requests.clear
-      expect(yield* refreshOne(accountId, 2)).toMatchObject({ ok: true, linesSeen: 2, inserted: 0, updated: 0, cancelled: 0 })
+      expect(yield* refreshOne(accountId, 2)).toMatchObject({
+        ok: true,
+        linesSeen: 2,
+        inserted: 0,
+        updated: 0,
+        cancelled: 0
+      })
       expect(yield* sandbox.requests.count({ path: /^\/booking\.json\/booking\// })).toBe(0)
       const unchanged = yield* rowsByReference(accountId)
       expect([...unchanged.values()]).toEqual([...after.values()])
@@ -446,7 +491,10 @@ layer(env(), { excludeTestServices: true, timeout: 120_000 })("Mirror.refresh of
       yield* setCheckIn(movedRow, "checked_in", 3)
       yield* setCheckIn(cancelledRow, "no_show")
       const sql = yield* SqlClient.SqlClient
-      const checkins = sql`SELECT * FROM manifest_checkins WHERE row_id IN (${movedRow}, ${cancelledRow}) ORDER BY row_id`.pipe(Effect.orDie)
+      const checkins =
+        sql`SELECT * FROM manifest_checkins WHERE row_id IN (${movedRow}, ${cancelledRow}) ORDER BY row_id`.pipe(
+          Effect.orDie
+        )
       const before = yield* checkins
 
       const afternoon = vendor.products[0]!.startTimes.find((s) => s.time === "14:30")!
@@ -479,7 +527,10 @@ layer(env(), { excludeTestServices: true, timeout: 120_000 })("Mirror.refresh of
 
   it.effect("a definite refusal (wrong secret: unauthorized) is not retried and records a failed run", () =>
     Effect.gen(function*() {
-      const { accountId, vendor, book } = yield* setUp({ operators: [{ name: "Wrong Key" }], secretKey: "not-the-secret" })
+      const { accountId, vendor, book } = yield* setUp({
+        operators: [{ name: "Wrong Key" }],
+        secretKey: "not-the-secret"
+      })
       yield* book(addDays(today("Europe/Oslo"), 1))
       const result = yield* refreshOne(accountId, 2)
       expect(result.ok).toBe(false)
@@ -501,15 +552,24 @@ layer(env(), { excludeTestServices: true, timeout: 120_000 })("Mirror.refresh of
       const accounts = yield* BookingSystemAccounts
       const vendor = yield* sandbox.createVendor(vendorSpec("Manifest Vendor"))
       const accountId = yield* accounts.create({
-        kind: "bokun", name: vendor.title, baseUrl: sandbox.baseUrl, accessKey: vendor.accessKey,
-        secretKey: vendor.secretKey, serviceChannelId: String(vendor.serviceChannelId)
+        kind: "bokun",
+        name: vendor.title,
+        baseUrl: sandbox.baseUrl,
+        accessKey: vendor.accessKey,
+        secretKey: vendor.secretKey,
+        serviceChannelId: String(vendor.serviceChannelId)
       }).pipe(Effect.orDie)
       yield* accounts.link(w.alpha, accountId).pipe(Effect.orDie)
-      const key = yield* createKey({ by: w.alice, operators: [w.alpha], scopes: ["manifest:read", "guests.contact:read"] })
+      const key = yield* createKey({
+        by: w.alice,
+        operators: [w.alpha],
+        scopes: ["manifest:read", "guests.contact:read"]
+      })
       const day = today("Europe/Oslo")
       const product = vendor.products[0]!
       const [adult, child] = product.pricingCategories
-      const book = (spec: Partial<BookingSpec>) => sandbox.addBooking({ vendorId: vendor.id, productId: product.id, date: day, ...spec })
+      const book = (spec: Partial<BookingSpec>) =>
+        sandbox.addBooking({ vendorId: vendor.id, productId: product.id, date: day, ...spec })
       const family = yield* book({
         pax: [{ pricingCategoryId: adult!.id, quantity: 2 }, { pricingCategoryId: child!.id, quantity: 2 }],
         guest: { firstName: "Ingrid", lastName: "Berg", email: "ingrid@example.com" },
@@ -517,7 +577,12 @@ layer(env(), { excludeTestServices: true, timeout: 120_000 })("Mirror.refresh of
         pickupPlaceId: product.pickupPlaces[0]!.id,
         paymentStatus: "PAID"
       })
-      yield* book({ participants: 3, guest: { firstName: "Per", lastName: "Hansen" }, channel: "direct", startTime: "14:30" })
+      yield* book({
+        participants: 3,
+        guest: { firstName: "Per", lastName: "Hansen" },
+        channel: "direct",
+        startTime: "14:30"
+      })
       yield* book({ participants: 6, guest: { firstName: "Gone", lastName: "Away" }, status: "CANCELLED" })
 
       const manifest = Effect.map(get(`/api/v1/manifest?date=${day}`, key.token), (res) => {
@@ -535,7 +600,14 @@ layer(env(), { excludeTestServices: true, timeout: 120_000 })("Mirror.refresh of
       expect(Date.parse(body.synced_at)).toBeGreaterThanOrEqual(started - 1000)
       expect(Date.parse(body.synced_at)).toBeLessThanOrEqual(Date.now() + 1000)
       expect(body.totals).toEqual({ departures: 2, bookings: 2, passengers: 7, checked_in: 0, no_show: 0 })
-      expect(body.departures.map((d: any) => [d.start_time, d.product_title, d.passengers, d.bookings.map((b: any) => b.guest.name)]))
+      expect(
+        body.departures.map((d: any) => [
+          d.start_time,
+          d.product_title,
+          d.passengers,
+          d.bookings.map((b: any) => b.guest.name)
+        ])
+      )
         .toEqual([["10:00", "Harbour Cruise", 4, ["Ingrid Berg"]], ["14:30", "Harbour Cruise", 3, ["Per Hansen"]]])
       expect(body.departures[0].bookings[0]).toMatchObject({
         reference: family.confirmationCode,
@@ -565,7 +637,10 @@ layer(env(), { excludeTestServices: true, timeout: 120_000 })("Mirror.refresh of
         ]
       })
       const pacific = yield* setUp({
-        operators: [{ name: "Kiribati Lagoon", timezone: "Pacific/Kiritimati" }, { name: "Aloha Hikes", timezone: "Pacific/Honolulu" }],
+        operators: [{ name: "Kiribati Lagoon", timezone: "Pacific/Kiritimati" }, {
+          name: "Aloha Hikes",
+          timezone: "Pacific/Honolulu"
+        }],
         vendor: kiritimatiVendor
       })
       const [kiribati, aloha] = pacific.operators
@@ -594,9 +669,19 @@ layer(env(), { excludeTestServices: true, timeout: 120_000 })("Mirror.refresh of
       expect(yield* searchCalls(pacific.vendor)).toBe(1)
       expect(yield* searchCalls(oslo.vendor)).toBe(1)
       const rows = yield* rowsByReference(pacific.accountId)
-      expect([...rows.keys()].sort()).toEqual([hikeToday.confirmationCode, kayakLast.confirmationCode, unmapped.confirmationCode].sort())
-      expect(rows.get(kayakLast.confirmationCode)).toMatchObject({ operator_id: kiribati!.id, timezone: "Pacific/Kiritimati", departure_date: addDays(kiritimati, 1) })
-      expect(rows.get(hikeToday.confirmationCode)).toMatchObject({ operator_id: aloha!.id, timezone: "Pacific/Honolulu", departure_date: honolulu })
+      expect([...rows.keys()].sort()).toEqual(
+        [hikeToday.confirmationCode, kayakLast.confirmationCode, unmapped.confirmationCode].sort()
+      )
+      expect(rows.get(kayakLast.confirmationCode)).toMatchObject({
+        operator_id: kiribati!.id,
+        timezone: "Pacific/Kiritimati",
+        departure_date: addDays(kiritimati, 1)
+      })
+      expect(rows.get(hikeToday.confirmationCode)).toMatchObject({
+        operator_id: aloha!.id,
+        timezone: "Pacific/Honolulu",
+        departure_date: honolulu
+      })
       expect(rows.get(unmapped.confirmationCode)).toMatchObject({ operator_id: aloha!.id, participants: 7 })
       const sql = yield* SqlClient.SqlClient
       const [{ n }] = yield* sql<{ n: number }>`
@@ -616,9 +701,18 @@ layer(env(), { excludeTestServices: true, timeout: 120_000 })("Mirror.refresh of
       }
       const [pacificRun] = yield* runsOf(pacific.accountId)
       expect(pacificRun).toMatchObject({
-        kind: "near_term", date_from: honolulu, date_to: addDays(kiritimati, 1), outcome: "ok", lines_seen: 3, inserted: 3
+        kind: "near_term",
+        date_from: honolulu,
+        date_to: addDays(kiritimati, 1),
+        outcome: "ok",
+        lines_seen: 3,
+        inserted: 3
       })
-      expect((yield* runsOf(oslo.accountId))[0]).toMatchObject({ date_from: osloToday, date_to: addDays(osloToday, 1), inserted: 1 })
+      expect((yield* runsOf(oslo.accountId))[0]).toMatchObject({
+        date_from: osloToday,
+        date_to: addDays(osloToday, 1),
+        inserted: 1
+      })
 
       // The next refresh moves synced_at on for every day.
       yield* Effect.sleep("20 millis")
@@ -714,12 +808,17 @@ layer(env(), { excludeTestServices: true, timeout: 120_000 })("Mirror.refresh of
           const failed = summary.results.find((r) => r.accountId === failing.accountId)!
           expect(failed.ok).toBe(false)
           expect(failed.error).toContain(reason)
-          expect(summary.results.find((r) => r.accountId === healthy.accountId)).toMatchObject({ ok: true, inserted: 1 })
+          expect(summary.results.find((r) => r.accountId === healthy.accountId)).toMatchObject({
+            ok: true,
+            inserted: 1
+          })
           expect(summary.failed).toBe(1)
           expect(summary.ok).toBe(summary.accounts - 1)
           expect((yield* rowsByReference(healthy.accountId)).has(added.confirmationCode)).toBe(true)
           const healthyDays = yield* daysOf(healthy.accountId)
-          healthyDays.forEach((d, i) => expect(d.synced_at.getTime()).toBeGreaterThan(healthyDaysBefore[i]!.synced_at.getTime()))
+          healthyDays.forEach((d, i) =>
+            expect(d.synced_at.getTime()).toBeGreaterThan(healthyDaysBefore[i]!.synced_at.getTime())
+          )
 
           expect(yield* rowsOf(failing.accountId)).toEqual(rowsBefore)
           expect(yield* daysOf(failing.accountId)).toEqual(daysBefore)

@@ -25,11 +25,63 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("OpenAPI do
         "get /api/v1/bookings": ["200", "400", "401", "403", "404", "429", "500"],
         "get /api/v1/bookings/{id}": ["200", "400", "401", "403", "404", "429", "500"],
         "get /api/v1/manifest": ["200", "400", "401", "403", "404", "429", "500"],
-        "post /api/v1/manifest/{id}/checkin": ["200", "400", "401", "403", "404", "409", "413", "415", "422", "429", "500", "503"],
+        "post /api/v1/manifest/{id}/checkin": [
+          "200",
+          "400",
+          "401",
+          "403",
+          "404",
+          "409",
+          "413",
+          "415",
+          "422",
+          "429",
+          "500",
+          "503"
+        ],
         "get /api/v1/bookings/{id}/reschedule-options": ["200", "400", "401", "403", "404", "429", "500", "503"],
-        "post /api/v1/bookings/{id}/reschedule": ["200", "400", "401", "403", "404", "409", "413", "415", "422", "429", "500", "503"],
-        "post /api/v1/bookings/{id}/payment-link": ["200", "400", "401", "403", "404", "409", "413", "415", "422", "429", "500", "503"],
-        "post /api/v1/bookings/{id}/cancel": ["200", "400", "401", "403", "404", "409", "413", "415", "422", "429", "500", "503"],
+        "post /api/v1/bookings/{id}/reschedule": [
+          "200",
+          "400",
+          "401",
+          "403",
+          "404",
+          "409",
+          "413",
+          "415",
+          "422",
+          "429",
+          "500",
+          "503"
+        ],
+        "post /api/v1/bookings/{id}/payment-link": [
+          "200",
+          "400",
+          "401",
+          "403",
+          "404",
+          "409",
+          "413",
+          "415",
+          "422",
+          "429",
+          "500",
+          "503"
+        ],
+        "post /api/v1/bookings/{id}/cancel": [
+          "200",
+          "400",
+          "401",
+          "403",
+          "404",
+          "409",
+          "413",
+          "415",
+          "422",
+          "429",
+          "500",
+          "503"
+        ],
         "get /api/v1/tours": ["200", "400", "401", "403", "404", "429", "500"],
         "get /api/v1/tours/{id}": ["200", "400", "401", "403", "404", "429", "500"],
         "get /api/v1/tours/{id}/availability": ["200", "400", "401", "403", "404", "429", "500"]
@@ -46,7 +98,9 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("OpenAPI do
         "get /api/v1/tours/{id}": ["tours:read"],
         "get /api/v1/tours/{id}/availability": ["tours:read"]
       }
-      const listed = Object.entries<any>(doc.paths).flatMap(([path, item]) => Object.keys(item).map((m) => `${m} ${path}`))
+      const listed = Object.entries<any>(doc.paths).flatMap(([path, item]) =>
+        Object.keys(item).map((m) => `${m} ${path}`)
+      )
       expect(listed.sort()).toEqual(Object.keys(expected).sort())
       for (const [key, statuses] of Object.entries(expected)) {
         const [method, path] = key.split(" ") as [string, string]
@@ -68,13 +122,21 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("OpenAPI do
       expect(params).toEqual(["cursor", "date_from", "date_to", "limit", "partner_id", "status", "updated_since"])
       const tourParams = doc.paths["/api/v1/tours"].get.parameters.map((p: any) => p.name).sort()
       expect(tourParams).toEqual(["cursor", "limit", "locale", "partner_id"])
-      expect(doc.paths["/api/v1/tours/{id}"].get.parameters.map((p: any) => p.name).sort()).toEqual(["id", "locale", "partner_id"])
+      expect(doc.paths["/api/v1/tours/{id}"].get.parameters.map((p: any) => p.name).sort()).toEqual([
+        "id",
+        "locale",
+        "partner_id"
+      ])
       const limit = doc.paths["/api/v1/tours"].get.parameters.find((p: any) => p.name === "limit")
       expect(limit.schema).toMatchObject({ type: "integer", minimum: 1, maximum: 100 })
       const availability = doc.paths["/api/v1/tours/{id}/availability"].get.parameters
       expect(availability.map((p: any) => p.name).sort()).toEqual(["from", "id", "partner_id", "pax", "to"])
       const param = (name: string) => availability.find((p: any) => p.name === name)
-      expect([param("from").required, param("to").required, param("pax").required ?? false]).toEqual([true, true, false])
+      expect([param("from").required, param("to").required, param("pax").required ?? false]).toEqual([
+        true,
+        true,
+        false
+      ])
       expect(param("from").schema.allOf).toEqual([{ $ref: "#/components/schemas/Date" }])
       expect(doc.components.schemas.Date).toMatchObject({ type: "string", format: "date" })
       expect(param("pax").schema).toMatchObject({ type: "integer", minimum: 1, maximum: 100 })
@@ -93,8 +155,19 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("OpenAPI do
         payLater: { status: "upcoming", amountMinor: 1000, currency: "NOK", chargeAt: new Date(), paidAt: null },
         commission: { amountMinor: 100, ratePercent: 10, currency: "NOK", status: "pending" }
       })
-      yield* insertBooking({ operatorId: w.alpha, experienceDate: null, startTime: null, participants: null, guestName: null, bookedAt: null })
-      const contact = yield* createKey({ by: w.alice, operators: [w.alpha], scopes: ["bookings:read", "guests.contact:read"] })
+      yield* insertBooking({
+        operatorId: w.alpha,
+        experienceDate: null,
+        startTime: null,
+        participants: null,
+        guestName: null,
+        bookedAt: null
+      })
+      const contact = yield* createKey({
+        by: w.alice,
+        operators: [w.alpha],
+        scopes: ["bookings:read", "guests.contact:read"]
+      })
       const plain = yield* createKey({ by: w.alice, operators: [w.alpha], scopes: ["bookings:read"] })
       const noScope = yield* createKey({ by: w.alice, operators: [w.alpha], scopes: ["tours:read"] })
 
@@ -142,12 +215,22 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("OpenAPI do
       const raw = (yield* get("/api/v1/openapi.json")).body
       const doc = yield* Effect.promise(() => SwaggerParser.dereference(structuredClone(raw)))
       const op = (doc as any).paths["/api/v1/bookings/{id}/payment-link"].post
-      expect(op.parameters.find((p: any) => p.in === "header")).toMatchObject({ name: "Idempotency-Key", required: true })
+      expect(op.parameters.find((p: any) => p.in === "header")).toMatchObject({
+        name: "Idempotency-Key",
+        required: true
+      })
       for (const status of ["200", "400", "404", "422"]) {
         expect(op.responses[status].headers["Idempotent-Replayed"], status).toBeDefined()
       }
       const result = op.responses["200"].content["application/json"].schema
-      expect(Object.keys(result.properties).sort()).toEqual(["amount_minor", "currency", "emailed", "id", "kind", "url"])
+      expect(Object.keys(result.properties).sort()).toEqual([
+        "amount_minor",
+        "currency",
+        "emailed",
+        "id",
+        "kind",
+        "url"
+      ])
       expect(result.required.sort()).toEqual(["amount_minor", "currency", "emailed", "id", "kind", "url"])
       expect(result.properties.kind.enum.sort()).toEqual(["deferred_balance", "provider_balance"])
       expect(op.requestBody.required).toBe(true)

@@ -2,10 +2,10 @@ import SwaggerParser from "@apidevtools/swagger-parser"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
-import { CLERK_MESSAGES, unknownEndpointMessage } from "../../src/quickbook/errors.js"
-import { QuickbookKeys } from "../../src/quickbook/terminals/QuickbookKeys.js"
 import { RateLimiter } from "../../src/http/RateLimiter.js"
+import { CLERK_MESSAGES, unknownEndpointMessage } from "../../src/quickbook/errors.js"
 import { quickbookBucket } from "../../src/quickbook/limits.js"
+import { QuickbookKeys } from "../../src/quickbook/terminals/QuickbookKeys.js"
 import { createKey, makeWorld } from "../support/fixtures.js"
 import { call, get, type Reply } from "../support/http.js"
 import { withRoomInWindow } from "../support/rateWindow.js"
@@ -14,8 +14,12 @@ import { insertTour } from "../support/tours.js"
 
 const TOURS = "/api/quickbook/v1/tours"
 
-const qb = (key: string | undefined, terminal: string | undefined, headers: Record<string, string> = {}, path = TOURS) =>
-  call(path, { key, headers: { ...(terminal !== undefined ? { "quickbook-terminal": terminal } : {}), ...headers } })
+const qb = (
+  key: string | undefined,
+  terminal: string | undefined,
+  headers: Record<string, string> = {},
+  path = TOURS
+) => call(path, { key, headers: { ...(terminal !== undefined ? { "quickbook-terminal": terminal } : {}), ...headers } })
 
 const expectCommonHeaders = (res: Reply) => {
   expect(res.headers.get("x-request-id")).toEqual(expect.any(String))
@@ -50,7 +54,11 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("quickbook 
       const res = yield* qb(key.token, terminal.id)
       expect(res.status, res.text).toBe(200)
       expectCommonHeaders(res)
-      expect(res.body.terminal).toEqual({ id: terminal.id, name: "Harbour desk 1", operatorName: terminal.operatorName })
+      expect(res.body.terminal).toEqual({
+        id: terminal.id,
+        name: "Harbour desk 1",
+        operatorName: terminal.operatorName
+      })
       // The listing of sellable tours (own and resold, linked to a booking system): test/quickbook/sales/sales.test.ts.
       expect(res.body.tours).toEqual([])
       expect(res.headers.get("ratelimit-limit")).toBe("300")
@@ -74,7 +82,11 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("quickbook 
         for (const authorization of ["Bearer ", "Basic dXNlcjpwYXNz", key.token, "Bearer svcqb_test_short"]) {
           expectError(yield* qb(undefined, terminal.id, { authorization }), 401, "unauthorized")
         }
-        expectError(yield* qb("svcqb_test_AAAAAAAAAAAAAAAAAAAA_BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB", terminal.id), 401, "unauthorized")
+        expectError(
+          yield* qb("svcqb_test_AAAAAAAAAAAAAAAAAAAA_BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB", terminal.id),
+          401,
+          "unauthorized"
+        )
         const wrongSecret = key.token.slice(0, -1) + (key.token.endsWith("A") ? "B" : "A")
         expectError(yield* qb(wrongSecret, terminal.id), 401, "unauthorized")
         // The right id and secret under the other mode's prefix.
@@ -115,7 +127,13 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("quickbook 
     it.effect("a key in the URL is refused, even with a valid header", () =>
       Effect.gen(function*() {
         const { terminal, key } = yield* desk
-        for (const path of [`${TOURS}?key=${key.token}`, `${TOURS}?access_token=${encodeURIComponent(key.token)}`, `${TOURS}/${key.token}`]) {
+        for (
+          const path of [
+            `${TOURS}?key=${key.token}`,
+            `${TOURS}?access_token=${encodeURIComponent(key.token)}`,
+            `${TOURS}/${key.token}`
+          ]
+        ) {
           expectError(yield* qb(key.token, terminal.id, {}, path), 401, "unauthorized")
         }
         const partnerLike = `${TOURS}?key=svc_live_AAAAAAAAAAAAAAAAAAAA_BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB`
@@ -173,7 +191,9 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("quickbook 
       const res = yield* qb(key.token, terminal.id, {}, "/api/quickbook/v1/nope")
       expect(res.status).toBe(404)
       expectCommonHeaders(res)
-      expect(res.body).toEqual({ error: { code: "not_found", clerkMessage: unknownEndpointMessage("GET", "/api/quickbook/v1/nope", "en") } })
+      expect(res.body).toEqual({
+        error: { code: "not_found", clerkMessage: unknownEndpointMessage("GET", "/api/quickbook/v1/nope", "en") }
+      })
     }))
 
   describe("limits", () => {
@@ -232,6 +252,8 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("quickbook 
       expect(embedded).not.toBeNull()
       const doc = JSON.parse(embedded![1]!)
       expect(doc).toEqual((yield* get("/api/quickbook/v1/openapi.json")).body)
-      expect(doc.paths["/api/quickbook/v1/book"].post.parameters.map((p: any) => p.name)).toContain("Quickbook-Terminal")
+      expect(doc.paths["/api/quickbook/v1/book"].post.parameters.map((p: any) => p.name)).toContain(
+        "Quickbook-Terminal"
+      )
     }))
 })

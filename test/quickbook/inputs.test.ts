@@ -72,7 +72,9 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook: bad inpu
       const sql = yield* SqlClient.SqlClient
       const quote = (start: { date: unknown; time: unknown }) =>
         call(`${BASE}/quote`, {
-          method: "POST", key: s.key.token, headers: s.headers,
+          method: "POST",
+          key: s.key.token,
+          headers: s.headers,
           body: { activityId: s.tour, start, guests: [{ type: "adult", count: 1 }] }
         })
       yield* s.bokun.requests.clear
@@ -84,7 +86,9 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook: bad inpu
       expectInvalid(yield* quote({ date: s.day, time: 10 }), "start.time a number")
       expect(yield* s.bokun.requests.count({ accessKey: s.a.vendor.accessKey })).toBe(0)
       const [{ n }] = (yield* sql<{ n: number }>`
-        SELECT count(*)::int AS n FROM quickbook_sales WHERE terminal_id = ${s.terminal.id}`.pipe(Effect.orDie)) as [{ n: number }]
+        SELECT count(*)::int AS n FROM quickbook_sales WHERE terminal_id = ${s.terminal.id}`.pipe(Effect.orDie)) as [
+        { n: number }
+      ]
       expect(n).toBe(0)
       // A good day and time still quote.
       const ok = yield* quote({ date: s.day, time: "10:00" })
@@ -126,7 +130,12 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook: bad inpu
       const s = yield* deskWorld
       const q = yield* s.quote(2)
       const reserve = (idempotencyKey: unknown) =>
-        call(`${BASE}/reserve`, { method: "POST", key: s.key.token, headers: s.headers, body: { reference: q.reference, idempotencyKey } })
+        call(`${BASE}/reserve`, {
+          method: "POST",
+          key: s.key.token,
+          headers: s.headers,
+          body: { reference: q.reference, idempotencyKey }
+        })
       yield* s.bokun.requests.clear
       for (const key of ["a\u0000b", "a\nb", "a\rb", "🙂", "é-key", " ", "a b", "", "x".repeat(101)]) {
         expectInvalid(yield* reserve(key), `idempotencyKey ${JSON.stringify(key)}`)
@@ -157,7 +166,12 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook: bad inpu
         { email: `${"k".repeat(250)}@example.com` }
       ]
       for (const c of bad) {
-        expectInvalid(yield* s.book(q.reference, payment, { customer: { firstName: "Kari", lastName: "Nordmann", email: "kari@example.com", ...c } }), JSON.stringify(c))
+        expectInvalid(
+          yield* s.book(q.reference, payment, {
+            customer: { firstName: "Kari", lastName: "Nordmann", email: "kari@example.com", ...c }
+          }),
+          JSON.stringify(c)
+        )
       }
       expect(yield* s.bokun.requests.count({ accessKey: s.a.vendor.accessKey })).toBe(0)
       expect(yield* s.surfboard.requests.count({ merchantId: s.merchant.id })).toBe(0)

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
-import { clerkLanguage } from "../../src/quickbook/errors.js"
-import { generateQuickbookKey, parseQuickbookKey, parseTerminalHeader } from "../../src/quickbook/terminals/key.js"
-import { budgetOfOperation, QUICKBOOK_BUDGETS, quickbookBucket } from "../../src/quickbook/limits.js"
 import { generateSecretKey, parseSecretKey } from "../../src/partner/auth/apiKey.js"
 import { endpointBudgets } from "../../src/quickbook/auth.js"
+import { clerkLanguage } from "../../src/quickbook/errors.js"
+import { budgetOfOperation, QUICKBOOK_BUDGETS, quickbookBucket } from "../../src/quickbook/limits.js"
+import { generateQuickbookKey, parseQuickbookKey, parseTerminalHeader } from "../../src/quickbook/terminals/key.js"
 import { modeMayUse, sandboxMismatch } from "../../src/quickbook/terminals/testKeys.js"
 
 describe("quickbook keys", () => {
@@ -27,11 +27,17 @@ describe("quickbook keys", () => {
 
 describe("quickbook budgets", () => {
   it("spec §8 values, one bucket per budget and terminal", () => {
-    expect(QUICKBOOK_BUDGETS).toEqual({ writes: { perMinute: 60 }, books: { perMinute: 60 }, reads: { perMinute: 300 } })
+    expect(QUICKBOOK_BUDGETS).toEqual({
+      writes: { perMinute: 60 },
+      books: { perMinute: 60 },
+      reads: { perMinute: 300 }
+    })
     expect(["quote", "reserve", "release"].map(budgetOfOperation)).toEqual(["writes", "writes", "writes"])
     expect(budgetOfOperation("book")).toBe("books")
     expect(["tours", "slots", "sales", "ticket"].map(budgetOfOperation)).toEqual(["reads", "reads", "reads", "reads"])
-    const buckets = new Set((["writes", "books", "reads"] as const).flatMap((b) => ["t1", "t2"].map((t) => quickbookBucket(b, t))))
+    const buckets = new Set(
+      (["writes", "books", "reads"] as const).flatMap((b) => ["t1", "t2"].map((t) => quickbookBucket(b, t)))
+    )
     expect(buckets.size).toBe(6)
   })
 
@@ -58,18 +64,26 @@ describe("test keys and sandbox accounts", () => {
   it("a test key only through sandboxes, a live key only through live accounts; no merchant is no account touched", () => {
     for (const merchantSandbox of [true, null]) {
       expect(sandboxMismatch("test", { bookingSystemSandbox: true, merchantSandbox })).toBeNull()
-      expect(sandboxMismatch("live", { bookingSystemSandbox: true, merchantSandbox })).toMatch(/^a live key never sells through sandbox accounts; the tour's booking-system account is a sandbox$|and the operator's merchant are sandboxes$/)
+      expect(sandboxMismatch("live", { bookingSystemSandbox: true, merchantSandbox })).toMatch(
+        /^a live key never sells through sandbox accounts; the tour's booking-system account is a sandbox$|and the operator's merchant are sandboxes$/
+      )
     }
     for (const merchantSandbox of [false, null]) {
       expect(sandboxMismatch("live", { bookingSystemSandbox: false, merchantSandbox })).toBeNull()
-      expect(sandboxMismatch("test", { bookingSystemSandbox: false, merchantSandbox })).toMatch(/^a test key sells only through sandbox accounts; the tour's booking-system account/)
+      expect(sandboxMismatch("test", { bookingSystemSandbox: false, merchantSandbox })).toMatch(
+        /^a test key sells only through sandbox accounts; the tour's booking-system account/
+      )
     }
     expect(sandboxMismatch("test", { bookingSystemSandbox: true, merchantSandbox: false }))
       .toBe("a test key sells only through sandbox accounts; the operator's merchant is live")
     expect(sandboxMismatch("live", { bookingSystemSandbox: false, merchantSandbox: true }))
       .toBe("a live key never sells through sandbox accounts; the operator's merchant is a sandbox")
     expect(sandboxMismatch("test", { bookingSystemSandbox: false, merchantSandbox: false }))
-      .toBe("a test key sells only through sandbox accounts; the tour's booking-system account and the operator's merchant are live")
-    expect(modeMayUse("test", true) && modeMayUse("live", false) && !modeMayUse("test", false) && !modeMayUse("live", true)).toBe(true)
+      .toBe(
+        "a test key sells only through sandbox accounts; the tour's booking-system account and the operator's merchant are live"
+      )
+    expect(
+      modeMayUse("test", true) && modeMayUse("live", false) && !modeMayUse("test", false) && !modeMayUse("live", true)
+    ).toBe(true)
   })
 })

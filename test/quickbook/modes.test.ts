@@ -13,7 +13,7 @@ import { CLERK_MESSAGE_VARIANTS } from "../../src/quickbook/errors.js"
 import { QuickbookKeys } from "../../src/quickbook/terminals/QuickbookKeys.js"
 import { call, type Reply } from "../support/http.js"
 import { paymentsEnv } from "../support/payments.js"
-import { BASE, customer, deskWorld, type DeskWorld } from "../support/quickbook.js"
+import { BASE, customer, type DeskWorld, deskWorld } from "../support/quickbook.js"
 
 const env = paymentsEnv(Effect.succeed({ TOUR_AVAILABILITY_TIMEOUT_MS: "1500" }))
 
@@ -31,7 +31,8 @@ const deskCalls = (s: DeskWorld, token: string) => {
   return {
     quote: (count = 2) =>
       call(`${BASE}/quote`, {
-        method: "POST", ...o,
+        method: "POST",
+        ...o,
         body: { activityId: s.tour, start: { date: s.day, time: "10:00" }, guests: [{ type: "adult", count }] }
       }),
     reserve: (reference: string) =>
@@ -39,10 +40,14 @@ const deskCalls = (s: DeskWorld, token: string) => {
     release: (reference: string) => call(`${BASE}/reserve/${reference}`, { method: "DELETE", ...o }),
     book: (reference: string, payment: { orderId: string; paymentId: string }, holdRef?: string) =>
       call(`${BASE}/book`, {
-        method: "POST", ...o,
+        method: "POST",
+        ...o,
         body: { reference, ...(holdRef ? { holdRef } : {}), payment: { provider: "payprovider", ...payment }, customer }
       }),
-    seatsLeft: Effect.map(call(`${BASE}/tours/${s.tour}/slots?date=${s.day}`, o), (r) => r.body.slots[0].seatsLeft as number),
+    seatsLeft: Effect.map(
+      call(`${BASE}/tours/${s.tour}/slots?date=${s.day}`, o),
+      (r) => r.body.slots[0].seatsLeft as number
+    ),
     status: (reference: string) => call(`${BASE}/sales/${reference}`, o),
     ticket: (reference: string) => call(`${BASE}/sales/${reference}/ticket`, o)
   }
@@ -57,12 +62,15 @@ const world = Effect.gen(function*() {
 }).pipe(Effect.provide(QuickbookKeys.Default))
 
 const saleRow = (reference: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ status: string; hold_id: string | null; paid_by_payment_id: string | null }>`
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      sql<{ status: string; hold_id: string | null; paid_by_payment_id: string | null }>`
       SELECT status, hold_id, paid_by_payment_id FROM quickbook_sales WHERE reference = ${reference}`.pipe(
-      Effect.orDie,
-      Effect.map(([r]) => r!)
-    ))
+        Effect.orDie,
+        Effect.map(([r]) => r!)
+      )
+  )
 
 /** The sale's accounts (the vendor and the merchant) marked live or sandbox. */
 const markAccounts = (s: DeskWorld, as: "live" | "sandbox") =>
@@ -189,7 +197,10 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook: test and
       expect(yield* s.paymentRow(payment.paymentId)).toBeUndefined()
       expect(yield* s.bokunBookings(q.reference)).toEqual([])
       // Norwegian clerk message.
-      const nb = yield* call(`${BASE}/sales/${q.reference}`, { key: liveToken, headers: { ...s.headers, "accept-language": "nb" } })
+      const nb = yield* call(`${BASE}/sales/${q.reference}`, {
+        key: liveToken,
+        headers: { ...s.headers, "accept-language": "nb" }
+      })
       expect(nb.status).toBe(403)
       expect(nb.body.error.clerkMessage).toBe(CLERK_MESSAGE_VARIANTS.test_sale.nb)
     }))

@@ -4,7 +4,7 @@
  */
 import { NodeHttpClient } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
-import { type BookingSystemOptions, bookingSystemLayer } from "../../src/adapters/BookingSystemLive.js"
+import { bookingSystemLayer, type BookingSystemOptions } from "../../src/adapters/BookingSystemLive.js"
 import { pgClientLayer } from "../../src/db/Database.js"
 import { BokunSandboxLive } from "../../src/sandbox/bokun/index.js"
 import { freshDatabase } from "../support/server.js"
@@ -26,7 +26,16 @@ export const sandboxEnv = (options: BookingSystemOptions = TEST_ADAPTER) =>
   ).pipe(Layer.orDie)
 
 /** A small vendor: one product with two start times, adult and child, two rates, a pickup. */
-export const smallVendor = (title: string, overrides: { timezone?: string; currency?: string; capacity?: number | null; supportsHolds?: boolean; holdSeconds?: number } = {}) => ({
+export const smallVendor = (
+  title: string,
+  overrides: {
+    timezone?: string
+    currency?: string
+    capacity?: number | null
+    supportsHolds?: boolean
+    holdSeconds?: number
+  } = {}
+) => ({
   title,
   timezone: overrides.timezone ?? "Europe/Oslo",
   currency: overrides.currency ?? "NOK",

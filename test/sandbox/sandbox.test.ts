@@ -3,9 +3,9 @@
  * created idempotently, and its seeding (deterministic generation, full demo days in each vendor's
  * time zone, the bulk generator).
  */
-import { describe, expect, layer } from "@effect/vitest"
-import { SqlClient } from "@effect/sql"
 import { NodeHttpClient } from "@effect/platform-node"
+import { SqlClient } from "@effect/sql"
+import { describe, expect, layer } from "@effect/vitest"
 import { Clock, Effect, Layer } from "effect"
 import { bokunDate, signedHeaders } from "../../src/adapters/bokun/signing.js"
 import { bookingSystemLayer } from "../../src/adapters/BookingSystemLive.js"
@@ -47,7 +47,10 @@ layer(sandboxEnv(), { excludeTestServices: true, timeout: 180_000 })("Bókun san
 
         const missing = yield* call(path, { baseUrl: sandbox.baseUrl })
         expect(missing.status).toBe(401)
-        expect(missing.body).toMatchObject({ errorCode: "UNAUTHORIZED", message: expect.stringContaining("X-Bokun-Signature") })
+        expect(missing.body).toMatchObject({
+          errorCode: "UNAUTHORIZED",
+          message: expect.stringContaining("X-Bokun-Signature")
+        })
 
         const wrongSecret = yield* signedCall(sandbox.baseUrl, path, { ...keys, secretKey: "guess" })
         expect(wrongSecret.status).toBe(401)
@@ -85,7 +88,8 @@ layer(sandboxEnv(), { excludeTestServices: true, timeout: 180_000 })("Bókun san
         const b = yield* sandbox.createVendor(smallVendor("Vendor B"))
         const made = yield* sandbox.addBooking({ vendorId: a.id, productId: a.products[0]!.id, date: "2027-01-10" })
         const keysB = { accessKey: b.accessKey, secretKey: b.secretKey }
-        expect((yield* signedCall(sandbox.baseUrl, `/booking.json/booking/${made.confirmationCode}`, keysB)).status).toBe(404)
+        expect((yield* signedCall(sandbox.baseUrl, `/booking.json/booking/${made.confirmationCode}`, keysB)).status)
+          .toBe(404)
         expect((yield* signedCall(sandbox.baseUrl, `/activity.json/${a.products[0]!.id}`, keysB)).status).toBe(404)
         const search = yield* signedCall(sandbox.baseUrl, "/booking.json/booking-search", keysB, {
           method: "POST",
@@ -105,11 +109,19 @@ layer(sandboxEnv(), { excludeTestServices: true, timeout: 180_000 })("Bókun san
         const account = sandbox.account(vendor)
         const base = sandbox.baseUrl
 
-        const put = yield* call("/sandbox/faults", { baseUrl: base, method: "PUT", body: { errorRate: 1, errorStatus: 500, vendorId: vendor.id } })
+        const put = yield* call("/sandbox/faults", {
+          baseUrl: base,
+          method: "PUT",
+          body: { errorRate: 1, errorStatus: 500, vendorId: vendor.id }
+        })
         expect(put.status).toBe(200)
         expect(put.body.vendors[vendor.accessKey]).toMatchObject({ errorRate: 1, errorStatus: 500 })
         yield* call("/sandbox/reset", { baseUrl: base, method: "POST" }) // clears the log (and faults)
-        yield* call("/sandbox/faults", { baseUrl: base, method: "PUT", body: { errorRate: 1, errorStatus: 500, vendorId: vendor.id } })
+        yield* call("/sandbox/faults", {
+          baseUrl: base,
+          method: "PUT",
+          body: { errorRate: 1, errorStatus: 500, vendorId: vendor.id }
+        })
         const failed = yield* Effect.either(bs.products(account))
         expect(failed._tag).toBe("Left")
         expect((yield* bs.products(sandbox.account(other))).length).toBe(1)
@@ -123,7 +135,11 @@ layer(sandboxEnv(), { excludeTestServices: true, timeout: 180_000 })("Bókun san
         expect((yield* call("/sandbox/faults", { baseUrl: base })).status).toBe(200)
         expect((yield* Effect.either(bs.products(sandbox.account(other))))._tag).toBe("Left")
 
-        const refusals = yield* call("/sandbox/faults", { baseUrl: base, method: "PUT", body: { rejectPhone: true, refuseBookings: true, vendorId: vendor.id } })
+        const refusals = yield* call("/sandbox/faults", {
+          baseUrl: base,
+          method: "PUT",
+          body: { rejectPhone: true, refuseBookings: true, vendorId: vendor.id }
+        })
         expect(refusals.body.vendors[vendor.accessKey]).toMatchObject({ rejectPhone: true, refuseBookings: true })
 
         const invalid = yield* call("/sandbox/faults", { baseUrl: base, method: "PUT", body: { errorRate: 2 } })
@@ -132,7 +148,15 @@ layer(sandboxEnv(), { excludeTestServices: true, timeout: 180_000 })("Bókun san
         const reset = yield* call("/sandbox/reset", { baseUrl: base, method: "POST" })
         expect(reset.status).toBe(200)
         expect((yield* call("/sandbox/faults", { baseUrl: base })).body).toEqual({
-          all: { latencyMs: 0, errorRate: 0, errorStatus: 503, hang: false, down: false, rejectPhone: false, refuseBookings: false },
+          all: {
+            latencyMs: 0,
+            errorRate: 0,
+            errorStatus: 503,
+            hang: false,
+            down: false,
+            rejectPhone: false,
+            refuseBookings: false
+          },
           vendors: {}
         })
         expect((yield* bs.products(account)).length).toBe(1)
@@ -143,35 +167,66 @@ layer(sandboxEnv(), { excludeTestServices: true, timeout: 180_000 })("Bókun san
         const sandbox = yield* BokunSandbox
         const bs = yield* BookingSystem
         const base = sandbox.baseUrl
-        const created = yield* call("/sandbox/vendors", { baseUrl: base, method: "POST", body: smallVendor("HTTP Seeded Tours") })
+        const created = yield* call("/sandbox/vendors", {
+          baseUrl: base,
+          method: "POST",
+          body: smallVendor("HTTP Seeded Tours")
+        })
         expect(created.status).toBe(200)
         const vendor = created.body
-        expect(vendor).toMatchObject({ title: "HTTP Seeded Tours", accessKey: expect.any(String), serviceChannelId: expect.any(Number) })
+        expect(vendor).toMatchObject({
+          title: "HTTP Seeded Tours",
+          accessKey: expect.any(String),
+          serviceChannelId: expect.any(Number)
+        })
         const account = sandbox.account(vendor)
         const productId = vendor.products[0].id
         const first = (yield* call(`/sandbox/vendors/${vendor.id}/bookings`, {
-          baseUrl: base, method: "POST", body: { productId, date: "2027-02-01", participants: 3, channel: "direct" }
+          baseUrl: base,
+          method: "POST",
+          body: { productId, date: "2027-02-01", participants: 3, channel: "direct" }
         })).body
         const second = (yield* call(`/sandbox/vendors/${vendor.id}/bookings`, {
-          baseUrl: base, method: "POST", body: { productId, date: "2027-02-01", startTime: "14:30" }
+          baseUrl: base,
+          method: "POST",
+          body: { productId, date: "2027-02-01", startTime: "14:30" }
         })).body
         const range = { from: "2027-02-01", to: "2027-02-01" }
         const before = yield* bs.bookingLines(account, range)
         expect(before.map((l) => [l.bookingReference, l.status, l.channel.class]).sort()).toEqual(
           [[first.confirmationCode, "CONFIRMED", "direct"], [second.confirmationCode, "CONFIRMED", "ota"]].sort()
         )
-        expect((yield* call(`/sandbox/vendors/${vendor.id}/bookings/${first.confirmationCode}/cancel`, { baseUrl: base, method: "POST" })).status).toBe(200)
-        expect((yield* call(`/sandbox/vendors/${vendor.id}/bookings/${second.confirmationCode}`, { baseUrl: base, method: "DELETE" })).status).toBe(200)
+        expect(
+          (yield* call(`/sandbox/vendors/${vendor.id}/bookings/${first.confirmationCode}/cancel`, {
+            baseUrl: base,
+            method: "POST"
+          })).status
+        ).toBe(200)
+        expect(
+          (yield* call(`/sandbox/vendors/${vendor.id}/bookings/${second.confirmationCode}`, {
+            baseUrl: base,
+            method: "DELETE"
+          })).status
+        ).toBe(200)
         const after = yield* bs.bookingLines(account, range)
         expect(after.map((l) => [l.bookingReference, l.status])).toEqual([[first.confirmationCode, "CANCELLED"]])
-        const missing = yield* call(`/sandbox/vendors/${vendor.id}/bookings/${second.confirmationCode}`, { baseUrl: base, method: "DELETE" })
+        const missing = yield* call(`/sandbox/vendors/${vendor.id}/bookings/${second.confirmationCode}`, {
+          baseUrl: base,
+          method: "DELETE"
+        })
         expect(missing.status).toBe(404)
 
         const capacity = yield* call("/sandbox/departures", {
-          baseUrl: base, method: "PUT", body: { productId, startTimeId: vendor.products[0].startTimes[0].id, date: "2027-02-02", capacity: 2 }
+          baseUrl: base,
+          method: "PUT",
+          body: { productId, startTimeId: vendor.products[0].startTimes[0].id, date: "2027-02-02", capacity: 2 }
         })
         expect(capacity.status).toBe(200)
-        const [departure] = yield* bs.availability(account, { productId: String(productId), from: "2027-02-02", to: "2027-02-02" })
+        const [departure] = yield* bs.availability(account, {
+          productId: String(productId),
+          from: "2027-02-02",
+          to: "2027-02-02"
+        })
         expect(departure!.seatsLeft).toBe(2)
       }))
 
@@ -199,9 +254,16 @@ layer(sandboxEnv(), { excludeTestServices: true, timeout: 180_000 })("Bókun san
         })
         expect(priced.status).toBe(200)
 
-        const departures = yield* bs.availability(account, { productId: String(product.id), from: "2027-03-01", to: "2027-03-04" })
+        const departures = yield* bs.availability(account, {
+          productId: String(product.id),
+          from: "2027-03-01",
+          to: "2027-03-04"
+        })
         expect(departures.map((d) => `${d.date} ${d.startTime}`)).toEqual([
-          "2027-03-02 10:00", "2027-03-02 14:30", "2027-03-03 10:00", "2027-03-03 14:30"
+          "2027-03-02 10:00",
+          "2027-03-02 14:30",
+          "2027-03-03 10:00",
+          "2027-03-03 14:30"
         ])
         const priceOf = (date: string, category: number) =>
           departures.find((d) => d.date === date)!.rates.find((r) => r.rateId === String(standard.id))!.prices
@@ -211,11 +273,18 @@ layer(sandboxEnv(), { excludeTestServices: true, timeout: 180_000 })("Bókun san
         expect(priceOf("2027-03-03", child)).toBe(24950)
 
         // A booking on the day costs the day's price; outside the season there is no departure.
-        const booked = yield* sandbox.addBooking({ vendorId: vendor.id, productId: product.id, date: "2027-03-03", participants: 2 })
+        const booked = yield* sandbox.addBooking({
+          vendorId: vendor.id,
+          productId: product.id,
+          date: "2027-03-03",
+          participants: 2
+        })
         const [line] = yield* bs.booking(account, booked.confirmationCode)
         expect(line!.totalMinor).toBe(79800)
         const outside = yield* call(`/sandbox/vendors/${vendor.id}/bookings`, {
-          baseUrl: sandbox.baseUrl, method: "POST", body: { productId: product.id, date: "2027-03-04" }
+          baseUrl: sandbox.baseUrl,
+          method: "POST",
+          body: { productId: product.id, date: "2027-03-04" }
         })
         expect(outside.status).toBe(400)
         expect(outside.text).toContain("NO_AVAILABILITY")
@@ -227,7 +296,11 @@ layer(sandboxEnv(), { excludeTestServices: true, timeout: 180_000 })("Bókun san
       Effect.gen(function*() {
         const sandbox = yield* BokunSandbox
         const vendor = yield* sandbox.createVendor(smallVendor("Shared Tours"))
-        const made = yield* sandbox.addBooking({ vendorId: vendor.id, productId: vendor.products[0]!.id, date: "2027-03-03" })
+        const made = yield* sandbox.addBooking({
+          vendorId: vendor.id,
+          productId: vendor.products[0]!.id,
+          date: "2027-03-03"
+        })
         const seen = yield* Effect.scoped(Effect.gen(function*() {
           const [second, third] = yield* Effect.all([startSandbox(), startSandbox()], { concurrency: 2 })
           expect(second.port).not.toBe(sandbox.port)
@@ -254,12 +327,28 @@ layer(sandboxEnv(), { excludeTestServices: true, timeout: 180_000 })("Bókun san
         const shape = (title: string, seed: number) =>
           Effect.gen(function*() {
             const vendor = yield* sandbox.createVendor(smallVendor(title, { capacity: 30 }))
-            const made = yield* sandbox.generateBookings({ vendorId: vendor.id, from: "2027-04-01", to: "2027-04-03", seed })
+            const made = yield* sandbox.generateBookings({
+              vendorId: vendor.id,
+              from: "2027-04-01",
+              to: "2027-04-03",
+              seed
+            })
             const lines = yield* bs.bookingLines(sandbox.account(vendor), { from: "2027-04-01", to: "2027-04-03" })
             return {
               made,
               lines: lines
-                .map((l) => [l.date, l.startTime, l.rateTitle, l.status, l.channel.title, l.guest.name, l.pax.map((p) => `${p.title}:${p.quantity}`).join(","), l.totalMinor].join("|"))
+                .map((l) =>
+                  [
+                    l.date,
+                    l.startTime,
+                    l.rateTitle,
+                    l.status,
+                    l.channel.title,
+                    l.guest.name,
+                    l.pax.map((p) => `${p.title}:${p.quantity}`).join(","),
+                    l.totalMinor
+                  ].join("|")
+                )
                 .sort()
             }
           })
@@ -281,14 +370,31 @@ layer(sandboxEnv(), { excludeTestServices: true, timeout: 180_000 })("Bókun san
         const sandbox = yield* BokunSandbox
         const bs = yield* BookingSystem
         const now = yield* Clock.currentTimeMillis
-        for (const [title, timezone, currency] of [["Kiwi Cruises", "Pacific/Auckland", "NZD"], ["Pacific Coast Tours", "America/Los_Angeles", "USD"]] as const) {
-          const demo = yield* sandbox.seedDemoVendor({ title, timezone, currency, daysBack: 1, daysAhead: 5, fullDays: 2 })
+        for (
+          const [title, timezone, currency] of [["Kiwi Cruises", "Pacific/Auckland", "NZD"], [
+            "Pacific Coast Tours",
+            "America/Los_Angeles",
+            "USD"
+          ]] as const
+        ) {
+          const demo = yield* sandbox.seedDemoVendor({
+            title,
+            timezone,
+            currency,
+            daysBack: 1,
+            daysAhead: 5,
+            fullDays: 2
+          })
           const today = localDay(now, timezone)
           expect([today, addDays(today, 1)]).toContain(demo.today) // the test may straddle midnight
           expect(demo.fullDays).toEqual([demo.today, addDays(demo.today, 1)])
           const account = sandbox.account(demo.vendor)
           const cruise = demo.vendor.products.find((p) => p.title === "Fjord & Waterfall Cruise")!
-          const days = yield* bs.availability(account, { productId: String(cruise.id), from: demo.today, to: addDays(demo.today, 3) })
+          const days = yield* bs.availability(account, {
+            productId: String(cruise.id),
+            from: demo.today,
+            to: addDays(demo.today, 3)
+          })
           for (const d of days) {
             if (demo.fullDays.includes(d.date)) expect([d.date, d.seatsLeft]).toEqual([d.date, 0])
           }
@@ -308,9 +414,18 @@ layer(sandboxEnv(), { excludeTestServices: true, timeout: 180_000 })("Bókun san
       Effect.gen(function*() {
         const sandbox = yield* BokunSandbox
         // Big pages, as a mirror refresh would use them.
-        const bs = yield* Effect.provide(BookingSystem, bookingSystemLayer({ ...TEST_ADAPTER, searchPageSize: 500 }).pipe(Layer.provide(NodeHttpClient.layer)))
+        const bs = yield* Effect.provide(
+          BookingSystem,
+          bookingSystemLayer({ ...TEST_ADAPTER, searchPageSize: 500 }).pipe(Layer.provide(NodeHttpClient.layer))
+        )
         const vendor = yield* sandbox.createVendor(smallVendor("Bulk Tours"))
-        const written = yield* sandbox.bulkBookings({ vendorId: vendor.id, lines: 5_000, from: "2027-05-01", to: "2027-05-10", seed: 3 })
+        const written = yield* sandbox.bulkBookings({
+          vendorId: vendor.id,
+          lines: 5_000,
+          from: "2027-05-01",
+          to: "2027-05-10",
+          seed: 3
+        })
         expect(written.lines).toBe(5_000)
         const lines = yield* bs.bookingLines(sandbox.account(vendor), { from: "2027-05-01", to: "2027-05-10" })
         expect(lines).toHaveLength(5_000)
@@ -322,10 +437,20 @@ layer(sandboxEnv(), { excludeTestServices: true, timeout: 180_000 })("Bókun san
         const again = yield* sandbox.createVendor(smallVendor("Bulk Tours Again"))
         yield* sandbox.bulkBookings({ vendorId: again.id, lines: 200, from: "2027-05-01", to: "2027-05-10", seed: 3 })
         const first200 = yield* sandbox.createVendor(smallVendor("Bulk Tours Third"))
-        yield* sandbox.bulkBookings({ vendorId: first200.id, lines: 200, from: "2027-05-01", to: "2027-05-10", seed: 3 })
+        yield* sandbox.bulkBookings({
+          vendorId: first200.id,
+          lines: 200,
+          from: "2027-05-01",
+          to: "2027-05-10",
+          seed: 3
+        })
         const mix = (v: typeof again) =>
-          Effect.map(bs.bookingLines(sandbox.account(v), { from: "2027-05-01", to: "2027-05-10" }), (ls) =>
-            ls.map((l) => `${l.date}|${l.startTime}|${l.participants}|${l.status}|${l.guest.name}|${l.channel.title}`).sort())
+          Effect.map(
+            bs.bookingLines(sandbox.account(v), { from: "2027-05-01", to: "2027-05-10" }),
+            (ls) =>
+              ls.map((l) => `${l.date}|${l.startTime}|${l.participants}|${l.status}|${l.guest.name}|${l.channel.title}`)
+                .sort()
+          )
         expect(yield* mix(again)).toEqual(yield* mix(first200))
       }))
   })

@@ -4,7 +4,7 @@
  */
 import { NodeHttpClient } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
-import { type PaymentProviderOptions, paymentProviderLayer } from "../../src/adapters/PaymentProviderLive.js"
+import { paymentProviderLayer, type PaymentProviderOptions } from "../../src/adapters/PaymentProviderLive.js"
 import { pgClientLayer } from "../../src/db/Database.js"
 import { SurfboardSandboxLive } from "../../src/sandbox/surfboard/index.js"
 import { freshDatabase } from "../support/server.js"

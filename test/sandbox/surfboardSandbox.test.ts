@@ -4,11 +4,17 @@
  * its admin endpoints (switches, request log, clock, seeding, paying, settling) and its schema being
  * created idempotently.
  */
-import { describe, expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
+import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { PaymentProvider } from "../../src/ports/PaymentProvider.js"
-import { NO_SWITCHES, SANDBOX_TABLES, type SandboxMerchant, startSandbox, SurfboardSandbox } from "../../src/sandbox/surfboard/index.js"
+import {
+  NO_SWITCHES,
+  SANDBOX_TABLES,
+  type SandboxMerchant,
+  startSandbox,
+  SurfboardSandbox
+} from "../../src/sandbox/surfboard/index.js"
 import { call } from "../support/http.js"
 import { surfboardEnv } from "./surfboardEnv.js"
 
@@ -23,7 +29,12 @@ const purchase = (merchant: SandboxMerchant, referenceId: string, total = 49900)
   "terminal$id": merchant.terminalId,
   referenceId,
   orderLines: [{ id: "1", name: "Harbour Cruise", quantity: 1, amount: { regular: total, total, currency: "578" } }],
-  totalOrderAmount: { regular: total, total, currency: "578", tax: [{ amount: Math.round(total * 0.12 / 1.12), percentage: 12, type: "VAT" }] },
+  totalOrderAmount: {
+    regular: total,
+    total,
+    currency: "578",
+    tax: [{ amount: Math.round(total * 0.12 / 1.12), percentage: 12, type: "VAT" }]
+  },
   controlFunctions: { initiatePaymentsOptions: { paymentMethod: "CARD" } }
 })
 
@@ -31,7 +42,13 @@ const refundBody = (merchant: SandboxMerchant, purchaseOrderId: string, amount: 
   "terminal$id": merchant.terminalId,
   referenceId,
   type: "return",
-  orderLines: [{ id: "1", name: "Refund", quantity: -1, purchaseOrderId, amount: { regular: amount, total: -amount, currency: "578" } }],
+  orderLines: [{
+    id: "1",
+    name: "Refund",
+    quantity: -1,
+    purchaseOrderId,
+    amount: { regular: amount, total: -amount, currency: "578" }
+  }],
   totalOrderAmount: { regular: amount, total: -amount, currency: "578" },
   controlFunctions: { initiatePaymentsOptions: { paymentMethod: "CARD_NP" } }
 })
@@ -44,22 +61,44 @@ layer(surfboardEnv(), { excludeTestServices: true, timeout: 180_000 })("Surfboar
         const merchant = yield* sandbox.createMerchant({ name: "Auth Tours" })
         const stranger = yield* sandbox.createMerchant({ name: "Stranger Tours" })
         const base = sandbox.baseUrl
-        const sale = yield* sandbox.createPaidOrder({ merchantId: merchant.id, amountMinor: 1000, currency: "NOK", referenceId: "SVC-AUTH000001" })
+        const sale = yield* sandbox.createPaidOrder({
+          merchantId: merchant.id,
+          amountMinor: 1000,
+          currency: "NOK",
+          referenceId: "SVC-AUTH000001"
+        })
         const path = `/orders/${sale.orderId}/status`
         const ok = yield* call(path, { baseUrl: base, headers: headersOf(merchant) })
         expect(ok.status).toBe(200)
-        expect(ok.body).toMatchObject({ status: "SUCCESS", data: { orderStatus: "PAYMENT_COMPLETED" }, message: expect.any(String) })
+        expect(ok.body).toMatchObject({
+          status: "SUCCESS",
+          data: { orderStatus: "PAYMENT_COMPLETED" },
+          message: expect.any(String)
+        })
 
-        const missing = yield* call(path, { baseUrl: base, headers: { "API-KEY": merchant.apiKey, "MERCHANT-ID": merchant.id } })
+        const missing = yield* call(path, {
+          baseUrl: base,
+          headers: { "API-KEY": merchant.apiKey, "MERCHANT-ID": merchant.id }
+        })
         expect(missing.status).toBe(401)
-        expect(missing.body).toMatchObject({ status: "ERROR", errorCode: "UNAUTHORIZED", message: expect.stringContaining("API-SECRET") })
+        expect(missing.body).toMatchObject({
+          status: "ERROR",
+          errorCode: "UNAUTHORIZED",
+          message: expect.stringContaining("API-SECRET")
+        })
         const guessed = "sbx_secret_guessed-by-someone"
-        const wrongSecret = yield* call(path, { baseUrl: base, headers: { ...headersOf(merchant), "API-SECRET": guessed } })
+        const wrongSecret = yield* call(path, {
+          baseUrl: base,
+          headers: { ...headersOf(merchant), "API-SECRET": guessed }
+        })
         expect(wrongSecret.status).toBe(401)
         expect(wrongSecret.text).not.toContain(guessed)
         const wrongKey = yield* call(path, { baseUrl: base, headers: { ...headersOf(merchant), "API-KEY": "nobody" } })
         expect(wrongKey.status).toBe(401)
-        const otherPartner = yield* call(path, { baseUrl: base, headers: { ...headersOf(stranger), "MERCHANT-ID": merchant.id } })
+        const otherPartner = yield* call(path, {
+          baseUrl: base,
+          headers: { ...headersOf(stranger), "MERCHANT-ID": merchant.id }
+        })
         expect(otherPartner.status).toBe(403)
         expect(otherPartner.body.errorCode).toBe("FORBIDDEN")
         // The stranger's own credentials are fine, but the order is not theirs.
@@ -72,23 +111,34 @@ layer(surfboardEnv(), { excludeTestServices: true, timeout: 180_000 })("Surfboar
       Effect.gen(function*() {
         const sandbox = yield* SurfboardSandbox
         const merchant = yield* sandbox.createMerchant({ name: "Validating Tours" })
-        const post = (body: unknown) => call("/orders", { baseUrl: sandbox.baseUrl, method: "POST", headers: headersOf(merchant), body })
+        const post = (body: unknown) =>
+          call("/orders", { baseUrl: sandbox.baseUrl, method: "POST", headers: headersOf(merchant), body })
         const good = purchase(merchant, "SVC-VALID00001")
         expect((yield* post(good)).status).toBe(200)
         const alpha = yield* post({ ...good, totalOrderAmount: { ...good.totalOrderAmount, currency: "NOK" } })
         expect(alpha.status).toBe(400)
         expect(alpha.body.message).toContain("numeric ISO 4217")
-        const mismatch = yield* post({ ...good, totalOrderAmount: { ...good.totalOrderAmount, total: 50000, regular: 50000 } })
+        const mismatch = yield* post({
+          ...good,
+          totalOrderAmount: { ...good.totalOrderAmount, total: 50000, regular: 50000 }
+        })
         expect(mismatch.status).toBe(400)
         expect(mismatch.body.message).toContain("order lines")
         const fractions = yield* post(purchase(merchant, "SVC-VALID00002", 499.5))
         expect(fractions.status).toBe(400)
-        const notJson = yield* call("/orders", { baseUrl: sandbox.baseUrl, method: "POST", headers: { ...headersOf(merchant), "content-type": "application/json" } })
+        const notJson = yield* call("/orders", {
+          baseUrl: sandbox.baseUrl,
+          method: "POST",
+          headers: { ...headersOf(merchant), "content-type": "application/json" }
+        })
         expect(notJson.status).toBe(400)
         const noTerminal = yield* post({ ...good, "terminal$id": "missing" })
         expect(noTerminal.body).toMatchObject({ status: "ERROR", errorCode: "TERMINAL_NOT_FOUND" })
         const unlinked = refundBody(merchant, "x", 100, "r")
-        const noPurchase = yield* post({ ...unlinked, orderLines: [{ ...unlinked.orderLines[0], purchaseOrderId: undefined }] })
+        const noPurchase = yield* post({
+          ...unlinked,
+          orderLines: [{ ...unlinked.orderLines[0], purchaseOrderId: undefined }]
+        })
         expect(noPurchase.status).toBe(400)
         const unpaid = (yield* post(purchase(merchant, "SVC-VALID00003"))).body.data.orderId
         expect((yield* post(refundBody(merchant, unpaid, 100, "r-unpaid"))).body.errorCode).toBe("NOT_PAID")
@@ -133,7 +183,12 @@ layer(surfboardEnv(), { excludeTestServices: true, timeout: 180_000 })("Surfboar
       Effect.gen(function*() {
         const sandbox = yield* SurfboardSandbox
         const merchant = yield* sandbox.createMerchant({ name: "Racing Refunds AS" })
-        const sale = yield* sandbox.createPaidOrder({ merchantId: merchant.id, amountMinor: 49900, currency: "NOK", referenceId: "SVC-RACE000001" })
+        const sale = yield* sandbox.createPaidOrder({
+          merchantId: merchant.id,
+          amountMinor: 49900,
+          currency: "NOK",
+          referenceId: "SVC-RACE000001"
+        })
         const refund = (key: string) =>
           call("/orders", {
             baseUrl: sandbox.baseUrl,
@@ -146,7 +201,12 @@ layer(surfboardEnv(), { excludeTestServices: true, timeout: 180_000 })("Surfboar
         expect(new Set(same.map((r) => r.body.data.orderId)).size).toBe(1)
         expect(yield* sandbox.refundsOf(sale.orderId)).toHaveLength(1)
 
-        const second = yield* sandbox.createPaidOrder({ merchantId: merchant.id, amountMinor: 49900, currency: "NOK", referenceId: "SVC-RACE000002" })
+        const second = yield* sandbox.createPaidOrder({
+          merchantId: merchant.id,
+          amountMinor: 49900,
+          currency: "NOK",
+          referenceId: "SVC-RACE000002"
+        })
         const twoKeys = yield* Effect.all(
           ["race-a", "race-b"].map((key) =>
             call("/orders", {
@@ -154,7 +214,8 @@ layer(surfboardEnv(), { excludeTestServices: true, timeout: 180_000 })("Surfboar
               method: "POST",
               headers: { ...headersOf(merchant), "Idempotency-Key": key },
               body: refundBody(merchant, second.orderId, 49900, key)
-            })),
+            })
+          ),
           { concurrency: 2 }
         )
         expect(twoKeys.map((r) => r.status).sort()).toEqual([200, 400])
@@ -170,7 +231,13 @@ layer(surfboardEnv(), { excludeTestServices: true, timeout: 180_000 })("Surfboar
         const pp = yield* PaymentProvider
         const merchant = yield* sandbox.createMerchant({ name: "Pay Page Tours" })
         const account = sandbox.account(merchant)
-        const link = yield* pp.createPaymentLink(account, { amountMinor: 12990, currency: "EUR", referenceId: "b-9", description: "Tram <tour>", idempotencyReference: "page-1" })
+        const link = yield* pp.createPaymentLink(account, {
+          amountMinor: 12990,
+          currency: "EUR",
+          referenceId: "b-9",
+          description: "Tram <tour>",
+          idempotencyReference: "page-1"
+        })
         const path = link.url.slice(sandbox.baseUrl.length)
         const page = yield* call(path, { baseUrl: sandbox.baseUrl })
         expect(page.status).toBe(200)
@@ -185,7 +252,11 @@ layer(surfboardEnv(), { excludeTestServices: true, timeout: 180_000 })("Surfboar
         const paid = yield* sandbox.payLink(link.url)
         expect(paid.status).toBe("PAYMENT_COMPLETED")
         expect((yield* call(path, { baseUrl: sandbox.baseUrl })).text).toContain("is paid")
-        expect(yield* pp.paymentLinkStatus(account, link.linkId)).toMatchObject({ state: "paid", paidMinor: 12990, currency: "EUR" })
+        expect(yield* pp.paymentLinkStatus(account, link.linkId)).toMatchObject({
+          state: "paid",
+          paidMinor: 12990,
+          currency: "EUR"
+        })
       }))
   })
 
@@ -198,10 +269,17 @@ layer(surfboardEnv(), { excludeTestServices: true, timeout: 180_000 })("Surfboar
         const made = yield* call("/sandbox/merchants", { baseUrl: base, method: "POST", body: { name: "Admin Tours" } })
         expect(made.status).toBe(200)
         const merchant: SandboxMerchant = made.body
-        expect(merchant).toMatchObject({ name: "Admin Tours", apiKey: expect.any(String), terminalId: expect.any(String), paymentPageTerminalId: expect.any(String) })
+        expect(merchant).toMatchObject({
+          name: "Admin Tours",
+          apiKey: expect.any(String),
+          terminalId: expect.any(String),
+          paymentPageTerminalId: expect.any(String)
+        })
         const bystander = yield* sandbox.createMerchant({ name: "Bystander Tours" })
         const sale = (yield* call("/sandbox/sales", {
-          baseUrl: base, method: "POST", body: { merchantId: merchant.id, amountMinor: 20000, currency: "NOK", referenceId: "SVC-ADMIN00001" }
+          baseUrl: base,
+          method: "POST",
+          body: { merchantId: merchant.id, amountMinor: 20000, currency: "NOK", referenceId: "SVC-ADMIN00001" }
         })).body
         expect(sale).toMatchObject({ orderId: expect.any(String), paymentId: expect.any(String) })
         const account = sandbox.account(merchant)
@@ -209,24 +287,39 @@ layer(surfboardEnv(), { excludeTestServices: true, timeout: 180_000 })("Surfboar
 
         yield* call("/sandbox/reset", { baseUrl: base, method: "POST" })
         const put = yield* call("/sandbox/faults", {
-          baseUrl: base, method: "PUT", body: { errorRate: 1, errorStatus: 502, merchantId: merchant.id }
+          baseUrl: base,
+          method: "PUT",
+          body: { errorRate: 1, errorStatus: 502, merchantId: merchant.id }
         })
         expect(put.status).toBe(200)
         expect(put.body.merchants[merchant.id]).toMatchObject({ errorRate: 1, errorStatus: 502, loseAnswer: "no" })
         expect((yield* Effect.either(pp.orderStatus(account, sale.orderId)))._tag).toBe("Left")
-        const bystanderSale = yield* sandbox.createPaidOrder({ merchantId: bystander.id, amountMinor: 100, currency: "NOK", referenceId: "SVC-ADMIN00002" })
+        const bystanderSale = yield* sandbox.createPaidOrder({
+          merchantId: bystander.id,
+          amountMinor: 100,
+          currency: "NOK",
+          referenceId: "SVC-ADMIN00002"
+        })
         expect((yield* pp.orderStatus(sandbox.account(bystander), bystanderSale.orderId)).paid).toBe(true)
         const counted = yield* call(`/sandbox/requests?method=GET&merchantId=${merchant.id}`, { baseUrl: base })
         expect(counted.body.count).toBe(3) // the order's read, three attempts
 
-        const invalid = yield* call("/sandbox/faults", { baseUrl: base, method: "PUT", body: { partialRefundRatio: 1.5 } })
+        const invalid = yield* call("/sandbox/faults", {
+          baseUrl: base,
+          method: "PUT",
+          body: { partialRefundRatio: 1.5 }
+        })
         expect(invalid.status).toBe(400)
         const down = yield* call("/sandbox/faults", { baseUrl: base, method: "PUT", body: { down: true } })
         expect(down.body.all.down).toBe(true)
         expect((yield* call("/sandbox/faults", { baseUrl: base })).status).toBe(200)
 
         // The clock: set, advanced, back to real time.
-        const set = yield* call("/sandbox/clock", { baseUrl: base, method: "PUT", body: { now: "2030-06-01T22:00:00Z" } })
+        const set = yield* call("/sandbox/clock", {
+          baseUrl: base,
+          method: "PUT",
+          body: { now: "2030-06-01T22:00:00Z" }
+        })
         expect(Date.parse(set.body.now) - Date.parse("2030-06-01T22:00:00Z")).toBeLessThan(5_000)
         const advanced = yield* call("/sandbox/clock", { baseUrl: base, method: "PUT", body: { advanceMs: 3_600_000 } })
         expect(advanced.body.now.startsWith("2030-06-01T23:0")).toBe(true)
@@ -248,21 +341,57 @@ layer(surfboardEnv(), { excludeTestServices: true, timeout: 180_000 })("Surfboar
         const merchant = yield* sandbox.createMerchant({ name: "Remote Control Tours" })
         const account = sandbox.account(merchant)
         const order = yield* pp.createOrder(account, {
-          terminalId: merchant.terminalId!, referenceId: "SVC-REMOTE0001", amountMinor: 30000, currency: "NOK", description: "RIB", idempotencyReference: "remote-1"
+          terminalId: merchant.terminalId!,
+          referenceId: "SVC-REMOTE0001",
+          amountMinor: 30000,
+          currency: "NOK",
+          description: "RIB",
+          idempotencyReference: "remote-1"
         })
         const paid = yield* call(`/sandbox/orders/${order.orderId}/pay`, { baseUrl: base, method: "POST", body: {} })
-        expect(paid.body).toMatchObject({ orderId: order.orderId, paymentId: order.paymentId, status: "PAYMENT_COMPLETED" })
+        expect(paid.body).toMatchObject({
+          orderId: order.orderId,
+          paymentId: order.paymentId,
+          status: "PAYMENT_COMPLETED"
+        })
         const again = yield* call(`/sandbox/orders/${order.orderId}/pay`, { baseUrl: base, method: "POST", body: {} })
         expect(again.status).toBe(409)
-        const link = yield* pp.createPaymentLink(account, { amountMinor: 5000, currency: "NOK", referenceId: "b", description: "x", idempotencyReference: "remote-link" })
-        expect((yield* call("/sandbox/links/pay", { baseUrl: base, method: "POST", body: { url: link.url } })).body.status).toBe("PAYMENT_COMPLETED")
+        const link = yield* pp.createPaymentLink(account, {
+          amountMinor: 5000,
+          currency: "NOK",
+          referenceId: "b",
+          description: "x",
+          idempotencyReference: "remote-link"
+        })
+        expect(
+          (yield* call("/sandbox/links/pay", { baseUrl: base, method: "POST", body: { url: link.url } })).body.status
+        ).toBe("PAYMENT_COMPLETED")
 
-        yield* call("/sandbox/faults", { baseUrl: base, method: "PUT", body: { settlement: "manual", merchantId: merchant.id } })
-        const refund = yield* pp.refund(account, { purchaseOrderId: order.orderId, amountMinor: 30000, currency: "NOK", idempotencyReference: "remote-refund" })
+        yield* call("/sandbox/faults", {
+          baseUrl: base,
+          method: "PUT",
+          body: { settlement: "manual", merchantId: merchant.id }
+        })
+        const refund = yield* pp.refund(account, {
+          purchaseOrderId: order.orderId,
+          amountMinor: 30000,
+          currency: "NOK",
+          idempotencyReference: "remote-refund"
+        })
         expect(refund.state).toBe("pending")
         const listed = yield* call(`/sandbox/orders/${order.orderId}/refunds`, { baseUrl: base })
-        expect(listed.body).toEqual([{ orderId: refund.refundOrderId, referenceId: "remote-refund", status: "PAYMENT_PROCESSED", requestedMinor: 30000, refundedMinor: 0 }])
-        const settled = yield* call("/sandbox/settle", { baseUrl: base, method: "POST", body: { orderId: order.orderId } })
+        expect(listed.body).toEqual([{
+          orderId: refund.refundOrderId,
+          referenceId: "remote-refund",
+          status: "PAYMENT_PROCESSED",
+          requestedMinor: 30000,
+          refundedMinor: 0
+        }])
+        const settled = yield* call("/sandbox/settle", {
+          baseUrl: base,
+          method: "POST",
+          body: { orderId: order.orderId }
+        })
         expect(settled.body).toEqual({ settled: 1 })
         expect((yield* pp.refundStatus(account, refund.refundOrderId)).state).toBe("completed")
         yield* sandbox.faults.reset
@@ -275,7 +404,12 @@ layer(surfboardEnv(), { excludeTestServices: true, timeout: 180_000 })("Surfboar
         const sandbox = yield* SurfboardSandbox
         const pp = yield* PaymentProvider
         const merchant = yield* sandbox.createMerchant({ name: "Shared Tours" })
-        const sale = yield* sandbox.createPaidOrder({ merchantId: merchant.id, amountMinor: 1000, currency: "NOK", referenceId: "SVC-SHARED0001" })
+        const sale = yield* sandbox.createPaidOrder({
+          merchantId: merchant.id,
+          amountMinor: 1000,
+          currency: "NOK",
+          referenceId: "SVC-SHARED0001"
+        })
         const seen = yield* Effect.scoped(Effect.gen(function*() {
           const [second, third] = yield* Effect.all([startSandbox(), startSandbox()], { concurrency: 2 })
           expect(second.port).not.toBe(sandbox.port)

@@ -13,10 +13,11 @@ export const captivePortal = Effect.gen(function*() {
       })
       server.listen(0, "127.0.0.1", () => resume(Effect.succeed(server)))
     }),
-    (server) => Effect.async<void>((resume) => {
-      server.closeAllConnections()
-      server.close(() => resume(Effect.void))
-    })
+    (server) =>
+      Effect.async<void>((resume) => {
+        server.closeAllConnections()
+        server.close(() => resume(Effect.void))
+      })
   )
   return { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, hits: () => hits }
 })

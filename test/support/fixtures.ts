@@ -2,8 +2,8 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
-import { SCOPES } from "../../src/partner/auth/scopes.js"
 import { Operators } from "../../src/operators/Operators.js"
+import { SCOPES } from "../../src/partner/auth/scopes.js"
 
 const YEAR = 365 * 86_400_000
 
@@ -25,8 +25,19 @@ export interface BookingInput {
   readonly createdAt?: Date
   readonly updatedAt?: Date | null
   readonly bookedAt?: Date | null
-  readonly payLater?: { status: string; amountMinor: number; currency: string; chargeAt: Date | null; paidAt: Date | null }
-  readonly commission?: { amountMinor: number; ratePercent: number | null; currency: string | null; status: string | null }
+  readonly payLater?: {
+    status: string
+    amountMinor: number
+    currency: string
+    chargeAt: Date | null
+    paidAt: Date | null
+  }
+  readonly commission?: {
+    amountMinor: number
+    ratePercent: number | null
+    currency: string | null
+    status: string | null
+  }
   readonly providerReference?: string | null
 }
 
@@ -41,11 +52,15 @@ export const insertBooking = (b: BookingInput) =>
         booked_at, created_at, updated_at)
       VALUES (
         ${"T-" + randomUUID().slice(0, 13)}, ${b.status ?? "CONFIRMED"}, ${b.operatorId}, ${b.tourId ?? null},
-        ${b.tourName === undefined ? "Harbour Tour" : b.tourName}, ${b.experienceDate === undefined ? "2026-12-01" : b.experienceDate},
+        ${b.tourName === undefined ? "Harbour Tour" : b.tourName}, ${
+      b.experienceDate === undefined ? "2026-12-01" : b.experienceDate
+    },
         ${b.startTime === undefined ? "10:00" : b.startTime}, ${b.timezone ?? "Europe/Oslo"},
         ${b.participants === undefined ? 2 : b.participants}, ${b.amountMinor ?? 99800}, ${b.currency ?? "NOK"},
         ${b.channel === undefined ? "website" : b.channel}, ${b.guestName === undefined ? "Guest Person" : b.guestName},
-        ${b.guestEmail === undefined ? "guest@example.com" : b.guestEmail}, ${b.guestPhone === undefined ? "+4712345678" : b.guestPhone},
+        ${b.guestEmail === undefined ? "guest@example.com" : b.guestEmail}, ${
+      b.guestPhone === undefined ? "+4712345678" : b.guestPhone
+    },
         ${b.providerReference ?? null},
         ${b.payLater ? "pay_later" : "pay_now"}, ${b.payLater?.status ?? null}, ${b.payLater?.amountMinor ?? null},
         ${b.payLater?.currency ?? null}, ${b.payLater?.chargeAt ?? null}, ${b.payLater?.paidAt ?? null},

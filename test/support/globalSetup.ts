@@ -4,9 +4,9 @@
  */
 import { Effect, Exit, Scope } from "effect"
 import * as fs from "node:fs"
+import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
-import * as net from "node:net"
 import type { TestProject } from "vitest/node"
 import { startEmbeddedPostgres } from "../../src/db/embedded.js"
 
@@ -21,7 +21,9 @@ export const freePort = () =>
     const server = net.createServer()
     server.listen(0, "127.0.0.1", () => {
       const address = server.address()
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))))
+      server.close(
+        () => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")))
+      )
     })
   })
 

@@ -11,7 +11,13 @@ export interface Reply {
 
 export const call = (
   path: string,
-  options: { key?: string | undefined; headers?: Record<string, string>; method?: string; body?: unknown; baseUrl?: string } = {}
+  options: {
+    key?: string | undefined
+    headers?: Record<string, string>
+    method?: string
+    body?: unknown
+    baseUrl?: string
+  } = {}
 ) =>
   Effect.gen(function*() {
     const server = yield* Effect.serviceOption(TestServer)
@@ -27,7 +33,12 @@ export const call = (
       })
       const text = await res.text()
       const type = res.headers.get("content-type") ?? ""
-      return { status: res.status, headers: res.headers, text, body: type.includes("json") && text ? JSON.parse(text) : text }
+      return {
+        status: res.status,
+        headers: res.headers,
+        text,
+        body: type.includes("json") && text ? JSON.parse(text) : text
+      }
     })
   })
 

@@ -5,11 +5,11 @@
  */
 import { type Context, Effect, Layer } from "effect"
 import { JobsLive } from "../../src/jobs/index.js"
-import { BookingSystem } from "../../src/ports/BookingSystem.js"
-import { PaymentProvider } from "../../src/ports/PaymentProvider.js"
+import { Mirror } from "../../src/mirror/Mirror.js"
 import { BookingSystemAccounts } from "../../src/operators/BookingSystemAccounts.js"
 import { IdempotencyStore } from "../../src/partner/writes/IdempotencyStore.js"
-import { Mirror } from "../../src/mirror/Mirror.js"
+import { BookingSystem } from "../../src/ports/BookingSystem.js"
+import { PaymentProvider } from "../../src/ports/PaymentProvider.js"
 import { outboxOn } from "./outbox.js"
 
 const unused = <I, S extends object>(tag: Context.Tag<I, S>, why: string) =>

@@ -27,12 +27,15 @@ export const checkin = (rowId: string, body: unknown, o: CheckinCall = {}) => {
 }
 
 export const checkinState = (rowId: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ status: string; present: number | null; updated_at: Date; updated_by_key: string | null }>`
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      sql<{ status: string; present: number | null; updated_at: Date; updated_by_key: string | null }>`
       SELECT status, present, updated_at, updated_by_key FROM manifest_checkins WHERE row_id = ${rowId}`.pipe(
-      Effect.map((rows) => rows[0] ?? null),
-      Effect.orDie
-    ))
+        Effect.map((rows) => rows[0] ?? null),
+        Effect.orDie
+      )
+  )
 
 export const usedToday = (keyId: string, action = "checkins") =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>

@@ -23,11 +23,14 @@ export const insertAccount = (operatorIds: ReadonlyArray<string>, name = "Bokun 
 
 /** The account the operator is linked to, or a new one linked to it. */
 export const accountOf = (operatorId: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ id: string | null }>`SELECT booking_system_account_id AS id FROM operators WHERE id = ${operatorId}`.pipe(
-      Effect.orDie,
-      Effect.flatMap((rows) => rows[0]?.id ? Effect.succeed(rows[0].id) : insertAccount([operatorId]))
-    ))
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      sql<{ id: string | null }>`SELECT booking_system_account_id AS id FROM operators WHERE id = ${operatorId}`.pipe(
+        Effect.orDie,
+        Effect.flatMap((rows) => rows[0]?.id ? Effect.succeed(rows[0].id) : insertAccount([operatorId]))
+      )
+  )
 
 export interface RowInput {
   readonly accountId: string
@@ -69,9 +72,15 @@ export const insertRow = (r: RowInput) =>
         ${r.externalReference ?? null}, ${r.operatorId}, ${r.serviceBookingId ?? null}, ${r.status ?? "CONFIRMED"},
         ${r.productId ?? "p-1"}, ${r.productTitle === undefined ? "Fjord Cruise" : r.productTitle},
         ${r.rateId === undefined ? "r-1" : r.rateId}, ${r.rateTitle === undefined ? "Standard" : r.rateTitle},
-        ${r.date ?? "2026-12-01"}::date, ${r.startTime === undefined ? "10:00" : r.startTime}, ${r.timezone ?? "Europe/Oslo"},
+        ${r.date ?? "2026-12-01"}::date, ${r.startTime === undefined ? "10:00" : r.startTime}, ${
+      r.timezone ?? "Europe/Oslo"
+    },
         ${r.participants ?? 2},
-        ${r.pax === null ? null : JSON.stringify(r.pax ?? [{ pricingCategoryId: "1", title: "Adult", quantity: r.participants ?? 2 }])}::jsonb,
+        ${
+      r.pax === null
+        ? null
+        : JSON.stringify(r.pax ?? [{ pricingCategoryId: "1", title: "Adult", quantity: r.participants ?? 2 }])
+    }::jsonb,
         ${r.channel?.class ?? "direct"}, ${r.channel?.source ?? null}, ${r.channel?.title ?? "Direct"},
         ${r.guestName === undefined ? "Guest Person" : r.guestName},
         ${r.guestEmail === undefined ? "guest@example.com" : r.guestEmail},
@@ -86,18 +95,26 @@ export const insertRows = (
   count: number,
   extra: Partial<Omit<RowInput, "accountId" | "operatorId">> = {}
 ) =>
-  Effect.flatMap(accountOf(operatorId), (accountId) =>
-    Effect.forEach(Array.from({ length: count }), () => insertRow({ ...extra, accountId, operatorId })))
+  Effect.flatMap(
+    accountOf(operatorId),
+    (accountId) => Effect.forEach(Array.from({ length: count }), () => insertRow({ ...extra, accountId, operatorId }))
+  )
 
 /** Records a successful refresh of an account's day. */
 export const markSynced = (accountId: string, date: string, at: Date) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql`
       INSERT INTO mirror_days (account_id, departure_date, synced_at) VALUES (${accountId}, ${date}::date, ${at})
-      ON CONFLICT (account_id, departure_date) DO UPDATE SET synced_at = excluded.synced_at`).pipe(Effect.asVoid, Effect.orDie)
+      ON CONFLICT (account_id, departure_date) DO UPDATE SET synced_at = excluded.synced_at`).pipe(
+      Effect.asVoid,
+      Effect.orDie
+    )
 
 export const setCheckIn = (rowId: string, status: "checked_in" | "no_show", present: number | null = null) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql`
       INSERT INTO manifest_checkins (row_id, status, present) VALUES (${rowId}, ${status}, ${present})
-      ON CONFLICT (row_id) DO UPDATE SET status = excluded.status, present = excluded.present`).pipe(Effect.asVoid, Effect.orDie)
+      ON CONFLICT (row_id) DO UPDATE SET status = excluded.status, present = excluded.present`).pipe(
+      Effect.asVoid,
+      Effect.orDie
+    )

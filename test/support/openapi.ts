@@ -1,8 +1,8 @@
 /** Checks live responses against the served OpenAPI document. */
 import SwaggerParser from "@apidevtools/swagger-parser"
 import { expect } from "@effect/vitest"
-import Ajv2020 from "ajv/dist/2020.js"
 import addFormats from "ajv-formats"
+import Ajv2020 from "ajv/dist/2020.js"
 import { Effect } from "effect"
 import { get, type Reply } from "./http.js"
 

@@ -3,8 +3,8 @@ import { SqlClient } from "@effect/sql"
 import { ConfigProvider, Effect, Layer } from "effect"
 import { MailerLive } from "../../src/adapters/MailerLive.js"
 import { layerFromUrl } from "../../src/db/Database.js"
+import { type EnqueueRequest, Outbox } from "../../src/email/Outbox.js"
 import type { Locale } from "../../src/email/rules.js"
-import { Outbox, type EnqueueRequest } from "../../src/email/Outbox.js"
 
 /** Short backoff so that retries happen within a test. */
 export const FAST_RETRIES = {
@@ -62,6 +62,6 @@ export const mailboxCount = (messageId?: string) =>
     sql<{ n: number }>`
       SELECT count(*)::int AS n FROM mail_mailbox
       WHERE ${messageId === undefined ? sql`true` : sql`message_id = ${messageId}`}`).pipe(
-    Effect.map((rows) => rows[0]!.n),
-    Effect.orDie
-  )
+      Effect.map((rows) => rows[0]!.n),
+      Effect.orDie
+    )

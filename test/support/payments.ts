@@ -28,7 +28,9 @@ export const paymentsEnv = (extra: Effect.Effect<Record<string, string>> = Effec
   Layer.unwrapEffect(Effect.gen(function*() {
     const more = yield* extra
     const url = yield* freshDatabase
-    const sandboxes = Layer.mergeAll(SurfboardSandboxLive(), BokunSandboxLive()).pipe(Layer.provide(pgClientLayer(url, 4)))
+    const sandboxes = Layer.mergeAll(SurfboardSandboxLive(), BokunSandboxLive()).pipe(
+      Layer.provide(pgClientLayer(url, 4))
+    )
     const server = Layer.unwrapEffect(Effect.gen(function*() {
       const surfboard = yield* SurfboardSandbox
       const partner = yield* surfboard.createPartner("Tour Partner Service")
@@ -74,9 +76,13 @@ export const vendorFor = (operatorId: string) =>
     const vendor = yield* bokun.createVendor(smallVendor(`Vendor ${randomUUID().slice(0, 6)}`))
     const [account] = yield* sql<{ id: string }>`
       INSERT INTO booking_system_accounts (kind, name, base_url, access_key, secret_key, service_channel_id, sandbox)
-      VALUES ('bokun', ${vendor.title}, ${bokun.baseUrl}, ${vendor.accessKey}, ${vendor.secretKey}, ${String(vendor.serviceChannelId)}, true)
+      VALUES ('bokun', ${vendor.title}, ${bokun.baseUrl}, ${vendor.accessKey}, ${vendor.secretKey}, ${
+      String(vendor.serviceChannelId)
+    }, true)
       RETURNING id`.pipe(Effect.orDie)
-    yield* sql`UPDATE operators SET booking_system_account_id = ${account!.id} WHERE id = ${operatorId}`.pipe(Effect.orDie)
+    yield* sql`UPDATE operators SET booking_system_account_id = ${account!.id} WHERE id = ${operatorId}`.pipe(
+      Effect.orDie
+    )
     return { vendor, accountId: account!.id }
   })
 
@@ -104,7 +110,8 @@ export const linkedBooking = (
     const product = vendor.products[0]!
     const [tour] = yield* sql<{ id: string }>`
       INSERT INTO tours (operator_id, title, status, timezone, currency, booking_system_product_id)
-      VALUES (${operatorId}, 'Harbour Cruise', 'published', 'Europe/Oslo', 'NOK', ${String(product.id)}) RETURNING id`.pipe(Effect.orDie)
+      VALUES (${operatorId}, 'Harbour Cruise', 'published', 'Europe/Oslo', 'NOK', ${String(product.id)}) RETURNING id`
+      .pipe(Effect.orDie)
     const day = addDays(localDay(Date.now(), "Europe/Oslo"), 5)
     const bookingId = yield* insertBooking({
       tourName: "Harbour Cruise",
@@ -117,7 +124,9 @@ export const linkedBooking = (
       tourId: tour!.id
     })
     const [{ confirmation_code: code }] = (yield* sql<{ confirmation_code: string }>`
-      SELECT confirmation_code FROM bookings WHERE id = ${bookingId}`.pipe(Effect.orDie)) as [{ confirmation_code: string }]
+      SELECT confirmation_code FROM bookings WHERE id = ${bookingId}`.pipe(Effect.orDie)) as [
+      { confirmation_code: string }
+    ]
     const seeded = yield* bokun.addBooking({
       vendorId: vendor.id,
       productId: product.id,
@@ -128,7 +137,9 @@ export const linkedBooking = (
       channel: "service",
       externalReference: code
     })
-    yield* sql`UPDATE bookings SET provider_reference = ${seeded.confirmationCode} WHERE id = ${bookingId}`.pipe(Effect.orDie)
+    yield* sql`UPDATE bookings SET provider_reference = ${seeded.confirmationCode} WHERE id = ${bookingId}`.pipe(
+      Effect.orDie
+    )
     return { bookingId, code, seeded, day }
   })
 
@@ -147,12 +158,19 @@ export const paidAtSandbox = (
     const surfboard = yield* SurfboardSandbox
     const sql = yield* SqlClient.SqlClient
     if (o.at) yield* surfboard.clock.set(o.at)
-    const sale = yield* surfboard.createPaidOrder({ merchantId, amountMinor, currency: "NOK", referenceId: booking.code }).pipe(
+    const sale = yield* surfboard.createPaidOrder({
+      merchantId,
+      amountMinor,
+      currency: "NOK",
+      referenceId: booking.code
+    }).pipe(
       Effect.ensuring(surfboard.clock.reset)
     )
     yield* sql`
       INSERT INTO booking_payments (booking_id, purpose, merchant_id, provider_order_id, provider_payment_id, amount_minor, currency, paid_at)
-      VALUES (${booking.bookingId}, ${o.purpose ?? "full"}, ${merchantId}, ${sale.orderId}, ${sale.paymentId}, ${amountMinor}, 'NOK',
+      VALUES (${booking.bookingId}, ${
+      o.purpose ?? "full"
+    }, ${merchantId}, ${sale.orderId}, ${sale.paymentId}, ${amountMinor}, 'NOK',
         ${o.recordedAt ?? o.at ?? new Date()})`.pipe(Effect.orDie)
     return sale
   })
@@ -166,5 +184,9 @@ export const returnedBySandbox = (orderId: string) =>
     const [voided] = yield* sql<{ n: number }>`
       SELECT coalesce(sum(o.amount_minor), 0)::int AS n FROM surfboard_sandbox.payments p JOIN surfboard_sandbox.orders o ON o.id = p.order_id
       WHERE p.order_id = ${orderId} AND p.void_status = 'VOIDED'`.pipe(Effect.orDie)
-    return { refundOrders: refunds.length, refunded: refunds.reduce((sum, r) => sum + r.refundedMinor, 0), voided: voided!.n }
+    return {
+      refundOrders: refunds.length,
+      refunded: refunds.reduce((sum, r) => sum + r.refundedMinor, 0),
+      voided: voided!.n
+    }
   })

@@ -7,9 +7,9 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { QuickbookKeys } from "../../src/quickbook/terminals/QuickbookKeys.js"
 import { addDays, BokunSandbox, localDay } from "../../src/sandbox/bokun/index.js"
 import { SurfboardSandbox } from "../../src/sandbox/surfboard/index.js"
-import { QuickbookKeys } from "../../src/quickbook/terminals/QuickbookKeys.js"
 import { makeWorld } from "./fixtures.js"
 import { call } from "./http.js"
 import { merchantFor, PartnerId, returnedBySandbox, vendorFor } from "./payments.js"
@@ -29,7 +29,12 @@ export const sellingDesk = Effect.gen(function*() {
   const a = yield* vendorFor(w.alpha)
   const merchant = yield* merchantFor(w.alpha)
   const site = yield* createSite(w.alpha, "Alpha")
-  const own = yield* insertLinkedTour({ operatorId: w.alpha, title: "Fjord Cruise", sites: [site], product: a.vendor.products[0]! })
+  const own = yield* insertLinkedTour({
+    operatorId: w.alpha,
+    title: "Fjord Cruise",
+    sites: [site],
+    product: a.vendor.products[0]!
+  })
   const keys = yield* QuickbookKeys
   const terminal = yield* keys.registerTerminal(w.alpha, "Harbour desk", merchant.terminalId)
   const key = yield* keys.issueKey({ mode: "test", name: "Desk app", terminals: [terminal.id] })
@@ -39,12 +44,16 @@ export const sellingDesk = Effect.gen(function*() {
   const quote = (count = 2) =>
     Effect.flatMap(
       call(`${BASE}/quote`, {
-        method: "POST", key: key.token, headers,
+        method: "POST",
+        key: key.token,
+        headers,
         body: { activityId: own, start: { date: day, time: "10:00" }, guests: [{ type: "adult", count }] }
       }),
       (r) =>
         r.status === 200
-          ? Effect.succeed(r.body as { reference: string; validUntil: string; cartLine: { totalMinor: number; currency: string } })
+          ? Effect.succeed(
+            r.body as { reference: string; validUntil: string; cartLine: { totalMinor: number; currency: string } }
+          )
           : Effect.dieMessage(`quote: ${r.status} ${r.text}`)
     )
   /** Seats left at 10:00 on `day` (null: no limit), as the desk reads them. */
@@ -84,46 +93,74 @@ export const deskWorld = Effect.gen(function*() {
   const quote = (count = 2) =>
     Effect.flatMap(
       call(`${BASE}/quote`, {
-        method: "POST", key: key.token, headers,
+        method: "POST",
+        key: key.token,
+        headers,
         body: { activityId: tour, start: { date: day, time: "10:00" }, guests: [{ type: "adult", count }] }
       }),
       (r) =>
         r.status === 200
-          ? Effect.succeed(r.body as { reference: string; validUntil: string; cartLine: { totalMinor: number; currency: string } })
+          ? Effect.succeed(
+            r.body as { reference: string; validUntil: string; cartLine: { totalMinor: number; currency: string } }
+          )
           : Effect.dieMessage(`quote: ${r.status} ${r.text}`)
     )
 
   const reserve = (reference: string) =>
     Effect.flatMap(
-      call(`${BASE}/reserve`, { method: "POST", key: key.token, headers, body: { reference, idempotencyKey: crypto.randomUUID() } }),
+      call(`${BASE}/reserve`, {
+        method: "POST",
+        key: key.token,
+        headers,
+        body: { reference, idempotencyKey: crypto.randomUUID() }
+      }),
       (r) => (r.status === 200 ? Effect.succeed(r.body) : Effect.dieMessage(`reserve: ${r.status} ${r.text}`))
     )
 
   /** A card payment at the Surfboard sandbox, by default exactly what the sale asks, on the desk's card terminal. */
   const pay = (
     sale: { reference: string; cartLine: { totalMinor: number; currency: string } },
-    o: { amountMinor?: number; currency?: string; referenceId?: string; terminalId?: string; merchantId?: string; at?: Date; paid?: boolean } = {}
+    o: {
+      amountMinor?: number
+      currency?: string
+      referenceId?: string
+      terminalId?: string
+      merchantId?: string
+      at?: Date
+      paid?: boolean
+    } = {}
   ) =>
     Effect.gen(function*() {
       if (o.at) yield* surfboard.clock.set(o.at)
-      const made = yield* surfboard.createPaidOrder({
-        merchantId: o.merchantId ?? merchant.id,
-        terminalId: o.terminalId ?? (o.merchantId ? undefined : deskCard),
-        amountMinor: o.amountMinor ?? sale.cartLine.totalMinor,
-        currency: o.currency ?? sale.cartLine.currency,
-        referenceId: o.referenceId ?? sale.reference,
-        ...(o.paid === false ? { pay: false } : {})
-      } as Parameters<typeof surfboard.createPaidOrder>[0]).pipe(Effect.ensuring(surfboard.clock.reset))
+      const made = yield* surfboard.createPaidOrder(
+        {
+          merchantId: o.merchantId ?? merchant.id,
+          terminalId: o.terminalId ?? (o.merchantId ? undefined : deskCard),
+          amountMinor: o.amountMinor ?? sale.cartLine.totalMinor,
+          currency: o.currency ?? sale.cartLine.currency,
+          referenceId: o.referenceId ?? sale.reference,
+          ...(o.paid === false ? { pay: false } : {})
+        } as Parameters<typeof surfboard.createPaidOrder>[0]
+      ).pipe(Effect.ensuring(surfboard.clock.reset))
       return { orderId: made.orderId, paymentId: made.paymentId! }
     })
 
   const book = (
     reference: string,
     payment: { orderId: string; paymentId: string },
-    o: { holdRef?: string; phone?: string; language?: "en" | "nb"; baseUrl?: string; headers?: Record<string, string>; customer?: unknown } = {}
+    o: {
+      holdRef?: string
+      phone?: string
+      language?: "en" | "nb"
+      baseUrl?: string
+      headers?: Record<string, string>
+      customer?: unknown
+    } = {}
   ) =>
     call(`${BASE}/book`, {
-      method: "POST", key: key.token, headers: { ...headers, ...o.headers },
+      method: "POST",
+      key: key.token,
+      headers: { ...headers, ...o.headers },
       ...(o.baseUrl ? { baseUrl: o.baseUrl } : {}),
       body: {
         reference,
@@ -137,9 +174,10 @@ export const deskWorld = Effect.gen(function*() {
   /** Bookings the Bókun sandbox holds for the sale (external reference = the sale reference). */
   const bokunBookings = (reference: string) =>
     sql<{ confirmation_code: string; status: string; phone: string | null }>`
-      SELECT confirmation_code, status, phone FROM bokun_sandbox.bookings WHERE external_reference = ${reference} ORDER BY id`.pipe(
-      Effect.orDie
-    )
+      SELECT confirmation_code, status, phone FROM bokun_sandbox.bookings WHERE external_reference = ${reference} ORDER BY id`
+      .pipe(
+        Effect.orDie
+      )
 
   const seatsLeft = Effect.flatMap(
     call(`${BASE}/tours/${tour}/slots?date=${day}`, { key: key.token, headers }),
@@ -147,14 +185,35 @@ export const deskWorld = Effect.gen(function*() {
   )
 
   const sale = (reference: string) =>
-    sql<{ status: string; paid_by_payment_id: string | null; booking_code: string | null; failure_reason: string | null; customer: any; language: string | null }>`
-      SELECT status, paid_by_payment_id, booking_code, failure_reason, customer, language FROM quickbook_sales WHERE reference = ${reference}`.pipe(
-      Effect.orDie,
-      Effect.map((rows) => rows[0]!)
-    )
+    sql<
+      {
+        status: string
+        paid_by_payment_id: string | null
+        booking_code: string | null
+        failure_reason: string | null
+        customer: any
+        language: string | null
+      }
+    >`
+      SELECT status, paid_by_payment_id, booking_code, failure_reason, customer, language FROM quickbook_sales WHERE reference = ${reference}`
+      .pipe(
+        Effect.orDie,
+        Effect.map((rows) => rows[0]!)
+      )
 
   const paymentRow = (paymentId: string) =>
-    sql<{ state: string; role: string | null; failure_reason: string | null; refund_method: string | null; refund_state: string | null; detail: string | null; alerted_at: Date | null; refund_attempts: number }>`
+    sql<
+      {
+        state: string
+        role: string | null
+        failure_reason: string | null
+        refund_method: string | null
+        refund_state: string | null
+        detail: string | null
+        alerted_at: Date | null
+        refund_attempts: number
+      }
+    >`
       SELECT state, role, failure_reason, refund_method, refund_state, detail, alerted_at, refund_attempts
       FROM quickbook_payments WHERE provider = 'payprovider' AND payment_id = ${paymentId}`.pipe(
       Effect.orDie,
@@ -162,8 +221,28 @@ export const deskWorld = Effect.gen(function*() {
     )
 
   return {
-    w, a, pa, bokun, surfboard, merchant, deskCard, otherCard, tour, terminal, key, headers, day, startTimeId,
-    quote, reserve, pay, book, bokunBookings, seatsLeft, sale, paymentRow,
+    w,
+    a,
+    pa,
+    bokun,
+    surfboard,
+    merchant,
+    deskCard,
+    otherCard,
+    tour,
+    terminal,
+    key,
+    headers,
+    day,
+    startTimeId,
+    quote,
+    reserve,
+    pay,
+    book,
+    bokunBookings,
+    seatsLeft,
+    sale,
+    paymentRow,
     returned: (orderId: string) => returnedBySandbox(orderId)
   }
 }).pipe(Effect.provide(QuickbookKeys.Default))
@@ -171,15 +250,22 @@ export const deskWorld = Effect.gen(function*() {
 export type DeskWorld = Effect.Effect.Success<typeof deskWorld>
 
 /** Every open payment's lease run out and every refund's backoff over: as if the request had crashed long ago. */
-export const expireLeases = Effect.flatMap(SqlClient.SqlClient, (sql) =>
-  sql`UPDATE quickbook_payments SET lease_until = now() - interval '1 second' WHERE lease_until IS NOT NULL`.pipe(Effect.orDie))
+export const expireLeases = Effect.flatMap(
+  SqlClient.SqlClient,
+  (sql) =>
+    sql`UPDATE quickbook_payments SET lease_until = now() - interval '1 second' WHERE lease_until IS NOT NULL`.pipe(
+      Effect.orDie
+    )
+)
 
 /** The payment went back exactly once, in full: one void of the whole payment or one completed refund order. */
 export const expectReturnedOnce = (s: DeskWorld, orderId: string, amountMinor: number) =>
   Effect.map(s.returned(orderId), (r) => {
     const ok = (r.voided === amountMinor && r.refundOrders === 0 && r.refunded === 0) ||
       (r.voided === 0 && r.refundOrders === 1 && r.refunded === amountMinor)
-    if (!ok) throw new Error(`order ${orderId}: expected ${amountMinor} returned once, the sandbox shows ${JSON.stringify(r)}`)
+    if (!ok) {
+      throw new Error(`order ${orderId}: expected ${amountMinor} returned once, the sandbox shows ${JSON.stringify(r)}`)
+    }
   })
 
 /**
@@ -190,14 +276,16 @@ export const expectReturnedOnce = (s: DeskWorld, orderId: string, amountMinor: n
 export const everyVerifiedPaymentSettled = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const rows = yield* sql<{ payment_id: string; order_id: string; state: string; amount_minor: number | null }>`
-    SELECT payment_id, order_id, state, amount_minor::int AS amount_minor FROM quickbook_payments ORDER BY created_at`.pipe(Effect.orDie)
+    SELECT payment_id, order_id, state, amount_minor::int AS amount_minor FROM quickbook_payments ORDER BY created_at`
+    .pipe(Effect.orDie)
   const unsettled = rows.filter((r) => r.state !== "confirmed" && r.state !== "refunded" && r.state !== "mismatch")
   if (unsettled.length > 0) throw new Error(`payments not settled: ${JSON.stringify(unsettled)}`)
   if (rows.filter((r) => r.state !== "mismatch").length === 0) throw new Error("no verified payment in this file")
   for (const r of rows) {
     const back = yield* returnedBySandbox(r.order_id)
     if (r.state === "refunded") {
-      const once = (back.voided === r.amount_minor && back.refundOrders === 0) || (back.voided === 0 && back.refundOrders === 1 && back.refunded === r.amount_minor)
+      const once = (back.voided === r.amount_minor && back.refundOrders === 0) ||
+        (back.voided === 0 && back.refundOrders === 1 && back.refunded === r.amount_minor)
       if (!once) throw new Error(`payment ${r.payment_id} refunded but the sandbox shows ${JSON.stringify(back)}`)
     } else if (back.voided + back.refunded !== 0) {
       throw new Error(`payment ${r.payment_id} is ${r.state} but the sandbox returned money: ${JSON.stringify(back)}`)
@@ -205,6 +293,7 @@ export const everyVerifiedPaymentSettled = Effect.gen(function*() {
   }
   const twice = yield* sql<{ external_reference: string; n: number }>`
     SELECT external_reference, count(*)::int AS n FROM bokun_sandbox.bookings
-    WHERE external_reference LIKE 'SVC-%' AND status = 'CONFIRMED' GROUP BY external_reference HAVING count(*) > 1`.pipe(Effect.orDie)
+    WHERE external_reference LIKE 'SVC-%' AND status = 'CONFIRMED' GROUP BY external_reference HAVING count(*) > 1`
+    .pipe(Effect.orDie)
   if (twice.length > 0) throw new Error(`sales booked twice at Bókun: ${JSON.stringify(twice)}`)
 })

@@ -9,6 +9,7 @@ export const withRoomInWindow = (seconds: number, windowSeconds = 60) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const [row] = yield* sql<{ left: number }>`
-      SELECT ${windowSeconds} - mod(extract(epoch FROM clock_timestamp())::numeric, ${windowSeconds})::float8 AS left`.pipe(Effect.orDie)
+      SELECT ${windowSeconds} - mod(extract(epoch FROM clock_timestamp())::numeric, ${windowSeconds})::float8 AS left`
+      .pipe(Effect.orDie)
     if (row!.left < seconds) yield* Effect.sleep(`${Math.ceil(row!.left * 1000) + 50} millis`)
   })

@@ -43,7 +43,14 @@ export const rawCall = (path: string, o: RawRequest = {}) =>
           const headers = new Headers()
           for (const [k, v] of Object.entries(res.headers)) if (typeof v === "string") headers.set(k, v)
           const type = headers.get("content-type") ?? ""
-          resume(Effect.succeed({ status: res.statusCode!, headers, text, body: type.includes("json") && text ? JSON.parse(text) : text }))
+          resume(
+            Effect.succeed({
+              status: res.statusCode!,
+              headers,
+              text,
+              body: type.includes("json") && text ? JSON.parse(text) : text
+            })
+          )
           req.destroy()
         })
       })

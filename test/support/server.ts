@@ -7,12 +7,12 @@ import { SqlClient } from "@effect/sql"
 import { ConfigProvider, Context, Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
 import { inject } from "vitest"
-import { createDatabase } from "../../src/db/embedded.js"
 import { ExternalSystemsLive, OutboxLive } from "../../src/adapters/live.js"
 import { layerFromUrl } from "../../src/db/Database.js"
+import { createDatabase } from "../../src/db/embedded.js"
 import { HttpLive, nodeServer } from "../../src/Http.js"
-import { Operators } from "../../src/operators/Operators.js"
 import { ObservabilityLive } from "../../src/observability.js"
+import { Operators } from "../../src/operators/Operators.js"
 
 export interface ServerOptions {
   /** Reuse this database instead of creating one (several instances on one database). */
@@ -47,7 +47,9 @@ export const serverOn = (databaseUrl: string, env: Record<string, string> = {}) 
     Layer.provideMerge(Operators.Default),
     Layer.provideMerge(layerFromUrl(databaseUrl, 4)),
     Layer.provide(ObservabilityLive),
-    Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries({ LOG_LEVEL: "Warning", ...env })))))
+    Layer.provide(
+      Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries({ LOG_LEVEL: "Warning", ...env }))))
+    )
   )
 
 /** A server on a fresh database, with the SqlClient and Operators service for fixtures. */

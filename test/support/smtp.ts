@@ -54,7 +54,8 @@ export const startTestSmtp = async (
   let connections = 0
   const state: { behaviour: SmtpBehaviour } = { behaviour: {} }
 
-  const fail = (code: number, message: string): SMTPServerError => Object.assign(new Error(message), { responseCode: code })
+  const fail = (code: number, message: string): SMTPServerError =>
+    Object.assign(new Error(message), { responseCode: code })
 
   const make = () =>
     new SMTPServer({
@@ -71,7 +72,9 @@ export const startTestSmtp = async (
         else callback()
       },
       onAuth(auth, _session, callback) {
-        if (auth.username === options.user && auth.password === options.password) return callback(null, { user: auth.username })
+        if (auth.username === options.user && auth.password === options.password) {
+          return callback(null, { user: auth.username })
+        }
         return callback(fail(535, "5.7.8 Authentication credentials invalid"))
       },
       onRcptTo(address, _session, callback) {
@@ -142,7 +145,9 @@ export const startTestSmtp = async (
  * Not quite an SMTP server: greets, then answers EHLO with an endless multi-line reply, one line
  * every 100 ms, so that no inactivity timeout ever fires.
  */
-export const startTricklingServer = async (): Promise<{ readonly port: number; readonly stop: () => Promise<void> }> => {
+export const startTricklingServer = async (): Promise<
+  { readonly port: number; readonly stop: () => Promise<void> }
+> => {
   const net = await import("node:net")
   const server = net.createServer((socket) => {
     let timer: ReturnType<typeof setInterval> | undefined

@@ -6,12 +6,18 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import { type TourContent, writeTourContent } from "../../src/demo/tourContent.js"
-import type { SandboxProduct, SandboxVendor } from "../../src/sandbox/bokun/index.js"
 import { Operators } from "../../src/operators/Operators.js"
+import type { SandboxProduct, SandboxVendor } from "../../src/sandbox/bokun/index.js"
 
 export const createSite = (ownerOperatorId: string, name = "Site") =>
-  Effect.flatMap(Operators, (admin) =>
-    admin.createSite({ domain: `${name.toLowerCase().replace(/[^a-z]/g, "")}-${randomUUID().slice(0, 8)}.example`, name, ownerOperatorId })
+  Effect.flatMap(
+    Operators,
+    (admin) =>
+      admin.createSite({
+        domain: `${name.toLowerCase().replace(/[^a-z]/g, "")}-${randomUUID().slice(0, 8)}.example`,
+        name,
+        ownerOperatorId
+      })
   ).pipe(Effect.orDie)
 
 export const addToSite = (siteId: string, operatorId: string) =>
@@ -74,7 +80,9 @@ export const linkSandboxAccount = (operatorId: string, baseUrl: string, vendor: 
     const sql = yield* SqlClient.SqlClient
     const [account] = yield* sql<{ id: string }>`
       INSERT INTO booking_system_accounts (kind, name, base_url, access_key, secret_key, service_channel_id, sandbox)
-      VALUES ('bokun', ${vendor.title}, ${baseUrl}, ${vendor.accessKey}, ${vendor.secretKey}, ${String(vendor.serviceChannelId)}, true)
+      VALUES ('bokun', ${vendor.title}, ${baseUrl}, ${vendor.accessKey}, ${vendor.secretKey}, ${
+      String(vendor.serviceChannelId)
+    }, true)
       RETURNING id`
     yield* sql`UPDATE operators SET booking_system_account_id = ${account!.id} WHERE id = ${operatorId}`
     return account!.id
@@ -90,7 +98,11 @@ export const insertLinkedTour = (t: TourSpec & { readonly product: SandboxProduc
     const id = yield* insertTour({
       ...spec,
       content: {
-        pricingCategories: product.pricingCategories.map((c) => ({ id: String(c.id), title: c.title, isDefault: c.isDefault })),
+        pricingCategories: product.pricingCategories.map((c) => ({
+          id: String(c.id),
+          title: c.title,
+          isDefault: c.isDefault
+        })),
         rates: product.rates.map((r) => ({ id: String(r.id), title: r.title })),
         ...spec.content
       }
@@ -102,7 +114,18 @@ export const insertLinkedTour = (t: TourSpec & { readonly product: SandboxProduc
 
 /** The season cache row of a tour, if any. */
 export const seasonRow = (tourId: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ from_price_minor: number | null; from_price_currency: string | null; known: boolean; next_available_date: string | null; computed_at: Date }>`
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      sql<
+        {
+          from_price_minor: number | null
+          from_price_currency: string | null
+          known: boolean
+          next_available_date: string | null
+          computed_at: Date
+        }
+      >`
       SELECT from_price_minor, from_price_currency, known, next_available_date, computed_at
-      FROM tour_season_cache WHERE tour_id = ${tourId}`).pipe(Effect.map((rows) => rows[0]), Effect.orDie)
+      FROM tour_season_cache WHERE tour_id = ${tourId}`
+  ).pipe(Effect.map((rows) => rows[0]), Effect.orDie)

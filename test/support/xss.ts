@@ -79,7 +79,23 @@ export const XSS_CORPUS: ReadonlyArray<string> = [
 ]
 
 /** Tags the spec allows in catalogue HTML. */
-export const ALLOWED = new Set(["p", "br", "strong", "b", "em", "i", "u", "ul", "ol", "li", "h2", "h3", "h4", "span", "a"])
+export const ALLOWED = new Set([
+  "p",
+  "br",
+  "strong",
+  "b",
+  "em",
+  "i",
+  "u",
+  "ul",
+  "ol",
+  "li",
+  "h2",
+  "h3",
+  "h4",
+  "span",
+  "a"
+])
 
 /**
  * What the cleaned output must satisfy: only allowed tags, attributes only on `a` and only href

@@ -28,10 +28,10 @@ import {
   BookingSystemUnavailable,
   type Guest
 } from "../../ports/BookingSystem.js"
+import { confirmBody, customerBody, reserveBody } from "./checkout.js"
 import { type BokunHttp, type BokunHttpOptions, defaultHttpOptions, makeBokunHttp } from "./client.js"
 import * as Dialect from "./dialect.js"
 import { balanceOf, bookingLines, departures, productOf } from "./mapping.js"
-import { confirmBody, customerBody, reserveBody } from "./checkout.js"
 import { toMinor } from "./money.js"
 
 export interface BokunAdapterOptions extends BokunHttpOptions {
@@ -103,7 +103,9 @@ export const makeBokunAdapter = (options: BokunAdapterOptions = defaultAdapterOp
         }
         yield* Effect.annotateCurrentSpan({ "bokun.pages": page, "bokun.lines": lines.size })
         return [...lines.values()]
-      }).pipe(Effect.withSpan("BookingSystem.bookingLines", { attributes: { "bokun.account_id": account.id, ...range } }))
+      }).pipe(
+        Effect.withSpan("BookingSystem.bookingLines", { attributes: { "bokun.account_id": account.id, ...range } })
+      )
 
     const listActivities = (account: BookingSystemAccount) =>
       Effect.gen(function*() {
@@ -157,7 +159,12 @@ export const makeBokunAdapter = (options: BokunAdapterOptions = defaultAdapterOp
         safe: false
       }, Dialect.CheckoutResponse)
 
-    const confirmReserved = (account: BookingSystemAccount, code: string, externalReference: string, payment: BookingPayment) =>
+    const confirmReserved = (
+      account: BookingSystemAccount,
+      code: string,
+      externalReference: string,
+      payment: BookingPayment
+    ) =>
       http.request(account, {
         operation: "confirmReserved",
         method: "POST",
@@ -200,20 +207,29 @@ export const makeBokunAdapter = (options: BokunAdapterOptions = defaultAdapterOp
           operation: "availabilities",
           method: "GET",
           route: "/activity.json/{id}/availabilities",
-          path: `/activity.json/${enc(query.productId)}/availabilities?start=${enc(query.from)}&end=${enc(query.to)}&includeSoldOut=true`,
+          path: `/activity.json/${enc(query.productId)}/availabilities?start=${enc(query.from)}&end=${
+            enc(query.to)
+          }&includeSoldOut=true`,
           safe: true
         }, Dialect.Availabilities).pipe(Effect.map(departures), withSpan("availability", account)),
 
       products: (account) =>
         listActivities(account).pipe(
-          Effect.flatMap((ids) => Effect.forEach(ids, (id) => product(account, id), { concurrency: options.catalogueConcurrency })),
+          Effect.flatMap((ids) =>
+            Effect.forEach(ids, (id) => product(account, id), { concurrency: options.catalogueConcurrency })
+          ),
           withSpan("products", account)
         ),
 
       hold: (account, request) =>
         Effect.gen(function*() {
           const now = yield* Clock.currentTimeMillis
-          const result = yield* submitReservation(account, "reserve", reserveBody(request, null, null), request.idempotencyKey)
+          const result = yield* submitReservation(
+            account,
+            "reserve",
+            reserveBody(request, null, null),
+            request.idempotencyKey
+          )
           const status = result.booking.status.toUpperCase()
           if (status !== "RESERVED") {
             // A replayed key whose hold is gone (lapsed, released, confirmed or cancelled since).
@@ -245,7 +261,10 @@ export const makeBokunAdapter = (options: BokunAdapterOptions = defaultAdapterOp
         }, Empty).pipe(
           Effect.asVoid,
           // Gone already (aborted, lapsed, unknown): released is released.
-          Effect.catchIf((e): e is BookingSystemRejected => e._tag === "BookingSystemRejected" && e.reason === "not_found", () => Effect.void),
+          Effect.catchIf(
+            (e): e is BookingSystemRejected => e._tag === "BookingSystemRejected" && e.reason === "not_found",
+            () => Effect.void
+          ),
           withSpan("releaseHold", account)
         ),
 
@@ -253,7 +272,12 @@ export const makeBokunAdapter = (options: BokunAdapterOptions = defaultAdapterOp
         Effect.gen(function*() {
           if (request.holdId !== null) {
             yield* updateCustomer(account, request.holdId, request.guest)
-            const confirmed = yield* confirmReserved(account, request.holdId, request.externalReference, request.payment)
+            const confirmed = yield* confirmReserved(
+              account,
+              request.holdId,
+              request.externalReference,
+              request.payment
+            )
             return booked(account, confirmed.booking)
           }
           if (request.seats === null) return yield* invalid(account, "book", "either a hold or seats are needed")
@@ -268,7 +292,8 @@ export const makeBokunAdapter = (options: BokunAdapterOptions = defaultAdapterOp
             `book:${request.externalReference}`
           ).pipe(
             Effect.catchIf(
-              (e): e is BookingSystemRejected => e._tag === "BookingSystemRejected" && e.reason === "hold_not_supported",
+              (e): e is BookingSystemRejected =>
+                e._tag === "BookingSystemRejected" && e.reason === "hold_not_supported",
               () =>
                 submitReservation(
                   account,
@@ -279,7 +304,12 @@ export const makeBokunAdapter = (options: BokunAdapterOptions = defaultAdapterOp
             )
           )
           if (reserved.booking.status.toUpperCase() === "CONFIRMED") return booked(account, reserved.booking)
-          const confirmed = yield* confirmReserved(account, reserved.booking.confirmationCode, request.externalReference, request.payment)
+          const confirmed = yield* confirmReserved(
+            account,
+            reserved.booking.confirmationCode,
+            request.externalReference,
+            request.payment
+          )
           return booked(account, confirmed.booking)
         }).pipe(withSpan("book", account)),
 
@@ -302,7 +332,11 @@ export const makeBokunAdapter = (options: BokunAdapterOptions = defaultAdapterOp
             ...(request.startTimeId !== null ? { startTimeId: request.startTimeId } : {})
           }]
           if (request.rateId !== null) {
-            actions.push({ type: "ActivityChangeRateAction", activityBookingId: request.lineId, rateId: request.rateId })
+            actions.push({
+              type: "ActivityChangeRateAction",
+              activityBookingId: request.lineId,
+              rateId: request.rateId
+            })
           }
           const result = yield* http.request(account, {
             operation: "editBooking",

@@ -8,7 +8,9 @@ import { fromMinor } from "./money.js"
 const splitName = (name: string) => {
   const trimmed = name.trim()
   const at = trimmed.lastIndexOf(" ")
-  return at < 0 ? { firstName: trimmed, lastName: "" } : { firstName: trimmed.slice(0, at), lastName: trimmed.slice(at + 1) }
+  return at < 0
+    ? { firstName: trimmed, lastName: "" }
+    : { firstName: trimmed.slice(0, at), lastName: trimmed.slice(at + 1) }
 }
 
 export const contactAnswers = (guest: Guest) => {

@@ -42,7 +42,8 @@ export const makeBokunHttp = (options: BokunHttpOptions) =>
   Effect.map(HttpClient.HttpClient, (client) => {
     const forAccount = (account: BookingSystemAccount) =>
       makeJsonHttp<BookingSystemError>(client, "Bokun", options, {
-        unavailable: (operation, reason, detail) => new BookingSystemUnavailable({ accountId: account.id, operation, reason, detail }),
+        unavailable: (operation, reason, detail) =>
+          new BookingSystemUnavailable({ accountId: account.id, operation, reason, detail }),
         isUnavailable: (error) => error._tag === "BookingSystemUnavailable",
         reasonOf: (error) => error.reason,
         tagOf: (error) => error._tag
@@ -68,13 +69,22 @@ export const makeBokunHttp = (options: BokunHttpOptions) =>
             pathAndQuery: parsed.pathname + parsed.search,
             epochMillis: now
           })
-          return http.send({ operation: call.operation, method: call.method, url, headers: { ...call.headers, ...headers }, body: call.body })
+          return http.send({
+            operation: call.operation,
+            method: call.method,
+            url,
+            headers: { ...call.headers, ...headers },
+            body: call.body
+          })
         })
       )
       const once = Effect.flatMap(signed, ({ status, text }): Effect.Effect<A, BookingSystemError> => {
         if (status >= 200 && status < 300) {
           return Option.match(parseJson(text), {
-            onNone: () => Effect.fail(new BookingSystemUnavailable({ ...fields, reason: "bad_response", detail: "the answer is not JSON" })),
+            onNone: () =>
+              Effect.fail(
+                new BookingSystemUnavailable({ ...fields, reason: "bad_response", detail: "the answer is not JSON" })
+              ),
             onSome: (json) =>
               Schema.decodeUnknown(schema)(json).pipe(
                 Effect.mapError((error) =>
@@ -90,11 +100,13 @@ export const makeBokunHttp = (options: BokunHttpOptions) =>
         const failure = http.serverFailure(call.operation, status, text)
         if (Option.isSome(failure)) return Effect.fail(failure.value)
         const errorBody = Option.getOrNull(Option.flatMap(parseJson(text), Schema.decodeUnknownOption(ErrorBody)))
-        return Effect.fail(new BookingSystemRejected({
-          ...fields,
-          reason: rejectionReason(status, errorBody),
-          detail: errorBody?.message ?? `HTTP ${status}`
-        }))
+        return Effect.fail(
+          new BookingSystemRejected({
+            ...fields,
+            reason: rejectionReason(status, errorBody),
+            detail: errorBody?.message ?? `HTTP ${status}`
+          })
+        )
       })
       return http.policy(once, {
         operation: call.operation,

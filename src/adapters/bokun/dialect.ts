@@ -129,7 +129,12 @@ export const Activity = Schema.Struct({
   title: Schema.String,
   timeZone: opt(Schema.String),
   durationMinutes: opt(Schema.Number),
-  vendor: Schema.Struct({ id: Id, title: opt(Schema.String), currencyCode: Schema.String, timeZone: opt(Schema.String) }),
+  vendor: Schema.Struct({
+    id: Id,
+    title: opt(Schema.String),
+    currencyCode: Schema.String,
+    timeZone: opt(Schema.String)
+  }),
   rates: Schema.Array(Schema.Struct({
     id: Id,
     title: Schema.String,

@@ -142,7 +142,13 @@ export const balanceOf = (booking: Dialect.Booking): Balance => {
   const total = toMinor(booking.totalPrice, booking.currency)
   const paid = toMinor(booking.totalPaid ?? 0, booking.currency)
   const due = booking.totalDue == null ? Math.max(0, total - paid) : toMinor(booking.totalDue, booking.currency)
-  return { bookingReference: booking.confirmationCode, totalMinor: total, paidMinor: paid, dueMinor: due, currency: booking.currency }
+  return {
+    bookingReference: booking.confirmationCode,
+    totalMinor: total,
+    paidMinor: paid,
+    dueMinor: due,
+    currency: booking.currency
+  }
 }
 
 export const departures = (items: typeof Dialect.Availabilities.Type): ReadonlyArray<DepartureAvailability> =>
@@ -167,7 +173,10 @@ export const departures = (items: typeof Dialect.Availabilities.Type): ReadonlyA
         // Bókun's price of a rate priced per booking (pricedPerPerson false): one price for the party.
         pricePerBooking: r.pricePerBooking == null
           ? null
-          : { amountMinor: toMinor(r.pricePerBooking.amount, r.pricePerBooking.currency), currency: r.pricePerBooking.currency }
+          : {
+            amountMinor: toMinor(r.pricePerBooking.amount, r.pricePerBooking.currency),
+            currency: r.pricePerBooking.currency
+          }
       }))
     }
   })

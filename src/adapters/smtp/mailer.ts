@@ -8,7 +8,13 @@
  */
 import { Effect, Redacted } from "effect"
 import nodemailer, { type NodemailerError } from "nodemailer"
-import { type MailError, type MailerClient, MailRejected, MailUnavailable, type OutgoingMessage } from "../../ports/Mailer.js"
+import {
+  type MailerClient,
+  type MailError,
+  MailRejected,
+  MailUnavailable,
+  type OutgoingMessage
+} from "../../ports/Mailer.js"
 import type { SmtpSettings } from "./url.js"
 
 export interface SmtpMailerOptions {
@@ -92,7 +98,9 @@ export const makeSmtpMailer = (options: SmtpMailerOptions) =>
       }).pipe(
         Effect.flatMap((info) =>
           info.accepted.length === 0
-            ? Effect.fail(new MailRejected({ reason: "smtp_5xx", detail: scrub(`every recipient refused: ${info.response}`) }))
+            ? Effect.fail(
+              new MailRejected({ reason: "smtp_5xx", detail: scrub(`every recipient refused: ${info.response}`) })
+            )
             : Effect.succeed({ response: scrub(info.response), rejected: info.rejected.map(String) })
         ),
         Effect.withSpan("Mailer.send", { attributes: { "mail.transport": "smtp", "mail.message_id": m.messageId } })

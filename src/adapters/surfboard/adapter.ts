@@ -161,10 +161,17 @@ export const makeSurfboardAdapter = (options: SurfboardAdapterOptions = defaultA
             return yield* rejected(account, "refund", "invalid", `order ${request.purchaseOrderId} is itself a refund`)
           }
           if (purchase.currency !== request.currency.toUpperCase()) {
-            return yield* rejected(account, "refund", "currency_mismatch", `the purchase was paid in ${purchase.currency}`)
+            return yield* rejected(
+              account,
+              "refund",
+              "currency_mismatch",
+              `the purchase was paid in ${purchase.currency}`
+            )
           }
           const paidWith = purchase.transactions.find((t) => t.type === "purchase")
-          if (!paidWith) return yield* rejected(account, "refund", "not_paid", `order ${request.purchaseOrderId} has no payment`)
+          if (!paidWith) {
+            return yield* rejected(account, "refund", "not_paid", `order ${request.purchaseOrderId} has no payment`)
+          }
           const created = yield* postOrder(
             account,
             "refund",
@@ -250,7 +257,12 @@ export const makeSurfboardAdapter = (options: SurfboardAdapterOptions = defaultA
             case "PAYMENT_FAILED":
               return { paymentId: request.paymentId, state: "failed" as const }
             case "PAYMENT_COMPLETED":
-              return yield* rejected(account, "cancelPayment", "already_completed", "the payment completed: void or refund it")
+              return yield* rejected(
+                account,
+                "cancelPayment",
+                "already_completed",
+                "the payment completed: void or refund it"
+              )
             default:
               return yield* new PaymentProviderUnavailable({
                 accountId: account.id,
@@ -290,7 +302,8 @@ export const makeSurfboardAdapter = (options: SurfboardAdapterOptions = defaultA
               accountId: account.id,
               operation: "createPaymentLink",
               reason: "bad_response",
-              detail: `order ${created.orderId} came back without a payment page link (is ${terminalId} a PaymentPage terminal?)`
+              detail:
+                `order ${created.orderId} came back without a payment page link (is ${terminalId} a PaymentPage terminal?)`
             })
           }
           return {
@@ -333,7 +346,8 @@ export const makeSurfboardAdapter = (options: SurfboardAdapterOptions = defaultA
           }, Schema.Unknown).pipe(
             // A link that is already closed is closed: success.
             Effect.catchIf(
-              (e): e is PaymentProviderRejected => e._tag === "PaymentProviderRejected" && e.reason === "already_cancelled",
+              (e): e is PaymentProviderRejected =>
+                e._tag === "PaymentProviderRejected" && e.reason === "already_cancelled",
               () => Effect.void
             )
           )

@@ -60,7 +60,8 @@ export const makeSurfboardHttp = (options: SurfboardHttpOptions) =>
   Effect.map(HttpClient.HttpClient, (client) => {
     const forAccount = (account: PaymentAccount) =>
       makeJsonHttp<PaymentProviderError>(client, "Surfboard", options, {
-        unavailable: (operation, reason, detail) => new PaymentProviderUnavailable({ accountId: account.id, operation, reason, detail }),
+        unavailable: (operation, reason, detail) =>
+          new PaymentProviderUnavailable({ accountId: account.id, operation, reason, detail }),
         isUnavailable: (error) => error._tag === "PaymentProviderUnavailable",
         reasonOf: (error) => error.reason,
         tagOf: (error) => error._tag
@@ -74,7 +75,8 @@ export const makeSurfboardHttp = (options: SurfboardHttpOptions) =>
     ): Effect.Effect<A, PaymentProviderError> => {
       const http = forAccount(account)
       const fields = { accountId: account.id, operation: call.operation }
-      const badResponse = (detail: string) => new PaymentProviderUnavailable({ ...fields, reason: "bad_response", detail })
+      const badResponse = (detail: string) =>
+        new PaymentProviderUnavailable({ ...fields, reason: "bad_response", detail })
       const headers: Record<string, string> = {
         [API_KEY_HEADER]: Redacted.value(account.apiKey),
         [API_SECRET_HEADER]: Redacted.value(account.apiSecret),
@@ -96,26 +98,32 @@ export const makeSurfboardHttp = (options: SurfboardHttpOptions) =>
             Effect.mapError((error) => badResponse(excerpt(ParseResult.TreeFormatter.formatErrorSync(error)))),
             Effect.flatMap((envelope): Effect.Effect<A, PaymentProviderError> => {
               if (envelope.status.toUpperCase() !== "SUCCESS") {
-                return Effect.fail(new PaymentProviderRejected({
-                  ...fields,
-                  reason: "invalid",
-                  detail: envelope.message ?? `status ${envelope.status}`
-                }))
+                return Effect.fail(
+                  new PaymentProviderRejected({
+                    ...fields,
+                    reason: "invalid",
+                    detail: envelope.message ?? `status ${envelope.status}`
+                  })
+                )
               }
               if (envelope.data !== undefined) return Effect.succeed(envelope.data)
               // Some answers carry no data (DELETE /orders/:id): fine when the schema expects none.
-              return Schema.decodeUnknown(schema)(undefined).pipe(Effect.mapError(() => badResponse("the answer has no data")))
+              return Schema.decodeUnknown(schema)(undefined).pipe(
+                Effect.mapError(() => badResponse("the answer has no data"))
+              )
             })
           )
         }
         const failure = http.serverFailure(call.operation, status, text)
         if (Option.isSome(failure)) return Effect.fail(failure.value)
         const errorBody = Option.getOrNull(Option.flatMap(json, Schema.decodeUnknownOption(ErrorBody)))
-        return Effect.fail(new PaymentProviderRejected({
-          ...fields,
-          reason: rejectionReason(status, errorBody),
-          detail: errorBody?.message ? `HTTP ${status}: ${excerpt(errorBody.message)}` : `HTTP ${status}`
-        }))
+        return Effect.fail(
+          new PaymentProviderRejected({
+            ...fields,
+            reason: rejectionReason(status, errorBody),
+            detail: errorBody?.message ? `HTTP ${status}: ${excerpt(errorBody.message)}` : `HTTP ${status}`
+          })
+        )
       })
       // Only reads are retried. A call that can move money is sent once: whether the provider acted
       // on a lost answer is unknown here, and the caller's retry with the same idempotency reference
@@ -129,7 +137,9 @@ export const makeSurfboardHttp = (options: SurfboardHttpOptions) =>
           "http.request.method": call.method,
           "http.route": call.route,
           "surfboard.moves_money": call.idempotencyReference !== undefined,
-          ...(call.idempotencyReference !== undefined ? { "surfboard.idempotency_reference": call.idempotencyReference } : {})
+          ...(call.idempotencyReference !== undefined
+            ? { "surfboard.idempotency_reference": call.idempotencyReference }
+            : {})
         }
       })
     }

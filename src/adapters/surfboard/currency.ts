@@ -6,10 +6,36 @@
 
 /** ISO 4217 alpha → numeric, for the currencies a Nordic/European tour operator meets. */
 const NUMERIC: Readonly<Record<string, string>> = {
-  NOK: "578", SEK: "752", DKK: "208", ISK: "352", EUR: "978", GBP: "826", USD: "840", CHF: "756",
-  PLN: "985", CZK: "203", HUF: "348", RON: "946", BGN: "975", CAD: "124", AUD: "036", NZD: "554",
-  JPY: "392", CNY: "156", HKD: "344", SGD: "702", KRW: "410", INR: "356", AED: "784", SAR: "682",
-  ILS: "376", TRY: "949", ZAR: "710", BRL: "986", MXN: "484", THB: "764"
+  NOK: "578",
+  SEK: "752",
+  DKK: "208",
+  ISK: "352",
+  EUR: "978",
+  GBP: "826",
+  USD: "840",
+  CHF: "756",
+  PLN: "985",
+  CZK: "203",
+  HUF: "348",
+  RON: "946",
+  BGN: "975",
+  CAD: "124",
+  AUD: "036",
+  NZD: "554",
+  JPY: "392",
+  CNY: "156",
+  HKD: "344",
+  SGD: "702",
+  KRW: "410",
+  INR: "356",
+  AED: "784",
+  SAR: "682",
+  ILS: "376",
+  TRY: "949",
+  ZAR: "710",
+  BRL: "986",
+  MXN: "484",
+  THB: "764"
 }
 
 const ALPHA: Readonly<Record<string, string>> = Object.fromEntries(Object.entries(NUMERIC).map(([a, n]) => [n, a]))

@@ -28,7 +28,9 @@ const ORDER_STATES: Readonly<Record<string, OrderState>> = {
 export const paymentStatusOf = (status: string) => status.toLowerCase().replace(/^payment_/, "")
 
 export const taxOf = (lines: ReadonlyArray<TaxLine> | undefined): Array<typeof Dialect.Tax.Encoded> | undefined =>
-  lines && lines.length > 0 ? lines.map((t) => ({ amount: t.amountMinor, percentage: t.percentage, type: t.type })) : undefined
+  lines && lines.length > 0
+    ? lines.map((t) => ({ amount: t.amountMinor, percentage: t.percentage, type: t.type }))
+    : undefined
 
 export const serviceProvidersOf = (shares: ReadonlyArray<ServiceProviderShare> | undefined) =>
   shares && shares.length > 0
@@ -146,7 +148,9 @@ export const orderStatusOf = (
   for (const t of status.transactions ?? []) {
     const txCurrency = alphaCurrency(t.currency) ?? t.currency
     const at = new Date(t.timestamp)
-    if (Number.isNaN(at.getTime())) return Either.left(`transaction ${t.transactionId}: unreadable timestamp ${t.timestamp}`)
+    if (Number.isNaN(at.getTime())) {
+      return Either.left(`transaction ${t.transactionId}: unreadable timestamp ${t.timestamp}`)
+    }
     transactions.push({
       transactionId: t.transactionId,
       paymentId: t.paymentId,

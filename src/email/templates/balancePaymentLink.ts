@@ -30,21 +30,27 @@ export const balancePaymentLinkGuest = (locale: Locale, d: typeof BalancePayment
       : `Payment due for your booking ${d.bookingReference}`,
     blocks: [
       p(w.hello(d.guestName)),
-      p(locale === "nb"
-        ? `Det gjenstår ${amount} å betale for bestillingen din av ${d.tourName} på ${when}.`
-        : `There is ${amount} left to pay for your booking for ${d.tourName} on ${when}.`),
-      ...(d.payBy === null ? [] : [p(locale === "nb"
-        ? `Betal innen ${formatDay(locale, d.payBy)}.`
-        : `Please pay by ${formatDay(locale, d.payBy)}.`)]),
+      p(
+        locale === "nb"
+          ? `Det gjenstår ${amount} å betale for bestillingen din av ${d.tourName} på ${when}.`
+          : `There is ${amount} left to pay for your booking for ${d.tourName} on ${when}.`
+      ),
+      ...(d.payBy === null ? [] : [p(
+        locale === "nb"
+          ? `Betal innen ${formatDay(locale, d.payBy)}.`
+          : `Please pay by ${formatDay(locale, d.payBy)}.`
+      )]),
       {
         kind: "link",
         label: locale === "nb" ? `Betal ${amount}` : `Pay ${amount}`,
         fallback: locale === "nb" ? "Betal her" : "Pay here",
         url: d.paymentUrl
       },
-      p(locale === "nb"
-        ? "Lenken er personlig. Ikke del den med andre."
-        : "The link is personal. Please do not share it."),
+      p(
+        locale === "nb"
+          ? "Lenken er personlig. Ikke del den med andre."
+          : "The link is personal. Please do not share it."
+      ),
       details([
         [w.reference, d.bookingReference],
         [w.tour, d.tourName],

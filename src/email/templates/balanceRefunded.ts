@@ -24,15 +24,27 @@ export const balanceRefundedTeam = (locale: Locale, d: typeof BalanceRefundedTea
   const amount = formatMoney(locale, d.amount)
   return {
     subject: locale === "nb"
-      ? `Betales tilbake: saldo betalt etter kansellering, ${d.tourName}, ${formatDeparture(locale, d.departure, "short")} (${d.bookingReference})`
-      : `Refunding: balance paid after cancellation, ${d.tourName}, ${formatDeparture(locale, d.departure, "short")} (${d.bookingReference})`,
+      ? `Betales tilbake: saldo betalt etter kansellering, ${d.tourName}, ${
+        formatDeparture(locale, d.departure, "short")
+      } (${d.bookingReference})`
+      : `Refunding: balance paid after cancellation, ${d.tourName}, ${
+        formatDeparture(locale, d.departure, "short")
+      } (${d.bookingReference})`,
     blocks: [
-      p(locale === "nb"
-        ? `Gjesten betalte betalingslenken for saldoen på bestilling ${d.bookingReference} av ${d.tourName} på ${formatDeparture(locale, d.departure)} (${amount}) etter at bestillingen var kansellert i bookingsystemet deres.`
-        : `The guest paid the balance payment link of booking ${d.bookingReference} for ${d.tourName} on ${formatDeparture(locale, d.departure)} (${amount}) after the booking had been cancelled in your booking system.`),
-      p(locale === "nb"
-        ? `Betalingen betales automatisk tilbake til kortet gjesten betalte med. Dere trenger ikke gjøre noe.`
-        : `The payment is being returned automatically to the card the guest paid with. You do not need to do anything.`),
+      p(
+        locale === "nb"
+          ? `Gjesten betalte betalingslenken for saldoen på bestilling ${d.bookingReference} av ${d.tourName} på ${
+            formatDeparture(locale, d.departure)
+          } (${amount}) etter at bestillingen var kansellert i bookingsystemet deres.`
+          : `The guest paid the balance payment link of booking ${d.bookingReference} for ${d.tourName} on ${
+            formatDeparture(locale, d.departure)
+          } (${amount}) after the booking had been cancelled in your booking system.`
+      ),
+      p(
+        locale === "nb"
+          ? `Betalingen betales automatisk tilbake til kortet gjesten betalte med. Dere trenger ikke gjøre noe.`
+          : `The payment is being returned automatically to the card the guest paid with. You do not need to do anything.`
+      ),
       details([
         [w.reference, d.bookingReference],
         [w.tour, d.tourName],

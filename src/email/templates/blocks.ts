@@ -51,7 +51,9 @@ export const toHtml = (locale: Locale, subject: string, blocks: ReadonlyArray<Bl
           ).join("\n")
         }\n</table>`
       case "link":
-        return `<p style="margin:24px 0"><a href="${escapeHtml(b.url)}" style="display:inline-block;padding:12px 20px;` +
+        return `<p style="margin:24px 0"><a href="${
+          escapeHtml(b.url)
+        }" style="display:inline-block;padding:12px 20px;` +
           `background:#0b5fff;color:#ffffff;text-decoration:none;border-radius:4px">${html(b.label)}</a></p>\n` +
           `<p style="margin:0 0 16px;font-size:13px;color:#555555">${html(b.fallback)}: ` +
           `<a href="${escapeHtml(b.url)}">${html(b.url)}</a></p>`
@@ -59,7 +61,9 @@ export const toHtml = (locale: Locale, subject: string, blocks: ReadonlyArray<Bl
   }).join("\n")
   return `<!DOCTYPE html>
 <html lang="${locale}">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${html(subject)}</title></head>
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${
+    html(subject)
+  }</title></head>
 <body style="margin:0;padding:24px;background:#f4f4f4;font-family:Arial,Helvetica,sans-serif;font-size:15px;line-height:1.5;color:#1a1a1a">
 <div style="max-width:560px;margin:0 auto;padding:24px;background:#ffffff;border-radius:6px">
 ${body}

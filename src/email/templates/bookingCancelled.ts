@@ -66,9 +66,11 @@ export const bookingCancelledGuest = (locale: Locale, d: typeof BookingCancelled
       : `Your booking ${d.bookingReference} has been cancelled`,
     blocks: [
       p(w.hello(d.guestName)),
-      p(locale === "nb"
-        ? `${d.operatorName} har kansellert bestillingen din av ${d.tourName} på ${when}.`
-        : `${d.operatorName} has cancelled your booking for ${d.tourName} on ${when}.`),
+      p(
+        locale === "nb"
+          ? `${d.operatorName} har kansellert bestillingen din av ${d.tourName} på ${when}.`
+          : `${d.operatorName} has cancelled your booking for ${d.tourName} on ${when}.`
+      ),
       p(guestRefundSentence(locale, d.refund)),
       details([
         [w.reference, d.bookingReference],
@@ -89,9 +91,15 @@ export const bookingCancelledTeam = (locale: Locale, d: typeof BookingCancelledT
       ? `Kansellert: ${d.tourName}, ${formatDeparture(locale, d.departure, "short")} (${d.bookingReference})`
       : `Cancelled: ${d.tourName}, ${formatDeparture(locale, d.departure, "short")} (${d.bookingReference})`,
     blocks: [
-      p(locale === "nb"
-        ? `Bestilling ${d.bookingReference} av ${d.tourName} på ${formatDeparture(locale, d.departure)} er kansellert av ${d.cancelledBy}.`
-        : `Booking ${d.bookingReference} for ${d.tourName} on ${formatDeparture(locale, d.departure)} has been cancelled by ${d.cancelledBy}.`),
+      p(
+        locale === "nb"
+          ? `Bestilling ${d.bookingReference} av ${d.tourName} på ${
+            formatDeparture(locale, d.departure)
+          } er kansellert av ${d.cancelledBy}.`
+          : `Booking ${d.bookingReference} for ${d.tourName} on ${
+            formatDeparture(locale, d.departure)
+          } has been cancelled by ${d.cancelledBy}.`
+      ),
       p(`${w.reason}: ${d.reason}`),
       details([
         [w.reference, d.bookingReference],

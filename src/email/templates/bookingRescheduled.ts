@@ -38,9 +38,11 @@ export const bookingRescheduledGuest = (locale: Locale, d: typeof BookingResched
       : `Your booking ${d.bookingReference} has been moved to ${next}`,
     blocks: [
       p(w.hello(d.guestName)),
-      p(locale === "nb"
-        ? `${d.operatorName} har flyttet bestillingen din av ${d.tourName} til ${formatDeparture(locale, d.next)}.`
-        : `${d.operatorName} has moved your booking for ${d.tourName} to ${formatDeparture(locale, d.next)}.`),
+      p(
+        locale === "nb"
+          ? `${d.operatorName} har flyttet bestillingen din av ${d.tourName} til ${formatDeparture(locale, d.next)}.`
+          : `${d.operatorName} has moved your booking for ${d.tourName} to ${formatDeparture(locale, d.next)}.`
+      ),
       details([
         [w.reference, d.bookingReference],
         [w.tour, d.tourName],
@@ -49,9 +51,11 @@ export const bookingRescheduledGuest = (locale: Locale, d: typeof BookingResched
         [locale === "nb" ? "Tidligere tid" : "Previous time", formatDeparture(locale, d.previous)],
         d.participants === null ? null : [w.participants, String(d.participants)]
       ]),
-      p(locale === "nb"
-        ? "Prisen er den samme, og betalingen din er uendret."
-        : "The price is the same and your payment is unchanged."),
+      p(
+        locale === "nb"
+          ? "Prisen er den samme, og betalingen din er uendret."
+          : "The price is the same and your payment is unchanged."
+      ),
       p(w.newTimeDoesNotSuit(d.operatorName, d.operatorContact)),
       p(w.regards(d.operatorName))
     ]
@@ -66,9 +70,11 @@ export const bookingRescheduledTeam = (locale: Locale, d: typeof BookingReschedu
       ? `Flyttet: ${d.tourName} (${d.bookingReference}), ${arrow}`
       : `Rescheduled: ${d.tourName} (${d.bookingReference}), ${arrow}`,
     blocks: [
-      p(locale === "nb"
-        ? `Bestilling ${d.bookingReference} av ${d.tourName} er flyttet av ${d.rescheduledBy}.`
-        : `Booking ${d.bookingReference} for ${d.tourName} has been moved by ${d.rescheduledBy}.`),
+      p(
+        locale === "nb"
+          ? `Bestilling ${d.bookingReference} av ${d.tourName} er flyttet av ${d.rescheduledBy}.`
+          : `Booking ${d.bookingReference} for ${d.tourName} has been moved by ${d.rescheduledBy}.`
+      ),
       details([
         [w.reference, d.bookingReference],
         [w.tour, d.tourName],

@@ -9,9 +9,12 @@ const dayFormat = (locale: Locale, style: "long" | "short") => {
   const key = `${locale}:${style}`
   let f = dayFormats.get(key)
   if (!f) {
-    f = new Intl.DateTimeFormat(TAGS[locale], style === "long"
-      ? { timeZone: "UTC", weekday: "long", day: "numeric", month: "long", year: "numeric" }
-      : { timeZone: "UTC", day: "numeric", month: "short", year: "numeric" })
+    f = new Intl.DateTimeFormat(
+      TAGS[locale],
+      style === "long"
+        ? { timeZone: "UTC", weekday: "long", day: "numeric", month: "long", year: "numeric" }
+        : { timeZone: "UTC", day: "numeric", month: "short", year: "numeric" }
+    )
     dayFormats.set(key, f)
   }
   return f
@@ -39,7 +42,10 @@ export const formatMoney = (locale: Locale, money: Money): string => {
 
 /** Text made safe inside HTML elements and double- or single-quoted attribute values. */
 export const escapeHtml = (value: string): string =>
-  value.replace(/[&<>"']/g, (c) => (c === "&" ? "&amp;" : c === "<" ? "&lt;" : c === ">" ? "&gt;" : c === "\"" ? "&quot;" : "&#39;"))
+  value.replace(
+    /[&<>"']/g,
+    (c) => (c === "&" ? "&amp;" : c === "<" ? "&lt;" : c === ">" ? "&gt;" : c === "\"" ? "&quot;" : "&#39;")
+  )
 
 /** One line, no control characters: what a Subject header may hold. */
 export const oneLine = (value: string) => value.replace(/[\u0000-\u001f\u007f]+/g, " ").replace(/\s+/g, " ").trim()

@@ -46,9 +46,11 @@ export const quickbookSaleConfirmedGuest = (locale: Locale, d: typeof QuickbookS
       : `Your booking ${d.bookingCode}: ${d.tourName}, ${formatDeparture(locale, d.departure, "short")}`,
     blocks: [
       p(w.hello(d.guestName)),
-      p(locale === "nb"
-        ? `Takk for bestillingen! Turen din med ${d.operatorName}, ${d.tourName} ${when}, er bekreftet.`
-        : `Thank you for your booking! Your trip with ${d.operatorName}, ${d.tourName} on ${when}, is confirmed.`),
+      p(
+        locale === "nb"
+          ? `Takk for bestillingen! Turen din med ${d.operatorName}, ${d.tourName} ${when}, er bekreftet.`
+          : `Thank you for your booking! Your trip with ${d.operatorName}, ${d.tourName} on ${when}, is confirmed.`
+      ),
       details([
         [locale === "nb" ? "Bookingkode" : "Booking code", d.bookingCode],
         [w.tour, d.tourName],
@@ -56,9 +58,11 @@ export const quickbookSaleConfirmedGuest = (locale: Locale, d: typeof QuickbookS
         ...d.guests.map((g) => [`${g.count} x ${g.label}`, formatMoney(locale, g.amount)] as const),
         [locale === "nb" ? "Totalt betalt" : "Total paid", formatMoney(locale, d.total)]
       ]),
-      p(locale === "nb"
-        ? "Vis bookingkoden eller QR-koden på billetten når du møter opp."
-        : "Show the booking code or the QR code on your ticket when you arrive."),
+      p(
+        locale === "nb"
+          ? "Vis bookingkoden eller QR-koden på billetten når du møter opp."
+          : "Show the booking code or the QR code on your ticket when you arrive."
+      ),
       {
         kind: "link",
         label: locale === "nb" ? "Se bestillingen" : "View your booking",
@@ -83,20 +87,28 @@ export const quickbookSaleFailedGuest = (locale: Locale, d: typeof QuickbookSale
   const total = formatMoney(locale, d.total)
   return {
     subject: locale === "nb"
-      ? `Vi fikk ikke booket ${d.tourName}: betalingen din ${d.moneyReturned ? "er betalt tilbake" : "betales tilbake"} (${d.saleReference})`
-      : `We could not book ${d.tourName}: your payment ${d.moneyReturned ? "has been returned" : "is being returned"} (${d.saleReference})`,
+      ? `Vi fikk ikke booket ${d.tourName}: betalingen din ${
+        d.moneyReturned ? "er betalt tilbake" : "betales tilbake"
+      } (${d.saleReference})`
+      : `We could not book ${d.tourName}: your payment ${
+        d.moneyReturned ? "has been returned" : "is being returned"
+      } (${d.saleReference})`,
     blocks: [
       p(w.hello(d.guestName)),
-      p(locale === "nb"
-        ? `Beklager! Vi fikk ikke fullført bestillingen din av ${d.tourName} med ${d.operatorName} ${when}.`
-        : `We are sorry: we could not complete your booking for ${d.tourName} with ${d.operatorName} on ${when}.`),
-      p(d.moneyReturned
-        ? locale === "nb"
-          ? `Betalingen din på ${total} er betalt tilbake til kortet du betalte med. Det kan ta noen dager før pengene er tilbake på kontoen din.`
-          : `Your payment of ${total} has been returned to the card you paid with. It may take a few days before it shows on your statement.`
-        : locale === "nb"
-        ? `Betalingen din på ${total} betales tilbake til kortet du betalte med. Du trenger ikke gjøre noe. Det kan ta noen dager før pengene er tilbake på kontoen din.`
-        : `Your payment of ${total} is being returned to the card you paid with. You do not need to do anything. It may take a few days before it shows on your statement.`),
+      p(
+        locale === "nb"
+          ? `Beklager! Vi fikk ikke fullført bestillingen din av ${d.tourName} med ${d.operatorName} ${when}.`
+          : `We are sorry: we could not complete your booking for ${d.tourName} with ${d.operatorName} on ${when}.`
+      ),
+      p(
+        d.moneyReturned
+          ? locale === "nb"
+            ? `Betalingen din på ${total} er betalt tilbake til kortet du betalte med. Det kan ta noen dager før pengene er tilbake på kontoen din.`
+            : `Your payment of ${total} has been returned to the card you paid with. It may take a few days before it shows on your statement.`
+          : locale === "nb"
+          ? `Betalingen din på ${total} betales tilbake til kortet du betalte med. Du trenger ikke gjøre noe. Det kan ta noen dager før pengene er tilbake på kontoen din.`
+          : `Your payment of ${total} is being returned to the card you paid with. You do not need to do anything. It may take a few days before it shows on your statement.`
+      ),
       details([
         [locale === "nb" ? "Salgsreferanse" : "Sale reference", d.saleReference],
         [w.tour, d.tourName],

@@ -54,7 +54,8 @@ export const WORDS: Record<Locale, Words> = {
     automatic: "Dette er en automatisk melding.",
     regards: (operator) => `Vennlig hilsen\n${operator}`,
     contact: (operator, contact) => `Har du spørsmål, ta kontakt med ${reach(operator, contact)}.`,
-    newTimeDoesNotSuit: (operator, contact) => `Passer ikke det nye tidspunktet, ta kontakt med ${reach(operator, contact)}.`
+    newTimeDoesNotSuit: (operator, contact) =>
+      `Passer ikke det nye tidspunktet, ta kontakt med ${reach(operator, contact)}.`
   }
 }
 

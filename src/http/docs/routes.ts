@@ -76,7 +76,10 @@ export const DocsRoutes = HttpApiBuilder.Router.use((router) =>
         return markdown(body)
       })
     )
-    yield* router.get("/api/v1/llms-full.txt", Effect.succeed(HttpServerResponse.text(full, { contentType: "text/plain; charset=utf-8" })))
+    yield* router.get(
+      "/api/v1/llms-full.txt",
+      Effect.succeed(HttpServerResponse.text(full, { contentType: "text/plain; charset=utf-8" }))
+    )
     yield* router.get("/api/v1/changelog", Effect.succeed(markdown(sections.get("changelog.md")!)))
   })
 )

@@ -4,10 +4,10 @@
  * client; the detail says which rule failed. SQL: KeyAuthRepo.
  */
 import { Clock, Effect, Option } from "effect"
-import { parseSecretKey, secretMatches } from "./apiKey.js"
 import { Unauthorized } from "../../domain/errors.js"
-import type { Scope } from "./scopes.js"
+import { parseSecretKey, secretMatches } from "./apiKey.js"
 import { KeyAuthRepo } from "./KeyAuthRepo.js"
+import type { Scope } from "./scopes.js"
 
 export interface Partner {
   readonly id: string

@@ -4,8 +4,8 @@
  */
 import { Effect, Either, Option } from "effect"
 import { Unauthorized } from "../../domain/errors.js"
-import { generatePublishableKey, normalizeOrigin, parsePublishableKey } from "./publishableKey.js"
 import { AdminError } from "../../operators/Operators.js"
+import { generatePublishableKey, normalizeOrigin, parsePublishableKey } from "./publishableKey.js"
 import { PublishableKeysRepo } from "./PublishableKeysRepo.js"
 
 export type { PublishableKeyListing } from "./PublishableKeysRepo.js"
@@ -23,9 +23,16 @@ export class PublishableKeys extends Effect.Service<PublishableKeys>()("Partner/
 
     /** A key for the site; the creator must be owner or admin of the site's operator. */
     const create = Effect.fn("PublishableKeys.create")(function*(
-      k: { readonly siteId: string; readonly createdBy: string; readonly name: string; readonly origins: ReadonlyArray<string> }
+      k: {
+        readonly siteId: string
+        readonly createdBy: string
+        readonly name: string
+        readonly origins: ReadonlyArray<string>
+      }
     ) {
-      if (k.origins.length === 0) return yield* new AdminError({ message: "give at least one allowed origin (--origin)" })
+      if (k.origins.length === 0) {
+        return yield* new AdminError({ message: "give at least one allowed origin (--origin)" })
+      }
       const origins: Array<string> = []
       for (const o of k.origins) {
         const normalized = normalizeOrigin(o)
@@ -34,14 +41,17 @@ export class PublishableKeys extends Effect.Service<PublishableKeys>()("Partner/
       }
       const site = yield* repo.creatorAllowed({ siteId: k.siteId, userId: k.createdBy })
       if (Option.isNone(site)) return yield* new AdminError({ message: `site ${k.siteId} not found` })
-      if (!site.value.allowed) return yield* new AdminError({ message: "the creator is not owner or admin of the site's operator" })
+      if (!site.value.allowed) {
+        return yield* new AdminError({ message: "the creator is not owner or admin of the site's operator" })
+      }
       const generated = generatePublishableKey()
       yield* repo.insert({ id: generated.id, siteId: k.siteId, name: k.name, origins, createdBy: k.createdBy })
       return { id: generated.id, key: generated.token, allowedOrigins: origins as ReadonlyArray<string> }
     })
 
     const list = Effect.fn("PublishableKeys.list")((filter: { readonly siteId?: string | undefined } = {}) =>
-      repo.list(filter.siteId))
+      repo.list(filter.siteId)
+    )
 
     const revoke = Effect.fn("PublishableKeys.revoke")(function*(id: string) {
       const revoked = yield* repo.revoke(parsePublishableKey(id) ?? id)
@@ -51,7 +61,11 @@ export class PublishableKeys extends Effect.Service<PublishableKeys>()("Partner/
     /** The key behind query `key`; every refusal is a 401 whose detail says which rule failed. */
     const authenticate = Effect.fn("PublishableKeys.authenticate")(function*(token: string) {
       const id = parsePublishableKey(token)
-      if (id === undefined) return yield* new Unauthorized({ detail: "the publishable key is malformed (pk_widget_ and 24 letters or digits)" })
+      if (id === undefined) {
+        return yield* new Unauthorized({
+          detail: "the publishable key is malformed (pk_widget_ and 24 letters or digits)"
+        })
+      }
       const found = yield* repo.findKey(id)
       if (Option.isNone(found)) return yield* new Unauthorized({ detail: "the publishable key is not valid" })
       const row = found.value

@@ -87,7 +87,8 @@ export class PublishableKeysRepo extends Effect.Service<PublishableKeysRepo>()("
       SqlSchema.findOne({
         Request: Schema.String,
         Result: Schema.Struct({ id: Schema.String }),
-        execute: (id) => sql`UPDATE publishable_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = ${id} RETURNING id`
+        execute: (id) =>
+          sql`UPDATE publishable_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = ${id} RETURNING id`
       }),
       Effect.orDie
     )

@@ -66,7 +66,8 @@ export const originAllowed = (origin: string, allowed: ReadonlyArray<string>): b
     if (!a.includes("://*.")) return a === given.origin
     const [scheme, rest] = a.split("://*.") as [string, string]
     const [suffixHost, port] = rest.split(":") as [string, string | undefined]
-    return given.protocol === `${scheme}:` && given.hostname.endsWith(`.${suffixHost}`) && (given.port || undefined) === port
+    return given.protocol === `${scheme}:` && given.hostname.endsWith(`.${suffixHost}`) &&
+      (given.port || undefined) === port
   })
 }
 

@@ -2,9 +2,9 @@
 import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "@effect/platform"
 import { Context, Schema } from "effect"
 import { Forbidden, RateLimited, Unauthorized } from "../../domain/errors.js"
-import type { Scope } from "./scopes.js"
 import type { AuthenticatedKey } from "./KeyAuth.js"
 import type { PublishableKey } from "./PublishableKeys.js"
+import type { Scope } from "./scopes.js"
 
 export class CurrentKey extends Context.Tag("Partner/CurrentKey")<CurrentKey, AuthenticatedKey>() {}
 
@@ -46,5 +46,7 @@ export class CatalogueAuth extends HttpApiMiddleware.Tag<CatalogueAuth>()("Catal
 }) {}
 
 /** The operation accepts a secret key (bearer) or a publishable key (query `key`): either, not both. */
-export const eitherKey = (operation: Record<string, unknown>) => ({ ...operation, security: [{ bearer: [] }, { publishable: [] }] })
-
+export const eitherKey = (operation: Record<string, unknown>) => ({
+  ...operation,
+  security: [{ bearer: [] }, { publishable: [] }]
+})

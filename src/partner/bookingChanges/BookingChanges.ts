@@ -32,8 +32,8 @@ import { transactionAtEdge } from "../../db/repoEdge.js"
 import type { IdempotencyInProgress } from "../../domain/errors.js"
 import { BookingChangesRepo, type NewChange } from "./BookingChangesRepo.js"
 import {
-  changeRunning,
   type ChangeKind,
+  changeRunning,
   type ChangesSeen,
   RECOVERY_HOLDS_LEASE,
   type RecoveryOutcome,
@@ -96,7 +96,8 @@ export class BookingChanges extends Effect.Service<BookingChanges>()("Partner/Bo
         if (!ours) continue
         const outcome = yield* recoverOne(id).pipe(
           Effect.catchAllCause((cause) =>
-            Effect.as(Effect.logWarning(`${kind} ${id} could not be recovered`, cause), "pending" as const))
+            Effect.as(Effect.logWarning(`${kind} ${id} could not be recovered`, cause), "pending" as const)
+          )
         )
         counts[outcome] += 1
       }

@@ -104,7 +104,8 @@ export class BookingChangesRepo extends Effect.Service<BookingChangesRepo>()("Pa
         kind: Schema.NullOr(Kind),
         lease_expired: Schema.NullOr(Schema.Boolean)
       }),
-      execute: (bookingId) => sql`
+      execute: (bookingId) =>
+        sql`
           SELECT (SELECT count(*)::int FROM booking_changes WHERE booking_id = ${bookingId}::uuid) AS recorded,
             c.id, c.kind, c.lease_until < now() AS lease_expired
           FROM (SELECT 1) AS one
@@ -116,7 +117,9 @@ export class BookingChangesRepo extends Effect.Service<BookingChangesRepo>()("Pa
       Effect.map(seenRow(bookingId), (row): ChangesSeen => ({
         bookingId,
         recorded: row.recorded,
-        open: row.id === null || row.kind === null ? undefined : { id: row.id, kind: row.kind, leaseExpired: row.lease_expired === true }
+        open: row.id === null || row.kind === null
+          ? undefined
+          : { id: row.id, kind: row.kind, leaseExpired: row.lease_expired === true }
       }))
 
     /** The booking's row lock: claims of one booking are taken one after the other, across instances. */
@@ -129,7 +132,8 @@ export class BookingChangesRepo extends Effect.Service<BookingChangesRepo>()("Pa
     const insert = SqlSchema.findOne({
       Request: NewChange,
       Result: Id,
-      execute: (c) => c.kind === "cancel"
+      execute: (c) =>
+        c.kind === "cancel"
           ? sql`
             INSERT INTO booking_changes (booking_id, kind, state, key_id, account_id, booking_reference, reason, lease_until)
             VALUES (${c.bookingId}::uuid, 'cancel', 'releasing', ${c.keyId}, ${c.accountId}, ${c.bookingReference}, ${c.reason},
@@ -153,7 +157,8 @@ export class BookingChangesRepo extends Effect.Service<BookingChangesRepo>()("Pa
     const findCancel = SqlSchema.findOne({
       Request: ById,
       Result: CancelChange,
-      execute: ({ id, lock }) => sql`
+      execute: ({ id, lock }) =>
+        sql`
           SELECT id, booking_id, state, key_id, account_id, booking_reference, reason, refund_outcome,
             lease_until < now() AS lease_expired
           FROM booking_changes WHERE id = ${id}::uuid AND kind = 'cancel' ${forUpdate(lock)}`
@@ -162,7 +167,8 @@ export class BookingChangesRepo extends Effect.Service<BookingChangesRepo>()("Pa
     const findReschedule = SqlSchema.findOne({
       Request: ById,
       Result: RescheduleChange,
-      execute: ({ id, lock }) => sql`
+      execute: ({ id, lock }) =>
+        sql`
           SELECT id, booking_id, state, key_id, account_id, booking_reference, line_id, from_date, from_start_time,
             from_rate_title, to_date, to_start_time, to_start_time_id, to_rate_id, to_rate_title, change_rate,
             lease_until < now() AS lease_expired
@@ -173,7 +179,8 @@ export class BookingChangesRepo extends Effect.Service<BookingChangesRepo>()("Pa
     const stale = SqlSchema.findAll({
       Request: Kind,
       Result: Id,
-      execute: (kind) => sql`
+      execute: (kind) =>
+        sql`
           SELECT id FROM booking_changes
           WHERE kind = ${kind} AND state IN ${sql.in(OPEN_STATES[kind])} AND lease_until < now()
           ORDER BY created_at LIMIT 100`
@@ -183,7 +190,8 @@ export class BookingChangesRepo extends Effect.Service<BookingChangesRepo>()("Pa
     const takeOver = SqlSchema.findOne({
       Request: Schema.Struct({ id: Schema.String, kind: Kind }),
       Result: Id,
-      execute: ({ id, kind }) => sql`
+      execute: ({ id, kind }) =>
+        sql`
           UPDATE booking_changes SET lease_until = ${leaseFromNow}
           WHERE id = ${id}::uuid AND state IN ${sql.in(OPEN_STATES[kind])} AND lease_until < now() RETURNING id`
     })
@@ -192,7 +200,8 @@ export class BookingChangesRepo extends Effect.Service<BookingChangesRepo>()("Pa
     const isStale = SqlSchema.findOne({
       Request: Schema.Struct({ id: Schema.String, kind: Kind }),
       Result: Id,
-      execute: ({ id, kind }) => sql`
+      execute: ({ id, kind }) =>
+        sql`
           SELECT id FROM booking_changes
           WHERE id = ${id}::uuid AND state IN ${sql.in(OPEN_STATES[kind])} AND lease_until < now()`
     })
@@ -204,14 +213,16 @@ export class BookingChangesRepo extends Effect.Service<BookingChangesRepo>()("Pa
 
     const noteError = SqlSchema.void({
       Request: Schema.Struct({ id: Schema.String, detail: Schema.String }),
-      execute: ({ detail, id }) => sql`UPDATE booking_changes SET last_error = ${detail.slice(0, 1000)} WHERE id = ${id}::uuid`
+      execute: ({ detail, id }) =>
+        sql`UPDATE booking_changes SET last_error = ${detail.slice(0, 1000)} WHERE id = ${id}::uuid`
     })
 
     /** releasing → released (the booking system released the seats); None: it was not `releasing`. */
     const markReleased = SqlSchema.findOne({
       Request: Schema.String,
       Result: Id,
-      execute: (id) => sql`
+      execute: (id) =>
+        sql`
           UPDATE booking_changes SET state = 'released', moved_at = now()
           WHERE id = ${id}::uuid AND state = 'releasing' RETURNING id`
     })
@@ -219,13 +230,15 @@ export class BookingChangesRepo extends Effect.Service<BookingChangesRepo>()("Pa
     /** moving → moved (the booking system moved the line). */
     const markMoved = SqlSchema.void({
       Request: Schema.String,
-      execute: (id) => sql`UPDATE booking_changes SET state = 'moved', moved_at = now() WHERE id = ${id}::uuid AND state = 'moving'`
+      execute: (id) =>
+        sql`UPDATE booking_changes SET state = 'moved', moved_at = now() WHERE id = ${id}::uuid AND state = 'moving'`
     })
 
     /** → abandoned, from a state it may be abandoned from: nothing changed in the booking system. */
     const abandon = SqlSchema.void({
       Request: Schema.Struct({ id: Schema.String, kind: Kind, reason: Schema.String }),
-      execute: ({ id, kind, reason }) => sql`
+      execute: ({ id, kind, reason }) =>
+        sql`
           UPDATE booking_changes SET state = 'abandoned', finished_at = now(), last_error = ${reason.slice(0, 1000)}
           WHERE id = ${id}::uuid AND state IN ${sql.in(ABANDONABLE_STATES[kind])}`
     })
@@ -233,7 +246,8 @@ export class BookingChangesRepo extends Effect.Service<BookingChangesRepo>()("Pa
     /** → done, with a cancel's refund outcome (null for a reschedule); callers hold the row's lock. */
     const markDone = SqlSchema.void({
       Request: Schema.Struct({ id: Schema.String, refundOutcome: Schema.NullOr(RefundOutcome) }),
-      execute: ({ id, refundOutcome }) => sql`
+      execute: ({ id, refundOutcome }) =>
+        sql`
           UPDATE booking_changes SET state = 'done', refund_outcome = ${refundOutcome}, finished_at = now(),
             moved_at = coalesce(moved_at, now())
           WHERE id = ${id}::uuid`
@@ -242,14 +256,16 @@ export class BookingChangesRepo extends Effect.Service<BookingChangesRepo>()("Pa
     /** A done cancel's latest refund outcome (its refunds moved on after it completed). */
     const setRefundOutcome = SqlSchema.void({
       Request: Schema.Struct({ id: Schema.String, refundOutcome: RefundOutcome }),
-      execute: ({ id, refundOutcome }) => sql`UPDATE booking_changes SET refund_outcome = ${refundOutcome} WHERE id = ${id}::uuid`
+      execute: ({ id, refundOutcome }) =>
+        sql`UPDATE booking_changes SET refund_outcome = ${refundOutcome} WHERE id = ${id}::uuid`
     })
 
     /** The booking's last completed cancel, if any. */
     const lastDoneCancel = SqlSchema.findOne({
       Request: Schema.String,
       Result: Schema.Struct({ id: Schema.String, refund_outcome: Schema.NullOr(RefundOutcome) }),
-      execute: (bookingId) => sql`
+      execute: (bookingId) =>
+        sql`
           SELECT id, refund_outcome FROM booking_changes
           WHERE booking_id = ${bookingId}::uuid AND kind = 'cancel' AND state = 'done'
           ORDER BY finished_at DESC LIMIT 1`
@@ -259,7 +275,8 @@ export class BookingChangesRepo extends Effect.Service<BookingChangesRepo>()("Pa
     const cancelBegun = SqlSchema.single({
       Request: Schema.String,
       Result: Schema.Struct({ begun: Schema.Boolean }),
-      execute: (bookingId) => sql`
+      execute: (bookingId) =>
+        sql`
           SELECT EXISTS (SELECT 1 FROM booking_changes WHERE booking_id = ${bookingId}::uuid AND kind = 'cancel'
             AND state IN ('releasing', 'released', 'done')) AS begun`
     })
@@ -279,7 +296,8 @@ export class BookingChangesRepo extends Effect.Service<BookingChangesRepo>()("Pa
       markMoved,
       abandon: (id: string, kind: ChangeKind, reason: string) => abandon({ id, kind, reason }),
       markDone: (id: string, refundOutcome: typeof RefundOutcome.Type | null) => markDone({ id, refundOutcome }),
-      setRefundOutcome: (id: string, refundOutcome: typeof RefundOutcome.Type) => setRefundOutcome({ id, refundOutcome }),
+      setRefundOutcome: (id: string, refundOutcome: typeof RefundOutcome.Type) =>
+        setRefundOutcome({ id, refundOutcome }),
       lastDoneCancel,
       cancelBegun: (bookingId: string) => Effect.map(cancelBegun(bookingId), (r) => r.begun)
     })

@@ -73,7 +73,8 @@ export const changeRunning = () =>
 
 export const changedMeanwhile = () =>
   new IdempotencyInProgress({
-    detail: "another change of this booking (a cancel or a reschedule) was applied while this request was being checked; " +
+    detail:
+      "another change of this booking (a cancel or a reschedule) was applied while this request was being checked; " +
       "nothing was changed; retry with the same Idempotency-Key to have this request decided on the booking as it is now"
   })
 

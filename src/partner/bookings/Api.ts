@@ -1,11 +1,11 @@
 /** The `bookings` group of the Partner API: list and get. */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { BookingDetail, BookingPage, BookingStatus } from "./booking.js"
 import { IsoDate, IsoDateTimeWithOffset } from "../../domain/dates.js"
 import { InvalidRequest, NotFound } from "../../domain/errors.js"
 import { Cursor, intParam, oneOf, PartnerId, UuidPath } from "../../http/params.js"
 import { PartnerAuth, RequiredScope } from "../auth/security.js"
+import { BookingDetail, BookingPage, BookingStatus } from "./booking.js"
 
 export const BookingListParams = Schema.Struct({
   date_from: Schema.optional(IsoDate).annotations({ description: "Experience date from (inclusive)." }),

@@ -3,10 +3,10 @@
  * first, keyset paged) and one booking, as the API shows them. SQL: BookingsRepo.
  */
 import { Effect, Option } from "effect"
-import { apiStatusOf, type BookingDetail, type BookingSummary } from "./booking.js"
-import type { CursorPosition } from "../../http/cursor.js"
 import { toIso, toIsoOrNull } from "../../domain/dates.js"
 import { notYours } from "../../domain/errors.js"
+import type { CursorPosition } from "../../http/cursor.js"
+import { apiStatusOf, type BookingDetail, type BookingSummary } from "./booking.js"
 import { type BookingDetailRow, type BookingRow, BookingsRepo, type ListRequest } from "./BookingsRepo.js"
 
 export type { BookingDetailRow, BookingFilters, BookingRow, ListRequest } from "./BookingsRepo.js"
@@ -76,11 +76,13 @@ export class Bookings extends Effect.Service<Bookings>()("Partner/Bookings", {
       } satisfies BookingListPage
     })
 
-    const get = Effect.fn("Bookings.get")(function*(id: string, operatorIds: ReadonlyArray<string>, includeContact: boolean) {
-      const row = yield* repo.findById(id, operatorIds)
-      if (Option.isNone(row)) return yield* Effect.fail(notYours("booking"))
-      return toDetail(row.value, includeContact)
-    })
+    const get = Effect.fn("Bookings.get")(
+      function*(id: string, operatorIds: ReadonlyArray<string>, includeContact: boolean) {
+        const row = yield* repo.findById(id, operatorIds)
+        if (Option.isNone(row)) return yield* Effect.fail(notYours("booking"))
+        return toDetail(row.value, includeContact)
+      }
+    )
 
     return { list, get } as const
   }),

@@ -14,9 +14,9 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
-import { type BookingStatus, STORED_STATUSES } from "./booking.js"
-import { type CursorPosition, microsToIso } from "../../http/cursor.js"
 import { toPgArray } from "../../db/sql.js"
+import { type CursorPosition, microsToIso } from "../../http/cursor.js"
+import { type BookingStatus, STORED_STATUSES } from "./booking.js"
 
 export interface BookingFilters {
   readonly dateFrom?: string | undefined
@@ -93,7 +93,9 @@ export class BookingsRepo extends Effect.Service<BookingsRepo>()("Partner/Bookin
       if (r.dateTo) clauses.push(sql`b.experience_date <= ${r.dateTo}::date`)
       if (r.updatedSince) clauses.push(sql`coalesce(b.updated_at, b.created_at) >= ${r.updatedSince}::timestamptz`)
       if (r.after) {
-        clauses.push(sql`(b.created_at, b.id) < (${microsToIso(r.after.createdMicros)}::timestamptz, ${r.after.id}::uuid)`)
+        clauses.push(
+          sql`(b.created_at, b.id) < (${microsToIso(r.after.createdMicros)}::timestamptz, ${r.after.id}::uuid)`
+        )
       }
       return sql.and(clauses)
     }

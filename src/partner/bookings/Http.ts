@@ -42,12 +42,18 @@ export const BookingsLive = HttpApiBuilder.group(PartnerApi, "bookings", (handle
             status: p.status,
             includeContact: key.scopes.includes("guests.contact:read")
           })
-          return jsonBody(BookingPage, { data: page.rows, next_cursor: page.next ? cursors.encode(page.next, filters) : null })
+          return jsonBody(BookingPage, {
+            data: page.rows,
+            next_cursor: page.next ? cursors.encode(page.next, filters) : null
+          })
         }), DB_ROUTE)
       .handle("get", ({ path, urlParams }) =>
         Effect.gen(function*() {
           const key = yield* CurrentKey
           const operatorIds = yield* operatorIdsFor(key, urlParams.partner_id)
-          return jsonBody(BookingDetail, yield* bookings.get(path.id, operatorIds, key.scopes.includes("guests.contact:read")))
+          return jsonBody(
+            BookingDetail,
+            yield* bookings.get(path.id, operatorIds, key.scopes.includes("guests.contact:read"))
+          )
         }), DB_ROUTE)
   })).pipe(Layer.provide([Bookings.Default, CursorSigner.Default]))

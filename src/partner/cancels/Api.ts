@@ -8,21 +8,28 @@ import { idempotentWrite } from "../writes/writeEndpoint.js"
 import { CANCEL_REASON_MAX, CANCEL_REASON_MIN } from "./rules.js"
 
 const CancelReason = Schema.Trim.pipe(
-  Schema.minLength(CANCEL_REASON_MIN, { message: () => `must be ${CANCEL_REASON_MIN} to ${CANCEL_REASON_MAX} characters (not counting surrounding spaces)` }),
-  Schema.maxLength(CANCEL_REASON_MAX, { message: () => `must be ${CANCEL_REASON_MIN} to ${CANCEL_REASON_MAX} characters` })
+  Schema.minLength(CANCEL_REASON_MIN, {
+    message: () => `must be ${CANCEL_REASON_MIN} to ${CANCEL_REASON_MAX} characters (not counting surrounding spaces)`
+  }),
+  Schema.maxLength(CANCEL_REASON_MAX, {
+    message: () => `must be ${CANCEL_REASON_MIN} to ${CANCEL_REASON_MAX} characters`
+  })
 )
 
 export const CancelRequest = Schema.Struct({
   reason: Schema.propertySignature(CancelReason).annotations({
-    description: `Why the booking is cancelled, ${CANCEL_REASON_MIN} to ${CANCEL_REASON_MAX} characters; kept on the booking and shown to the operator's team.`,
-    missingMessage: () => `is required: why the booking is cancelled, ${CANCEL_REASON_MIN} to ${CANCEL_REASON_MAX} characters`
+    description:
+      `Why the booking is cancelled, ${CANCEL_REASON_MIN} to ${CANCEL_REASON_MAX} characters; kept on the booking and shown to the operator's team.`,
+    missingMessage: () =>
+      `is required: why the booking is cancelled, ${CANCEL_REASON_MIN} to ${CANCEL_REASON_MAX} characters`
   })
 }).annotations({ identifier: "CancelRequest", message: () => "must be a JSON object with `reason`" })
 
 export const CancelResult = Schema.Struct({
   id: Schema.String.annotations({ description: "The booking id." }),
   status: Schema.Literal("CONFIRMED", "CANCELLED", "REFUNDED").annotations({
-    description: "REFUNDED: the provider confirmed the refund. CANCELLED: nothing needed returning, or a void is still " +
+    description:
+      "REFUNDED: the provider confirmed the refund. CANCELLED: nothing needed returning, or a void is still " +
       "settling. CONFIRMED (with `refund.outcome` pending): seats were released but the refund did not complete; the " +
       "service is alerted and keeps finishing it."
   }),
@@ -31,9 +38,12 @@ export const CancelResult = Schema.Struct({
   }),
   refund: Schema.Struct({
     outcome: Schema.Literal("refunded", "none", "pending").annotations({
-      description: "refunded: returned and confirmed; none: nothing had been paid; pending: a refund (or void) still on its way."
+      description:
+        "refunded: returned and confirmed; none: nothing had been paid; pending: a refund (or void) still on its way."
     }),
-    amount_minor: Schema.Int.annotations({ description: "What the guest gets back (the whole price, or the reservation fee of an unpaid pay-later booking)." }),
+    amount_minor: Schema.Int.annotations({
+      description: "What the guest gets back (the whole price, or the reservation fee of an unpaid pay-later booking)."
+    }),
     currency: Schema.String.annotations({ description: "ISO 4217" })
   })
 }).annotations({ identifier: "CancelResult" })

@@ -19,7 +19,7 @@ import { OperatorPaymentAccounts } from "../../payments/OperatorPaymentAccounts.
 import { type PaymentAccount, PaymentProvider, type PaymentProviderError } from "../../ports/PaymentProvider.js"
 import { PaidLinkRecorder } from "../paymentLinks/PaidLinkRecorder.js"
 import { cancelReference, linkRequest } from "../paymentLinks/rules.js"
-import { type ClosingLink, CancelsRepo } from "./CancelsRepo.js"
+import { CancelsRepo, type ClosingLink } from "./CancelsRepo.js"
 
 export class CancelLinkClosing extends Effect.Service<CancelLinkClosing>()("Partner/CancelLinkClosing", {
   effect: Effect.gen(function*() {
@@ -29,7 +29,8 @@ export class CancelLinkClosing extends Effect.Service<CancelLinkClosing>()("Part
     const paidLinks = yield* PaidLinkRecorder
     const repo = yield* CancelsRepo
 
-    const closed = (row: ClosingLink, reason: string, linkId: string | null) => repo.linkClosed({ id: row.id, reason, linkId })
+    const closed = (row: ClosingLink, reason: string, linkId: string | null) =>
+      repo.linkClosed({ id: row.id, reason, linkId })
 
     const leftClosing = (row: ClosingLink, e: PaymentProviderError) =>
       repo.linkStillClosing({ id: row.id, error: `${e.operation}: ${e.reason}: ${e.detail}` })
@@ -47,13 +48,17 @@ export class CancelLinkClosing extends Effect.Service<CancelLinkClosing>()("Part
           if (Either.isLeft(created)) {
             const e = created.left
             // A definite "no" is never stored by the provider: no link exists under this reference.
-            if (e._tag === "PaymentProviderRejected" && e.reason !== "idempotency_conflict") return yield* closed(row, "abandoned", null)
+            if (e._tag === "PaymentProviderRejected" && e.reason !== "idempotency_conflict") {
+              return yield* closed(row, "abandoned", null)
+            }
             return yield* leftClosing(row, e)
           }
           linkId = created.right.linkId
           yield* repo.linkLearnt({ id: row.id, linkId, url: created.right.url, expiresAt: created.right.expiresAt })
         }
-        const cancelled = yield* Effect.either(provider.cancelPaymentLink(account, { linkId, idempotencyReference: cancelReference(row) }))
+        const cancelled = yield* Effect.either(
+          provider.cancelPaymentLink(account, { linkId, idempotencyReference: cancelReference(row) })
+        )
         if (Either.isRight(cancelled)) return yield* closed(row, "booking_cancelled", linkId)
         if (cancelled.left._tag === "PaymentProviderUnavailable") return yield* leftClosing(row, cancelled.left)
         const status = yield* Effect.either(provider.paymentLinkStatus(account, linkId))
@@ -66,8 +71,14 @@ export class CancelLinkClosing extends Effect.Service<CancelLinkClosing>()("Part
         return yield* leftClosing(row, cancelled.left)
       },
       (effect, row) =>
-        Effect.catchAllCause(effect, (cause) =>
-          Effect.logWarning(`cancel: payment link ${row.id} could not be closed now; the payment-link watch will`, cause))
+        Effect.catchAllCause(
+          effect,
+          (cause) =>
+            Effect.logWarning(
+              `cancel: payment link ${row.id} could not be closed now; the payment-link watch will`,
+              cause
+            )
+        )
     )
 
     /** Every live link of the booking taken over under the per-booking lock, then each closed at the provider. */

@@ -93,7 +93,12 @@ export class CancelRecovery extends Effect.Service<CancelRecovery>()("Partner/Ca
         const outcome = cancelOutcome(b.status === "RESERVED" ? "RESERVED" : "CONFIRMED", rows)
         const amountMinor = rows.filter((r) => r.seq === 1).reduce((sum, r) => sum + r.amountMinor, 0)
         const currency = b.currency.trim()
-        yield* repo.endBooking({ bookingId: change.booking_id, status: outcome.status, reason: change.reason, refunded: outcome.outcome === "refunded" })
+        yield* repo.endBooking({
+          bookingId: change.booking_id,
+          status: outcome.status,
+          reason: change.reason,
+          refunded: outcome.outcome === "refunded"
+        })
         yield* repo.cancelMirrorRows(change.booking_id)
         yield* repo.linksDueNow(change.booking_id)
         const team = yield* outbox.teamAddresses(b.operator_id)
@@ -119,13 +124,15 @@ export class CancelRecovery extends Effect.Service<CancelRecovery>()("Partner/Ca
     })
 
     /** Whether the booking system shows the booking cancelled (every line); Left: it did not answer. */
-    const releasedInBookingSystem = Effect.fn("CancelRecovery.releasedInBookingSystem")(function*(accountId: string, reference: string) {
-      const account = (yield* Effect.orDie(accounts.byId(accountId))).account
-      const lines = yield* bookingSystem.booking(account, reference).pipe(Effect.either)
-      if (Either.isRight(lines)) return Either.right(lines.right.every((l) => l.status === "CANCELLED"))
-      if (lines.left._tag === "BookingSystemRejected" && lines.left.reason === "not_found") return Either.right(true)
-      return Either.left(lines.left.detail)
-    })
+    const releasedInBookingSystem = Effect.fn("CancelRecovery.releasedInBookingSystem")(
+      function*(accountId: string, reference: string) {
+        const account = (yield* Effect.orDie(accounts.byId(accountId))).account
+        const lines = yield* bookingSystem.booking(account, reference).pipe(Effect.either)
+        if (Either.isRight(lines)) return Either.right(lines.right.every((l) => l.status === "CANCELLED"))
+        if (lines.left._tag === "BookingSystemRejected" && lines.left.reason === "not_found") return Either.right(true)
+        return Either.left(lines.left.detail)
+      }
+    )
 
     /**
      * Finishes one cancel a crash left open: `released` is finished; `releasing` goes on when the
@@ -157,11 +164,17 @@ export class CancelRecovery extends Effect.Service<CancelRecovery>()("Partner/Ca
      * failing change or refund never stops the others.
      */
     const recover = Effect.fn("CancelRecovery.recover")(function*() {
-      const recovered = yield* bookingChanges.recoverStale("cancel", (id) =>
-        Effect.flatMap(changes.findCancel(id), Option.match({
-          onNone: () => Effect.dieMessage(`cancel ${id} not found`),
-          onSome: (change): Effect.Effect<RecoveryOutcome, unknown> => recoverOne(change)
-        })))
+      const recovered = yield* bookingChanges.recoverStale(
+        "cancel",
+        (id) =>
+          Effect.flatMap(
+            changes.findCancel(id),
+            Option.match({
+              onNone: () => Effect.dieMessage(`cancel ${id} not found`),
+              onSome: (change): Effect.Effect<RecoveryOutcome, unknown> => recoverOne(change)
+            })
+          )
+      )
       const followedUp = yield* refunds.followUpDue()
       return { changes: recovered, refunds: followedUp } satisfies CancelRecoverySummary
     })

@@ -58,10 +58,13 @@ export class CancelRefunds extends Effect.Service<CancelRefunds>()("Partner/Canc
 
     /** The provider account a refund acts on: the operator's credentials, the payment's merchant. */
     const providerAccount = (operatorId: string, merchantId: string) =>
-      Effect.flatMap(paymentAccounts.forOperator(operatorId), Option.match({
-        onNone: () => Effect.dieMessage(`operator ${operatorId} has payments but no payment account`),
-        onSome: (a): Effect.Effect<PaymentAccount> => Effect.succeed({ ...a, merchantId })
-      }))
+      Effect.flatMap(
+        paymentAccounts.forOperator(operatorId),
+        Option.match({
+          onNone: () => Effect.dieMessage(`operator ${operatorId} has payments but no payment account`),
+          onSome: (a): Effect.Effect<PaymentAccount> => Effect.succeed({ ...a, merchantId })
+        })
+      )
 
     /** Calls the provider for one row (again with the same reference when unsure) and maps its answer. */
     const callProvider = (row: RefundRow, account: PaymentAccount): Effect.Effect<MoneyReturnUpdate> =>
@@ -148,13 +151,17 @@ export class CancelRefunds extends Effect.Service<CancelRefunds>()("Partner/Canc
     })
 
     /** Money that should go back has not (yet): the rows are marked alerted and the service logs the alert. */
-    const alertIfOpen = Effect.fn("CancelRefunds.alertIfOpen")(function*(bookingId: string, changeId: string, outcome: CancelOutcome) {
-      if (!outcome.alert) return
-      yield* refundRows.alertRefunds(changeId)
-      yield* Effect.logError("cancel: seats released but the refund did not complete; the refund job keeps finishing it").pipe(
-        Effect.annotateLogs({ alert: "refund_incomplete", booking_id: bookingId, change_id: changeId })
-      )
-    })
+    const alertIfOpen = Effect.fn("CancelRefunds.alertIfOpen")(
+      function*(bookingId: string, changeId: string, outcome: CancelOutcome) {
+        if (!outcome.alert) return
+        yield* refundRows.alertRefunds(changeId)
+        yield* Effect.logError(
+          "cancel: seats released but the refund did not complete; the refund job keeps finishing it"
+        ).pipe(
+          Effect.annotateLogs({ alert: "refund_incomplete", booking_id: bookingId, change_id: changeId })
+        )
+      }
+    )
 
     /**
      * After a completed cancel's refunds moved on: the booking goes forward only (live to
@@ -170,7 +177,11 @@ export class CancelRefunds extends Effect.Service<CancelRefunds>()("Partner/Canc
         const outcome = cancelOutcome(status === "RESERVED" ? "RESERVED" : "CONFIRMED", refunds)
         const rank = (s: string) => (s === "REFUNDED" ? 2 : s === "CANCELLED" ? 1 : 0)
         if (rank(outcome.status) > rank(status)) {
-          yield* repo.advanceStatus({ bookingId: change.booking_id, status: outcome.status, refunded: outcome.outcome === "refunded" })
+          yield* repo.advanceStatus({
+            bookingId: change.booking_id,
+            status: outcome.status,
+            refunded: outcome.outcome === "refunded"
+          })
         }
         if (outcome.outcome !== change.refund_outcome) yield* changes.setRefundOutcome(changeId, outcome.outcome)
         return { outcome, bookingId: change.booking_id }
@@ -193,7 +204,11 @@ export class CancelRefunds extends Effect.Service<CancelRefunds>()("Partner/Canc
         if (Option.isNone(row) || !accept(row.value)) return undefined
         return yield* attempt(row.value).pipe(
           Effect.catchAllCause((cause) =>
-            Effect.as(Effect.logWarning(`refund ${id} ${failure}`, cause), { _tag: "NoAnswer", detail: "" } as MoneyReturnUpdate))
+            Effect.as(
+              Effect.logWarning(`refund ${id} ${failure}`, cause),
+              { _tag: "NoAnswer", detail: "" } as MoneyReturnUpdate
+            )
+          )
         )
       })
 
@@ -240,5 +255,11 @@ export class CancelRefunds extends Effect.Service<CancelRefunds>()("Partner/Canc
 
     return { attemptOpen, alertIfOpen, refundLate, followUpDue } as const
   }),
-  dependencies: [OperatorPaymentAccounts.Default, CrashPoints.Default, CancelsRepo.Default, CancelRefundsRepo.Default, BookingChangesRepo.Default]
+  dependencies: [
+    OperatorPaymentAccounts.Default,
+    CrashPoints.Default,
+    CancelsRepo.Default,
+    CancelRefundsRepo.Default,
+    BookingChangesRepo.Default
+  ]
 }) {}

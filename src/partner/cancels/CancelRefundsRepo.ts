@@ -48,7 +48,8 @@ const REFUND_COLUMNS = `r.id, r.change_id, r.booking_id, r.payment_id, r.seq, r.
   r.amount_minor::int AS "amountMinor", r.refunded_minor::int AS "refundedMinor", r.currency, r.state,
   r.provider_refund_order_id, r.attempts, p.merchant_id, p.provider_order_id, p.provider_payment_id, b.operator_id`
 
-const REFUND_FROM = `booking_refunds r JOIN booking_payments p ON p.id = r.payment_id JOIN bookings b ON b.id = r.booking_id`
+const REFUND_FROM =
+  `booking_refunds r JOIN booking_payments p ON p.id = r.payment_id JOIN bookings b ON b.id = r.booking_id`
 
 /** Refund rows still waiting for the provider. */
 const OPEN = `state IN ('requested', 'settling')`
@@ -64,19 +65,23 @@ export class CancelRefundsRepo extends Effect.Service<CancelRefundsRepo>()("Part
       Request: Schema.String,
       Result: RefundRow,
       execute: (changeId) =>
-        sql`SELECT ${sql.literal(REFUND_COLUMNS)} FROM ${sql.literal(REFUND_FROM)} WHERE r.change_id = ${changeId}::uuid ORDER BY r.payment_id, r.seq`
+        sql`SELECT ${sql.literal(REFUND_COLUMNS)} FROM ${
+          sql.literal(REFUND_FROM)
+        } WHERE r.change_id = ${changeId}::uuid ORDER BY r.payment_id, r.seq`
     })
 
     const findRefund = SqlSchema.findOne({
       Request: Schema.String,
       Result: RefundRow,
-      execute: (id) => sql`SELECT ${sql.literal(REFUND_COLUMNS)} FROM ${sql.literal(REFUND_FROM)} WHERE r.id = ${id}::uuid`
+      execute: (id) =>
+        sql`SELECT ${sql.literal(REFUND_COLUMNS)} FROM ${sql.literal(REFUND_FROM)} WHERE r.id = ${id}::uuid`
     })
 
     /** A refund row, `requested`; `orSkip`: none when the change has this payment's row of this number already. */
     const insertRefund = SqlSchema.void({
       Request: Schema.Struct({ refund: NewRefund, orSkip: Schema.Boolean }),
-      execute: ({ orSkip, refund: r }) => sql`
+      execute: ({ orSkip, refund: r }) =>
+        sql`
           INSERT INTO booking_refunds (change_id, booking_id, payment_id, seq, method, idempotency_reference, amount_minor, currency, state)
           VALUES (${r.changeId}::uuid, ${r.bookingId}::uuid, ${r.paymentId}::uuid, ${r.seq}, ${r.method},
             ${r.reference}, ${r.amountMinor}, ${r.currency}, 'requested')
@@ -93,7 +98,8 @@ export class CancelRefundsRepo extends Effect.Service<CancelRefundsRepo>()("Part
 
     const refundCompleted = SqlSchema.void({
       Request: Schema.Struct({ ...OpenRow.fields, refundedMinor: Schema.Number }),
-      execute: (u) => sql`
+      execute: (u) =>
+        sql`
           UPDATE booking_refunds SET state = 'completed', refunded_minor = ${u.refundedMinor},
             provider_refund_order_id = coalesce(${u.refundOrderId}, provider_refund_order_id), last_error = null,
             completed_at = now(), updated_at = now()
@@ -102,7 +108,8 @@ export class CancelRefundsRepo extends Effect.Service<CancelRefundsRepo>()("Part
 
     const refundSettling = SqlSchema.void({
       Request: Schema.Struct({ ...OpenRow.fields, retryInSeconds: Schema.Number }),
-      execute: (u) => sql`
+      execute: (u) =>
+        sql`
           UPDATE booking_refunds SET state = 'settling', next_attempt_at = ${retryAt(u.retryInSeconds)},
             provider_refund_order_id = coalesce(${u.refundOrderId}, provider_refund_order_id), updated_at = now()
           WHERE id = ${u.id}::uuid AND ${open}`
@@ -110,15 +117,19 @@ export class CancelRefundsRepo extends Effect.Service<CancelRefundsRepo>()("Part
 
     const refundUnanswered = SqlSchema.void({
       Request: Schema.Struct({ id: Schema.String, detail: Schema.String, retryInSeconds: Schema.Number }),
-      execute: (u) => sql`
-          UPDATE booking_refunds SET next_attempt_at = ${retryAt(u.retryInSeconds)}, last_error = ${u.detail.slice(0, 1000)},
+      execute: (u) =>
+        sql`
+          UPDATE booking_refunds SET next_attempt_at = ${retryAt(u.retryInSeconds)}, last_error = ${
+          u.detail.slice(0, 1000)
+        },
             updated_at = now()
           WHERE id = ${u.id}::uuid AND ${open}`
     })
 
     const refundFailed = SqlSchema.void({
       Request: Schema.Struct({ id: Schema.String, detail: Schema.String }),
-      execute: (u) => sql`
+      execute: (u) =>
+        sql`
           UPDATE booking_refunds SET state = 'failed', last_error = ${u.detail.slice(0, 1000)}, updated_at = now()
           WHERE id = ${u.id}::uuid AND ${open}`
     })
@@ -133,15 +144,19 @@ export class CancelRefundsRepo extends Effect.Service<CancelRefundsRepo>()("Part
         detail: Schema.NullOr(Schema.String)
       }),
       Result: Id,
-      execute: (u) => sql`
+      execute: (u) =>
+        sql`
           UPDATE booking_refunds SET state = ${u.state}, refunded_minor = ${u.refundedMinor},
-            provider_refund_order_id = ${u.refundOrderId}, last_error = ${u.detail?.slice(0, 1000) ?? null}, updated_at = now()
+            provider_refund_order_id = ${u.refundOrderId}, last_error = ${
+          u.detail?.slice(0, 1000) ?? null
+        }, updated_at = now()
           WHERE id = ${u.id}::uuid AND ${open} RETURNING id`
     })
 
     const alertRefunds = SqlSchema.void({
       Request: Schema.String,
-      execute: (changeId) => sql`
+      execute: (changeId) =>
+        sql`
           UPDATE booking_refunds SET alerted_at = coalesce(alerted_at, now())
           WHERE change_id = ${changeId}::uuid AND state IN ('requested', 'settling', 'failed')`
     })
@@ -150,7 +165,8 @@ export class CancelRefundsRepo extends Effect.Service<CancelRefundsRepo>()("Part
     const claimDueRefunds = SqlSchema.findAll({
       Request: Schema.Void,
       Result: Schema.Struct({ id: Schema.String, change_id: Schema.String }),
-      execute: () => sql`
+      execute: () =>
+        sql`
           UPDATE booking_refunds SET next_attempt_at = now() + interval '5 minutes'
           WHERE id IN (
             SELECT r.id FROM booking_refunds r JOIN booking_changes c ON c.id = r.change_id
@@ -163,7 +179,8 @@ export class CancelRefundsRepo extends Effect.Service<CancelRefundsRepo>()("Part
     const claimLateRefunds = SqlSchema.findAll({
       Request: Schema.String,
       Result: Id,
-      execute: (changeId) => sql`
+      execute: (changeId) =>
+        sql`
           UPDATE booking_refunds SET next_attempt_at = now() + interval '5 minutes'
           WHERE id IN (
             SELECT r.id FROM booking_refunds r JOIN booking_changes c ON c.id = r.change_id

@@ -36,21 +36,21 @@
  * and emails not yet).
  */
 import { Effect, Either, Option } from "effect"
-import { apiStatusOf, type BookingStatus } from "../bookings/booking.js"
-import { type CancelFacts, isLive, paidMinor, paymentsToRefund, type RefundOutcome } from "./rules.js"
 import { NotPossible, notYours, Unavailable } from "../../domain/errors.js"
-import type { WriteContext, WriteDone } from "../writes/rules.js"
+import { CrashPoints } from "../../lib/CrashPoints.js"
+import { BookingSystemAccounts } from "../../operators/BookingSystemAccounts.js"
+import { OperatorPaymentAccounts } from "../../payments/OperatorPaymentAccounts.js"
 import { BookingSystem } from "../../ports/BookingSystem.js"
 import { BookingChanges } from "../bookingChanges/BookingChanges.js"
 import { BookingChangesRepo } from "../bookingChanges/BookingChangesRepo.js"
 import { changeRunning } from "../bookingChanges/rules.js"
-import { BookingSystemAccounts } from "../../operators/BookingSystemAccounts.js"
-import { CrashPoints } from "../../lib/CrashPoints.js"
-import { OperatorPaymentAccounts } from "../../payments/OperatorPaymentAccounts.js"
+import { apiStatusOf, type BookingStatus } from "../bookings/booking.js"
+import type { WriteContext, WriteDone } from "../writes/rules.js"
 import { CancelRecovery } from "./CancelRecovery.js"
 import { CancelRefunds } from "./CancelRefunds.js"
 import { CancelRefundsRepo } from "./CancelRefundsRepo.js"
 import { type CancelBooking, CancelsRepo } from "./CancelsRepo.js"
+import { type CancelFacts, isLive, paidMinor, paymentsToRefund, type RefundOutcome } from "./rules.js"
 
 export interface CancelResultBody {
   readonly id: string
@@ -64,7 +64,9 @@ export interface CancelResultBody {
 }
 
 const unavailable = (what: string) =>
-  new Unavailable({ detail: `the booking system did not answer (${what}); nothing changed; retry with the same Idempotency-Key` })
+  new Unavailable({
+    detail: `the booking system did not answer (${what}); nothing changed; retry with the same Idempotency-Key`
+  })
 
 const refuse = (detail: string) => new NotPossible({ detail })
 
@@ -91,10 +93,13 @@ export class Cancels extends Effect.Service<Cancels>()("Partner/Cancels", {
     const refunds = yield* CancelRefunds
 
     const loadBooking = (id: string, operatorIds: ReadonlyArray<string>) =>
-      Effect.flatMap(repo.findBooking(id, operatorIds), Option.match({
-        onNone: () => Effect.fail(notYours("booking")),
-        onSome: Effect.succeed
-      }))
+      Effect.flatMap(
+        repo.findBooking(id, operatorIds),
+        Option.match({
+          onNone: () => Effect.fail(notYours("booking")),
+          onSome: Effect.succeed
+        })
+      )
 
     /**
      * The answer from a cancel made before: `already_cancelled` (a no-op), or, when this request has
@@ -126,89 +131,107 @@ export class Cancels extends Effect.Service<Cancels>()("Partner/Cancels", {
         return done
       })
 
-    const cancel = Effect.fn("Cancels.cancel")(function*(id: string, request: { readonly reason: string }, ctx: WriteContext) {
-      // Before the booking is read: the claim holds only if no change was made since (src/partner/bookingChanges/BookingChanges.ts).
-      const seen = yield* bookingChanges.seen(id)
-      const b = yield* loadBooking(id, ctx.operatorIds)
-      yield* ctx.target(b.operator_id)
-      if (!isLive(b.status)) return yield* previousCancel(b)
+    const cancel = Effect.fn("Cancels.cancel")(
+      function*(id: string, request: { readonly reason: string }, ctx: WriteContext) {
+        // Before the booking is read: the claim holds only if no change was made since (src/partner/bookingChanges/BookingChanges.ts).
+        const seen = yield* bookingChanges.seen(id)
+        const b = yield* loadBooking(id, ctx.operatorIds)
+        yield* ctx.target(b.operator_id)
+        if (!isLive(b.status)) return yield* previousCancel(b)
 
-      // A change of this booking still open: running (409), or a cancel left by a crash (finish it).
-      const { open } = yield* changes.seen(b.id)
-      if (open !== undefined) {
-        const change = open.leaseExpired && open.kind === "cancel" ? yield* changes.findCancel(open.id) : Option.none()
-        if (Option.isNone(change) || !change.value.lease_expired) return yield* changeRunning()
+        // A change of this booking still open: running (409), or a cancel left by a crash (finish it).
+        const { open } = yield* changes.seen(b.id)
+        if (open !== undefined) {
+          const change = open.leaseExpired && open.kind === "cancel"
+            ? yield* changes.findCancel(open.id)
+            : Option.none()
+          if (Option.isNone(change) || !change.value.lease_expired) return yield* changeRunning()
+          yield* ctx.beforeChange
+          const outcome = yield* recovery.recoverOne(change.value)
+          if (outcome === "pending") return yield* unavailable("finishing an earlier cancel of this booking")
+          if (outcome === "completed") return yield* previousCancel(yield* loadBooking(id, ctx.operatorIds), true)
+        }
+        // Seats released earlier, refund still being finished: that cancel stands.
+        if (Option.isSome(yield* changes.lastDoneCancel(b.id))) return yield* previousCancel(b)
+
+        const payments = paymentsToRefund(factsOf(b), yield* repo.paymentsOf(b.id))
+        if (Either.isLeft(payments)) return yield* refuse(payments.left)
+        if (payments.right.length > 0 && Option.isNone(yield* paymentAccounts.forOperator(b.operator_id))) {
+          return yield* refuse(
+            "the operator has no payment account, so the refund cannot be made; cancel it in the dashboard"
+          )
+        }
+        if (b.experience_date === null) {
+          return yield* refuse(
+            "the booking has no departure day, so the guest cannot be told what was cancelled; cancel it in the dashboard"
+          )
+        }
+        if (b.provider_reference !== null && b.account_id === null) {
+          return yield* refuse(
+            "the booking has a booking-system reference but its operator is not linked to a booking system, so its seats cannot be released"
+          )
+        }
+
+        // Step 1: the intent, committed before the booking system is asked (and the daily slot taken).
         yield* ctx.beforeChange
-        const outcome = yield* recovery.recoverOne(change.value)
-        if (outcome === "pending") return yield* unavailable("finishing an earlier cancel of this booking")
-        if (outcome === "completed") return yield* previousCancel(yield* loadBooking(id, ctx.operatorIds), true)
-      }
-      // Seats released earlier, refund still being finished: that cancel stands.
-      if (Option.isSome(yield* changes.lastDoneCancel(b.id))) return yield* previousCancel(b)
+        const changeId = yield* bookingChanges.claim(seen, {
+          kind: "cancel",
+          bookingId: b.id,
+          keyId: ctx.keyId,
+          accountId: b.account_id,
+          bookingReference: b.provider_reference,
+          reason: request.reason
+        })
 
-      const payments = paymentsToRefund(factsOf(b), yield* repo.paymentsOf(b.id))
-      if (Either.isLeft(payments)) return yield* refuse(payments.left)
-      if (payments.right.length > 0 && Option.isNone(yield* paymentAccounts.forOperator(b.operator_id))) {
-        return yield* refuse("the operator has no payment account, so the refund cannot be made; cancel it in the dashboard")
-      }
-      if (b.experience_date === null) {
-        return yield* refuse("the booking has no departure day, so the guest cannot be told what was cancelled; cancel it in the dashboard")
-      }
-      if (b.provider_reference !== null && b.account_id === null) {
-        return yield* refuse("the booking has a booking-system reference but its operator is not linked to a booking system, so its seats cannot be released")
-      }
-
-      // Step 1: the intent, committed before the booking system is asked (and the daily slot taken).
-      yield* ctx.beforeChange
-      const changeId = yield* bookingChanges.claim(seen, {
-        kind: "cancel",
-        bookingId: b.id,
-        keyId: ctx.keyId,
-        accountId: b.account_id,
-        bookingReference: b.provider_reference,
-        reason: request.reason
-      })
-
-      // Step 2: the booking system releases the seats (a booking it never knew holds none).
-      if (b.provider_reference !== null && b.account_id !== null) {
-        const account = (yield* Effect.orDie(accounts.byId(b.account_id))).account
-        const cancelled = yield* bookingSystem.cancel(account, b.provider_reference, request.reason).pipe(Effect.either)
-        if (Either.isLeft(cancelled)) {
-          const error = cancelled.left
-          if (error._tag === "BookingSystemRejected" && error.reason !== "not_found") {
-            yield* changes.abandon(changeId, "cancel", `${error.reason}: ${error.detail}`)
-            return yield* refuse(`the booking system refused to cancel the booking (${error.reason}): ${error.detail}`)
-          }
-          if (error._tag === "BookingSystemUnavailable") {
-            // No answer: the cancel may or may not have happened. Ask once.
-            const released = yield* recovery.releasedInBookingSystem(b.account_id, b.provider_reference)
-            // Unknown: the change stays `releasing`; the job (or a retry after the lease) settles it.
-            if (Either.isLeft(released)) return yield* unavailable("cancelling the booking")
-            if (!released.right) {
-              yield* changes.abandon(changeId, "cancel", `the booking system did not answer the cancel: ${error.detail}`)
-              return yield* unavailable("cancelling the booking")
+        // Step 2: the booking system releases the seats (a booking it never knew holds none).
+        if (b.provider_reference !== null && b.account_id !== null) {
+          const account = (yield* Effect.orDie(accounts.byId(b.account_id))).account
+          const cancelled = yield* bookingSystem.cancel(account, b.provider_reference, request.reason).pipe(
+            Effect.either
+          )
+          if (Either.isLeft(cancelled)) {
+            const error = cancelled.left
+            if (error._tag === "BookingSystemRejected" && error.reason !== "not_found") {
+              yield* changes.abandon(changeId, "cancel", `${error.reason}: ${error.detail}`)
+              return yield* refuse(
+                `the booking system refused to cancel the booking (${error.reason}): ${error.detail}`
+              )
+            }
+            if (error._tag === "BookingSystemUnavailable") {
+              // No answer: the cancel may or may not have happened. Ask once.
+              const released = yield* recovery.releasedInBookingSystem(b.account_id, b.provider_reference)
+              // Unknown: the change stays `releasing`; the job (or a retry after the lease) settles it.
+              if (Either.isLeft(released)) return yield* unavailable("cancelling the booking")
+              if (!released.right) {
+                yield* changes.abandon(
+                  changeId,
+                  "cancel",
+                  `the booking system did not answer the cancel: ${error.detail}`
+                )
+                return yield* unavailable("cancelling the booking")
+              }
             }
           }
         }
-      }
-      yield* crash.reached("cancel.after_release")
-      yield* recovery.release(changeId, b.id)
-      yield* crash.reached("cancel.after_released")
+        yield* crash.reached("cancel.after_release")
+        yield* recovery.release(changeId, b.id)
+        yield* crash.reached("cancel.after_released")
 
-      // Steps 3 and 4.
-      const result = yield* recovery.finish(changeId)
-      if (result === undefined) return yield* previousCancel(yield* loadBooking(id, ctx.operatorIds), true)
-      const done: WriteDone<CancelResultBody> = {
-        body: {
-          id: b.id,
-          status: apiStatusOf(result.outcome.status),
-          already_cancelled: false,
-          refund: { outcome: result.outcome.outcome, amount_minor: result.amountMinor, currency: result.currency }
-        },
-        noop: false
+        // Steps 3 and 4.
+        const result = yield* recovery.finish(changeId)
+        if (result === undefined) return yield* previousCancel(yield* loadBooking(id, ctx.operatorIds), true)
+        const done: WriteDone<CancelResultBody> = {
+          body: {
+            id: b.id,
+            status: apiStatusOf(result.outcome.status),
+            already_cancelled: false,
+            refund: { outcome: result.outcome.outcome, amount_minor: result.amountMinor, currency: result.currency }
+          },
+          noop: false
+        }
+        return done
       }
-      return done
-    })
+    )
 
     return { cancel, recover: recovery.recover, refundLate: refunds.refundLate } as const
   }),

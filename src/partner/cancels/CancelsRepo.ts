@@ -82,7 +82,8 @@ export class CancelsRepo extends Effect.Service<CancelsRepo>()("Partner/CancelsR
     const findBooking = SqlSchema.findOne({
       Request: Schema.Struct({ id: Schema.String, operatorIds: Schema.Array(Schema.String) }),
       Result: CancelBooking,
-      execute: ({ id, operatorIds }) => sql`
+      execute: ({ id, operatorIds }) =>
+        sql`
           SELECT b.id, b.status, b.operator_id, b.amount_minor::int AS amount_minor, b.currency, b.payment_strategy,
             b.pay_later_status, b.pay_later_amount_minor::int AS pay_later_amount_minor, b.provider_reference, b.experience_date,
             coalesce(tour_operator.booking_system_account_id, o.booking_system_account_id) AS account_id
@@ -103,7 +104,8 @@ export class CancelsRepo extends Effect.Service<CancelsRepo>()("Partner/CancelsR
     const lockForCompletion = SqlSchema.single({
       Request: Schema.Struct({ bookingId: Schema.String, keyId: Schema.NullOr(Schema.String) }),
       Result: CancelledBooking,
-      execute: ({ bookingId, keyId }) => sql`
+      execute: ({ bookingId, keyId }) =>
+        sql`
           SELECT b.status, b.operator_id, o.name AS operator_name, o.timezone AS operator_timezone, b.confirmation_code,
             b.tour_name, b.experience_date, b.start_time, b.participants, b.guest_name, b.guest_email, b.currency,
             (SELECT name FROM api_keys WHERE id = ${keyId}) AS key_name
@@ -115,7 +117,8 @@ export class CancelsRepo extends Effect.Service<CancelsRepo>()("Partner/CancelsR
     /** Step 4: the booking's status and reason, its commission voided, its pay-later charge cancelled. */
     const endBooking = SqlSchema.void({
       Request: Schema.Struct({ ...Ending.fields, reason: Schema.NullOr(Schema.String) }),
-      execute: (e) => sql`
+      execute: (e) =>
+        sql`
           UPDATE bookings SET status = ${e.status}, cancel_reason = ${e.reason},
             commission_status = CASE WHEN commission_amount_minor IS NULL THEN commission_status ELSE 'voided' END,
             pay_later_status = CASE
@@ -128,7 +131,8 @@ export class CancelsRepo extends Effect.Service<CancelsRepo>()("Partner/CancelsR
 
     const cancelMirrorRows = SqlSchema.void({
       Request: Schema.String,
-      execute: (bookingId) => sql`UPDATE manifest_rows SET status = 'CANCELLED' WHERE service_booking_id = ${bookingId}::uuid`
+      execute: (bookingId) =>
+        sql`UPDATE manifest_rows SET status = 'CANCELLED' WHERE service_booking_id = ${bookingId}::uuid`
     })
 
     /** Its open balance links are owed nothing now: the payment-link watch closes them at its next run. */
@@ -147,7 +151,8 @@ export class CancelsRepo extends Effect.Service<CancelsRepo>()("Partner/CancelsR
     /** After a completed cancel's refunds moved on: the booking's status forward (and a collected balance cancelled once refunded). */
     const advanceStatus = SqlSchema.void({
       Request: Ending,
-      execute: (e) => sql`
+      execute: (e) =>
+        sql`
           UPDATE bookings SET status = ${e.status},
             pay_later_status = CASE WHEN pay_later_status = 'collected' AND ${e.refunded}
               THEN 'cancelled' ELSE pay_later_status END,
@@ -158,7 +163,8 @@ export class CancelsRepo extends Effect.Service<CancelsRepo>()("Partner/CancelsR
     const paymentsOf = SqlSchema.findAll({
       Request: Schema.String,
       Result: Payment,
-      execute: (bookingId) => sql`
+      execute: (bookingId) =>
+        sql`
           SELECT id, amount_minor::int AS "amountMinor", currency, paid_at AS "paidAt",
             provider_payment_id AS "providerPaymentId", merchant_id AS "merchantId"
           FROM booking_payments WHERE booking_id = ${bookingId}::uuid ORDER BY paid_at, id`
@@ -177,7 +183,8 @@ export class CancelsRepo extends Effect.Service<CancelsRepo>()("Partner/CancelsR
     const takeOverLinks = SqlSchema.findAll({
       Request: Schema.String,
       Result: ClosingLink,
-      execute: (bookingId) => sql`
+      execute: (bookingId) =>
+        sql`
           UPDATE payment_links SET state = 'closing', next_check_at = now(), updated_at = now()
           WHERE booking_id = ${bookingId}::uuid AND state IN ('creating', 'open', 'closing')
           RETURNING id, target, booking_id, manifest_row_id, operator_id, kind, state, amount_minor, currency,
@@ -191,14 +198,16 @@ export class CancelsRepo extends Effect.Service<CancelsRepo>()("Partner/CancelsR
         url: Schema.String,
         expiresAt: Schema.NullOr(Schema.DateFromSelf)
       }),
-      execute: (l) => sql`
+      execute: (l) =>
+        sql`
           UPDATE payment_links SET provider_link_id = ${l.linkId}, url = ${l.url}, expires_at = ${l.expiresAt}, updated_at = now()
           WHERE id = ${l.id}::uuid AND state = 'closing'`
     })
 
     const linkClosed = SqlSchema.void({
       Request: Schema.Struct({ id: Schema.String, reason: Schema.String, linkId: Schema.NullOr(Schema.String) }),
-      execute: (l) => sql`
+      execute: (l) =>
+        sql`
           UPDATE payment_links SET state = 'closed', closed_reason = ${l.reason}, provider_link_id = coalesce(provider_link_id, ${l.linkId}),
             last_checked_at = now(), last_error = NULL, updated_at = now()
           WHERE id = ${l.id}::uuid AND state = 'closing'`
@@ -206,7 +215,8 @@ export class CancelsRepo extends Effect.Service<CancelsRepo>()("Partner/CancelsR
 
     const linkStillClosing = SqlSchema.void({
       Request: Schema.Struct({ id: Schema.String, error: Schema.String }),
-      execute: (l) => sql`
+      execute: (l) =>
+        sql`
           UPDATE payment_links SET last_error = ${l.error.slice(0, 1000)}, next_check_at = now()
           WHERE id = ${l.id}::uuid AND state = 'closing'`
     })

@@ -1,11 +1,11 @@
 /** Cancel handler: the write machinery (idempotency, daily limit, audit) around Cancels.cancel. */
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Layer } from "effect"
-import { Cancels } from "./Cancels.js"
-import { PartnerApi } from "../Api.js"
-import { CancelResult } from "./Api.js"
 import { DB_ROUTE } from "../../http/dbRoute.js"
+import { PartnerApi } from "../Api.js"
 import { Writes } from "../writes/Writes.js"
+import { CancelResult } from "./Api.js"
+import { Cancels } from "./Cancels.js"
 
 export const CancelsLive = HttpApiBuilder.group(PartnerApi, "cancels", (handlers) =>
   Effect.gen(function*() {

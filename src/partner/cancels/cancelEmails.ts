@@ -14,7 +14,10 @@ import type { RefundOutcome } from "./rules.js"
 export const emailRefund = (outcome: RefundOutcome, amountMinor: number, currency: string) =>
   outcome === "none"
     ? { outcome: "none" as const }
-    : { outcome: outcome === "refunded" ? "refunded" as const : "processing" as const, amount: { amountMinor, currency } }
+    : {
+      outcome: outcome === "refunded" ? "refunded" as const : "processing" as const,
+      amount: { amountMinor, currency }
+    }
 
 export interface CancelEmailFacts {
   readonly bookingId: string
@@ -27,7 +30,9 @@ export interface CancelEmailFacts {
 }
 
 /** The guest's email (when the booking has an address) and the team's (when it has members). */
-export const cancelEmails = ({ booking: b, bookingId, reason, refund: r, team }: CancelEmailFacts): ReadonlyArray<EnqueueRequest> => {
+export const cancelEmails = (
+  { booking: b, bookingId, reason, refund: r, team }: CancelEmailFacts
+): ReadonlyArray<EnqueueRequest> => {
   const refund = emailRefund(r.outcome, r.amountMinor, r.currency)
   // A cancel is refused before it begins when the booking has no departure day.
   const departure = { date: b.experience_date!, startTime: b.start_time }

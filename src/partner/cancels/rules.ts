@@ -55,7 +55,9 @@ export const paymentsToRefund = (
   const expected = paidMinor(b)
   const foreign = payments.find((p) => p.currency !== b.currency)
   if (foreign !== undefined) {
-    return Either.left(`a payment of this booking is in ${foreign.currency}, not ${b.currency}: it cannot be refunded automatically`)
+    return Either.left(
+      `a payment of this booking is in ${foreign.currency}, not ${b.currency}: it cannot be refunded automatically`
+    )
   }
   const recorded = payments.reduce((sum, p) => sum + p.amountMinor, 0)
   if (recorded !== expected) {
@@ -102,7 +104,10 @@ export interface CancelOutcome {
  *   the booking keeps its live status, `pending`, and the service is alerted; the refund job keeps
  *   finishing it.
  */
-export const cancelOutcome = (liveStatus: "CONFIRMED" | "RESERVED", refunds: ReadonlyArray<RefundFacts>): CancelOutcome => {
+export const cancelOutcome = (
+  liveStatus: "CONFIRMED" | "RESERVED",
+  refunds: ReadonlyArray<RefundFacts>
+): CancelOutcome => {
   if (refunds.length === 0) return { status: "CANCELLED", outcome: "none", alert: false }
   // A superseded void and a partial refund are each followed by the row that replaces them.
   const current = refunds.filter((r) => r.state !== "superseded" && r.state !== "partial")

@@ -15,11 +15,14 @@ const CheckinBody = Schema.Struct({
       message: () => ({ message: "must be a whole number from 0 to the row's participants", override: true })
     })
   )).annotations({
-    description: "With `checked_in` only: how many of the party turned up, 0 to the row's participants. Omit (or null) for everyone."
+    description:
+      "With `checked_in` only: how many of the party turned up, 0 to the row's participants. Omit (or null) for everyone."
   })
 }).annotations({ message: () => "must be a JSON object with `status`" }).pipe(
   Schema.filter((body) =>
-    body.present == null || body.status === "checked_in" ? undefined : { path: ["present"], message: "only with status checked_in" }
+    body.present == null || body.status === "checked_in"
+      ? undefined
+      : { path: ["present"], message: "only with status checked_in" }
   )
 )
 

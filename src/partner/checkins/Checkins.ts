@@ -6,10 +6,10 @@
  * SQL: CheckinsRepo.
  */
 import { Effect, Either, Option } from "effect"
-import { type CheckinChange, type CheckinStatus, decideCheckin } from "./rules.js"
 import { notYours } from "../../domain/errors.js"
 import type { WriteContext, WriteDone } from "../writes/rules.js"
 import { CheckinsRepo } from "./CheckinsRepo.js"
+import { type CheckinChange, type CheckinStatus, decideCheckin } from "./rules.js"
 
 export interface CheckinResult {
   readonly id: string

@@ -10,8 +10,8 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
-import type { CheckIn, CheckinStatus } from "./rules.js"
 import { toPgArray } from "../../db/sql.js"
+import type { CheckIn, CheckinStatus } from "./rules.js"
 
 export interface TargetRow {
   readonly id: string

@@ -1,11 +1,11 @@
 /** Check-in handlers: the write machinery (idempotency, daily limit, audit) around Checkins.set. */
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Layer } from "effect"
-import { Checkins } from "./Checkins.js"
-import { PartnerApi } from "../Api.js"
-import { CheckinResult } from "./Api.js"
 import { DB_ROUTE } from "../../http/dbRoute.js"
+import { PartnerApi } from "../Api.js"
 import { Writes } from "../writes/Writes.js"
+import { CheckinResult } from "./Api.js"
+import { Checkins } from "./Checkins.js"
 
 export const CheckinsLive = HttpApiBuilder.group(PartnerApi, "checkins", (handlers) =>
   Effect.gen(function*() {

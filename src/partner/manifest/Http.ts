@@ -1,13 +1,13 @@
 /** GET /api/v1/manifest: decode (done by HttpApi), resolve the operators in view, read the day. */
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Layer } from "effect"
+import { DB_ROUTE } from "../../http/dbRoute.js"
+import { jsonBody } from "../../http/json.js"
+import { PartnerApi } from "../Api.js"
+import { CurrentKey } from "../auth/security.js"
 import { operatorIdsFor } from "../auth/visibility.js"
 import { Manifest } from "./Manifest.js"
 import { Manifest as ManifestSchema } from "./schemas.js"
-import { jsonBody } from "../../http/json.js"
-import { PartnerApi } from "../Api.js"
-import { DB_ROUTE } from "../../http/dbRoute.js"
-import { CurrentKey } from "../auth/security.js"
 
 export const ManifestLive = HttpApiBuilder.group(PartnerApi, "manifest", (handlers) =>
   Effect.gen(function*() {
@@ -16,10 +16,13 @@ export const ManifestLive = HttpApiBuilder.group(PartnerApi, "manifest", (handle
       Effect.gen(function*() {
         const key = yield* CurrentKey
         const operatorIds = yield* operatorIdsFor(key, urlParams.partner_id)
-        return jsonBody(ManifestSchema, yield* manifest.day({
-          date: urlParams.date,
-          operatorIds,
-          includeContact: key.scopes.includes("guests.contact:read")
-        }))
+        return jsonBody(
+          ManifestSchema,
+          yield* manifest.day({
+            date: urlParams.date,
+            operatorIds,
+            includeContact: key.scopes.includes("guests.contact:read")
+          })
+        )
       }), DB_ROUTE)
   })).pipe(Layer.provide(Manifest.Default))

@@ -5,9 +5,9 @@
  */
 import { Effect } from "effect"
 import { toIsoOrNull } from "../../domain/dates.js"
-import type { Manifest as ManifestBody } from "./schemas.js"
+import { ManifestRepo, type ManifestRequest, type ManifestRowRecord } from "./ManifestRepo.js"
 import { buildManifest, type ManifestEntry, paxBreakdownOf } from "./rules.js"
-import { type ManifestRequest, ManifestRepo, type ManifestRowRecord } from "./ManifestRepo.js"
+import type { Manifest as ManifestBody } from "./schemas.js"
 
 export type { ManifestRequest, ManifestRowRecord } from "./ManifestRepo.js"
 

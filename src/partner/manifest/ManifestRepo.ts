@@ -18,8 +18,8 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import type { CheckInStatus, ManifestRowStatus } from "./schemas.js"
 import { toPgArray } from "../../db/sql.js"
+import type { CheckInStatus, ManifestRowStatus } from "./schemas.js"
 
 export interface ManifestRequest {
   /** Local departure day YYYY-MM-DD. */

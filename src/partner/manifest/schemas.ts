@@ -1,7 +1,7 @@
 /** The daily manifest as the Partner API shows it (spec §2 "Manifest", "Manifest row"). */
 import { Schema } from "effect"
-import { Guest, Partner } from "../bookings/booking.js"
 import { DateString, DateTimeString, LocalTime } from "../../domain/dates.js"
+import { Guest, Partner } from "../bookings/booking.js"
 
 const nullable = <S extends Schema.Schema.Any>(s: S) => Schema.NullOr(s)
 const Count = Schema.Int.annotations({ jsonSchema: { type: "integer", minimum: 0 } })
@@ -27,7 +27,9 @@ export const CheckIn = Schema.Struct({
 export type CheckIn = typeof CheckIn.Type
 
 export const SalesChannel = Schema.Struct({
-  class: nullable(Schema.String).annotations({ description: "service, ota, direct or reseller, as the mirror knows it." }),
+  class: nullable(Schema.String).annotations({
+    description: "service, ota, direct or reseller, as the mirror knows it."
+  }),
   source: nullable(Schema.String),
   title: nullable(Schema.String)
 }).annotations({ identifier: "SalesChannel" })
@@ -57,19 +59,24 @@ export const ManifestRow = Schema.Struct({
   pax_breakdown: nullable(Schema.Array(PaxLine)),
   guest: Guest,
   pickup: nullable(Pickup).annotations({ description: "null when the booking has neither pickup place nor time." }),
-  payment_status: nullable(Schema.String).annotations({ description: "As the booking system says, e.g. PAID, NOT_PAID." }),
+  payment_status: nullable(Schema.String).annotations({
+    description: "As the booking system says, e.g. PAID, NOT_PAID."
+  }),
   check_in: CheckIn
 }).annotations({ identifier: "ManifestRow" })
 export type ManifestRow = typeof ManifestRow.Type
 
 export const Departure = Schema.Struct({
-  start_time: nullable(LocalTime).annotations({ description: "Local HH:MM in `timezone`; null when the product has no start time." }),
+  start_time: nullable(LocalTime).annotations({
+    description: "Local HH:MM in `timezone`; null when the product has no start time."
+  }),
   timezone: Schema.String.annotations({ description: "IANA time zone of the departure.", example: "Europe/Oslo" }),
   product_title: nullable(Schema.String),
   rate_title: nullable(Schema.String),
   passengers: Count.annotations({ description: "Sum of `participants` of the rows." }),
   checked_in: Count.annotations({
-    description: "Passengers checked in: `present` (at most `participants`) of checked_in rows, or all participants when `present` is null."
+    description:
+      "Passengers checked in: `present` (at most `participants`) of checked_in rows, or all participants when `present` is null."
   }),
   no_show: Count.annotations({ description: "Passengers of rows marked no_show." }),
   bookings: Schema.Array(ManifestRow)
@@ -88,10 +95,12 @@ export type ManifestTotals = typeof ManifestTotals.Type
 export const Manifest = Schema.Struct({
   date: DateString.annotations({ description: "The local departure day asked for." }),
   timezone: Schema.String.annotations({
-    description: "Time zone of the first operator in view by name (of `partner_id` when given); each departure carries its own."
+    description:
+      "Time zone of the first operator in view by name (of `partner_id` when given); each departure carries its own."
   }),
   synced_at: nullable(DateTimeString).annotations({
-    description: "When the mirror last refreshed this day: the oldest refresh among the booking-system accounts in view; " +
+    description:
+      "When the mirror last refreshed this day: the oldest refresh among the booking-system accounts in view; " +
       "null when any of them has never refreshed this day."
   }),
   totals: ManifestTotals,

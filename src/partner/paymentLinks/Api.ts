@@ -23,13 +23,15 @@ export const PaymentLinkRequest = Schema.Record({ key: Schema.String, value: Sch
 export const PaymentLinkResult = Schema.Struct({
   id: Schema.UUID.annotations({ description: "The id sent: a booking id or a manifest row id." }),
   kind: PaymentLinkKind.annotations({
-    description: "`deferred_balance`: the balance of a pay-later booking; `provider_balance`: the balance the booking system says is due."
+    description:
+      "`deferred_balance`: the balance of a pay-later booking; `provider_balance`: the balance the booking system says is due."
   }),
   url: Schema.String.annotations({ description: "The payment page. Share it only with the guest." }),
   amount_minor: Schema.Int,
   currency: Schema.String.annotations({ description: "ISO 4217" }),
   emailed: Schema.Boolean.annotations({
-    description: "true when the guest has this link by email: sent by this call, or by a call for the same link in the last " +
+    description:
+      "true when the guest has this link by email: sent by this call, or by a call for the same link in the last " +
       "10 minutes (not sent again); false when the link exists but the email did not go out."
   })
 }).annotations({ identifier: "PaymentLinkResult" })

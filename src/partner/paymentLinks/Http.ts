@@ -1,12 +1,12 @@
 /** Payment-link handler: the write machinery (idempotency, daily limit, audit) around PaymentLinks.send. */
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Layer } from "effect"
-import { BookingSystemAccounts } from "../../operators/BookingSystemAccounts.js"
-import { PaymentLinks } from "./PaymentLinks.js"
-import { PartnerApi } from "../Api.js"
-import { PaymentLinkResult } from "./Api.js"
 import { DB_ROUTE } from "../../http/dbRoute.js"
+import { BookingSystemAccounts } from "../../operators/BookingSystemAccounts.js"
+import { PartnerApi } from "../Api.js"
 import { Writes } from "../writes/Writes.js"
+import { PaymentLinkResult } from "./Api.js"
+import { PaymentLinks } from "./PaymentLinks.js"
 
 export const PaymentLinksLive = HttpApiBuilder.group(PartnerApi, "paymentLinks", (handlers) =>
   Effect.gen(function*() {
@@ -18,5 +18,5 @@ export const PaymentLinksLive = HttpApiBuilder.group(PartnerApi, "paymentLinks",
         (ctx) => links.send(path.id, ctx)
       ), DB_ROUTE)
   })).pipe(
-  Layer.provide([PaymentLinks.Default.pipe(Layer.provide(BookingSystemAccounts.Default)), Writes.Default])
-)
+    Layer.provide([PaymentLinks.Default.pipe(Layer.provide(BookingSystemAccounts.Default)), Writes.Default])
+  )

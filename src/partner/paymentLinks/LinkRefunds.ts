@@ -82,7 +82,10 @@ export class LinkRefunds extends Effect.Service<LinkRefunds>()("Partner/LinkRefu
       yield* repo.countAttempt(row.id)
       const found = yield* paymentAccounts.forOperator(row.operator_id)
       if (Option.isNone(found)) {
-        const update: MoneyReturnUpdate = { _tag: "NoAnswer", detail: `operator ${row.operator_id} has no payment account` }
+        const update: MoneyReturnUpdate = {
+          _tag: "NoAnswer",
+          detail: `operator ${row.operator_id} has no payment account`
+        }
         yield* recordAnswer(row, update)
         return update
       }
@@ -131,7 +134,8 @@ export class LinkRefunds extends Effect.Service<LinkRefunds>()("Partner/LinkRefu
               Effect.as(
                 Effect.logWarning(`payment link refund ${row.id} could not be sent`, cause),
                 { _tag: "NoAnswer", detail: "" } as MoneyReturnUpdate
-              ))
+              )
+            )
           )
           if (update._tag === "Completed") counts.completed += 1
           else if (update._tag === "Failed") counts.failed += 1

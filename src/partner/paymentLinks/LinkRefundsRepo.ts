@@ -95,7 +95,11 @@ export class LinkRefundsRepo extends Effect.Service<LinkRefundsRepo>()("Partner/
     const at = (backoffSeconds: number) => sql`now() + make_interval(secs => ${backoffSeconds})`
 
     const completed = SqlSchema.void({
-      Request: Schema.Struct({ id: Schema.String, refundedMinor: Schema.Number, refundOrderId: Schema.NullOr(Schema.String) }),
+      Request: Schema.Struct({
+        id: Schema.String,
+        refundedMinor: Schema.Number,
+        refundOrderId: Schema.NullOr(Schema.String)
+      }),
       execute: ({ id, refundOrderId, refundedMinor }) =>
         sql`
           UPDATE payment_link_refunds SET state = 'completed', refunded_minor = ${refundedMinor},
@@ -117,7 +121,9 @@ export class LinkRefundsRepo extends Effect.Service<LinkRefundsRepo>()("Partner/
       Request: Schema.Struct({ ...Later.fields, detail: Schema.String }),
       execute: ({ backoffSeconds, detail, id }) =>
         sql`
-          UPDATE payment_link_refunds SET next_attempt_at = ${at(backoffSeconds)}, last_error = ${detail.slice(0, 1000)}, updated_at = now()
+          UPDATE payment_link_refunds SET next_attempt_at = ${at(backoffSeconds)}, last_error = ${
+          detail.slice(0, 1000)
+        }, updated_at = now()
           WHERE ${open(id)}`
     })
 
@@ -141,7 +147,11 @@ export class LinkRefundsRepo extends Effect.Service<LinkRefundsRepo>()("Partner/
     })
 
     const partial = SqlSchema.findOne({
-      Request: Schema.Struct({ id: Schema.String, refundedMinor: Schema.Number, refundOrderId: Schema.NullOr(Schema.String) }),
+      Request: Schema.Struct({
+        id: Schema.String,
+        refundedMinor: Schema.Number,
+        refundOrderId: Schema.NullOr(Schema.String)
+      }),
       Result: Id,
       execute: ({ id, refundOrderId, refundedMinor }) =>
         sql`
@@ -176,7 +186,8 @@ export class LinkRefundsRepo extends Effect.Service<LinkRefundsRepo>()("Partner/
         /** One more attempt, counted before it is made. */
         countAttempt,
         /** The provider returned the money. */
-        completed: (id: string, refundedMinor: number, refundOrderId: string | null) => completed({ id, refundedMinor, refundOrderId }),
+        completed: (id: string, refundedMinor: number, refundOrderId: string | null) =>
+          completed({ id, refundedMinor, refundOrderId }),
         /** Accepted, not completed yet: read again after the backoff. */
         settling: (id: string, backoffSeconds: number, refundOrderId: string | null) =>
           settling({ id, backoffSeconds, refundOrderId }),

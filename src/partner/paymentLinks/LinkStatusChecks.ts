@@ -22,7 +22,9 @@
  *    written, and those still open from earlier runs (no answer, settling), with their own reference.
  */
 import { Clock, Effect, Either, Option, Random } from "effect"
-import { cancelReference, linkRequest, nextLinkCheck } from "./rules.js"
+import { BookingSystemAccounts } from "../../operators/BookingSystemAccounts.js"
+import { OperatorPaymentAccounts } from "../../payments/OperatorPaymentAccounts.js"
+import { BookingSystem } from "../../ports/BookingSystem.js"
 import {
   type PaymentAccount,
   type PaymentLinkStatus,
@@ -30,13 +32,11 @@ import {
   type PaymentProviderError
 } from "../../ports/PaymentProvider.js"
 import { Cancels } from "../cancels/Cancels.js"
-import { OperatorPaymentAccounts } from "../../payments/OperatorPaymentAccounts.js"
-import { BookingSystemAccounts } from "../../operators/BookingSystemAccounts.js"
-import { BookingSystem } from "../../ports/BookingSystem.js"
-import { PaidLinkRecorder } from "./PaidLinkRecorder.js"
 import { LinkRefunds, type LinkRefundSummary } from "./LinkRefunds.js"
 import { LinkTargetsRepo } from "./LinkTargetsRepo.js"
+import { PaidLinkRecorder } from "./PaidLinkRecorder.js"
 import { type LinkRow, PaymentLinksRepo } from "./PaymentLinksRepo.js"
+import { cancelReference, linkRequest, nextLinkCheck } from "./rules.js"
 
 /**
  * How long a `creating` row is left to the request that made it (and to its retries with the same
@@ -88,12 +88,20 @@ export class LinkStatusChecks extends Effect.Service<LinkStatusChecks>()("Partne
 
     /** The operator's credentials, for the merchant the link was made at. */
     const accountFor = (row: LinkRow) =>
-      Effect.map(paymentAccounts.forOperator(row.operator_id), Option.map((a): PaymentAccount => ({ ...a, merchantId: row.merchant_id })))
+      Effect.map(
+        paymentAccounts.forOperator(row.operator_id),
+        Option.map((a): PaymentAccount => ({ ...a, merchantId: row.merchant_id }))
+      )
 
     /** Nothing learnt: ask again after the backoff. */
     const later = (row: LinkRow, error: string | null) =>
       Effect.gen(function*() {
-        const next = nextLinkCheck(row.checks + 1, row.expires_at, new Date(yield* Clock.currentTimeMillis), yield* Random.next)
+        const next = nextLinkCheck(
+          row.checks + 1,
+          row.expires_at,
+          new Date(yield* Clock.currentTimeMillis),
+          yield* Random.next
+        )
         yield* links.checkLater(row, error, next)
       })
 
@@ -139,7 +147,9 @@ export class LinkStatusChecks extends Effect.Service<LinkStatusChecks>()("Partne
           return Either.right(lines.right.length > 0 && lines.right.every((l) => l.status === "CANCELLED"))
         }
         if (lines.left._tag === "BookingSystemUnavailable") {
-          return Either.left(`the booking system did not answer whether the booking is cancelled: ${lines.left.detail}`.slice(0, 1000))
+          return Either.left(
+            `the booking system did not answer whether the booking is cancelled: ${lines.left.detail}`.slice(0, 1000)
+          )
         }
         yield* Effect.logWarning(
           `payment link ${row.id}: the booking system refused to show booking ${r.reference ?? r.booking_id} ` +
@@ -153,9 +163,13 @@ export class LinkStatusChecks extends Effect.Service<LinkStatusChecks>()("Partne
      */
     const cancelAtProvider = (row: LinkRow, account: PaymentAccount, linkId: string, reason: string) =>
       Effect.gen(function*() {
-        const cancelled = yield* Effect.either(provider.cancelPaymentLink(account, { linkId, idempotencyReference: cancelReference(row) }))
+        const cancelled = yield* Effect.either(
+          provider.cancelPaymentLink(account, { linkId, idempotencyReference: cancelReference(row) })
+        )
         if (Either.isRight(cancelled)) return yield* close(row, reason, linkId)
-        if (cancelled.left._tag === "PaymentProviderUnavailable") return yield* unanswered(row, detailOf(cancelled.left))
+        if (cancelled.left._tag === "PaymentProviderUnavailable") {
+          return yield* unanswered(row, detailOf(cancelled.left))
+        }
         const status = yield* Effect.either(provider.paymentLinkStatus(account, linkId))
         if (Either.isLeft(status)) return yield* unanswered(row, detailOf(status.left))
         if (status.right.state === "paid") return yield* recordPaid(row, status.right)
@@ -174,7 +188,9 @@ export class LinkStatusChecks extends Effect.Service<LinkStatusChecks>()("Partne
           case "cancelled":
             return yield* close(row, status.right.state)
           case "open": {
-            if (yield* targets.owesNothing(row)) return yield* cancelAtProvider(row, account, row.provider_link_id!, "not_owed")
+            if (yield* targets.owesNothing(row)) {
+              return yield* cancelAtProvider(row, account, row.provider_link_id!, "not_owed")
+            }
             yield* later(row, null)
             return "still_open"
           }
@@ -203,9 +219,10 @@ export class LinkStatusChecks extends Effect.Service<LinkStatusChecks>()("Partne
               return yield* close(row, "abandoned")
             }
             if (e._tag === "PaymentProviderRejected") {
-              yield* Effect.logError(`payment link ${row.id}: the provider holds another request under its reference`).pipe(
-                Effect.annotateLogs({ alert: "payment_link_unsettled", payment_link_id: row.id })
-              )
+              yield* Effect.logError(`payment link ${row.id}: the provider holds another request under its reference`)
+                .pipe(
+                  Effect.annotateLogs({ alert: "payment_link_unsettled", payment_link_id: row.id })
+                )
             }
             return yield* unanswered(row, detailOf(e))
           }
@@ -225,14 +242,19 @@ export class LinkStatusChecks extends Effect.Service<LinkStatusChecks>()("Partne
         yield* Effect.annotateCurrentSpan({ link: row.id, state: row.state })
         const account = yield* accountFor(row)
         if (Option.isNone(account)) {
-          yield* Effect.logWarning(`payment link ${row.id}: operator ${row.operator_id} has no payment account any more`)
+          yield* Effect.logWarning(
+            `payment link ${row.id}: operator ${row.operator_id} has no payment account any more`
+          )
           return yield* unanswered(row, "the operator has no payment account")
         }
         return row.state === "closing" ? yield* settleClosing(row, account.value) : yield* checkOpen(row, account.value)
       },
       (effect, row): Effect.Effect<Seen> =>
-        Effect.catchAllCause(effect, (cause) =>
-          Effect.as(Effect.logWarning(`payment link ${row.id} could not be checked`, cause), "unanswered" as const))
+        Effect.catchAllCause(
+          effect,
+          (cause) =>
+            Effect.as(Effect.logWarning(`payment link ${row.id} could not be checked`, cause), "unanswered" as const)
+        )
     )
 
     /** One run of the job. */
@@ -242,7 +264,13 @@ export class LinkStatusChecks extends Effect.Service<LinkStatusChecks>()("Partne
       const seen = yield* Effect.forEach(due, (row) => check(row), { concurrency: 4 })
       const refunds = yield* linkRefunds.sendDue().pipe(
         Effect.catchAllCause((cause) =>
-          Effect.as(Effect.logWarning("payment link refunds could not be sent", cause), { found: 0, completed: 0, open: 0, failed: 0 }))
+          Effect.as(Effect.logWarning("payment link refunds could not be sent", cause), {
+            found: 0,
+            completed: 0,
+            open: 0,
+            failed: 0
+          })
+        )
       )
       const count = (s: Seen) => seen.filter((x) => x === s).length
       const summary: WatchSummary = {

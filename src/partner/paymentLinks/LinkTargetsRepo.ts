@@ -77,7 +77,9 @@ export class LinkTargetsRepo extends Effect.Service<LinkTargetsRepo>()("Partner/
       execute: ({ id, operatorIds }) =>
         sql`
           SELECT b.id, b.operator_id, o.name AS operator_name,
-            CASE WHEN ${sql.literal(CANCELLING)} THEN 'CANCELLED' ELSE b.status END AS status, b.payment_strategy, b.pay_later_status,
+            CASE WHEN ${
+          sql.literal(CANCELLING)
+        } THEN 'CANCELLED' ELSE b.status END AS status, b.payment_strategy, b.pay_later_status,
             b.pay_later_amount_minor, b.pay_later_currency, b.pay_later_charge_at, b.currency, b.provider_reference,
             o.booking_system_account_id AS account_id, b.confirmation_code, b.tour_name, b.experience_date,
             b.start_time, b.timezone, b.guest_name, b.guest_email
@@ -147,7 +149,11 @@ export class LinkTargetsRepo extends Effect.Service<LinkTargetsRepo>()("Partner/
 
     const bookingOfRow = SqlSchema.findOne({
       Request: Schema.String,
-      Result: Schema.Struct({ account_id: Schema.String, reference: Schema.NullOr(Schema.String), booking_id: Schema.String }),
+      Result: Schema.Struct({
+        account_id: Schema.String,
+        reference: Schema.NullOr(Schema.String),
+        booking_id: Schema.String
+      }),
       execute: (manifestRowId) =>
         sql`SELECT account_id, reference, booking_id FROM manifest_rows WHERE id = ${manifestRowId}::uuid`
     })

@@ -23,7 +23,7 @@ import { type PaymentAccount, PaymentProvider, type PaymentProviderError } from 
 import { LinkTargetsRepo } from "./LinkTargetsRepo.js"
 import { PaidLinkRecorder } from "./PaidLinkRecorder.js"
 import { type LinkRow, PaymentLinksRepo } from "./PaymentLinksRepo.js"
-import { cancelReference, CANCELLED_DETAIL, linkRequest, type Owed, reusable } from "./rules.js"
+import { CANCELLED_DETAIL, cancelReference, linkRequest, type Owed, reusable } from "./rules.js"
 import { linkDescription, type Target } from "./target.js"
 
 const PAID_BY_LINK_DETAIL = "nothing is owed: the guest has paid this balance through the payment link"
@@ -33,9 +33,11 @@ const PAID_EARLIER_LINK_DETAIL =
 
 const providerDown = (e: PaymentProviderError): Effect.Effect<never, Unavailable> =>
   e._tag === "PaymentProviderUnavailable"
-    ? Effect.fail(new Unavailable({
-      detail: "the payment provider did not answer; no link was sent. Retry with the same Idempotency-Key"
-    }))
+    ? Effect.fail(
+      new Unavailable({
+        detail: "the payment provider did not answer; no link was sent. Retry with the same Idempotency-Key"
+      })
+    )
     : Effect.die(e)
 
 export class OneLinkPerBalance extends Effect.Service<OneLinkPerBalance>()("Partner/OneLinkPerBalance", {
@@ -55,11 +57,12 @@ export class OneLinkPerBalance extends Effect.Service<OneLinkPerBalance>()("Part
         const at = { ...account, merchantId: row.merchant_id }
         const linkId = row.provider_link_id ??
           (yield* provider.createPaymentLink(at, linkRequest(row)).pipe(Effect.catchAll(providerDown))).linkId
-        const refused = yield* provider.cancelPaymentLink(at, { linkId, idempotencyReference: cancelReference(row) }).pipe(
-          Effect.as(false),
-          Effect.catchTag("PaymentProviderRejected", () => Effect.succeed(true)), // paid, or closed already
-          Effect.catchAll(providerDown)
-        )
+        const refused = yield* provider.cancelPaymentLink(at, { linkId, idempotencyReference: cancelReference(row) })
+          .pipe(
+            Effect.as(false),
+            Effect.catchTag("PaymentProviderRejected", () => Effect.succeed(true)), // paid, or closed already
+            Effect.catchAll(providerDown)
+          )
         if (refused) {
           const status = yield* provider.paymentLinkStatus(at, linkId).pipe(Effect.catchAll(providerDown))
           if (status.state === "paid") {
@@ -114,43 +117,49 @@ export class OneLinkPerBalance extends Effect.Service<OneLinkPerBalance>()("Part
       }))
 
     /** An open link for what is owed, or a new one made through the provider; the row and its URL. */
-    const ensure = Effect.fn("OneLinkPerBalance.ensure")(function*(target: Target, owed: Owed, account: PaymentAccount) {
-      // A link for this very balance that the guest paid: the balance is paid, whatever our
-      // records of the booking say yet (they learn of it later).
-      if (yield* links.paidFor(target.key, owed.amountMinor, owed.currency)) {
-        return yield* new NotPossible({ detail: PAID_BY_LINK_DETAIL })
-      }
-      for (let round = 0; round < 4; round++) {
-        const now = new Date(yield* Clock.currentTimeMillis)
-        const rows = yield* links.liveLinks(target.key)
-        const fits = (r: LinkRow) =>
-          r.merchant_id === account.merchantId &&
-          reusable({ state: r.state, amountMinor: r.amount_minor, currency: r.currency.trim(), expiresAt: r.expires_at }, owed, now)
-        for (const stale of rows.filter((r) => !fits(r))) yield* retire(stale, account)
-        const open = rows.find((r) => fits(r) && r.state === "open")
-        if (open !== undefined) {
-          const status = yield* provider.paymentLinkStatus(account, open.provider_link_id!).pipe(
+    const ensure = Effect.fn("OneLinkPerBalance.ensure")(
+      function*(target: Target, owed: Owed, account: PaymentAccount) {
+        // A link for this very balance that the guest paid: the balance is paid, whatever our
+        // records of the booking say yet (they learn of it later).
+        if (yield* links.paidFor(target.key, owed.amountMinor, owed.currency)) {
+          return yield* new NotPossible({ detail: PAID_BY_LINK_DETAIL })
+        }
+        for (let round = 0; round < 4; round++) {
+          const now = new Date(yield* Clock.currentTimeMillis)
+          const rows = yield* links.liveLinks(target.key)
+          const fits = (r: LinkRow) =>
+            r.merchant_id === account.merchantId &&
+            reusable(
+              { state: r.state, amountMinor: r.amount_minor, currency: r.currency.trim(), expiresAt: r.expires_at },
+              owed,
+              now
+            )
+          for (const stale of rows.filter((r) => !fits(r))) yield* retire(stale, account)
+          const open = rows.find((r) => fits(r) && r.state === "open")
+          if (open !== undefined) {
+            const status = yield* provider.paymentLinkStatus(account, open.provider_link_id!).pipe(
+              Effect.catchAll(providerDown)
+            )
+            if (status.state === "open") return { row: open, url: open.url!, created: false }
+            if (status.state === "paid") {
+              // Paid: recorded as the guest's payment (the job would record it later otherwise).
+              yield* recorder.record(open, status)
+              return yield* new NotPossible({ detail: PAID_BY_LINK_DETAIL })
+            }
+            yield* links.close(open.id, status.state)
+            continue
+          }
+          const creating = yield* creatingRow(target, owed, account)
+          if (Option.isNone(creating)) continue
+          const link = yield* provider.createPaymentLink(account, linkRequest(creating.value)).pipe(
             Effect.catchAll(providerDown)
           )
-          if (status.state === "open") return { row: open, url: open.url!, created: false }
-          if (status.state === "paid") {
-            // Paid: recorded as the guest's payment (the job would record it later otherwise).
-            yield* recorder.record(open, status)
-            return yield* new NotPossible({ detail: PAID_BY_LINK_DETAIL })
-          }
-          yield* links.close(open.id, status.state)
-          continue
+          yield* links.setProviderLink({ id: creating.value.id, state: "creating" }, link)
+          return { row: creating.value, url: link.url, created: true }
         }
-        const creating = yield* creatingRow(target, owed, account)
-        if (Option.isNone(creating)) continue
-        const link = yield* provider.createPaymentLink(account, linkRequest(creating.value)).pipe(
-          Effect.catchAll(providerDown)
-        )
-        yield* links.setProviderLink({ id: creating.value.id, state: "creating" }, link)
-        return { row: creating.value, url: link.url, created: true }
+        return yield* Effect.dieMessage(`payment link for ${target.key}: links kept changing, gave up`)
       }
-      return yield* Effect.dieMessage(`payment link for ${target.key}: links kept changing, gave up`)
-    })
+    )
 
     return { ensure } as const
   }),

@@ -40,11 +40,11 @@
  * with `alert=payment_link_unexpected_payment`: a person decides what goes back.
  */
 import { Clock, Effect, Option } from "effect"
-import { refundMethod, refundReference } from "../cancels/rules.js"
-import type { PaymentLinkStatus } from "../../ports/PaymentProvider.js"
 import { Outbox } from "../../email/Outbox.js"
-import { LinkRefundsRepo } from "./LinkRefundsRepo.js"
+import type { PaymentLinkStatus } from "../../ports/PaymentProvider.js"
+import { refundMethod, refundReference } from "../cancels/rules.js"
 import { balanceRefundedTeamEmail } from "./linkEmails.js"
+import { LinkRefundsRepo } from "./LinkRefundsRepo.js"
 import { PaidLinksRepo } from "./PaidLinksRepo.js"
 import type { LinkRow } from "./PaymentLinksRepo.js"
 import { linkRefundReference } from "./rules.js"
@@ -102,12 +102,24 @@ export class PaidLinkRecorder extends Effect.Service<PaidLinkRecorder>()("Partne
      * booking is cancelled, the refund's intent (before any call) and the team's email. Whether a
      * refund row was written now.
      */
-    const refundIfCancelled = (link: LinkRow, manifestRowId: string, status: PaymentLinkStatus, paid: Paid, options: RecordOptions) =>
+    const refundIfCancelled = (
+      link: LinkRow,
+      manifestRowId: string,
+      status: PaymentLinkStatus,
+      paid: Paid,
+      options: RecordOptions
+    ) =>
       Effect.gen(function*() {
         const found = yield* repo.mirrorOfRow(manifestRowId, link.operator_id)
         if (Option.isNone(found) || !(found.value.cancelled || options.bookingSystemCancelled === true)) return false
         const method = refundMethod(
-          { id: link.id, amountMinor: paid.amountMinor, currency: paid.currency, paidAt: paid.paidAt, providerPaymentId: status.paymentId },
+          {
+            id: link.id,
+            amountMinor: paid.amountMinor,
+            currency: paid.currency,
+            paidAt: paid.paidAt,
+            providerPaymentId: status.paymentId
+          },
           paid.now
         )
         const made = yield* refunds.insertFirst({
@@ -168,14 +180,23 @@ export class PaidLinkRecorder extends Effect.Service<PaidLinkRecorder>()("Partne
             bookingId,
             paymentId,
             method: refundMethod(
-              { id: paymentId, amountMinor: paid.amountMinor, currency: paid.currency, paidAt: paid.paidAt, providerPaymentId: status.paymentId },
+              {
+                id: paymentId,
+                amountMinor: paid.amountMinor,
+                currency: paid.currency,
+                paidAt: paid.paidAt,
+                providerPaymentId: status.paymentId
+              },
               paid.now
             ),
             idempotencyReference: refundReference(changeId, paymentId, 1),
             amountMinor: paid.amountMinor,
             currency: paid.currency
           })
-          refund = { changeId, changeState: Option.isSome(change) && change.value.state === "released" ? "released" : "done" }
+          refund = {
+            changeId,
+            changeState: Option.isSome(change) && change.value.state === "released" ? "released" : "done"
+          }
         }
         // A cancel still `releasing` may yet be abandoned: the payment counts as usual (and is refunded
         // with the others if the cancel goes on).
@@ -188,57 +209,67 @@ export class PaidLinkRecorder extends Effect.Service<PaidLinkRecorder>()("Partne
       })
 
     /** Records that the provider says `link` is paid (`status.state` is `paid`). */
-    const record = Effect.fn("PaidLinkRecorder.record")(function*(link: LinkRow, status: PaymentLinkStatus, options: RecordOptions = {}) {
-      yield* Effect.annotateCurrentSpan({ link: link.id, kind: link.kind })
-      const now = new Date(yield* Clock.currentTimeMillis)
-      const paid: Paid = {
-        amountMinor: status.paidMinor > 0 ? status.paidMinor : link.amount_minor,
-        currency: (status.currency || link.currency).trim().toUpperCase(),
-        paidAt: status.paidAt ?? now,
-        now
-      }
-      const { amountMinor, currency } = paid
-      const done = yield* repo.withTransaction(Effect.gen(function*() {
-        // The booking's cancel, locked first (see the header; the cancel's own steps lock it first too).
-        const change = link.booking_id === null ? Option.none() : yield* repo.lockCancel(link.booking_id)
-        const row = yield* repo.lockLink(link.id)
-        if (Option.isNone(row)) return yield* Effect.dieMessage(`payment link ${link.id} is gone`)
-        const { closed_reason, state } = row.value
-        if (state === "closed" && closed_reason === "paid") {
-          return { outcome: "already_recorded" as const, problems: [], refund: null, refundedLate: false, linkRefund: false }
+    const record = Effect.fn("PaidLinkRecorder.record")(
+      function*(link: LinkRow, status: PaymentLinkStatus, options: RecordOptions = {}) {
+        yield* Effect.annotateCurrentSpan({ link: link.id, kind: link.kind })
+        const now = new Date(yield* Clock.currentTimeMillis)
+        const paid: Paid = {
+          amountMinor: status.paidMinor > 0 ? status.paidMinor : link.amount_minor,
+          currency: (status.currency || link.currency).trim().toUpperCase(),
+          paidAt: status.paidAt ?? now,
+          now
         }
-        const problems: Array<string> = []
-        if (amountMinor !== link.amount_minor || currency !== link.currency.trim()) {
-          problems.push(`paid ${amountMinor} ${currency}, the link asked for ${link.amount_minor} ${link.currency.trim()}`)
+        const { amountMinor, currency } = paid
+        const done = yield* repo.withTransaction(Effect.gen(function*() {
+          // The booking's cancel, locked first (see the header; the cancel's own steps lock it first too).
+          const change = link.booking_id === null ? Option.none() : yield* repo.lockCancel(link.booking_id)
+          const row = yield* repo.lockLink(link.id)
+          if (Option.isNone(row)) return yield* Effect.dieMessage(`payment link ${link.id} is gone`)
+          const { closed_reason, state } = row.value
+          if (state === "closed" && closed_reason === "paid") {
+            return {
+              outcome: "already_recorded" as const,
+              problems: [],
+              refund: null,
+              refundedLate: false,
+              linkRefund: false
+            }
+          }
+          const problems: Array<string> = []
+          if (amountMinor !== link.amount_minor || currency !== link.currency.trim()) {
+            problems.push(
+              `paid ${amountMinor} ${currency}, the link asked for ${link.amount_minor} ${link.currency.trim()}`
+            )
+          }
+          if (state === "closed") problems.push(`the link had been closed here (${closed_reason ?? "no reason"})`)
+          const linkRefund = link.booking_id === null && link.manifest_row_id !== null
+            ? yield* refundIfCancelled(link, link.manifest_row_id, status, paid, options)
+            : false
+          const { refund, refundedLate } = link.booking_id === null
+            ? { refund: null, refundedLate: linkRefund }
+            : yield* recordOnBooking(link, link.booking_id, status, paid, change, problems)
+          yield* repo.closePaid(link.id, status.linkId)
+          return { outcome: "recorded" as const, problems, refund, refundedLate, linkRefund }
+        }))
+        const annotations = {
+          payment_link_id: link.id,
+          booking_id: link.booking_id ?? "",
+          manifest_row_id: link.manifest_row_id ?? ""
         }
-        if (state === "closed") problems.push(`the link had been closed here (${closed_reason ?? "no reason"})`)
-        const linkRefund = link.booking_id === null && link.manifest_row_id !== null
-          ? yield* refundIfCancelled(link, link.manifest_row_id, status, paid, options)
-          : false
-        const { refund, refundedLate } = link.booking_id === null
-          ? { refund: null, refundedLate: linkRefund }
-          : yield* recordOnBooking(link, link.booking_id, status, paid, change, problems)
-        yield* repo.closePaid(link.id, status.linkId)
-        return { outcome: "recorded" as const, problems, refund, refundedLate, linkRefund }
-      }))
-      const annotations = {
-        payment_link_id: link.id,
-        booking_id: link.booking_id ?? "",
-        manifest_row_id: link.manifest_row_id ?? ""
+        if (done.refundedLate) {
+          yield* Effect.logError(
+            `payment link ${link.id} was paid (${amountMinor} ${currency}) after its booking's cancel began: the payment is ` +
+              `refunded automatically${done.linkRefund ? "" : " with the cancel's refunds"}` +
+              `${done.problems.length > 0 ? ` (${done.problems.join("; ")})` : ""}`
+          ).pipe(Effect.annotateLogs({ ...annotations, alert: "payment_link_paid_after_cancel" }))
+        } else if (done.problems.length > 0) {
+          yield* Effect.logError(
+            `payment link ${link.id} was paid, but ${done.problems.join("; ")}: a person decides what goes back`
+          ).pipe(Effect.annotateLogs({ ...annotations, alert: "payment_link_unexpected_payment" }))
+        }
+        return { outcome: done.outcome, refund: done.refund, linkRefund: done.linkRefund } satisfies Recorded
       }
-      if (done.refundedLate) {
-        yield* Effect.logError(
-          `payment link ${link.id} was paid (${amountMinor} ${currency}) after its booking's cancel began: the payment is ` +
-            `refunded automatically${done.linkRefund ? "" : " with the cancel's refunds"}` +
-            `${done.problems.length > 0 ? ` (${done.problems.join("; ")})` : ""}`
-        ).pipe(Effect.annotateLogs({ ...annotations, alert: "payment_link_paid_after_cancel" }))
-      } else if (done.problems.length > 0) {
-        yield* Effect.logError(
-          `payment link ${link.id} was paid, but ${done.problems.join("; ")}: a person decides what goes back`
-        ).pipe(Effect.annotateLogs({ ...annotations, alert: "payment_link_unexpected_payment" }))
-      }
-      return { outcome: done.outcome, refund: done.refund, linkRefund: done.linkRefund } satisfies Recorded
-    })
+    )
 
     return { record } as const
   }),

@@ -101,7 +101,8 @@ export class PaidLinksRepo extends Effect.Service<PaidLinksRepo>()("Partner/Paid
     const lockBooking = SqlSchema.findOne({
       Request: Schema.String,
       Result: Schema.Struct({ status: Schema.String, pay_later_status: Schema.NullOr(Schema.String) }),
-      execute: (bookingId) => sql`SELECT status, pay_later_status FROM bookings WHERE id = ${bookingId}::uuid FOR UPDATE`
+      execute: (bookingId) =>
+        sql`SELECT status, pay_later_status FROM bookings WHERE id = ${bookingId}::uuid FOR UPDATE`
     })
 
     const insertDoneCancel = SqlSchema.single({
@@ -157,11 +158,13 @@ export class PaidLinksRepo extends Effect.Service<PaidLinksRepo>()("Partner/Paid
         /** The booking, locked. */
         lockBooking,
         /** A `done` cancel change for a booking cancelled elsewhere, to refund under; its id. */
-        insertDoneCancel: (bookingId: string, reason: string) => Effect.map(insertDoneCancel({ bookingId, reason }), (r) => r.id),
+        insertDoneCancel: (bookingId: string, reason: string) =>
+          Effect.map(insertDoneCancel({ bookingId, reason }), (r) => r.id),
         /** The refund's intent under the cancel, once. */
         insertCancelRefund,
         /** The pay-later balance collected; false when it was not upcoming or failed. */
-        markCollected: (bookingId: string, paidAt: Date) => Effect.map(markCollected({ bookingId, paidAt }), Option.isSome),
+        markCollected: (bookingId: string, paidAt: Date) =>
+          Effect.map(markCollected({ bookingId, paidAt }), Option.isSome),
         /** The link closed as paid. */
         closePaid: (linkId: string, providerLinkId: string) => closePaid({ linkId, providerLinkId })
       }),

@@ -36,6 +36,16 @@
 import { Clock, Effect, Either, Option } from "effect"
 import { createHash } from "node:crypto"
 import { NotPossible, notYours, Unavailable } from "../../domain/errors.js"
+import { Outbox } from "../../email/Outbox.js"
+import { CrashPoints } from "../../lib/CrashPoints.js"
+import { BookingSystemAccounts } from "../../operators/BookingSystemAccounts.js"
+import { OperatorPaymentAccounts } from "../../payments/OperatorPaymentAccounts.js"
+import { BookingSystem, type BookingSystemError } from "../../ports/BookingSystem.js"
+import type { WriteContext, WriteDone } from "../writes/rules.js"
+import { guestLinkEmail } from "./linkEmails.js"
+import { LinkTargetsRepo } from "./LinkTargetsRepo.js"
+import { OneLinkPerBalance } from "./OneLinkPerBalance.js"
+import { type LinkRow, PaymentLinksRepo } from "./PaymentLinksRepo.js"
 import {
   CANCELLED_DETAIL,
   type Collected,
@@ -47,16 +57,6 @@ import {
   owedFromBalance,
   type PaymentLinkKind
 } from "./rules.js"
-import type { WriteContext, WriteDone } from "../writes/rules.js"
-import { BookingSystem, type BookingSystemError } from "../../ports/BookingSystem.js"
-import { BookingSystemAccounts } from "../../operators/BookingSystemAccounts.js"
-import { CrashPoints } from "../../lib/CrashPoints.js"
-import { OperatorPaymentAccounts } from "../../payments/OperatorPaymentAccounts.js"
-import { Outbox } from "../../email/Outbox.js"
-import { guestLinkEmail } from "./linkEmails.js"
-import { LinkTargetsRepo } from "./LinkTargetsRepo.js"
-import { type LinkRow, PaymentLinksRepo } from "./PaymentLinksRepo.js"
-import { OneLinkPerBalance } from "./OneLinkPerBalance.js"
 import { bookingTarget, rowTarget, type Target } from "./target.js"
 
 export interface PaymentLinkResult {
@@ -73,9 +73,12 @@ const LINK_TAKEN_DETAIL =
 
 const bookingSystemDown = (e: BookingSystemError): Effect.Effect<never, Unavailable | NotPossible> =>
   e._tag === "BookingSystemUnavailable"
-    ? Effect.fail(new Unavailable({
-      detail: "the booking system did not answer with the balance; nothing was sent. Retry with the same Idempotency-Key"
-    }))
+    ? Effect.fail(
+      new Unavailable({
+        detail:
+          "the booking system did not answer with the balance; nothing was sent. Retry with the same Idempotency-Key"
+      })
+    )
     : e.reason === "not_found"
     ? Effect.fail(new NotPossible({ detail: "the booking system does not know this booking: nothing is owed" }))
     : Effect.die(e)
@@ -144,10 +147,16 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("Partner/Paymen
 
     /** The operator's merchant; 422 when the operator has none. */
     const accountFor = (operatorId: string) =>
-      Effect.flatMap(paymentAccounts.forOperator(operatorId), Option.match({
-        onNone: () => Effect.fail(new NotPossible({ detail: "payment links are not set up for this operator (no payment account)" })),
-        onSome: Effect.succeed
-      }))
+      Effect.flatMap(
+        paymentAccounts.forOperator(operatorId),
+        Option.match({
+          onNone: () =>
+            Effect.fail(
+              new NotPossible({ detail: "payment links are not set up for this operator (no payment account)" })
+            ),
+          onSome: Effect.succeed
+        })
+      )
 
     /**
      * Step 4: the link is open and the guest's email is queued, together, under the link's row lock.
@@ -155,7 +164,12 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("Partner/Paymen
      * emailed; nor is a link of a booking whose cancel has begun. A link emailed within the window
      * is not emailed again: this request answers that email's outcome.
      */
-    const openAndEmail = (target: Target, owed: Owed, link: { readonly row: LinkRow; readonly url: string }, ctx: WriteContext) =>
+    const openAndEmail = (
+      target: Target,
+      owed: Owed,
+      link: { readonly row: LinkRow; readonly url: string },
+      ctx: WriteContext
+    ) =>
       Effect.gen(function*() {
         const now = new Date(yield* Clock.currentTimeMillis)
         return yield* links.withTransaction(Effect.gen(function*() {
@@ -172,7 +186,9 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("Partner/Paymen
           if (recentEmail !== null) {
             // Read after the lock (a statement of its own): the email another request enqueued just before.
             const recent = yield* links.emailStatus(recentEmail)
-            if (Option.exists(recent, (status) => status !== "failed")) return { _tag: "Email" as const, id: recentEmail }
+            if (Option.exists(recent, (status) => status !== "failed")) {
+              return { _tag: "Email" as const, id: recentEmail }
+            }
           }
           const enqueued = yield* outbox.enqueue(guestLinkEmail(target, owed, link.url, occurrenceOf(ctx), now))
           if (enqueued.created) yield* links.setEmailed(link.row.id, enqueued.id)
@@ -212,5 +228,11 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("Partner/Paymen
 
     return { send } as const
   }),
-  dependencies: [PaymentLinksRepo.Default, LinkTargetsRepo.Default, OperatorPaymentAccounts.Default, OneLinkPerBalance.Default, CrashPoints.Default]
+  dependencies: [
+    PaymentLinksRepo.Default,
+    LinkTargetsRepo.Default,
+    OperatorPaymentAccounts.Default,
+    OneLinkPerBalance.Default,
+    CrashPoints.Default
+  ]
 }) {}

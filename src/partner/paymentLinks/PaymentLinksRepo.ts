@@ -55,7 +55,11 @@ export const NewLink = Schema.Struct({
 export type NewLink = typeof NewLink.Type
 
 /** What the provider answered when it made a link. */
-const MadeLink = Schema.Struct({ linkId: Schema.String, url: Schema.String, expiresAt: Schema.NullOr(Schema.DateFromSelf) })
+const MadeLink = Schema.Struct({
+  linkId: Schema.String,
+  url: Schema.String,
+  expiresAt: Schema.NullOr(Schema.DateFromSelf)
+})
 export type MadeLink = typeof MadeLink.Type
 
 const LinkState = LinkRow.fields.state
@@ -238,13 +242,14 @@ export class PaymentLinksRepo extends Effect.Service<PaymentLinksRepo>()("Partne
         emailStatus: (emailId: string) => Effect.map(emailStatus(emailId), Option.map((r) => r.status)),
         setEmailed: (id: string, emailId: string) => setEmailed({ id, emailId }),
         /** `creating` rows untouched for `graceSeconds` become `closing` (at most `batch`); their ids. */
-        takeOverUnfinished: (graceSeconds: number, batch: number) => takeOverUnfinished({ seconds: graceSeconds, batch }),
+        takeOverUnfinished: (graceSeconds: number, batch: number) =>
+          takeOverUnfinished({ seconds: graceSeconds, batch }),
         /** Claims due `open` and `closing` rows (at most `batch`) by pushing their next check out. */
         claimDue: (claimSeconds: number, batch: number) => claimDue({ seconds: claimSeconds, batch }),
         /** Nothing learnt: a check counted, asked again at `next`. */
         checkLater: (link: LinkRow, error: string | null, next: Date) => checkLater({ link, error, next }),
         /** The watch closes a link, the check counted. */
-        closeChecked: (link: LinkRow, reason: string, linkId: string | null) => closeChecked({ link, reason, linkId }),
+        closeChecked: (link: LinkRow, reason: string, linkId: string | null) => closeChecked({ link, reason, linkId })
       }),
       /** `sql.withTransaction`, its own failures defects as the methods' are. */
       withTransaction: transactionAtEdge(sql)

@@ -34,7 +34,11 @@ export const guestLinkEmail = (
     operatorContact: null,
     tourName: target.tourName,
     bookingReference: target.bookingReference,
-    departure: { date: target.date ?? localDayAt(target.timezone, now), startTime: target.startTime, rateTitle: target.rateTitle },
+    departure: {
+      date: target.date ?? localDayAt(target.timezone, now),
+      startTime: target.startTime,
+      rateTitle: target.rateTitle
+    },
     amount: { amountMinor: owed.amountMinor, currency: owed.currency },
     paymentUrl,
     payBy: owed.kind === "deferred_balance" && target.chargeAt !== null

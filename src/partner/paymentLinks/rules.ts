@@ -17,7 +17,7 @@
  */
 import { Either, Schema } from "effect"
 import { NotPossible } from "../../domain/errors.js"
-import { type RetryPolicy, retryDelayMillis } from "../../email/rules.js"
+import { retryDelayMillis, type RetryPolicy } from "../../email/rules.js"
 import type { NewPaymentLink } from "../../ports/PaymentProvider.js"
 import type { LinkRow } from "./PaymentLinksRepo.js"
 
@@ -117,7 +117,10 @@ export const COLLECTED_BY_US_DETAIL =
  * what is left. Money taken in another currency cannot be compared: nothing is offered (a person
  * looks). Never asks for more than the booking system says is due.
  */
-export const owedAfterCollected = (owed: Owed, collected: ReadonlyArray<Collected>): Either.Either<Owed, NotPossible> => {
+export const owedAfterCollected = (
+  owed: Owed,
+  collected: ReadonlyArray<Collected>
+): Either.Either<Owed, NotPossible> => {
   const foreign = collected.find((c) => c.amountMinor > 0 && c.currency !== owed.currency)
   if (foreign !== undefined) {
     return refuse(
@@ -189,4 +192,5 @@ export const linkRequest = (row: LinkRow): NewPaymentLink => ({
 export const cancelReference = (row: LinkRow) => `${row.idempotency_reference}:cancel`
 
 /** Our idempotency reference of the `seq`th money-returning call for a paid link. */
-export const linkRefundReference = (linkIdempotencyReference: string, seq: number) => `${linkIdempotencyReference}:refund:${seq}`
+export const linkRefundReference = (linkIdempotencyReference: string, seq: number) =>
+  `${linkIdempotencyReference}:refund:${seq}`

@@ -15,7 +15,9 @@ export const RescheduleOptionsParams = Schema.Struct({
 })
 
 export const RescheduleOption = Schema.Struct({
-  start_time_id: Schema.String.annotations({ description: "Pass as `start_time_id` to POST /bookings/{id}/reschedule." }),
+  start_time_id: Schema.String.annotations({
+    description: "Pass as `start_time_id` to POST /bookings/{id}/reschedule."
+  }),
   rate_id: Schema.NullOr(Schema.String).annotations({ description: "Pass as `rate_id` with this option." }),
   start_time: Schema.NullOr(LocalTime).annotations({ description: "Local HH:MM in the booking's `timezone`." }),
   label: Schema.NullOr(Schema.String),
@@ -26,13 +28,17 @@ export const RescheduleOptions = Schema.Struct({
   id: Schema.String.annotations({ description: "The booking id." }),
   date: DateString.annotations({ description: "The day asked about." }),
   current_date: Schema.NullOr(DateString).annotations({ description: "The booking's departure day now." }),
-  reschedulable: Schema.Boolean.annotations({ description: "false when the booking cannot move at all; `detail` says why." }),
+  reschedulable: Schema.Boolean.annotations({
+    description: "false when the booking cannot move at all; `detail` says why."
+  }),
   available: Schema.Boolean.annotations({ description: "true when the booking can move to `date`." }),
   price_differs: Schema.Boolean.annotations({
     description: "true when the day has room only at a different price; then no options are listed."
   }),
   detail: Schema.NullOr(Schema.String),
-  options: Schema.Array(RescheduleOption).annotations({ description: "Departures and rates at the same price with room for the party." })
+  options: Schema.Array(RescheduleOption).annotations({
+    description: "Departures and rates at the same price with room for the party."
+  })
 }).annotations({ identifier: "RescheduleOptions" })
 
 export const RescheduleRequest = Schema.Struct({
@@ -53,7 +59,8 @@ export const RescheduleResult = Schema.Struct({
   previous_date: Schema.NullOr(DateString).annotations({ description: "null when nothing moved (`already_on_date`)." }),
   previous_start_time: Schema.NullOr(LocalTime),
   already_on_date: Schema.Boolean.annotations({
-    description: "true when the booking was on that departure already: nothing changed, not counted against the daily limit."
+    description:
+      "true when the booking was on that departure already: nothing changed, not counted against the daily limit."
   })
 }).annotations({ identifier: "RescheduleResult" })
 

@@ -1,12 +1,12 @@
 /** Reschedule handlers: options (a read) and the write through the shared write machinery. */
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Layer } from "effect"
-import { Reschedules } from "./Reschedules.js"
-import { PartnerApi } from "../Api.js"
-import { RescheduleResult } from "./Api.js"
 import { DB_ROUTE } from "../../http/dbRoute.js"
+import { PartnerApi } from "../Api.js"
 import { CurrentKey } from "../auth/security.js"
 import { Writes } from "../writes/Writes.js"
+import { RescheduleResult } from "./Api.js"
+import { Reschedules } from "./Reschedules.js"
 
 export const ReschedulesLive = HttpApiBuilder.group(PartnerApi, "reschedules", (handlers) =>
   Effect.gen(function*() {
@@ -15,7 +15,11 @@ export const ReschedulesLive = HttpApiBuilder.group(PartnerApi, "reschedules", (
     return handlers
       .handle("options", ({ path, urlParams }) =>
         Effect.flatMap(CurrentKey, (key) =>
-          reschedules.options(path.id, urlParams.date, key.partners.map((p) => p.id))), DB_ROUTE)
+          reschedules.options(
+            path.id,
+            urlParams.date,
+            key.partners.map((p) => p.id)
+          )), DB_ROUTE)
       .handle("reschedule", ({ path, payload }) =>
         writes.run(
           { action: "reschedules", success: RescheduleResult, targetId: path.id, payload, slotBeforeChange: true },

@@ -72,7 +72,11 @@ export class RescheduleRecovery extends Effect.Service<RescheduleRecovery>()("Pa
         return "pending" as const
       }
       const line = lines.right.find((l) => l.lineId === change.line_id)
-      const target = { date: change.to_date, startTimeId: change.to_start_time_id, rateId: change.change_rate ? change.to_rate_id : null }
+      const target = {
+        date: change.to_date,
+        startTimeId: change.to_start_time_id,
+        rateId: change.change_rate ? change.to_rate_id : null
+      }
       if (line !== undefined && line.status !== "CANCELLED" && isOnTarget(line, target)) {
         yield* changes.markMoved(change.id)
         return finished(yield* complete(change.id))
@@ -83,14 +87,25 @@ export class RescheduleRecovery extends Effect.Service<RescheduleRecovery>()("Pa
 
     /** Every reschedule whose lease is over (the job). One failing change never stops the others. */
     const recover = Effect.fn("RescheduleRecovery.recover")(function*() {
-      return yield* bookingChanges.recoverStale("reschedule", (id) =>
-        Effect.flatMap(changes.findReschedule(id), Option.match({
-          onNone: () => Effect.dieMessage(`reschedule ${id} not found`),
-          onSome: recoverOne
-        })))
+      return yield* bookingChanges.recoverStale(
+        "reschedule",
+        (id) =>
+          Effect.flatMap(
+            changes.findReschedule(id),
+            Option.match({
+              onNone: () => Effect.dieMessage(`reschedule ${id} not found`),
+              onSome: recoverOne
+            })
+          )
+      )
     })
 
     return { complete, recoverOne, recover } as const
   }),
-  dependencies: [BookingSystemAccounts.Default, ReschedulesRepo.Default, BookingChangesRepo.Default, BookingChanges.Default]
+  dependencies: [
+    BookingSystemAccounts.Default,
+    ReschedulesRepo.Default,
+    BookingChangesRepo.Default,
+    BookingChanges.Default
+  ]
 }) {}

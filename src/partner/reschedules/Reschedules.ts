@@ -23,8 +23,22 @@
  * moved the line, not yet recorded), `reschedule.after_moved` (recorded, booking and emails not yet).
  */
 import { Clock, Effect, Either, Option } from "effect"
-import { apiStatusOf } from "../bookings/booking.js"
 import { NotPossible, notYours, Unavailable } from "../../domain/errors.js"
+import { CrashPoints } from "../../lib/CrashPoints.js"
+import { BookingSystemAccounts } from "../../operators/BookingSystemAccounts.js"
+import {
+  type BookingLine,
+  BookingSystem,
+  type BookingSystemAccount,
+  type BookingSystemError
+} from "../../ports/BookingSystem.js"
+import { BookingChanges } from "../bookingChanges/BookingChanges.js"
+import { BookingChangesRepo } from "../bookingChanges/BookingChangesRepo.js"
+import { changeRunning } from "../bookingChanges/rules.js"
+import { apiStatusOf } from "../bookings/booking.js"
+import type { WriteContext, WriteDone } from "../writes/rules.js"
+import { RescheduleRecovery } from "./RescheduleRecovery.js"
+import { type RescheduleBooking, ReschedulesRepo } from "./ReschedulesRepo.js"
 import {
   checkReschedulable,
   dayOptions,
@@ -36,15 +50,6 @@ import {
   type RescheduleOption,
   type RescheduleRequest
 } from "./rules.js"
-import type { WriteContext, WriteDone } from "../writes/rules.js"
-import { BookingSystem, type BookingSystemAccount, type BookingSystemError, type BookingLine } from "../../ports/BookingSystem.js"
-import { BookingChanges } from "../bookingChanges/BookingChanges.js"
-import { BookingChangesRepo } from "../bookingChanges/BookingChangesRepo.js"
-import { changeRunning } from "../bookingChanges/rules.js"
-import { BookingSystemAccounts } from "../../operators/BookingSystemAccounts.js"
-import { CrashPoints } from "../../lib/CrashPoints.js"
-import { RescheduleRecovery } from "./RescheduleRecovery.js"
-import { type RescheduleBooking, ReschedulesRepo } from "./ReschedulesRepo.js"
 
 export interface RescheduleOptionsBody {
   readonly id: string
@@ -68,7 +73,9 @@ export interface RescheduleResultBody {
 }
 
 const unavailable = (what: string) =>
-  new Unavailable({ detail: `the booking system did not answer (${what}); nothing changed; retry with the same Idempotency-Key` })
+  new Unavailable({
+    detail: `the booking system did not answer (${what}); nothing changed; retry with the same Idempotency-Key`
+  })
 
 const refuse = (detail: string) => new NotPossible({ detail })
 
@@ -77,7 +84,8 @@ const rejectionDetail = (e: BookingSystemError) =>
     ? "date unavailable: the departure no longer has the seats"
     : `the booking system refused the move (${e.reason}): ${e.detail}`
 
-const isLinked = (b: RescheduleBooking) => b.provider_reference !== null && b.product_id !== null && b.account_id !== null
+const isLinked = (b: RescheduleBooking) =>
+  b.provider_reference !== null && b.product_id !== null && b.account_id !== null
 
 const facts = (b: RescheduleBooking) => ({
   status: b.cancel_done ? "CANCELLED" : b.status,
@@ -103,20 +111,29 @@ export class Reschedules extends Effect.Service<Reschedules>()("Partner/Reschedu
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
     const loadBooking = (id: string, operatorIds: ReadonlyArray<string>) =>
-      Effect.flatMap(repo.findBooking(id, operatorIds), Option.match({
-        onNone: () => Effect.fail(notYours("booking")),
-        onSome: Effect.succeed
-      }))
+      Effect.flatMap(
+        repo.findBooking(id, operatorIds),
+        Option.match({
+          onNone: () => Effect.fail(notYours("booking")),
+          onSome: Effect.succeed
+        })
+      )
 
-    const accountOf = (accountId: string) =>
-      Effect.map(Effect.orDie(accounts.byId(accountId)), (a) => a.account)
+    const accountOf = (accountId: string) => Effect.map(Effect.orDie(accounts.byId(accountId)), (a) => a.account)
 
     /** The booking's line in the booking system; Left: why it cannot be used (not linked any more). */
     const readLine = (account: BookingSystemAccount, reference: string, productId: string) =>
       bookingSystem.booking(account, reference).pipe(
-        Effect.map((lines) => Either.fromNullable(lineOf(lines, productId), () => "the booking system has no live line of this tour in the booking")),
-        Effect.catchTag("BookingSystemRejected", (e) =>
-          Effect.succeed(Either.left(`the booking system refused to show the booking (${e.reason})`)))
+        Effect.map((lines) =>
+          Either.fromNullable(
+            lineOf(lines, productId),
+            () => "the booking system has no live line of this tour in the booking"
+          )
+        ),
+        Effect.catchTag(
+          "BookingSystemRejected",
+          (e) => Effect.succeed(Either.left(`the booking system refused to show the booking (${e.reason})`))
+        )
       )
 
     /**
@@ -131,158 +148,184 @@ export class Reschedules extends Effect.Service<Reschedules>()("Partner/Reschedu
     // ---------------------------------------------------------------------------------------------
     // Options
 
-    const options = Effect.fn("Reschedules.options")(function*(id: string, date: string, operatorIds: ReadonlyArray<string>) {
-      const b = yield* loadBooking(id, operatorIds)
-      const base = { id: b.id, date, current_date: b.experience_date }
-      const no = (detail: string, reschedulable: boolean): RescheduleOptionsBody => ({
-        ...base,
-        reschedulable,
-        available: false,
-        price_differs: false,
-        detail,
-        options: []
-      })
-      const at = yield* now
-      const eligible = checkReschedulable(facts(b), at)
-      if (Either.isLeft(eligible)) return no(eligible.left, false)
-      const account = yield* accountOf(b.account_id!)
-      const line = yield* readLine(account, b.provider_reference!, b.product_id!).pipe(
-        Effect.catchTag("BookingSystemUnavailable", () => Effect.fail(unavailable("reading the booking")))
-      )
-      if (Either.isLeft(line)) return no(yield* noLine(b.id, line.left), false)
-      const departures = yield* bookingSystem.availability(account, { productId: b.product_id!, from: date, to: date }).pipe(
-        Effect.catchTag("BookingSystemUnavailable", () => Effect.fail(unavailable("reading availability"))),
-        Effect.catchTag("BookingSystemRejected", (e) => Effect.dieMessage(`availability refused: ${e.detail}`))
-      )
-      const day = dayOptions(line.right, date, departures, b.timezone, at)
-      return { ...base, reschedulable: true, ...day } satisfies RescheduleOptionsBody
-    })
+    const options = Effect.fn("Reschedules.options")(
+      function*(id: string, date: string, operatorIds: ReadonlyArray<string>) {
+        const b = yield* loadBooking(id, operatorIds)
+        const base = { id: b.id, date, current_date: b.experience_date }
+        const no = (detail: string, reschedulable: boolean): RescheduleOptionsBody => ({
+          ...base,
+          reschedulable,
+          available: false,
+          price_differs: false,
+          detail,
+          options: []
+        })
+        const at = yield* now
+        const eligible = checkReschedulable(facts(b), at)
+        if (Either.isLeft(eligible)) return no(eligible.left, false)
+        const account = yield* accountOf(b.account_id!)
+        const line = yield* readLine(account, b.provider_reference!, b.product_id!).pipe(
+          Effect.catchTag("BookingSystemUnavailable", () => Effect.fail(unavailable("reading the booking")))
+        )
+        if (Either.isLeft(line)) return no(yield* noLine(b.id, line.left), false)
+        const departures = yield* bookingSystem.availability(account, {
+          productId: b.product_id!,
+          from: date,
+          to: date
+        }).pipe(
+          Effect.catchTag("BookingSystemUnavailable", () => Effect.fail(unavailable("reading availability"))),
+          Effect.catchTag("BookingSystemRejected", (e) => Effect.dieMessage(`availability refused: ${e.detail}`))
+        )
+        const day = dayOptions(line.right, date, departures, b.timezone, at)
+        return { ...base, reschedulable: true, ...day } satisfies RescheduleOptionsBody
+      }
+    )
 
     // ---------------------------------------------------------------------------------------------
     // The write
 
-    const reschedule = Effect.fn("Reschedules.reschedule")(function*(id: string, request: RescheduleRequest, ctx: WriteContext) {
-      // The booking's changes as they are before anything is read: the claim below (and a no-op
-      // answer) holds only if none was made since (src/partner/bookingChanges/BookingChanges.ts).
-      const seen = yield* bookingChanges.seen(id)
-      let b = yield* loadBooking(id, ctx.operatorIds)
-      yield* ctx.target(b.operator_id)
+    const reschedule = Effect.fn("Reschedules.reschedule")(
+      function*(id: string, request: RescheduleRequest, ctx: WriteContext) {
+        // The booking's changes as they are before anything is read: the claim below (and a no-op
+        // answer) holds only if none was made since (src/partner/bookingChanges/BookingChanges.ts).
+        const seen = yield* bookingChanges.seen(id)
+        let b = yield* loadBooking(id, ctx.operatorIds)
+        yield* ctx.target(b.operator_id)
 
-      // A change of this booking still open: running (409), or a reschedule left by a crash (finish it first).
-      if (seen.open !== undefined) {
-        if (!seen.open.leaseExpired || seen.open.kind !== "reschedule") return yield* changeRunning()
-        const change = yield* changes.findReschedule(seen.open.id)
-        if (Option.isSome(change)) {
-          const outcome = yield* recovery.recoverOne(change.value)
-          if (outcome === "pending") return yield* unavailable("finishing an earlier change of this booking")
-          b = yield* loadBooking(id, ctx.operatorIds)
+        // A change of this booking still open: running (409), or a reschedule left by a crash (finish it first).
+        if (seen.open !== undefined) {
+          if (!seen.open.leaseExpired || seen.open.kind !== "reschedule") return yield* changeRunning()
+          const change = yield* changes.findReschedule(seen.open.id)
+          if (Option.isSome(change)) {
+            const outcome = yield* recovery.recoverOne(change.value)
+            if (outcome === "pending") return yield* unavailable("finishing an earlier change of this booking")
+            b = yield* loadBooking(id, ctx.operatorIds)
+          }
         }
-      }
 
-      const at = yield* now
-      const eligible = checkReschedulable(facts(b), at)
-      if (Either.isLeft(eligible)) return yield* refuse(eligible.left)
-      const account = yield* accountOf(b.account_id!)
-      const read = yield* readLine(account, b.provider_reference!, b.product_id!).pipe(
-        Effect.catchTag("BookingSystemUnavailable", () => Effect.fail(unavailable("reading the booking")))
-      )
-      if (Either.isLeft(read)) return yield* refuse(yield* noLine(b.id, read.left))
-      const line: BookingLine = read.right
+        const at = yield* now
+        const eligible = checkReschedulable(facts(b), at)
+        if (Either.isLeft(eligible)) return yield* refuse(eligible.left)
+        const account = yield* accountOf(b.account_id!)
+        const read = yield* readLine(account, b.provider_reference!, b.product_id!).pipe(
+          Effect.catchTag("BookingSystemUnavailable", () => Effect.fail(unavailable("reading the booking")))
+        )
+        if (Either.isLeft(read)) return yield* refuse(yield* noLine(b.id, read.left))
+        const line: BookingLine = read.right
 
-      if (isAlreadyOn(line, request)) {
-        // Not an answer read from a state another change has just left.
-        yield* bookingChanges.unchangedSince(seen)
-        const noop: WriteDone<RescheduleResultBody> = {
+        if (isAlreadyOn(line, request)) {
+          // Not an answer read from a state another change has just left.
+          yield* bookingChanges.unchangedSince(seen)
+          const noop: WriteDone<RescheduleResultBody> = {
+            body: {
+              id: b.id,
+              status: apiStatusOf(b.status),
+              date: b.experience_date ?? line.date,
+              start_time: b.start_time,
+              previous_date: null,
+              previous_start_time: null,
+              already_on_date: true
+            },
+            noop: true
+          }
+          return noop
+        }
+
+        const departures = yield* bookingSystem.availability(account, {
+          productId: b.product_id!,
+          from: request.date,
+          to: request.date
+        })
+          .pipe(
+            Effect.catchTag("BookingSystemUnavailable", () => Effect.fail(unavailable("reading availability"))),
+            Effect.catchTag("BookingSystemRejected", (e) => Effect.fail(refuse(`date unavailable: ${e.detail}`)))
+          )
+        const decided = decideMove(line, request, departures, b.timezone, at)
+        if (Either.isLeft(decided)) return yield* refuse(decided.left)
+        const target = decided.right
+
+        // Step 1: the intent, committed before the booking system is asked (and the daily slot taken).
+        yield* ctx.beforeChange
+        const changeId = yield* bookingChanges.claim(seen, {
+          kind: "reschedule",
+          bookingId: b.id,
+          keyId: ctx.keyId,
+          accountId: b.account_id!,
+          bookingReference: b.provider_reference!,
+          lineId: line.lineId,
+          from: {
+            date: b.experience_date ?? line.date,
+            startTime: b.start_time,
+            startTimeId: line.startTimeId,
+            rateId: line.rateId,
+            rateTitle: line.rateTitle
+          },
+          to: {
+            date: target.date,
+            startTime: target.startTime,
+            startTimeId: target.startTimeId,
+            rateId: target.rateId,
+            rateTitle: target.rateTitle
+          },
+          changeRate: target.changeRate
+        })
+
+        // Step 2: the booking system.
+        const moved = yield* bookingSystem.move(account, {
+          bookingReference: b.provider_reference!,
+          lineId: line.lineId,
+          date: target.date,
+          startTimeId: target.startTimeId,
+          rateId: target.changeRate ? target.rateId : null
+        }).pipe(Effect.either)
+        if (Either.isLeft(moved)) {
+          const error = moved.left
+          if (error._tag === "BookingSystemRejected") {
+            yield* changes.abandon(changeId, "reschedule", rejectionDetail(error))
+            return yield* refuse(rejectionDetail(error))
+          }
+          // No answer: the move may or may not have happened. Ask once.
+          const check = yield* bookingSystem.booking(account, b.provider_reference!).pipe(Effect.either)
+          if (Either.isLeft(check)) {
+            // Unknown: the change stays `moving`; the job (or a retry after the lease) settles it.
+            return yield* unavailable("moving the booking")
+          }
+          const now_ = check.right.find((l) => l.lineId === line.lineId)
+          const checkTarget = {
+            date: target.date,
+            startTimeId: target.startTimeId,
+            rateId: target.changeRate ? target.rateId : null
+          }
+          if (now_ === undefined || !isOnTarget(now_, checkTarget)) {
+            yield* changes.abandon(
+              changeId,
+              "reschedule",
+              `the booking system did not answer the move: ${error.detail}`
+            )
+            return yield* unavailable("moving the booking")
+          }
+        }
+        yield* crash.reached("reschedule.after_move")
+        yield* changes.markMoved(changeId)
+        yield* crash.reached("reschedule.after_moved")
+
+        // Step 3: the service, the mirror row and the emails, together.
+        yield* recovery.complete(changeId)
+        const done: WriteDone<RescheduleResultBody> = {
           body: {
             id: b.id,
             status: apiStatusOf(b.status),
-            date: b.experience_date ?? line.date,
-            start_time: b.start_time,
-            previous_date: null,
-            previous_start_time: null,
-            already_on_date: true
+            date: target.date,
+            start_time: target.startTime,
+            previous_date: b.experience_date,
+            previous_start_time: b.start_time,
+            already_on_date: false
           },
-          noop: true
+          noop: false
         }
-        return noop
+        return done
       }
-
-      const departures = yield* bookingSystem.availability(account, { productId: b.product_id!, from: request.date, to: request.date })
-        .pipe(
-          Effect.catchTag("BookingSystemUnavailable", () => Effect.fail(unavailable("reading availability"))),
-          Effect.catchTag("BookingSystemRejected", (e) => Effect.fail(refuse(`date unavailable: ${e.detail}`)))
-        )
-      const decided = decideMove(line, request, departures, b.timezone, at)
-      if (Either.isLeft(decided)) return yield* refuse(decided.left)
-      const target = decided.right
-
-      // Step 1: the intent, committed before the booking system is asked (and the daily slot taken).
-      yield* ctx.beforeChange
-      const changeId = yield* bookingChanges.claim(seen, {
-        kind: "reschedule",
-        bookingId: b.id,
-        keyId: ctx.keyId,
-        accountId: b.account_id!,
-        bookingReference: b.provider_reference!,
-        lineId: line.lineId,
-        from: {
-          date: b.experience_date ?? line.date,
-          startTime: b.start_time,
-          startTimeId: line.startTimeId,
-          rateId: line.rateId,
-          rateTitle: line.rateTitle
-        },
-        to: { date: target.date, startTime: target.startTime, startTimeId: target.startTimeId, rateId: target.rateId, rateTitle: target.rateTitle },
-        changeRate: target.changeRate
-      })
-
-      // Step 2: the booking system.
-      const moved = yield* bookingSystem.move(account, {
-        bookingReference: b.provider_reference!,
-        lineId: line.lineId,
-        date: target.date,
-        startTimeId: target.startTimeId,
-        rateId: target.changeRate ? target.rateId : null
-      }).pipe(Effect.either)
-      if (Either.isLeft(moved)) {
-        const error = moved.left
-        if (error._tag === "BookingSystemRejected") {
-          yield* changes.abandon(changeId, "reschedule", rejectionDetail(error))
-          return yield* refuse(rejectionDetail(error))
-        }
-        // No answer: the move may or may not have happened. Ask once.
-        const check = yield* bookingSystem.booking(account, b.provider_reference!).pipe(Effect.either)
-        if (Either.isLeft(check)) {
-          // Unknown: the change stays `moving`; the job (or a retry after the lease) settles it.
-          return yield* unavailable("moving the booking")
-        }
-        const now_ = check.right.find((l) => l.lineId === line.lineId)
-        const checkTarget = { date: target.date, startTimeId: target.startTimeId, rateId: target.changeRate ? target.rateId : null }
-        if (now_ === undefined || !isOnTarget(now_, checkTarget)) {
-          yield* changes.abandon(changeId, "reschedule", `the booking system did not answer the move: ${error.detail}`)
-          return yield* unavailable("moving the booking")
-        }
-      }
-      yield* crash.reached("reschedule.after_move")
-      yield* changes.markMoved(changeId)
-      yield* crash.reached("reschedule.after_moved")
-
-      // Step 3: the service, the mirror row and the emails, together.
-      yield* recovery.complete(changeId)
-      const done: WriteDone<RescheduleResultBody> = {
-        body: {
-          id: b.id,
-          status: apiStatusOf(b.status),
-          date: target.date,
-          start_time: target.startTime,
-          previous_date: b.experience_date,
-          previous_start_time: b.start_time,
-          already_on_date: false
-        },
-        noop: false
-      }
-      return done
-    })
+    )
 
     return { options, reschedule, recoverStale: recovery.recover } as const
   }),

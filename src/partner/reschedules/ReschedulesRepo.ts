@@ -41,7 +41,8 @@ export class ReschedulesRepo extends Effect.Service<ReschedulesRepo>()("Partner/
     const findBooking = SqlSchema.findOne({
       Request: Schema.Struct({ id: Schema.String, operatorIds: Schema.Array(Schema.String) }),
       Result: RescheduleBooking,
-      execute: ({ id, operatorIds }) => sql`
+      execute: ({ id, operatorIds }) =>
+        sql`
           SELECT b.id, b.status, b.operator_id, b.experience_date, b.start_time, b.timezone, b.provider_reference,
             b.payment_strategy, b.pay_later_charge_at, b.pay_later_paid_at,
             t.booking_system_product_id AS product_id, tour_operator.booking_system_account_id AS account_id,
@@ -57,7 +58,8 @@ export class ReschedulesRepo extends Effect.Service<ReschedulesRepo>()("Partner/
     const moveBooking = SqlSchema.single({
       Request: RescheduleChange,
       Result: MovedBooking,
-      execute: (c) => sql`
+      execute: (c) =>
+        sql`
           UPDATE bookings b SET experience_date = ${c.to_date}::date, start_time = ${c.to_start_time}, updated_at = now()
           FROM operators o
           WHERE b.id = ${c.booking_id}::uuid AND o.id = b.operator_id
@@ -69,7 +71,8 @@ export class ReschedulesRepo extends Effect.Service<ReschedulesRepo>()("Partner/
     /** The booking's line in the mirror on its new departure (and rate, when the move changes it). */
     const moveMirrorRow = SqlSchema.void({
       Request: RescheduleChange,
-      execute: (c) => sql`
+      execute: (c) =>
+        sql`
           UPDATE manifest_rows SET departure_date = ${c.to_date}::date, start_time = ${c.to_start_time},
             start_time_id = ${c.to_start_time_id},
             rate_id = CASE WHEN ${c.change_rate} THEN ${c.to_rate_id} ELSE rate_id END,

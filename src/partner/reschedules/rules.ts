@@ -35,7 +35,8 @@ export const NOT_RESCHEDULABLE = {
   cancelled: "the booking is cancelled",
   notLinked: "the booking is not linked to a booking system (no booking reference, product or account)",
   started: "the tour has already started",
-  payLater: `the pay-later balance is charged within ${PAY_LATER_MARGIN_HOURS} hours (or is overdue); it cannot move now`
+  payLater:
+    `the pay-later balance is charged within ${PAY_LATER_MARGIN_HOURS} hours (or is overdue); it cannot move now`
 } as const
 
 /** Why a booking cannot move to one day / departure. */
@@ -131,7 +132,8 @@ export interface DayOptions {
   readonly options: ReadonlyArray<RescheduleOption>
 }
 
-const isCurrent = (line: BookingLine, d: DepartureAvailability) => d.date === line.date && d.startTimeId === line.startTimeId
+const isCurrent = (line: BookingLine, d: DepartureAvailability) =>
+  d.date === line.date && d.startTimeId === line.startTimeId
 
 const seatsFor = (line: BookingLine, d: DepartureAvailability) => (isCurrent(line, d) ? 0 : line.participants)
 
@@ -171,14 +173,22 @@ export const dayOptions = (
     }
   }
   options.sort((a, b) =>
-    (a.start_time ?? "99:99").localeCompare(b.start_time ?? "99:99") || a.start_time_id.localeCompare(b.start_time_id) ||
+    (a.start_time ?? "99:99").localeCompare(b.start_time ?? "99:99") ||
+    a.start_time_id.localeCompare(b.start_time_id) ||
     (a.rate_id ?? "").localeCompare(b.rate_id ?? "")
   )
   if (options.length > 0) return { available: true, price_differs: false, detail: null, options }
-  if (withRoom.length > 0) return { available: false, price_differs: true, detail: NOT_AVAILABLE.priceDiffers, options: [] }
+  if (withRoom.length > 0) {
+    return { available: false, price_differs: true, detail: NOT_AVAILABLE.priceDiffers, options: [] }
+  }
   if (day.length === 0) {
     const any = departures.some((d) => d.date === date)
-    return { available: false, price_differs: false, detail: any ? NOT_AVAILABLE.departed(date) : NOT_AVAILABLE.noDeparture(date), options: [] }
+    return {
+      available: false,
+      price_differs: false,
+      detail: any ? NOT_AVAILABLE.departed(date) : NOT_AVAILABLE.noDeparture(date),
+      options: []
+    }
   }
   return { available: false, price_differs: false, detail: NOT_AVAILABLE.soldOut(date, line.participants), options: [] }
 }
@@ -227,10 +237,14 @@ export const decideMove = (
     return Either.left(
       request.start_time_id !== undefined
         ? NOT_AVAILABLE.noStartTime(request.date, request.start_time_id)
-        : `date unavailable: no departure at ${line.startTime ?? "the booking's start time"} on ${request.date}; pick a start_time_id`
+        : `date unavailable: no departure at ${
+          line.startTime ?? "the booking's start time"
+        } on ${request.date}; pick a start_time_id`
     )
   }
-  if (hasStarted(departure.date, departure.startTime, timeZone, now)) return Either.left(NOT_AVAILABLE.departed(request.date))
+  if (hasStarted(departure.date, departure.startTime, timeZone, now)) {
+    return Either.left(NOT_AVAILABLE.departed(request.date))
+  }
   const rateId = request.rate_id ?? line.rateId
   const rate = rateId === null ? departure.rates[0] : departure.rates.find((r) => r.rateId === rateId)
   if (rate === undefined) return Either.left(NOT_AVAILABLE.noRate(rateId ?? "(none)"))
@@ -251,7 +265,9 @@ export const decideMove = (
 export const isOnTarget = (
   line: Pick<BookingLine, "date" | "startTimeId" | "rateId">,
   target: { readonly date: string; readonly startTimeId: string; readonly rateId: string | null }
-) => line.date === target.date && line.startTimeId === target.startTimeId && (target.rateId === null || line.rateId === target.rateId)
+) =>
+  line.date === target.date && line.startTimeId === target.startTimeId &&
+  (target.rateId === null || line.rateId === target.rateId)
 
 /** The line of our booking in the booking system: the live line of the tour's product. */
 export const lineOf = (lines: ReadonlyArray<BookingLine>, productId: string): BookingLine | undefined =>

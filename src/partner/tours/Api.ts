@@ -33,7 +33,8 @@ export const TourAvailabilityParams = Schema.Struct({
     missingMessage: () => "is required: the first day, YYYY-MM-DD"
   }),
   to: Schema.propertySignature(IsoDate).annotations({
-    description: `Last day (the tour's local day), inclusive; not before \`from\`, at most ${AVAILABILITY_MAX_DAYS} days ` +
+    description:
+      `Last day (the tour's local day), inclusive; not before \`from\`, at most ${AVAILABILITY_MAX_DAYS} days ` +
       "with `from`. Required.",
     missingMessage: () => "is required: the last day, YYYY-MM-DD"
   }),

@@ -6,24 +6,24 @@
  */
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Either, Layer, type Schema } from "effect"
-import { InvalidRequest } from "../../domain/errors.js"
-import { PUBLIC_CACHE_CONTROL } from "../auth/publishableKey.js"
-import { catalogueLocale, TOUR_LIST_DEFAULT, TourDetail, TourPage } from "./tour.js"
 import { checkRange, TourAvailability as TourAvailabilitySchema } from "../../catalogue/availability.js"
-import { operatorIdsFor } from "../auth/visibility.js"
+import { InvalidRequest } from "../../domain/errors.js"
 import { CursorSigner } from "../../http/CursorSigner.js"
-import { PUBLIC_TTL_SECONDS, PublicCatalogueCache, publicCacheKey } from "./PublicCatalogueCache.js"
-import { TourAvailability } from "./TourAvailability.js"
-import { Tours } from "./Tours.js"
+import { DB_ROUTE } from "../../http/dbRoute.js"
 import { jsonBody } from "../../http/json.js"
+import { RateLimiter } from "../../http/RateLimiter.js"
 import { addResponseHeaders } from "../../http/requestContext.js"
 import { PartnerApi } from "../Api.js"
-import { DB_ROUTE } from "../../http/dbRoute.js"
-import { CurrentCaller } from "../auth/security.js"
 import { KeyAuth } from "../auth/KeyAuth.js"
+import { PUBLIC_CACHE_CONTROL } from "../auth/publishableKey.js"
 import { PublishableKeys } from "../auth/PublishableKeys.js"
-import { RateLimiter } from "../../http/RateLimiter.js"
+import { CurrentCaller } from "../auth/security.js"
+import { operatorIdsFor } from "../auth/visibility.js"
 import { CatalogueAuthLive, CatalogueCorsRoutes } from "./catalogueAuth.js"
+import { PUBLIC_TTL_SECONDS, publicCacheKey, PublicCatalogueCache } from "./PublicCatalogueCache.js"
+import { catalogueLocale, TOUR_LIST_DEFAULT, TourDetail, TourPage } from "./tour.js"
+import { TourAvailability } from "./TourAvailability.js"
+import { Tours } from "./Tours.js"
 
 /**
  * The sites the caller reads: a publishable key's own site (`partner_id` is for secret keys: 400);
@@ -34,7 +34,10 @@ const callerSites = (tours: Tours, partnerId: string | undefined) =>
     const caller = yield* CurrentCaller
     if (caller._tag === "Secret") return yield* tours.sitesOf(yield* operatorIdsFor(caller.key, partnerId))
     if (partnerId !== undefined) {
-      return yield* new InvalidRequest({ detail: "partner_id is for secret keys; a publishable key reads its own site", field: "partner_id" })
+      return yield* new InvalidRequest({
+        detail: "partner_id is for secret keys; a publishable key reads its own site",
+        field: "partner_id"
+      })
     }
     return [caller.key.siteId]
   })
@@ -57,7 +60,10 @@ const answer = <A, I, E, R>(
     const held = yield* cache.get(key)
     const body = held ?? JSON.stringify(yield* compute)
     if (held === undefined) yield* cache.set(key, body, PUBLIC_TTL_SECONDS[kind])
-    yield* addResponseHeaders({ "Cache-Control": PUBLIC_CACHE_CONTROL[kind], "X-Cache": held === undefined ? "MISS" : "HIT" })
+    yield* addResponseHeaders({
+      "Cache-Control": PUBLIC_CACHE_CONTROL[kind],
+      "X-Cache": held === undefined ? "MISS" : "HIT"
+    })
     return HttpServerResponse.text(body, { contentType: "application/json" })
   })
 
@@ -69,29 +75,44 @@ const ToursHandlers = HttpApiBuilder.group(PartnerApi, "tours", (handlers) =>
     const cache = yield* PublicCatalogueCache
     return handlers
       .handle("list", ({ urlParams: p }) =>
-        answer(cache, "list", TourPage, Effect.gen(function*() {
-          const siteIds = yield* callerSites(tours, p.partner_id)
-          // The cursor is bound to the set being paged (not to `locale`, which only changes the text).
-          const filters = { list: "tours", partner_id: p.partner_id }
-          const after = yield* cursors.decode(p.cursor, filters)
-          const page = yield* tours.list(
-            { siteIds, locale: catalogueLocale(p.locale) },
-            { limit: p.limit ?? TOUR_LIST_DEFAULT, after }
-          )
-          return { data: page.rows, next_cursor: page.next ? cursors.encode(page.next, filters) : null }
-        })), DB_ROUTE)
+        answer(
+          cache,
+          "list",
+          TourPage,
+          Effect.gen(function*() {
+            const siteIds = yield* callerSites(tours, p.partner_id)
+            // The cursor is bound to the set being paged (not to `locale`, which only changes the text).
+            const filters = { list: "tours", partner_id: p.partner_id }
+            const after = yield* cursors.decode(p.cursor, filters)
+            const page = yield* tours.list(
+              { siteIds, locale: catalogueLocale(p.locale) },
+              { limit: p.limit ?? TOUR_LIST_DEFAULT, after }
+            )
+            return { data: page.rows, next_cursor: page.next ? cursors.encode(page.next, filters) : null }
+          })
+        ), DB_ROUTE)
       .handle("get", ({ path, urlParams: p }) =>
-        answer(cache, "detail", TourDetail, Effect.gen(function*() {
-          const siteIds = yield* callerSites(tours, p.partner_id)
-          return yield* tours.get(path.id, { siteIds, locale: catalogueLocale(p.locale) })
-        })), DB_ROUTE)
+        answer(
+          cache,
+          "detail",
+          TourDetail,
+          Effect.gen(function*() {
+            const siteIds = yield* callerSites(tours, p.partner_id)
+            return yield* tours.get(path.id, { siteIds, locale: catalogueLocale(p.locale) })
+          })
+        ), DB_ROUTE)
       .handle("availability", ({ path, urlParams: p }) =>
-        answer(cache, "availability", TourAvailabilitySchema, Effect.gen(function*() {
-          const range = checkRange(p.from, p.to)
-          if (Either.isLeft(range)) return yield* new InvalidRequest(range.left)
-          const siteIds = yield* callerSites(tours, p.partner_id)
-          return yield* availability.read(path.id, { siteIds }, { from: p.from, to: p.to, pax: p.pax ?? 1 })
-        })), DB_ROUTE)
+        answer(
+          cache,
+          "availability",
+          TourAvailabilitySchema,
+          Effect.gen(function*() {
+            const range = checkRange(p.from, p.to)
+            if (Either.isLeft(range)) return yield* new InvalidRequest(range.left)
+            const siteIds = yield* callerSites(tours, p.partner_id)
+            return yield* availability.read(path.id, { siteIds }, { from: p.from, to: p.to, pax: p.pax ?? 1 })
+          })
+        ), DB_ROUTE)
   }))
 
 /**

@@ -6,16 +6,16 @@
  * with every day `available: true` and no price: never a 5xx, never "sold out". Rules: src/catalogue/availability.ts.
  */
 import { Clock, Duration, Effect } from "effect"
-import { TourAvailabilityConfig } from "../../config.js"
 import {
   type AvailabilityQuery,
   knownDays,
   type TourAvailability as TourAvailabilityBody,
   unknownDays
 } from "../../catalogue/availability.js"
-import { BookingSystem } from "../../ports/BookingSystem.js"
-import { BookingSystemAccounts } from "../../operators/BookingSystemAccounts.js"
 import { readDepartures } from "../../catalogue/readDepartures.js"
+import { TourAvailabilityConfig } from "../../config.js"
+import { BookingSystemAccounts } from "../../operators/BookingSystemAccounts.js"
+import { BookingSystem } from "../../ports/BookingSystem.js"
 import { type CatalogueView, Tours } from "./Tours.js"
 
 export class TourAvailability extends Effect.Service<TourAvailability>()("Partner/TourAvailability", {
@@ -32,7 +32,14 @@ export class TourAvailability extends Effect.Service<TourAvailability>()("Partne
     ) {
       yield* Effect.annotateCurrentSpan({ tour_id: id, ...q })
       const link = yield* tours.bookingLink(id, view)
-      const head = { tour_id: link.id, timezone: link.timezone, currency: link.currency, from: q.from, to: q.to, pax: q.pax }
+      const head = {
+        tour_id: link.id,
+        timezone: link.timezone,
+        currency: link.currency,
+        from: q.from,
+        to: q.to,
+        pax: q.pax
+      }
       const unknown = (why: string) =>
         Effect.as(
           Effect.logInfo(`availability of tour ${link.id} not known: ${why}`),
@@ -42,7 +49,12 @@ export class TourAvailability extends Effect.Service<TourAvailability>()("Partne
       const found = yield* Effect.either(accounts.byId(link.accountId))
       if (found._tag === "Left") return yield* unknown(found.left.message)
       const departures = yield* Effect.either(
-        readDepartures(bookingSystem, found.right.account, { productId: link.productId, from: q.from, to: q.to }, Duration.millis(config.availabilityTimeoutMs))
+        readDepartures(
+          bookingSystem,
+          found.right.account,
+          { productId: link.productId, from: q.from, to: q.to },
+          Duration.millis(config.availabilityTimeoutMs)
+        )
       )
       if (departures._tag === "Left") {
         const e = departures.left

@@ -14,16 +14,10 @@
  * read (src/catalogue/tourHtml.ts), whatever wrote it. SQL: ToursRepo.
  */
 import { Effect, Option } from "effect"
-import type { CursorPosition } from "../../http/cursor.js"
-import { notYours } from "../../domain/errors.js"
-import {
-  DIFFICULTIES,
-  departureTimes,
-  roles,
-  type TourDetail,
-  type TourSummary
-} from "./tour.js"
 import { cleanTourHtml } from "../../catalogue/tourHtml.js"
+import { notYours } from "../../domain/errors.js"
+import type { CursorPosition } from "../../http/cursor.js"
+import { departureTimes, DIFFICULTIES, roles, type TourDetail, type TourSummary } from "./tour.js"
 import { type CatalogueView, type DetailRow, type SummaryRow, ToursRepo } from "./ToursRepo.js"
 
 export type { CatalogueView, TourBookingLink } from "./ToursRepo.js"

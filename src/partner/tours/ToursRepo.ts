@@ -15,8 +15,8 @@
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
-import { type CursorPosition, microsToIso } from "../../http/cursor.js"
 import { toPgArray } from "../../db/sql.js"
+import { type CursorPosition, microsToIso } from "../../http/cursor.js"
 
 export interface CatalogueView {
   /** Sites whose catalogue the caller may read. Empty: nothing is visible. */
@@ -135,7 +135,8 @@ export class ToursRepo extends Effect.Service<ToursRepo>()("Partner/ToursRepo", 
       }
         ORDER BY t.id, (s.owner_operator_id = t.operator_id) DESC, s.domain`
 
-    const summaryColumns = (locale: string) => sql`
+    const summaryColumns = (locale: string) =>
+      sql`
       t.id, t.slug, coalesce(tr.title, t.title) AS title, coalesce(tr.excerpt, t.excerpt) AS excerpt,
       ARRAY(SELECT p.url FROM tour_photos p WHERE p.tour_id = t.id ORDER BY p.position) AS photos,
       t.duration_minutes, t.priced_per_booking, t.languages, t.rating_average::float8 AS rating_average, t.rating_count,
@@ -146,7 +147,8 @@ export class ToursRepo extends Effect.Service<ToursRepo>()("Partner/ToursRepo", 
       CASE WHEN tr.tour_id IS NULL THEN 'en' ELSE ${locale} END AS applied_locale,
       (extract(epoch FROM t.created_at) * 1000000)::bigint::text AS created_micros`
 
-    const joins = (locale: string) => sql`
+    const joins = (locale: string) =>
+      sql`
       JOIN tours t ON t.id = f.tour_id
       JOIN operators o ON o.id = t.operator_id
       JOIN operators sel ON sel.id = f.seller_id
@@ -163,7 +165,9 @@ export class ToursRepo extends Effect.Service<ToursRepo>()("Partner/ToursRepo", 
     const listPage = Effect.fnUntraced(function*(view: CatalogueView, take: number, after: CursorPosition | undefined) {
       const clauses = [
         sql.literal(`t.status = 'published'`),
-        sql`EXISTS (SELECT 1 FROM site_tours st WHERE st.tour_id = t.id AND st.site_id = ANY(${toPgArray(view.siteIds)}::uuid[]))`
+        sql`EXISTS (SELECT 1 FROM site_tours st WHERE st.tour_id = t.id AND st.site_id = ANY(${
+          toPgArray(view.siteIds)
+        }::uuid[]))`
       ]
       if (after) {
         clauses.push(sql`(t.created_at, t.id) > (${microsToIso(after.createdMicros)}::timestamptz, ${after.id}::uuid)`)

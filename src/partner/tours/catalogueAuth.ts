@@ -12,16 +12,17 @@ import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/p
 import { Effect, Layer } from "effect"
 import { AppConfig } from "../../config.js"
 import { RateLimited, Unauthorized } from "../../domain/errors.js"
-import { originAllowed } from "../auth/publishableKey.js"
-import { type PublishableKey, PublishableKeys } from "../auth/PublishableKeys.js"
-import { PublicCatalogueCache, publicCacheKey } from "./PublicCatalogueCache.js"
 import { RateLimiter, rateLimitHeaders } from "../../http/RateLimiter.js"
 import { addResponseHeaders } from "../../http/requestContext.js"
 import { makeSecretKeyAuth, queryKeys } from "../auth/middleware.js"
+import { originAllowed } from "../auth/publishableKey.js"
+import { type PublishableKey, PublishableKeys } from "../auth/PublishableKeys.js"
 import { CatalogueAuth, type CatalogueCaller } from "../auth/security.js"
+import { publicCacheKey, PublicCatalogueCache } from "./PublicCatalogueCache.js"
 
 /** Response headers a browser page may read besides the CORS-safelisted ones. */
-const EXPOSED = "X-Request-Id, Retry-After, RateLimit, RateLimit-Policy, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset"
+const EXPOSED =
+  "X-Request-Id, Retry-After, RateLimit, RateLimit-Policy, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset"
 
 /** Request headers a page may send (the preflight answers these). */
 const ALLOWED_REQUEST_HEADERS = ["accept", "accept-language", "content-language", "content-type", "x-request-id"]
@@ -52,16 +53,23 @@ export const CatalogueAuthLive = Layer.effect(
       if (hasHeader || keys.length === 0) {
         if (!hasHeader) {
           return yield* new Unauthorized({
-            detail: "send a publishable key as query `key=pk_widget_...`, or a secret key as `Authorization: Bearer svc_live_...`"
+            detail:
+              "send a publishable key as query `key=pk_widget_...`, or a secret key as `Authorization: Bearer svc_live_...`"
           })
         }
         return { _tag: "Secret", key: yield* secret } satisfies CatalogueCaller
       }
       if (keys.length > 1) return yield* new Unauthorized({ detail: "send one `key`" })
       const key = yield* publishable.authenticate(keys[0]!)
-      yield* addResponseHeaders({ ...corsHeaders(request.headers.origin, key), "Cache-Control": "no-store", "Vary": "Origin" })
+      yield* addResponseHeaders({
+        ...corsHeaders(request.headers.origin, key),
+        "Cache-Control": "no-store",
+        "Vary": "Origin"
+      })
       // An answer the service still holds is served as a CDN would: not counted.
-      if ((yield* cache.get(publicCacheKey(key.id, request.url))) !== undefined) return { _tag: "Publishable", key } satisfies CatalogueCaller
+      if ((yield* cache.get(publicCacheKey(key.id, request.url))) !== undefined) {
+        return { _tag: "Publishable", key } satisfies CatalogueCaller
+      }
       const decision = yield* limiter.hit(`publishable:${key.id}`, publishableRateLimitPerMinute, 60)
       yield* addResponseHeaders(rateLimitHeaders(decision, "publishable"))
       if (!decision.allowed) {
@@ -94,7 +102,9 @@ export const CatalogueCorsRoutes = HttpApiBuilder.Router.use((router) =>
       const key = keys.length === 1 ? yield* Effect.option(publishable.authenticate(keys[0]!)) : undefined
       const origin = request.headers.origin
       const cors = key !== undefined && key._tag === "Some" ? corsHeaders(origin, key.value) : {}
-      if (!("Access-Control-Allow-Origin" in cors)) return HttpServerResponse.empty({ status: 204, headers: { Vary: "Origin" } })
+      if (!("Access-Control-Allow-Origin" in cors)) {
+        return HttpServerResponse.empty({ status: 204, headers: { Vary: "Origin" } })
+      }
       const asked = (request.headers["access-control-request-headers"] ?? "")
         .split(",").map((h) => h.trim().toLowerCase()).filter((h) => h !== "")
       const allowedHeaders = asked.filter((h) => ALLOWED_REQUEST_HEADERS.includes(h))

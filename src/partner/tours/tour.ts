@@ -21,7 +21,8 @@ export const LocaleParam = Schema.String.pipe(
   }),
   Schema.maxLength(35, { message: () => "must be a language tag such as nb, de or pt-BR" })
 ).annotations({
-  description: "Language of the translated fields: an ISO 639-1 code (nb, de, fr …), region ignored (pt-BR reads pt); " +
+  description:
+    "Language of the translated fields: an ISO 639-1 code (nb, de, fr …), region ignored (pt-BR reads pt); " +
     "`no` reads `nb`. Omit for English. A tour without that translation answers in English; `locale` in the " +
     "response says which applied."
 })
@@ -94,7 +95,10 @@ export const Season = Schema.Struct({
 export const Rating = Schema.Struct({
   average: Schema.Number.annotations({ description: "Out of 5." }),
   count: Schema.Int
-}).annotations({ identifier: "Rating", description: "The booking system's rating, not the service's verified reviews." })
+}).annotations({
+  identifier: "Rating",
+  description: "The booking system's rating, not the service's verified reviews."
+})
 
 const PlainList = Schema.Array(Schema.String)
 
@@ -125,7 +129,9 @@ export type TourSummary = typeof TourSummary.Type
 
 export const TourPage = Schema.Struct({
   data: Schema.Array(TourSummary),
-  next_cursor: nullable(Schema.String).annotations({ description: "Pass as `cursor` for the next page; null on the last page." })
+  next_cursor: nullable(Schema.String).annotations({
+    description: "Pass as `cursor` for the next page; null on the last page."
+  })
 }).annotations({ identifier: "TourPage" })
 
 export const MeetingPoint = Schema.Struct({
@@ -144,7 +150,9 @@ export const Cancellation = Schema.Struct({
 
 export const PricingCategory = Schema.Struct({
   id: Schema.String.annotations({ description: "The booking system's category id where the tour is linked to one." }),
-  is_default: Schema.Boolean.annotations({ description: "The category prices are quoted for (usually Adult); at most one." }),
+  is_default: Schema.Boolean.annotations({
+    description: "The category prices are quoted for (usually Adult); at most one."
+  }),
   title: Schema.String.annotations({ description: "E.g. Adult, Child. Translated." }),
   min_age: nullable(Schema.Int).annotations({ description: "Youngest age in the category, inclusive." }),
   max_age: nullable(Schema.Int).annotations({ description: "Oldest age in the category, inclusive." })
@@ -158,18 +166,23 @@ export const Rate = Schema.Struct({
 
 export const LinkedProduct = Schema.Struct({
   label: Schema.String,
-  language: nullable(Schema.String).annotations({ description: "ISO 639-1, e.g. the guide language of the linked tour." }),
+  language: nullable(Schema.String).annotations({
+    description: "ISO 639-1, e.g. the guide language of the linked tour."
+  }),
   tour_id: nullable(Schema.String).annotations({
-    description: "The linked tour's id when it is in this catalogue too (readable with GET /tours/{id}); otherwise null."
+    description:
+      "The linked tour's id when it is in this catalogue too (readable with GET /tours/{id}); otherwise null."
   })
 }).annotations({ identifier: "LinkedProduct" })
 
-const htmlNote = "Clean HTML: only p, br, strong, b, em, i, u, ul, ol, li, h2, h3, h4, span, and a with href (absolute " +
+const htmlNote =
+  "Clean HTML: only p, br, strong, b, em, i, u, ul, ol, li, h2, h3, h4, span, and a with href (absolute " +
   "http, https or mailto), target and rel; no other attributes, no styles or scripts. Empty string when none. Translated."
 
 const plainItems = (what: string) =>
   PlainList.annotations({
-    description: `${what} Each element is one plain-text item (no HTML: render it as text), in display order. Translated.`
+    description:
+      `${what} Each element is one plain-text item (no HTML: render it as text), in display order. Translated.`
   })
 
 export const TourDetail = Schema.Struct({

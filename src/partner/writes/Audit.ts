@@ -4,8 +4,8 @@
  * failure) and when. Append-only; read by the CLI (`audit list`). SQL: AuditRepo.
  */
 import { Effect } from "effect"
-import type { AuditOutcome, WriteAction } from "./rules.js"
 import { AuditRepo, type AuditRow } from "./AuditRepo.js"
+import type { AuditOutcome, WriteAction } from "./rules.js"
 
 export type { AuditRow } from "./AuditRepo.js"
 

@@ -7,8 +7,8 @@
  */
 import { Effect } from "effect"
 import { InvalidRequest, NotFound } from "../../domain/errors.js"
-import { DEFAULT_DAILY_LIMITS, WRITE_ACTIONS, type WriteAction } from "./rules.js"
 import { DailyLimitsRepo } from "./DailyLimitsRepo.js"
+import { DEFAULT_DAILY_LIMITS, WRITE_ACTIONS, type WriteAction } from "./rules.js"
 
 export type Reservation =
   | { readonly _tag: "Reserved"; readonly day: string }
@@ -50,8 +50,10 @@ export class DailyLimits extends Effect.Service<DailyLimits>()("Partner/DailyLim
     })
 
     const keyExists = (keyId: string) =>
-      Effect.flatMap(repo.keyExists(keyId), ({ found }) =>
-        found ? Effect.void : Effect.fail(new NotFound({ detail: `key ${keyId} not found` })))
+      Effect.flatMap(
+        repo.keyExists(keyId),
+        ({ found }) => found ? Effect.void : Effect.fail(new NotFound({ detail: `key ${keyId} not found` }))
+      )
 
     /** Every action's limit for the key and what it used today. */
     const statusOf = Effect.fn("DailyLimits.statusOf")(function*(keyId: string) {
@@ -72,7 +74,9 @@ export class DailyLimits extends Effect.Service<DailyLimits>()("Partner/DailyLim
     ) {
       const entries = Object.entries(limits).filter(([, value]) => value !== undefined) as Array<[WriteAction, number]>
       const bad = entries.find(([, value]) => !Number.isInteger(value) || value < 0)
-      if (bad) return yield* new InvalidRequest({ detail: `${bad[0]} must be a whole number, 0 or more`, field: bad[0] })
+      if (bad) {
+        return yield* new InvalidRequest({ detail: `${bad[0]} must be a whole number, 0 or more`, field: bad[0] })
+      }
       yield* keyExists(keyId)
       yield* repo.setLimits(keyId, entries)
     })

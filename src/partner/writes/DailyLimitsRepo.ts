@@ -13,7 +13,6 @@ import { WRITE_ACTIONS, type WriteAction } from "./rules.js"
 
 const Action = Schema.Literal(...WRITE_ACTIONS)
 
-
 export class DailyLimitsRepo extends Effect.Service<DailyLimitsRepo>()("Partner/DailyLimitsRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -23,8 +22,9 @@ export class DailyLimitsRepo extends Effect.Service<DailyLimitsRepo>()("Partner/
      * (`defaultLimit` when the key has none): one conditional increment, the counter row locked while
      * it is checked. `used` is null when the limit was reached (nothing counted). On every write: see above.
      */
-    const reserve = Effect.fnUntraced(function*(r: { readonly keyId: string; readonly action: WriteAction; readonly defaultLimit: number }) {
-      const rows = yield* sql<{ daily_limit: number; day: string; used: number | null; reset_seconds: number }>`
+    const reserve = Effect.fnUntraced(
+      function*(r: { readonly keyId: string; readonly action: WriteAction; readonly defaultLimit: number }) {
+        const rows = yield* sql<{ daily_limit: number; day: string; used: number | null; reset_seconds: number }>`
         WITH lim AS (
           SELECT coalesce(
               (SELECT daily_limit FROM api_key_daily_limits WHERE key_id = ${r.keyId} AND action = ${r.action}),
@@ -40,18 +40,23 @@ export class DailyLimitsRepo extends Effect.Service<DailyLimitsRepo>()("Partner/
         SELECT lim.value AS daily_limit, lim.day::text AS day, slot.used,
           ceil(extract(epoch FROM ((lim.day + 1)::timestamp AT TIME ZONE 'UTC') - now()))::int AS reset_seconds
         FROM lim LEFT JOIN slot ON true`
-      // The CTE answers one row, always.
-      const [row] = rows
-      if (row === undefined) return yield* Effect.dieMessage("the daily limit statement answered no row")
-      return row
-    }, Effect.orDie)
+        // The CTE answers one row, always.
+        const [row] = rows
+        if (row === undefined) return yield* Effect.dieMessage("the daily limit statement answered no row")
+        return row
+      },
+      Effect.orDie
+    )
 
     /** Gives a slot back (on every write that was refused or changed nothing: see above). */
-    const giveBack = Effect.fnUntraced(function*(slot: { readonly keyId: string; readonly action: WriteAction; readonly day: string }) {
-      yield* sql`
+    const giveBack = Effect.fnUntraced(
+      function*(slot: { readonly keyId: string; readonly action: WriteAction; readonly day: string }) {
+        yield* sql`
         UPDATE daily_write_counters SET used = used - 1
         WHERE key_id = ${slot.keyId} AND action = ${slot.action} AND day = ${slot.day}::date AND used > 0`
-    }, Effect.orDie)
+      },
+      Effect.orDie
+    )
 
     const keyExists = Effect.fn("DailyLimitsRepo.keyExists")(
       SqlSchema.single({
@@ -66,7 +71,11 @@ export class DailyLimitsRepo extends Effect.Service<DailyLimitsRepo>()("Partner/
     const usage = Effect.fn("DailyLimitsRepo.usage")(
       SqlSchema.findAll({
         Request: Schema.String,
-        Result: Schema.Struct({ action: Action, daily_limit: Schema.NullOr(Schema.Number), used: Schema.NullOr(Schema.Number) }),
+        Result: Schema.Struct({
+          action: Action,
+          daily_limit: Schema.NullOr(Schema.Number),
+          used: Schema.NullOr(Schema.Number)
+        }),
         execute: (keyId) =>
           sql`
             SELECT a.action, l.daily_limit, c.used
@@ -88,12 +97,16 @@ export class DailyLimitsRepo extends Effect.Service<DailyLimitsRepo>()("Partner/
     })
 
     /** Sets the key's own limits for these actions, in one transaction. */
-    const setLimits = Effect.fn("DailyLimitsRepo.setLimits")(function*(
-      keyId: string,
-      limits: ReadonlyArray<readonly [WriteAction, number]>
-    ) {
-      for (const [action, limit] of limits) yield* upsertLimit({ keyId, action, limit })
-    }, sql.withTransaction, Effect.orDie)
+    const setLimits = Effect.fn("DailyLimitsRepo.setLimits")(
+      function*(
+        keyId: string,
+        limits: ReadonlyArray<readonly [WriteAction, number]>
+      ) {
+        for (const [action, limit] of limits) yield* upsertLimit({ keyId, action, limit })
+      },
+      sql.withTransaction,
+      Effect.orDie
+    )
 
     /** Back to the defaults for these actions. */
     const clearLimits = Effect.fn("DailyLimitsRepo.clearLimits")(

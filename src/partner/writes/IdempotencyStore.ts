@@ -54,7 +54,9 @@ export class IdempotencyStore extends Effect.Service<IdempotencyStore>()("Partne
       const token = randomUUID()
       for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
         const claimed = yield* repo.tryClaim({ ...r, token, leaseSeconds })
-        if (Option.isSome(claimed)) return { _tag: "Claimed", token, slotDay: claimed.value.slot_day } satisfies Claim as Claim
+        if (Option.isSome(claimed)) {
+          return { _tag: "Claimed", token, slotDay: claimed.value.slot_day } satisfies Claim as Claim
+        }
         const found = yield* repo.existing(r)
         // Gone (released) or lapsed since the upsert looked: try again.
         if (Option.isNone(found) || !found.value.current) continue
@@ -96,11 +98,13 @@ export class IdempotencyStore extends Effect.Service<IdempotencyStore>()("Partne
 
     /** Frees the key at once for a retry (the attempt failed without a final answer); false when no longer ours. */
     const release = Effect.fn("IdempotencyStore.release")((token: string) =>
-      Effect.map(repo.release(token), (released) => ({ released })))
+      Effect.map(repo.release(token), (released) => ({ released }))
+    )
 
     /** Deletes records whose window has passed (for a cleanup job); returns how many. */
     const purgeExpired = Effect.fn("IdempotencyStore.purgeExpired")(() =>
-      Effect.map(repo.purgeExpired(), (row) => row.n))
+      Effect.map(repo.purgeExpired(), (row) => row.n)
+    )
 
     return { leaseSeconds, claim, renew, holdSlot, complete, release, purgeExpired } as const
   }),

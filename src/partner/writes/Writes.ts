@@ -20,23 +20,23 @@
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { SqlClient, SqlError } from "@effect/sql"
 import { Cause, Data, Duration, Effect, Either, Exit, FiberRef, Option, Ref, type Schema } from "effect"
-import { IdempotencyInProgress, IdempotencyMismatch, InvalidRequest, DailyLimitReached } from "../../domain/errors.js"
+import { DailyLimitReached, IdempotencyInProgress, IdempotencyMismatch, InvalidRequest } from "../../domain/errors.js"
+import { CurrentRequest } from "../../http/requestContext.js"
+import { CurrentKey } from "../auth/security.js"
+import { INTERNAL, PROBLEM_CONTENT_TYPE, problemFor, problemResponse } from "../problem.js"
+import { Audit } from "./Audit.js"
+import { DailyLimits, type Slot } from "./DailyLimits.js"
+import { IdempotencyStore, type StoredResponse } from "./IdempotencyStore.js"
 import {
+  type AuditOutcome,
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENT_REPLAYED_HEADER,
   parseIdempotencyKey,
   requestFingerprint,
-  type AuditOutcome,
   type WriteAction,
   type WriteContext,
   type WriteDone
 } from "./rules.js"
-import { Audit } from "./Audit.js"
-import { DailyLimits, type Slot } from "./DailyLimits.js"
-import { IdempotencyStore, type StoredResponse } from "./IdempotencyStore.js"
-import { INTERNAL, PROBLEM_CONTENT_TYPE, problemFor, problemResponse } from "../problem.js"
-import { CurrentRequest } from "../../http/requestContext.js"
-import { CurrentKey } from "../auth/security.js"
 
 export interface WriteSpec<A, I> {
   /**
@@ -222,13 +222,18 @@ export class Writes extends Effect.Service<Writes>()("Writes", {
           beforeChange: spec.slotBeforeChange ? Effect.asVoid(reserveSlot) : Effect.void
         }
         /** Gives the slot back, if one is held. */
-        const giveBackHeld = Effect.flatMap(Ref.get(held), (slot) => (slot === null ? Effect.void : limits.giveBack(slot)))
+        const giveBackHeld = Effect.flatMap(
+          Ref.get(held),
+          (slot) => (slot === null ? Effect.void : limits.giveBack(slot))
+        )
 
         /** The stored answer, the slot give-back and the audit entry of a result. */
         const finishDone = (done: WriteDone<A>) =>
           Effect.gen(function*() {
             const slot = yield* Ref.get(held)
-            if (slot === null && !done.noop) return yield* Effect.dieMessage(`${spec.action}: changed something without ctx.beforeChange`)
+            if (slot === null && !done.noop) {
+              return yield* Effect.dieMessage(`${spec.action}: changed something without ctx.beforeChange`)
+            }
             const stored = successOf(done.body)
             if (!(yield* store.complete(token, stored))) return yield* new ClaimLost()
             if (done.noop && slot !== null) yield* limits.giveBack(slot)
@@ -255,7 +260,8 @@ export class Writes extends Effect.Service<Writes>()("Writes", {
               return yield* refuse(
                 idempotencyKey,
                 new IdempotencyInProgress({
-                  detail: "another request with this Idempotency-Key took over while this one ran; retry with the same key"
+                  detail:
+                    "another request with this Idempotency-Key took over while this one ran; retry with the same key"
                 })
               )
             }

@@ -10,7 +10,8 @@ import type { DailyLimitReached } from "../../domain/errors.js"
 export const WRITE_ACTIONS = ["checkins", "payment_links", "cancels", "reschedules"] as const
 export type WriteAction = typeof WRITE_ACTIONS[number]
 
-export const isWriteAction = (value: string): value is WriteAction => (WRITE_ACTIONS as ReadonlyArray<string>).includes(value)
+export const isWriteAction = (value: string): value is WriteAction =>
+  (WRITE_ACTIONS as ReadonlyArray<string>).includes(value)
 
 /** Per key per UTC day, unless the key has an override. */
 export const DEFAULT_DAILY_LIMITS: Readonly<Record<WriteAction, number>> = {
@@ -78,7 +79,9 @@ export const parseIdempotencyKey = (raw: string | undefined): Either.Either<stri
     return Either.left(`the ${IDEMPOTENCY_KEY_HEADER} header is required on every write; ${IDEMPOTENCY_KEY_RULE}`)
   }
   const trimmed = raw.trim()
-  const value = trimmed.length >= 2 && trimmed.startsWith("\"") && trimmed.endsWith("\"") ? trimmed.slice(1, -1) : trimmed
+  const value = trimmed.length >= 2 && trimmed.startsWith("\"") && trimmed.endsWith("\"")
+    ? trimmed.slice(1, -1)
+    : trimmed
   return KEY_VALUE.test(value)
     ? Either.right(value)
     : Either.left(`the ${IDEMPOTENCY_KEY_HEADER} header ${IDEMPOTENCY_KEY_RULE}`)
@@ -91,7 +94,9 @@ export const parseIdempotencyKey = (raw: string | undefined): Either.Either<stri
 export const canonicalJson = (value: unknown): string => {
   const out: Array<string> = []
   /** Open arrays and objects: the members still to write, and how many are written. */
-  const stack: Array<{ readonly close: "]" | "}"; readonly members: ReadonlyArray<readonly [string | null, unknown]>; next: number }> = []
+  const stack: Array<
+    { readonly close: "]" | "}"; readonly members: ReadonlyArray<readonly [string | null, unknown]>; next: number }
+  > = []
   const write = (v: unknown) => {
     if (v === null || typeof v !== "object") {
       out.push(JSON.stringify(v) ?? "null")

@@ -13,8 +13,8 @@ import {
   InvalidRequest,
   Unavailable
 } from "../../domain/errors.js"
-import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_RULE, IDEMPOTENT_REPLAYED_HEADER } from "./rules.js"
 import { BodyTooLarge, UnsupportedMediaType } from "../../http/requestBody.js"
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_RULE, IDEMPOTENT_REPLAYED_HEADER } from "./rules.js"
 
 /** Answers that can be replayed: results and final refusals. */
 const REPLAYABLE = new Set(["200", "400", "404", "422"])
@@ -30,7 +30,11 @@ const documentIdempotency = (op: Record<string, any>): Record<string, any> => ({
       description: `A new UUID per action, reused only to retry that action; ${IDEMPOTENCY_KEY_RULE}. ` +
         "For 24 hours the same key with the same request replays the first answer; with a different " +
         "request it answers 422; while the first request runs, 409. See /api/v1/docs/writes.md.",
-      schema: { type: "string", pattern: "^\"?[A-Za-z0-9._~:+/=-]{8,255}\"?$", example: "\"8e03978e-40d5-43e8-bc93-6894a57f9324\"" }
+      schema: {
+        type: "string",
+        pattern: "^\"?[A-Za-z0-9._~:+/=-]{8,255}\"?$",
+        example: "\"8e03978e-40d5-43e8-bc93-6894a57f9324\""
+      }
     }
   ],
   responses: Object.fromEntries(

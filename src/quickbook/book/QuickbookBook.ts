@@ -38,27 +38,37 @@
  */
 import { Clock, Duration, Effect, Fiber, Option } from "effect"
 import { QuickbookConfig } from "../../config.js"
-import { type BookFailureReason, duplicateVariant, failedClerkMessage, phoneRequired, saleSettled } from "./rules.js"
 import { type ClerkLanguage, QbBadRequest, QbConflict, QbNotFound, QbUnavailable, QbUnprocessable } from "../errors.js"
+import type { QuickbookCaller } from "../terminals/QuickbookKeys.js"
 import { otherModeSale } from "../terminals/testKeys.js"
 import type { Ticket } from "../tickets/ticket.js"
-import type { QuickbookCaller } from "../terminals/QuickbookKeys.js"
 import type { PaymentKey, PaymentRow, Represented, StoredRequest } from "./payment.js"
 import { QuickbookBooking } from "./QuickbookBooking.js"
 import { QuickbookBookRepo } from "./QuickbookBookRepo.js"
 import { QuickbookPaymentCheck } from "./QuickbookPaymentCheck.js"
+import { type BookFailureReason, duplicateVariant, failedClerkMessage, phoneRequired, saleSettled } from "./rules.js"
 
 export interface BookRequest {
   readonly reference: string
   readonly holdRef?: string | undefined
   readonly payment: { readonly provider: "payprovider"; readonly orderId: string; readonly paymentId: string }
-  readonly customer: { readonly firstName: string; readonly lastName: string; readonly email: string; readonly phone?: string | undefined }
+  readonly customer: {
+    readonly firstName: string
+    readonly lastName: string
+    readonly email: string
+    readonly phone?: string | undefined
+  }
   readonly language?: "en" | "nb" | undefined
 }
 
 export type BookAnswer =
   | { readonly status: "confirmed"; readonly ticket: Ticket }
-  | { readonly status: "failed"; readonly reason: BookFailureReason; readonly moneyReturned: boolean; readonly clerkMessage: string }
+  | {
+    readonly status: "failed"
+    readonly reason: BookFailureReason
+    readonly moneyReturned: boolean
+    readonly clerkMessage: string
+  }
 
 const stillProcessing = (reference: string) =>
   new QbUnavailable({
@@ -95,7 +105,9 @@ export class QuickbookBook extends Effect.Service<QuickbookBook>()("Quickbook/Bo
             return { status: "confirmed", ticket: answer.ticket } as const
           case "failed": {
             const moneyReturned = row.state === "refunded"
-            const variant = answer.reason === "duplicate_payment" ? duplicateVariant(yield* repo.saleStatus(row.sale_reference)) : answer.variant
+            const variant = answer.reason === "duplicate_payment"
+              ? duplicateVariant(yield* repo.saleStatus(row.sale_reference))
+              : answer.variant
             return {
               status: "failed",
               reason: answer.reason,
@@ -104,7 +116,11 @@ export class QuickbookBook extends Effect.Service<QuickbookBook>()("Quickbook/Bo
             } as const
           }
           case "mismatch":
-            return yield* new QbConflict({ code: "payment_mismatch", detail: "recorded as not matching its sale", reference: row.sale_reference })
+            return yield* new QbConflict({
+              code: "payment_mismatch",
+              detail: "recorded as not matching its sale",
+              reference: row.sale_reference
+            })
         }
       })
 
@@ -144,7 +160,12 @@ export class QuickbookBook extends Effect.Service<QuickbookBook>()("Quickbook/Bo
           if (row.sale_reference !== reference) {
             if (row.state === "mismatch" && !represented) {
               represented = true
-              yield* detached(Effect.flatMap(paymentCheck.represent(key, presented), (claimed) => claimed ? booking.advance(key) : Effect.void))
+              yield* detached(
+                Effect.flatMap(
+                  paymentCheck.represent(key, presented),
+                  (claimed) => claimed ? booking.advance(key) : Effect.void
+                )
+              )
               continue
             }
             return yield* new QbConflict({
@@ -153,7 +174,9 @@ export class QuickbookBook extends Effect.Service<QuickbookBook>()("Quickbook/Bo
               reference
             })
           }
-          if (row.answer !== null && (yield* duplicateSettled(row, deadline))) return Option.some(yield* answerOf(row, lang))
+          if (row.answer !== null && (yield* duplicateSettled(row, deadline))) {
+            return Option.some(yield* answerOf(row, lang))
+          }
           if (row.answer === null && row.lease_expired && (yield* repo.takeLease(key))) {
             yield* detached(booking.advance(key))
             continue
@@ -164,67 +187,82 @@ export class QuickbookBook extends Effect.Service<QuickbookBook>()("Quickbook/Bo
       })
 
     /** POST /book for the caller's terminal; `lang` is the clerk's language of a failed answer's message. */
-    const book = Effect.fn("QuickbookBook.book")(function*(caller: QuickbookCaller, body: BookRequest, lang: ClerkLanguage) {
-      yield* Effect.annotateCurrentSpan("reference", body.reference)
-      // A hold's holdRef is its sale's reference (spec §2): any other value is a bad request, refused before anything is read or recorded.
-      if (body.holdRef !== undefined && body.holdRef !== body.reference) {
-        return yield* new QbBadRequest({
-          code: "invalid_request",
-          detail: `holdRef: must be the sale's reference ${body.reference} (a hold's holdRef is its sale's reference), not ${body.holdRef}`,
-          reference: body.reference
-        })
-      }
-      const found = yield* repo.saleOfTerminal({ reference: body.reference, terminalId: caller.terminal.id })
-      if (Option.isNone(found)) return yield* new QbNotFound({ code: "not_found", detail: `no sale ${body.reference} for this terminal` })
-      const sale = found.value
-      // Test and live never cross: a sale quoted with a key of the other mode is refused before the payment is recorded.
-      const otherMode = otherModeSale(caller.key.mode, { reference: sale.reference, keyMode: sale.key_mode })
-      if (otherMode) return yield* otherMode
-      const key: PaymentKey = { provider: body.payment.provider, paymentId: body.payment.paymentId }
-      const stored: StoredRequest = {
-        reference: body.reference,
-        holdRef: body.holdRef ?? null,
-        customer: {
-          firstName: body.customer.firstName,
-          lastName: body.customer.lastName,
-          email: body.customer.email,
-          phone: body.customer.phone ?? null
-        },
-        language: body.language ?? "en"
-      }
-      // A tour that needs the guest's phone (the cart line says so): refused before the payment is
-      // looked at, so nothing is recorded or returned; the same payment books once the phone is sent.
-      // A payment already recorded for this sale answers what it answered.
-      const existing = yield* repo.load(key)
-      const fresh = Option.isNone(existing) || (existing.value.state === "mismatch" && existing.value.sale_reference !== body.reference)
-      if (fresh && phoneRequired(sale.cart_requires_phone, sale.tour_requires_phone) && stored.customer.phone === null) {
-        return yield* new QbUnprocessable({
-          code: "phone_required",
-          detail: `sale ${body.reference} needs the guest's phone number`,
-          reference: body.reference
-        })
-      }
-      const presented: Represented = {
-        reference: body.reference,
-        terminalId: caller.terminal.id,
-        paymentTerminalId: sale.payment_terminal_id,
-        orderId: body.payment.orderId,
-        request: stored
-      }
-      // Twice at most: a first call that found nothing removes its row, and this one verifies again.
-      for (let round = 0; round < 2; round++) {
-        const inserted = yield* repo.insert({ key, orderId: body.payment.orderId, terminalId: caller.terminal.id, request: stored })
-        if (inserted) {
-          yield* detached(booking.advance(key))
-          const deadline = (yield* Clock.currentTimeMillis) + config.bookWaitMs
-          while (!(yield* duplicateSettled(yield* repo.mustLoad(key), deadline))) yield* Effect.sleep(Duration.millis(200))
-          return yield* answerOf(yield* repo.mustLoad(key), lang)
+    const book = Effect.fn("QuickbookBook.book")(
+      function*(caller: QuickbookCaller, body: BookRequest, lang: ClerkLanguage) {
+        yield* Effect.annotateCurrentSpan("reference", body.reference)
+        // A hold's holdRef is its sale's reference (spec §2): any other value is a bad request, refused before anything is read or recorded.
+        if (body.holdRef !== undefined && body.holdRef !== body.reference) {
+          return yield* new QbBadRequest({
+            code: "invalid_request",
+            detail:
+              `holdRef: must be the sale's reference ${body.reference} (a hold's holdRef is its sale's reference), not ${body.holdRef}`,
+            reference: body.reference
+          })
         }
-        const answer = yield* repeat(key, body.reference, lang, presented)
-        if (Option.isSome(answer)) return answer.value
+        const found = yield* repo.saleOfTerminal({ reference: body.reference, terminalId: caller.terminal.id })
+        if (Option.isNone(found)) {
+          return yield* new QbNotFound({ code: "not_found", detail: `no sale ${body.reference} for this terminal` })
+        }
+        const sale = found.value
+        // Test and live never cross: a sale quoted with a key of the other mode is refused before the payment is recorded.
+        const otherMode = otherModeSale(caller.key.mode, { reference: sale.reference, keyMode: sale.key_mode })
+        if (otherMode) return yield* otherMode
+        const key: PaymentKey = { provider: body.payment.provider, paymentId: body.payment.paymentId }
+        const stored: StoredRequest = {
+          reference: body.reference,
+          holdRef: body.holdRef ?? null,
+          customer: {
+            firstName: body.customer.firstName,
+            lastName: body.customer.lastName,
+            email: body.customer.email,
+            phone: body.customer.phone ?? null
+          },
+          language: body.language ?? "en"
+        }
+        // A tour that needs the guest's phone (the cart line says so): refused before the payment is
+        // looked at, so nothing is recorded or returned; the same payment books once the phone is sent.
+        // A payment already recorded for this sale answers what it answered.
+        const existing = yield* repo.load(key)
+        const fresh = Option.isNone(existing) ||
+          (existing.value.state === "mismatch" && existing.value.sale_reference !== body.reference)
+        if (
+          fresh && phoneRequired(sale.cart_requires_phone, sale.tour_requires_phone) && stored.customer.phone === null
+        ) {
+          return yield* new QbUnprocessable({
+            code: "phone_required",
+            detail: `sale ${body.reference} needs the guest's phone number`,
+            reference: body.reference
+          })
+        }
+        const presented: Represented = {
+          reference: body.reference,
+          terminalId: caller.terminal.id,
+          paymentTerminalId: sale.payment_terminal_id,
+          orderId: body.payment.orderId,
+          request: stored
+        }
+        // Twice at most: a first call that found nothing removes its row, and this one verifies again.
+        for (let round = 0; round < 2; round++) {
+          const inserted = yield* repo.insert({
+            key,
+            orderId: body.payment.orderId,
+            terminalId: caller.terminal.id,
+            request: stored
+          })
+          if (inserted) {
+            yield* detached(booking.advance(key))
+            const deadline = (yield* Clock.currentTimeMillis) + config.bookWaitMs
+            while (!(yield* duplicateSettled(yield* repo.mustLoad(key), deadline))) {
+              yield* Effect.sleep(Duration.millis(200))
+            }
+            return yield* answerOf(yield* repo.mustLoad(key), lang)
+          }
+          const answer = yield* repeat(key, body.reference, lang, presented)
+          if (Option.isSome(answer)) return answer.value
+        }
+        return yield* stillProcessing(body.reference)
       }
-      return yield* stillProcessing(body.reference)
-    })
+    )
 
     return { book } as const
   }),

@@ -8,16 +8,16 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect } from "effect"
-import { type BookFailureReason, refundReference } from "./rules.js"
-import type { BookFailedVariant } from "../errors.js"
+import { CrashPoints } from "../../lib/CrashPoints.js"
+import { BookingSystemAccounts } from "../../operators/BookingSystemAccounts.js"
 import { BookingSystem } from "../../ports/BookingSystem.js"
 import { canVoid } from "../../ports/PaymentProvider.js"
-import { BookingSystemAccounts } from "../../operators/BookingSystemAccounts.js"
-import { CrashPoints } from "../../lib/CrashPoints.js"
+import type { BookFailedVariant } from "../errors.js"
 import { QuickbookSaleMail } from "../tickets/QuickbookSaleMail.js"
 import { keyOf, type PaymentRow, type StoredAnswer } from "./payment.js"
 import { QuickbookBookRepo } from "./QuickbookBookRepo.js"
 import { QuickbookMoneyReturn } from "./QuickbookMoneyReturn.js"
+import { type BookFailureReason, refundReference } from "./rules.js"
 
 export class QuickbookBookFailure extends Effect.Service<QuickbookBookFailure>()("Quickbook/BookFailure", {
   effect: Effect.gen(function*() {
@@ -39,7 +39,9 @@ export class QuickbookBookFailure extends Effect.Service<QuickbookBookFailure>()
         const account = yield* Effect.orDie(accounts.byId(accountId))
         yield* bookingSystem.releaseHold(account.account, sale.hold_id)
         yield* repo.holdReleased(reference)
-      }).pipe(Effect.catchAll((e) => Effect.logInfo(`quickbook: hold of ${reference} not released (it lapses by itself)`, e)))
+      }).pipe(
+        Effect.catchAll((e) => Effect.logInfo(`quickbook: hold of ${reference} not released (it lapses by itself)`, e))
+      )
 
     /**
      * The failure and the refund's reference, together (the sale fails unless this is a duplicate);
@@ -47,20 +49,33 @@ export class QuickbookBookFailure extends Effect.Service<QuickbookBookFailure>()
      */
     const fail = Effect.fn("QuickbookBookFailure.fail")(function*(row: PaymentRow, reason: BookFailureReason) {
       const key = keyOf(row)
-      const paidAt = row.paid_at ?? (yield* Effect.dieMessage(`payment ${key.provider}/${key.paymentId} failed without its facts`))
+      const paidAt = row.paid_at ??
+        (yield* Effect.dieMessage(`payment ${key.provider}/${key.paymentId} failed without its facts`))
       const method = canVoid(paidAt, new Date(yield* Clock.currentTimeMillis)) ? "void" : "refund"
       const ownSale = row.role === "sale"
       // A second payment for a sale that failed: the clerk is told to make a new quote (not that the sale stands).
-      const variant: BookFailedVariant | undefined = !ownSale && (yield* repo.saleStatus(row.sale_reference)) === "failed"
-        ? "sale_failed"
-        : undefined
+      const variant: BookFailedVariant | undefined =
+        !ownSale && (yield* repo.saleStatus(row.sale_reference)) === "failed"
+          ? "sale_failed"
+          : undefined
       const answer: StoredAnswer = { status: "failed", reason, ...(variant !== undefined ? { variant } : {}) }
       // The guest's email and the sale's move commit together; the mail's and the transaction's own SqlErrors are defects.
       const changed = yield* sql.withTransaction(Effect.gen(function*() {
-        const started = yield* repo.startReturn({ key, reason, answer, method, reference: refundReference(row.provider, row.payment_id, 1) })
+        const started = yield* repo.startReturn({
+          key,
+          reason,
+          answer,
+          method,
+          reference: refundReference(row.provider, row.payment_id, 1)
+        })
         if (!started) return false
         if (ownSale) {
-          yield* repo.failSale({ reference: row.sale_reference, paymentId: row.payment_id, reason, request: row.request })
+          yield* repo.failSale({
+            reference: row.sale_reference,
+            paymentId: row.payment_id,
+            reason,
+            request: row.request
+          })
           // The guest is told the money is on its way back (a void or refund is sent right after).
           yield* saleMail.enqueueFailed(row.sale_reference, { moneyReturned: false })
         }
@@ -73,5 +88,11 @@ export class QuickbookBookFailure extends Effect.Service<QuickbookBookFailure>()
 
     return { fail } as const
   }),
-  dependencies: [QuickbookBookRepo.Default, QuickbookMoneyReturn.Default, QuickbookSaleMail.Default, BookingSystemAccounts.Default, CrashPoints.Default]
+  dependencies: [
+    QuickbookBookRepo.Default,
+    QuickbookMoneyReturn.Default,
+    QuickbookSaleMail.Default,
+    BookingSystemAccounts.Default,
+    CrashPoints.Default
+  ]
 }) {}

@@ -6,12 +6,12 @@
  * (`alert=quickbook_mismatch_returned`). One failing payment never stops the others.
  */
 import { Clock, Effect, Option } from "effect"
-import { refundReference } from "./rules.js"
 import { canVoid } from "../../ports/PaymentProvider.js"
 import { keyOf, type PaymentKey, type StoredAnswer } from "./payment.js"
 import { QuickbookBooking } from "./QuickbookBooking.js"
 import { QuickbookBookRepo } from "./QuickbookBookRepo.js"
 import { QuickbookMoneyReturn } from "./QuickbookMoneyReturn.js"
+import { refundReference } from "./rules.js"
 
 export interface QuickbookRecoverySummary {
   readonly found: number
@@ -43,10 +43,17 @@ export class QuickbookBookRecovery extends Effect.Service<QuickbookBookRecovery>
     const returnStray = (key: PaymentKey) =>
       Effect.gen(function*() {
         const row = yield* repo.mustLoad(key)
-        if (row.state !== "mismatch" || row.amount_minor === null || row.currency === null || row.paid_at === null) return false
+        if (
+          row.state !== "mismatch" || row.amount_minor === null || row.currency === null || row.paid_at === null
+        ) return false
         const method = canVoid(row.paid_at, new Date(yield* Clock.currentTimeMillis)) ? "void" : "refund"
         const answer: StoredAnswer = { status: "failed", reason: "payment_mismatch", variant: "stray" }
-        const moved = yield* repo.startStrayReturn({ key, answer, method, reference: refundReference(row.provider, row.payment_id, 1) })
+        const moved = yield* repo.startStrayReturn({
+          key,
+          answer,
+          method,
+          reference: refundReference(row.provider, row.payment_id, 1)
+        })
         if (Option.isNone(moved)) return false
         yield* Effect.logError("quickbook: a payment that matched no sale is returned; no sale will use it").pipe(
           Effect.annotateLogs({
@@ -73,12 +80,23 @@ export class QuickbookBookRecovery extends Effect.Service<QuickbookBookRecovery>
      */
     const recover = Effect.fn("QuickbookBookRecovery.recover")(function*() {
       const due = yield* repo.leasesRunOut()
-      const summary = { found: due.length, confirmed: 0, refunded: 0, refunding: 0, dropped: 0, mismatched: 0, pending: 0, strays: 0 }
+      const summary = {
+        found: due.length,
+        confirmed: 0,
+        refunded: 0,
+        refunding: 0,
+        dropped: 0,
+        mismatched: 0,
+        pending: 0,
+        strays: 0
+      }
       for (const d of due) {
         const key = keyOf(d)
         if (!(yield* repo.takeLease(key))) continue
         yield* booking.advance(key).pipe(
-          Effect.catchAllCause((cause) => Effect.logWarning(`quickbook payment ${key.paymentId} not finished this time`, cause))
+          Effect.catchAllCause((cause) =>
+            Effect.logWarning(`quickbook payment ${key.paymentId} not finished this time`, cause)
+          )
         )
         const after = yield* repo.load(key)
         if (Option.isNone(after)) summary.dropped += 1
@@ -93,7 +111,9 @@ export class QuickbookBookRecovery extends Effect.Service<QuickbookBookRecovery>
       }
       for (const d of yield* repo.straysDue()) {
         const returned = yield* returnStray(keyOf(d)).pipe(
-          Effect.catchAllCause((cause) => Effect.as(Effect.logWarning(`quickbook payment ${d.payment_id} not returned this time`, cause), false))
+          Effect.catchAllCause((cause) =>
+            Effect.as(Effect.logWarning(`quickbook payment ${d.payment_id} not returned this time`, cause), false)
+          )
         )
         if (returned) summary.strays += 1
       }

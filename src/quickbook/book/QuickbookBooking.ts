@@ -16,19 +16,19 @@
 import { SqlClient } from "@effect/sql"
 import { Clock, Duration, Effect, Either, Option, Schedule } from "effect"
 import { QuickbookConfig } from "../../config.js"
-import { type BookFailureReason, failureOfRejection, liveTotal, phoneRequired } from "./rules.js"
-import { BookingSystem, type BookingSystemError } from "../../ports/BookingSystem.js"
-import { BookingSystemAccounts } from "../../operators/BookingSystemAccounts.js"
 import { CrashPoints } from "../../lib/CrashPoints.js"
+import { BookingSystemAccounts } from "../../operators/BookingSystemAccounts.js"
+import { BookingSystem, type BookingSystemError } from "../../ports/BookingSystem.js"
+import { QuickbookTours } from "../sales/QuickbookTours.js"
+import { QuickbookKeys } from "../terminals/QuickbookKeys.js"
 import { QuickbookSaleMail } from "../tickets/QuickbookSaleMail.js"
 import { QuickbookTickets } from "../tickets/QuickbookTickets.js"
-import { QuickbookKeys } from "../terminals/QuickbookKeys.js"
-import { QuickbookTours } from "../sales/QuickbookTours.js"
 import { keyOf, type PaymentKey, type PaymentRow, type SaleRow } from "./payment.js"
 import { QuickbookBookFailure } from "./QuickbookBookFailure.js"
 import { QuickbookBookRepo } from "./QuickbookBookRepo.js"
 import { QuickbookMoneyReturn } from "./QuickbookMoneyReturn.js"
 import { QuickbookPaymentCheck } from "./QuickbookPaymentCheck.js"
+import { type BookFailureReason, failureOfRejection, liveTotal, phoneRequired } from "./rules.js"
 
 interface Booked {
   readonly bookingId: string
@@ -59,7 +59,10 @@ export class QuickbookBooking extends Effect.Service<QuickbookBooking>()("Quickb
         if (Option.isNone(caller)) return Either.left<BookFailureReason>("terminal_not_registered")
         const tour = yield* tours.chargeableTour(caller.value, sale.tour_id).pipe(Effect.option)
         if (Option.isNone(tour)) return Either.left<BookFailureReason>("tour_not_sellable_here")
-        if (phoneRequired(sale.cart_requires_phone, yield* repo.tourRequiresPhone(sale.tour_id)) && request.customer.phone === null) {
+        if (
+          phoneRequired(sale.cart_requires_phone, yield* repo.tourRequiresPhone(sale.tour_id)) &&
+          request.customer.phone === null
+        ) {
           return Either.left<BookFailureReason>("phone_required")
         }
         const at = new Date(yield* Clock.currentTimeMillis)
@@ -69,12 +72,18 @@ export class QuickbookBooking extends Effect.Service<QuickbookBooking>()("Quickb
           // Past validUntil: the quoted total stands only if the live price is the same.
           const live = yield* tours.slots(caller.value, sale.tour_id, sale.start_date).pipe(Effect.either)
           if (Either.isLeft(live)) {
-            return Either.left<BookFailureReason>(live.left._tag === "QbUnavailable" ? "provider_unavailable" : "tour_not_sellable_here")
+            return Either.left<BookFailureReason>(
+              live.left._tag === "QbUnavailable" ? "provider_unavailable" : "tour_not_sellable_here"
+            )
           }
           const seats = sale.guests.reduce((n, g) => n + g.count, 0)
           const slot = live.right.slots.find((s) => s.time === sale.start_time)
-          if (!slot || slot.soldOut || (slot.seatsLeft !== null && slot.seatsLeft < seats)) return Either.left<BookFailureReason>("sold_out")
-          if (liveTotal(sale.guests, slot.guests) !== sale.total_minor) return Either.left<BookFailureReason>("price_changed")
+          if (!slot || slot.soldOut || (slot.seatsLeft !== null && slot.seatsLeft < seats)) {
+            return Either.left<BookFailureReason>("sold_out")
+          }
+          if (liveTotal(sale.guests, slot.guests) !== sale.total_minor) {
+            return Either.left<BookFailureReason>("price_changed")
+          }
         }
         return Either.right(liveHold ? sale.hold_id : null)
       })
@@ -87,7 +96,9 @@ export class QuickbookBooking extends Effect.Service<QuickbookBooking>()("Quickb
      */
     const bookingUnreadable = (row: PaymentRow, sale: SaleRow, e: BookingSystemError) =>
       Effect.zipRight(
-        Effect.logError("quickbook: the booking system's answer to a booking could not be read; the sale stays being booked").pipe(
+        Effect.logError(
+          "quickbook: the booking system's answer to a booking could not be read; the sale stays being booked"
+        ).pipe(
           Effect.annotateLogs({
             alert: "quickbook_booking_answer_unreadable",
             reference: sale.reference,
@@ -95,7 +106,9 @@ export class QuickbookBooking extends Effect.Service<QuickbookBooking>()("Quickb
             detail: `${e.operation}: ${e.detail}`
           })
         ),
-        Effect.dieMessage(`quickbook: the booking system's answer to booking ${sale.reference} could not be read: ${e.detail}`)
+        Effect.dieMessage(
+          `quickbook: the booking system's answer to booking ${sale.reference} could not be read: ${e.detail}`
+        )
       )
 
     /** The booking system books (or answers the booking it made before for the same reference). */
@@ -123,7 +136,12 @@ export class QuickbookBooking extends Effect.Service<QuickbookBooking>()("Quickb
             guest: { name: `${customer.firstName} ${customer.lastName}`, email: customer.email, phone: customer.phone },
             externalReference: sale.reference,
             // What the guest paid at the desk: the booking reads as paid in the booking system.
-            payment: { amountMinor: row.amount_minor, currency: row.currency, reference: row.payment_id, paidAt: row.paid_at }
+            payment: {
+              amountMinor: row.amount_minor,
+              currency: row.currency,
+              reference: row.payment_id,
+              paidAt: row.paid_at
+            }
           }),
           (b) => Either.right({ bookingId: b.bookingId, bookingReference: b.bookingReference })
         )
@@ -137,8 +155,12 @@ export class QuickbookBooking extends Effect.Service<QuickbookBooking>()("Quickb
             e._tag === "BookingSystemUnavailable" && e.reason === "bad_response"
               ? bookingUnreadable(row, sale, e)
               : Effect.as(
-                Effect.logWarning(`quickbook: booking ${sale.reference} at the booking system: ${e._tag} ${e.reason}: ${e.detail}`),
-                Either.left<BookFailureReason>(e._tag === "BookingSystemRejected" ? failureOfRejection(e.reason) : "provider_unavailable")
+                Effect.logWarning(
+                  `quickbook: booking ${sale.reference} at the booking system: ${e._tag} ${e.reason}: ${e.detail}`
+                ),
+                Either.left<BookFailureReason>(
+                  e._tag === "BookingSystemRejected" ? failureOfRejection(e.reason) : "provider_unavailable"
+                )
               )
           )
         )

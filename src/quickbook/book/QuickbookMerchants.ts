@@ -3,8 +3,8 @@
  * (POST /book: src/quickbook/book/QuickbookPaymentCheck.ts, QuickbookMoneyReturn.ts).
  */
 import { Effect, Option } from "effect"
-import type { PaymentAccount } from "../../ports/PaymentProvider.js"
 import { OperatorPaymentAccounts } from "../../payments/OperatorPaymentAccounts.js"
+import type { PaymentAccount } from "../../ports/PaymentProvider.js"
 import { QuickbookBookRepo } from "./QuickbookBookRepo.js"
 
 export class QuickbookMerchants extends Effect.Service<QuickbookMerchants>()("Quickbook/Merchants", {
@@ -29,12 +29,17 @@ export class QuickbookMerchants extends Effect.Service<QuickbookMerchants>()("Qu
      * kind (sandbox or live) as the operator's own merchant. Where a payment not found on the sale's
      * merchant is looked for (a payment on another merchant of ours is a mismatch, not "not found").
      */
-    const otherAccounts = Effect.fn("QuickbookMerchants.otherAccounts")(function*(operatorId: string, exclude: ReadonlyArray<string>) {
-      const rows = yield* repo.otherMerchants({ operatorId, exclude })
-      const accounts = yield* Effect.forEach(rows, (r) =>
-        Effect.map(paymentAccounts.forOperator(r.operator_id), Option.map((a): PaymentAccount => ({ ...a, merchantId: r.merchant_id }))))
-      return accounts.flatMap((a) => (Option.isSome(a) ? [a.value] : []))
-    })
+    const otherAccounts = Effect.fn("QuickbookMerchants.otherAccounts")(
+      function*(operatorId: string, exclude: ReadonlyArray<string>) {
+        const rows = yield* repo.otherMerchants({ operatorId, exclude })
+        const accounts = yield* Effect.forEach(rows, (r) =>
+          Effect.map(
+            paymentAccounts.forOperator(r.operator_id),
+            Option.map((a): PaymentAccount => ({ ...a, merchantId: r.merchant_id }))
+          ))
+        return accounts.flatMap((a) => (Option.isSome(a) ? [a.value] : []))
+      }
+    )
 
     return { accountFor, otherAccounts } as const
   }),

@@ -12,14 +12,14 @@
  * once (`alert=quickbook_refund_failed`) and left to a person.
  */
 import { Effect, Option, Random } from "effect"
-import { refundReference } from "./rules.js"
 import { retryDelayMillis } from "../../email/rules.js"
-import { PaymentProvider } from "../../ports/PaymentProvider.js"
 import { type MoneyReturnUpdate, returnPayment } from "../../payments/returnPayment.js"
+import { PaymentProvider } from "../../ports/PaymentProvider.js"
 import type { PaymentKey, PaymentRow } from "./payment.js"
 import { QuickbookBookRepo } from "./QuickbookBookRepo.js"
-import { QuickbookMoneyReturnRepo } from "./QuickbookMoneyReturnRepo.js"
 import { QuickbookMerchants } from "./QuickbookMerchants.js"
+import { QuickbookMoneyReturnRepo } from "./QuickbookMoneyReturnRepo.js"
+import { refundReference } from "./rules.js"
 
 /** Backoff of a refund the provider did not confirm: 30 s doubling to an hour. */
 const REFUND_RETRY = { baseMillis: 30_000, maxMillis: 3_600_000 }
@@ -48,7 +48,11 @@ export class QuickbookMoneyReturn extends Effect.Service<QuickbookMoneyReturn>()
         const open = { provider: row.provider, paymentId: row.payment_id, seq: row.refund_seq }
         switch (update._tag) {
           case "Completed":
-            yield* returns.returnCompleted({ ...open, refundedMinor: update.refundedMinor, refundOrderId: update.refundOrderId })
+            yield* returns.returnCompleted({
+              ...open,
+              refundedMinor: update.refundedMinor,
+              refundOrderId: update.refundOrderId
+            })
             return "done" as const
           case "Settling":
             yield* returns.returnSettling({ ...open, retryInSeconds, refundOrderId: update.refundOrderId })
@@ -58,7 +62,12 @@ export class QuickbookMoneyReturn extends Effect.Service<QuickbookMoneyReturn>()
             // nothing twice), but it is a defect, not an outage: each such attempt is alerted, so it
             // is never retried unseen.
             const unreadable = update.unreadable === true
-            const kept = yield* returns.returnUnanswered({ ...open, retryInSeconds, why: update.detail, alerted: unreadable })
+            const kept = yield* returns.returnUnanswered({
+              ...open,
+              retryInSeconds,
+              why: update.detail,
+              alerted: unreadable
+            })
             if (kept && unreadable) {
               yield* alert(
                 row,
@@ -71,9 +80,14 @@ export class QuickbookMoneyReturn extends Effect.Service<QuickbookMoneyReturn>()
           }
           case "Failed": {
             if (yield* returns.returnFailed({ ...open, why: update.detail })) {
-              yield* alert(row, "quickbook_refund_failed", "quickbook: a desk payment could not be returned; a person has to return it", {
-                detail: update.detail
-              })
+              yield* alert(
+                row,
+                "quickbook_refund_failed",
+                "quickbook: a desk payment could not be returned; a person has to return it",
+                {
+                  detail: update.detail
+                }
+              )
             }
             return "failed" as const
           }
@@ -100,16 +114,26 @@ export class QuickbookMoneyReturn extends Effect.Service<QuickbookMoneyReturn>()
       for (let round = 0; round < 4; round++) {
         const row = yield* repo.mustLoad(key)
         if (row.state === "refunded") return true
-        if (row.state !== "refunding" || (row.refund_state !== "requested" && row.refund_state !== "settling")) return false
+        if (row.state !== "refunding" || (row.refund_state !== "requested" && row.refund_state !== "settling")) {
+          return false
+        }
         // A row being returned has the payment's amount, its method and reference (migration 0017's checks).
-        if (row.amount_minor === null || row.currency === null || row.refund_method === null || row.refund_reference === null) {
-          return yield* Effect.dieMessage(`payment ${key.provider}/${key.paymentId} is being returned without its amount or reference`)
+        if (
+          row.amount_minor === null || row.currency === null || row.refund_method === null ||
+          row.refund_reference === null
+        ) {
+          return yield* Effect.dieMessage(
+            `payment ${key.provider}/${key.paymentId} is being returned without its amount or reference`
+          )
         }
         yield* returns.countReturnAttempt(key)
         const attempted = { ...row, refund_attempts: row.refund_attempts + 1 }
         const account = yield* merchants.accountFor(row.selling_operator_id, row.merchant_id ?? undefined)
         if (Option.isNone(account)) {
-          yield* record(attempted, { _tag: "NoAnswer", detail: `operator ${row.selling_operator_id} has no payment account` })
+          yield* record(attempted, {
+            _tag: "NoAnswer",
+            detail: `operator ${row.selling_operator_id} has no payment account`
+          })
           return false
         }
         const update = yield* returnPayment(provider, account.value, {

@@ -23,55 +23,81 @@ export class QuickbookMoneyReturnRepo extends Effect.Service<QuickbookMoneyRetur
 
     const whereKey = (key: PaymentKey) => sql`provider = ${key.provider} AND payment_id = ${key.paymentId}`
     const whereOpen = (r: typeof Open.Encoded) =>
-      sql`${whereKey(r)} AND state = 'refunding' AND refund_state IN ('requested', 'settling') AND refund_seq = ${r.seq}`
+      sql`${
+        whereKey(r)
+      } AND state = 'refunding' AND refund_state IN ('requested', 'settling') AND refund_seq = ${r.seq}`
     const retryIn = (seconds: number) => sql`now() + make_interval(secs => ${seconds})`
     const clip = (text: string | null) => (text === null ? null : text.slice(0, 1000))
 
-    const countReturnAttempt = method("countReturnAttempt", SqlSchema.void({
-      Request: PaymentKey,
-      execute: (key) => sql`UPDATE quickbook_payments SET refund_attempts = refund_attempts + 1 WHERE ${whereKey(key)}`
-    }))
+    const countReturnAttempt = method(
+      "countReturnAttempt",
+      SqlSchema.void({
+        Request: PaymentKey,
+        execute: (key) =>
+          sql`UPDATE quickbook_payments SET refund_attempts = refund_attempts + 1 WHERE ${whereKey(key)}`
+      })
+    )
 
-    const returnCompleted = method("returnCompleted", SqlSchema.void({
-      Request: Schema.Struct({ ...Open.fields, refundedMinor: Schema.Number, refundOrderId: NullText }),
-      execute: (r) =>
-        sql`UPDATE quickbook_payments SET state = 'refunded', refund_state = 'completed', refunded_minor = refunded_minor + ${r.refundedMinor},
+    const returnCompleted = method(
+      "returnCompleted",
+      SqlSchema.void({
+        Request: Schema.Struct({ ...Open.fields, refundedMinor: Schema.Number, refundOrderId: NullText }),
+        execute: (r) =>
+          sql`UPDATE quickbook_payments SET state = 'refunded', refund_state = 'completed', refunded_minor = refunded_minor + ${r.refundedMinor},
           refund_order_id = coalesce(${r.refundOrderId}, refund_order_id), last_error = NULL, lease_until = NULL, updated_at = now()
         WHERE ${whereOpen(r)}`
-    }))
+      })
+    )
 
-    const returnSettling = method("returnSettling", SqlSchema.void({
-      Request: Schema.Struct({ ...Open.fields, retryInSeconds: Schema.Number, refundOrderId: NullText }),
-      execute: (r) =>
-        sql`UPDATE quickbook_payments SET refund_state = 'settling', lease_until = ${retryIn(r.retryInSeconds)},
+    const returnSettling = method(
+      "returnSettling",
+      SqlSchema.void({
+        Request: Schema.Struct({ ...Open.fields, retryInSeconds: Schema.Number, refundOrderId: NullText }),
+        execute: (r) =>
+          sql`UPDATE quickbook_payments SET refund_state = 'settling', lease_until = ${retryIn(r.retryInSeconds)},
           refund_order_id = coalesce(${r.refundOrderId}, refund_order_id), updated_at = now()
         WHERE ${whereOpen(r)}`
-    }))
+      })
+    )
 
     /** No definite answer: asked again later; `alerted` marks an answer that did not decode. True when still open. */
-    const returnUnanswered = method("returnUnanswered", moves(
-      Schema.Struct({ ...Open.fields, retryInSeconds: Schema.Number, why: Text, alerted: Schema.Boolean }),
-      (r) =>
-        sql`UPDATE quickbook_payments SET lease_until = ${retryIn(r.retryInSeconds)}, last_error = ${clip(r.why)},
+    const returnUnanswered = method(
+      "returnUnanswered",
+      moves(
+        Schema.Struct({ ...Open.fields, retryInSeconds: Schema.Number, why: Text, alerted: Schema.Boolean }),
+        (r) =>
+          sql`UPDATE quickbook_payments SET lease_until = ${retryIn(r.retryInSeconds)}, last_error = ${clip(r.why)},
           alerted_at = ${r.alerted ? sql`coalesce(alerted_at, now())` : sql`alerted_at`}, updated_at = now()
         WHERE ${whereOpen(r)} RETURNING provider`
-    ))
+      )
+    )
 
     /** The provider refused the return: left to a person (alerted); true when this call recorded it. */
-    const returnFailed = method("returnFailed", moves(Schema.Struct({ ...Open.fields, why: Text }), (r) =>
-      sql`UPDATE quickbook_payments SET refund_state = 'failed', lease_until = NULL, last_error = ${clip(r.why)},
+    const returnFailed = method(
+      "returnFailed",
+      moves(
+        Schema.Struct({ ...Open.fields, why: Text }),
+        (r) =>
+          sql`UPDATE quickbook_payments SET refund_state = 'failed', lease_until = NULL, last_error = ${clip(r.why)},
         alerted_at = coalesce(alerted_at, now()), updated_at = now()
-      WHERE ${whereOpen(r)} RETURNING provider`))
+      WHERE ${whereOpen(r)} RETURNING provider`
+      )
+    )
 
     /** The next attempt: a refund of what is still owed with its own reference, after `refundedMinor` came back. */
-    const nextReturn = method("nextReturn", SqlSchema.void({
-      Request: Schema.Struct({ ...Open.fields, reference: Text, refundedMinor: Schema.Number, lastError: NullText }),
-      execute: (r) =>
-        sql`UPDATE quickbook_payments SET refund_method = 'refund', refund_seq = ${r.seq + 1}, refund_reference = ${r.reference},
+    const nextReturn = method(
+      "nextReturn",
+      SqlSchema.void({
+        Request: Schema.Struct({ ...Open.fields, reference: Text, refundedMinor: Schema.Number, lastError: NullText }),
+        execute: (r) =>
+          sql`UPDATE quickbook_payments SET refund_method = 'refund', refund_seq = ${
+            r.seq + 1
+          }, refund_reference = ${r.reference},
           refund_state = 'requested', refund_order_id = NULL, refunded_minor = refunded_minor + ${r.refundedMinor},
           last_error = ${clip(r.lastError)}, updated_at = now()
         WHERE ${whereOpen(r)}`
-    }))
+      })
+    )
 
     return { countReturnAttempt, returnCompleted, returnSettling, returnUnanswered, returnFailed, nextReturn } as const
   })

@@ -7,12 +7,12 @@
  * verification are error answers; nothing is left recorded for them but a mismatch.
  */
 import { Clock, Effect, Either, Option } from "effect"
-import { type Verification, verifyPayment } from "./rules.js"
-import { QbConflict, QbForbidden, QbUnavailable, QbUnprocessable } from "../errors.js"
 import { type PaymentAccount, PaymentProvider, type PaymentProviderError } from "../../ports/PaymentProvider.js"
+import { QbConflict, QbForbidden, QbUnavailable, QbUnprocessable } from "../errors.js"
 import { keyOf, type PaymentKey, type PaymentRow, type Represented, type SaleRow } from "./payment.js"
 import { QuickbookBookRepo } from "./QuickbookBookRepo.js"
 import { QuickbookMerchants } from "./QuickbookMerchants.js"
+import { type Verification, verifyPayment } from "./rules.js"
 
 /** A refusal before the payment was verified (an error answer); only a mismatch leaves a record. */
 export type Refusal = QbConflict | QbUnprocessable | QbUnavailable | QbForbidden
@@ -27,7 +27,8 @@ interface Presented {
   readonly orderId: string
 }
 
-const isNotFound = (e: PaymentProviderError) => e._tag === "PaymentProviderRejected" && (e.reason === "not_found" || e.reason === "invalid")
+const isNotFound = (e: PaymentProviderError) =>
+  e._tag === "PaymentProviderRejected" && (e.reason === "not_found" || e.reason === "invalid")
 
 /** An answer of the provider's that did not decode: a defect of ours (or a change of theirs), never "unavailable". */
 const isUnreadable = (e: PaymentProviderError) => e._tag === "PaymentProviderUnavailable" && e.reason === "bad_response"
@@ -51,7 +52,9 @@ const alertMismatch = (p: Presented, v: Mismatch) =>
 /** The provider's answer about a payment did not decode: alerted as the defect it is, answered 500 (nothing recorded). */
 const unreadable = (p: Presented, e: PaymentProviderError) =>
   Effect.zipRight(
-    Effect.logError("quickbook: the payment provider's answer about a payment could not be read; nothing was booked or refused").pipe(
+    Effect.logError(
+      "quickbook: the payment provider's answer about a payment could not be read; nothing was booked or refused"
+    ).pipe(
       Effect.annotateLogs({
         alert: "quickbook_provider_answer_unreadable",
         reference: p.reference,
@@ -60,7 +63,9 @@ const unreadable = (p: Presented, e: PaymentProviderError) =>
         detail: `${e.operation}: ${e.detail}`
       })
     ),
-    Effect.dieMessage(`quickbook: the payment provider's answer about order ${p.orderId} could not be read: ${e.detail}`)
+    Effect.dieMessage(
+      `quickbook: the payment provider's answer about order ${p.orderId} could not be read: ${e.detail}`
+    )
   )
 
 /** What a mismatch's order took, as recorded for its return (amounts only in a currency we can store). */
@@ -98,7 +103,11 @@ export class QuickbookPaymentCheck extends Effect.Service<QuickbookPaymentCheck>
         const named = { reference: ref, paymentId: payment.paymentId, orderId: payment.orderId }
         const account = yield* merchants.accountFor(sale.selling_operator_id)
         if (Option.isNone(account)) {
-          return yield* new QbForbidden({ code: "tour_not_sellable_here", detail: "the operator has no payment account", reference: ref })
+          return yield* new QbForbidden({
+            code: "tour_not_sellable_here",
+            detail: "the operator has no payment account",
+            reference: ref
+          })
         }
         const read = (on: PaymentAccount) => Effect.either(provider.orderStatus(on, payment.orderId))
         let order = yield* read(account.value)
@@ -107,15 +116,24 @@ export class QuickbookPaymentCheck extends Effect.Service<QuickbookPaymentCheck>
           const quoted = sale.merchant_id !== account.value.merchantId
             ? Option.toArray(yield* merchants.accountFor(sale.selling_operator_id, sale.merchant_id))
             : []
-          const others = yield* merchants.otherAccounts(sale.selling_operator_id, [account.value.merchantId, sale.merchant_id])
+          const others = yield* merchants.otherAccounts(sale.selling_operator_id, [
+            account.value.merchantId,
+            sale.merchant_id
+          ])
           const elsewhere = yield* Effect.forEach([...quoted, ...others], read, { concurrency: 8 })
-          order = elsewhere.find((o) => Either.isRight(o)) ?? elsewhere.find((o) => Either.isLeft(o) && isUnreadable(o.left)) ?? order
+          order = elsewhere.find((o) => Either.isRight(o)) ?? elsewhere.find((o) =>
+            Either.isLeft(o) && isUnreadable(o.left)
+          ) ?? order
         }
         if (Either.isLeft(order)) {
           const e = order.left
           if (isUnreadable(e)) return yield* unreadable(named, e)
           return yield* isNotFound(e)
-            ? new QbUnprocessable({ code: "payment_not_found", detail: `order ${payment.orderId}: ${e.reason}: ${e.detail}`, reference: ref })
+            ? new QbUnprocessable({
+              code: "payment_not_found",
+              detail: `order ${payment.orderId}: ${e.reason}: ${e.detail}`,
+              reference: ref
+            })
             : new QbUnavailable({
               code: "provider_unavailable",
               detail: `payment provider: ${e.reason}: ${e.detail}`,
@@ -137,7 +155,13 @@ export class QuickbookPaymentCheck extends Effect.Service<QuickbookPaymentCheck>
       })
 
     /** A mismatch recorded (from `from`), alerted when this call recorded it, and answered 409. */
-    const refuseMismatch = (key: PaymentKey, from: "received" | "mismatch", p: Presented, v: Mismatch, r: Represented | null) =>
+    const refuseMismatch = (
+      key: PaymentKey,
+      from: "received" | "mismatch",
+      p: Presented,
+      v: Mismatch,
+      r: Represented | null
+    ) =>
       Effect.gen(function*() {
         if (yield* repo.markMismatch({ key, from, facts: factsOf(v), represented: r })) yield* alertMismatch(p, v)
         return yield* new QbConflict({ code: "payment_mismatch", detail: v.detail, reference: p.reference })
@@ -151,10 +175,20 @@ export class QuickbookPaymentCheck extends Effect.Service<QuickbookPaymentCheck>
     const verifyAndClaim = Effect.fn("QuickbookPaymentCheck.verifyAndClaim")(function*(row: PaymentRow) {
       const key = keyOf(row)
       const sale = yield* repo.sale(row.sale_reference)
-      const checked = yield* check({ orderId: row.order_id, paymentId: row.payment_id, paymentTerminalId: row.payment_terminal_id }, sale)
+      const checked = yield* check({
+        orderId: row.order_id,
+        paymentId: row.payment_id,
+        paymentTerminalId: row.payment_terminal_id
+      }, sale)
         .pipe(Effect.onError(() => repo.removeReceived(key)))
       if (checked._tag === "Mismatch") {
-        return yield* refuseMismatch(key, "received", { reference: sale.reference, paymentId: row.payment_id, orderId: row.order_id }, checked, null)
+        return yield* refuseMismatch(
+          key,
+          "received",
+          { reference: sale.reference, paymentId: row.payment_id, orderId: row.order_id },
+          checked,
+          null
+        )
       }
       yield* repo.claim({ key, from: "received", reference: sale.reference, verified: checked, represented: null })
     })
@@ -167,9 +201,19 @@ export class QuickbookPaymentCheck extends Effect.Service<QuickbookPaymentCheck>
      */
     const represent = Effect.fn("QuickbookPaymentCheck.represent")(function*(key: PaymentKey, r: Represented) {
       const sale = yield* repo.sale(r.reference)
-      const checked = yield* check({ orderId: r.orderId, paymentId: key.paymentId, paymentTerminalId: r.paymentTerminalId }, sale)
+      const checked = yield* check({
+        orderId: r.orderId,
+        paymentId: key.paymentId,
+        paymentTerminalId: r.paymentTerminalId
+      }, sale)
       if (checked._tag === "Mismatch") {
-        return yield* refuseMismatch(key, "mismatch", { reference: r.reference, paymentId: key.paymentId, orderId: r.orderId }, checked, r)
+        return yield* refuseMismatch(
+          key,
+          "mismatch",
+          { reference: r.reference, paymentId: key.paymentId, orderId: r.orderId },
+          checked,
+          r
+        )
       }
       return yield* repo.claim({ key, from: "mismatch", reference: sale.reference, verified: checked, represented: r })
     })

@@ -9,7 +9,15 @@ import type { QuickbookKeyMode } from "../terminals/key.js"
 import type { Ticket } from "../tickets/ticket.js"
 import { BookFailureReason } from "./rules.js"
 
-export const PaymentState = Schema.Literal("received", "verified", "booking", "confirmed", "refunding", "refunded", "mismatch")
+export const PaymentState = Schema.Literal(
+  "received",
+  "verified",
+  "booking",
+  "confirmed",
+  "refunding",
+  "refunded",
+  "mismatch"
+)
 export type PaymentState = typeof PaymentState.Type
 
 export const PaymentKey = Schema.Struct({ provider: Schema.String, paymentId: Schema.String })
@@ -48,7 +56,11 @@ const FailedVariant: Schema.Schema<BookFailedVariant> = Schema.Literal("sale_fai
 /** The answer given for the payment (repeated on a retry); `moneyReturned` is read from `state`. */
 export const StoredAnswer = Schema.Union(
   Schema.Struct({ status: Schema.Literal("confirmed"), ticket: StoredTicket }),
-  Schema.Struct({ status: Schema.Literal("failed"), reason: BookFailureReason, variant: Schema.optional(FailedVariant) }),
+  Schema.Struct({
+    status: Schema.Literal("failed"),
+    reason: BookFailureReason,
+    variant: Schema.optional(FailedVariant)
+  }),
   Schema.Struct({ status: Schema.Literal("mismatch") })
 )
 export type StoredAnswer = typeof StoredAnswer.Type

@@ -53,7 +53,12 @@ export interface TakenPayment {
 
 export type Verification =
   | { readonly _tag: "NotFound"; readonly detail: string }
-  | { readonly _tag: "Mismatch"; readonly fields: ReadonlyArray<PaymentField>; readonly detail: string; readonly taken: TakenPayment }
+  | {
+    readonly _tag: "Mismatch"
+    readonly fields: ReadonlyArray<PaymentField>
+    readonly detail: string
+    readonly taken: TakenPayment
+  }
   | {
     readonly _tag: "Verified"
     readonly amountMinor: number
@@ -78,7 +83,12 @@ export interface ExpectedPayment {
  * taken yet, declined or voided), and amount, currency, merchant, reference and terminal must be
  * the sale's (else a mismatch naming every field that differs).
  */
-export const verifyPayment = (order: OrderStatus, paymentId: string, expected: ExpectedPayment, now: Date): Verification => {
+export const verifyPayment = (
+  order: OrderStatus,
+  paymentId: string,
+  expected: ExpectedPayment,
+  now: Date
+): Verification => {
   const payment = order.payments.find((p) => p.paymentId === paymentId)
   if (order.type !== "purchase") return { _tag: "NotFound", detail: `order ${order.orderId} is a ${order.type}` }
   if (!payment) return { _tag: "NotFound", detail: `order ${order.orderId} has no payment ${paymentId}` }
@@ -91,7 +101,8 @@ export const verifyPayment = (order: OrderStatus, paymentId: string, expected: E
   if (order.referenceId !== expected.reference) fields.push("reference")
   if (expected.terminalId === null || order.terminalId !== expected.terminalId) fields.push("terminal")
   if (fields.length > 0) {
-    const detail = `order ${order.orderId}: ${order.paidMinor}/${order.amountMinor} ${order.currency} paid on merchant ` +
+    const detail =
+      `order ${order.orderId}: ${order.paidMinor}/${order.amountMinor} ${order.currency} paid on merchant ` +
       `${order.merchantId} terminal ${order.terminalId} for ${order.referenceId}; the sale wants ${expected.amountMinor} ` +
       `${expected.currency} on merchant ${expected.merchantId} terminal ${expected.terminalId} for ${expected.reference}`
     const taken: TakenPayment = {
@@ -151,7 +162,8 @@ export const liveTotal = (
 }
 
 /** Our idempotency reference of the `seq`th attempt to return a payment (a void, then refunds). */
-export const refundReference = (provider: string, paymentId: string, seq: number) => `quickbook:${provider}:${paymentId}:${seq}`
+export const refundReference = (provider: string, paymentId: string, seq: number) =>
+  `quickbook:${provider}:${paymentId}:${seq}`
 
 /**
  * The lead of a duplicate_payment answer, from where the sale it duplicates stands when the answer

@@ -1,6 +1,7 @@
 /** The `sales` group of the Quickbook API: quote a sale, hold its seats, release the hold. */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { BodyTooLarge, UnsupportedMediaType } from "../../http/requestBody.js"
 import {
   QbBadRequest,
   QbConflict,
@@ -12,7 +13,6 @@ import {
   QbUnavailable,
   QbUnprocessable
 } from "../errors.js"
-import { BodyTooLarge, UnsupportedMediaType } from "../../http/requestBody.js"
 import { Day, DayParam, OTHER_MODE, QUICKBOOK_PREFIX, SaleReference, Time, TimeParam, Uuid } from "../schemas.js"
 import { Budget, QuickbookAuth } from "../security.js"
 
@@ -23,7 +23,8 @@ export const QuoteBody = Schema.Struct({
     type: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100)),
     count: Schema.Int.pipe(Schema.between(1, 50))
   })).pipe(Schema.minItems(1)).annotations({
-    description: "At most 10 entries and 50 guests in all (else 400 `invalid_request`); a type the tour does not sell " +
+    description:
+      "At most 10 entries and 50 guests in all (else 400 `invalid_request`); a type the tour does not sell " +
       "answers 409 `price_changed`."
   })
 }).annotations({ identifier: "QuoteRequest" })
@@ -42,12 +43,19 @@ export const CartLine = Schema.Struct({
   totalMinor: Schema.Int.annotations({ description: "Amount to charge, VAT included." }),
   currency: Schema.String,
   requiresPhone: Schema.Boolean,
-  orderLineText: Schema.String.annotations({ description: "Receipt label: tour name, date and time, at most 40 characters." }),
+  orderLineText: Schema.String.annotations({
+    description: "Receipt label: tour name, date and time, at most 40 characters."
+  }),
   payment: Schema.Struct({
     provider: Schema.Literal("payprovider"),
-    merchantId: Schema.String.annotations({ description: "Create the order on this merchant for `totalMinor`, `referenceId` = the sale reference." }),
-    taxLines: Schema.Array(Schema.Struct({ amount: Schema.Int, percentage: Schema.Number, type: Schema.Literal("VAT") })).annotations({
-      description: "Pass unchanged as the order's tax array. Desk sales carry 12% VAT (Norwegian passenger transport and " +
+    merchantId: Schema.String.annotations({
+      description: "Create the order on this merchant for `totalMinor`, `referenceId` = the sale reference."
+    }),
+    taxLines: Schema.Array(
+      Schema.Struct({ amount: Schema.Int, percentage: Schema.Number, type: Schema.Literal("VAT") })
+    ).annotations({
+      description:
+        "Pass unchanged as the order's tax array. Desk sales carry 12% VAT (Norwegian passenger transport and " +
         "experiences), included in the price."
     }),
     serviceProviders: Schema.Array(Schema.Struct({
@@ -58,8 +66,12 @@ export const CartLine = Schema.Struct({
 }).annotations({ identifier: "CartLine" })
 
 export const QuoteResponse = Schema.Struct({
-  reference: Schema.String.annotations({ description: "Sale reference `SVC-` + 10 uppercase letters or digits; the payment's reference." }),
-  validUntil: Schema.String.annotations({ description: "ISO 8601; the quoted price stands for 15 minutes. Nothing is held." }),
+  reference: Schema.String.annotations({
+    description: "Sale reference `SVC-` + 10 uppercase letters or digits; the payment's reference."
+  }),
+  validUntil: Schema.String.annotations({
+    description: "ISO 8601; the quoted price stands for 15 minutes. Nothing is held."
+  }),
   cartLine: CartLine
 }).annotations({ identifier: "QuoteResponse" })
 
@@ -68,16 +80,20 @@ export const ReserveBody = Schema.Struct({
   idempotencyKey: Schema.String.pipe(
     Schema.pattern(/^[\x21-\x7e]{1,100}$/, { message: () => "must be 1 to 100 visible ASCII characters, e.g. a UUID" })
   ).annotations({
-    description: "A new UUID per hold (1 to 100 visible ASCII characters, else 400 `invalid_request`: it is passed on " +
+    description:
+      "A new UUID per hold (1 to 100 visible ASCII characters, else 400 `invalid_request`: it is passed on " +
       "to the booking system); a retry with the same value returns the same hold. The hold belongs to the " +
       "sale: while it is held, any key answers the sale's hold."
   })
 }).annotations({ identifier: "ReserveRequest" })
 
 export const ReserveResponse = Schema.Struct({
-  holdRef: Schema.String.annotations({ description: "Equals the sale reference; pass it to DELETE /reserve and POST /book." }),
+  holdRef: Schema.String.annotations({
+    description: "Equals the sale reference; pass it to DELETE /reserve and POST /book."
+  }),
   expiresAt: Schema.String.annotations({
-    description: "ISO 8601; the seats are released then (10 minutes after the hold). The quote stands at least until then."
+    description:
+      "ISO 8601; the seats are released then (10 minutes after the hold). The quote stands at least until then."
   }),
   cartLine: CartLine
 }).annotations({ identifier: "ReserveResponse" })
@@ -90,67 +106,67 @@ export const ReleaseResponse = Schema.Struct({
 export class SalesGroup extends HttpApiGroup.make("sales")
   .add(
     HttpApiEndpoint.post("quote", "/quote")
-        .setPayload(QuoteBody)
-        .addSuccess(QuoteResponse)
-        .addError(QbBadRequest)
-        .addError(BodyTooLarge)
-        .addError(UnsupportedMediaType)
-        .addError(QbUnauthorized)
-        .addError(QbForbidden)
-        .addError(QbConflict)
-        .addError(QbRateLimited)
-        .addError(QbUnavailable)
-        .annotate(OpenApi.Summary, "Quote a sale (holds nothing)")
-        .annotate(
-          OpenApi.Description,
-          "Writes budget. Checks the tour is sellable here (403 `tour_not_sellable_here` also when the terminal has no " +
-            "card terminal or its operator no merchant), the guest types and the seats now; stores the sale as " +
-            "`quoted` and returns its reference, `validUntil` (15 minutes) and the cart line with payment instructions."
-        )
+      .setPayload(QuoteBody)
+      .addSuccess(QuoteResponse)
+      .addError(QbBadRequest)
+      .addError(BodyTooLarge)
+      .addError(UnsupportedMediaType)
+      .addError(QbUnauthorized)
+      .addError(QbForbidden)
+      .addError(QbConflict)
+      .addError(QbRateLimited)
+      .addError(QbUnavailable)
+      .annotate(OpenApi.Summary, "Quote a sale (holds nothing)")
+      .annotate(
+        OpenApi.Description,
+        "Writes budget. Checks the tour is sellable here (403 `tour_not_sellable_here` also when the terminal has no " +
+          "card terminal or its operator no merchant), the guest types and the seats now; stores the sale as " +
+          "`quoted` and returns its reference, `validUntil` (15 minutes) and the cart line with payment instructions."
+      )
   )
   .add(
     HttpApiEndpoint.post("reserve", "/reserve")
-        .setPayload(ReserveBody)
-        .addSuccess(ReserveResponse)
-        .addError(QbBadRequest)
-        .addError(BodyTooLarge)
-        .addError(UnsupportedMediaType)
-        .addError(QbUnauthorized)
-        .addError(QbForbidden)
-        .addError(QbNotFound)
-        .addError(QbConflict)
-        .addError(QbGone)
-        .addError(QbUnprocessable)
-        .addError(QbRateLimited)
-        .addError(QbUnavailable)
-        .annotate(OpenApi.Summary, "Hold the seats of a quoted sale (optional)")
-        .annotate(
-          OpenApi.Description,
-          "Writes budget. Checks the departure again (409 `sold_out`; 409 `price_changed` for a guest type no longer " +
-            "priced; the quoted prices stand while the quote is valid) and holds the seats for 10 minutes; the sale " +
-            "becomes `held`. A sale already held answers its hold, whatever the idempotencyKey. 410 `hold_expired` for a " +
-            "quote past `validUntil` or a hold that ran out (make a new quote); 422 `hold_not_supported` when the tour's " +
-            "booking system cannot hold (continue without a hold); 404 `not_found` for a reference not of this terminal; " +
-            "503 `provider_unavailable` when the booking system does not answer (nothing held; retry with the same " +
-            "idempotencyKey). " + OTHER_MODE
-        )
+      .setPayload(ReserveBody)
+      .addSuccess(ReserveResponse)
+      .addError(QbBadRequest)
+      .addError(BodyTooLarge)
+      .addError(UnsupportedMediaType)
+      .addError(QbUnauthorized)
+      .addError(QbForbidden)
+      .addError(QbNotFound)
+      .addError(QbConflict)
+      .addError(QbGone)
+      .addError(QbUnprocessable)
+      .addError(QbRateLimited)
+      .addError(QbUnavailable)
+      .annotate(OpenApi.Summary, "Hold the seats of a quoted sale (optional)")
+      .annotate(
+        OpenApi.Description,
+        "Writes budget. Checks the departure again (409 `sold_out`; 409 `price_changed` for a guest type no longer " +
+          "priced; the quoted prices stand while the quote is valid) and holds the seats for 10 minutes; the sale " +
+          "becomes `held`. A sale already held answers its hold, whatever the idempotencyKey. 410 `hold_expired` for a " +
+          "quote past `validUntil` or a hold that ran out (make a new quote); 422 `hold_not_supported` when the tour's " +
+          "booking system cannot hold (continue without a hold); 404 `not_found` for a reference not of this terminal; " +
+          "503 `provider_unavailable` when the booking system does not answer (nothing held; retry with the same " +
+          "idempotencyKey). " + OTHER_MODE
+      )
   )
   .add(
     HttpApiEndpoint.del("release", "/reserve/:holdRef")
-        .setPath(Schema.Struct({ holdRef: SaleReference }))
-        .addSuccess(ReleaseResponse)
-        .addError(QbBadRequest)
-        .addError(QbUnauthorized)
-        .addError(QbForbidden)
-        .addError(QbNotFound)
-        .addError(QbRateLimited)
-        .addError(QbUnavailable)
-        .annotate(OpenApi.Summary, "Release a hold")
-        .annotate(
-          OpenApi.Description,
-          "Writes budget. Releases the seats; the sale is `quoted` again (or `expired` past `validUntil`). Idempotent: " +
-            "a hold released before, run out, or never made answers the same 200. " + OTHER_MODE
-        )
+      .setPath(Schema.Struct({ holdRef: SaleReference }))
+      .addSuccess(ReleaseResponse)
+      .addError(QbBadRequest)
+      .addError(QbUnauthorized)
+      .addError(QbForbidden)
+      .addError(QbNotFound)
+      .addError(QbRateLimited)
+      .addError(QbUnavailable)
+      .annotate(OpenApi.Summary, "Release a hold")
+      .annotate(
+        OpenApi.Description,
+        "Writes budget. Releases the seats; the sale is `quoted` again (or `expired` past `validUntil`). Idempotent: " +
+          "a hold released before, run out, or never made answers the same 200. " + OTHER_MODE
+      )
   )
   .annotate(Budget, "writes")
   .middleware(QuickbookAuth)

@@ -1,10 +1,10 @@
 /** POST /quote, POST /reserve and DELETE /reserve/{holdRef}: decode, ask QuickbookTours or QuickbookHolds, encode. */
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Layer } from "effect"
-import { QuickbookHolds } from "./QuickbookHolds.js"
-import { QuickbookTours } from "./QuickbookTours.js"
 import { QuickbookApi } from "../Api.js"
 import { CurrentTerminal } from "../security.js"
+import { QuickbookHolds } from "./QuickbookHolds.js"
+import { QuickbookTours } from "./QuickbookTours.js"
 
 export const QuickbookSalesLive = HttpApiBuilder.group(QuickbookApi, "sales", (handlers) =>
   Effect.gen(function*() {

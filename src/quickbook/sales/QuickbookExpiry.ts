@@ -14,9 +14,9 @@
 import { SqlClient } from "@effect/sql"
 import { Clock, Duration, Effect, Option } from "effect"
 import { TourAvailabilityConfig } from "../../config.js"
-import { modeMayUse } from "../terminals/testKeys.js"
-import { BookingSystem } from "../../ports/BookingSystem.js"
 import { BookingSystemAccounts } from "../../operators/BookingSystemAccounts.js"
+import { BookingSystem } from "../../ports/BookingSystem.js"
+import { modeMayUse } from "../terminals/testKeys.js"
 import { type LapsedSale, QuickbookExpiryRepo } from "./QuickbookExpiryRepo.js"
 
 /** Lapsed holds settled per run at most; the next run takes the rest. */
@@ -46,23 +46,32 @@ export class QuickbookExpiry extends Effect.Service<QuickbookExpiry>()("Quickboo
     const releaseAtBookingSystem = (sale: LapsedSale): Effect.Effect<ReleaseOutcome> => {
       if (sale.account_id === null || sale.account_sandbox === null || !modeMayUse(sale.mode, sale.account_sandbox)) {
         return Effect.as(
-          Effect.logWarning(`quickbook-expiry: hold ${sale.hold_id} of ${sale.reference} left to lapse: the key may not use its booking system`),
+          Effect.logWarning(
+            `quickbook-expiry: hold ${sale.hold_id} of ${sale.reference} left to lapse: the key may not use its booking system`
+          ),
           "left" as const
         )
       }
       const accountId = sale.account_id
-      return Effect.flatMap(accounts.byId(accountId), (found) => bookingSystem.releaseHold(found.account, sale.hold_id)).pipe(
-        Effect.timeoutFail({ duration: Duration.millis(config.availabilityTimeoutMs), onTimeout: () => "no answer in time" }),
-        Effect.as("released" as const),
-        // A hold the booking system no longer knows (lapsed, released) is released.
-        Effect.catchTag("BookingSystemRejected", () => Effect.succeed("released" as const)),
-        Effect.catchAllCause((cause) =>
-          Effect.as(
-            Effect.logWarning(`quickbook-expiry: hold ${sale.hold_id} of ${sale.reference} not released; the booking system's own expiry will`, cause),
-            "left" as const
+      return Effect.flatMap(accounts.byId(accountId), (found) => bookingSystem.releaseHold(found.account, sale.hold_id))
+        .pipe(
+          Effect.timeoutFail({
+            duration: Duration.millis(config.availabilityTimeoutMs),
+            onTimeout: () => "no answer in time"
+          }),
+          Effect.as("released" as const),
+          // A hold the booking system no longer knows (lapsed, released) is released.
+          Effect.catchTag("BookingSystemRejected", () => Effect.succeed("released" as const)),
+          Effect.catchAllCause((cause) =>
+            Effect.as(
+              Effect.logWarning(
+                `quickbook-expiry: hold ${sale.hold_id} of ${sale.reference} not released; the booking system's own expiry will`,
+                cause
+              ),
+              "left" as const
+            )
           )
         )
-      )
     }
 
     /** One lapsed hold, under its row lock; None when another call got to it first. */

@@ -13,12 +13,18 @@
  * SQL: QuickbookToursRepo.
  */
 import { Clock, Duration, Effect, Option } from "effect"
+import { readDepartures } from "../../catalogue/readDepartures.js"
 import { QuickbookConfig, TourAvailabilityConfig } from "../../config.js"
 import { localDayAt } from "../../domain/localDay.js"
+import { BookingSystemAccounts } from "../../operators/BookingSystemAccounts.js"
+import { BookingSystem } from "../../ports/BookingSystem.js"
 import { QbBadRequest, QbConflict, QbForbidden, QbUnavailable } from "../errors.js"
+import type { QuickbookCaller } from "../terminals/QuickbookKeys.js"
+import { modeMayUse, sandboxMismatch } from "../terminals/testKeys.js"
+import { type DeskTourRow, QuickbookToursRepo } from "./QuickbookToursRepo.js"
 import {
-  deskDayProblem,
   DESK_VAT_PERCENT,
+  deskDayProblem,
   guestTypesOf,
   newReference,
   orderLineText,
@@ -28,12 +34,6 @@ import {
   slotsOf,
   vatIncluded
 } from "./rules.js"
-import { BookingSystem } from "../../ports/BookingSystem.js"
-import { BookingSystemAccounts } from "../../operators/BookingSystemAccounts.js"
-import { modeMayUse, sandboxMismatch } from "../terminals/testKeys.js"
-import type { QuickbookCaller } from "../terminals/QuickbookKeys.js"
-import { readDepartures } from "../../catalogue/readDepartures.js"
-import { type DeskTourRow, QuickbookToursRepo } from "./QuickbookToursRepo.js"
 
 export type { DeskTourRow } from "./QuickbookToursRepo.js"
 
@@ -67,7 +67,10 @@ export class QuickbookTours extends Effect.Service<QuickbookTours>()("Quickbook/
 
     /** The tours the caller's terminal may sell with the caller's key. */
     const sellable = Effect.fn("QuickbookTours.sellable")(function*(caller: QuickbookCaller) {
-      const [tours, merchant] = yield* Effect.all([rows(caller.terminal.operatorId, null), merchantOf(caller.terminal.operatorId)])
+      const [tours, merchant] = yield* Effect.all([
+        rows(caller.terminal.operatorId, null),
+        merchantOf(caller.terminal.operatorId)
+      ])
       return tours.filter((tour) => mismatchOf(caller, tour, merchant) === null)
     })
 
@@ -83,7 +86,8 @@ export class QuickbookTours extends Effect.Service<QuickbookTours>()("Quickbook/
 
     /** The tour, when the caller may sell it (403 `tour_not_sellable_here` otherwise): every step of a sale checks this. */
     const sellableTour = Effect.fn("QuickbookTours.sellableTour")((caller: QuickbookCaller, tourId: string) =>
-      Effect.map(sellableWithMerchant(caller, tourId), ({ tour }) => tour))
+      Effect.map(sellableWithMerchant(caller, tourId), ({ tour }) => tour)
+    )
 
     /**
      * The tour with what charging for it needs (quote, reserve, book): the selling operator's merchant
@@ -98,7 +102,9 @@ export class QuickbookTours extends Effect.Service<QuickbookTours>()("Quickbook/
         return yield* notSellable(`operator ${caller.terminal.operatorId} has no merchant at the payment provider`)
       }
       if (caller.terminal.paymentTerminalId === null) {
-        return yield* notSellable(`this terminal cannot take card payments: terminal ${caller.terminal.id} has no card terminal`)
+        return yield* notSellable(
+          `this terminal cannot take card payments: terminal ${caller.terminal.id} has no card terminal`
+        )
       }
       return { tour, merchantId: merchant.value.merchant_id, paymentTerminalId: caller.terminal.paymentTerminalId }
     })
@@ -111,7 +117,8 @@ export class QuickbookTours extends Effect.Service<QuickbookTours>()("Quickbook/
       Effect.map(
         repo.accountOfTour(tourId),
         Option.flatMap((r) => (modeMayUse(caller.key.mode, r.sandbox) ? Option.some(r.account_id) : Option.none()))
-      ))
+      )
+    )
 
     /** The departures of the tour's local day, within the deadline; 503 provider_unavailable otherwise. */
     const departuresOn = (tour: DeskTourRow, date: string) =>
@@ -126,7 +133,9 @@ export class QuickbookTours extends Effect.Service<QuickbookTours>()("Quickbook/
           { productId: tour.product_id, from: date, to: date },
           Duration.millis(config.availabilityTimeoutMs)
         ).pipe(
-          Effect.mapError((e) => new QbUnavailable({ code: "provider_unavailable", detail: `${e._tag} ${e.reason}: ${e.detail}` }))
+          Effect.mapError((e) =>
+            new QbUnavailable({ code: "provider_unavailable", detail: `${e._tag} ${e.reason}: ${e.detail}` })
+          )
         )
       })
 
@@ -138,7 +147,9 @@ export class QuickbookTours extends Effect.Service<QuickbookTours>()("Quickbook/
      */
     const checkDeskDay = Effect.fn("QuickbookTours.deskDay")(function*(param: string, day: string) {
       const problem = deskDayProblem(day, yield* now)
-      if (problem !== undefined) return yield* new QbBadRequest({ code: "invalid_request", detail: `${param}: ${problem}` })
+      if (problem !== undefined) {
+        return yield* new QbBadRequest({ code: "invalid_request", detail: `${param}: ${problem}` })
+      }
     })
     const deskDay = <D extends string | undefined>(param: string, day: D): Effect.Effect<D, QbBadRequest> =>
       day === undefined ? Effect.succeed(day) : Effect.as(checkDeskDay(param, day), day)
@@ -166,7 +177,10 @@ export class QuickbookTours extends Effect.Service<QuickbookTours>()("Quickbook/
           return {
             tour,
             date: day,
-            available: Option.match(slots, { onNone: () => null, onSome: (s) => s.some((x) => !x.soldOut && x.guests.length > 0) })
+            available: Option.match(slots, {
+              onNone: () => null,
+              onSome: (s) => s.some((x) => !x.soldOut && x.guests.length > 0)
+            })
           }
         }), { concurrency: 4 })
     })
@@ -207,7 +221,10 @@ export class QuickbookTours extends Effect.Service<QuickbookTours>()("Quickbook/
       const counts = new Map<string, number>()
       for (const g of q.guests) {
         if (!types.some((t) => t.type === g.type)) {
-          return yield* new QbConflict({ code: "price_changed", detail: `guest type ${g.type} is not sold on this tour` })
+          return yield* new QbConflict({
+            code: "price_changed",
+            detail: `guest type ${g.type} is not sold on this tour`
+          })
         }
         counts.set(g.type, (counts.get(g.type) ?? 0) + g.count)
       }
@@ -215,13 +232,17 @@ export class QuickbookTours extends Effect.Service<QuickbookTours>()("Quickbook/
       if (!slot || slot.soldOut || (slot.seatsLeft !== null && slot.seatsLeft < total)) {
         return yield* new QbConflict({
           code: "sold_out",
-          detail: `${q.start.date} ${q.start.time}: ${slot ? `${slot.seatsLeft} seats left for ${total}` : "no such departure"}`
+          detail: `${q.start.date} ${q.start.time}: ${
+            slot ? `${slot.seatsLeft} seats left for ${total}` : "no such departure"
+          }`
         })
       }
       const guests = []
       for (const [type, count] of counts) {
         const price = slot.guests.find((g) => g.type === type)
-        if (!price) return yield* new QbConflict({ code: "price_changed", detail: `no price for ${type} on this departure` })
+        if (!price) {
+          return yield* new QbConflict({ code: "price_changed", detail: `no price for ${type} on this departure` })
+        }
         guests.push({ type, label: price.label, count, unitMinor: price.unitMinor, lineMinor: price.unitMinor * count })
       }
       const totalMinor = guests.reduce((n, g) => n + g.lineMinor, 0)
@@ -259,7 +280,9 @@ export class QuickbookTours extends Effect.Service<QuickbookTours>()("Quickbook/
         startDate: q.start.date,
         startTime: q.start.time,
         startTimeId: slot.startTimeId,
-        guests: JSON.stringify(guests.map((g) => ({ ...g, categoryId: types.find((t) => t.type === g.type)!.categoryId }))),
+        guests: JSON.stringify(
+          guests.map((g) => ({ ...g, categoryId: types.find((t) => t.type === g.type)!.categoryId }))
+        ),
         totalMinor,
         vatMinor,
         currency: tour.currency,

@@ -11,9 +11,9 @@
  *   VAT included in the price; the tax line is the VAT part of the total.
  */
 import { randomInt } from "node:crypto"
-import type { DepartureAvailability } from "../../ports/BookingSystem.js"
 import { addDays } from "../../domain/localDay.js"
 import { hasStarted } from "../../partner/reschedules/rules.js"
+import type { DepartureAvailability } from "../../ports/BookingSystem.js"
 
 export const QUOTE_MAX_ENTRIES = 10
 export const QUOTE_MAX_GUESTS = 50
@@ -66,7 +66,10 @@ export interface GuestType {
 }
 
 const slug = (title: string) =>
-  title.toLowerCase().normalize("NFKD").replace(/[\u0300-\u036f]/g, "").replace(/[^a-z0-9]+/g, "_").replace(/^_+|_+$/g, "")
+  title.toLowerCase().normalize("NFKD").replace(/[\u0300-\u036f]/g, "").replace(/[^a-z0-9]+/g, "_").replace(
+    /^_+|_+$/g,
+    ""
+  )
 
 /** The guest types of a tour from its pricing categories, in their order; keys unique. */
 export const guestTypesOf = (categories: ReadonlyArray<Category>): Array<GuestType> => {
@@ -117,7 +120,9 @@ export const slotsOf = (
   }
 ): Array<Slot> =>
   departures
-    .filter((d) => d.date === ctx.date && d.startTime !== null && !hasStarted(d.date, d.startTime, ctx.timeZone, ctx.now))
+    .filter((d) =>
+      d.date === ctx.date && d.startTime !== null && !hasStarted(d.date, d.startTime, ctx.timeZone, ctx.now)
+    )
     .sort((a, b) => a.startTime!.localeCompare(b.startTime!) || a.startTimeId.localeCompare(b.startTimeId))
     .map((d) => {
       const ordered = [...d.rates].sort((a, b) => rank(ctx.rateIds, a.rateId) - rank(ctx.rateIds, b.rateId))

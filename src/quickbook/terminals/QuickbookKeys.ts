@@ -4,8 +4,8 @@
  * plus `Quickbook-Terminal` (spec §5). The key is checked first (401), then the terminal (403).
  */
 import { Clock, Effect, Option } from "effect"
-import { hashSecret, secretMatches } from "../../partner/auth/apiKey.js"
 import { AdminError } from "../../operators/Operators.js"
+import { hashSecret, secretMatches } from "../../partner/auth/apiKey.js"
 import { QbForbidden, unauthorized } from "../errors.js"
 import { generateQuickbookKey, parseQuickbookKey, type QuickbookKeyMode } from "./key.js"
 import { QuickbookKeysRepo, type TerminalRow } from "./QuickbookKeysRepo.js"
@@ -52,10 +52,17 @@ export class QuickbookKeys extends Effect.Service<QuickbookKeys>()("Quickbook/Ke
 
     /** A terminal that exists (just written, or checked). */
     const terminalById = (id: string) =>
-      Effect.flatMap(repo.terminals({ id }), ([row]) => (row ? Effect.succeed(toTerminal(row)) : Effect.dieMessage(`terminal ${id} vanished`)))
+      Effect.flatMap(
+        repo.terminals({ id }),
+        ([row]) => (row ? Effect.succeed(toTerminal(row)) : Effect.dieMessage(`terminal ${id} vanished`))
+      )
 
     /** Fails with a message naming the first id that is not an existing row of `table`. */
-    const mustExist = (table: "operators" | "quickbook_terminals" | "quickbook_keys", what: string, ids: ReadonlyArray<string>) =>
+    const mustExist = (
+      table: "operators" | "quickbook_terminals" | "quickbook_keys",
+      what: string,
+      ids: ReadonlyArray<string>
+    ) =>
       Effect.gen(function*() {
         for (const id of ids) {
           const wellFormed = table === "quickbook_keys" ? /^[A-Za-z0-9]{1,64}$/.test(id) : UUID.test(id)
@@ -68,7 +75,11 @@ export class QuickbookKeys extends Effect.Service<QuickbookKeys>()("Quickbook/Ke
     const mustBeName = (what: string, name: string) =>
       name.trim().length >= 1 && name.length <= 200
         ? Effect.void
-        : Effect.fail(new AdminError({ message: `the ${what} name must be 1 to 200 characters, not ${JSON.stringify(name.slice(0, 40))}` }))
+        : Effect.fail(
+          new AdminError({
+            message: `the ${what} name must be 1 to 200 characters, not ${JSON.stringify(name.slice(0, 40))}`
+          })
+        )
 
     /** A card terminal id, when given, is not blank (a blank one would match no payment: the desk could never book). */
     const mustBePaymentTerminal = (paymentTerminalId: string | null) =>
@@ -109,7 +120,8 @@ export class QuickbookKeys extends Effect.Service<QuickbookKeys>()("Quickbook/Ke
       Effect.zipRight(
         operatorId !== undefined ? mustExist("operators", "operator", [operatorId]) : Effect.void,
         Effect.map(repo.terminals(operatorId !== undefined ? { operatorId } : {}), (rows) => rows.map(toTerminal))
-      ))
+      )
+    )
 
     const issueKey = Effect.fn("QuickbookKeys.issueKey")(function*(
       options: { readonly mode: QuickbookKeyMode; readonly name: string; readonly terminals: ReadonlyArray<string> }
@@ -117,25 +129,32 @@ export class QuickbookKeys extends Effect.Service<QuickbookKeys>()("Quickbook/Ke
       yield* mustBeName("key", options.name)
       yield* mustExist("quickbook_terminals", "terminal", options.terminals)
       const made = generateQuickbookKey(options.mode)
-      yield* repo.insertKey({ id: made.id, mode: made.mode, name: options.name, secretHash: hashSecret(made.secret) }, options.terminals)
+      yield* repo.insertKey(
+        { id: made.id, mode: made.mode, name: options.name, secretHash: hashSecret(made.secret) },
+        options.terminals
+      )
       return { id: made.id, mode: made.mode, name: options.name, token: made.token, terminals: options.terminals }
     })
 
     /** Every key (no secrets), newest first, with the terminals it is bound to (oldest terminal first); or those bound to an operator's terminals. */
     const listKeys = Effect.fn("QuickbookKeys.listKeys")((operatorId?: string) =>
-      Effect.zipRight(operatorId !== undefined ? mustExist("operators", "operator", [operatorId]) : Effect.void, repo.keys(operatorId).pipe(
-        Effect.map((rows) =>
-          rows.map((r) => ({
-            id: r.id,
-            mode: r.mode,
-            name: r.name,
-            terminals: r.terminals,
-            createdAt: r.created_at,
-            expiresAt: r.expires_at,
-            revokedAt: r.revoked_at
-          }))
+      Effect.zipRight(
+        operatorId !== undefined ? mustExist("operators", "operator", [operatorId]) : Effect.void,
+        repo.keys(operatorId).pipe(
+          Effect.map((rows) =>
+            rows.map((r) => ({
+              id: r.id,
+              mode: r.mode,
+              name: r.name,
+              terminals: r.terminals,
+              createdAt: r.created_at,
+              expiresAt: r.expires_at,
+              revokedAt: r.revoked_at
+            }))
+          )
         )
-      )))
+      )
+    )
 
     const bindKey = Effect.fn("QuickbookKeys.bindKey")(function*(keyId: string, terminalIds: ReadonlyArray<string>) {
       yield* mustExist("quickbook_keys", "key", [keyId])
@@ -164,7 +183,9 @@ export class QuickbookKeys extends Effect.Service<QuickbookKeys>()("Quickbook/Ke
       const found = yield* repo.keyById(parts.id)
       if (Option.isNone(found)) return yield* unauthorized("the key is not valid")
       const row = found.value
-      if (row.mode !== parts.mode || !secretMatches(parts.secret, row.secret_hash)) return yield* unauthorized("the key is not valid")
+      if (row.mode !== parts.mode || !secretMatches(parts.secret, row.secret_hash)) {
+        return yield* unauthorized("the key is not valid")
+      }
       if (row.revoked_at !== null) return yield* unauthorized("the key has been revoked")
       const now = yield* Clock.currentTimeMillis
       if (row.expires_at !== null && row.expires_at.getTime() <= now) return yield* unauthorized("the key has expired")
@@ -189,8 +210,13 @@ export class QuickbookKeys extends Effect.Service<QuickbookKeys>()("Quickbook/Ke
       const found = yield* repo.keyById(keyId)
       if (Option.isNone(found)) return Option.none<QuickbookCaller>()
       const key = found.value
-      const terminal = yield* terminalFor({ id: key.id, mode: key.mode, name: key.name }, terminalId).pipe(Effect.option)
-      return Option.map(terminal, (t): QuickbookCaller => ({ key: { id: key.id, mode: key.mode, name: key.name }, terminal: t }))
+      const terminal = yield* terminalFor({ id: key.id, mode: key.mode, name: key.name }, terminalId).pipe(
+        Effect.option
+      )
+      return Option.map(
+        terminal,
+        (t): QuickbookCaller => ({ key: { id: key.id, mode: key.mode, name: key.name }, terminal: t })
+      )
     })
 
     return {

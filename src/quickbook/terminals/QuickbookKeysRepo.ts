@@ -71,7 +71,10 @@ export class QuickbookKeysRepo extends Effect.Service<QuickbookKeysRepo>()("Quic
     /** Whether `table` has a row with this id (the id well-formed for it). */
     const exists = Effect.fn("QuickbookKeysRepo.exists")(
       SqlSchema.single({
-        Request: Schema.Struct({ table: Schema.Literal("operators", "quickbook_terminals", "quickbook_keys"), id: Schema.String }),
+        Request: Schema.Struct({
+          table: Schema.Literal("operators", "quickbook_terminals", "quickbook_keys"),
+          id: Schema.String
+        }),
         Result: Schema.Struct({ found: Schema.Boolean }),
         execute: ({ id, table }) => sql`SELECT EXISTS (SELECT 1 FROM ${sql(table)} WHERE id = ${id}) AS found`
       }),
@@ -80,7 +83,11 @@ export class QuickbookKeysRepo extends Effect.Service<QuickbookKeysRepo>()("Quic
 
     const insertTerminal = Effect.fn("QuickbookKeysRepo.insertTerminal")(
       SqlSchema.single({
-        Request: Schema.Struct({ operatorId: Schema.String, name: Schema.String, paymentTerminalId: Schema.NullOr(Schema.String) }),
+        Request: Schema.Struct({
+          operatorId: Schema.String,
+          name: Schema.String,
+          paymentTerminalId: Schema.NullOr(Schema.String)
+        }),
         Result: Id,
         execute: (t) =>
           sql`
@@ -106,30 +113,46 @@ export class QuickbookKeysRepo extends Effect.Service<QuickbookKeysRepo>()("Quic
     const setPaymentTerminal = Effect.fn("QuickbookKeysRepo.setPaymentTerminal")(
       SqlSchema.void({
         Request: Schema.Struct({ terminalId: Schema.String, paymentTerminalId: Schema.NullOr(Schema.String) }),
-        execute: (t) => sql`UPDATE quickbook_terminals SET payment_terminal_id = ${t.paymentTerminalId} WHERE id = ${t.terminalId}`
+        execute: (t) =>
+          sql`UPDATE quickbook_terminals SET payment_terminal_id = ${t.paymentTerminalId} WHERE id = ${t.terminalId}`
       }),
       Effect.orDie
     )
 
     const insertKeyRow = SqlSchema.void({
-      Request: Schema.Struct({ id: Schema.String, mode: Mode, name: Schema.String, secretHash: Schema.Uint8ArrayFromSelf }),
+      Request: Schema.Struct({
+        id: Schema.String,
+        mode: Mode,
+        name: Schema.String,
+        secretHash: Schema.Uint8ArrayFromSelf
+      }),
       execute: (k) =>
         sql`INSERT INTO quickbook_keys (id, mode, name, secret_hash) VALUES (${k.id}, ${k.mode}, ${k.name}, ${k.secretHash})`
     })
 
     const insertBinding = SqlSchema.void({
       Request: Binding,
-      execute: (b) => sql`INSERT INTO quickbook_key_terminals (key_id, terminal_id) VALUES (${b.keyId}, ${b.terminalId})`
+      execute: (b) =>
+        sql`INSERT INTO quickbook_key_terminals (key_id, terminal_id) VALUES (${b.keyId}, ${b.terminalId})`
     })
 
     /** A new key and its bindings, in one transaction. */
-    const insertKey = Effect.fn("QuickbookKeysRepo.insertKey")(function*(
-      key: { readonly id: string; readonly mode: "live" | "test"; readonly name: string; readonly secretHash: Uint8Array },
-      terminalIds: ReadonlyArray<string>
-    ) {
-      yield* insertKeyRow(key)
-      for (const terminalId of terminalIds) yield* insertBinding({ keyId: key.id, terminalId })
-    }, sql.withTransaction, Effect.orDie)
+    const insertKey = Effect.fn("QuickbookKeysRepo.insertKey")(
+      function*(
+        key: {
+          readonly id: string
+          readonly mode: "live" | "test"
+          readonly name: string
+          readonly secretHash: Uint8Array
+        },
+        terminalIds: ReadonlyArray<string>
+      ) {
+        yield* insertKeyRow(key)
+        for (const terminalId of terminalIds) yield* insertBinding({ keyId: key.id, terminalId })
+      },
+      sql.withTransaction,
+      Effect.orDie
+    )
 
     /** Every key (no secrets), newest first, with its terminals; or those bound to an operator's terminals. */
     const keys = Effect.fn("QuickbookKeysRepo.keys")(
@@ -144,10 +167,12 @@ export class QuickbookKeysRepo extends Effect.Service<QuickbookKeysRepo>()("Quic
             FROM quickbook_keys k
               LEFT JOIN quickbook_key_terminals kt ON kt.key_id = k.id
               LEFT JOIN quickbook_terminals t ON t.id = kt.terminal_id
-            ${operatorId !== undefined
+            ${
+            operatorId !== undefined
               ? sql`WHERE EXISTS (SELECT 1 FROM quickbook_key_terminals b JOIN quickbook_terminals t ON t.id = b.terminal_id
                   WHERE b.key_id = k.id AND t.operator_id::text = ${operatorId})`
-              : sql``}
+              : sql``
+          }
             GROUP BY k.id
             ORDER BY k.created_at DESC, k.id`
       }),
@@ -201,7 +226,8 @@ export class QuickbookKeysRepo extends Effect.Service<QuickbookKeysRepo>()("Quic
     const selectKey = SqlSchema.findOne({
       Request: Schema.String,
       Result: KeyRow,
-      execute: (id) => sql`SELECT id, mode, name, secret_hash, expires_at, revoked_at FROM quickbook_keys WHERE id = ${id}`
+      execute: (id) =>
+        sql`SELECT id, mode, name, secret_hash, expires_at, revoked_at FROM quickbook_keys WHERE id = ${id}`
     })
 
     /** The key with its secret's hash (a per-request look-up: see above). */

@@ -27,7 +27,9 @@ export const sandboxMismatch = (mode: QuickbookKeyMode, accounts: SaleAccounts):
   if (wrong.length === 0) return null
   return mode === "test"
     ? `a test key sells only through sandbox accounts; ${wrong.join(" and ")} ${wrong.length > 1 ? "are" : "is"} live`
-    : `a live key never sells through sandbox accounts; ${wrong.join(" and ")} ${wrong.length > 1 ? "are sandboxes" : "is a sandbox"}`
+    : `a live key never sells through sandbox accounts; ${wrong.join(" and ")} ${
+      wrong.length > 1 ? "are sandboxes" : "is a sandbox"
+    }`
 }
 
 /**

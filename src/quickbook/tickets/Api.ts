@@ -1,8 +1,8 @@
 /** The `tickets` and `ticketPdf` groups of the Quickbook API: a sale's status, its ticket, the signed PDF link. */
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { QbBadRequest, QbForbidden, QbNotFound, QbRateLimited, QbUnauthorized } from "../errors.js"
 import { BookFailureReason } from "../book/rules.js"
+import { QbBadRequest, QbForbidden, QbNotFound, QbRateLimited, QbUnauthorized } from "../errors.js"
 import { OTHER_MODE, QUICKBOOK_PREFIX } from "../schemas.js"
 import { Budget, QuickbookAuth } from "../security.js"
 import { SaleStatus } from "./saleStatus.js"
@@ -10,7 +10,8 @@ import { TicketLanguage } from "./ticket.js"
 
 export const TicketSchema = Schema.Struct({
   lines32: Schema.Array(Schema.String).annotations({
-    description: "The ticket for a 32-character printer: each line at most 32 characters (NFC; Norwegian letters count " +
+    description:
+      "The ticket for a 32-character printer: each line at most 32 characters (NFC; Norwegian letters count " +
       "one). Operator, tour, local date, time and zone, one line per guest type with count and amount, total, booking " +
       "code, sale reference, guest name; words wrap, a word longer than the line is broken."
   }),
@@ -32,7 +33,8 @@ export const SaleStatusResponse = Schema.Struct({
       "/book is running: check again in a few seconds, do not take another payment), `confirmed`, `failed`."
   }),
   clerkMessage: Schema.String.annotations({
-    description: "What to tell the clerk about this status (Accept-Language). For `failed`: why, and that the payment " +
+    description:
+      "What to tell the clerk about this status (Accept-Language). For `failed`: why, and that the payment " +
       "goes back."
   }),
   validUntil: Schema.optional(Schema.String).annotations({
@@ -48,7 +50,8 @@ export const SaleStatusResponse = Schema.Struct({
     description: "failed: the Book failure `reason` (spec §2) POST /book answered."
   }),
   moneyReturned: Schema.optional(Schema.Boolean).annotations({
-    description: "failed: true once the payment was voided or refunded; false while the service is still returning it " +
+    description:
+      "failed: true once the payment was voided or refunded; false while the service is still returning it " +
       "(it keeps trying; nothing for the clerk to do)."
   })
 }).annotations({ identifier: "SaleStatus" })
@@ -59,39 +62,39 @@ const ReferencePath = Schema.Struct({ reference: Schema.String })
 export class TicketsGroup extends HttpApiGroup.make("tickets")
   .add(
     HttpApiEndpoint.get("status", "/sales/:reference")
-        .setPath(ReferencePath)
-        .addSuccess(SaleStatusResponse)
-        .addError(QbBadRequest)
-        .addError(QbUnauthorized)
-        .addError(QbForbidden)
-        .addError(QbNotFound)
-        .addError(QbRateLimited)
-        .annotate(OpenApi.Summary, "A sale's status (and its ticket once confirmed)")
-        .annotate(
-          OpenApi.Description,
-          "Reads budget. Call it after a timeout before calling POST /book again. `status` per spec §3; a quote or hold " +
-            "that ran out reads `expired`. `ticket` only when `confirmed`. 404 `not_found` for a reference that is " +
-            "unknown, malformed or of another terminal. " + OTHER_MODE
-        )
+      .setPath(ReferencePath)
+      .addSuccess(SaleStatusResponse)
+      .addError(QbBadRequest)
+      .addError(QbUnauthorized)
+      .addError(QbForbidden)
+      .addError(QbNotFound)
+      .addError(QbRateLimited)
+      .annotate(OpenApi.Summary, "A sale's status (and its ticket once confirmed)")
+      .annotate(
+        OpenApi.Description,
+        "Reads budget. Call it after a timeout before calling POST /book again. `status` per spec §3; a quote or hold " +
+          "that ran out reads `expired`. `ticket` only when `confirmed`. 404 `not_found` for a reference that is " +
+          "unknown, malformed or of another terminal. " + OTHER_MODE
+      )
   )
   .add(
     HttpApiEndpoint.get("ticket", "/sales/:reference/ticket")
-        .setPath(ReferencePath)
-        .setUrlParams(Schema.Struct({
-          lang: Schema.optional(TicketLanguage).annotations({ description: "en (default) or nb; another value is 400." })
-        }))
-        .addSuccess(TicketSchema)
-        .addError(QbBadRequest)
-        .addError(QbUnauthorized)
-        .addError(QbForbidden)
-        .addError(QbNotFound)
-        .addError(QbRateLimited)
-        .annotate(OpenApi.Summary, "Reprint a confirmed sale's ticket")
-        .annotate(
-          OpenApi.Description,
-          "Reads budget. Query `lang` en (default) or nb. 404 `not_found` for a reference that is unknown, malformed or " +
-            "of another terminal, and for a sale not confirmed (no ticket yet; the clerk message says so). " + OTHER_MODE
-        )
+      .setPath(ReferencePath)
+      .setUrlParams(Schema.Struct({
+        lang: Schema.optional(TicketLanguage).annotations({ description: "en (default) or nb; another value is 400." })
+      }))
+      .addSuccess(TicketSchema)
+      .addError(QbBadRequest)
+      .addError(QbUnauthorized)
+      .addError(QbForbidden)
+      .addError(QbNotFound)
+      .addError(QbRateLimited)
+      .annotate(OpenApi.Summary, "Reprint a confirmed sale's ticket")
+      .annotate(
+        OpenApi.Description,
+        "Reads budget. Query `lang` en (default) or nb. 404 `not_found` for a reference that is unknown, malformed or " +
+          "of another terminal, and for a sale not confirmed (no ticket yet; the clerk message says so). " + OTHER_MODE
+      )
   )
   .annotate(Budget, "reads")
   .middleware(QuickbookAuth)
@@ -102,25 +105,25 @@ export class TicketsGroup extends HttpApiGroup.make("tickets")
 export class TicketPdfGroup extends HttpApiGroup.make("ticketPdf")
   .add(
     HttpApiEndpoint.get("pdf", "/tickets/:file")
-        .setPath(Schema.Struct({
-          file: Schema.String.annotations({ description: "`<reference>.pdf`, e.g. `SVC-7K2M9Q4XTB.pdf`." })
-        }))
-        .setUrlParams(Schema.Struct({
-          lang: Schema.optional(TicketLanguage).annotations({ description: "en (default) or nb." }),
-          exp: Schema.String.annotations({ description: "Unix seconds; the link opens nothing after it." }),
-          sig: Schema.String.annotations({ description: "The link's signature." })
-        }))
-        .addSuccess(HttpApiSchema.Uint8Array({ contentType: "application/pdf" }))
-        .addError(QbBadRequest)
-        .addError(QbNotFound)
-        .addError(QbRateLimited)
-        .annotate(OpenApi.Summary, "A ticket as PDF, by its signed link")
-        .annotate(
-          OpenApi.Description,
-          "Open the `pdfUrl` of a Ticket as given; it needs no key. 404 `not_found` when the signature does not verify, " +
-            "the link has lapsed (ask for the ticket again for a fresh link) or the sale is not confirmed. Counts " +
-            "against the reads budget of the sale's terminal."
-        )
+      .setPath(Schema.Struct({
+        file: Schema.String.annotations({ description: "`<reference>.pdf`, e.g. `SVC-7K2M9Q4XTB.pdf`." })
+      }))
+      .setUrlParams(Schema.Struct({
+        lang: Schema.optional(TicketLanguage).annotations({ description: "en (default) or nb." }),
+        exp: Schema.String.annotations({ description: "Unix seconds; the link opens nothing after it." }),
+        sig: Schema.String.annotations({ description: "The link's signature." })
+      }))
+      .addSuccess(HttpApiSchema.Uint8Array({ contentType: "application/pdf" }))
+      .addError(QbBadRequest)
+      .addError(QbNotFound)
+      .addError(QbRateLimited)
+      .annotate(OpenApi.Summary, "A ticket as PDF, by its signed link")
+      .annotate(
+        OpenApi.Description,
+        "Open the `pdfUrl` of a Ticket as given; it needs no key. 404 `not_found` when the signature does not verify, " +
+          "the link has lapsed (ask for the ticket again for a fresh link) or the sale is not confirmed. Counts " +
+          "against the reads budget of the sale's terminal."
+      )
   )
   .prefix(QUICKBOOK_PREFIX)
 {}

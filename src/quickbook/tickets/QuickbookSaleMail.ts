@@ -21,18 +21,21 @@
  * QuickbookTicketsRepo are its own.
  */
 import { Effect, Option } from "effect"
+import { Outbox } from "../../email/Outbox.js"
 import type { Departure, Money } from "../../email/templates.js"
+import { QuickbookTicketLinks } from "./QuickbookTicketLinks.js"
+import { QuickbookTicketsRepo } from "./QuickbookTicketsRepo.js"
+import type { SaleRecord } from "./saleRecord.js"
 import type { SaleStatus } from "./saleStatus.js"
 import { cleanText } from "./ticket.js"
-import { Outbox } from "../../email/Outbox.js"
-import { QuickbookTicketLinks } from "./QuickbookTicketLinks.js"
-import type { SaleRecord } from "./saleRecord.js"
-import { QuickbookTicketsRepo } from "./QuickbookTicketsRepo.js"
 
 export const confirmedGuestDedupeKey = (reference: string) => `quickbook:${reference}:confirmed:guest`
 export const failedGuestDedupeKey = (reference: string) => `quickbook:${reference}:failed:guest`
 
-const departureOf = (sale: SaleRecord): Departure => ({ date: sale.cart_line.start.date, startTime: sale.cart_line.start.time })
+const departureOf = (sale: SaleRecord): Departure => ({
+  date: sale.cart_line.start.date,
+  startTime: sale.cart_line.start.time
+})
 const moneyOf = (sale: SaleRecord, amountMinor: number): Money => ({ amountMinor, currency: sale.cart_line.currency })
 const guestNameOf = (sale: SaleRecord) => {
   const name = sale.customer ? cleanText(`${sale.customer.firstName} ${sale.customer.lastName}`) : ""

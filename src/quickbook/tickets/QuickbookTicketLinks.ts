@@ -10,9 +10,9 @@
 import { HttpServer } from "@effect/platform"
 import { Effect, Option, Redacted } from "effect"
 import { AppConfig, baseUrlOf, QuickbookTicketConfig } from "../../config.js"
+import { ServiceSecretsRepo } from "../../http/ServiceSecretsRepo.js"
 import type { TicketLanguage, TicketLinks } from "./ticket.js"
 import { checkTicketLink, deriveTicketLinkSecret, signTicketLink, type TicketLinkCheck } from "./ticketLinkSignature.js"
-import { ServiceSecretsRepo } from "../../http/ServiceSecretsRepo.js"
 
 export const TICKET_PDF_PATH = "/api/quickbook/v1/tickets"
 
@@ -33,10 +33,13 @@ export class QuickbookTicketLinks extends Effect.Service<QuickbookTicketLinks>()
     const secret: Uint8Array = yield* Option.match(config.ticketLinkSecret, {
       onSome: (s) => Effect.succeed(new Uint8Array(Buffer.from(Redacted.value(s), "utf8"))),
       onNone: () =>
-        Effect.flatMap(secrets.cursorSecret(), Option.match({
-          onSome: (row) => Effect.succeed(deriveTicketLinkSecret(row.value)),
-          onNone: () => Effect.dieMessage("service_secrets has no shared secret; run the migrations")
-        }))
+        Effect.flatMap(
+          secrets.cursorSecret(),
+          Option.match({
+            onSome: (row) => Effect.succeed(deriveTicketLinkSecret(row.value)),
+            onNone: () => Effect.dieMessage("service_secrets has no shared secret; run the migrations")
+          })
+        )
     })
 
     /** The guest's booking page of a booking code (the QR payload). */
@@ -45,7 +48,9 @@ export class QuickbookTicketLinks extends Effect.Service<QuickbookTicketLinks>()
     /** The signed PDF link of a sale's ticket, valid until `expiresAt`. */
     const pdfUrl = (reference: string, lang: TicketLanguage, expiresAt: Date) => {
       const exp = Math.floor(expiresAt.getTime() / 1000)
-      return `${apiBase}${TICKET_PDF_PATH}/${reference}.pdf?lang=${lang}&exp=${exp}&sig=${signTicketLink(secret, reference, exp)}`
+      return `${apiBase}${TICKET_PDF_PATH}/${reference}.pdf?lang=${lang}&exp=${exp}&sig=${
+        signTicketLink(secret, reference, exp)
+      }`
     }
 
     const linksFor = (

@@ -15,17 +15,17 @@
  *   sale's terminal (the PDF is drawn on each request).
  */
 import { Clock, Effect, Option } from "effect"
+import { RateLimiter } from "../../http/RateLimiter.js"
 import { type ClerkLanguage, type QbForbidden, QbNotFound, QbRateLimited } from "../errors.js"
 import { QUICKBOOK_BUDGETS, QUICKBOOK_WINDOW_SECONDS, quickbookBucket } from "../limits.js"
+import type { QuickbookCaller } from "../terminals/QuickbookKeys.js"
 import { otherModeSale } from "../terminals/testKeys.js"
+import { QuickbookTicketLinks } from "./QuickbookTicketLinks.js"
+import { QuickbookTicketsRepo } from "./QuickbookTicketsRepo.js"
+import { type SaleRecord, ticketSaleOf } from "./saleRecord.js"
 import { isBookFailureReason, saleClerkMessage, statusAt } from "./saleStatus.js"
 import { type Ticket, type TicketLanguage, ticketOf as layoutTicket } from "./ticket.js"
-import type { QuickbookCaller } from "../terminals/QuickbookKeys.js"
-import { QuickbookTicketLinks } from "./QuickbookTicketLinks.js"
-import { type SaleRecord, ticketSaleOf } from "./saleRecord.js"
-import { QuickbookTicketsRepo } from "./QuickbookTicketsRepo.js"
 import { ticketPdf } from "./ticketPdf.js"
-import { RateLimiter } from "../../http/RateLimiter.js"
 
 const notFound = (detail: string, reference?: string) =>
   new QbNotFound({ code: "not_found", detail, ...(reference !== undefined ? { reference } : {}) })
@@ -39,15 +39,18 @@ export class QuickbookTickets extends Effect.Service<QuickbookTickets>()("Quickb
     const limiter = yield* RateLimiter
 
     const ticketOf = (sale: SaleRecord, lang: TicketLanguage): Option.Option<Ticket> =>
-      Option.map(ticketSaleOf(sale), (t) =>
-        layoutTicket(t, lang, links.linksFor({ ...t, linkExpiresAt: sale.link_expires_at }, lang)))
+      Option.map(
+        ticketSaleOf(sale),
+        (t) => layoutTicket(t, lang, links.linksFor({ ...t, linkExpiresAt: sale.link_expires_at }, lang))
+      )
 
     /** The caller's terminal's sale (404 otherwise), when it was quoted with a key of the caller's mode (403 otherwise). */
     const saleOf = (caller: QuickbookCaller, reference: string) =>
       Effect.flatMap(
         repo.findSale({ reference, terminalId: caller.terminal.id }),
         Option.match({
-          onNone: () => Effect.fail<QbNotFound | QbForbidden>(notFound(`no sale ${reference} for terminal ${caller.terminal.id}`)),
+          onNone: () =>
+            Effect.fail<QbNotFound | QbForbidden>(notFound(`no sale ${reference} for terminal ${caller.terminal.id}`)),
           onSome: (sale) => {
             const refused = otherModeSale(caller.key.mode, { reference: sale.reference, keyMode: sale.key_mode })
             return refused ? Effect.fail(refused) : Effect.succeed(sale)
@@ -72,7 +75,9 @@ export class QuickbookTickets extends Effect.Service<QuickbookTickets>()("Quickb
       const sale = yield* saleOf(caller, reference)
       const now = new Date(yield* Clock.currentTimeMillis)
       const current = statusAt(sale.status, sale.valid_until, sale.hold_expires_at, now)
-      const reason = sale.failure_reason !== null && isBookFailureReason(sale.failure_reason) ? sale.failure_reason : undefined
+      const reason = sale.failure_reason !== null && isBookFailureReason(sale.failure_reason)
+        ? sale.failure_reason
+        : undefined
       const ticket = ticketOf(sale, sale.language ?? "en")
       return {
         reference: sale.reference,
@@ -81,8 +86,12 @@ export class QuickbookTickets extends Effect.Service<QuickbookTickets>()("Quickb
         ...(current === "quoted" || current === "held" || current === "expired"
           ? { validUntil: sale.valid_until.toISOString() }
           : {}),
-        ...(current === "held" && sale.hold_expires_at !== null ? { holdExpiresAt: sale.hold_expires_at.toISOString() } : {}),
-        ...(current === "confirmed" && sale.confirmed_at !== null ? { confirmedAt: sale.confirmed_at.toISOString() } : {}),
+        ...(current === "held" && sale.hold_expires_at !== null
+          ? { holdExpiresAt: sale.hold_expires_at.toISOString() }
+          : {}),
+        ...(current === "confirmed" && sale.confirmed_at !== null
+          ? { confirmedAt: sale.confirmed_at.toISOString() }
+          : {}),
         ...(Option.isSome(ticket) ? { ticket: ticket.value } : {}),
         ...(current === "failed" && sale.failed_at !== null ? { failedAt: sale.failed_at.toISOString() } : {}),
         ...(current === "failed" && reason !== undefined ? { reason } : {}),
@@ -91,12 +100,17 @@ export class QuickbookTickets extends Effect.Service<QuickbookTickets>()("Quickb
     })
 
     /** GET /sales/{reference}/ticket. */
-    const ticket = Effect.fn("QuickbookTickets.ticket")((caller: QuickbookCaller, reference: string, lang: TicketLanguage) =>
+    const ticket = Effect.fn("QuickbookTickets.ticket")((
+      caller: QuickbookCaller,
+      reference: string,
+      lang: TicketLanguage
+    ) =>
       Effect.flatMap(saleOf(caller, reference), (sale) =>
         Option.match(ticketOf(sale, lang), {
           onNone: () => Effect.fail(noTicketYet(sale)),
           onSome: Effect.succeed
-        })))
+        }))
+    )
 
     /** The ticket of a sale, any terminal (for POST /book, inside its transaction). */
     const ticketFor = Effect.fn("QuickbookTickets.ticketFor")((reference: string, lang: TicketLanguage) =>
@@ -105,7 +119,8 @@ export class QuickbookTickets extends Effect.Service<QuickbookTickets>()("Quickb
           onNone: () => Effect.fail(notFound(`no sale ${reference}`)),
           onSome: (sale) =>
             Option.match(ticketOf(sale, lang), { onNone: () => Effect.fail(noTicketYet(sale)), onSome: Effect.succeed })
-        })))
+        }))
+    )
 
     /** GET /tickets/{reference}.pdf?lang&exp&sig: the PDF of a confirmed sale's ticket. */
     const pdf = Effect.fn("QuickbookTickets.pdf")(function*(
@@ -116,16 +131,24 @@ export class QuickbookTickets extends Effect.Service<QuickbookTickets>()("Quickb
       if (reference === undefined) return yield* notFound(`not a ticket file: ${file}`)
       const check = links.check(reference, query.exp, query.sig, yield* Clock.currentTimeMillis)
       if (check !== "valid") return yield* notFound(`ticket link of ${reference}: ${check}`)
-      const sale = yield* Effect.flatMap(repo.findSale({ reference }), Option.match({
-        onNone: () => Effect.fail(notFound(`no sale ${reference}`)),
-        onSome: Effect.succeed
-      }))
+      const sale = yield* Effect.flatMap(
+        repo.findSale({ reference }),
+        Option.match({
+          onNone: () => Effect.fail(notFound(`no sale ${reference}`)),
+          onSome: Effect.succeed
+        })
+      )
       const { perMinute } = QUICKBOOK_BUDGETS.reads
-      const decision = yield* limiter.hit(quickbookBucket("reads", sale.terminal_id), perMinute, QUICKBOOK_WINDOW_SECONDS)
+      const decision = yield* limiter.hit(
+        quickbookBucket("reads", sale.terminal_id),
+        perMinute,
+        QUICKBOOK_WINDOW_SECONDS
+      )
       if (!decision.allowed) {
         return yield* new QbRateLimited({
           code: "rate_limited",
-          detail: `more than ${perMinute} reads in ${QUICKBOOK_WINDOW_SECONDS} seconds from terminal ${sale.terminal_id}`,
+          detail:
+            `more than ${perMinute} reads in ${QUICKBOOK_WINDOW_SECONDS} seconds from terminal ${sale.terminal_id}`,
           retryAfterSeconds: decision.resetSeconds
         })
       }

@@ -64,7 +64,9 @@ export const saleClerkMessage = (
 ): string => {
   if (status !== "failed") return STATUS_MESSAGES[status][lang]
   // No money goes back automatically for these (nothing was taken, or a person looks at a mismatch).
-  if (failure.reason === "payment_not_found" || failure.reason === "payment_mismatch") return CLERK_MESSAGES[failure.reason][lang]
+  if (failure.reason === "payment_not_found" || failure.reason === "payment_mismatch") {
+    return CLERK_MESSAGES[failure.reason][lang]
+  }
   if (failure.reason !== undefined) return failedClerkMessage(failure.reason, failure.moneyReturned === true, lang)
   const why = lang === "nb" ? "Salget kunne ikke bookes." : "The sale could not be booked."
   return `${why} ${MONEY_BACK_MESSAGES[failure.moneyReturned === true ? "returned" : "returning"][lang]}`

@@ -18,7 +18,9 @@ const MODULE = 3
 const QUIET_ZONE = 4
 
 /** The QR code's modules of a payload: `size` × `size`, true for a dark module. */
-export const qrMatrix = (payload: string): { readonly size: number; readonly dark: (row: number, col: number) => boolean } => {
+export const qrMatrix = (
+  payload: string
+): { readonly size: number; readonly dark: (row: number, col: number) => boolean } => {
   const { modules } = QRCode.create(payload, { errorCorrectionLevel: "M" })
   return { size: modules.size, dark: (row, col) => modules.get(row, col) === 1 }
 }

@@ -8,7 +8,9 @@ import { Budget, QuickbookAuth } from "../security.js"
 
 export const GuestTypeInfo = Schema.Struct({
   type: Schema.String.annotations({ description: "Guest type key (e.g. `adult`); send it in a quote's guests." }),
-  label: Schema.String.annotations({ description: "What the clerk and the receipt show (the operator's pricing category)." }),
+  label: Schema.String.annotations({
+    description: "What the clerk and the receipt show (the operator's pricing category)."
+  }),
   isDefault: Schema.Boolean.annotations({ description: "The tour's main (adult) guest type." }),
   minAge: Schema.NullOr(Schema.Int),
   maxAge: Schema.NullOr(Schema.Int)
@@ -16,7 +18,9 @@ export const GuestTypeInfo = Schema.Struct({
 
 export const DeskTour = Schema.Struct({
   activityId: Schema.String.annotations({ description: "Tour id (UUID); pass it to slots and quote." }),
-  operatorName: Schema.String.annotations({ description: "The operator that runs the tour (another one when resold)." }),
+  operatorName: Schema.String.annotations({
+    description: "The operator that runs the tour (another one when resold)."
+  }),
   tourName: Schema.String,
   timeZone: Schema.String.annotations({ description: "IANA zone of the tour's days and start times." }),
   currency: Schema.String.annotations({ description: "ISO 4217 currency of its prices." }),
@@ -24,10 +28,15 @@ export const DeskTour = Schema.Struct({
   departureTimes: Schema.Array(Schema.String).annotations({
     description: "Usual local start times (HH:MM); the slots of a day are authoritative."
   }),
-  guestTypes: Schema.Array(GuestTypeInfo).annotations({ description: "The guest types the tour sells, in display order." }),
-  date: Day.annotations({ description: "The day this entry is about: `date` of the query, else today in the tour's zone." }),
+  guestTypes: Schema.Array(GuestTypeInfo).annotations({
+    description: "The guest types the tour sells, in display order."
+  }),
+  date: Day.annotations({
+    description: "The day this entry is about: `date` of the query, else today in the tour's zone."
+  }),
   available: Schema.NullOr(Schema.Boolean).annotations({
-    description: "true: the day has a start time with seats and prices; false: none; null: the booking system did not " +
+    description:
+      "true: the day has a start time with seats and prices; false: none; null: the booking system did not " +
       "answer in time (the slots endpoint then answers 503 `provider_unavailable`)."
   })
 }).annotations({ identifier: "DeskTour" })
@@ -53,47 +62,49 @@ export const DeskSlots = Schema.Struct({
   date: Day,
   timeZone: Schema.String,
   currency: Schema.String,
-  slots: Schema.Array(DeskSlot).annotations({ description: "The day's start times not yet started, by time, sold-out ones included." })
+  slots: Schema.Array(DeskSlot).annotations({
+    description: "The day's start times not yet started, by time, sold-out ones included."
+  })
 }).annotations({ identifier: "DeskSlots" })
 
 export class ToursGroup extends HttpApiGroup.make("tours")
   .add(
     HttpApiEndpoint.get("list", "/tours")
-        .setUrlParams(Schema.Struct({ date: Schema.optional(DayParam) }))
-        .addSuccess(DeskTourList)
-        .addError(QbBadRequest)
-        .addError(QbUnauthorized)
-        .addError(QbForbidden)
-        .addError(QbRateLimited)
-        .annotate(OpenApi.Summary, "Tours this terminal can sell on a day")
-        .annotate(
-          OpenApi.Description,
-          "Reads budget. Query `date` (YYYY-MM-DD, the tour's local day; default today in each tour's zone; from yesterday to " +
-            `${DESK_DAYS_AHEAD} days ahead, else 400 \`invalid_request\`, as for a day that is not a real calendar day). The published ` +
-            "tours, linked to a booking system, on the sites of the terminal's selling operator: its own and those it " +
-            "resells, by name, each with its guest types and whether the day has seats. A test key lists only tours whose " +
-            "booking system and merchant are sandboxes, a live key only those where neither is. Start times with seats and " +
-            "guest prices come from the slots endpoint."
-        )
+      .setUrlParams(Schema.Struct({ date: Schema.optional(DayParam) }))
+      .addSuccess(DeskTourList)
+      .addError(QbBadRequest)
+      .addError(QbUnauthorized)
+      .addError(QbForbidden)
+      .addError(QbRateLimited)
+      .annotate(OpenApi.Summary, "Tours this terminal can sell on a day")
+      .annotate(
+        OpenApi.Description,
+        "Reads budget. Query `date` (YYYY-MM-DD, the tour's local day; default today in each tour's zone; from yesterday to " +
+          `${DESK_DAYS_AHEAD} days ahead, else 400 \`invalid_request\`, as for a day that is not a real calendar day). The published ` +
+          "tours, linked to a booking system, on the sites of the terminal's selling operator: its own and those it " +
+          "resells, by name, each with its guest types and whether the day has seats. A test key lists only tours whose " +
+          "booking system and merchant are sandboxes, a live key only those where neither is. Start times with seats and " +
+          "guest prices come from the slots endpoint."
+      )
   )
   .add(
     HttpApiEndpoint.get("slots", "/tours/:activityId/slots")
-        .setPath(Schema.Struct({ activityId: Uuid }))
-        .setUrlParams(Schema.Struct({ date: Schema.optional(DayParam) }))
-        .addSuccess(DeskSlots)
-        .addError(QbBadRequest)
-        .addError(QbUnauthorized)
-        .addError(QbForbidden)
-        .addError(QbRateLimited)
-        .addError(QbUnavailable)
-        .annotate(OpenApi.Summary, "Start times, seats and guest prices of a tour on a day")
-        .annotate(
-          OpenApi.Description,
-          "Reads budget. Query `date` (YYYY-MM-DD, default today in the tour's zone; from yesterday to " +
-            `${DESK_DAYS_AHEAD} days ahead, else 400 \`invalid_request\`). Read live from the operator's booking ` +
-            "system; 503 `provider_unavailable` when it does not answer in time; 403 `tour_not_sellable_here` for a tour " +
-            "this terminal may not sell."
-        )
+      .setPath(Schema.Struct({ activityId: Uuid }))
+      .setUrlParams(Schema.Struct({ date: Schema.optional(DayParam) }))
+      .addSuccess(DeskSlots)
+      .addError(QbBadRequest)
+      .addError(QbUnauthorized)
+      .addError(QbForbidden)
+      .addError(QbRateLimited)
+      .addError(QbUnavailable)
+      .annotate(OpenApi.Summary, "Start times, seats and guest prices of a tour on a day")
+      .annotate(
+        OpenApi.Description,
+        "Reads budget. Query `date` (YYYY-MM-DD, default today in the tour's zone; from yesterday to " +
+          `${DESK_DAYS_AHEAD} days ahead, else 400 \`invalid_request\`). Read live from the operator's booking ` +
+          "system; 503 `provider_unavailable` when it does not answer in time; 403 `tour_not_sellable_here` for a tour " +
+          "this terminal may not sell."
+      )
   )
   .annotate(Budget, "reads")
   .middleware(QuickbookAuth)

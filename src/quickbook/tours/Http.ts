@@ -4,9 +4,9 @@
  */
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Layer } from "effect"
-import { guestTypesOf } from "../sales/rules.js"
-import { QuickbookTours } from "../sales/QuickbookTours.js"
 import { QuickbookApi } from "../Api.js"
+import { QuickbookTours } from "../sales/QuickbookTours.js"
+import { guestTypesOf } from "../sales/rules.js"
 import { CurrentTerminal } from "../security.js"
 
 export const QuickbookToursLive = HttpApiBuilder.group(QuickbookApi, "tours", (handlers) =>

@@ -39,45 +39,77 @@ const json = body(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
 
 export const adminApi = (sandbox: Sandbox) =>
   HttpRouter.empty.pipe(
-    HttpRouter.get("/sandbox/faults", answer(Effect.map(sandbox.faults.get, (state) => ({
-      all: state.all,
-      vendors: Object.fromEntries(state.vendors)
-    })))),
-    HttpRouter.put("/sandbox/faults", answer(Effect.gen(function*() {
-      const { vendorId, ...settings } = yield* body(FaultsBody)
-      yield* sandbox.faults.set(settings, vendorId === undefined ? undefined : { vendorId })
-      return yield* sandbox.faults.get.pipe(Effect.map((s) => ({ all: s.all, vendors: Object.fromEntries(s.vendors) })))
-    }))),
+    HttpRouter.get(
+      "/sandbox/faults",
+      answer(Effect.map(sandbox.faults.get, (state) => ({
+        all: state.all,
+        vendors: Object.fromEntries(state.vendors)
+      })))
+    ),
+    HttpRouter.put(
+      "/sandbox/faults",
+      answer(Effect.gen(function*() {
+        const { vendorId, ...settings } = yield* body(FaultsBody)
+        yield* sandbox.faults.set(settings, vendorId === undefined ? undefined : { vendorId })
+        return yield* sandbox.faults.get.pipe(
+          Effect.map((s) => ({ all: s.all, vendors: Object.fromEntries(s.vendors) }))
+        )
+      }))
+    ),
     HttpRouter.post("/sandbox/reset", answer(Effect.as(sandbox.faults.reset, { reset: true }))),
-    HttpRouter.get("/sandbox/requests", answer(Effect.gen(function*() {
-      const params = yield* HttpServerRequest.ParsedSearchParams
-      const method = typeof params.method === "string" ? params.method : undefined
-      const path = typeof params.path === "string" ? params.path : undefined
-      const filter = { ...(method ? { method } : {}), ...(path ? { path } : {}) }
-      return { count: yield* sandbox.requests.count(filter), requests: yield* sandbox.requests.list }
-    }))),
+    HttpRouter.get(
+      "/sandbox/requests",
+      answer(Effect.gen(function*() {
+        const params = yield* HttpServerRequest.ParsedSearchParams
+        const method = typeof params.method === "string" ? params.method : undefined
+        const path = typeof params.path === "string" ? params.path : undefined
+        const filter = { ...(method ? { method } : {}), ...(path ? { path } : {}) }
+        return { count: yield* sandbox.requests.count(filter), requests: yield* sandbox.requests.list }
+      }))
+    ),
     HttpRouter.post("/sandbox/vendors", answer(Effect.flatMap(json, (spec) => sandbox.createVendor(spec as any)))),
     HttpRouter.post("/sandbox/demo", answer(Effect.flatMap(json, (spec) => sandbox.seedDemoVendor(spec as any)))),
-    HttpRouter.post("/sandbox/vendors/:id/bookings", answer(Effect.gen(function*() {
-      const vendorId = yield* numericParam("id")
-      return yield* sandbox.addBooking({ ...(yield* json) as any, vendorId })
-    }))),
-    HttpRouter.post("/sandbox/vendors/:id/generate", answer(Effect.gen(function*() {
-      const vendorId = yield* numericParam("id")
-      return yield* sandbox.generateBookings({ ...(yield* json) as any, vendorId })
-    }))),
-    HttpRouter.post("/sandbox/vendors/:id/bulk", answer(Effect.gen(function*() {
-      const vendorId = yield* numericParam("id")
-      return yield* sandbox.bulkBookings({ ...(yield* json) as any, vendorId })
-    }))),
-    HttpRouter.post("/sandbox/vendors/:id/bookings/:code/cancel", answer(Effect.gen(function*() {
-      yield* sandbox.cancelBooking(yield* numericParam("id"), yield* param("code"))
-      return { cancelled: true }
-    }))),
-    HttpRouter.del("/sandbox/vendors/:id/bookings/:code", answer(Effect.gen(function*() {
-      yield* sandbox.deleteBooking(yield* numericParam("id"), yield* param("code"))
-      return { deleted: true }
-    }))),
-    HttpRouter.put("/sandbox/departures", answer(Effect.flatMap(json, (spec) => Effect.as(sandbox.setDepartureCapacity(spec as any), spec)))),
-    HttpRouter.put("/sandbox/day-prices", answer(Effect.flatMap(json, (spec) => Effect.as(sandbox.setDayPrices(spec as any), spec))))
+    HttpRouter.post(
+      "/sandbox/vendors/:id/bookings",
+      answer(Effect.gen(function*() {
+        const vendorId = yield* numericParam("id")
+        return yield* sandbox.addBooking({ ...(yield* json) as any, vendorId })
+      }))
+    ),
+    HttpRouter.post(
+      "/sandbox/vendors/:id/generate",
+      answer(Effect.gen(function*() {
+        const vendorId = yield* numericParam("id")
+        return yield* sandbox.generateBookings({ ...(yield* json) as any, vendorId })
+      }))
+    ),
+    HttpRouter.post(
+      "/sandbox/vendors/:id/bulk",
+      answer(Effect.gen(function*() {
+        const vendorId = yield* numericParam("id")
+        return yield* sandbox.bulkBookings({ ...(yield* json) as any, vendorId })
+      }))
+    ),
+    HttpRouter.post(
+      "/sandbox/vendors/:id/bookings/:code/cancel",
+      answer(Effect.gen(function*() {
+        yield* sandbox.cancelBooking(yield* numericParam("id"), yield* param("code"))
+        return { cancelled: true }
+      }))
+    ),
+    HttpRouter.del(
+      "/sandbox/vendors/:id/bookings/:code",
+      answer(Effect.gen(function*() {
+        yield* sandbox.deleteBooking(yield* numericParam("id"), yield* param("code"))
+        return { deleted: true }
+      }))
+    ),
+    HttpRouter.put(
+      "/sandbox/departures",
+      answer(Effect.flatMap(json, (spec) => Effect.as(sandbox.setDepartureCapacity(spec as any), spec)))
+    ),
+    HttpRouter.put(
+      "/sandbox/day-prices",
+      answer(Effect.flatMap(json, (spec) => Effect.as(sandbox.setDayPrices(spec as any), spec)))
+    )
   )

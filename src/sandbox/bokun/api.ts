@@ -37,12 +37,13 @@ export const body = <A, I>(schema: Schema.Schema<A, I>) =>
     Effect.mapError((e) => badRequest(e._tag === "ParseError" ? `Invalid body: ${e.message}` : "Invalid JSON body"))
   )
 
-export const param = (name: string) =>
-  Effect.map(HttpRouter.params, (params) => params[name] ?? "")
+export const param = (name: string) => Effect.map(HttpRouter.params, (params) => params[name] ?? "")
 
 export const numericParam = (name: string) =>
-  Effect.flatMap(param(name), (value) =>
-    /^\d+$/.test(value) ? Effect.succeed(Number(value)) : Effect.fail(badRequest(`${name} must be a number`)))
+  Effect.flatMap(
+    param(name),
+    (value) => /^\d+$/.test(value) ? Effect.succeed(Number(value)) : Effect.fail(badRequest(`${name} must be a number`))
+  )
 
 const query = (name: string) =>
   Effect.map(HttpServerRequest.ParsedSearchParams, (params) => {
@@ -68,15 +69,24 @@ const idOrNull = (id: string | number | null | undefined) => (id == null ? Effec
  * transaction id. None when the request carries no amount.
  */
 const paymentOf = (
-  input: { readonly amount?: number | null | undefined; readonly currency?: string | null | undefined; readonly transactionDetails?: { readonly transactionId?: string | null | undefined } | null | undefined },
+  input: {
+    readonly amount?: number | null | undefined
+    readonly currency?: string | null | undefined
+    readonly transactionDetails?: { readonly transactionId?: string | null | undefined } | null | undefined
+  },
   currency: string
 ) => {
   if (input.amount == null) return Effect.succeed(null)
-  if (!Number.isFinite(input.amount) || input.amount < 0) return Effect.fail(badRequest(`Invalid amount ${input.amount}`))
+  if (!Number.isFinite(input.amount) || input.amount < 0) {
+    return Effect.fail(badRequest(`Invalid amount ${input.amount}`))
+  }
   if (input.currency != null && input.currency.toUpperCase() !== currency.toUpperCase()) {
     return Effect.fail(badRequest(`The payment is in ${input.currency}; the booking is in ${currency}`))
   }
-  return Effect.succeed({ paidMinor: toMinor(input.amount, currency), reference: input.transactionDetails?.transactionId ?? null })
+  return Effect.succeed({
+    paidMinor: toMinor(input.amount, currency),
+    reference: input.transactionDetails?.transactionId ?? null
+  })
 }
 
 export const bokunApi = (store: Store, switchesOf: (accessKey: string | null) => Effect.Effect<FaultSettings>) => {
@@ -89,15 +99,22 @@ export const bokunApi = (store: Store, switchesOf: (accessKey: string | null) =>
     Effect.gen(function*() {
       const switches = yield* switchesOf(vendor.access_key)
       if (switches.rejectPhone && what.phone !== null) {
-        return yield* new SandboxFailure({ status: 400, message: `Invalid phone number: ${what.phone}`, errorCode: "INVALID_PHONE_NUMBER" })
+        return yield* new SandboxFailure({
+          status: 400,
+          message: `Invalid phone number: ${what.phone}`,
+          errorCode: "INVALID_PHONE_NUMBER"
+        })
       }
       if (switches.refuseBookings && what.booking) {
-        return yield* new SandboxFailure({ status: 400, message: "The vendor does not accept this booking", errorCode: "NOT_ALLOWED" })
+        return yield* new SandboxFailure({
+          status: 400,
+          message: "The vendor does not accept this booking",
+          errorCode: "NOT_ALLOWED"
+        })
       }
     })
 
-  const bookingAnswer = (id: number) =>
-    Effect.map(store.loadBookings([id]), (list) => ({ booking: list[0]! }))
+  const bookingAnswer = (id: number) => Effect.map(store.loadBookings([id]), (list) => ({ booking: list[0]! }))
 
   const checkout = (vendor: VendorRow) =>
     Effect.gen(function*() {
@@ -129,7 +146,9 @@ export const bokunApi = (store: Store, switchesOf: (accessKey: string | null) =>
       const payment = reserve ? null : yield* paymentOf(input, vendor.currency)
       yield* store.expireHolds
       const made = yield* store.sql.withTransaction(Effect.gen(function*() {
-        const existing = idempotencyKey === null ? undefined : yield* store.existingByIdempotencyKey(vendor.id, idempotencyKey)
+        const existing = idempotencyKey === null
+          ? undefined
+          : yield* store.existingByIdempotencyKey(vendor.id, idempotencyKey)
         if (existing) return { id: existing.id, holdExpires: existing.hold_expires_at }
         return yield* store.insertBooking({
           vendor,
@@ -152,68 +171,113 @@ export const bokunApi = (store: Store, switchesOf: (accessKey: string | null) =>
     })
 
   return HttpRouter.empty.pipe(
-    HttpRouter.post("/booking.json/booking-search", signed((vendor) =>
-      Effect.gen(function*() {
-        const input = yield* body(Dialect.BookingSearchRequest)
-        return yield* store.searchBookings(vendor.id, {
-          from: input.startDateRange.from.slice(0, 10),
-          to: input.startDateRange.to.slice(0, 10),
-          statuses: input.bookingStatuses ?? null,
-          page: input.page ?? 1,
-          pageSize: input.pageSize ?? 50
+    HttpRouter.post(
+      "/booking.json/booking-search",
+      signed((vendor) =>
+        Effect.gen(function*() {
+          const input = yield* body(Dialect.BookingSearchRequest)
+          return yield* store.searchBookings(vendor.id, {
+            from: input.startDateRange.from.slice(0, 10),
+            to: input.startDateRange.to.slice(0, 10),
+            statuses: input.bookingStatuses ?? null,
+            page: input.page ?? 1,
+            pageSize: input.pageSize ?? 50
+          })
         })
-      }))),
-    HttpRouter.get("/booking.json/booking/:code", signed((vendor) =>
-      Effect.flatMap(param("code"), (code) => store.bookingByCode(vendor.id, code)))),
-    HttpRouter.post("/booking.json/cancel-booking/:code", signed((vendor) =>
-      Effect.gen(function*() {
-        const input = yield* body(Dialect.CancelRequest)
-        yield* store.cancelBooking(vendor.id, yield* param("code"), input.note ?? null)
-        return {}
-      }))),
-    HttpRouter.post("/booking.json/:code/abort-reserved", signed((vendor) =>
-      Effect.gen(function*() {
-        yield* store.abortReserved(vendor.id, yield* param("code"))
-        return {}
-      }))),
-    HttpRouter.post("/booking.json/update-customer/:code", signed((vendor) =>
-      Effect.gen(function*() {
-        const code = yield* param("code")
-        const customer = yield* body(Dialect.Customer)
-        yield* refusals(vendor, { phone: customer.phoneNumber ?? null, booking: false })
-        yield* store.updateCustomer(vendor.id, code, customer)
-        return yield* Effect.map(store.bookingByCode(vendor.id, code), (booking) => ({ booking }))
-      }))),
-    HttpRouter.post("/booking.json/edit", signed((vendor) =>
-      Effect.gen(function*() {
-        const id = yield* store.editBooking(vendor.id, yield* body(Dialect.EditRequest))
-        return yield* bookingAnswer(id)
-      }))),
+      )
+    ),
+    HttpRouter.get(
+      "/booking.json/booking/:code",
+      signed((vendor) => Effect.flatMap(param("code"), (code) => store.bookingByCode(vendor.id, code)))
+    ),
+    HttpRouter.post(
+      "/booking.json/cancel-booking/:code",
+      signed((vendor) =>
+        Effect.gen(function*() {
+          const input = yield* body(Dialect.CancelRequest)
+          yield* store.cancelBooking(vendor.id, yield* param("code"), input.note ?? null)
+          return {}
+        })
+      )
+    ),
+    HttpRouter.post(
+      "/booking.json/:code/abort-reserved",
+      signed((vendor) =>
+        Effect.gen(function*() {
+          yield* store.abortReserved(vendor.id, yield* param("code"))
+          return {}
+        })
+      )
+    ),
+    HttpRouter.post(
+      "/booking.json/update-customer/:code",
+      signed((vendor) =>
+        Effect.gen(function*() {
+          const code = yield* param("code")
+          const customer = yield* body(Dialect.Customer)
+          yield* refusals(vendor, { phone: customer.phoneNumber ?? null, booking: false })
+          yield* store.updateCustomer(vendor.id, code, customer)
+          return yield* Effect.map(store.bookingByCode(vendor.id, code), (booking) => ({ booking }))
+        })
+      )
+    ),
+    HttpRouter.post(
+      "/booking.json/edit",
+      signed((vendor) =>
+        Effect.gen(function*() {
+          const id = yield* store.editBooking(vendor.id, yield* body(Dialect.EditRequest))
+          return yield* bookingAnswer(id)
+        })
+      )
+    ),
     HttpRouter.post("/checkout.json/submit", signed(checkout)),
-    HttpRouter.post("/checkout.json/confirm-reserved/:code", signed((vendor) =>
-      Effect.gen(function*() {
-        const input = yield* body(Dialect.ConfirmReservedRequest)
-        yield* refusals(vendor, { phone: null, booking: true })
-        const payment = yield* paymentOf(input, vendor.currency)
-        const id = yield* store.confirmReserved(vendor.id, yield* param("code"), input.externalBookingReference ?? null, payment)
-        return yield* bookingAnswer(id)
-      }))),
-    HttpRouter.post("/activity.json/search", signed((vendor) =>
-      Effect.gen(function*() {
-        const input = yield* body(Schema.Struct({ page: Schema.optional(Schema.Number), pageSize: Schema.optional(Schema.Number) }))
-        return yield* store.activitySearch(vendor.id, input.page ?? 1, input.pageSize ?? 20)
-      }))),
-    HttpRouter.get("/activity.json/:id", signed((vendor) =>
-      Effect.flatMap(numericParam("id"), (id) => store.activity(vendor.id, id)))),
-    HttpRouter.get("/activity.json/:id/pickup-places", signed((vendor) =>
-      Effect.flatMap(numericParam("id"), (id) => store.pickupPlaces(vendor.id, id)))),
-    HttpRouter.get("/activity.json/:id/availabilities", signed((vendor) =>
-      Effect.gen(function*() {
-        const id = yield* numericParam("id")
-        const start = yield* query("start")
-        const end = yield* query("end")
-        if (start === null || end === null) return yield* badRequest("start and end are required")
-        return yield* store.availabilities(vendor.id, id, start, end)
-      })))
+    HttpRouter.post(
+      "/checkout.json/confirm-reserved/:code",
+      signed((vendor) =>
+        Effect.gen(function*() {
+          const input = yield* body(Dialect.ConfirmReservedRequest)
+          yield* refusals(vendor, { phone: null, booking: true })
+          const payment = yield* paymentOf(input, vendor.currency)
+          const id = yield* store.confirmReserved(
+            vendor.id,
+            yield* param("code"),
+            input.externalBookingReference ?? null,
+            payment
+          )
+          return yield* bookingAnswer(id)
+        })
+      )
+    ),
+    HttpRouter.post(
+      "/activity.json/search",
+      signed((vendor) =>
+        Effect.gen(function*() {
+          const input = yield* body(
+            Schema.Struct({ page: Schema.optional(Schema.Number), pageSize: Schema.optional(Schema.Number) })
+          )
+          return yield* store.activitySearch(vendor.id, input.page ?? 1, input.pageSize ?? 20)
+        })
+      )
+    ),
+    HttpRouter.get(
+      "/activity.json/:id",
+      signed((vendor) => Effect.flatMap(numericParam("id"), (id) => store.activity(vendor.id, id)))
+    ),
+    HttpRouter.get(
+      "/activity.json/:id/pickup-places",
+      signed((vendor) => Effect.flatMap(numericParam("id"), (id) => store.pickupPlaces(vendor.id, id)))
+    ),
+    HttpRouter.get(
+      "/activity.json/:id/availabilities",
+      signed((vendor) =>
+        Effect.gen(function*() {
+          const id = yield* numericParam("id")
+          const start = yield* query("start")
+          const end = yield* query("end")
+          if (start === null || end === null) return yield* badRequest("start and end are required")
+          return yield* store.availabilities(vendor.id, id, start, end)
+        })
+      )
+    )
   )
 }

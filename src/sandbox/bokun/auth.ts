@@ -9,8 +9,8 @@ import {
   ACCESS_KEY_HEADER,
   DATE_HEADER,
   parseBokunDate,
-  SIGNATURE_HEADER,
   signature,
+  SIGNATURE_HEADER,
   signatureMatches
 } from "../../adapters/bokun/signing.js"
 import { unauthorized } from "./failure.js"
@@ -30,7 +30,9 @@ export const authenticate = (store: Store) =>
     const accessKey = header(request, ACCESS_KEY_HEADER)
     const received = header(request, SIGNATURE_HEADER)
     if (date === null || accessKey === null || received === null) {
-      return yield* unauthorized("Authentication failed: X-Bokun-Date, X-Bokun-AccessKey and X-Bokun-Signature are required")
+      return yield* unauthorized(
+        "Authentication failed: X-Bokun-Date, X-Bokun-AccessKey and X-Bokun-Signature are required"
+      )
     }
     const at = parseBokunDate(date)
     if (at === null) return yield* unauthorized("Authentication failed: X-Bokun-Date must be yyyy-MM-dd HH:mm:ss (UTC)")

@@ -42,18 +42,24 @@ export const makeBookingChanges = (sql: SqlClient.SqlClient, changed: Effect.Eff
       const at = yield* now
       const b = yield* lockBooking(vendorId, code)
       if (b.status === "CONFIRMED") return b.id
-      const lapsed = b.status === "TIMEOUT" || (b.status === "RESERVED" && b.hold_expires_at !== null && b.hold_expires_at <= at)
+      const lapsed = b.status === "TIMEOUT" ||
+        (b.status === "RESERVED" && b.hold_expires_at !== null && b.hold_expires_at <= at)
       if (lapsed) {
         yield* setStatus(b.id, "TIMEOUT", ["RESERVED"], at)
         return yield* badRequest(`Reservation ${code} has expired`, "RESERVATION_EXPIRED")
       }
-      if (b.status !== "RESERVED") return yield* badRequest(`Booking ${code} is ${b.status}, not RESERVED`, "NOT_ALLOWED")
+      if (b.status !== "RESERVED") {
+        return yield* badRequest(`Booking ${code} is ${b.status}, not RESERVED`, "NOT_ALLOWED")
+      }
       // A product that no longer allows reservations (switched off since the hold) does not confirm one.
       const [refused] = yield* sql<{ product_id: string }>`
         SELECT p.id AS product_id FROM bokun_sandbox.product_bookings pb JOIN bokun_sandbox.products p ON p.id = pb.product_id
         WHERE pb.booking_id = ${b.id} AND NOT p.supports_holds LIMIT 1`
       if (refused) {
-        return yield* badRequest(`Activity ${refused.product_id} does not allow RESERVE_FOR_EXTERNAL_PAYMENT`, "RESERVATIONS_NOT_ALLOWED")
+        return yield* badRequest(
+          `Activity ${refused.product_id} does not allow RESERVE_FOR_EXTERNAL_PAYMENT`,
+          "RESERVATIONS_NOT_ALLOWED"
+        )
       }
       yield* setStatus(b.id, "CONFIRMED", ["RESERVED"], at)
       if (externalReference !== null) {
@@ -73,7 +79,9 @@ export const makeBookingChanges = (sql: SqlClient.SqlClient, changed: Effect.Eff
       const at = yield* now
       const b = yield* lockBooking(vendorId, code)
       if (b.status === "ABORTED" || b.status === "TIMEOUT") return
-      if (b.status !== "RESERVED") return yield* badRequest(`Booking ${code} is ${b.status}, only reserved bookings can be aborted`, "NOT_ALLOWED")
+      if (b.status !== "RESERVED") {
+        return yield* badRequest(`Booking ${code} is ${b.status}, only reserved bookings can be aborted`, "NOT_ALLOWED")
+      }
       yield* setStatus(b.id, "ABORTED", ["RESERVED"], at)
     }))
 
@@ -89,9 +97,10 @@ export const makeBookingChanges = (sql: SqlClient.SqlClient, changed: Effect.Eff
 
   /** Deletes a booking outright (a test's way to make a booking vanish from the booking system). */
   const deleteBooking = (vendorId: number, code: string) =>
-    sql`DELETE FROM bokun_sandbox.bookings WHERE vendor_id = ${vendorId} AND confirmation_code = ${code} RETURNING id`.pipe(
-      Effect.flatMap((rows) => (rows.length > 0 ? changed : Effect.fail(notFound(`Booking ${code}`))))
-    )
+    sql`DELETE FROM bokun_sandbox.bookings WHERE vendor_id = ${vendorId} AND confirmation_code = ${code} RETURNING id`
+      .pipe(
+        Effect.flatMap((rows) => (rows.length > 0 ? changed : Effect.fail(notFound(`Booking ${code}`))))
+      )
 
   const updateCustomer = (vendorId: number, code: string, customer: typeof Dialect.Customer.Type) =>
     Effect.gen(function*() {
@@ -119,18 +128,35 @@ export const makeBookingChanges = (sql: SqlClient.SqlClient, changed: Effect.Eff
       let bookingId: number | null = null
       for (const action of actions) {
         const lineId = Number(action.activityBookingId)
-        const [line] = yield* sql<{ id: number; booking_id: number; product_id: number; date: string; start_time_id: number; rate_id: number | null; participants: number; status: string }>`
+        const [line] = yield* sql<
+          {
+            id: number
+            booking_id: number
+            product_id: number
+            date: string
+            start_time_id: number
+            rate_id: number | null
+            participants: number
+            status: string
+          }
+        >`
           SELECT pb.id, pb.booking_id, pb.product_id, pb.date, pb.start_time_id, pb.rate_id, pb.participants, pb.status
           FROM bokun_sandbox.product_bookings pb
           WHERE pb.id = ${Number.isFinite(lineId) ? lineId : -1} AND pb.vendor_id = ${vendorId} FOR UPDATE`
         if (!line) return yield* notFound(`Activity booking ${action.activityBookingId}`)
-        if (bookingId !== null && line.booking_id !== bookingId) return yield* badRequest("Actions must edit one booking")
+        if (bookingId !== null && line.booking_id !== bookingId) {
+          return yield* badRequest("Actions must edit one booking")
+        }
         bookingId = line.booking_id
         if (line.status !== "CONFIRMED" && line.status !== "RESERVED") {
           return yield* badRequest(`Activity booking ${line.id} is ${line.status}`, "NOT_ALLOWED")
         }
         const target = action.type === "ActivityChangeDateAction"
-          ? { date: action.date, startTimeId: action.startTimeId == null ? line.start_time_id : Number(action.startTimeId), rateId: line.rate_id }
+          ? {
+            date: action.date,
+            startTimeId: action.startTimeId == null ? line.start_time_id : Number(action.startTimeId),
+            rateId: line.rate_id
+          }
           : { date: line.date, startTimeId: line.start_time_id, rateId: Number(action.rateId) }
         yield* checkDeparture(vendorId, { productId: line.product_id, ...target })
         const sameDeparture = target.date === line.date && target.startTimeId === line.start_time_id

@@ -15,7 +15,12 @@ import { dayMillis, validDay } from "./time.js"
 
 const SEARCH_CACHE_SIZE = 8
 
-export const makeBookingQueries = (sql: SqlClient.SqlClient, generation: Ref.Ref<number>, catalogue: Catalogue, seats: Seats) => {
+export const makeBookingQueries = (
+  sql: SqlClient.SqlClient,
+  generation: Ref.Ref<number>,
+  catalogue: Catalogue,
+  seats: Seats
+) => {
   const { dayPrices, product, prices } = catalogue
   const { expireHolds } = seats
   const searchCache = new Map<string, { generation: number; ids: ReadonlyArray<number> }>()
@@ -79,7 +84,9 @@ export const makeBookingQueries = (sql: SqlClient.SqlClient, generation: Ref.Ref
     readonly pageSize: number
   }) =>
     Effect.gen(function*() {
-      if (!validDay(query.from) || !validDay(query.to)) return yield* badRequest("startDateRange needs from and to as yyyy-MM-dd")
+      if (!validDay(query.from) || !validDay(query.to)) {
+        return yield* badRequest("startDateRange needs from and to as yyyy-MM-dd")
+      }
       yield* expireHolds
       const key = `${vendorId}|${query.from}|${query.to}|${query.statuses?.join(",") ?? "*"}`
       const current = yield* Ref.get(generation)

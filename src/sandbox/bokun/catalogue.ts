@@ -44,7 +44,9 @@ export interface PriceRow {
 
 export const makeCatalogue = (sql: SqlClient.SqlClient) => {
   const vendorByAccessKey = (accessKey: string) =>
-    sql<VendorRow>`SELECT * FROM bokun_sandbox.vendors WHERE access_key = ${accessKey}`.pipe(Effect.map((rows) => rows[0]))
+    sql<VendorRow>`SELECT * FROM bokun_sandbox.vendors WHERE access_key = ${accessKey}`.pipe(
+      Effect.map((rows) => rows[0])
+    )
 
   const vendorById = (id: number) =>
     sql<VendorRow>`SELECT * FROM bokun_sandbox.vendors WHERE id = ${id}`.pipe(
@@ -92,7 +94,9 @@ export const makeCatalogue = (sql: SqlClient.SqlClient) => {
         sql<{ id: number; title: string; is_default: boolean; min_age: number | null; max_age: number | null }>`
           SELECT id, title, is_default, min_age, max_age FROM bokun_sandbox.pricing_categories
           WHERE product_id = ${p.id} ORDER BY position, id`,
-        sql<{ id: number; time: string }>`SELECT id, time FROM bokun_sandbox.start_times WHERE product_id = ${p.id} ORDER BY time`
+        sql<
+          { id: number; time: string }
+        >`SELECT id, time FROM bokun_sandbox.start_times WHERE product_id = ${p.id} ORDER BY time`
       ])
       const body: typeof Dialect.Activity.Encoded = {
         id: p.id,
@@ -100,7 +104,12 @@ export const makeCatalogue = (sql: SqlClient.SqlClient) => {
         timeZone: p.timezone,
         durationMinutes: p.duration_minutes,
         vendor: { id: vendor.id, title: vendor.title, currencyCode: p.currency, timeZone: vendor.timezone },
-        rates: rates.map((r) => ({ id: r.id, title: r.title, description: r.description, pricedPerPerson: !p.priced_per_booking })),
+        rates: rates.map((r) => ({
+          id: r.id,
+          title: r.title,
+          description: r.description,
+          pricedPerPerson: !p.priced_per_booking
+        })),
         pricingCategories: categories.map((c) => ({
           id: c.id,
           title: c.title,
@@ -109,7 +118,11 @@ export const makeCatalogue = (sql: SqlClient.SqlClient) => {
           minAge: c.min_age,
           maxAge: c.max_age
         })),
-        startTimes: startTimes.map((s) => ({ id: s.id, hour: Number(s.time.slice(0, 2)), minute: Number(s.time.slice(3)) })),
+        startTimes: startTimes.map((s) => ({
+          id: s.id,
+          hour: Number(s.time.slice(0, 2)),
+          minute: Number(s.time.slice(3))
+        })),
         reviewRating: p.rating_average,
         reviewCount: p.rating_count,
         reservationsAllowed: p.supports_holds
@@ -122,16 +135,25 @@ export const makeCatalogue = (sql: SqlClient.SqlClient) => {
       product(vendorId, productId),
       sql<{ id: number; title: string }>`
         SELECT id, title FROM bokun_sandbox.pickup_places WHERE product_id = ${productId} ORDER BY title, id`
-    ).pipe(Effect.map((rows): typeof Dialect.PickupPlaces.Encoded => ({ pickupPlaces: rows.map((r) => ({ id: r.id, title: r.title })) })))
+    ).pipe(
+      Effect.map((rows): typeof Dialect.PickupPlaces.Encoded => ({
+        pickupPlaces: rows.map((r) => ({ id: r.id, title: r.title }))
+      }))
+    )
 
   const activitySearch = (vendorId: number, page: number, pageSize: number) =>
     Effect.gen(function*() {
       const size = Math.min(Math.max(1, pageSize), 1000)
-      const [count] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM bokun_sandbox.products WHERE vendor_id = ${vendorId}`
+      const [count] = yield* sql<
+        { n: number }
+      >`SELECT count(*)::int AS n FROM bokun_sandbox.products WHERE vendor_id = ${vendorId}`
       const items = yield* sql<{ id: number; title: string }>`
         SELECT id, title FROM bokun_sandbox.products WHERE vendor_id = ${vendorId}
         ORDER BY id LIMIT ${size} OFFSET ${(Math.max(1, page) - 1) * size}`
-      const body: typeof Dialect.ActivitySearchResult.Encoded = { totalHits: count!.n, items: items.map((i) => ({ id: i.id, title: i.title })) }
+      const body: typeof Dialect.ActivitySearchResult.Encoded = {
+        totalHits: count!.n,
+        items: items.map((i) => ({ id: i.id, title: i.title }))
+      }
       return body
     })
   return { vendorByAccessKey, vendorById, product, prices, dayPrices, inSeason, activity, pickupPlaces, activitySearch }

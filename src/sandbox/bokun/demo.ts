@@ -6,7 +6,15 @@ import { addDays, localDay } from "./time.js"
 import { createVendor, type ProductSpec } from "./vendors.js"
 
 const ADULT_PRICE: Readonly<Record<string, number>> = {
-  NOK: 990, SEK: 990, DKK: 750, EUR: 89, USD: 99, GBP: 79, CHF: 95, ISK: 14900, JPY: 12000
+  NOK: 990,
+  SEK: 990,
+  DKK: 750,
+  EUR: 89,
+  USD: 99,
+  GBP: 79,
+  CHF: 95,
+  ISK: 14900,
+  JPY: 12000
 }
 
 /** Three day tours with start times, rates, adult/child prices and pickups, priced for the currency. */

@@ -7,7 +7,8 @@ export class SandboxFailure extends Data.TaggedError("SandboxFailure")<{
   readonly errorCode: string
 }> {}
 
-export const notFound = (what: string) => new SandboxFailure({ status: 404, message: `${what} not found`, errorCode: "NOT_FOUND" })
+export const notFound = (what: string) =>
+  new SandboxFailure({ status: 404, message: `${what} not found`, errorCode: "NOT_FOUND" })
 
 export const badRequest = (message: string, errorCode = "INVALID_REQUEST") =>
   new SandboxFailure({ status: 400, message, errorCode })

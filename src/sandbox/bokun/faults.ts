@@ -59,8 +59,10 @@ export const makeFaults = Effect.map(
     /** Every switch off, the request log emptied. */
     reset: faults.reset,
     requests: {
-      list: Effect.map(faults.requests.list, (entries) =>
-        entries.map((r): LoggedRequest => ({ method: r.method, path: r.path, accessKey: r.scope }))),
+      list: Effect.map(
+        faults.requests.list,
+        (entries) => entries.map((r): LoggedRequest => ({ method: r.method, path: r.path, accessKey: r.scope }))
+      ),
       count: (filter: RequestFilter = {}) => {
         const { accessKey, ...rest } = filter
         return faults.requests.count(accessKey === undefined ? rest : { ...rest, scope: accessKey })

@@ -43,14 +43,18 @@ const loadGenProducts = (store: Store, vendorId: number) =>
       SELECT id, capacity, priced_per_booking FROM bokun_sandbox.products WHERE vendor_id = ${vendorId} ORDER BY id`
     const result: Array<GenProduct> = []
     for (const p of products) {
-      const starts = yield* sql<{ id: number }>`SELECT id FROM bokun_sandbox.start_times WHERE product_id = ${p.id} ORDER BY time`
+      const starts = yield* sql<
+        { id: number }
+      >`SELECT id FROM bokun_sandbox.start_times WHERE product_id = ${p.id} ORDER BY time`
       const prices = yield* sql<{ rate_id: number; category_id: number; amount_minor: number }>`
         SELECT r.id AS rate_id, pr.pricing_category_id AS category_id, pr.amount_minor
         FROM bokun_sandbox.rates r JOIN bokun_sandbox.prices pr ON pr.rate_id = r.id
         WHERE r.product_id = ${p.id} ORDER BY r.position, r.id`
       const categories = yield* sql<{ id: number; title: string; is_default: boolean }>`
         SELECT id, title, is_default FROM bokun_sandbox.pricing_categories WHERE product_id = ${p.id} ORDER BY position, id`
-      const pickups = yield* sql<{ id: number }>`SELECT id FROM bokun_sandbox.pickup_places WHERE product_id = ${p.id} ORDER BY id`
+      const pickups = yield* sql<
+        { id: number }
+      >`SELECT id FROM bokun_sandbox.pickup_places WHERE product_id = ${p.id} ORDER BY id`
       const rateIds = [...new Set(prices.map((r) => r.rate_id))]
       result.push({
         id: p.id,
@@ -91,9 +95,9 @@ export const generateBookings = (store: Store, spec: GenerateSpec) =>
         SELECT d.product_id, d.date, d.start_time_id, d.capacity FROM bokun_sandbox.departures d
         JOIN bokun_sandbox.products p ON p.id = d.product_id
         WHERE p.vendor_id = ${vendor.id} AND d.date BETWEEN ${spec.from} AND ${spec.to}`).map((r) => [
-          `${r.product_id}|${r.date}|${r.start_time_id}`,
-          r.capacity
-        ])
+        `${r.product_id}|${r.date}|${r.start_time_id}`,
+        r.capacity
+      ])
     )
     const now = yield* Clock.currentTimeMillis
     const fullDays = new Set(spec.fullDays ?? [])
@@ -147,7 +151,9 @@ export const generateBookings = (store: Store, spec: GenerateSpec) =>
                 currency: vendor.currency,
                 first_name: first,
                 last_name: last,
-                email: rng.chance(0.9) ? `${first}.${last}@example.com`.toLowerCase().replace(/[^a-z0-9.@]/g, "") : null,
+                email: rng.chance(0.9)
+                  ? `${first}.${last}@example.com`.toLowerCase().replace(/[^a-z0-9.@]/g, "")
+                  : null,
                 phone: rng.chance(0.7) ? `+47${rng.int(40000000, 99999999)}` : null,
                 paid_minor: paid,
                 payment_status: channel.class === "ota" ? "INVOICED" : null,

@@ -18,7 +18,12 @@ export interface ImportedBooking {
   readonly startTime: string
   readonly participants: number
   readonly status: "CONFIRMED" | "CANCELLED"
-  readonly guest: { readonly firstName: string; readonly lastName: string; readonly email: string | null; readonly phone: string | null }
+  readonly guest: {
+    readonly firstName: string
+    readonly lastName: string
+    readonly email: string | null
+    readonly phone: string | null
+  }
   /** What the guest still owes on it (a pay-later balance not collected yet); the rest is paid. */
   readonly owedMinor: number
   readonly createdAt: Date

@@ -1,13 +1,13 @@
 /** The Bókun sandbox's public surface. */
-export { BokunSandbox, BokunSandboxLive, type Sandbox, type SandboxOptions, startSandbox } from "./sandbox.js"
 export type { FaultSettings, FaultState, LoggedRequest, RequestFilter } from "./faults.js"
+export { BokunSandbox, BokunSandboxLive, type Sandbox, type SandboxOptions, startSandbox } from "./sandbox.js"
 export {
   type BookingSpec,
   type BulkSpec,
   type ChannelClass,
   DEFAULT_CHANNELS,
-  type DemoSpec,
   demoProducts,
+  type DemoSpec,
   type GenerateSpec,
   type ImportedBooking,
   type ProductSpec,
@@ -16,4 +16,4 @@ export {
   type SeededBooking,
   type VendorSpec
 } from "./seed.js"
-export { localDay, addDays } from "./time.js"
+export { addDays, localDay } from "./time.js"

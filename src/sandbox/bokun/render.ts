@@ -78,7 +78,9 @@ const renderLine = (l: LineRow, currency: string): typeof Dialect.ProductBooking
     })),
     pickup: l.pickup_id !== null,
     pickupPlace: l.pickup_id === null ? null : { id: l.pickup_id, title: l.pickup_title },
-    pickupTime: l.pickup_id === null || l.start_time === null ? null : minutesBefore(l.start_time, l.minutes_before ?? 0)
+    pickupTime: l.pickup_id === null || l.start_time === null
+      ? null
+      : minutesBefore(l.start_time, l.minutes_before ?? 0)
   }
 })
 

@@ -11,17 +11,16 @@
 import { HttpMiddleware, HttpRouter } from "@effect/platform"
 import type { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer, Redacted, type Scope } from "effect"
-import { listen, type SandboxOptions } from "../server.js"
 import type { BookingSystemAccount } from "../../ports/BookingSystem.js"
+import { listen, type SandboxOptions } from "../server.js"
 import { adminApi } from "./admin.js"
 import { bokunApi } from "./api.js"
-import { type FaultSettings, type FaultState, makeFaults, type RequestFilter, type LoggedRequest } from "./faults.js"
+import { type FaultSettings, type FaultState, type LoggedRequest, makeFaults, type RequestFilter } from "./faults.js"
 import { createSandboxSchema } from "./schema.js"
 import * as Seed from "./seed.js"
 import { makeStore } from "./store.js"
 
 export type { SandboxOptions }
-
 
 export interface Sandbox {
   /** Where the sandbox listens, e.g. http://127.0.0.1:41234: an account's base URL. */
@@ -50,7 +49,9 @@ export interface Sandbox {
     readonly bookings: number
     readonly lines: number
   }>
-  readonly generateBookings: (spec: Seed.GenerateSpec) => Effect.Effect<{ readonly bookings: number; readonly lines: number }>
+  readonly generateBookings: (
+    spec: Seed.GenerateSpec
+  ) => Effect.Effect<{ readonly bookings: number; readonly lines: number }>
   readonly bulkBookings: (spec: Seed.BulkSpec) => Effect.Effect<{ readonly lines: number }>
   readonly addBooking: (spec: Seed.BookingSpec) => Effect.Effect<Seed.SeededBooking>
   /** Bookings the service sold, written in as its checkout books (idempotent): external reference → confirmation code. */
@@ -68,12 +69,17 @@ export interface Sandbox {
     input: { rateId: number; dates: ReadonlyArray<string>; prices: Readonly<Record<string, number>> }
   ) => Effect.Effect<void>
   /** A BookingSystemAccount for the vendor, pointing at this sandbox. */
-  readonly account: (vendor: Pick<Seed.SandboxVendor, "id" | "title" | "accessKey" | "secretKey" | "serviceChannelId">, overrides?: Partial<BookingSystemAccount>) => BookingSystemAccount
+  readonly account: (
+    vendor: Pick<Seed.SandboxVendor, "id" | "title" | "accessKey" | "secretKey" | "serviceChannelId">,
+    overrides?: Partial<BookingSystemAccount>
+  ) => BookingSystemAccount
 }
 
 const die = <A, E>(effect: Effect.Effect<A, E>) => Effect.orDie(effect)
 
-export const startSandbox = (options: SandboxOptions = {}): Effect.Effect<Sandbox, never, SqlClient.SqlClient | Scope.Scope> =>
+export const startSandbox = (
+  options: SandboxOptions = {}
+): Effect.Effect<Sandbox, never, SqlClient.SqlClient | Scope.Scope> =>
   Effect.gen(function*() {
     yield* createSandboxSchema
     const store = yield* makeStore
@@ -87,7 +93,11 @@ export const startSandbox = (options: SandboxOptions = {}): Effect.Effect<Sandbo
       port,
       faults: {
         set: (settings, scope) =>
-          die(scope === undefined ? faults.set(settings) : Effect.flatMap(vendorKey(scope.vendorId), (key) => faults.set(settings, key))),
+          die(
+            scope === undefined
+              ? faults.set(settings)
+              : Effect.flatMap(vendorKey(scope.vendorId), (key) => faults.set(settings, key))
+          ),
         get: faults.get,
         reset: faults.reset
       },

@@ -5,8 +5,8 @@
  */
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { badRequest } from "./failure.js"
 import type { Catalogue, VendorRow } from "./catalogue.js"
+import { badRequest } from "./failure.js"
 import type { PaxEntry } from "./render.js"
 import { currentDate, validDay } from "./time.js"
 
@@ -70,17 +70,26 @@ export const makeSeats = (sql: SqlClient.SqlClient, changed: Effect.Effect<void>
       return row!.capacity === null ? null : row!.capacity - row!.taken
     })
 
-  const checkDeparture = (vendorId: number, selection: { productId: number; startTimeId: number; date: string; rateId: number | null }) =>
+  const checkDeparture = (
+    vendorId: number,
+    selection: { productId: number; startTimeId: number; date: string; rateId: number | null }
+  ) =>
     Effect.gen(function*() {
       const p = yield* product(vendorId, selection.productId)
       if (!validDay(selection.date)) return yield* badRequest(`Invalid date ${selection.date}`)
       const [start] = yield* sql<{ id: number }>`
         SELECT id FROM bokun_sandbox.start_times WHERE id = ${selection.startTimeId} AND product_id = ${p.id}`
-      if (!start) return yield* badRequest(`Start time ${selection.startTimeId} is not a start time of activity ${p.id}`)
-      if (!inSeason(p, selection.date)) return yield* badRequest(`Activity ${p.id} has no departure on ${selection.date}`, "NO_AVAILABILITY")
+      if (!start) {
+        return yield* badRequest(`Start time ${selection.startTimeId} is not a start time of activity ${p.id}`)
+      }
+      if (!inSeason(p, selection.date)) {
+        return yield* badRequest(`Activity ${p.id} has no departure on ${selection.date}`, "NO_AVAILABILITY")
+      }
       const priceRows = yield* prices(p.id, selection.date)
       const rateId = selection.rateId ?? priceRows[0]?.rate_id ?? null
-      if (rateId === null || !priceRows.some((r) => r.rate_id === rateId)) {
+      if (
+        rateId === null || !priceRows.some((r) => r.rate_id === rateId)
+      ) {
         return yield* badRequest(`Rate ${selection.rateId} is not a rate of activity ${p.id}`)
       }
       return { product: p, rateId, priceRows }
@@ -90,11 +99,16 @@ export const makeSeats = (sql: SqlClient.SqlClient, changed: Effect.Effect<void>
   const insertBooking = (input: NewBooking) =>
     sql.withTransaction(Effect.gen(function*() {
       const at = input.createdAt ?? (yield* now)
-      const lines: Array<{ selection: SeatSelection; rateId: number; pax: ReadonlyArray<PaxEntry>; participants: number; total: number }> = []
+      const lines: Array<
+        { selection: SeatSelection; rateId: number; pax: ReadonlyArray<PaxEntry>; participants: number; total: number }
+      > = []
       for (const selection of input.lines) {
         const { priceRows, product: p, rateId } = yield* checkDeparture(input.vendor.id, selection)
         if (input.status === "RESERVED" && !p.supports_holds) {
-          return yield* badRequest(`Activity ${p.id} does not allow RESERVE_FOR_EXTERNAL_PAYMENT`, "RESERVATIONS_NOT_ALLOWED")
+          return yield* badRequest(
+            `Activity ${p.id} does not allow RESERVE_FOR_EXTERNAL_PAYMENT`,
+            "RESERVATIONS_NOT_ALLOWED"
+          )
         }
         const pax: Array<PaxEntry> = []
         let total = 0
@@ -127,45 +141,49 @@ export const makeSeats = (sql: SqlClient.SqlClient, changed: Effect.Effect<void>
       const id = ids!.id
       const holdExpires = input.status === "RESERVED" ? new Date(at.getTime() + input.vendor.hold_seconds * 1000) : null
       yield* sql`
-        INSERT INTO bokun_sandbox.bookings ${sql.insert({
-        id,
-        vendor_id: input.vendor.id,
-        confirmation_code: `${input.vendor.code_prefix}-${id}`,
-        external_reference: input.externalReference,
-        status: input.status,
-        channel_id: input.channelId,
-        currency: input.vendor.currency,
-        first_name: input.customer.firstName,
-        last_name: input.customer.lastName,
-        email: input.customer.email,
-        phone: input.customer.phone,
-        paid_minor: input.paidMinor ?? 0,
-        payment_status: input.paymentStatus ?? null,
-        payment_reference: input.paymentReference ?? null,
-        idempotency_key: input.idempotencyKey,
-        hold_expires_at: holdExpires,
-        note: null,
-        created_at: at,
-        updated_at: at
-      })}`
+        INSERT INTO bokun_sandbox.bookings ${
+        sql.insert({
+          id,
+          vendor_id: input.vendor.id,
+          confirmation_code: `${input.vendor.code_prefix}-${id}`,
+          external_reference: input.externalReference,
+          status: input.status,
+          channel_id: input.channelId,
+          currency: input.vendor.currency,
+          first_name: input.customer.firstName,
+          last_name: input.customer.lastName,
+          email: input.customer.email,
+          phone: input.customer.phone,
+          paid_minor: input.paidMinor ?? 0,
+          payment_status: input.paymentStatus ?? null,
+          payment_reference: input.paymentReference ?? null,
+          idempotency_key: input.idempotencyKey,
+          hold_expires_at: holdExpires,
+          note: null,
+          created_at: at,
+          updated_at: at
+        })
+      }`
       for (const line of lines) {
         const [lineId] = yield* sql<{ id: number }>`SELECT nextval('bokun_sandbox.booking_ids')::bigint AS id`
         yield* sql`
-          INSERT INTO bokun_sandbox.product_bookings ${sql.insert({
-          id: lineId!.id,
-          booking_id: id,
-          vendor_id: input.vendor.id,
-          product_id: line.selection.productId,
-          rate_id: line.rateId,
-          start_time_id: line.selection.startTimeId,
-          date: line.selection.date,
-          status: input.status,
-          participants: line.participants,
-          pax: JSON.stringify(line.pax),
-          pickup_place_id: line.selection.pickupPlaceId,
-          total_minor: line.total,
-          updated_at: at
-        })}`
+          INSERT INTO bokun_sandbox.product_bookings ${
+          sql.insert({
+            id: lineId!.id,
+            booking_id: id,
+            vendor_id: input.vendor.id,
+            product_id: line.selection.productId,
+            rate_id: line.rateId,
+            start_time_id: line.selection.startTimeId,
+            date: line.selection.date,
+            status: input.status,
+            participants: line.participants,
+            pax: JSON.stringify(line.pax),
+            pickup_place_id: line.selection.pickupPlaceId,
+            total_minor: line.total,
+            updated_at: at
+          })
+        }`
       }
       yield* changed
       return { id, holdExpires }

@@ -36,7 +36,9 @@ export interface SeededBooking {
 
 const productShape = (store: Store, productId: number) =>
   Effect.all({
-    startTimes: store.sql<{ id: number; time: string }>`SELECT id, time FROM bokun_sandbox.start_times WHERE product_id = ${productId} ORDER BY time`,
+    startTimes: store.sql<
+      { id: number; time: string }
+    >`SELECT id, time FROM bokun_sandbox.start_times WHERE product_id = ${productId} ORDER BY time`,
     categories: store.sql<{ id: number; is_default: boolean }>`
       SELECT id, is_default FROM bokun_sandbox.pricing_categories WHERE product_id = ${productId} ORDER BY position, id`
   })
@@ -45,9 +47,11 @@ const channelId = (store: Store, vendorId: number, channel: ChannelClass | numbe
   typeof channel === "number"
     ? Effect.succeed(channel)
     : store.sql<{ id: number }>`
-        SELECT id FROM bokun_sandbox.channels WHERE vendor_id = ${vendorId} AND class = ${channel ?? "ota"} ORDER BY id LIMIT 1`.pipe(
-        Effect.map((rows) => rows[0]?.id ?? null)
-      )
+        SELECT id FROM bokun_sandbox.channels WHERE vendor_id = ${vendorId} AND class = ${
+      channel ?? "ota"
+    } ORDER BY id LIMIT 1`.pipe(
+      Effect.map((rows) => rows[0]?.id ?? null)
+    )
 
 /** Adds one booking as if sold elsewhere (an OTA by default), straight into the booking system. */
 export const addBooking = (store: Store, spec: BookingSpec) =>
@@ -59,12 +63,21 @@ export const addBooking = (store: Store, spec: BookingSpec) =>
     if (start === undefined) return yield* badRequest(`No start time ${spec.startTime} on product ${spec.productId}`)
     const adult = shape.categories.find((c) => c.is_default) ?? shape.categories[0]
     const pax = new Map(
-      (spec.pax ?? [{ pricingCategoryId: adult!.id, quantity: spec.participants ?? 2 }]).map((p) => [p.pricingCategoryId, p.quantity])
+      (spec.pax ?? [{ pricingCategoryId: adult!.id, quantity: spec.participants ?? 2 }]).map((
+        p
+      ) => [p.pricingCategoryId, p.quantity])
     )
     const made = yield* store.insertBooking({
       vendor,
       status: spec.status ?? "CONFIRMED",
-      lines: [{ productId: spec.productId, date: spec.date, startTimeId: start, rateId: spec.rateId ?? null, pax, pickupPlaceId: spec.pickupPlaceId ?? null }],
+      lines: [{
+        productId: spec.productId,
+        date: spec.date,
+        startTimeId: start,
+        rateId: spec.rateId ?? null,
+        pax,
+        pickupPlaceId: spec.pickupPlaceId ?? null
+      }],
       channelId: yield* channelId(store, vendor.id, spec.channel),
       externalReference: spec.externalReference ?? null,
       customer: {
@@ -80,7 +93,13 @@ export const addBooking = (store: Store, spec: BookingSpec) =>
     })
     const [booking] = yield* store.sql<{ confirmation_code: string }>`
       SELECT confirmation_code FROM bokun_sandbox.bookings WHERE id = ${made.id}`
-    const lines = yield* store.sql<{ id: number }>`SELECT id FROM bokun_sandbox.product_bookings WHERE booking_id = ${made.id} ORDER BY id`
-    const seeded: SeededBooking = { bookingId: made.id, confirmationCode: booking!.confirmation_code, lineIds: lines.map((l) => l.id) }
+    const lines = yield* store.sql<
+      { id: number }
+    >`SELECT id FROM bokun_sandbox.product_bookings WHERE booking_id = ${made.id} ORDER BY id`
+    const seeded: SeededBooking = {
+      bookingId: made.id,
+      confirmationCode: booking!.confirmation_code,
+      lineIds: lines.map((l) => l.id)
+    }
     return seeded
   })

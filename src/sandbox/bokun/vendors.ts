@@ -19,9 +19,13 @@ export interface ProductSpec {
   /** Default: the vendor's. */
   readonly timezone?: string
   /** Default: one default category "Adult". The first with isDefault (or the first) is the default. */
-  readonly pricingCategories?: ReadonlyArray<{ title: string; isDefault?: boolean; minAge?: number | null; maxAge?: number | null }>
+  readonly pricingCategories?: ReadonlyArray<
+    { title: string; isDefault?: boolean; minAge?: number | null; maxAge?: number | null }
+  >
   /** Prices in minor units by pricing category title. Default: one rate "Standard" at 50000 per category. */
-  readonly rates?: ReadonlyArray<{ title: string; description?: string | null; prices: Readonly<Record<string, number>> }>
+  readonly rates?: ReadonlyArray<
+    { title: string; description?: string | null; prices: Readonly<Record<string, number>> }
+  >
   readonly pickupPlaces?: ReadonlyArray<string | { title: string; minutesBefore?: number }>
   readonly rating?: { average: number; count: number } | null
   /** Departs only between these days (inclusive; either may be left out). Default: every day. */
@@ -90,27 +94,33 @@ export const createVendor = (store: Store, spec: VendorSpec) =>
     const accessKey = spec.accessKey ?? randomBytes(16).toString("hex")
     const secretKey = spec.secretKey ?? randomBytes(16).toString("hex")
     const [vendor] = yield* sql<{ id: number }>`
-      INSERT INTO bokun_sandbox.vendors ${sql.insert({
-      title: spec.title,
-      code_prefix: spec.codePrefix ?? initials(spec.title),
-      access_key: accessKey,
-      secret_key: secretKey,
-      timezone: spec.timezone,
-      currency: spec.currency,
-      hold_seconds: spec.holdSeconds ?? 1800
-    })} RETURNING id`
+      INSERT INTO bokun_sandbox.vendors ${
+      sql.insert({
+        title: spec.title,
+        code_prefix: spec.codePrefix ?? initials(spec.title),
+        access_key: accessKey,
+        secret_key: secretKey,
+        timezone: spec.timezone,
+        currency: spec.currency,
+        hold_seconds: spec.holdSeconds ?? 1800
+      })
+    } RETURNING id`
     const vendorId = vendor!.id
     const channelSpecs = spec.channels ?? DEFAULT_CHANNELS
     const withService = channelSpecs.some((c) => c.class === "service")
-      ? channelSpecs.filter((c, i) => c.class !== "service" || channelSpecs.findIndex((x) => x.class === "service") === i)
+      ? channelSpecs.filter((c, i) =>
+        c.class !== "service" || channelSpecs.findIndex((x) => x.class === "service") === i
+      )
       : [DEFAULT_CHANNELS[0]!, ...channelSpecs]
     const channels = yield* sql<{ id: number; title: string; class: ChannelClass }>`
-      INSERT INTO bokun_sandbox.channels ${sql.insert(withService.map((c) => ({
-      vendor_id: vendorId,
-      title: c.title,
-      class: c.class,
-      weight: c.weight ?? 1
-    })))} RETURNING id, title, class`
+      INSERT INTO bokun_sandbox.channels ${
+      sql.insert(withService.map((c) => ({
+        vendor_id: vendorId,
+        title: c.title,
+        class: c.class,
+        weight: c.weight ?? 1
+      })))
+    } RETURNING id, title, class`
     const products: Array<SandboxProduct> = []
     for (const p of spec.products ?? []) products.push(yield* createProduct(store, vendorId, spec, p))
     const vendorView: SandboxVendor = {
@@ -138,58 +148,71 @@ export const createProduct = (
     const { sql } = store
     const timezone = spec.timezone ?? vendor.timezone
     const [row] = yield* sql<{ id: number }>`
-      INSERT INTO bokun_sandbox.products ${sql.insert({
-      vendor_id: vendorId,
-      title: spec.title,
-      timezone,
-      currency: vendor.currency,
-      duration_minutes: spec.durationMinutes ?? null,
-      priced_per_booking: spec.pricedPerBooking ?? false,
-      supports_holds: spec.supportsHolds ?? true,
-      capacity: spec.capacity === undefined ? 20 : spec.capacity,
-      rating_average: spec.rating?.average ?? null,
-      rating_count: spec.rating?.count ?? null,
-      season_from: spec.season?.from ?? null,
-      season_to: spec.season?.to ?? null
-    })} RETURNING id`
+      INSERT INTO bokun_sandbox.products ${
+      sql.insert({
+        vendor_id: vendorId,
+        title: spec.title,
+        timezone,
+        currency: vendor.currency,
+        duration_minutes: spec.durationMinutes ?? null,
+        priced_per_booking: spec.pricedPerBooking ?? false,
+        supports_holds: spec.supportsHolds ?? true,
+        capacity: spec.capacity === undefined ? 20 : spec.capacity,
+        rating_average: spec.rating?.average ?? null,
+        rating_count: spec.rating?.count ?? null,
+        season_from: spec.season?.from ?? null,
+        season_to: spec.season?.to ?? null
+      })
+    } RETURNING id`
     const productId = row!.id
     if (spec.startTimes.length === 0) return yield* badRequest(`${spec.title}: a product needs a start time`)
     const startTimes = yield* sql<{ id: number; time: string }>`
-      INSERT INTO bokun_sandbox.start_times ${sql.insert(spec.startTimes.map((time) => ({ product_id: productId, time })))}
+      INSERT INTO bokun_sandbox.start_times ${
+      sql.insert(spec.startTimes.map((time) => ({ product_id: productId, time })))
+    }
       RETURNING id, time`
     const categorySpecs = spec.pricingCategories ?? [{ title: "Adult", isDefault: true }]
     const defaultIndex = Math.max(0, categorySpecs.findIndex((c) => c.isDefault))
     const categories = yield* sql<{ id: number; title: string; is_default: boolean }>`
-      INSERT INTO bokun_sandbox.pricing_categories ${sql.insert(categorySpecs.map((c, i) => ({
-      product_id: productId,
-      title: c.title,
-      is_default: i === defaultIndex,
-      min_age: c.minAge ?? null,
-      max_age: c.maxAge ?? null,
-      position: i
-    })))} RETURNING id, title, is_default`
-    const rateSpecs = spec.rates ?? [{ title: "Standard", prices: Object.fromEntries(categorySpecs.map((c) => [c.title, 50000])) }]
+      INSERT INTO bokun_sandbox.pricing_categories ${
+      sql.insert(categorySpecs.map((c, i) => ({
+        product_id: productId,
+        title: c.title,
+        is_default: i === defaultIndex,
+        min_age: c.minAge ?? null,
+        max_age: c.maxAge ?? null,
+        position: i
+      })))
+    } RETURNING id, title, is_default`
+    const rateSpecs = spec.rates ??
+      [{ title: "Standard", prices: Object.fromEntries(categorySpecs.map((c) => [c.title, 50000])) }]
     const rates: Array<{ id: number; title: string }> = []
     for (const [i, r] of rateSpecs.entries()) {
       const [rate] = yield* sql<{ id: number; title: string }>`
-        INSERT INTO bokun_sandbox.rates ${sql.insert({ product_id: productId, title: r.title, description: r.description ?? null, position: i })}
+        INSERT INTO bokun_sandbox.rates ${
+        sql.insert({ product_id: productId, title: r.title, description: r.description ?? null, position: i })
+      }
         RETURNING id, title`
       rates.push(rate!)
       const priced = categories.filter((c) => r.prices[c.title] !== undefined)
       if (priced.length === 0) return yield* badRequest(`${spec.title} / ${r.title}: no price for any pricing category`)
-      yield* sql`INSERT INTO bokun_sandbox.prices ${sql.insert(priced.map((c) => ({
-        rate_id: rate!.id,
-        pricing_category_id: c.id,
-        amount_minor: r.prices[c.title]!
-      })))}`
+      yield* sql`INSERT INTO bokun_sandbox.prices ${
+        sql.insert(priced.map((c) => ({
+          rate_id: rate!.id,
+          pricing_category_id: c.id,
+          amount_minor: r.prices[c.title]!
+        })))
+      }`
     }
     const pickupSpecs = (spec.pickupPlaces ?? []).map((p) => (typeof p === "string" ? { title: p } : p))
     const pickupPlaces = pickupSpecs.length === 0 ? [] : yield* sql<{ id: number; title: string }>`
-      INSERT INTO bokun_sandbox.pickup_places ${sql.insert(pickupSpecs.map((p) => ({
-      product_id: productId,
-      title: p.title,
-      minutes_before: p.minutesBefore ?? 30
-    })))} RETURNING id, title`
+      INSERT INTO bokun_sandbox.pickup_places ${
+      sql.insert(pickupSpecs.map((p) => ({
+        product_id: productId,
+        title: p.title,
+        minutes_before: p.minutesBefore ?? 30
+      })))
+    } RETURNING id, title`
     const product: SandboxProduct = {
       id: productId,
       title: spec.title,
@@ -250,7 +273,16 @@ export const findVendor = (store: Store, accessKey: string) =>
     if (!vendor) return undefined
     const channels = yield* sql<{ id: number; title: string; class: ChannelClass }>`
       SELECT id, title, class FROM bokun_sandbox.channels WHERE vendor_id = ${vendor.id} ORDER BY id`
-    const products = yield* sql<{ id: number; title: string; timezone: string; currency: string; capacity: number | null; supports_holds: boolean }>`
+    const products = yield* sql<
+      {
+        id: number
+        title: string
+        timezone: string
+        currency: string
+        capacity: number | null
+        supports_holds: boolean
+      }
+    >`
       SELECT id, title, timezone, currency, capacity, supports_holds FROM bokun_sandbox.products WHERE vendor_id = ${vendor.id} ORDER BY id`
     const ids = products.map((p) => p.id)
     const [startTimes, rates, categories, pickups] = ids.length === 0 ? [[], [], [], []] : yield* Effect.all([
@@ -259,11 +291,14 @@ export const findVendor = (store: Store, accessKey: string) =>
       sql<{ id: number; product_id: number; title: string }>`
         SELECT id, product_id, title FROM bokun_sandbox.rates WHERE product_id IN ${sql.in(ids)} ORDER BY position, id`,
       sql<{ id: number; product_id: number; title: string; is_default: boolean }>`
-        SELECT id, product_id, title, is_default FROM bokun_sandbox.pricing_categories WHERE product_id IN ${sql.in(ids)} ORDER BY position, id`,
+        SELECT id, product_id, title, is_default FROM bokun_sandbox.pricing_categories WHERE product_id IN ${
+        sql.in(ids)
+      } ORDER BY position, id`,
       sql<{ id: number; product_id: number; title: string }>`
         SELECT id, product_id, title FROM bokun_sandbox.pickup_places WHERE product_id IN ${sql.in(ids)} ORDER BY id`
     ])
-    const of = <A extends { product_id: number }>(rows: ReadonlyArray<A>, productId: number) => rows.filter((r) => r.product_id === productId)
+    const of = <A extends { product_id: number }>(rows: ReadonlyArray<A>, productId: number) =>
+      rows.filter((r) => r.product_id === productId)
     const found: SandboxVendor = {
       id: vendor.id,
       title: vendor.title,

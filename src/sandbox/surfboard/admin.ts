@@ -43,7 +43,10 @@ const ClockBody = Schema.Struct({
 })
 
 /** Admin bodies are the in-process methods' arguments as JSON; the methods check what matters. */
-const json = Effect.flatMap(rawBody, (raw) => decodeBody(Schema.Record({ key: Schema.String, value: Schema.Unknown }), raw ?? {}))
+const json = Effect.flatMap(
+  rawBody,
+  (raw) => decodeBody(Schema.Record({ key: Schema.String, value: Schema.Unknown }), raw ?? {})
+)
 
 /** Admin answers are plain JSON (no Surfboard envelope). */
 const plain = <A, E, R>(handler: Effect.Effect<A, E, R>) =>
@@ -61,43 +64,71 @@ const text = (name: string) =>
 export const adminApi = (sandbox: Sandbox) =>
   HttpRouter.empty.pipe(
     HttpRouter.get("/sandbox/faults", plain(stateOf(sandbox))),
-    HttpRouter.put("/sandbox/faults", plain(Effect.gen(function*() {
-      const { merchantId, ...settings } = yield* Effect.flatMap(rawBody, (raw) => decodeBody(SwitchesBody, raw ?? {}))
-      yield* sandbox.faults.set(settings, merchantId === undefined ? undefined : { merchantId })
-      return yield* stateOf(sandbox)
-    }))),
+    HttpRouter.put(
+      "/sandbox/faults",
+      plain(Effect.gen(function*() {
+        const { merchantId, ...settings } = yield* Effect.flatMap(rawBody, (raw) => decodeBody(SwitchesBody, raw ?? {}))
+        yield* sandbox.faults.set(settings, merchantId === undefined ? undefined : { merchantId })
+        return yield* stateOf(sandbox)
+      }))
+    ),
     HttpRouter.post("/sandbox/reset", plain(Effect.as(sandbox.faults.reset, { reset: true }))),
-    HttpRouter.get("/sandbox/requests", plain(Effect.gen(function*() {
-      const filter = { method: yield* text("method"), path: yield* text("path"), merchantId: yield* text("merchantId") }
-      const defined = Object.fromEntries(Object.entries(filter).filter(([, v]) => v !== undefined))
-      return { count: yield* sandbox.requests.count(defined), requests: yield* sandbox.requests.list }
-    }))),
+    HttpRouter.get(
+      "/sandbox/requests",
+      plain(Effect.gen(function*() {
+        const filter = {
+          method: yield* text("method"),
+          path: yield* text("path"),
+          merchantId: yield* text("merchantId")
+        }
+        const defined = Object.fromEntries(Object.entries(filter).filter(([, v]) => v !== undefined))
+        return { count: yield* sandbox.requests.count(defined), requests: yield* sandbox.requests.list }
+      }))
+    ),
     HttpRouter.get("/sandbox/clock", plain(Effect.map(sandbox.clock.now, (now) => ({ now: now.toISOString() })))),
-    HttpRouter.put("/sandbox/clock", plain(Effect.gen(function*() {
-      const body = yield* Effect.flatMap(rawBody, (raw) => decodeBody(ClockBody, raw ?? {}))
-      if (body.now !== undefined) yield* sandbox.clock.set(body.now)
-      if (body.advanceMs !== undefined) yield* sandbox.clock.advance(body.advanceMs)
-      return { now: (yield* sandbox.clock.now).toISOString() }
-    }))),
-    HttpRouter.del("/sandbox/clock", plain(Effect.zipRight(sandbox.clock.reset, Effect.map(sandbox.clock.now, (now) => ({ now: now.toISOString() }))))),
-    HttpRouter.post("/sandbox/partners", plain(Effect.flatMap(json, (body) => sandbox.createPartner(String(body.name ?? "Partner"))))),
+    HttpRouter.put(
+      "/sandbox/clock",
+      plain(Effect.gen(function*() {
+        const body = yield* Effect.flatMap(rawBody, (raw) => decodeBody(ClockBody, raw ?? {}))
+        if (body.now !== undefined) yield* sandbox.clock.set(body.now)
+        if (body.advanceMs !== undefined) yield* sandbox.clock.advance(body.advanceMs)
+        return { now: (yield* sandbox.clock.now).toISOString() }
+      }))
+    ),
+    HttpRouter.del(
+      "/sandbox/clock",
+      plain(Effect.zipRight(sandbox.clock.reset, Effect.map(sandbox.clock.now, (now) => ({ now: now.toISOString() }))))
+    ),
+    HttpRouter.post(
+      "/sandbox/partners",
+      plain(Effect.flatMap(json, (body) => sandbox.createPartner(String(body.name ?? "Partner"))))
+    ),
     HttpRouter.post("/sandbox/merchants", plain(Effect.flatMap(json, (spec) => sandbox.createMerchant(spec as any)))),
     HttpRouter.post("/sandbox/sales", plain(Effect.flatMap(json, (spec) => sandbox.createPaidOrder(spec as any)))),
-    HttpRouter.post("/sandbox/orders/:orderId/pay", plain(Effect.gen(function*() {
-      const body = yield* json
-      return yield* sandbox.payOrder(yield* param("orderId"), { declined: body.declined === true })
-    }))),
-    HttpRouter.post("/sandbox/links/pay", plain(Effect.gen(function*() {
-      const body = yield* json
-      return yield* sandbox.payLink(String(body.url ?? ""), { declined: body.declined === true })
-    }))),
-    HttpRouter.post("/sandbox/settle", plain(Effect.gen(function*() {
-      const body = yield* json
-      const filter = {
-        ...(typeof body.orderId === "string" ? { orderId: body.orderId } : {}),
-        ...(typeof body.paymentId === "string" ? { paymentId: body.paymentId } : {})
-      }
-      return { settled: yield* sandbox.settle(filter) }
-    }))),
+    HttpRouter.post(
+      "/sandbox/orders/:orderId/pay",
+      plain(Effect.gen(function*() {
+        const body = yield* json
+        return yield* sandbox.payOrder(yield* param("orderId"), { declined: body.declined === true })
+      }))
+    ),
+    HttpRouter.post(
+      "/sandbox/links/pay",
+      plain(Effect.gen(function*() {
+        const body = yield* json
+        return yield* sandbox.payLink(String(body.url ?? ""), { declined: body.declined === true })
+      }))
+    ),
+    HttpRouter.post(
+      "/sandbox/settle",
+      plain(Effect.gen(function*() {
+        const body = yield* json
+        const filter = {
+          ...(typeof body.orderId === "string" ? { orderId: body.orderId } : {}),
+          ...(typeof body.paymentId === "string" ? { paymentId: body.paymentId } : {})
+        }
+        return { settled: yield* sandbox.settle(filter) }
+      }))
+    ),
     HttpRouter.get("/sandbox/orders/:orderId/refunds", plain(Effect.flatMap(param("orderId"), sandbox.refundsOf)))
   )

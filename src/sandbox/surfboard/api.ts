@@ -28,7 +28,9 @@ const failureResponse = (f: SandboxFailure) =>
 const internalError = (cause: unknown) =>
   Effect.zipRight(
     Effect.logError("surfboard sandbox: request failed", cause),
-    Effect.succeed(HttpServerResponse.unsafeJson({ status: "ERROR", message: "An unexpected error occurred." }, { status: 500 }))
+    Effect.succeed(
+      HttpServerResponse.unsafeJson({ status: "ERROR", message: "An unexpected error occurred." }, { status: 500 })
+    )
   )
 
 /** Surfboard's success envelope. */
@@ -70,7 +72,9 @@ const idempotencyKey = Effect.map(HttpServerRequest.HttpServerRequest, (request)
 })
 
 /** GET /orders/:id: the order as it was made, with its date and (sandbox) type and purchase link. */
-export const orderBody = (order: Effect.Effect.Success<ReturnType<Store["orderView"]>>["order"]): typeof Dialect.Order.Encoded => ({
+export const orderBody = (
+  order: Effect.Effect.Success<ReturnType<Store["orderView"]>>["order"]
+): typeof Dialect.Order.Encoded => ({
   ...order.body,
   "terminal$id": order.terminal_id,
   referenceId: order.reference_id,
@@ -80,7 +84,9 @@ export const orderBody = (order: Effect.Effect.Success<ReturnType<Store["orderVi
 })
 
 /** GET /orders/:id/status. Transactions appear once the order is (partially) paid, as in Surfboard. */
-export const statusBody = (view: Effect.Effect.Success<ReturnType<Store["orderView"]>>): typeof Dialect.OrderStatus.Encoded => {
+export const statusBody = (
+  view: Effect.Effect.Success<ReturnType<Store["orderView"]>>
+): typeof Dialect.OrderStatus.Encoded => {
   const { order, payments, transactions } = view
   const paidOut = order.status === "PAYMENT_COMPLETED" || order.status === "PARTIAL_PAYMENT_COMPLETED"
   return {
@@ -129,62 +135,95 @@ export const surfboardApi = (store: Store, payPageBase: string) => {
   ) => Effect.flatMap(idempotencyKey, (key) => store.keyed(merchant.id, key, fingerprintOf(method, path, body), run))
 
   return HttpRouter.empty.pipe(
-    HttpRouter.post("/orders", signed((merchant) =>
-      Effect.gen(function*() {
-        const raw = yield* rawBody
-        const input = yield* decodeBody(Dialect.CreateOrderRequest, raw)
-        return yield* keyedCall(
-          merchant,
-          "POST",
-          "/orders",
-          raw,
-          Effect.map(store.createOrder(merchant, input, payPageBase), (data) => success(data, "Order created successfully"))
-        )
-      }))),
-    HttpRouter.get("/orders/:orderId", signed((merchant) =>
-      Effect.gen(function*() {
-        const view = yield* store.orderView(merchant.id, yield* param("orderId"))
-        return success(orderBody(view.order), "Order fetched successfully")
-      }))),
-    HttpRouter.get("/orders/:orderId/status", signed((merchant) =>
-      Effect.gen(function*() {
-        const view = yield* store.orderView(merchant.id, yield* param("orderId"))
-        return success(statusBody(view), "Fetched order status successfully")
-      }))),
-    HttpRouter.put("/payments/:paymentId/void", signed((merchant) =>
-      Effect.gen(function*() {
-        const paymentId = yield* param("paymentId")
-        const raw = yield* rawBody
-        return yield* keyedCall(
-          merchant,
-          "PUT",
-          `/payments/${paymentId}/void`,
-          raw,
-          Effect.map(store.voidPayment(merchant, paymentId), (voidStatus) =>
-            success({ voidStatus }, voidStatus === "CANNOT_VOID" ? "Payment cannot be voided" : "Payment void status retrieved"))
-        )
-      }))),
-    HttpRouter.del("/payments/:paymentId", signed((merchant) =>
-      Effect.gen(function*() {
-        const paymentId = yield* param("paymentId")
-        return yield* keyedCall(
-          merchant,
-          "DELETE",
-          `/payments/${paymentId}`,
-          null,
-          Effect.map(store.cancelPayment(merchant, paymentId), (paymentStatus) => success({ paymentStatus }, "Payment cancelled successfully."))
-        )
-      }))),
-    HttpRouter.del("/orders/:orderId", signed((merchant) =>
-      Effect.gen(function*() {
-        const orderId = yield* param("orderId")
-        return yield* keyedCall(
-          merchant,
-          "DELETE",
-          `/orders/${orderId}`,
-          null,
-          Effect.as(store.cancelOrder(merchant, orderId), success(undefined, "Order cancelled successfully"))
-        )
-      })))
+    HttpRouter.post(
+      "/orders",
+      signed((merchant) =>
+        Effect.gen(function*() {
+          const raw = yield* rawBody
+          const input = yield* decodeBody(Dialect.CreateOrderRequest, raw)
+          return yield* keyedCall(
+            merchant,
+            "POST",
+            "/orders",
+            raw,
+            Effect.map(
+              store.createOrder(merchant, input, payPageBase),
+              (data) => success(data, "Order created successfully")
+            )
+          )
+        })
+      )
+    ),
+    HttpRouter.get(
+      "/orders/:orderId",
+      signed((merchant) =>
+        Effect.gen(function*() {
+          const view = yield* store.orderView(merchant.id, yield* param("orderId"))
+          return success(orderBody(view.order), "Order fetched successfully")
+        })
+      )
+    ),
+    HttpRouter.get(
+      "/orders/:orderId/status",
+      signed((merchant) =>
+        Effect.gen(function*() {
+          const view = yield* store.orderView(merchant.id, yield* param("orderId"))
+          return success(statusBody(view), "Fetched order status successfully")
+        })
+      )
+    ),
+    HttpRouter.put(
+      "/payments/:paymentId/void",
+      signed((merchant) =>
+        Effect.gen(function*() {
+          const paymentId = yield* param("paymentId")
+          const raw = yield* rawBody
+          return yield* keyedCall(
+            merchant,
+            "PUT",
+            `/payments/${paymentId}/void`,
+            raw,
+            Effect.map(store.voidPayment(merchant, paymentId), (voidStatus) =>
+              success(
+                { voidStatus },
+                voidStatus === "CANNOT_VOID" ? "Payment cannot be voided" : "Payment void status retrieved"
+              ))
+          )
+        })
+      )
+    ),
+    HttpRouter.del(
+      "/payments/:paymentId",
+      signed((merchant) =>
+        Effect.gen(function*() {
+          const paymentId = yield* param("paymentId")
+          return yield* keyedCall(
+            merchant,
+            "DELETE",
+            `/payments/${paymentId}`,
+            null,
+            Effect.map(
+              store.cancelPayment(merchant, paymentId),
+              (paymentStatus) => success({ paymentStatus }, "Payment cancelled successfully.")
+            )
+          )
+        })
+      )
+    ),
+    HttpRouter.del(
+      "/orders/:orderId",
+      signed((merchant) =>
+        Effect.gen(function*() {
+          const orderId = yield* param("orderId")
+          return yield* keyedCall(
+            merchant,
+            "DELETE",
+            `/orders/${orderId}`,
+            null,
+            Effect.as(store.cancelOrder(merchant, orderId), success(undefined, "Order cancelled successfully"))
+          )
+        })
+      )
+    )
   )
 }

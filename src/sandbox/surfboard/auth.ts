@@ -35,7 +35,9 @@ export const authenticate = (store: Store) =>
       return yield* unauthorized("Unauthorized: API-KEY, API-SECRET and MERCHANT-ID headers are required.")
     }
     const partner = yield* store.partnerByKey(apiKey)
-    if (!partner || !secretMatches(apiSecret, partner.api_secret)) return yield* unauthorized("Unauthorized: Invalid API Key.")
+    if (!partner || !secretMatches(apiSecret, partner.api_secret)) {
+      return yield* unauthorized("Unauthorized: Invalid API Key.")
+    }
     const merchant = yield* store.merchantById(merchantId)
     if (!merchant || merchant.partner_id !== partner.id) return yield* forbidden("Forbidden: Insufficient permissions.")
     return merchant

@@ -3,14 +3,14 @@ export {
   type MerchantSpec,
   type Paid,
   type RefundRecord,
+  type SaleSpec,
   type Sandbox,
   type SandboxMerchant,
   type SandboxOptions,
   type SandboxPartner,
-  type SaleSpec,
   startSandbox,
   SurfboardSandbox,
   SurfboardSandboxLive
 } from "./sandbox.js"
-export { NO_SWITCHES, type SurfboardSwitches } from "./switches.js"
 export { SANDBOX_TABLES } from "./schema.js"
+export { NO_SWITCHES, type SurfboardSwitches } from "./switches.js"

@@ -15,11 +15,11 @@ import { HttpMiddleware, HttpRouter, HttpServerRequest } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
 import type { SqlClient } from "@effect/sql"
 import { Context, type Duration, Effect, Layer, Redacted, type Scope } from "effect"
-import { listen, type SandboxOptions } from "../server.js"
 import { numericCurrency } from "../../adapters/surfboard/currency.js"
 import { purchaseBody } from "../../adapters/surfboard/mapping.js"
 import type { PaymentAccount, ServiceProviderShare, TaxLine } from "../../ports/PaymentProvider.js"
-import { dropConnection, type FaultState, isAdminPath, makeFaults, pathOf, type LoggedRequest } from "../faults.js"
+import { dropConnection, type FaultState, isAdminPath, type LoggedRequest, makeFaults, pathOf } from "../faults.js"
+import { listen, type SandboxOptions } from "../server.js"
 import { adminApi } from "./admin.js"
 import { surfboardApi } from "./api.js"
 import { merchantIdOf } from "./auth.js"
@@ -31,7 +31,6 @@ import { makeStore, type MerchantRow, type Store, type TerminalRow } from "./sto
 import { NO_SWITCHES, type SurfboardSwitches } from "./switches.js"
 
 export type { SandboxOptions }
-
 
 export interface MerchantSpec {
   readonly name: string
@@ -59,7 +58,9 @@ export interface SandboxMerchant {
   readonly terminalId: string | null
   /** The first payment page terminal, or null. */
   readonly paymentPageTerminalId: string | null
-  readonly terminals: ReadonlyArray<{ readonly id: string; readonly name: string; readonly kind: "card" | "PaymentPage" }>
+  readonly terminals: ReadonlyArray<
+    { readonly id: string; readonly name: string; readonly kind: "card" | "PaymentPage" }
+  >
 }
 
 export interface SaleSpec {
@@ -107,7 +108,9 @@ export interface Sandbox {
   }
   /** Calls received on the Surfboard API (admin calls and pay pages excluded), faulted ones included. */
   readonly requests: {
-    readonly count: (filter?: { readonly method?: string; readonly path?: string | RegExp; readonly merchantId?: string }) => Effect.Effect<number>
+    readonly count: (
+      filter?: { readonly method?: string; readonly path?: string | RegExp; readonly merchantId?: string }
+    ) => Effect.Effect<number>
     readonly list: Effect.Effect<ReadonlyArray<LoggedRequest>>
     readonly clear: Effect.Effect<void>
   }
@@ -125,7 +128,9 @@ export interface Sandbox {
   /** A PaymentAccount for the merchant, pointing at this sandbox. */
   readonly account: (merchant: SandboxMerchant, overrides?: Partial<PaymentAccount>) => PaymentAccount
   /** A desk sale: an order on a card terminal, paid by card at once unless `pay: false`. */
-  readonly createPaidOrder: (spec: SaleSpec) => Effect.Effect<{ readonly orderId: string; readonly paymentId: string | null }>
+  readonly createPaidOrder: (
+    spec: SaleSpec
+  ) => Effect.Effect<{ readonly orderId: string; readonly paymentId: string | null }>
   /** A card presented for the order at its terminal (`declined`: the card is refused). */
   readonly payOrder: (orderId: string, options?: { readonly declined?: boolean }) => Effect.Effect<Paid>
   /** The guest opens a payment link and pays it. */
@@ -150,14 +155,19 @@ const merchantOf = (store: Store, merchant: MerchantRow, terminals: ReadonlyArra
     terminals: terminals.map((t) => ({ id: t.id, name: t.name, kind: t.kind }))
   }))
 
-export const startSandbox = (options: SandboxOptions = {}): Effect.Effect<Sandbox, never, SqlClient.SqlClient | Scope.Scope> =>
+export const startSandbox = (
+  options: SandboxOptions = {}
+): Effect.Effect<Sandbox, never, SqlClient.SqlClient | Scope.Scope> =>
   Effect.gen(function*() {
     yield* createSandboxSchema
     const clock = yield* makeSandboxClock
     const faults = yield* makeFaults<SurfboardSwitches>({
       defaults: NO_SWITCHES,
       scopeOf: merchantIdOf,
-      errorBody: (status) => ({ status: "ERROR", message: status === 503 ? "Service Unavailable" : "An unexpected error occurred." }),
+      errorBody: (status) => ({
+        status: "ERROR",
+        message: status === 503 ? "Service Unavailable" : "An unexpected error occurred."
+      }),
       exempt: (path) => isAdminPath(path) || path.startsWith("/pay/")
     })
     const store = yield* makeStore(clock, (merchantId) => faults.effective(merchantId))
@@ -190,14 +200,25 @@ export const startSandbox = (options: SandboxOptions = {}): Effect.Effect<Sandbo
       },
       clock: { now: clock.now, set: clock.set, advance: clock.advance, reset: clock.reset },
       createPartner: (name) =>
-        die(Effect.map(store.createPartner(name), (p) => ({ id: p.id, name: p.name, apiKey: p.api_key, apiSecret: p.api_secret }))),
+        die(
+          Effect.map(
+            store.createPartner(name),
+            (p) => ({ id: p.id, name: p.name, apiKey: p.api_key, apiSecret: p.api_secret })
+          )
+        ),
       createMerchant: (spec) =>
         die(Effect.gen(function*() {
           const partnerId = spec.partnerId ?? (yield* store.createPartner(`${spec.name} (partner)`)).id
           yield* store.partnerById(partnerId)
-          const terminals = (spec.terminals ?? [{ name: "Desk 1", kind: "card" as const }, { name: "Payment page", kind: "PaymentPage" as const }])
+          const terminals = (spec.terminals ??
+            [{ name: "Desk 1", kind: "card" as const }, { name: "Payment page", kind: "PaymentPage" as const }])
             .map((t, i) => ({ name: t.name ?? `Terminal ${i + 1}`, kind: t.kind ?? "card" as const }))
-          const made = yield* store.createMerchant({ partnerId, name: spec.name, country: spec.country ?? "NO", terminals })
+          const made = yield* store.createMerchant({
+            partnerId,
+            name: spec.name,
+            country: spec.country ?? "NO",
+            terminals
+          })
           return yield* merchantOf(store, made.merchant, made.terminals)
         })),
       findMerchant: (merchantId) => die(findMerchant(merchantId)),
@@ -214,26 +235,40 @@ export const startSandbox = (options: SandboxOptions = {}): Effect.Effect<Sandbo
         die(Effect.gen(function*() {
           const merchant = yield* store.merchantById(spec.merchantId)
           if (!merchant) return yield* notFound(`Merchant ${spec.merchantId}`)
-          const terminalId = spec.terminalId ?? (yield* store.terminalsOf(merchant.id)).find((t) => t.kind === "card")?.id
-          if (terminalId === undefined) return yield* badRequest("The merchant has no card terminal.", "TERMINAL_NOT_FOUND")
+          const terminalId = spec.terminalId ??
+            (yield* store.terminalsOf(merchant.id)).find((t) => t.kind === "card")?.id
+          if (terminalId === undefined) {
+            return yield* badRequest("The merchant has no card terminal.", "TERMINAL_NOT_FOUND")
+          }
           const currency = numericCurrency(spec.currency)
-          if (currency === undefined) return yield* badRequest(`Unknown currency ${spec.currency}.`)
-          const made = purchaseBody({
-            terminalId,
-            referenceId: spec.referenceId ?? "",
-            amountMinor: spec.amountMinor,
-            currency: spec.currency,
-            description: spec.description ?? spec.referenceId ?? "",
-            taxLines: spec.taxLines,
-            serviceProviders: spec.serviceProviders
-          }, currency, { initiatePaymentsOptions: { paymentMethod: "CARD" } })
+          if (currency === undefined) {
+            return yield* badRequest(`Unknown currency ${spec.currency}.`)
+          }
+          const made = purchaseBody(
+            {
+              terminalId,
+              referenceId: spec.referenceId ?? "",
+              amountMinor: spec.amountMinor,
+              currency: spec.currency,
+              description: spec.description ?? spec.referenceId ?? "",
+              taxLines: spec.taxLines,
+              serviceProviders: spec.serviceProviders
+            },
+            currency,
+            { initiatePaymentsOptions: { paymentMethod: "CARD" } }
+          )
           // Made at the terminal without a reference: none on the order, and the line's name reads null (as Surfboard answers it).
           const body = spec.referenceId !== undefined ? made : {
             ...made,
             referenceId: undefined,
             orderLines: made.orderLines?.map((l) => ({ ...l, name: spec.description ?? null }))
           }
-          const created = yield* store.keyed(merchant.id, null, "", Effect.map(store.createOrder(merchant, body, baseUrl), (data) => ({ status: 200, body: data })))
+          const created = yield* store.keyed(
+            merchant.id,
+            null,
+            "",
+            Effect.map(store.createOrder(merchant, body, baseUrl), (data) => ({ status: 200, body: data }))
+          )
           const { orderId, paymentId } = created.body as { orderId: string; paymentId?: string }
           if (spec.pay === false) return { orderId, paymentId: paymentId ?? null }
           const paid = yield* store.pay(orderId)
@@ -290,4 +325,5 @@ export const startSandbox = (options: SandboxOptions = {}): Effect.Effect<Sandbo
 export class SurfboardSandbox extends Context.Tag("sandbox/SurfboardSandbox")<SurfboardSandbox, Sandbox>() {}
 
 /** A sandbox for the layer's lifetime. */
-export const SurfboardSandboxLive = (options: SandboxOptions = {}) => Layer.scoped(SurfboardSandbox, startSandbox(options))
+export const SurfboardSandboxLive = (options: SandboxOptions = {}) =>
+  Layer.scoped(SurfboardSandbox, startSandbox(options))

@@ -88,7 +88,14 @@ export interface TransactionRow {
 }
 
 /** Surfboard-like ids: 16 hex digits and a two-digit type code. */
-const ID_SUFFIX = { partner: "0a", merchant: "0e", terminal: "04", order: "0b", payment: "06", transaction: "19" } as const
+const ID_SUFFIX = {
+  partner: "0a",
+  merchant: "0e",
+  terminal: "04",
+  order: "0b",
+  payment: "06",
+  transaction: "19"
+} as const
 export const newId = (kind: keyof typeof ID_SUFFIX) => randomBytes(8).toString("hex") + ID_SUFFIX[kind]
 export const newSecret = (prefix: string) => `${prefix}_${randomBytes(18).toString("base64url")}`
 
@@ -100,7 +107,10 @@ const canonical = (value: unknown): string => {
   if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`
   if (value !== null && typeof value === "object") {
     const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined)
-    return `{${entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`
+    return `{${
+      entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`)
+        .join(",")
+    }}`
   }
   return JSON.stringify(value)
 }
@@ -174,9 +184,10 @@ export const makeStore = (clock: SandboxClock, switchesFor: SwitchesFor) =>
       )
 
     const partnerByKey = (apiKey: string) =>
-      sql<PartnerRow>`SELECT id, name, api_key, api_secret FROM surfboard_sandbox.partners WHERE api_key = ${apiKey}`.pipe(
-        Effect.map((rows) => rows[0])
-      )
+      sql<PartnerRow>`SELECT id, name, api_key, api_secret FROM surfboard_sandbox.partners WHERE api_key = ${apiKey}`
+        .pipe(
+          Effect.map((rows) => rows[0])
+        )
 
     const merchantById = (id: string) =>
       sql<MerchantRow>`SELECT id, partner_id, name, country FROM surfboard_sandbox.merchants WHERE id = ${id}`.pipe(
@@ -202,8 +213,11 @@ export const makeStore = (clock: SandboxClock, switchesFor: SwitchesFor) =>
 
     const orderRow = (merchantId: string, orderId: string, lock = false) =>
       (lock
-        ? sql<OrderRow>`SELECT * FROM surfboard_sandbox.orders WHERE id = ${orderId} AND merchant_id = ${merchantId} FOR UPDATE`
-        : sql<OrderRow>`SELECT * FROM surfboard_sandbox.orders WHERE id = ${orderId} AND merchant_id = ${merchantId}`).pipe(
+        ? sql<
+          OrderRow
+        >`SELECT * FROM surfboard_sandbox.orders WHERE id = ${orderId} AND merchant_id = ${merchantId} FOR UPDATE`
+        : sql<OrderRow>`SELECT * FROM surfboard_sandbox.orders WHERE id = ${orderId} AND merchant_id = ${merchantId}`)
+        .pipe(
           Effect.flatMap((rows) => (rows[0] ? Effect.succeed(rows[0]) : Effect.fail(notFound("Order"))))
         )
 
@@ -213,7 +227,9 @@ export const makeStore = (clock: SandboxClock, switchesFor: SwitchesFor) =>
         FROM surfboard_sandbox.payments WHERE order_id = ${orderId} ORDER BY created_at, id`
 
     const transactionsOf = (orderId: string) =>
-      sql<TransactionRow>`SELECT * FROM surfboard_sandbox.transactions WHERE order_id = ${orderId} ORDER BY created_at, id`
+      sql<
+        TransactionRow
+      >`SELECT * FROM surfboard_sandbox.transactions WHERE order_id = ${orderId} ORDER BY created_at, id`
 
     /** One order with its payments and transactions, settled up to now. */
     const orderView = (merchantId: string, orderId: string) =>
@@ -240,7 +256,15 @@ export const makeStore = (clock: SandboxClock, switchesFor: SwitchesFor) =>
     const refundsOf = (purchaseOrderId: string) =>
       Effect.zipRight(
         settleDue,
-        sql<{ order_id: string; reference_id: string | null; status: string; requested_minor: number; refunded_minor: number }>`
+        sql<
+          {
+            order_id: string
+            reference_id: string | null
+            status: string
+            requested_minor: number
+            refunded_minor: number
+          }
+        >`
           SELECT o.id AS order_id, o.reference_id, o.status, o.amount_minor AS requested_minor,
             COALESCE((SELECT sum(t.amount_minor) FROM surfboard_sandbox.transactions t WHERE t.order_id = o.id), 0)::bigint AS refunded_minor
           FROM surfboard_sandbox.orders o
@@ -261,19 +285,21 @@ export const makeStore = (clock: SandboxClock, switchesFor: SwitchesFor) =>
         const [order] = yield* sql<OrderRow>`SELECT * FROM surfboard_sandbox.orders WHERE id = ${row.order_id}`
         const returned = row.settle_amount_minor ?? row.amount_minor
         if (returned > 0) {
-          yield* sql`INSERT INTO surfboard_sandbox.transactions ${sql.insert({
-            id: newId("transaction"),
-            order_id: order!.id,
-            payment_id: paymentId,
-            merchant_id: order!.merchant_id,
-            terminal_id: order!.terminal_id,
-            reference_id: order!.reference_id,
-            type: "RETURN",
-            amount_minor: returned,
-            currency: order!.currency,
-            voided: false,
-            created_at: at
-          })}`
+          yield* sql`INSERT INTO surfboard_sandbox.transactions ${
+            sql.insert({
+              id: newId("transaction"),
+              order_id: order!.id,
+              payment_id: paymentId,
+              merchant_id: order!.merchant_id,
+              terminal_id: order!.terminal_id,
+              reference_id: order!.reference_id,
+              type: "RETURN",
+              amount_minor: returned,
+              currency: order!.currency,
+              voided: false,
+              created_at: at
+            })
+          }`
         }
         const status = returned < order!.amount_minor ? "PARTIAL_PAYMENT_COMPLETED" : "PAYMENT_COMPLETED"
         yield* sql`UPDATE surfboard_sandbox.orders SET status = ${status}, updated_at = ${at} WHERE id = ${order!.id}`
@@ -285,9 +311,12 @@ export const makeStore = (clock: SandboxClock, switchesFor: SwitchesFor) =>
           UPDATE surfboard_sandbox.payments SET void_status = 'VOIDED', void_settles_at = NULL, void_on_request = false
           WHERE id = ${paymentId}`,
         sql`UPDATE surfboard_sandbox.transactions SET voided = true WHERE payment_id = ${paymentId}`
-      ).pipe(Effect.zipRight(sql`
+      ).pipe(
+        Effect.zipRight(sql`
         UPDATE surfboard_sandbox.orders o SET updated_at = ${at}
-        FROM surfboard_sandbox.payments p WHERE p.id = ${paymentId} AND o.id = p.order_id`), Effect.asVoid)
+        FROM surfboard_sandbox.payments p WHERE p.id = ${paymentId} AND o.id = p.order_id`),
+        Effect.asVoid
+      )
 
     /** Refunds and voids whose time has come complete; payment pages past their validity close. */
     const settleDue: Effect.Effect<void, never> = Effect.gen(function*() {
@@ -310,13 +339,17 @@ export const makeStore = (clock: SandboxClock, switchesFor: SwitchesFor) =>
         if (expired.length > 0) {
           yield* sql`
             UPDATE surfboard_sandbox.payments SET status = 'PAYMENT_CANCELLED', failure_reason = 'PAYMENT_PAGE_EXPIRED'
-            WHERE order_id IN ${sql.in(expired.map((o) => o.id))} AND status IN ('PAYMENT_INITIATED', 'PAYMENT_PROCESSING')`
+            WHERE order_id IN ${
+            sql.in(expired.map((o) => o.id))
+          } AND status IN ('PAYMENT_INITIATED', 'PAYMENT_PROCESSING')`
         }
       }))
     }).pipe(Effect.orDie)
 
     /** Completes refunds and voids that wait to be told (settlement `manual`); all, or one order's or payment's. */
-    const settleNow = (filter: { readonly orderId?: string | undefined; readonly paymentId?: string | undefined } = {}) =>
+    const settleNow = (
+      filter: { readonly orderId?: string | undefined; readonly paymentId?: string | undefined } = {}
+    ) =>
       Effect.gen(function*() {
         const at = yield* now
         const orderId = filter.orderId ?? null
@@ -369,14 +402,16 @@ export const makeStore = (clock: SandboxClock, switchesFor: SwitchesFor) =>
         }
         const answer = yield* run
         if (answer.status >= 200 && answer.status < 300) {
-          yield* sql`INSERT INTO surfboard_sandbox.idempotency ${sql.insert({
-            merchant_id: merchantId,
-            key,
-            fingerprint,
-            status: answer.status,
-            body: JSON.stringify(answer.body),
-            created_at: yield* now
-          })}`
+          yield* sql`INSERT INTO surfboard_sandbox.idempotency ${
+            sql.insert({
+              merchant_id: merchantId,
+              key,
+              fingerprint,
+              status: answer.status,
+              body: JSON.stringify(answer.body),
+              created_at: yield* now
+            })
+          }`
         }
         return answer
       }))
@@ -410,7 +445,9 @@ export const makeStore = (clock: SandboxClock, switchesFor: SwitchesFor) =>
         const lines = input.orderLines ?? []
         const linked = new Set(lines.flatMap((l) => (l.purchaseOrderId != null ? [l.purchaseOrderId] : [])))
         if (input.purchaseOrderId !== undefined) linked.add(input.purchaseOrderId)
-        if (linked.size !== 1) return yield* badRequest("A return needs exactly one purchaseOrderId (on the order or its lines).")
+        if (linked.size !== 1) {
+          return yield* badRequest("A return needs exactly one purchaseOrderId (on the order or its lines).")
+        }
         const purchaseOrderId = [...linked][0]!
         const amount = Math.abs(total.total)
         if (amount === 0) return yield* badRequest("A return must return something.")
@@ -428,22 +465,24 @@ export const makeStore = (clock: SandboxClock, switchesFor: SwitchesFor) =>
         }
         const at = yield* now
         const orderId = newId("order")
-        yield* sql`INSERT INTO surfboard_sandbox.orders ${sql.insert({
-          id: orderId,
-          merchant_id: merchant.id,
-          terminal_id: terminal.id,
-          reference_id: input.referenceId ?? null,
-          type: "return",
-          purchase_order_id: purchaseOrderId,
-          status: "PENDING",
-          currency: total.currency,
-          amount_minor: amount,
-          body: JSON.stringify(input),
-          page_token: null,
-          page_expires_at: null,
-          created_at: at,
-          updated_at: at
-        })}`
+        yield* sql`INSERT INTO surfboard_sandbox.orders ${
+          sql.insert({
+            id: orderId,
+            merchant_id: merchant.id,
+            terminal_id: terminal.id,
+            reference_id: input.referenceId ?? null,
+            type: "return",
+            purchase_order_id: purchaseOrderId,
+            status: "PENDING",
+            currency: total.currency,
+            amount_minor: amount,
+            body: JSON.stringify(input),
+            page_token: null,
+            page_expires_at: null,
+            created_at: at,
+            updated_at: at
+          })
+        }`
         const initiate = input.controlFunctions?.initiatePaymentsOptions
         if (initiate === undefined) return { orderId }
         const switches = yield* switchesFor(merchant.id)
@@ -451,22 +490,24 @@ export const makeStore = (clock: SandboxClock, switchesFor: SwitchesFor) =>
         const settles = ratio !== null && ratio > 0 && ratio < 1 ? Math.floor(amount * ratio) : amount
         const plan = settlementPlan(switches, at)
         const paymentId = newId("payment")
-        yield* sql`INSERT INTO surfboard_sandbox.payments ${sql.insert({
-          id: paymentId,
-          order_id: orderId,
-          status: "PAYMENT_PROCESSING",
-          method: initiate.paymentMethod ?? "CARD_NP",
-          amount_minor: amount,
-          failure_reason: null,
-          settle_amount_minor: settles,
-          settles_at: plan.kind === "at" ? plan.at : null,
-          settle_on_request: plan.kind === "on_request",
-          void_status: null,
-          void_settles_at: null,
-          void_on_request: false,
-          created_at: at,
-          completed_at: null
-        })}`
+        yield* sql`INSERT INTO surfboard_sandbox.payments ${
+          sql.insert({
+            id: paymentId,
+            order_id: orderId,
+            status: "PAYMENT_PROCESSING",
+            method: initiate.paymentMethod ?? "CARD_NP",
+            amount_minor: amount,
+            failure_reason: null,
+            settle_amount_minor: settles,
+            settles_at: plan.kind === "at" ? plan.at : null,
+            settle_on_request: plan.kind === "on_request",
+            void_status: null,
+            void_settles_at: null,
+            void_on_request: false,
+            created_at: at,
+            completed_at: null
+          })
+        }`
         if (plan.kind === "now") yield* completeRefund(paymentId, at)
         else yield* sql`UPDATE surfboard_sandbox.orders SET status = 'PAYMENT_PROCESSED' WHERE id = ${orderId}`
         return { orderId, paymentId }
@@ -485,13 +526,18 @@ export const makeStore = (clock: SandboxClock, switchesFor: SwitchesFor) =>
         if (alphaCurrency(total.currency) === undefined || !/^\d{3}$/.test(total.currency)) {
           return yield* badRequest(`currency must be a numeric ISO 4217 code, got "${total.currency}".`)
         }
-        if (lines.some((l) => l.amount.currency !== total.currency)) return yield* badRequest("All lines must be in the order's currency.")
+        if (lines.some((l) => l.amount.currency !== total.currency)) {
+          return yield* badRequest("All lines must be in the order's currency.")
+        }
         const amounts = [total.total, ...lines.map((l) => l.amount.total), ...lines.map((l) => l.quantity)]
-        if (!amounts.every(Number.isSafeInteger)) return yield* badRequest("Amounts and quantities must be integers (smallest currency unit).")
+        if (!amounts.every(Number.isSafeInteger)) {
+          return yield* badRequest("Amounts and quantities must be integers (smallest currency unit).")
+        }
         if (lines.length > 0 && lines.reduce((sum, l) => sum + l.amount.total, 0) !== total.total) {
           return yield* badRequest("totalOrderAmount.total does not match the sum of the order lines.")
         }
-        const isReturn = input.type?.toLowerCase() === "return" || total.total < 0 || input.purchaseOrderId !== undefined ||
+        const isReturn = input.type?.toLowerCase() === "return" || total.total < 0 ||
+          input.purchaseOrderId !== undefined ||
           lines.some((l) => l.purchaseOrderId != null)
         if (isReturn) return yield* createReturn(merchant, terminal, input, total)
         if (total.total <= 0) return yield* badRequest("A purchase must have a positive total.")
@@ -509,25 +555,30 @@ export const makeStore = (clock: SandboxClock, switchesFor: SwitchesFor) =>
           page = { token: randomBytes(24).toString("base64url"), expiresAt: new Date(at.getTime() + millis) }
           body = {
             ...input,
-            controlFunctions: { ...input.controlFunctions, online: { ...input.controlFunctions?.online, paymentPageValidFor: validFor } }
+            controlFunctions: {
+              ...input.controlFunctions,
+              online: { ...input.controlFunctions?.online, paymentPageValidFor: validFor }
+            }
           }
         }
-        yield* sql`INSERT INTO surfboard_sandbox.orders ${sql.insert({
-          id: orderId,
-          merchant_id: merchant.id,
-          terminal_id: terminal.id,
-          reference_id: input.referenceId ?? null,
-          type: "purchase",
-          purchase_order_id: null,
-          status: "PENDING",
-          currency: total.currency,
-          amount_minor: total.total,
-          body: JSON.stringify(body),
-          page_token: page?.token ?? null,
-          page_expires_at: page?.expiresAt ?? null,
-          created_at: at,
-          updated_at: at
-        })}`
+        yield* sql`INSERT INTO surfboard_sandbox.orders ${
+          sql.insert({
+            id: orderId,
+            merchant_id: merchant.id,
+            terminal_id: terminal.id,
+            reference_id: input.referenceId ?? null,
+            type: "purchase",
+            purchase_order_id: null,
+            status: "PENDING",
+            currency: total.currency,
+            amount_minor: total.total,
+            body: JSON.stringify(body),
+            page_token: page?.token ?? null,
+            page_expires_at: page?.expiresAt ?? null,
+            created_at: at,
+            updated_at: at
+          })
+        }`
         let paymentId: string | undefined
         const initiate = input.controlFunctions?.initiatePaymentsOptions
         if (initiate !== undefined && terminal.kind === "card") {
@@ -542,22 +593,24 @@ export const makeStore = (clock: SandboxClock, switchesFor: SwitchesFor) =>
       })
 
     const insertPayment = (id: string, orderId: string, amount: number, method: string, at: Date) =>
-      sql`INSERT INTO surfboard_sandbox.payments ${sql.insert({
-        id,
-        order_id: orderId,
-        status: "PAYMENT_INITIATED",
-        method,
-        amount_minor: amount,
-        failure_reason: null,
-        settle_amount_minor: null,
-        settles_at: null,
-        settle_on_request: false,
-        void_status: null,
-        void_settles_at: null,
-        void_on_request: false,
-        created_at: at,
-        completed_at: null
-      })}`
+      sql`INSERT INTO surfboard_sandbox.payments ${
+        sql.insert({
+          id,
+          order_id: orderId,
+          status: "PAYMENT_INITIATED",
+          method,
+          amount_minor: amount,
+          failure_reason: null,
+          settle_amount_minor: null,
+          settles_at: null,
+          settle_on_request: false,
+          void_status: null,
+          void_settles_at: null,
+          void_on_request: false,
+          created_at: at,
+          completed_at: null
+        })
+      }`
 
     /**
      * A card presented at the order's terminal, or its payment page paid: the purchase completes
@@ -565,23 +618,41 @@ export const makeStore = (clock: SandboxClock, switchesFor: SwitchesFor) =>
      */
     const pay = (
       orderId: string,
-      options: { readonly declined?: boolean | undefined; readonly token?: string | undefined; readonly method?: string | undefined } = {}
+      options: {
+        readonly declined?: boolean | undefined
+        readonly token?: string | undefined
+        readonly method?: string | undefined
+      } = {}
     ) =>
       Effect.gen(function*() {
         yield* settleDue
         return yield* sql.withTransaction(Effect.gen(function*() {
           const [order] = yield* sql<OrderRow>`SELECT * FROM surfboard_sandbox.orders WHERE id = ${orderId} FOR UPDATE`
-          if (!order || (options.token !== undefined && order.page_token !== options.token)) return yield* notFound("Order")
+          if (!order || (options.token !== undefined && order.page_token !== options.token)) {
+            return yield* notFound("Order")
+          }
           if (order.type !== "purchase") return yield* badRequest("A return is not paid by a card.")
           const at = yield* now
           if (order.page_expires_at !== null && order.page_expires_at.getTime() <= at.getTime()) {
-            return yield* new SandboxFailure({ status: 410, message: "The payment page has expired.", errorCode: "PAYMENT_PAGE_EXPIRED" })
+            return yield* new SandboxFailure({
+              status: 410,
+              message: "The payment page has expired.",
+              errorCode: "PAYMENT_PAGE_EXPIRED"
+            })
           }
           if (order.status === "PAYMENT_COMPLETED") {
-            return yield* new SandboxFailure({ status: 409, message: "Order is already completed.", errorCode: "ORDER_ALREADY_COMPLETED" })
+            return yield* new SandboxFailure({
+              status: 409,
+              message: "Order is already completed.",
+              errorCode: "ORDER_ALREADY_COMPLETED"
+            })
           }
           if (order.status === "PAYMENT_CANCELLED") {
-            return yield* new SandboxFailure({ status: 409, message: "Order is cancelled.", errorCode: "ORDER_ALREADY_CANCELLED" })
+            return yield* new SandboxFailure({
+              status: 409,
+              message: "Order is cancelled.",
+              errorCode: "ORDER_ALREADY_CANCELLED"
+            })
           }
           const [open] = yield* sql<{ id: string }>`
             SELECT id FROM surfboard_sandbox.payments WHERE order_id = ${order.id} AND status = 'PAYMENT_INITIATED'
@@ -599,19 +670,21 @@ export const makeStore = (clock: SandboxClock, switchesFor: SwitchesFor) =>
               method = COALESCE(${options.method ?? null}, method)
             WHERE id = ${paymentId}`
           const transactionId = newId("transaction")
-          yield* sql`INSERT INTO surfboard_sandbox.transactions ${sql.insert({
-            id: transactionId,
-            order_id: order.id,
-            payment_id: paymentId,
-            merchant_id: order.merchant_id,
-            terminal_id: order.terminal_id,
-            reference_id: order.reference_id,
-            type: "PURCHASE",
-            amount_minor: order.amount_minor,
-            currency: order.currency,
-            voided: false,
-            created_at: at
-          })}`
+          yield* sql`INSERT INTO surfboard_sandbox.transactions ${
+            sql.insert({
+              id: transactionId,
+              order_id: order.id,
+              payment_id: paymentId,
+              merchant_id: order.merchant_id,
+              terminal_id: order.terminal_id,
+              reference_id: order.reference_id,
+              type: "PURCHASE",
+              amount_minor: order.amount_minor,
+              currency: order.currency,
+              voided: false,
+              created_at: at
+            })
+          }`
           yield* sql`UPDATE surfboard_sandbox.orders SET status = 'PAYMENT_COMPLETED', updated_at = ${at} WHERE id = ${order.id}`
           return { orderId: order.id, paymentId, transactionId, status: "PAYMENT_COMPLETED" }
         }))
@@ -628,7 +701,9 @@ export const makeStore = (clock: SandboxClock, switchesFor: SwitchesFor) =>
           FOR UPDATE OF p`
         if (!row) return yield* notFound("Payment")
         if (row.void_status !== null) return row.void_status
-        if (row.type !== "purchase" || row.status !== "PAYMENT_COMPLETED" || row.completed_at === null) return "CANNOT_VOID"
+        if (
+          row.type !== "purchase" || row.status !== "PAYMENT_COMPLETED" || row.completed_at === null
+        ) return "CANNOT_VOID"
         const at = yield* now
         if (at.getTime() >= voidDeadline(row.completed_at).getTime()) return "CANNOT_VOID"
         const [refunds] = yield* sql<{ n: number }>`

@@ -1,8 +1,8 @@
-import { describe, expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
+import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { SCOPES } from "../../../src/partner/auth/scopes.js"
 import { Operators } from "../../../src/operators/Operators.js"
+import { SCOPES } from "../../../src/partner/auth/scopes.js"
 import { createKey, insertBooking, makeWorld } from "../../support/fixtures.js"
 import { get, type Reply } from "../../support/http.js"
 import { testServer } from "../../support/server.js"
@@ -10,7 +10,12 @@ import { testServer } from "../../support/server.js"
 const expectProblem = (res: Reply, status: number) => {
   expect(res.status).toBe(status)
   expect(res.headers.get("content-type")).toBe("application/problem+json")
-  expect(res.body).toMatchObject({ status, type: expect.any(String), title: expect.any(String), detail: expect.any(String) })
+  expect(res.body).toMatchObject({
+    status,
+    type: expect.any(String),
+    title: expect.any(String),
+    detail: expect.any(String)
+  })
   expect(res.body.request_id).toBe(res.headers.get("x-request-id"))
 }
 
@@ -25,7 +30,16 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("authentica
 
     it.effect("empty bearer, other schemes and malformed keys", () =>
       Effect.gen(function*() {
-        for (const authorization of ["Bearer ", "Bearer", "Basic dXNlcjpwYXNz", "svc_live_abc", "Bearer svc_live_short_secret", "Bearer svc_test_AAAAAAAAAAAAAAAAAAAA_BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB"]) {
+        for (
+          const authorization of [
+            "Bearer ",
+            "Bearer",
+            "Basic dXNlcjpwYXNz",
+            "svc_live_abc",
+            "Bearer svc_live_short_secret",
+            "Bearer svc_test_AAAAAAAAAAAAAAAAAAAA_BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB"
+          ]
+        ) {
           const res = yield* get("/api/v1/me", undefined, { authorization })
           expectProblem(res, 401)
         }
@@ -117,7 +131,12 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("authentica
     it.effect("describes the key for any valid key, whatever its scopes", () =>
       Effect.gen(function*() {
         const w = yield* makeWorld
-        const key = yield* createKey({ by: w.alice, operators: [w.alpha], scopes: ["analytics:read"], name: "Analytics only" })
+        const key = yield* createKey({
+          by: w.alice,
+          operators: [w.alpha],
+          scopes: ["analytics:read"],
+          name: "Analytics only"
+        })
         const res = yield* get("/api/v1/me", key.token)
         expect(res.status).toBe(200)
         expect(res.body.key).toMatchObject({ id: key.id, name: "Analytics only", scopes: ["analytics:read"] })

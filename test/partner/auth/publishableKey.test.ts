@@ -14,7 +14,17 @@ describe("the token", () => {
     const k = generatePublishableKey()
     expect(k.token).toMatch(/^pk_widget_[A-Za-z0-9]{24}$/)
     expect(parsePublishableKey(k.token)).toBe(k.id)
-    for (const bad of ["", "pk_widget_", `pk_widget_${k.id}x`, `pk_widget_${k.id.slice(1)}`, `svc_live_${k.id}`, ` ${k.token}`, `pk_widget_${"-".repeat(24)}`]) {
+    for (
+      const bad of [
+        "",
+        "pk_widget_",
+        `pk_widget_${k.id}x`,
+        `pk_widget_${k.id.slice(1)}`,
+        `svc_live_${k.id}`,
+        ` ${k.token}`,
+        `pk_widget_${"-".repeat(24)}`
+      ]
+    ) {
       expect(parsePublishableKey(bad)).toBeUndefined()
     }
   })
@@ -34,7 +44,18 @@ describe("normalizeOrigin", () => {
     expect(ok("http://127.0.0.1:5173")).toBe("http://127.0.0.1:5173")
   })
   it("refused: http on a public host, paths, queries, credentials, other schemes, no dot, garbage", () => {
-    for (const bad of ["http://fjordexplorer.no", "https://fjordexplorer.no/widget", "https://a.no?x=1", "https://u:p@a.no", "ftp://a.no", "intranet", "https://", "not a domain"]) {
+    for (
+      const bad of [
+        "http://fjordexplorer.no",
+        "https://fjordexplorer.no/widget",
+        "https://a.no?x=1",
+        "https://u:p@a.no",
+        "ftp://a.no",
+        "intranet",
+        "https://",
+        "not a domain"
+      ]
+    ) {
       expect(Either.isLeft(normalizeOrigin(bad)), bad).toBe(true)
     }
   })
@@ -43,22 +64,31 @@ describe("normalizeOrigin", () => {
 describe("originAllowed", () => {
   const allowed = ["https://fjordexplorer.no", "https://*.fjordexplorer.no", "http://localhost:8080"]
   it("exact origins and subdomains of a *. entry", () => {
-    for (const origin of ["https://fjordexplorer.no", "https://www.fjordexplorer.no", "https://a.b.fjordexplorer.no", "http://localhost:8080"]) {
+    for (
+      const origin of [
+        "https://fjordexplorer.no",
+        "https://www.fjordexplorer.no",
+        "https://a.b.fjordexplorer.no",
+        "http://localhost:8080"
+      ]
+    ) {
       expect(originAllowed(origin, allowed), origin).toBe(true)
     }
   })
   it("anything else: other scheme, port, host, look-alike suffix, null, garbage", () => {
-    for (const origin of [
-      "http://fjordexplorer.no",
-      "https://fjordexplorer.no:8443",
-      "https://evil.no",
-      "https://evilfjordexplorer.no",
-      "https://fjordexplorer.no.evil.com",
-      "http://localhost:8081",
-      "null",
-      "",
-      "https://fjordexplorer.no/path"
-    ]) {
+    for (
+      const origin of [
+        "http://fjordexplorer.no",
+        "https://fjordexplorer.no:8443",
+        "https://evil.no",
+        "https://evilfjordexplorer.no",
+        "https://fjordexplorer.no.evil.com",
+        "http://localhost:8081",
+        "null",
+        "",
+        "https://fjordexplorer.no/path"
+      ]
+    ) {
       expect(originAllowed(origin, allowed), origin).toBe(false)
     }
   })

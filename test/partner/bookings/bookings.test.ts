@@ -7,14 +7,22 @@ import { testServer } from "../../support/server.js"
 const ids = (body: any): Array<string> => body.data.map((b: any) => b.id)
 
 /** Walks every page of a list and returns the ids in order. */
-const walk = <R = never>(path: string, key: string, limit: number, between?: (page: number) => Effect.Effect<unknown, never, R>) =>
+const walk = <R = never>(
+  path: string,
+  key: string,
+  limit: number,
+  between?: (page: number) => Effect.Effect<unknown, never, R>
+) =>
   Effect.gen(function*() {
     const seen: Array<string> = []
     let cursor: string | null = null
     let page = 0
     do {
       const sep = path.includes("?") ? "&" : "?"
-      const res: Reply = yield* get(`${path}${sep}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`, key)
+      const res: Reply = yield* get(
+        `${path}${sep}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+        key
+      )
       expect(res.status).toBe(200)
       expect(res.body.data.length).toBeLessThanOrEqual(limit)
       seen.push(...ids(res.body))
@@ -49,7 +57,11 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("GET /api/v
         tourName: "Christmas Cruise"
       })
       const plain = yield* createKey({ by: w.alice, operators: [w.alpha], scopes: ["bookings:read"] })
-      const contact = yield* createKey({ by: w.alice, operators: [w.alpha], scopes: ["bookings:read", "guests.contact:read"] })
+      const contact = yield* createKey({
+        by: w.alice,
+        operators: [w.alpha],
+        scopes: ["bookings:read", "guests.contact:read"]
+      })
 
       const res = yield* get("/api/v1/bookings", plain.token)
       expect(res.status).toBe(200)
@@ -83,7 +95,9 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("GET /api/v
       const detail = yield* get(`/api/v1/bookings/${newer}`, plain.token)
       expect("email" in detail.body.guest).toBe(false)
       expect((yield* get(`/api/v1/bookings/${newer}`, contact.token)).body.guest).toEqual({
-        name: "Nora Lie", email: "nora@example.com", phone: null
+        name: "Nora Lie",
+        email: "nora@example.com",
+        phone: null
       })
     }))
 
@@ -166,14 +180,17 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("GET /api/v
         const key = yield* createKey({ by: w.alice, operators: [w.alpha] })
         const oldUnchanged = yield* insertBooking({ operatorId: w.alpha, createdAt: new Date("2026-09-01T00:00:00Z") })
         const oldChanged = yield* insertBooking({
-          operatorId: w.alpha, createdAt: new Date("2026-09-01T00:00:00Z"), updatedAt: new Date("2026-11-10T12:00:00Z")
+          operatorId: w.alpha,
+          createdAt: new Date("2026-09-01T00:00:00Z"),
+          updatedAt: new Date("2026-11-10T12:00:00Z")
         })
         const newOne = yield* insertBooking({ operatorId: w.alpha, createdAt: new Date("2026-11-10T12:00:00Z") })
         void oldUnchanged
-        const q = (s: string) => Effect.map(get(`/api/v1/bookings?updated_since=${encodeURIComponent(s)}`, key.token), (r) => {
-          expect(r.status).toBe(200)
-          return ids(r.body).sort()
-        })
+        const q = (s: string) =>
+          Effect.map(get(`/api/v1/bookings?updated_since=${encodeURIComponent(s)}`, key.token), (r) => {
+            expect(r.status).toBe(200)
+            return ids(r.body).sort()
+          })
         expect(yield* q("2026-11-10T12:00:00Z")).toEqual([oldChanged, newOne].sort())
         // Same instant written with an offset: Oslo is UTC+1 in November.
         expect(yield* q("2026-11-10T13:00:00+01:00")).toEqual([oldChanged, newOne].sort())
@@ -204,7 +221,10 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("GET /api/v
         yield* insertBooking({ operatorId: w.alpha, status: "CANCELLED", experienceDate: "2026-12-10" })
         yield* insertBooking({ operatorId: w.beta, status: "CONFIRMED", experienceDate: "2026-12-10" })
         yield* insertBooking({ operatorId: w.beta, status: "CANCELLED", experienceDate: "2026-12-11" })
-        const res = yield* get(`/api/v1/bookings?status=CANCELLED&date_from=2026-12-10&date_to=2026-12-10&partner_id=${w.beta}`, key.token)
+        const res = yield* get(
+          `/api/v1/bookings?status=CANCELLED&date_from=2026-12-10&date_to=2026-12-10&partner_id=${w.beta}`,
+          key.token
+        )
         expect(ids(res.body)).toEqual([hit])
       }))
   })
@@ -284,15 +304,25 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("GET /api/v
           oversized: "x".repeat(201)
         }
         for (const [name, bad] of Object.entries(cases)) {
-          const res = yield* get(`/api/v1/bookings?limit=1&status=CANCELLED&cursor=${encodeURIComponent(bad)}`, key.token)
+          const res = yield* get(
+            `/api/v1/bookings?limit=1&status=CANCELLED&cursor=${encodeURIComponent(bad)}`,
+            key.token
+          )
           expect(res.status, name).toBe(400)
           expect(res.body.invalid_params[0].name).toBe("cursor")
         }
         // The same instant spelled another way is the same filter.
-        for (let i = 0; i < 2; i++) yield* insertBooking({ operatorId: w.alpha, updatedAt: new Date("2026-11-10T12:30:00Z") })
+        for (let i = 0; i < 2; i++) {
+          yield* insertBooking({ operatorId: w.alpha, updatedAt: new Date("2026-11-10T12:30:00Z") })
+        }
         const since = yield* get(`/api/v1/bookings?limit=1&updated_since=2026-11-10T12:00:00Z`, key.token)
         const sinceCursor = since.body.next_cursor
-        const respelled = yield* get(`/api/v1/bookings?limit=1&updated_since=${encodeURIComponent("2026-11-10T13:00:00+01:00")}&cursor=${sinceCursor}`, key.token)
+        const respelled = yield* get(
+          `/api/v1/bookings?limit=1&updated_since=${
+            encodeURIComponent("2026-11-10T13:00:00+01:00")
+          }&cursor=${sinceCursor}`,
+          key.token
+        )
         expect(respelled.status).toBe(200)
         expect(respelled.body.data[0].id).not.toBe(since.body.data[0].id)
         // Reused under other filters.
@@ -359,7 +389,13 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("GET /api/v
       const payLater = yield* insertBooking({
         operatorId: w.alpha,
         providerReference: "BKN-1234",
-        payLater: { status: "upcoming", amountMinor: 80000, currency: "NOK", chargeAt: new Date("2026-12-01T09:00:00Z"), paidAt: null },
+        payLater: {
+          status: "upcoming",
+          amountMinor: 80000,
+          currency: "NOK",
+          chargeAt: new Date("2026-12-01T09:00:00Z"),
+          paidAt: null
+        },
         commission: { amountMinor: 15000, ratePercent: 12.5, currency: "NOK", status: "pending" }
       })
       const payNow = yield* insertBooking({ operatorId: w.alpha, currency: "EUR", amountMinor: 4500 })
@@ -371,7 +407,13 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("GET /api/v
         provider_reference: "BKN-1234",
         payment: {
           strategy: "pay_later",
-          pay_later: { status: "upcoming", amount_minor: 80000, currency: "NOK", charge_at: "2026-12-01T09:00:00.000Z", paid_at: null }
+          pay_later: {
+            status: "upcoming",
+            amount_minor: 80000,
+            currency: "NOK",
+            charge_at: "2026-12-01T09:00:00.000Z",
+            paid_at: null
+          }
         },
         commission: { amount_minor: 15000, rate_percent: 12.5, currency: "NOK", status: "pending" }
       })

@@ -4,39 +4,57 @@
  * job, provider and booking-system faults, and crashes between each pair of side effects (a second
  * server instance with CRASH_AT), each proving that money moves once and every email goes once.
  */
-import { describe, expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
+import { describe, expect, layer } from "@effect/vitest"
 import { ConfigProvider, Context, Effect, Fiber, Layer } from "effect"
 import { randomUUID } from "node:crypto"
+import { Cancels } from "../../../src/partner/cancels/Cancels.js"
+import { DailyLimits } from "../../../src/partner/writes/DailyLimits.js"
 import { canVoid, PaymentProvider } from "../../../src/ports/PaymentProvider.js"
 import { BokunSandbox } from "../../../src/sandbox/bokun/index.js"
 import { SurfboardSandbox } from "../../../src/sandbox/surfboard/index.js"
-import { Cancels } from "../../../src/partner/cancels/Cancels.js"
-import { DailyLimits } from "../../../src/partner/writes/DailyLimits.js"
 import { cliWith, json } from "../../support/cli.js"
 import { createKey, makeWorld } from "../../support/fixtures.js"
 import { call, type Reply } from "../../support/http.js"
 import { auditOf, usedToday } from "../../support/manifest.js"
 import { conforms, dereferencedSpec } from "../../support/openapi.js"
-import { linkedBooking, merchantFor, paidAtSandbox, paymentsEnv, returnedBySandbox, ServerSettings, vendorFor } from "../../support/payments.js"
+import {
+  linkedBooking,
+  merchantFor,
+  paidAtSandbox,
+  paymentsEnv,
+  returnedBySandbox,
+  ServerSettings,
+  vendorFor
+} from "../../support/payments.js"
 import { serverOn, TestServer } from "../../support/server.js"
 
 const DAY = 86_400_000
 
 /** The service's Cancels (the recovery job's work) with the server's settings. */
-const CancelsLive = Layer.unwrapEffect(Effect.map(ServerSettings, ({ env }) =>
-  Cancels.Default.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))))))
+const CancelsLive = Layer.unwrapEffect(
+  Effect.map(
+    ServerSettings,
+    ({ env }) =>
+      Cancels.Default.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))))
+  )
+)
 
 const env = Layer.mergeAll(CancelsLive, DailyLimits.Default).pipe(Layer.provideMerge(paymentsEnv()))
 
 /** Every answer of this file, checked against the OpenAPI document at the end. */
 const seen: Array<Reply> = []
 
-const cancel = (id: string, o: { key: string; reason?: unknown; idempotencyKey?: string; baseUrl?: string; body?: unknown }) =>
+const cancel = (
+  id: string,
+  o: { key: string; reason?: unknown; idempotencyKey?: string; baseUrl?: string; body?: unknown }
+) =>
   call(`/api/v1/bookings/${id}/cancel`, {
     method: "POST",
     key: o.key,
-    body: o.body !== undefined ? o.body : { reason: o.reason === undefined ? "Guest asked to cancel by phone" : o.reason },
+    body: o.body !== undefined
+      ? o.body
+      : { reason: o.reason === undefined ? "Guest asked to cancel by phone" : o.reason },
     headers: { "Idempotency-Key": o.idempotencyKey ?? randomUUID() },
     ...(o.baseUrl ? { baseUrl: o.baseUrl } : {})
   }).pipe(Effect.tap((res) => Effect.sync(() => seen.push(res))))
@@ -53,7 +71,9 @@ const recover = Effect.flatMap(Cancels, (c) => c.recover())
  * Alpha with a Surfboard merchant and a Bókun vendor; a tour mapped to the vendor's product; our
  * booking of 2 adults (998 NOK) on day+5 10:00, also in the Bókun sandbox; a key that may cancel.
  */
-const setup = (o: { payLater?: { status: string; amountMinor: number }; amountMinor?: number; commission?: boolean } = {}) =>
+const setup = (
+  o: { payLater?: { status: string; amountMinor: number }; amountMinor?: number; commission?: boolean } = {}
+) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const w = yield* makeWorld
@@ -65,41 +85,80 @@ const setup = (o: { payLater?: { status: string; amountMinor: number }; amountMi
       amountMinor,
       guestName: "Kari Nordmann",
       guestEmail: email,
-      commission: o.commission === false ? undefined : { amountMinor: 7984, ratePercent: 8, currency: "NOK", status: "pending" },
+      commission: o.commission === false
+        ? undefined
+        : { amountMinor: 7984, ratePercent: 8, currency: "NOK", status: "pending" },
       ...(o.payLater
-        ? { payLater: { ...o.payLater, currency: "NOK", chargeAt: new Date(Date.now() + 3 * DAY), paidAt: o.payLater.status === "collected" ? new Date() : null } }
+        ? {
+          payLater: {
+            ...o.payLater,
+            currency: "NOK",
+            chargeAt: new Date(Date.now() + 3 * DAY),
+            paidAt: o.payLater.status === "collected" ? new Date() : null
+          }
+        }
         : {})
     })
-    const key = yield* createKey({ by: w.alice, operators: [w.alpha], scopes: ["bookings.cancel:write", "bookings:read"], name: "Cancel bot" })
+    const key = yield* createKey({
+      by: w.alice,
+      operators: [w.alpha],
+      scopes: ["bookings.cancel:write", "bookings:read"],
+      name: "Cancel bot"
+    })
     return { w, sql, merchant, vendor, bookingId, code, seeded, key, email, amountMinor }
   })
 
 type Setup = Effect.Effect.Success<ReturnType<typeof setup>>
 
-const pay = (s: Setup, amountMinor: number, o: { at?: Date; purpose?: "full" | "reservation_fee" | "balance"; recordedAt?: Date } = {}) =>
-  paidAtSandbox(s, s.merchant.id, amountMinor, o)
+const pay = (
+  s: Setup,
+  amountMinor: number,
+  o: { at?: Date; purpose?: "full" | "reservation_fee" | "balance"; recordedAt?: Date } = {}
+) => paidAtSandbox(s, s.merchant.id, amountMinor, o)
 
 const yesterday = () => new Date(Date.now() - DAY - 3_600_000)
 
 const ourBooking = (s: Setup) =>
-  s.sql<{ status: string; cancel_reason: string | null; commission_status: string | null; pay_later_status: string | null; updated_at: Date | null }>`
-    SELECT status, cancel_reason, commission_status, pay_later_status, updated_at FROM bookings WHERE id = ${s.bookingId}`.pipe(
-    Effect.map((rows) => rows[0]!),
-    Effect.orDie
-  )
+  s.sql<
+    {
+      status: string
+      cancel_reason: string | null
+      commission_status: string | null
+      pay_later_status: string | null
+      updated_at: Date | null
+    }
+  >`
+    SELECT status, cancel_reason, commission_status, pay_later_status, updated_at FROM bookings WHERE id = ${s.bookingId}`
+    .pipe(
+      Effect.map((rows) => rows[0]!),
+      Effect.orDie
+    )
 
 const bokunStatus = (s: Setup) =>
-  s.sql<{ status: string }>`SELECT status FROM bokun_sandbox.bookings WHERE confirmation_code = ${s.seeded.confirmationCode}`.pipe(
+  s.sql<
+    { status: string }
+  >`SELECT status FROM bokun_sandbox.bookings WHERE confirmation_code = ${s.seeded.confirmationCode}`.pipe(
     Effect.map((rows) => rows[0]!.status),
     Effect.orDie
   )
 
 const emailsOf = (s: Setup) =>
   s.sql<{ dedupe_key: string; template: string; text_body: string }>`
-    SELECT dedupe_key, template, text_body FROM email_outbox WHERE booking_id = ${s.bookingId} ORDER BY template`.pipe(Effect.orDie)
+    SELECT dedupe_key, template, text_body FROM email_outbox WHERE booking_id = ${s.bookingId} ORDER BY template`.pipe(
+    Effect.orDie
+  )
 
 const refundRows = (s: Setup) =>
-  s.sql<{ method: string; state: string; amount_minor: number; refunded_minor: number; seq: number; alerted_at: Date | null }>`
+  s.sql<
+    {
+      method: string
+      state: string
+      amount_minor: number
+      refunded_minor: number
+      seq: number
+      alerted_at: Date | null
+    }
+  >`
     SELECT method, state, amount_minor::int AS amount_minor, refunded_minor::int AS refunded_minor, seq, alerted_at
     FROM booking_refunds WHERE booking_id = ${s.bookingId} ORDER BY payment_id, seq`.pipe(Effect.orDie)
 
@@ -110,9 +169,14 @@ const makeDue = (s: Setup) =>
     s.sql`UPDATE booking_changes SET lease_until = now() - interval '1 second' WHERE booking_id = ${s.bookingId}`
   ]).pipe(Effect.orDie)
 
-const withFaults = <A, E, R>(settings: Parameters<SurfboardSandbox["Type"]["faults"]["set"]>[0], body: Effect.Effect<A, E, R>) =>
-  Effect.flatMap(SurfboardSandbox, (surfboard) =>
-    Effect.acquireUseRelease(surfboard.faults.set(settings), () => body, () => surfboard.faults.reset))
+const withFaults = <A, E, R>(
+  settings: Parameters<SurfboardSandbox["Type"]["faults"]["set"]>[0],
+  body: Effect.Effect<A, E, R>
+) =>
+  Effect.flatMap(
+    SurfboardSandbox,
+    (surfboard) => Effect.acquireUseRelease(surfboard.faults.set(settings), () => body, () => surfboard.faults.reset)
+  )
 
 layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/bookings/{id}/cancel", (it) => {
   describe("§3 outcomes", () => {
@@ -122,7 +186,11 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/bookin
         const sale = yield* pay(s, s.amountMinor, { at: yesterday() })
         const before = yield* ourBooking(s)
         const idem = randomUUID()
-        const res = yield* cancel(s.bookingId, { key: s.key.token, idempotencyKey: idem, reason: "  Storm warning: all departures off  " })
+        const res = yield* cancel(s.bookingId, {
+          key: s.key.token,
+          idempotencyKey: idem,
+          reason: "  Storm warning: all departures off  "
+        })
         expect(res.status, res.text).toBe(200)
         expect(res.body).toEqual({
           id: s.bookingId,
@@ -133,7 +201,11 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/bookin
         expect(yield* bokunStatus(s)).toBe("CANCELLED")
         expect(yield* returnedBySandbox(sale.orderId)).toEqual({ refundOrders: 1, refunded: 99800, voided: 0 })
         const after = yield* ourBooking(s)
-        expect(after).toMatchObject({ status: "REFUNDED", cancel_reason: "Storm warning: all departures off", commission_status: "voided" })
+        expect(after).toMatchObject({
+          status: "REFUNDED",
+          cancel_reason: "Storm warning: all departures off",
+          commission_status: "voided"
+        })
         expect(after.updated_at!.getTime()).toBeGreaterThan(before.updated_at?.getTime() ?? 0)
         const emails = yield* emailsOf(s)
         expect(emails.map((e) => e.template)).toEqual(["booking_cancelled_guest", "booking_cancelled_team"])
@@ -143,7 +215,11 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/bookin
         expect(yield* usedToday(s.key.id, "cancels")).toBe(1)
 
         // The same request again: the stored answer.
-        const replay = yield* cancel(s.bookingId, { key: s.key.token, idempotencyKey: idem, reason: "  Storm warning: all departures off  " })
+        const replay = yield* cancel(s.bookingId, {
+          key: s.key.token,
+          idempotencyKey: idem,
+          reason: "  Storm warning: all departures off  "
+        })
         expect(replay.status).toBe(200)
         expect(replay.headers.get("idempotent-replayed")).toBe("true")
         expect(replay.body).toEqual(res.body)
@@ -259,15 +335,23 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/bookin
         const surfboard = yield* SurfboardSandbox
         const res = yield* withFaults({ settlement: "manual" }, cancel(s.bookingId, { key: s.key.token }))
         expect(res.status, res.text).toBe(200)
-        expect(res.body).toMatchObject({ status: "CONFIRMED", already_cancelled: false, refund: { outcome: "pending", amount_minor: 99800 } })
+        expect(res.body).toMatchObject({
+          status: "CONFIRMED",
+          already_cancelled: false,
+          refund: { outcome: "pending", amount_minor: 99800 }
+        })
         expect(yield* bokunStatus(s)).toBe("CANCELLED")
         const [row] = yield* refundRows(s)
         expect(row).toMatchObject({ method: "refund", state: "settling" })
         expect(row!.alerted_at).not.toBeNull()
-        expect((yield* ourBooking(s))).toMatchObject({ status: "CONFIRMED", commission_status: "voided" })
+        expect(yield* ourBooking(s)).toMatchObject({ status: "CONFIRMED", commission_status: "voided" })
         // Asked again meanwhile: the cancel stands, nothing moves again.
         const again = yield* cancel(s.bookingId, { key: s.key.token })
-        expect(again.body).toMatchObject({ status: "CONFIRMED", already_cancelled: true, refund: { outcome: "pending" } })
+        expect(again.body).toMatchObject({
+          status: "CONFIRMED",
+          already_cancelled: true,
+          refund: { outcome: "pending" }
+        })
         // Not settled yet: the job reads it and leaves it open.
         yield* makeDue(s)
         expect((yield* recover).refunds).toMatchObject({ found: 1, open: 1 })
@@ -277,7 +361,11 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/bookin
         expect((yield* ourBooking(s)).status).toBe("REFUNDED")
         expect(yield* returnedBySandbox(sale.orderId)).toEqual({ refundOrders: 1, refunded: 99800, voided: 0 })
         const done = yield* cancel(s.bookingId, { key: s.key.token })
-        expect(done.body).toMatchObject({ status: "REFUNDED", already_cancelled: true, refund: { outcome: "refunded" } })
+        expect(done.body).toMatchObject({
+          status: "REFUNDED",
+          already_cancelled: true,
+          refund: { outcome: "refunded" }
+        })
       }))
 
     it.effect("a partial refund: pending; the job asks for the rest with a new reference until all of it is back", () =>
@@ -319,12 +407,22 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/bookin
         const settings = yield* ServerSettings
         const open = json(yield* Effect.promise(() => cliWith(settings.databaseUrl, settings.env, "refunds", "list")))
         expect(open.filter((r: any) => r.booking_id === s.bookingId)).toMatchObject([
-          { method: "refund", state: "requested", amount_minor: 99800, currency: "NOK", provider_order_id: sale.orderId }
+          {
+            method: "refund",
+            state: "requested",
+            amount_minor: 99800,
+            currency: "NOK",
+            provider_order_id: sale.orderId
+          }
         ])
         yield* makeDue(s)
-        const recovered = json(yield* Effect.promise(() => cliWith(settings.databaseUrl, settings.env, "refunds", "recover")))
+        const recovered = json(
+          yield* Effect.promise(() => cliWith(settings.databaseUrl, settings.env, "refunds", "recover"))
+        )
         expect(recovered.refunds).toMatchObject({ completed: 1 })
-        const after = json(yield* Effect.promise(() => cliWith(settings.databaseUrl, settings.env, "refunds", "list", "--state", "all")))
+        const after = json(
+          yield* Effect.promise(() => cliWith(settings.databaseUrl, settings.env, "refunds", "list", "--state", "all"))
+        )
         expect(after.filter((r: any) => r.booking_id === s.bookingId).map((r: any) => r.state)).toEqual(["completed"])
         expect((yield* ourBooking(s)).status).toBe("REFUNDED")
         expect(yield* returnedBySandbox(sale.orderId)).toEqual({ refundOrders: 1, refunded: 99800, voided: 0 })
@@ -376,7 +474,9 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/bookin
         const bokun = yield* BokunSandbox
         const idem = randomUUID()
         yield* bokun.faults.set({ down: true })
-        const res = yield* cancel(s.bookingId, { key: s.key.token, idempotencyKey: idem }).pipe(Effect.ensuring(bokun.faults.reset))
+        const res = yield* cancel(s.bookingId, { key: s.key.token, idempotencyKey: idem }).pipe(
+          Effect.ensuring(bokun.faults.reset)
+        )
         expectProblem(res, 503, "unavailable")
         expect((yield* ourBooking(s)).status).toBe("CONFIRMED")
         expect(yield* bokunStatus(s)).toBe("CONFIRMED")
@@ -395,7 +495,9 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/bookin
       Effect.gen(function*() {
         const s = yield* setup()
         const sale = yield* pay(s, s.amountMinor, { at: yesterday() })
-        yield* s.sql`UPDATE booking_system_accounts SET secret_key = 'not-the-secret' WHERE access_key = ${s.vendor.accessKey}`.pipe(Effect.orDie)
+        yield* s
+          .sql`UPDATE booking_system_accounts SET secret_key = 'not-the-secret' WHERE access_key = ${s.vendor.accessKey}`
+          .pipe(Effect.orDie)
         const res = yield* cancel(s.bookingId, { key: s.key.token })
         expectProblem(res, 422, "not-possible")
         expect(res.body.detail).toContain("the booking system refused to cancel the booking")
@@ -403,7 +505,9 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/bookin
         expect((yield* ourBooking(s)).status).toBe("CONFIRMED")
         expect((yield* returnedBySandbox(sale.orderId)).refundOrders).toBe(0)
         expect(yield* usedToday(s.key.id, "cancels")).toBe(0)
-        const [change] = yield* s.sql<{ state: string }>`SELECT state FROM booking_changes WHERE booking_id = ${s.bookingId}`.pipe(Effect.orDie)
+        const [change] = yield* s.sql<
+          { state: string }
+        >`SELECT state FROM booking_changes WHERE booking_id = ${s.bookingId}`.pipe(Effect.orDie)
         expect(change!.state).toBe("abandoned")
       }))
 
@@ -448,7 +552,16 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/bookin
     it.effect("reason: missing, too short, only spaces, too long, wrong type: 400 naming `reason`; no change", () =>
       Effect.gen(function*() {
         const s = yield* setup()
-        for (const body of [{}, { reason: "ab" }, { reason: "      " }, { reason: "x".repeat(501) }, { reason: 42 }, "nope"]) {
+        for (
+          const body of [
+            {},
+            { reason: "ab" },
+            { reason: "      " },
+            { reason: "x".repeat(501) },
+            { reason: 42 },
+            "nope"
+          ]
+        ) {
           const res = yield* cancel(s.bookingId, { key: s.key.token, body })
           expectProblem(res, 400, "invalid-request")
           if (typeof body === "object") expect(res.text).toContain("reason")
@@ -474,7 +587,11 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/bookin
         const s = yield* setup({ amountMinor: 0, commission: false })
         const idem = randomUUID()
         expect((yield* cancel(s.bookingId, { key: s.key.token, idempotencyKey: idem })).status).toBe(200)
-        expectProblem(yield* cancel(s.bookingId, { key: s.key.token, idempotencyKey: idem, reason: "Another reason" }), 422, "idempotency-key-reused")
+        expectProblem(
+          yield* cancel(s.bookingId, { key: s.key.token, idempotencyKey: idem, reason: "Another reason" }),
+          422,
+          "idempotency-key-reused"
+        )
         yield* Effect.flatMap(DailyLimits, (l) => l.setOverrides(s.key.id, { cancels: 1 })).pipe(Effect.orDie)
         // Already cancelled: answered, not counted, even with the limit used up.
         expect((yield* cancel(s.bookingId, { key: s.key.token })).body.already_cancelled).toBe(true)
@@ -500,16 +617,20 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/bookin
       Effect.flatMap(BokunSandbox, (bokun) => bokun.requests.list).pipe(
         Effect.map((log) =>
           log.filter((r) => r.accessKey === s.vendor.accessKey && r.method === "POST")
-            .flatMap((r) => r.path === "/booking.json/edit" ? ["e"] : r.path.startsWith("/booking.json/cancel-booking/") ? ["c"] : [])
-            .join(""))
+            .flatMap((r) =>
+              r.path === "/booking.json/edit" ? ["e"] : r.path.startsWith("/booking.json/cancel-booking/") ? ["c"] : []
+            )
+            .join("")
+        )
       )
 
     const orderOfEmails = (s: Setup) =>
       s.sql<{ template: string }>`
-        SELECT template FROM email_outbox WHERE booking_id = ${s.bookingId} AND template LIKE '%_guest' ORDER BY created_at, template`.pipe(
-        Effect.map((rows) => rows.map((r) => r.template)),
-        Effect.orDie
-      )
+        SELECT template FROM email_outbox WHERE booking_id = ${s.bookingId} AND template LIKE '%_guest' ORDER BY created_at, template`
+        .pipe(
+          Effect.map((rows) => rows.map((r) => r.template)),
+          Effect.orDie
+        )
 
     // Who starts first, and how long after it the other is sent; 300 ms of booking-system latency.
     const rounds: ReadonlyArray<readonly ["reschedule" | "cancel", number]> = [
@@ -543,11 +664,14 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/bookin
             cancel: cancel(s.bookingId, { key: key.token })
           }
           const later = first === "reschedule" ? "cancel" : "reschedule"
-          const [a, b] = yield* Effect.all([calls[first], Effect.zipRight(Effect.sleep(gap), calls[later])], { concurrency: 2 }).pipe(
+          const [a, b] = yield* Effect.all([calls[first], Effect.zipRight(Effect.sleep(gap), calls[later])], {
+            concurrency: 2
+          }).pipe(
             Effect.ensuring(bokun.faults.set({ latencyMs: 0 }, { vendorId: s.vendor.id }))
           )
           const replies = { [first]: a, [later]: b } as Record<"reschedule" | "cancel", Reply>
-          const round = `${first} first, ${gap} ms: reschedule ${replies.reschedule.status} ${replies.reschedule.text}; cancel ${replies.cancel.status}`
+          const round =
+            `${first} first, ${gap} ms: reschedule ${replies.reschedule.status} ${replies.reschedule.text}; cancel ${replies.cancel.status}`
           const moved = replies.reschedule.status === 200
           const cancelled = replies.cancel.status === 200
           expect([200, 409, 422], round).toContain(replies.reschedule.status)
@@ -557,7 +681,9 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/bookin
             expect(r.body.detail, round).toContain("another change of this booking")
           }
           // A refused reschedule was refused on what the booking is, never by the booking system.
-          if (replies.reschedule.status === 422) expect(replies.reschedule.body.detail, round).toBe("the booking is cancelled")
+          if (replies.reschedule.status === 422) {
+            expect(replies.reschedule.body.detail, round).toBe("the booking is cancelled")
+          }
           // The booking system: one move per move, one cancel per cancel, and never a move after the cancel.
           expect(yield* bokunChanges(s), round).toBe(`${moved ? "e" : ""}${cancelled ? "c" : ""}`)
           expect(yield* bokunStatus(s), round).toBe(cancelled ? "CANCELLED" : "CONFIRMED")
@@ -571,8 +697,13 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/bookin
             ...(cancelled ? ["booking_cancelled_guest"] : [])
           ])
           const ours = yield* s.sql<{ status: string; experience_date: string }>`
-            SELECT status, experience_date::text AS experience_date FROM bookings WHERE id = ${s.bookingId}`.pipe(Effect.orDie)
-          expect(ours[0], round).toEqual({ status: cancelled ? "REFUNDED" : "CONFIRMED", experience_date: moved ? day : was })
+            SELECT status, experience_date::text AS experience_date FROM bookings WHERE id = ${s.bookingId}`.pipe(
+            Effect.orDie
+          )
+          expect(ours[0], round).toEqual({
+            status: cancelled ? "REFUNDED" : "CONFIRMED",
+            experience_date: moved ? day : was
+          })
           expect(yield* usedToday(key.id, "reschedules"), round).toBe(moved ? 1 : 0)
           expect(yield* usedToday(key.id, "cancels"), round).toBe(cancelled ? 1 : 0)
         }
@@ -590,8 +721,13 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/bookin
           scopes: ["bookings.cancel:write", "bookings.reschedule:write"]
         })
         const [{ day }] = (yield* s.sql<{ day: string }>`
-          SELECT (experience_date + 2)::text AS day FROM bookings WHERE id = ${s.bookingId}`.pipe(Effect.orDie)) as [{ day: string }]
-        const readsOfBooking = bokun.requests.count({ method: "GET", path: `/booking.json/booking/${s.seeded.confirmationCode}` })
+          SELECT (experience_date + 2)::text AS day FROM bookings WHERE id = ${s.bookingId}`.pipe(Effect.orDie)) as [
+          { day: string }
+        ]
+        const readsOfBooking = bokun.requests.count({
+          method: "GET",
+          path: `/booking.json/booking/${s.seeded.confirmationCode}`
+        })
         // The order this test makes (no timing asserted): the reschedule has read the booking and its
         // changes and asks the booking system for the line, which answers only after the cancel has
         // released the booking there (the read held 5 s; a second instance waits 10 s for Bókun).
@@ -630,7 +766,9 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/bookin
         return yield* cancel(s.bookingId, { key: s.key.token, baseUrl: Context.get(ctx, TestServer).baseUrl })
       }))
 
-    for (const step of ["cancel.after_release", "cancel.after_released", "cancel.after_refund", "cancel.before_complete"]) {
+    for (
+      const step of ["cancel.after_release", "cancel.after_released", "cancel.after_refund", "cancel.before_complete"]
+    ) {
       it.effect(`${step}: finished by the job; seats released once, one refund, each email once`, () =>
         Effect.gen(function*() {
           const s = yield* setup()
@@ -645,7 +783,10 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/bookin
           expect((yield* ourBooking(s)).status).toBe("REFUNDED")
           expect(yield* bokunStatus(s)).toBe("CANCELLED")
           expect(yield* returnedBySandbox(sale.orderId)).toEqual({ refundOrders: 1, refunded: 99800, voided: 0 })
-          expect((yield* emailsOf(s)).map((e) => e.template)).toEqual(["booking_cancelled_guest", "booking_cancelled_team"])
+          expect((yield* emailsOf(s)).map((e) => e.template)).toEqual([
+            "booking_cancelled_guest",
+            "booking_cancelled_team"
+          ])
           // The client's retry now sees the finished cancel; nothing moves again.
           const retry = yield* cancel(s.bookingId, { key: s.key.token })
           expect(retry.body).toMatchObject({ status: "REFUNDED", already_cancelled: true })
@@ -663,16 +804,30 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/bookin
         const idem = randomUUID()
         const settings = yield* ServerSettings
         const crashed = yield* Effect.scoped(Effect.gen(function*() {
-          const ctx = yield* Layer.build(serverOn(settings.databaseUrl, { ...settings.env, CRASH_AT: "cancel.after_released" }))
-          return yield* cancel(s.bookingId, { key: s.key.token, idempotencyKey: idem, baseUrl: Context.get(ctx, TestServer).baseUrl })
+          const ctx = yield* Layer.build(
+            serverOn(settings.databaseUrl, { ...settings.env, CRASH_AT: "cancel.after_released" })
+          )
+          return yield* cancel(s.bookingId, {
+            key: s.key.token,
+            idempotencyKey: idem,
+            baseUrl: Context.get(ctx, TestServer).baseUrl
+          })
         }))
         expect(crashed.status).toBe(500)
         // Within the lease: 409, retry shortly.
-        expectProblem(yield* cancel(s.bookingId, { key: s.key.token, idempotencyKey: idem }), 409, "idempotency-in-progress")
+        expectProblem(
+          yield* cancel(s.bookingId, { key: s.key.token, idempotencyKey: idem }),
+          409,
+          "idempotency-in-progress"
+        )
         yield* makeDue(s)
         const retry = yield* cancel(s.bookingId, { key: s.key.token, idempotencyKey: idem })
         expect(retry.status, retry.text).toBe(200)
-        expect(retry.body).toMatchObject({ status: "REFUNDED", already_cancelled: false, refund: { outcome: "refunded", amount_minor: 99800 } })
+        expect(retry.body).toMatchObject({
+          status: "REFUNDED",
+          already_cancelled: false,
+          refund: { outcome: "refunded", amount_minor: 99800 }
+        })
         expect(yield* returnedBySandbox(sale.orderId)).toEqual({ refundOrders: 1, refunded: 99800, voided: 0 })
         expect((yield* emailsOf(s)).length).toBe(2)
       }))
@@ -683,6 +838,8 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/bookin
       const spec = yield* dereferencedSpec
       expect(seen.length).toBeGreaterThan(20)
       // The 500s are the injected crashes, not answers of the service.
-      for (const res of seen.filter((r) => r.status !== 500)) conforms(spec, "post", "/api/v1/bookings/{id}/cancel", res)
+      for (const res of seen.filter((r) => r.status !== 500)) {
+        conforms(spec, "post", "/api/v1/bookings/{id}/cancel", res)
+      }
     }))
 })

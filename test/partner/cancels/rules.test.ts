@@ -48,13 +48,17 @@ describe("paidMinor: what a full refund returns", () => {
 
 describe("paymentsToRefund", () => {
   it("payments that add up to what was paid are refunded", () => {
-    expect(paymentsToRefund(payLater("collected"), [payment(19960), payment(79840)])).toEqual(Either.right([payment(19960), payment(79840)]))
+    expect(paymentsToRefund(payLater("collected"), [payment(19960), payment(79840)])).toEqual(
+      Either.right([payment(19960), payment(79840)])
+    )
     expect(paymentsToRefund({ ...payNow, amountMinor: 0 }, [])).toEqual(Either.right([]))
   })
   it("nothing on record for a paid booking: refused, naming the amount", () => {
     const refused = paymentsToRefund(payNow, [])
     expect(Either.isLeft(refused)).toBe(true)
-    expect(Either.getLeft(refused).pipe((o) => o._tag === "Some" ? o.value : "")).toContain("no record of the payment of 99800")
+    expect(Either.getLeft(refused).pipe((o) => o._tag === "Some" ? o.value : "")).toContain(
+      "no record of the payment of 99800"
+    )
   })
   it("too little or too much on record: refused, never a partial or double refund", () => {
     expect(Either.isLeft(paymentsToRefund(payNow, [payment(50000)]))).toBe(true)
@@ -75,11 +79,15 @@ describe("refundMethod: void the same UTC day before 23:00 UTC, refund after", (
     expect(refundMethod(p, at("2026-11-21T23:00:00Z"))).toBe("refund")
   })
   it("paid after the cut-off: already settling into the next batch, refund", () => {
-    expect(refundMethod(payment(100, { paidAt: at("2026-11-21T23:30:00Z") }), at("2026-11-21T23:31:00Z"))).toBe("refund")
+    expect(refundMethod(payment(100, { paidAt: at("2026-11-21T23:30:00Z") }), at("2026-11-21T23:31:00Z"))).toBe(
+      "refund"
+    )
   })
   it("UTC days, not local days: paid 00:30 Oslo time (23:30 UTC the day before) is not voidable at 01:00 Oslo", () => {
     // 2026-11-22 00:30 in Oslo is 2026-11-21 23:30 UTC.
-    expect(refundMethod(payment(100, { paidAt: at("2026-11-21T23:30:00Z") }), at("2026-11-22T00:00:00Z"))).toBe("refund")
+    expect(refundMethod(payment(100, { paidAt: at("2026-11-21T23:30:00Z") }), at("2026-11-22T00:00:00Z"))).toBe(
+      "refund"
+    )
   })
   it("on the day clocks change (Europe, 2026-03-29 and 2026-10-25) the cut-off stays 23:00 UTC", () => {
     for (const day of ["2026-03-29", "2026-10-25"]) {
@@ -89,8 +97,15 @@ describe("refundMethod: void the same UTC day before 23:00 UTC, refund after", (
     }
   })
   it("the next UTC day, and a payment without a provider payment id: refund", () => {
-    expect(refundMethod(payment(100, { paidAt: at("2026-12-31T10:00:00Z") }), at("2027-01-01T00:00:01Z"))).toBe("refund")
-    expect(refundMethod(payment(100, { providerPaymentId: null, paidAt: at("2026-11-21T08:00:00Z") }), at("2026-11-21T09:00:00Z"))).toBe("refund")
+    expect(refundMethod(payment(100, { paidAt: at("2026-12-31T10:00:00Z") }), at("2027-01-01T00:00:01Z"))).toBe(
+      "refund"
+    )
+    expect(
+      refundMethod(
+        payment(100, { providerPaymentId: null, paidAt: at("2026-11-21T08:00:00Z") }),
+        at("2026-11-21T09:00:00Z")
+      )
+    ).toBe("refund")
   })
 })
 
@@ -112,7 +127,12 @@ describe("cancelOutcome: the §3 table", () => {
     expect(cancelOutcome("CONFIRMED", [row("void", "settling"), row("refund", "completed")]))
       .toEqual({ status: "CANCELLED", outcome: "pending", alert: false }))
   it("a refund without an answer, settling, refused, or the rest of a partial one open: live status kept, pending, alerted", () => {
-    for (const open of [[row("refund", "requested")], [row("refund", "settling")], [row("refund", "failed")], [row("refund", "partial"), row("refund", "requested")], [row("void", "requested")]]) {
+    for (
+      const open of [[row("refund", "requested")], [row("refund", "settling")], [row("refund", "failed")], [
+        row("refund", "partial"),
+        row("refund", "requested")
+      ], [row("void", "requested")]]
+    ) {
       expect(cancelOutcome("CONFIRMED", open)).toEqual({ status: "CONFIRMED", outcome: "pending", alert: true })
     }
     expect(cancelOutcome("RESERVED", [row("refund", "requested")]).status).toBe("RESERVED")

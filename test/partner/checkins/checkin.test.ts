@@ -1,5 +1,5 @@
-import { describe, expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
+import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { Operators } from "../../../src/operators/Operators.js"
 import { createKey, makeWorld } from "../../support/fixtures.js"
@@ -67,7 +67,9 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("POST /api/
         expect(yield* usedToday(key.id)).toBe(5)
         const audit = yield* auditOf(key.id)
         expect(audit.map((a) => a.outcome)).toEqual(["done", "done", "done", "done", "done"])
-        expect(audit.every((a) => a.operator_id === w.alpha && a.target_id === row && a.action === "checkins")).toBe(true)
+        expect(audit.every((a) => a.operator_id === w.alpha && a.target_id === row && a.action === "checkins")).toBe(
+          true
+        )
       }))
 
     it.effect("present from 0 up to the row's participants; an uppercase id is the same row", () =>
@@ -89,7 +91,10 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("POST /api/
         expect(again.body).toEqual({ id: row, check_in: { status: "checked_in", present: 3 } })
         expect(again.headers.get("idempotent-replayed")).toBeNull()
         const fresh = yield* insertRow({ accountId: account, operatorId: w.alpha })
-        expect((yield* checkin(fresh, { status: "clear" }, { key: key.token })).body.check_in).toEqual({ status: null, present: null })
+        expect((yield* checkin(fresh, { status: "clear" }, { key: key.token })).body.check_in).toEqual({
+          status: null,
+          present: null
+        })
         expect(yield* usedToday(key.id)).toBe(1)
         expect((yield* auditOf(key.id)).map((a) => a.outcome)).toEqual(["done", "noop", "noop"])
       }))
@@ -126,7 +131,10 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("POST /api/
         const { key, row } = yield* setup
         const noBody = yield* checkin(row, undefined, { key: key.token })
         expectProblem(noBody, 400, "invalid-request")
-        const notJson = yield* checkin(row, undefined, { key: key.token, headers: { "content-type": "application/json" } })
+        const notJson = yield* checkin(row, undefined, {
+          key: key.token,
+          headers: { "content-type": "application/json" }
+        })
         expectProblem(notJson, 400, "invalid-request")
         expectInvalid(yield* checkin("row-1", { status: "checked_in" }, { key: key.token }), "id")
       }))
@@ -137,7 +145,10 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("POST /api/
         const missing = yield* checkin(row, { status: "checked_in" }, { key: key.token, idempotencyKey: null })
         expectInvalid(missing, "Idempotency-Key")
         expect(missing.body.detail).toContain("required")
-        expectInvalid(yield* checkin(row, { status: "checked_in" }, { key: key.token, idempotencyKey: "short" }), "Idempotency-Key")
+        expectInvalid(
+          yield* checkin(row, { status: "checked_in" }, { key: key.token, idempotencyKey: "short" }),
+          "Idempotency-Key"
+        )
         expect(yield* checkinState(row)).toBeNull()
       }))
   })
@@ -151,7 +162,11 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("POST /api/
         expectProblem(foreign, 404, "not-found")
         expect(foreign.body.detail).toBe("manifest row not found, or not yours")
         expect(yield* checkinState(betaRow!)).toBeNull()
-        expectProblem(yield* checkin("00000000-0000-4000-8000-000000000000", { status: "no_show" }, { key: key.token }), 404, "not-found")
+        expectProblem(
+          yield* checkin("00000000-0000-4000-8000-000000000000", { status: "no_show" }, { key: key.token }),
+          404,
+          "not-found"
+        )
 
         // Bob's key covers Alpha (admin) and Beta (owner); demoted on Alpha, Alpha's rows are no longer his.
         const admin = yield* Operators
@@ -174,7 +189,11 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("POST /api/
     it.effect("without checkins:write: 403 before the body or the header is looked at; without a key: 401", () =>
       Effect.gen(function*() {
         const { w, row } = yield* setup
-        const reader = yield* createKey({ by: w.alice, operators: [w.alpha], scopes: ["manifest:read", "bookings:read"] })
+        const reader = yield* createKey({
+          by: w.alice,
+          operators: [w.alpha],
+          scopes: ["manifest:read", "bookings:read"]
+        })
         const res = yield* checkin(row, { status: "bogus" }, { key: reader.token, idempotencyKey: null })
         expectProblem(res, 403, "missing-scope")
         expect(res.body.scope).toBe("checkins:write")

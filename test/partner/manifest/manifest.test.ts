@@ -1,5 +1,5 @@
-import { describe, expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
+import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { Operators } from "../../../src/operators/Operators.js"
 import { createKey, insertBooking, makeWorld } from "../../support/fixtures.js"
@@ -25,8 +25,11 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("GET /api/v
       const account = yield* insertAccount([w.alpha])
       const day = "2026-12-01"
       const sold = yield* insertBooking({ operatorId: w.alpha, experienceDate: day })
-      const [{ code }] = yield* Effect.flatMap(SqlClient.SqlClient, (sql) =>
-        sql<{ code: string }>`SELECT confirmation_code AS code FROM bookings WHERE id = ${sold}`.pipe(Effect.orDie))
+      const [{ code }] = yield* Effect.flatMap(
+        SqlClient.SqlClient,
+        (sql) =>
+          sql<{ code: string }>`SELECT confirmation_code AS code FROM bookings WHERE id = ${sold}`.pipe(Effect.orDie)
+      )
       const row = (input: Omit<Parameters<typeof insertRow>[0], "accountId" | "operatorId" | "date">) =>
         insertRow({ accountId: account, operatorId: w.alpha, date: day, ...input })
 
@@ -35,7 +38,11 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("GET /api/v
         guestEmail: "nora@example.com",
         guestPhone: null,
         participants: 3,
-        pax: [{ pricingCategoryId: "11", title: "Adult", quantity: 2 }, { pricingCategoryId: "12", title: "Child", quantity: 1 }],
+        pax: [{ pricingCategoryId: "11", title: "Adult", quantity: 2 }, {
+          pricingCategoryId: "12",
+          title: "Child",
+          quantity: 1
+        }],
         reference: "BKN-1001",
         serviceBookingId: sold,
         externalReference: code,
@@ -45,18 +52,39 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("GET /api/v
         paymentStatus: "PAID"
       })
       const ola = yield* row({
-        guestName: "Ola Nordmann", participants: 2, externalReference: "GYG-77", reference: "BKN-1002",
-        channel: { class: "ota", source: "getyourguide", title: "GetYourGuide" }, pax: null, paymentStatus: null
+        guestName: "Ola Nordmann",
+        participants: 2,
+        externalReference: "GYG-77",
+        reference: "BKN-1002",
+        channel: { class: "ota", source: "getyourguide", title: "GetYourGuide" },
+        pax: null,
+        paymentStatus: null
       })
-      const kari = yield* row({ guestName: "Kari", participants: 4, externalReference: null, status: "RESERVED", pickupTime: "09:30" })
+      const kari = yield* row({
+        guestName: "Kari",
+        participants: 4,
+        externalReference: null,
+        status: "RESERVED",
+        pickupTime: "09:30"
+      })
       const family = yield* row({ guestName: "Family", participants: 5, rateId: "r-2", rateTitle: "Family" })
-      const sunset = yield* row({ guestName: "Sunset", participants: 1, startTime: "18:00", productId: "p-2", productTitle: "Sunset Cruise" })
+      const sunset = yield* row({
+        guestName: "Sunset",
+        participants: 1,
+        startTime: "18:00",
+        productId: "p-2",
+        productTitle: "Sunset Cruise"
+      })
       const gone = yield* row({ guestName: "Gone", participants: 6, status: "CANCELLED" })
       yield* setCheckIn(nora, "checked_in", 2)
       yield* setCheckIn(ola, "no_show")
       yield* setCheckIn(family, "checked_in")
       yield* setCheckIn(gone, "checked_in")
-      const key = yield* createKey({ by: w.alice, operators: [w.alpha], scopes: ["manifest:read", "guests.contact:read"] })
+      const key = yield* createKey({
+        by: w.alice,
+        operators: [w.alpha],
+        scopes: ["manifest:read", "guests.contact:read"]
+      })
 
       const body = yield* manifest(day, key.token)
       expect(body.date).toBe(day)
@@ -64,16 +92,34 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("GET /api/v
       expect(body.totals).toEqual({ departures: 3, bookings: 5, passengers: 15, checked_in: 7, no_show: 2 })
       expect(body.departures.map((d: any) => ({ ...d, bookings: guestsOf(d) }))).toEqual([
         {
-          start_time: "10:00", timezone: "Europe/Oslo", product_title: "Fjord Cruise", rate_title: "Family",
-          passengers: 5, checked_in: 5, no_show: 0, bookings: ["Family"]
+          start_time: "10:00",
+          timezone: "Europe/Oslo",
+          product_title: "Fjord Cruise",
+          rate_title: "Family",
+          passengers: 5,
+          checked_in: 5,
+          no_show: 0,
+          bookings: ["Family"]
         },
         {
-          start_time: "10:00", timezone: "Europe/Oslo", product_title: "Fjord Cruise", rate_title: "Standard",
-          passengers: 9, checked_in: 2, no_show: 2, bookings: ["Kari", "Nora Lie", "Ola Nordmann"]
+          start_time: "10:00",
+          timezone: "Europe/Oslo",
+          product_title: "Fjord Cruise",
+          rate_title: "Standard",
+          passengers: 9,
+          checked_in: 2,
+          no_show: 2,
+          bookings: ["Kari", "Nora Lie", "Ola Nordmann"]
         },
         {
-          start_time: "18:00", timezone: "Europe/Oslo", product_title: "Sunset Cruise", rate_title: "Standard",
-          passengers: 1, checked_in: 0, no_show: 0, bookings: ["Sunset"]
+          start_time: "18:00",
+          timezone: "Europe/Oslo",
+          product_title: "Sunset Cruise",
+          rate_title: "Standard",
+          passengers: 1,
+          checked_in: 0,
+          no_show: 0,
+          bookings: ["Sunset"]
         }
       ])
       const [k, n, o] = body.departures[1].bookings
@@ -92,21 +138,34 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("GET /api/v
         check_in: { status: "checked_in", present: 2 }
       })
       expect(o).toMatchObject({
-        id: ola, confirmation_code: "GYG-77", pax_breakdown: null, pickup: null, payment_status: null,
+        id: ola,
+        confirmation_code: "GYG-77",
+        pax_breakdown: null,
+        pickup: null,
+        payment_status: null,
         channel: { class: "ota", source: "getyourguide", title: "GetYourGuide" },
         check_in: { status: "no_show", present: null }
       })
       expect(k).toMatchObject({
-        id: kari, status: "RESERVED", confirmation_code: null, pickup: { place: null, time: "09:30" },
+        id: kari,
+        status: "RESERVED",
+        confirmation_code: null,
+        pickup: { place: null, time: "09:30" },
         check_in: { status: null, present: null }
       })
       expect(body.departures[0].bookings[0].check_in).toEqual({ status: "checked_in", present: null })
       expect(body.departures[2].bookings[0].id).toBe(sunset)
       expect(body.cancelled.map((r: any) => r.id)).toEqual([gone])
-      expect(body.cancelled[0]).toMatchObject({ status: "CANCELLED", participants: 6, check_in: { status: "checked_in" } })
+      expect(body.cancelled[0]).toMatchObject({
+        status: "CANCELLED",
+        participants: 6,
+        check_in: { status: "checked_in" }
+      })
       // Our own booking's code wins over the seller's reference on a row the service sold.
-      yield* Effect.flatMap(SqlClient.SqlClient, (sql) =>
-        sql`UPDATE manifest_rows SET external_reference = 'SELLER-REF' WHERE id = ${nora}`.pipe(Effect.orDie))
+      yield* Effect.flatMap(
+        SqlClient.SqlClient,
+        (sql) => sql`UPDATE manifest_rows SET external_reference = 'SELLER-REF' WHERE id = ${nora}`.pipe(Effect.orDie)
+      )
       expect((yield* manifest(day, key.token)).departures[1].bookings[1].confirmation_code).toBe(code)
     }))
 
@@ -114,11 +173,35 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("GET /api/v
     Effect.gen(function*() {
       const w = yield* makeWorld
       const account = yield* insertAccount([w.alpha])
-      yield* insertRow({ accountId: account, operatorId: w.alpha, date: "2026-12-02", guestName: "Mia", guestEmail: "mia@example.com", guestPhone: "+4740000000" })
-      yield* insertRow({ accountId: account, operatorId: w.alpha, date: "2026-12-02", guestName: "Nils", guestEmail: null, guestPhone: null })
-      yield* insertRow({ accountId: account, operatorId: w.alpha, date: "2026-12-02", guestName: "Old", status: "CANCELLED" })
+      yield* insertRow({
+        accountId: account,
+        operatorId: w.alpha,
+        date: "2026-12-02",
+        guestName: "Mia",
+        guestEmail: "mia@example.com",
+        guestPhone: "+4740000000"
+      })
+      yield* insertRow({
+        accountId: account,
+        operatorId: w.alpha,
+        date: "2026-12-02",
+        guestName: "Nils",
+        guestEmail: null,
+        guestPhone: null
+      })
+      yield* insertRow({
+        accountId: account,
+        operatorId: w.alpha,
+        date: "2026-12-02",
+        guestName: "Old",
+        status: "CANCELLED"
+      })
       const plain = yield* createKey({ by: w.alice, operators: [w.alpha], scopes: ["manifest:read"] })
-      const contact = yield* createKey({ by: w.alice, operators: [w.alpha], scopes: ["manifest:read", "guests.contact:read"] })
+      const contact = yield* createKey({
+        by: w.alice,
+        operators: [w.alpha],
+        scopes: ["manifest:read", "guests.contact:read"]
+      })
 
       const raw = yield* get("/api/v1/manifest?date=2026-12-02", plain.token)
       const rows = [...raw.body.departures[0].bookings, ...raw.body.cancelled]
@@ -151,7 +234,9 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("GET /api/v
         const key = yield* createKey({ by: w.alice, operators: [w.alpha], scopes: ["manifest:read"] })
         const body = yield* manifest("2026-03-29", key.token)
         expect(body.departures.map((d: any) => [d.start_time, guestsOf(d)])).toEqual([
-          ["01:30", ["A"]], ["02:30", ["B1", "B2"]], ["03:00", ["C"]]
+          ["01:30", ["A"]],
+          ["02:30", ["B1", "B2"]],
+          ["03:00", ["C"]]
         ])
         expect(body.totals).toMatchObject({ departures: 3, bookings: 4, passengers: 8 })
       }))
@@ -161,7 +246,15 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("GET /api/v
         const w = yield* makeWorld
         const account = yield* insertAccount([w.alpha])
         const at = (startTime: string, productId: string, productTitle: string, guestName: string) =>
-          insertRow({ accountId: account, operatorId: w.alpha, date: "2026-10-25", startTime, productId, productTitle, guestName })
+          insertRow({
+            accountId: account,
+            operatorId: w.alpha,
+            date: "2026-10-25",
+            startTime,
+            productId,
+            productTitle,
+            guestName
+          })
         yield* at("03:00", "p-1", "Fjord Cruise", "D")
         yield* at("02:30", "p-2", "Night Kayak", "C")
         yield* at("02:30", "p-1", "Fjord Cruise", "B")
@@ -188,7 +281,16 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("GET /api/v
         const o = (date: string, startTime: string, guestName: string) =>
           insertRow({ accountId: oslo, operatorId: w.alpha, date, startTime, guestName, timezone: "Europe/Oslo" })
         const l = (date: string, startTime: string, guestName: string) =>
-          insertRow({ accountId: lisbon, operatorId: w.cetus, date, startTime, guestName, timezone: "Europe/Lisbon", productId: "lx-1", productTitle: "Tejo Cruise" })
+          insertRow({
+            accountId: lisbon,
+            operatorId: w.cetus,
+            date,
+            startTime,
+            guestName,
+            timezone: "Europe/Lisbon",
+            productId: "lx-1",
+            productTitle: "Tejo Cruise"
+          })
         yield* o(d, "23:59", "Oslo 23:59")
         yield* o("2026-12-06", "00:00", "Oslo next day 00:00")
         yield* o("2026-12-04", "23:59", "Oslo day before 23:59")
@@ -259,7 +361,14 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("GET /api/v
         const w = yield* makeWorld
         const shared = yield* insertAccount([w.alpha, w.beta], "shared")
         const a = yield* insertRow({ accountId: shared, operatorId: w.alpha, date: "2026-12-07", participants: 3 })
-        const b = yield* insertRow({ accountId: shared, operatorId: w.beta, date: "2026-12-07", participants: 4, productId: "p-9", productTitle: "Whale Safari" })
+        const b = yield* insertRow({
+          accountId: shared,
+          operatorId: w.beta,
+          date: "2026-12-07",
+          participants: 4,
+          productId: "p-9",
+          productTitle: "Whale Safari"
+        })
         yield* markSynced(shared, "2026-12-07", new Date("2026-12-06T20:00:00Z"))
         const key = yield* createKey({ by: w.bob, operators: [w.alpha, w.beta], scopes: ["manifest:read"] })
         const body = yield* manifest("2026-12-07", key.token)
@@ -320,7 +429,11 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("GET /api/v
     it.effect("403 without manifest:read, 401 without a key", () =>
       Effect.gen(function*() {
         const w = yield* makeWorld
-        const key = yield* createKey({ by: w.alice, operators: [w.alpha], scopes: ["bookings:read", "guests.contact:read"] })
+        const key = yield* createKey({
+          by: w.alice,
+          operators: [w.alpha],
+          scopes: ["bookings:read", "guests.contact:read"]
+        })
         const res = yield* get("/api/v1/manifest?date=2026-12-01", key.token)
         expect(res.status).toBe(403)
         expect(res.body.scope).toBe("manifest:read")
@@ -335,14 +448,41 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("GET /api/v
       const account = yield* insertAccount([w.alpha])
       const day = "2026-12-10"
       const sold = yield* insertBooking({ operatorId: w.alpha, experienceDate: day })
-      const r1 = yield* insertRow({ accountId: account, operatorId: w.alpha, date: day, serviceBookingId: sold, pickupPlace: "Pier 3" })
-      const r2 = yield* insertRow({ accountId: account, operatorId: w.alpha, date: day, startTime: null, productTitle: null, rateId: null, rateTitle: null, guestName: null, pax: null })
+      const r1 = yield* insertRow({
+        accountId: account,
+        operatorId: w.alpha,
+        date: day,
+        serviceBookingId: sold,
+        pickupPlace: "Pier 3"
+      })
+      const r2 = yield* insertRow({
+        accountId: account,
+        operatorId: w.alpha,
+        date: day,
+        startTime: null,
+        productTitle: null,
+        rateId: null,
+        rateTitle: null,
+        guestName: null,
+        pax: null
+      })
       yield* insertRow({ accountId: account, operatorId: w.alpha, date: day, status: "CANCELLED", guestEmail: null })
-      yield* insertRow({ accountId: account, operatorId: w.alpha, date: day, status: "RESERVED", participants: 0, pax: [] })
+      yield* insertRow({
+        accountId: account,
+        operatorId: w.alpha,
+        date: day,
+        status: "RESERVED",
+        participants: 0,
+        pax: []
+      })
       yield* setCheckIn(r1, "checked_in", 1)
       yield* setCheckIn(r2, "no_show")
       yield* markSynced(account, day, new Date())
-      const contact = yield* createKey({ by: w.alice, operators: [w.alpha], scopes: ["manifest:read", "guests.contact:read"] })
+      const contact = yield* createKey({
+        by: w.alice,
+        operators: [w.alpha],
+        scopes: ["manifest:read", "guests.contact:read"]
+      })
       const plain = yield* createKey({ by: w.alice, operators: [w.alpha], scopes: ["manifest:read"] })
       const noScope = yield* createKey({ by: w.alice, operators: [w.alpha], scopes: ["bookings:read"] })
 

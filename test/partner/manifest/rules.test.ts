@@ -1,6 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
-import type { ManifestRow } from "../../../src/partner/manifest/schemas.js"
 import {
   buildManifest,
   checkedInOf,
@@ -10,6 +9,7 @@ import {
   noShowOf,
   paxBreakdownOf
 } from "../../../src/partner/manifest/rules.js"
+import type { ManifestRow } from "../../../src/partner/manifest/schemas.js"
 
 const DAY = { date: "2026-03-29", timezone: "Europe/Oslo", synced_at: null }
 let seq = 0
@@ -64,8 +64,16 @@ describe("check-in counts", () => {
 describe("buildManifest", () => {
   it("groups by start time, product and rate; counts passengers; cancelled rows apart and uncounted", () => {
     const a1 = entry({}, { guest: { name: "Bjørn" }, participants: 3, check_in: { status: "checked_in", present: 2 } })
-    const a2 = entry({}, { guest: { name: "Anna" }, participants: 1, status: "RESERVED", check_in: { status: "no_show", present: null } })
-    const family = entry({ rateId: "r-2", rateTitle: "Family" }, { participants: 4, check_in: { status: "checked_in", present: null } })
+    const a2 = entry({}, {
+      guest: { name: "Anna" },
+      participants: 1,
+      status: "RESERVED",
+      check_in: { status: "no_show", present: null }
+    })
+    const family = entry({ rateId: "r-2", rateTitle: "Family" }, {
+      participants: 4,
+      check_in: { status: "checked_in", present: null }
+    })
     const early = entry({ startTime: "08:00" }, { participants: 5 })
     const gone = entry({}, { status: "CANCELLED", participants: 7, check_in: { status: "checked_in", present: null } })
     const m = buildManifest(DAY, [a1, family, gone, a2, early])
@@ -121,7 +129,12 @@ describe("buildManifest", () => {
       entry({ startTime: "00:00" })
     ])
     expect(m.departures.map((d) => [d.start_time, d.bookings.length])).toEqual([
-      ["00:00", 1], ["01:30", 1], ["02:30", 2], ["03:00", 1], ["23:59", 1], [null, 1]
+      ["00:00", 1],
+      ["01:30", 1],
+      ["02:30", 2],
+      ["03:00", 1],
+      ["23:59", 1],
+      [null, 1]
     ])
   })
 
@@ -135,7 +148,12 @@ describe("buildManifest", () => {
       entry({ productId: "p-2", productTitle: "Boat 2", rateId: "r-8", rateTitle: "Adult" })
     ])
     expect(m.departures.map((d) => `${d.product_title}/${d.rate_title}`)).toEqual([
-      "aurora/Standard", "Boat 2/Adult", "Boat 2/Standard", "Boat 2/null", "Boat 10/Standard", "null/Standard"
+      "aurora/Standard",
+      "Boat 2/Adult",
+      "Boat 2/Standard",
+      "Boat 2/null",
+      "Boat 10/Standard",
+      "null/Standard"
     ])
 
     const rows = buildManifest(DAY, [
@@ -146,7 +164,11 @@ describe("buildManifest", () => {
       entry({}, { guest: { name: "Emil" }, reference: "D" })
     ]).departures[0]!.bookings
     expect(rows.map((r) => `${r.guest.name}/${r.reference}`)).toEqual([
-      "Emil/D", "Emil/null", "émile/C", "Zoe/B", "null/A"
+      "Emil/D",
+      "Emil/null",
+      "émile/C",
+      "Zoe/B",
+      "null/A"
     ])
   })
 
@@ -225,24 +247,33 @@ describe("buildManifest properties", () => {
   })
 
   it("departures are in order and the result does not depend on the order rows arrive in", () => {
-    fc.assert(fc.property(entries.chain((es) => fc.tuple(fc.constant(es), fc.shuffledSubarray(es, { minLength: es.length, maxLength: es.length }))), ([es, shuffled]) => {
-      const m = buildManifest(DAY, es)
-      expect(buildManifest(DAY, shuffled)).toEqual(m)
-      const keys = es.filter((e) => e.row.status !== "CANCELLED")
-      const firstKeyOf = (d: (typeof m.departures)[number]) => keys.find((e) => e.row.id === d.bookings[0]!.id)!.departure
-      for (let i = 1; i < m.departures.length; i++) {
-        expect(compareDepartures(firstKeyOf(m.departures[i - 1]!), firstKeyOf(m.departures[i]!))).toBeLessThan(0)
-      }
-    }))
+    fc.assert(
+      fc.property(
+        entries.chain((es) =>
+          fc.tuple(fc.constant(es), fc.shuffledSubarray(es, { minLength: es.length, maxLength: es.length }))
+        ),
+        ([es, shuffled]) => {
+          const m = buildManifest(DAY, es)
+          expect(buildManifest(DAY, shuffled)).toEqual(m)
+          const keys = es.filter((e) => e.row.status !== "CANCELLED")
+          const firstKeyOf = (d: (typeof m.departures)[number]) =>
+            keys.find((e) => e.row.id === d.bookings[0]!.id)!.departure
+          for (let i = 1; i < m.departures.length; i++) {
+            expect(compareDepartures(firstKeyOf(m.departures[i - 1]!), firstKeyOf(m.departures[i]!))).toBeLessThan(0)
+          }
+        }
+      )
+    )
   })
 })
 
 describe("paxBreakdownOf", () => {
   it("keeps title and quantity of each stored line; anything but an array is null", () => {
-    expect(paxBreakdownOf([{ pricingCategoryId: "1", title: "Adult", quantity: 2 }, { title: "Child", quantity: 1 }])).toEqual([
-      { title: "Adult", quantity: 2 },
-      { title: "Child", quantity: 1 }
-    ])
+    expect(paxBreakdownOf([{ pricingCategoryId: "1", title: "Adult", quantity: 2 }, { title: "Child", quantity: 1 }]))
+      .toEqual([
+        { title: "Adult", quantity: 2 },
+        { title: "Child", quantity: 1 }
+      ])
     expect(paxBreakdownOf([])).toEqual([])
     expect(paxBreakdownOf(null)).toBeNull()
     expect(paxBreakdownOf({ title: "Adult" })).toBeNull()

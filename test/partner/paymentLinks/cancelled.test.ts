@@ -13,24 +13,35 @@
  *   cancel leave no payable link;
  * - no link is sent for a booking whose cancel has begun.
  */
-import { describe, expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
+import { describe, expect, layer } from "@effect/vitest"
 import { Cause, ConfigProvider, Context, Effect, Exit, Fiber, Layer } from "effect"
 import { randomUUID } from "node:crypto"
-import { BokunSandbox } from "../../../src/sandbox/bokun/index.js"
-import { SurfboardSandbox } from "../../../src/sandbox/surfboard/index.js"
 import { Cancels } from "../../../src/partner/cancels/Cancels.js"
 import { LinkStatusChecks } from "../../../src/partner/paymentLinks/LinkStatusChecks.js"
+import { BokunSandbox } from "../../../src/sandbox/bokun/index.js"
+import { SurfboardSandbox } from "../../../src/sandbox/surfboard/index.js"
 import { createKey, makeWorld } from "../../support/fixtures.js"
 import { call } from "../../support/http.js"
-import { linkedBooking, mailTo, merchantFor, paidAtSandbox, paymentsEnv, returnedBySandbox, ServerSettings, vendorFor } from "../../support/payments.js"
+import {
+  linkedBooking,
+  mailTo,
+  merchantFor,
+  paidAtSandbox,
+  paymentsEnv,
+  returnedBySandbox,
+  ServerSettings,
+  vendorFor
+} from "../../support/payments.js"
 import { serverOn, TestServer } from "../../support/server.js"
 
 const DAY = 86_400_000
 
 const withServerSettings = <A, E, R>(layer: Layer.Layer<A, E, R>) =>
-  Layer.unwrapEffect(Effect.map(ServerSettings, ({ env }) =>
-    layer.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))))))
+  Layer.unwrapEffect(
+    Effect.map(ServerSettings, ({ env }) =>
+      layer.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env)))))))
+  )
 
 const env = Layer.mergeAll(withServerSettings(LinkStatusChecks.Default), withServerSettings(Cancels.Default)).pipe(
   Layer.provideMerge(paymentsEnv())
@@ -40,7 +51,12 @@ const runWatch = Effect.flatMap(LinkStatusChecks, (w) => w.run())
 const recover = Effect.flatMap(Cancels, (c) => c.recover())
 
 const paymentLink = (id: string, key: string) =>
-  call(`/api/v1/bookings/${id}/payment-link`, { method: "POST", key, body: {}, headers: { "Idempotency-Key": randomUUID() } })
+  call(`/api/v1/bookings/${id}/payment-link`, {
+    method: "POST",
+    key,
+    body: {},
+    headers: { "Idempotency-Key": randomUUID() }
+  })
 
 const cancel = (id: string, key: string, baseUrl?: string) =>
   call(`/api/v1/bookings/${id}/cancel`, {
@@ -69,7 +85,8 @@ const yesterday = () => new Date(Date.now() - DAY - 3_600_000)
 const setup = (balance = 79840) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    yield* sql`UPDATE payment_links SET next_check_at = now() + interval '1 day' WHERE state IN ('open', 'closing')`.pipe(Effect.orDie)
+    yield* sql`UPDATE payment_links SET next_check_at = now() + interval '1 day' WHERE state IN ('open', 'closing')`
+      .pipe(Effect.orDie)
     const w = yield* makeWorld
     const merchant = yield* merchantFor(w.alpha)
     const { vendor } = yield* vendorFor(w.alpha)
@@ -87,23 +104,41 @@ const setup = (balance = 79840) =>
     expect(sent.status, sent.text).toBe(200)
     expect(sent.body).toMatchObject({ kind: "deferred_balance", amount_minor: balance })
     const [link] = yield* links(linked.bookingId)
-    return { w, sql, merchant, vendor, email, linked, booking: linked.bookingId, fee, key, url: sent.body.url as string, orderId: link!.provider_link_id! }
+    return {
+      w,
+      sql,
+      merchant,
+      vendor,
+      email,
+      linked,
+      booking: linked.bookingId,
+      fee,
+      key,
+      url: sent.body.url as string,
+      orderId: link!.provider_link_id!
+    }
   })
 
 type Setup = Effect.Effect.Success<ReturnType<typeof setup>>
 
 const links = (bookingId: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ id: string; state: string; closed_reason: string | null; provider_link_id: string | null }>`
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      sql<{ id: string; state: string; closed_reason: string | null; provider_link_id: string | null }>`
       SELECT id, state, closed_reason, provider_link_id FROM payment_links WHERE booking_id = ${bookingId} ORDER BY created_at`
-      .pipe(Effect.orDie))
+        .pipe(Effect.orDie)
+  )
 
 const orderStatus = (orderId: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ status: string }>`SELECT status FROM surfboard_sandbox.orders WHERE id = ${orderId}`.pipe(
-      Effect.map((rows) => rows[0]?.status),
-      Effect.orDie
-    ))
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      sql<{ status: string }>`SELECT status FROM surfboard_sandbox.orders WHERE id = ${orderId}`.pipe(
+        Effect.map((rows) => rows[0]?.status),
+        Effect.orDie
+      )
+  )
 
 /** What the sandbox gave back for an order: the refunds plus a void of the whole payment. */
 const returned = (orderId: string) => Effect.map(returnedBySandbox(orderId), (r) => r.refunded + r.voided)
@@ -180,7 +215,9 @@ layer(env, { excludeTestServices: true, timeout: 600_000 })("cancel and balance 
         const s = yield* setup()
         const settings = yield* ServerSettings
         const crashed = yield* Effect.scoped(Effect.gen(function*() {
-          const ctx = yield* Layer.build(serverOn(settings.databaseUrl, { ...settings.env, CRASH_AT: "cancel.after_release" }))
+          const ctx = yield* Layer.build(
+            serverOn(settings.databaseUrl, { ...settings.env, CRASH_AT: "cancel.after_release" })
+          )
           return yield* cancel(s.booking, s.key.token, Context.get(ctx, TestServer).baseUrl)
         }))
         expect(crashed.status).toBe(500)
@@ -218,7 +255,11 @@ layer(env, { excludeTestServices: true, timeout: 600_000 })("cancel and balance 
         expect((yield* refundRows(s))[0]!.idempotency_reference).toMatch(/^cancel:/)
         expect(yield* bookingRow(s)).toMatchObject({ status: "REFUNDED" })
         const again = yield* cancel(s.booking, s.key.token)
-        expect(again.body).toMatchObject({ status: "REFUNDED", already_cancelled: true, refund: { outcome: "refunded", amount_minor: 99800 } })
+        expect(again.body).toMatchObject({
+          status: "REFUNDED",
+          already_cancelled: true,
+          refund: { outcome: "refunded", amount_minor: 99800 }
+        })
         const read = yield* call(`/api/v1/bookings/${s.booking}`, { key: s.key.token })
         expect(read.body.status).toBe("REFUNDED")
 
@@ -262,14 +303,19 @@ layer(env, { excludeTestServices: true, timeout: 600_000 })("cancel and balance 
       Effect.gen(function*() {
         const s = yield* setup(99800)
         // Cancelled in the dashboard: the status changed, no cancel change of this service.
-        yield* s.sql`UPDATE bookings SET status = 'CANCELLED', pay_later_status = 'cancelled' WHERE id = ${s.booking}`.pipe(Effect.orDie)
+        yield* s.sql`UPDATE bookings SET status = 'CANCELLED', pay_later_status = 'cancelled' WHERE id = ${s.booking}`
+          .pipe(Effect.orDie)
         yield* payLink(s.url)
         yield* makeDue(s)
         expect(yield* runWatch).toMatchObject({ paid: 1, refunded: 1 })
         yield* expectReturnedOnce(s.orderId, 99800)
         const changes = yield* s.sql<{ state: string; reason: string; refund_outcome: string }>`
           SELECT state, reason, refund_outcome FROM booking_changes WHERE booking_id = ${s.booking}`.pipe(Effect.orDie)
-        expect(changes).toEqual([{ state: "done", reason: expect.stringContaining("payment after cancellation"), refund_outcome: "refunded" }])
+        expect(changes).toEqual([{
+          state: "done",
+          reason: expect.stringContaining("payment after cancellation"),
+          refund_outcome: "refunded"
+        }])
         expect((yield* bookingRow(s)).status).toBe("REFUNDED")
         yield* makeDue(s)
         yield* runWatch
@@ -323,7 +369,10 @@ layer(env, { excludeTestServices: true, timeout: 600_000 })("cancel and balance 
           const [res, ...answers] = yield* Effect.all(
             [
               cancel(s.booking, s.key.token),
-              ...Array.from({ length: 10 }, (_, i) => Effect.zipRight(Effect.sleep(`${15 * i} millis`), paymentLink(s.booking, s.key.token)))
+              ...Array.from(
+                { length: 10 },
+                (_, i) => Effect.zipRight(Effect.sleep(`${15 * i} millis`), paymentLink(s.booking, s.key.token))
+              )
             ],
             { concurrency: "unbounded" }
           )
@@ -335,7 +384,9 @@ layer(env, { excludeTestServices: true, timeout: 600_000 })("cancel and balance 
           // The sandbox's own records, as soon as everything answered (before any job ran): no
           // payment-page order of the booking is payable.
           const payable = s.sql<{ id: string }>`
-            SELECT id FROM surfboard_sandbox.orders WHERE merchant_id = ${s.merchant.id} AND status = 'PENDING'`.pipe(Effect.orDie)
+            SELECT id FROM surfboard_sandbox.orders WHERE merchant_id = ${s.merchant.id} AND status = 'PENDING'`.pipe(
+            Effect.orDie
+          )
           expect(yield* payable, at).toEqual([])
           expect((yield* links(s.booking)).every((l) => l.state === "closed"), at).toBe(true)
           expect((yield* bookingRow(s)).status, at).toBe("REFUNDED")
@@ -353,18 +404,24 @@ layer(env, { excludeTestServices: true, timeout: 600_000 })("cancel and balance 
         const s = yield* setup()
         const settings = yield* ServerSettings
         const crashed = yield* Effect.scoped(Effect.gen(function*() {
-          const ctx = yield* Layer.build(serverOn(settings.databaseUrl, { ...settings.env, CRASH_AT: "cancel.after_released" }))
+          const ctx = yield* Layer.build(
+            serverOn(settings.databaseUrl, { ...settings.env, CRASH_AT: "cancel.after_released" })
+          )
           return yield* cancel(s.booking, s.key.token, Context.get(ctx, TestServer).baseUrl)
         }))
         expect(crashed.status).toBe(500)
         expect(yield* bookingRow(s)).toEqual({ status: "CONFIRMED", pay_later_status: "upcoming" })
         const mails = (yield* mailTo(s.email)).length
-        const orders = yield* s.sql`SELECT id FROM surfboard_sandbox.orders WHERE merchant_id = ${s.merchant.id}`.pipe(Effect.orDie)
+        const orders = yield* s.sql`SELECT id FROM surfboard_sandbox.orders WHERE merchant_id = ${s.merchant.id}`.pipe(
+          Effect.orDie
+        )
         const res = yield* paymentLink(s.booking, s.key.token)
         expect(res.status, res.text).toBe(422)
         expect(res.body.detail).toContain("cancelled")
         expect(yield* mailTo(s.email)).toHaveLength(mails)
-        expect(yield* s.sql`SELECT id FROM surfboard_sandbox.orders WHERE merchant_id = ${s.merchant.id}`.pipe(Effect.orDie))
+        expect(
+          yield* s.sql`SELECT id FROM surfboard_sandbox.orders WHERE merchant_id = ${s.merchant.id}`.pipe(Effect.orDie)
+        )
           .toHaveLength(orders.length)
         // The recovery job finishes the cancel.
         yield* makeDue(s)

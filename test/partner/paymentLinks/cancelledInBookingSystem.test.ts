@@ -5,29 +5,38 @@
  * `refunds list` CLI). Through the real server with the Bókun and Surfboard sandboxes over HTTP on
  * one database, the mirror refresh and the payment-link watch as their jobs run them.
  */
-import { describe, expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
+import { describe, expect, layer } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer, List, Logger, LogLevel } from "effect"
 import { randomUUID } from "node:crypto"
+import { Mirror } from "../../../src/mirror/Mirror.js"
+import { BookingSystemAccounts } from "../../../src/operators/BookingSystemAccounts.js"
+import { LinkStatusChecks } from "../../../src/partner/paymentLinks/LinkStatusChecks.js"
 import { addDays, BokunSandbox, localDay } from "../../../src/sandbox/bokun/index.js"
 import { SurfboardSandbox } from "../../../src/sandbox/surfboard/index.js"
-import { BookingSystemAccounts } from "../../../src/operators/BookingSystemAccounts.js"
-import { Mirror } from "../../../src/mirror/Mirror.js"
-import { LinkStatusChecks } from "../../../src/partner/paymentLinks/LinkStatusChecks.js"
+import { cliWith, json } from "../../support/cli.js"
 import { createKey, makeWorld } from "../../support/fixtures.js"
 import { call } from "../../support/http.js"
-import { cliWith, json } from "../../support/cli.js"
 import { merchantFor, paymentsEnv, returnedBySandbox, ServerSettings, vendorFor } from "../../support/payments.js"
 
-const WatchLive = Layer.unwrapEffect(Effect.map(ServerSettings, ({ env }) =>
-  LinkStatusChecks.Default.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))))))
+const WatchLive = Layer.unwrapEffect(
+  Effect.map(ServerSettings, ({ env }) =>
+    LinkStatusChecks.Default.pipe(
+      Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env)))))
+    ))
+)
 
 const env = WatchLive.pipe(Layer.provideMerge(paymentsEnv()))
 
 const runWatch = Effect.flatMap(LinkStatusChecks, (w) => w.run())
 
 const paymentLink = (id: string, key: string) =>
-  call(`/api/v1/bookings/${id}/payment-link`, { method: "POST", key, body: {}, headers: { "Idempotency-Key": randomUUID() } })
+  call(`/api/v1/bookings/${id}/payment-link`, {
+    method: "POST",
+    key,
+    body: {},
+    headers: { "Idempotency-Key": randomUUID() }
+  })
 
 /** The mirror refresh of one booking-system account, as the job runs it. */
 const refreshMirror = (accountId: string) =>
@@ -66,7 +75,19 @@ const setup = Effect.gen(function*() {
   expect(sent.body).toMatchObject({ kind: "provider_balance", amount_minor: 99800, currency: "NOK" })
   const [link] = yield* sql<{ id: string; provider_link_id: string; idempotency_reference: string }>`
     SELECT id, provider_link_id, idempotency_reference FROM payment_links WHERE manifest_row_id = ${row!.id}`
-  return { w, sql, bokun, merchant, vendor, accountId, made, row: row!.id, key, url: sent.body.url as string, link: link! }
+  return {
+    w,
+    sql,
+    bokun,
+    merchant,
+    vendor,
+    accountId,
+    made,
+    row: row!.id,
+    key,
+    url: sent.body.url as string,
+    link: link!
+  }
 }).pipe(Effect.orDie)
 
 type Setup = Effect.Effect.Success<typeof setup>
@@ -79,7 +100,16 @@ const makeDue = (s: Setup) =>
   ]).pipe(Effect.orDie)
 
 const linkRefunds = (s: Setup) =>
-  s.sql<{ seq: number; method: string; state: string; amount_minor: number; idempotency_reference: string; attempts: number }>`
+  s.sql<
+    {
+      seq: number
+      method: string
+      state: string
+      amount_minor: number
+      idempotency_reference: string
+      attempts: number
+    }
+  >`
     SELECT seq, method, state, amount_minor::int AS amount_minor, idempotency_reference, attempts
     FROM payment_link_refunds WHERE link_id = ${s.link.id} ORDER BY seq`.pipe(Effect.orDie)
 
@@ -102,7 +132,11 @@ const captureAlerts = () => {
   const logger = Logger.make(({ annotations, logLevel, message }) => {
     if (LogLevel.greaterThanEqual(logLevel, LogLevel.Error)) {
       const get = (key: string) => [...annotations].find(([k]) => k === key)?.[1]
-      lines.push({ message: String(List.isList(message) ? List.toArray(message).join(" ") : message), alert: get("alert"), link: get("payment_link_id") })
+      lines.push({
+        message: String(List.isList(message) ? List.toArray(message).join(" ") : message),
+        alert: get("alert"),
+        link: get("payment_link_id")
+      })
     }
   })
   return { lines, layer: Logger.add(logger) }
@@ -110,7 +144,11 @@ const captureAlerts = () => {
 
 const payLink = (url: string) => Effect.flatMap(SurfboardSandbox, (surfboard) => surfboard.payLink(url))
 
-const withSurfboardFaults = <A, E, R>(s: Setup, faults: { down?: boolean; loseAnswer?: "no" | "drop" }, body: Effect.Effect<A, E, R>) =>
+const withSurfboardFaults = <A, E, R>(
+  s: Setup,
+  faults: { down?: boolean; loseAnswer?: "no" | "drop" },
+  body: Effect.Effect<A, E, R>
+) =>
   Effect.flatMap(SurfboardSandbox, (surfboard) =>
     Effect.acquireUseRelease(
       surfboard.faults.set(faults, { merchantId: s.merchant.id }),
@@ -118,127 +156,160 @@ const withSurfboardFaults = <A, E, R>(s: Setup, faults: { down?: boolean; loseAn
       () => surfboard.faults.set({ down: false, loseAnswer: "no" }, { merchantId: s.merchant.id })
     ))
 
-layer(env, { excludeTestServices: true, timeout: 300_000 })("balance paid after a booking-system booking was cancelled", (it) => {
-  describe("cancelled in the booking system, the mirror refreshed, then the link paid", () => {
-    it.effect("the watch refunds it once, with the reference recorded first; alerted, the team emailed, in `refunds list`", () =>
-      Effect.gen(function*() {
-        const s = yield* setup
-        yield* s.bokun.cancelBooking(s.vendor.id, s.made.confirmationCode)
-        expect((yield* refreshMirror(s.accountId)).failed).toBe(0)
-        const [row] = yield* s.sql<{ status: string }>`SELECT status FROM manifest_rows WHERE id = ${s.row}`
-        expect(row!.status).toBe("CANCELLED")
-        // Paid before the watch could close the link at the provider.
-        yield* payLink(s.url)
+layer(env, { excludeTestServices: true, timeout: 300_000 })(
+  "balance paid after a booking-system booking was cancelled",
+  (it) => {
+    describe("cancelled in the booking system, the mirror refreshed, then the link paid", () => {
+      it.effect("the watch refunds it once, with the reference recorded first; alerted, the team emailed, in `refunds list`", () =>
+        Effect.gen(function*() {
+          const s = yield* setup
+          yield* s.bokun.cancelBooking(s.vendor.id, s.made.confirmationCode)
+          expect((yield* refreshMirror(s.accountId)).failed).toBe(0)
+          const [row] = yield* s.sql<{ status: string }>`SELECT status FROM manifest_rows WHERE id = ${s.row}`
+          expect(row!.status).toBe("CANCELLED")
+          // Paid before the watch could close the link at the provider.
+          yield* payLink(s.url)
 
-        yield* makeDue(s)
-        const alerts = captureAlerts()
-        const seen = yield* runWatch.pipe(Effect.provide(alerts.layer))
-        expect(seen).toMatchObject({ checked: 1, paid: 1, refunded: 1, link_refunds: { found: 1, completed: 1, failed: 0 } })
-        expect(alerts.lines.filter((l) => l.link === s.link.id)).toMatchObject([
-          { alert: "payment_link_paid_after_cancel", message: expect.stringContaining("refunded automatically") }
-        ])
-        // The sandbox's own record: the payment went back once, in full.
-        yield* expectReturnedOnce(s.link.provider_link_id, 99800)
-        expect(yield* linkRefunds(s)).toMatchObject([
-          { seq: 1, state: "completed", amount_minor: 99800, idempotency_reference: `${s.link.idempotency_reference}:refund:1`, attempts: 1 }
-        ])
-        const [link] = yield* s.sql<{ state: string; closed_reason: string }>`SELECT state, closed_reason FROM payment_links WHERE id = ${s.link.id}`
-        expect(link).toEqual({ state: "closed", closed_reason: "paid" })
-        // Visible: the operator's team is told (once), and support sees it with the CLI.
-        const mails = yield* teamEmails(s)
-        expect(mails).toHaveLength(1)
-        expect(mails[0]!.dedupe_key).toBe(`payment_link:${s.link.id}:refunded:team`)
-        expect(mails[0]!.subject).toContain(s.made.confirmationCode)
-        expect(mails[0]!.to_addresses.length).toBeGreaterThan(0)
-        const settings = yield* ServerSettings
-        const listed = json(yield* Effect.promise(() => cliWith(settings.databaseUrl, settings.env, "refunds", "list", "--state", "all")))
-        expect(listed.filter((r: any) => r.link_id === s.link.id)).toMatchObject([
-          { source: "payment_link", manifest_row_id: s.row, reference: s.made.confirmationCode, state: "completed", amount_minor: 99800,
-            provider_order_id: s.link.provider_link_id }
-        ])
+          yield* makeDue(s)
+          const alerts = captureAlerts()
+          const seen = yield* runWatch.pipe(Effect.provide(alerts.layer))
+          expect(seen).toMatchObject({
+            checked: 1,
+            paid: 1,
+            refunded: 1,
+            link_refunds: { found: 1, completed: 1, failed: 0 }
+          })
+          expect(alerts.lines.filter((l) => l.link === s.link.id)).toMatchObject([
+            { alert: "payment_link_paid_after_cancel", message: expect.stringContaining("refunded automatically") }
+          ])
+          // The sandbox's own record: the payment went back once, in full.
+          yield* expectReturnedOnce(s.link.provider_link_id, 99800)
+          expect(yield* linkRefunds(s)).toMatchObject([
+            {
+              seq: 1,
+              state: "completed",
+              amount_minor: 99800,
+              idempotency_reference: `${s.link.idempotency_reference}:refund:1`,
+              attempts: 1
+            }
+          ])
+          const [link] = yield* s.sql<
+            { state: string; closed_reason: string }
+          >`SELECT state, closed_reason FROM payment_links WHERE id = ${s.link.id}`
+          expect(link).toEqual({ state: "closed", closed_reason: "paid" })
+          // Visible: the operator's team is told (once), and support sees it with the CLI.
+          const mails = yield* teamEmails(s)
+          expect(mails).toHaveLength(1)
+          expect(mails[0]!.dedupe_key).toBe(`payment_link:${s.link.id}:refunded:team`)
+          expect(mails[0]!.subject).toContain(s.made.confirmationCode)
+          expect(mails[0]!.to_addresses.length).toBeGreaterThan(0)
+          const settings = yield* ServerSettings
+          const listed = json(
+            yield* Effect.promise(() =>
+              cliWith(settings.databaseUrl, settings.env, "refunds", "list", "--state", "all")
+            )
+          )
+          expect(listed.filter((r: any) => r.link_id === s.link.id)).toMatchObject([
+            {
+              source: "payment_link",
+              manifest_row_id: s.row,
+              reference: s.made.confirmationCode,
+              state: "completed",
+              amount_minor: 99800,
+              provider_order_id: s.link.provider_link_id
+            }
+          ])
 
-        // Never twice: the watch again.
-        yield* makeDue(s)
-        expect(yield* runWatch).toMatchObject({ paid: 0, link_refunds: { found: 0 } })
-        yield* expectReturnedOnce(s.link.provider_link_id, 99800)
-        expect(yield* linkRefunds(s)).toHaveLength(1)
-        expect(yield* teamEmails(s)).toHaveLength(1)
-      }))
+          // Never twice: the watch again.
+          yield* makeDue(s)
+          expect(yield* runWatch).toMatchObject({ paid: 0, link_refunds: { found: 0 } })
+          yield* expectReturnedOnce(s.link.provider_link_id, 99800)
+          expect(yield* linkRefunds(s)).toHaveLength(1)
+          expect(yield* teamEmails(s)).toHaveLength(1)
+        }))
 
-    it.effect("the refund's answer is lost: the next run asks again with the same reference; returned once", () =>
-      Effect.gen(function*() {
-        const s = yield* setup
-        yield* s.bokun.cancelBooking(s.vendor.id, s.made.confirmationCode)
-        yield* refreshMirror(s.accountId)
-        yield* payLink(s.url)
-        yield* makeDue(s)
-        // The watch reads the link paid (a read is never lost) and sends the refund, whose answer is lost.
-        const seen = yield* withSurfboardFaults(s, { loseAnswer: "drop" }, runWatch)
-        expect(seen).toMatchObject({ paid: 1, refunded: 1, link_refunds: { found: 1, completed: 0, open: 1 } })
-        expect((yield* linkRefunds(s)).map((r) => [r.state, r.attempts])).toEqual([["requested", 1]])
-        // The sandbox did return it (its answer never reached us).
-        yield* expectReturnedOnce(s.link.provider_link_id, 99800)
+      it.effect("the refund's answer is lost: the next run asks again with the same reference; returned once", () =>
+        Effect.gen(function*() {
+          const s = yield* setup
+          yield* s.bokun.cancelBooking(s.vendor.id, s.made.confirmationCode)
+          yield* refreshMirror(s.accountId)
+          yield* payLink(s.url)
+          yield* makeDue(s)
+          // The watch reads the link paid (a read is never lost) and sends the refund, whose answer is lost.
+          const seen = yield* withSurfboardFaults(s, { loseAnswer: "drop" }, runWatch)
+          expect(seen).toMatchObject({ paid: 1, refunded: 1, link_refunds: { found: 1, completed: 0, open: 1 } })
+          expect((yield* linkRefunds(s)).map((r) => [r.state, r.attempts])).toEqual([["requested", 1]])
+          // The sandbox did return it (its answer never reached us).
+          yield* expectReturnedOnce(s.link.provider_link_id, 99800)
 
-        yield* makeDue(s)
-        expect((yield* runWatch).link_refunds).toMatchObject({ found: 1, completed: 1 })
-        yield* expectReturnedOnce(s.link.provider_link_id, 99800)
-        expect(yield* linkRefunds(s)).toMatchObject([
-          { seq: 1, state: "completed", attempts: 2, idempotency_reference: `${s.link.idempotency_reference}:refund:1` }
-        ])
-      }))
+          yield* makeDue(s)
+          expect((yield* runWatch).link_refunds).toMatchObject({ found: 1, completed: 1 })
+          yield* expectReturnedOnce(s.link.provider_link_id, 99800)
+          expect(yield* linkRefunds(s)).toMatchObject([
+            {
+              seq: 1,
+              state: "completed",
+              attempts: 2,
+              idempotency_reference: `${s.link.idempotency_reference}:refund:1`
+            }
+          ])
+        }))
 
-    it.effect("the provider takes its time to settle the return: followed up on later runs until it completes, once", () =>
-      Effect.gen(function*() {
-        const s = yield* setup
-        const surfboard = yield* SurfboardSandbox
-        yield* s.bokun.cancelBooking(s.vendor.id, s.made.confirmationCode)
-        yield* refreshMirror(s.accountId)
-        yield* payLink(s.url)
-        yield* makeDue(s)
-        yield* surfboard.faults.set({ settlement: "manual" }, { merchantId: s.merchant.id })
-        expect((yield* runWatch).link_refunds).toMatchObject({ found: 1, completed: 0, open: 1 })
-        expect((yield* linkRefunds(s)).map((r) => r.state)).toEqual(["settling"])
-        yield* makeDue(s)
-        expect((yield* runWatch).link_refunds).toMatchObject({ found: 1, completed: 0, open: 1 })
-        yield* surfboard.settle({ orderId: s.link.provider_link_id })
-        yield* surfboard.faults.set({ settlement: "instant" }, { merchantId: s.merchant.id })
-        yield* makeDue(s)
-        expect((yield* runWatch).link_refunds).toMatchObject({ found: 1, completed: 1 })
-        expect(yield* linkRefunds(s)).toMatchObject([{ seq: 1, state: "completed" }])
-        yield* expectReturnedOnce(s.link.provider_link_id, 99800)
-      }))
-  })
+      it.effect("the provider takes its time to settle the return: followed up on later runs until it completes, once", () =>
+        Effect.gen(function*() {
+          const s = yield* setup
+          const surfboard = yield* SurfboardSandbox
+          yield* s.bokun.cancelBooking(s.vendor.id, s.made.confirmationCode)
+          yield* refreshMirror(s.accountId)
+          yield* payLink(s.url)
+          yield* makeDue(s)
+          yield* surfboard.faults.set({ settlement: "manual" }, { merchantId: s.merchant.id })
+          expect((yield* runWatch).link_refunds).toMatchObject({ found: 1, completed: 0, open: 1 })
+          expect((yield* linkRefunds(s)).map((r) => r.state)).toEqual(["settling"])
+          yield* makeDue(s)
+          expect((yield* runWatch).link_refunds).toMatchObject({ found: 1, completed: 0, open: 1 })
+          yield* surfboard.settle({ orderId: s.link.provider_link_id })
+          yield* surfboard.faults.set({ settlement: "instant" }, { merchantId: s.merchant.id })
+          yield* makeDue(s)
+          expect((yield* runWatch).link_refunds).toMatchObject({ found: 1, completed: 1 })
+          expect(yield* linkRefunds(s)).toMatchObject([{ seq: 1, state: "completed" }])
+          yield* expectReturnedOnce(s.link.provider_link_id, 99800)
+        }))
+    })
 
-  describe("cancelled in the booking system, the mirror not refreshed yet", () => {
-    it.effect("the watch asks the booking system, which says cancelled: refunded once", () =>
-      Effect.gen(function*() {
-        const s = yield* setup
-        yield* s.bokun.cancelBooking(s.vendor.id, s.made.confirmationCode)
-        const [row] = yield* s.sql<{ status: string }>`SELECT status FROM manifest_rows WHERE id = ${s.row}`
-        expect(row!.status).toBe("CONFIRMED")
-        yield* payLink(s.url)
-        yield* makeDue(s)
-        expect(yield* runWatch).toMatchObject({ paid: 1, refunded: 1, link_refunds: { completed: 1 } })
-        yield* expectReturnedOnce(s.link.provider_link_id, 99800)
-        expect(yield* teamEmails(s)).toHaveLength(1)
-      }))
+    describe("cancelled in the booking system, the mirror not refreshed yet", () => {
+      it.effect("the watch asks the booking system, which says cancelled: refunded once", () =>
+        Effect.gen(function*() {
+          const s = yield* setup
+          yield* s.bokun.cancelBooking(s.vendor.id, s.made.confirmationCode)
+          const [row] = yield* s.sql<{ status: string }>`SELECT status FROM manifest_rows WHERE id = ${s.row}`
+          expect(row!.status).toBe("CONFIRMED")
+          yield* payLink(s.url)
+          yield* makeDue(s)
+          expect(yield* runWatch).toMatchObject({ paid: 1, refunded: 1, link_refunds: { completed: 1 } })
+          yield* expectReturnedOnce(s.link.provider_link_id, 99800)
+          expect(yield* teamEmails(s)).toHaveLength(1)
+        }))
 
-    it.effect("a live booking's balance paid: recorded as paid, nothing returned; the booking system down: asked again later", () =>
-      Effect.gen(function*() {
-        const s = yield* setup
-        yield* payLink(s.url)
-        yield* makeDue(s)
-        yield* Effect.acquireUseRelease(
-          s.bokun.faults.set({ down: true }, { vendorId: s.vendor.id }),
-          () => Effect.map(runWatch, (seen) => expect(seen).toMatchObject({ checked: 1, paid: 0, unanswered: 1 })),
-          () => s.bokun.faults.set({ down: false }, { vendorId: s.vendor.id })
-        )
-        const [open] = yield* s.sql<{ state: string; last_error: string }>`SELECT state, last_error FROM payment_links WHERE id = ${s.link.id}`
-        expect(open).toMatchObject({ state: "open", last_error: expect.stringContaining("booking system") })
-        yield* makeDue(s)
-        expect(yield* runWatch).toMatchObject({ paid: 1, refunded: 0, link_refunds: { found: 0 } })
-        expect(yield* returnedBySandbox(s.link.provider_link_id)).toEqual({ refundOrders: 0, refunded: 0, voided: 0 })
-        expect(yield* linkRefunds(s)).toEqual([])
-      }))
-  })
-})
+      it.effect("a live booking's balance paid: recorded as paid, nothing returned; the booking system down: asked again later", () =>
+        Effect.gen(function*() {
+          const s = yield* setup
+          yield* payLink(s.url)
+          yield* makeDue(s)
+          yield* Effect.acquireUseRelease(
+            s.bokun.faults.set({ down: true }, { vendorId: s.vendor.id }),
+            () => Effect.map(runWatch, (seen) => expect(seen).toMatchObject({ checked: 1, paid: 0, unanswered: 1 })),
+            () => s.bokun.faults.set({ down: false }, { vendorId: s.vendor.id })
+          )
+          const [open] = yield* s.sql<
+            { state: string; last_error: string }
+          >`SELECT state, last_error FROM payment_links WHERE id = ${s.link.id}`
+          expect(open).toMatchObject({ state: "open", last_error: expect.stringContaining("booking system") })
+          yield* makeDue(s)
+          expect(yield* runWatch).toMatchObject({ paid: 1, refunded: 0, link_refunds: { found: 0 } })
+          expect(yield* returnedBySandbox(s.link.provider_link_id)).toEqual({ refundOrders: 0, refunded: 0, voided: 0 })
+          expect(yield* linkRefunds(s)).toEqual([])
+        }))
+    })
+  }
+)

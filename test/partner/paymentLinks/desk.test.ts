@@ -9,17 +9,22 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
-import { BookingSystemAccounts } from "../../../src/operators/BookingSystemAccounts.js"
 import { Mirror } from "../../../src/mirror/Mirror.js"
+import { BookingSystemAccounts } from "../../../src/operators/BookingSystemAccounts.js"
 import { createKey } from "../../support/fixtures.js"
 import { call } from "../../support/http.js"
 import { mailTo, paymentsEnv } from "../../support/payments.js"
-import { customer, deskWorld, type DeskWorld } from "../../support/quickbook.js"
+import { customer, type DeskWorld, deskWorld } from "../../support/quickbook.js"
 
 const env = paymentsEnv(Effect.succeed({ TOUR_AVAILABILITY_TIMEOUT_MS: "1500" }))
 
 const paymentLink = (id: string, key: string) =>
-  call(`/api/v1/bookings/${id}/payment-link`, { method: "POST", key, body: {}, headers: { "Idempotency-Key": randomUUID() } })
+  call(`/api/v1/bookings/${id}/payment-link`, {
+    method: "POST",
+    key,
+    body: {},
+    headers: { "Idempotency-Key": randomUUID() }
+  })
 
 /** The mirror refresh of the desk's booking-system account, as the job runs it. */
 const refreshMirror = (accountId: string) =>
@@ -89,7 +94,9 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("payment link for a 
         const { q, row, key } = yield* deskSaleInMirror(s, 1)
         yield* sql`
           UPDATE bokun_sandbox.product_bookings SET total_minor = total_minor + 15000
-          WHERE booking_id = (SELECT id FROM bokun_sandbox.bookings WHERE external_reference = ${q.reference})`.pipe(Effect.orDie)
+          WHERE booking_id = (SELECT id FROM bokun_sandbox.bookings WHERE external_reference = ${q.reference})`.pipe(
+          Effect.orDie
+        )
         const res = yield* paymentLink(row.id, key.token)
         expect(res.status, res.text).toBe(200)
         expect(res.body).toMatchObject({ kind: "provider_balance", amount_minor: 15000, currency: q.cartLine.currency })

@@ -56,7 +56,13 @@ describe("the guest's payment-link email", () => {
   const now = new Date("2026-11-30T23:30:00Z")
 
   it("is keyed by the booking and the request, addressed to the guest, with the pay-by day of a pay-later balance", () => {
-    const email = guestLinkEmail(booking, { kind: "deferred_balance", amountMinor: 30000, currency: "NOK" }, "https://pay/x", "occ1", now)
+    const email = guestLinkEmail(
+      booking,
+      { kind: "deferred_balance", amountMinor: 30000, currency: "NOK" },
+      "https://pay/x",
+      "occ1",
+      now
+    )
     expect(email.dedupeKey).toBe("booking:5f0c0000-0000-4000-8000-000000000001:payment_link:occ1:guest")
     expect(email.to).toEqual(["kari@example.com"])
     expect(email.bookingId).toBe(booking.bookingId)
@@ -70,22 +76,44 @@ describe("the guest's payment-link email", () => {
   })
 
   it("a provider balance has no pay-by day", () => {
-    const email = guestLinkEmail(booking, { kind: "provider_balance", amountMinor: 500, currency: "NOK" }, "https://pay/y", "occ2", now)
+    const email = guestLinkEmail(
+      booking,
+      { kind: "provider_balance", amountMinor: 500, currency: "NOK" },
+      "https://pay/y",
+      "occ2",
+      now
+    )
     expect(email.data).toMatchObject({ payBy: null })
   })
 
   it("a booking only in the booking system is keyed by the row its links are kept on; no address, no email to anyone", () => {
     const target = rowTarget(manifestRow, "7e000000-0000-4000-8000-000000000009")
-    const email = guestLinkEmail(target, { kind: "provider_balance", amountMinor: 500, currency: "NOK" }, "https://pay/z", "occ3", now)
+    const email = guestLinkEmail(
+      target,
+      { kind: "provider_balance", amountMinor: 500, currency: "NOK" },
+      "https://pay/z",
+      "occ3",
+      now
+    )
     expect(email.dedupeKey).toBe("booking:7e000000-0000-4000-8000-000000000009:payment_link:occ3:guest")
     expect(email.to).toEqual([])
-    expect(email.data).toMatchObject({ tourName: "your tour", bookingReference: "BK-77", departure: { date: "2026-12-05", rateTitle: "Adult" } })
+    expect(email.data).toMatchObject({
+      tourName: "your tour",
+      bookingReference: "BK-77",
+      departure: { date: "2026-12-05", rateTitle: "Adult" }
+    })
     expect(renders(email)).toBe(true)
   })
 
   it("a booking without a day is dated by today in its time zone", () => {
     const undated = { ...booking, date: null }
-    const email = guestLinkEmail(undated, { kind: "provider_balance", amountMinor: 500, currency: "NOK" }, "https://pay/w", "occ4", now)
+    const email = guestLinkEmail(
+      undated,
+      { kind: "provider_balance", amountMinor: 500, currency: "NOK" },
+      "https://pay/w",
+      "occ4",
+      now
+    )
     // 23:30 UTC is already the next day in Oslo.
     expect(email.data).toMatchObject({ departure: { date: "2026-12-01" } })
   })
@@ -114,7 +142,11 @@ describe("the team's notice of a balance refunded by itself", () => {
     expect(email.dedupeKey).toBe("payment_link:11000000-0000-4000-8000-000000000003:refunded:team")
     expect(email.to).toEqual(["team@example.com"])
     expect(email.bookingId).toBe(link.manifest_row_id)
-    expect(email.data).toMatchObject({ tourName: "your tour", bookingReference: "BK-77", amount: { amountMinor: 500, currency: "NOK" } })
+    expect(email.data).toMatchObject({
+      tourName: "your tour",
+      bookingReference: "BK-77",
+      amount: { amountMinor: 500, currency: "NOK" }
+    })
     expect(renders(email)).toBe(true)
   })
 })

@@ -3,20 +3,20 @@
  * sandboxes over HTTP on the same database (their own schemas), and the local mailbox as the email
  * transport.
  */
-import { describe, expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
+import { describe, expect, layer } from "@effect/vitest"
 import { Cause, Context, Effect, Exit, Layer } from "effect"
 import { randomUUID } from "node:crypto"
+import { Outbox } from "../../../src/email/Outbox.js"
+import { DailyLimits } from "../../../src/partner/writes/DailyLimits.js"
 import { BokunSandbox } from "../../../src/sandbox/bokun/index.js"
 import { SurfboardSandbox } from "../../../src/sandbox/surfboard/index.js"
-import { DailyLimits } from "../../../src/partner/writes/DailyLimits.js"
-import { Outbox } from "../../../src/email/Outbox.js"
 import { createKey, insertBooking, makeWorld } from "../../support/fixtures.js"
+import { freePort } from "../../support/globalSetup.js"
 import { call, type Reply } from "../../support/http.js"
 import { auditOf, usedToday } from "../../support/manifest.js"
 import { insertRow } from "../../support/mirror.js"
 import { conforms, dereferencedSpec } from "../../support/openapi.js"
-import { freePort } from "../../support/globalSetup.js"
 import { mailTo, merchantFor, paymentsEnv, ServerSettings, vendorFor } from "../../support/payments.js"
 import { serverOn, TestServer } from "../../support/server.js"
 
@@ -42,18 +42,25 @@ const expectProblem = (res: Reply, status: number, slug: string) => {
 }
 
 const links = (target: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ state: string; url: string | null; amount_minor: number; kind: string; idempotency_reference: string }>`
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      sql<{ state: string; url: string | null; amount_minor: number; kind: string; idempotency_reference: string }>`
       SELECT state, url, amount_minor, kind, idempotency_reference FROM payment_links
-      WHERE target = ${target} ORDER BY created_at`.pipe(Effect.orDie))
+      WHERE target = ${target} ORDER BY created_at`.pipe(Effect.orDie)
+  )
 
 /** Payment-page orders the sandbox holds for a merchant. */
 const sandboxOrders = (merchantId: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ n: number }>`SELECT count(*)::int AS n FROM surfboard_sandbox.orders WHERE merchant_id = ${merchantId}`.pipe(
-      Effect.map((r) => r[0]!.n),
-      Effect.orDie
-    ))
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      sql<{ n: number }>`SELECT count(*)::int AS n FROM surfboard_sandbox.orders WHERE merchant_id = ${merchantId}`
+        .pipe(
+          Effect.map((r) => r[0]!.n),
+          Effect.orDie
+        )
+  )
 
 const PAY_LATER = (status: string, amountMinor = 30000) => ({
   status,
@@ -79,7 +86,11 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/bookin
         const { key, merchant, w } = yield* setup
         const surfboard = yield* SurfboardSandbox
         const email = `guest-${w.tag}@example.com`
-        const booking = yield* insertBooking({ operatorId: w.alpha, payLater: PAY_LATER("upcoming", 45000), guestEmail: email })
+        const booking = yield* insertBooking({
+          operatorId: w.alpha,
+          payLater: PAY_LATER("upcoming", 45000),
+          guestEmail: email
+        })
         const res = yield* paymentLink(booking, { key: key.token })
         expect(res.status, res.text).toBe(200)
         expect(res.body).toEqual({
@@ -90,7 +101,11 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/bookin
           currency: "NOK",
           emailed: true
         })
-        expect(yield* links(`booking:${booking}`)).toMatchObject([{ state: "open", url: res.body.url, amount_minor: 45000 }])
+        expect(yield* links(`booking:${booking}`)).toMatchObject([{
+          state: "open",
+          url: res.body.url,
+          amount_minor: 45000
+        }])
         const mails = yield* mailTo(email)
         expect(mails).toHaveLength(1)
         expect(mails[0]!.text_body).toContain(res.body.url)
@@ -126,15 +141,28 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/bookin
         const sandbox = yield* BokunSandbox
         const product = bokun.vendor.products[0]!
         const made = yield* sandbox.addBooking({
-          vendorId: bokun.vendor.id, productId: product.id, date: "2027-01-15", participants: 2, paidMinor: 40000
+          vendorId: bokun.vendor.id,
+          productId: product.id,
+          date: "2027-01-15",
+          participants: 2,
+          paidMinor: 40000
         })
         const email = `row-${w.tag}@example.com`
         const row = yield* insertRow({
-          accountId: bokun.accountId, operatorId: w.alpha, reference: made.confirmationCode, guestEmail: email
+          accountId: bokun.accountId,
+          operatorId: w.alpha,
+          reference: made.confirmationCode,
+          guestEmail: email
         })
         const first = yield* paymentLink(row, { key: key.token })
         expect(first.status, first.text).toBe(200)
-        expect(first.body).toMatchObject({ id: row, kind: "provider_balance", amount_minor: 2 * 49900 - 40000, currency: "NOK", emailed: true })
+        expect(first.body).toMatchObject({
+          id: row,
+          kind: "provider_balance",
+          amount_minor: 2 * 49900 - 40000,
+          currency: "NOK",
+          emailed: true
+        })
 
         // Within the window: the same link, not emailed again (the guest has it: `emailed` true).
         const second = yield* paymentLink(row.toUpperCase(), { key: key.token })
@@ -160,7 +188,11 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/bookin
         const { key, bokun, w } = yield* setup
         const sandbox = yield* BokunSandbox
         const made = yield* sandbox.addBooking({
-          vendorId: bokun.vendor.id, productId: bokun.vendor.products[0]!.id, date: "2027-01-16", participants: 1, paidMinor: 0
+          vendorId: bokun.vendor.id,
+          productId: bokun.vendor.products[0]!.id,
+          date: "2027-01-16",
+          participants: 1,
+          paidMinor: 0
         })
         const booking = yield* insertBooking({ operatorId: w.alpha, providerReference: made.confirmationCode })
         const res = yield* paymentLink(booking, { key: key.token })
@@ -192,9 +224,17 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/bookin
         const surfboard = yield* SurfboardSandbox
         const sql = yield* SqlClient.SqlClient
         const made = yield* sandbox.addBooking({
-          vendorId: bokun.vendor.id, productId: bokun.vendor.products[0]!.id, date: "2027-01-19", participants: 2, paidMinor: 0
+          vendorId: bokun.vendor.id,
+          productId: bokun.vendor.products[0]!.id,
+          date: "2027-01-19",
+          participants: 2,
+          paidMinor: 0
         })
-        const row = yield* insertRow({ accountId: bokun.accountId, operatorId: w.alpha, reference: made.confirmationCode })
+        const row = yield* insertRow({
+          accountId: bokun.accountId,
+          operatorId: w.alpha,
+          reference: made.confirmationCode
+        })
         const first = yield* paymentLink(row, { key: key.token })
         expect(first.body.amount_minor).toBe(99800)
         // The guest paid part of it some other way.
@@ -203,7 +243,10 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/bookin
         expect(second.status, second.text).toBe(200)
         expect(second.body).toMatchObject({ kind: "provider_balance", amount_minor: 49900 })
         expect(second.body.url).not.toBe(first.body.url)
-        expect((yield* links(`row:${row}`)).map((l) => [l.state, l.amount_minor])).toEqual([["closed", 99800], ["open", 49900]])
+        expect((yield* links(`row:${row}`)).map((l) => [l.state, l.amount_minor])).toEqual([["closed", 99800], [
+          "open",
+          49900
+        ]])
         expect(yield* sandboxOrders(merchant.id)).toBe(2)
         // The old page no longer takes payments.
         const paid = yield* surfboard.payLink(first.body.url).pipe(Effect.exit)
@@ -217,9 +260,17 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/bookin
         const surfboard = yield* SurfboardSandbox
         const sql = yield* SqlClient.SqlClient
         const made = yield* sandbox.addBooking({
-          vendorId: bokun.vendor.id, productId: bokun.vendor.products[0]!.id, date: "2027-01-20", participants: 2, paidMinor: 0
+          vendorId: bokun.vendor.id,
+          productId: bokun.vendor.products[0]!.id,
+          date: "2027-01-20",
+          participants: 2,
+          paidMinor: 0
         })
-        const row = yield* insertRow({ accountId: bokun.accountId, operatorId: w.alpha, reference: made.confirmationCode })
+        const row = yield* insertRow({
+          accountId: bokun.accountId,
+          operatorId: w.alpha,
+          reference: made.confirmationCode
+        })
         const first = yield* paymentLink(row, { key: key.token })
         expect(first.body.amount_minor).toBe(99800)
         yield* surfboard.payLink(first.body.url)
@@ -247,11 +298,25 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/bookin
         const sandbox = yield* BokunSandbox
         const sql = yield* SqlClient.SqlClient
         const made = yield* sandbox.addBooking({
-          vendorId: bokun.vendor.id, productId: bokun.vendor.products[0]!.id, date: "2027-01-21", participants: 2, paidMinor: 0
+          vendorId: bokun.vendor.id,
+          productId: bokun.vendor.products[0]!.id,
+          date: "2027-01-21",
+          participants: 2,
+          paidMinor: 0
         })
         const email = `lines-${w.tag}@example.com`
-        const first = yield* insertRow({ accountId: bokun.accountId, operatorId: w.alpha, reference: made.confirmationCode, guestEmail: email })
-        const second = yield* insertRow({ accountId: bokun.accountId, operatorId: w.alpha, reference: made.confirmationCode, guestEmail: email })
+        const first = yield* insertRow({
+          accountId: bokun.accountId,
+          operatorId: w.alpha,
+          reference: made.confirmationCode,
+          guestEmail: email
+        })
+        const second = yield* insertRow({
+          accountId: bokun.accountId,
+          operatorId: w.alpha,
+          reference: made.confirmationCode,
+          guestEmail: email
+        })
         yield* sql`
           UPDATE manifest_rows SET booking_id = (SELECT booking_id FROM manifest_rows WHERE id = ${first}),
             first_seen_at = (SELECT first_seen_at FROM manifest_rows WHERE id = ${first}) + interval '1 second'
@@ -272,14 +337,26 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/bookin
       Effect.gen(function*() {
         const { key, bokun, merchant, w } = yield* setup
         const sandbox = yield* BokunSandbox
-        const cancelled = yield* insertBooking({ operatorId: w.alpha, status: "CANCELLED", payLater: PAY_LATER("cancelled") })
+        const cancelled = yield* insertBooking({
+          operatorId: w.alpha,
+          status: "CANCELLED",
+          payLater: PAY_LATER("cancelled")
+        })
         const refunded = yield* insertBooking({ operatorId: w.alpha, status: "REFUNDED" })
         const collected = yield* insertBooking({ operatorId: w.alpha, payLater: PAY_LATER("collected") })
         const payNow = yield* insertBooking({ operatorId: w.alpha })
         const paid = yield* sandbox.addBooking({
-          vendorId: bokun.vendor.id, productId: bokun.vendor.products[0]!.id, date: "2027-01-17", participants: 1, paidMinor: 49900
+          vendorId: bokun.vendor.id,
+          productId: bokun.vendor.products[0]!.id,
+          date: "2027-01-17",
+          participants: 1,
+          paidMinor: 49900
         })
-        const paidRow = yield* insertRow({ accountId: bokun.accountId, operatorId: w.alpha, reference: paid.confirmationCode })
+        const paidRow = yield* insertRow({
+          accountId: bokun.accountId,
+          operatorId: w.alpha,
+          reference: paid.confirmationCode
+        })
         const cancelledRow = yield* insertRow({ accountId: bokun.accountId, operatorId: w.alpha, status: "CANCELLED" })
         const cases: Array<[string, string]> = [
           [cancelled, "cancelled"],
@@ -349,7 +426,11 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/bookin
       Effect.gen(function*() {
         const { key, w } = yield* setup
         const email = `idem-${w.tag}@example.com`
-        const booking = yield* insertBooking({ operatorId: w.alpha, payLater: PAY_LATER("upcoming"), guestEmail: email })
+        const booking = yield* insertBooking({
+          operatorId: w.alpha,
+          payLater: PAY_LATER("upcoming"),
+          guestEmail: email
+        })
         const other = yield* insertBooking({ operatorId: w.alpha, payLater: PAY_LATER("upcoming") })
         const id = randomUUID()
         const first = yield* paymentLink(booking, { key: key.token, idempotencyKey: id })
@@ -370,7 +451,8 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/bookin
       Effect.gen(function*() {
         const { key, w } = yield* setup
         yield* Effect.flatMap(DailyLimits, (l) => l.setOverrides(key.id, { payment_links: 1 })).pipe(
-          Effect.provide(DailyLimits.Default), Effect.orDie
+          Effect.provide(DailyLimits.Default),
+          Effect.orDie
         )
         const a = yield* insertBooking({ operatorId: w.alpha, payLater: PAY_LATER("upcoming") })
         const b = yield* insertBooking({ operatorId: w.alpha, payLater: PAY_LATER("upcoming") })
@@ -388,7 +470,11 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/bookin
         const { key, merchant, w } = yield* setup
         const surfboard = yield* SurfboardSandbox
         const email = `down-${w.tag}@example.com`
-        const booking = yield* insertBooking({ operatorId: w.alpha, payLater: PAY_LATER("upcoming"), guestEmail: email })
+        const booking = yield* insertBooking({
+          operatorId: w.alpha,
+          payLater: PAY_LATER("upcoming"),
+          guestEmail: email
+        })
         const id = randomUUID()
         yield* surfboard.faults.set({ down: true }, { merchantId: merchant.id })
         const down = yield* paymentLink(booking, { key: key.token, idempotencyKey: id })
@@ -413,7 +499,11 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/bookin
         const { key, merchant, w } = yield* setup
         const surfboard = yield* SurfboardSandbox
         const email = `lost-${w.tag}@example.com`
-        const booking = yield* insertBooking({ operatorId: w.alpha, payLater: PAY_LATER("upcoming"), guestEmail: email })
+        const booking = yield* insertBooking({
+          operatorId: w.alpha,
+          payLater: PAY_LATER("upcoming"),
+          guestEmail: email
+        })
         const id = randomUUID()
         yield* surfboard.faults.set({ loseAnswer: "drop" }, { merchantId: merchant.id })
         const lost = yield* paymentLink(booking, { key: key.token, idempotencyKey: id })
@@ -439,7 +529,11 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/bookin
         const { key, merchant, w } = yield* setup
         const surfboard = yield* SurfboardSandbox
         const email = `crash1-${w.tag}@example.com`
-        const booking = yield* insertBooking({ operatorId: w.alpha, payLater: PAY_LATER("upcoming"), guestEmail: email })
+        const booking = yield* insertBooking({
+          operatorId: w.alpha,
+          payLater: PAY_LATER("upcoming"),
+          guestEmail: email
+        })
         yield* surfboard.faults.set({ loseAnswer: "drop" }, { merchantId: merchant.id })
         expectProblem(yield* paymentLink(booking, { key: key.token }), 503, "unavailable")
         yield* surfboard.faults.set({ loseAnswer: "no" }, { merchantId: merchant.id })
@@ -455,7 +549,11 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/bookin
         const { key, merchant, w } = yield* setup
         const sql = yield* SqlClient.SqlClient
         const email = `crash2-${w.tag}@example.com`
-        const booking = yield* insertBooking({ operatorId: w.alpha, payLater: PAY_LATER("upcoming"), guestEmail: email })
+        const booking = yield* insertBooking({
+          operatorId: w.alpha,
+          payLater: PAY_LATER("upcoming"),
+          guestEmail: email
+        })
         const id = randomUUID()
         const first = yield* paymentLink(booking, { key: key.token, idempotencyKey: id })
         expect(first.status, first.text).toBe(200)
@@ -493,7 +591,11 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/bookin
           const sql = yield* SqlClient.SqlClient
           const settings = yield* ServerSettings
           const email = `crash-${step}-${w.tag}@example.com`
-          const booking = yield* insertBooking({ operatorId: w.alpha, payLater: PAY_LATER("upcoming"), guestEmail: email })
+          const booking = yield* insertBooking({
+            operatorId: w.alpha,
+            payLater: PAY_LATER("upcoming"),
+            guestEmail: email
+          })
           const id = randomUUID()
           const crashed = yield* Effect.scoped(Effect.gen(function*() {
             const ctx = yield* Layer.build(serverOn(settings.databaseUrl, { ...settings.env, CRASH_AT: step }))
@@ -515,8 +617,9 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/bookin
           // The sender job runs too: still one email.
           yield* Effect.flatMap(Outbox, (o) => o.flush())
           expect(yield* mailTo(email)).toHaveLength(1)
-          const [{ n }] = (yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM email_outbox WHERE booking_id = ${booking}`
-            .pipe(Effect.orDie)) as [{ n: number }]
+          const [{ n }] =
+            (yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM email_outbox WHERE booking_id = ${booking}`
+              .pipe(Effect.orDie)) as [{ n: number }]
           expect(n).toBe(1)
         }))
     }
@@ -536,9 +639,16 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/bookin
         const { key, bokun, merchant, w } = yield* setup
         const sandbox = yield* BokunSandbox
         const made = yield* sandbox.addBooking({
-          vendorId: bokun.vendor.id, productId: bokun.vendor.products[0]!.id, date: "2027-01-18", participants: 1
+          vendorId: bokun.vendor.id,
+          productId: bokun.vendor.products[0]!.id,
+          date: "2027-01-18",
+          participants: 1
         })
-        const row = yield* insertRow({ accountId: bokun.accountId, operatorId: w.alpha, reference: made.confirmationCode })
+        const row = yield* insertRow({
+          accountId: bokun.accountId,
+          operatorId: w.alpha,
+          reference: made.confirmationCode
+        })
         yield* sandbox.faults.set({ down: true }, { vendorId: bokun.vendor.id })
         const res = yield* paymentLink(row, { key: key.token })
         yield* sandbox.faults.set({ down: false }, { vendorId: bokun.vendor.id })
@@ -562,18 +672,21 @@ const noSmtp = Effect.map(Effect.promise(freePort), (port): Record<string, strin
   SMTP_TIMEOUT_MS: "1000"
 }))
 
-layer(paymentsEnv(noSmtp), { excludeTestServices: true, timeout: 180_000 })("payment link with the mail server down", (it) => {
-  it.effect("the link is made and kept, emailed false, the email left queued for the sender to retry", () =>
-    Effect.gen(function*() {
-      const { key, w } = yield* setup
-      const sql = yield* SqlClient.SqlClient
-      const booking = yield* insertBooking({ operatorId: w.alpha, payLater: PAY_LATER("upcoming") })
-      const res = yield* paymentLink(booking, { key: key.token })
-      expect(res.status, res.text).toBe(200)
-      expect(res.body).toMatchObject({ kind: "deferred_balance", emailed: false })
-      expect((yield* links(`booking:${booking}`)).map((l) => l.state)).toEqual(["open"])
-      const [queued] = yield* sql<{ status: string; attempts: number }>`
+layer(paymentsEnv(noSmtp), { excludeTestServices: true, timeout: 180_000 })(
+  "payment link with the mail server down",
+  (it) => {
+    it.effect("the link is made and kept, emailed false, the email left queued for the sender to retry", () =>
+      Effect.gen(function*() {
+        const { key, w } = yield* setup
+        const sql = yield* SqlClient.SqlClient
+        const booking = yield* insertBooking({ operatorId: w.alpha, payLater: PAY_LATER("upcoming") })
+        const res = yield* paymentLink(booking, { key: key.token })
+        expect(res.status, res.text).toBe(200)
+        expect(res.body).toMatchObject({ kind: "deferred_balance", emailed: false })
+        expect((yield* links(`booking:${booking}`)).map((l) => l.state)).toEqual(["open"])
+        const [queued] = yield* sql<{ status: string; attempts: number }>`
         SELECT status, attempts FROM email_outbox WHERE booking_id = ${booking}`.pipe(Effect.orDie)
-      expect(queued).toMatchObject({ status: "pending", attempts: 1 })
-    }))
-})
+        expect(queued).toMatchObject({ status: "pending", attempts: 1 })
+      }))
+  }
+)

@@ -6,30 +6,47 @@
  * links for the next run; `creating` rows nobody finished are settled; and a balance paid through a
  * link is refunded with the reservation fee when the booking is cancelled.
  */
-import { describe, expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
+import { describe, expect, layer } from "@effect/vitest"
 import { Cause, ConfigProvider, Effect, Exit, Layer } from "effect"
 import { randomUUID } from "node:crypto"
+import { LinkStatusChecks } from "../../../src/partner/paymentLinks/LinkStatusChecks.js"
 import { BokunSandbox } from "../../../src/sandbox/bokun/index.js"
 import { SurfboardSandbox } from "../../../src/sandbox/surfboard/index.js"
-import { LinkStatusChecks } from "../../../src/partner/paymentLinks/LinkStatusChecks.js"
 import { createKey, insertBooking, makeWorld } from "../../support/fixtures.js"
 import { call } from "../../support/http.js"
 import { insertRow } from "../../support/mirror.js"
-import { linkedBooking, merchantFor, paidAtSandbox, paymentsEnv, returnedBySandbox, ServerSettings, vendorFor } from "../../support/payments.js"
+import {
+  linkedBooking,
+  merchantFor,
+  paidAtSandbox,
+  paymentsEnv,
+  returnedBySandbox,
+  ServerSettings,
+  vendorFor
+} from "../../support/payments.js"
 
 const DAY = 86_400_000
 
 /** The job's service with the server's settings (the same provider credentials and timeouts). */
-const WatchLive = Layer.unwrapEffect(Effect.map(ServerSettings, ({ env }) =>
-  LinkStatusChecks.Default.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))))))
+const WatchLive = Layer.unwrapEffect(
+  Effect.map(ServerSettings, ({ env }) =>
+    LinkStatusChecks.Default.pipe(
+      Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env)))))
+    ))
+)
 
 const env = WatchLive.pipe(Layer.provideMerge(paymentsEnv()))
 
 const runJob = Effect.flatMap(LinkStatusChecks, (w) => w.run())
 
 const paymentLink = (id: string, key: string, idempotencyKey = randomUUID()) =>
-  call(`/api/v1/bookings/${id}/payment-link`, { method: "POST", key, body: {}, headers: { "Idempotency-Key": idempotencyKey } })
+  call(`/api/v1/bookings/${id}/payment-link`, {
+    method: "POST",
+    key,
+    body: {},
+    headers: { "Idempotency-Key": idempotencyKey }
+  })
 
 const cancel = (id: string, key: string) =>
   call(`/api/v1/bookings/${id}/cancel`, {
@@ -71,30 +88,43 @@ const paymentsOf = (bookingId: string) =>
       FROM booking_payments WHERE booking_id = ${bookingId} ORDER BY paid_at`.pipe(Effect.orDie))
 
 const payLaterOf = (bookingId: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ pay_later_status: string; pay_later_paid_at: Date | null; updated_at: Date | null }>`
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      sql<{ pay_later_status: string; pay_later_paid_at: Date | null; updated_at: Date | null }>`
       SELECT pay_later_status, pay_later_paid_at, updated_at FROM bookings WHERE id = ${bookingId}`.pipe(
-      Effect.map((rows) => rows[0]!),
-      Effect.orDie
-    ))
+        Effect.map((rows) => rows[0]!),
+        Effect.orDie
+      )
+  )
 
 /** Every link of the target due now (the job's backoff skipped). */
 const makeDue = (target: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql`UPDATE payment_links SET next_check_at = now() - interval '1 second' WHERE target = ${target}`.pipe(Effect.orDie))
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      sql`UPDATE payment_links SET next_check_at = now() - interval '1 second' WHERE target = ${target}`.pipe(
+        Effect.orDie
+      )
+  )
 
 /** The sandbox's status of an order (PENDING, PAYMENT_COMPLETED, PAYMENT_CANCELLED …). */
 const orderStatus = (orderId: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ status: string }>`SELECT status FROM surfboard_sandbox.orders WHERE id = ${orderId}`.pipe(
-      Effect.map((rows) => rows[0]?.status),
-      Effect.orDie
-    ))
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      sql<{ status: string }>`SELECT status FROM surfboard_sandbox.orders WHERE id = ${orderId}`.pipe(
+        Effect.map((rows) => rows[0]?.status),
+        Effect.orDie
+      )
+  )
 
 const sandboxOrders = (merchantId: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql<{ id: string; status: string }>`
-      SELECT id, status FROM surfboard_sandbox.orders WHERE merchant_id = ${merchantId} ORDER BY created_at`.pipe(Effect.orDie))
+      SELECT id, status FROM surfboard_sandbox.orders WHERE merchant_id = ${merchantId} ORDER BY created_at`.pipe(
+      Effect.orDie
+    ))
 
 const PAY_LATER = (amountMinor: number) => ({
   status: "upcoming",
@@ -110,14 +140,20 @@ const PAY_LATER = (amountMinor: number) => ({
  */
 const setup = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  yield* sql`UPDATE payment_links SET next_check_at = now() + interval '1 day' WHERE state IN ('open', 'closing')`.pipe(Effect.orDie)
+  yield* sql`UPDATE payment_links SET next_check_at = now() + interval '1 day' WHERE state IN ('open', 'closing')`.pipe(
+    Effect.orDie
+  )
   const w = yield* makeWorld
   const merchant = yield* merchantFor(w.alpha)
   const key = yield* createKey({ by: w.alice, operators: [w.alpha], scopes: ["payment_links:write", "bookings:read"] })
   return { w, merchant, key }
 })
 
-const withFaults = <A, E, R>(merchantId: string, settings: { down?: boolean; loseAnswer?: "no" | "drop" }, body: Effect.Effect<A, E, R>) =>
+const withFaults = <A, E, R>(
+  merchantId: string,
+  settings: { down?: boolean; loseAnswer?: "no" | "drop" },
+  body: Effect.Effect<A, E, R>
+) =>
   Effect.flatMap(SurfboardSandbox, (surfboard) =>
     Effect.acquireUseRelease(
       surfboard.faults.set(settings, { merchantId }),
@@ -180,7 +216,9 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("payment-link-watch 
 
         // A link seen paid once more (say, the run died after recording it and before it knew): still one payment.
         const sql = yield* SqlClient.SqlClient
-        yield* sql`UPDATE payment_links SET state = 'open', closed_reason = NULL WHERE id = ${link!.id}`.pipe(Effect.orDie)
+        yield* sql`UPDATE payment_links SET state = 'open', closed_reason = NULL WHERE id = ${link!.id}`.pipe(
+          Effect.orDie
+        )
         yield* makeDue(`booking:${booking}`)
         expect((yield* runJob).paid).toBe(1)
         expect(yield* paymentsOf(booking)).toHaveLength(1)
@@ -194,9 +232,17 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("payment-link-watch 
         const sandbox = yield* BokunSandbox
         const surfboard = yield* SurfboardSandbox
         const made = yield* sandbox.addBooking({
-          vendorId: bokun.vendor.id, productId: bokun.vendor.products[0]!.id, date: "2027-02-01", participants: 1, paidMinor: 0
+          vendorId: bokun.vendor.id,
+          productId: bokun.vendor.products[0]!.id,
+          date: "2027-02-01",
+          participants: 1,
+          paidMinor: 0
         })
-        const row = yield* insertRow({ accountId: bokun.accountId, operatorId: w.alpha, reference: made.confirmationCode })
+        const row = yield* insertRow({
+          accountId: bokun.accountId,
+          operatorId: w.alpha,
+          reference: made.confirmationCode
+        })
         const sent = yield* paymentLink(row, key.token)
         expect(sent.status, sent.text).toBe(200)
         yield* surfboard.payLink(sent.body.url)
@@ -217,10 +263,22 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("payment-link-watch 
         const sandbox = yield* BokunSandbox
         const sql = yield* SqlClient.SqlClient
         const made = yield* sandbox.addBooking({
-          vendorId: bokun.vendor.id, productId: bokun.vendor.products[0]!.id, date: "2027-02-02", participants: 1, paidMinor: 0
+          vendorId: bokun.vendor.id,
+          productId: bokun.vendor.products[0]!.id,
+          date: "2027-02-02",
+          participants: 1,
+          paidMinor: 0
         })
-        const first = yield* insertRow({ accountId: bokun.accountId, operatorId: w.alpha, reference: made.confirmationCode })
-        const second = yield* insertRow({ accountId: bokun.accountId, operatorId: w.alpha, reference: made.confirmationCode })
+        const first = yield* insertRow({
+          accountId: bokun.accountId,
+          operatorId: w.alpha,
+          reference: made.confirmationCode
+        })
+        const second = yield* insertRow({
+          accountId: bokun.accountId,
+          operatorId: w.alpha,
+          reference: made.confirmationCode
+        })
         yield* sql`
           UPDATE manifest_rows SET booking_id = (SELECT booking_id FROM manifest_rows WHERE id = ${first}),
             first_seen_at = (SELECT first_seen_at FROM manifest_rows WHERE id = ${first}) + interval '1 second'
@@ -322,7 +380,9 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("payment-link-watch 
         const sql = yield* SqlClient.SqlClient
         const booking = yield* insertBooking({ operatorId: w.alpha, payLater: PAY_LATER(1500) })
         const sent = yield* paymentLink(booking, key.token)
-        yield* sql`UPDATE bookings SET status = 'CANCELLED', pay_later_status = 'cancelled' WHERE id = ${booking}`.pipe(Effect.orDie)
+        yield* sql`UPDATE bookings SET status = 'CANCELLED', pay_later_status = 'cancelled' WHERE id = ${booking}`.pipe(
+          Effect.orDie
+        )
         yield* makeDue(`booking:${booking}`)
         expect(yield* runJob).toMatchObject({ checked: 1, closed: 1 })
         const [link] = yield* links(`booking:${booking}`)
@@ -335,7 +395,11 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("payment-link-watch 
 
   describe("links left in state creating", () => {
     /** The state a lost answer leaves: the provider made the link, we never learnt it. Aged past the grace period. */
-    const stuckLink = (s: Effect.Effect.Success<typeof setup>, booking: string, fault: { down?: boolean; loseAnswer?: "drop" }) =>
+    const stuckLink = (
+      s: Effect.Effect.Success<typeof setup>,
+      booking: string,
+      fault: { down?: boolean; loseAnswer?: "drop" }
+    ) =>
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
         const res = yield* withFaults(s.merchant.id, fault, paymentLink(booking, s.key.token))
@@ -344,7 +408,9 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("payment-link-watch 
         expect(yield* links(target)).toMatchObject([{ state: "creating", provider_link_id: null }])
         // Within the grace period: left to the request's retries.
         expect((yield* runJob).taken_over).toBe(0)
-        yield* sql`UPDATE payment_links SET updated_at = now() - interval '20 minutes' WHERE target = ${target}`.pipe(Effect.orDie)
+        yield* sql`UPDATE payment_links SET updated_at = now() - interval '20 minutes' WHERE target = ${target}`.pipe(
+          Effect.orDie
+        )
         return target
       })
 
@@ -407,8 +473,15 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("payment-link-watch 
         const surfboard = yield* SurfboardSandbox
         const { vendor } = yield* vendorFor(w.alpha)
         const linked = yield* linkedBooking(w.alpha, vendor, { payLater: PAY_LATER(79840) })
-        yield* paidAtSandbox(linked, merchant.id, 19960, { at: new Date(Date.now() - DAY - 3_600_000), purpose: "reservation_fee" })
-        const key = yield* createKey({ by: w.alice, operators: [w.alpha], scopes: ["payment_links:write", "bookings.cancel:write"] })
+        yield* paidAtSandbox(linked, merchant.id, 19960, {
+          at: new Date(Date.now() - DAY - 3_600_000),
+          purpose: "reservation_fee"
+        })
+        const key = yield* createKey({
+          by: w.alice,
+          operators: [w.alpha],
+          scopes: ["payment_links:write", "bookings.cancel:write"]
+        })
         expect((yield* paymentLink(linked.bookingId, key.token)).status).toBe(200)
         const target = `booking:${linked.bookingId}`
         expect((yield* links(target))[0]!.next_check_at.getTime()).toBeGreaterThan(Date.now())
@@ -432,12 +505,22 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("payment-link-watch 
         const { merchant, w } = yield* setup
         const surfboard = yield* SurfboardSandbox
         const { vendor } = yield* vendorFor(w.alpha)
-        const linked = yield* linkedBooking(w.alpha, vendor, { guestEmail: `cancel-${w.tag}@example.com`, payLater: PAY_LATER(79840) })
+        const linked = yield* linkedBooking(w.alpha, vendor, {
+          guestEmail: `cancel-${w.tag}@example.com`,
+          payLater: PAY_LATER(79840)
+        })
         const booking = linked.bookingId
         // The reservation fee, paid at checkout yesterday.
-        const fee = yield* paidAtSandbox(linked, merchant.id, 19960, { at: new Date(Date.now() - DAY - 3_600_000), purpose: "reservation_fee" })
+        const fee = yield* paidAtSandbox(linked, merchant.id, 19960, {
+          at: new Date(Date.now() - DAY - 3_600_000),
+          purpose: "reservation_fee"
+        })
 
-        const key = yield* createKey({ by: w.alice, operators: [w.alpha], scopes: ["payment_links:write", "bookings.cancel:write"] })
+        const key = yield* createKey({
+          by: w.alice,
+          operators: [w.alpha],
+          scopes: ["payment_links:write", "bookings.cancel:write"]
+        })
         const sent = yield* paymentLink(booking, key.token)
         expect(sent.status, sent.text).toBe(200)
         expect(sent.body.amount_minor).toBe(79840)
@@ -447,7 +530,10 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("payment-link-watch 
 
         const res = yield* cancel(booking, key.token)
         expect(res.status, res.text).toBe(200)
-        expect(res.body).toMatchObject({ status: "REFUNDED", refund: { outcome: "refunded", amount_minor: 99800, currency: "NOK" } })
+        expect(res.body).toMatchObject({
+          status: "REFUNDED",
+          refund: { outcome: "refunded", amount_minor: 99800, currency: "NOK" }
+        })
         const [link] = yield* links(`booking:${booking}`)
         // Both orders got their money back: the fee by refund (paid yesterday), the balance by void or refund.
         const returned = (orderId: string) => Effect.map(returnedBySandbox(orderId), (r) => r.refunded + r.voided)

@@ -4,8 +4,8 @@
  * amount at the provider (the sandbox's own orders), one email per link (the mailbox and the outbox),
  * every answer the same link.
  */
-import { describe, expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
+import { describe, expect, layer } from "@effect/vitest"
 import { Context, Deferred, Effect, Fiber, Layer, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { BokunSandbox } from "../../../src/sandbox/bokun/index.js"
@@ -37,15 +37,20 @@ const sandboxLinks = (merchantId: string) =>
       ORDER BY created_at`.pipe(Effect.orDie))
 
 const outboxTo = (address: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ n: number }>`SELECT count(*)::int AS n FROM email_outbox WHERE ${address} = ANY(to_addresses)`.pipe(
-      Effect.map((r) => r[0]!.n),
-      Effect.orDie
-    ))
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      sql<{ n: number }>`SELECT count(*)::int AS n FROM email_outbox WHERE ${address} = ANY(to_addresses)`.pipe(
+        Effect.map((r) => r[0]!.n),
+        Effect.orDie
+      )
+  )
 
 const linkRows = (target: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ state: string }>`SELECT state FROM payment_links WHERE target = ${target}`.pipe(Effect.orDie))
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => sql<{ state: string }>`SELECT state FROM payment_links WHERE target = ${target}`.pipe(Effect.orDie)
+  )
 
 /**
  * What one round races for: the ids the requests name (they take turns), the target its links are
@@ -73,10 +78,20 @@ const bookingSystemBooking = (w: World, round: number) =>
     const bokun = yield* BokunSandbox
     const vendor = yield* vendorFor(w.alpha)
     const made = yield* bokun.addBooking({
-      vendorId: vendor.vendor.id, productId: vendor.vendor.products[0]!.id, date: "2027-03-01", participants: 2, paidMinor: 0
+      vendorId: vendor.vendor.id,
+      productId: vendor.vendor.products[0]!.id,
+      date: "2027-03-01",
+      participants: 2,
+      paidMinor: 0
     })
     const email = `race-row-${round}-${w.tag}@example.com`
-    const row = () => insertRow({ accountId: vendor.accountId, operatorId: w.alpha, reference: made.confirmationCode, guestEmail: email })
+    const row = () =>
+      insertRow({
+        accountId: vendor.accountId,
+        operatorId: w.alpha,
+        reference: made.confirmationCode,
+        guestEmail: email
+      })
     const first = yield* row()
     const second = yield* row()
     yield* sql`
@@ -116,12 +131,19 @@ layer(env, { excludeTestServices: true, timeout: 600_000 })("concurrent payment-
           )
           yield* surfboard.faults.set({ latencyMs: 0 }, { merchantId: merchant.id })
           const at = `round ${round}`
-          for (const a of answers) expect(a.status, `${at}: ${a.text}`).toBe(200)
+          for (const a of answers) {
+            expect(a.status, `${at}: ${a.text}`).toBe(200)
+          }
           // The sandbox's own records: one link for the balance.
           const made = yield* sandboxLinks(merchant.id)
           expect(made, at).toHaveLength(1)
           expect(made[0], at).toMatchObject({ status: "PENDING", amount_minor: subject.amountMinor })
-          expect(new Set(answers.map((a) => a.body.url)).size, at).toBe(1)
+          expect(
+            new Set(answers.map((a) =>
+              a.body.url
+            )).size,
+            at
+          ).toBe(1)
           expect((yield* linkRows(subject.target)).map((l) => l.state), at).toEqual(["open"])
           // One email for the link, one message in the outbox.
           expect(yield* mailTo(subject.email), at).toHaveLength(1)
@@ -154,7 +176,9 @@ layer(env, { excludeTestServices: true, timeout: 600_000 })("concurrent payment-
       const email = `queued-${w.tag}@example.com`
       const booking = yield* insertBooking({ operatorId: w.alpha, payLater: PAY_LATER(30000), guestEmail: email })
       const crashed = yield* Effect.scoped(Effect.gen(function*() {
-        const ctx = yield* Layer.build(serverOn(settings.databaseUrl, { ...settings.env, CRASH_AT: "payment_link.after_open" }))
+        const ctx = yield* Layer.build(
+          serverOn(settings.databaseUrl, { ...settings.env, CRASH_AT: "payment_link.after_open" })
+        )
         return yield* call(`/api/v1/bookings/${booking}/payment-link`, {
           method: "POST",
           key: key.token,
@@ -178,11 +202,14 @@ layer(env, { excludeTestServices: true, timeout: 600_000 })("concurrent payment-
     })
 
     const outboxRowOf = (id: string) =>
-      Effect.flatMap(SqlClient.SqlClient, (sql) =>
-        sql<{ status: string; attempts: number }>`SELECT status, attempts FROM email_outbox WHERE id = ${id}`.pipe(
-          Effect.map((rows) => rows[0]!),
-          Effect.orDie
-        ))
+      Effect.flatMap(
+        SqlClient.SqlClient,
+        (sql) =>
+          sql<{ status: string; attempts: number }>`SELECT status, attempts FROM email_outbox WHERE id = ${id}`.pipe(
+            Effect.map((rows) => rows[0]!),
+            Effect.orDie
+          )
+      )
 
     it.effect("another sender is claiming it as the request looks (its row locked): waited for, then sent once; emailed true", () =>
       Effect.gen(function*() {

@@ -62,8 +62,12 @@ describe("decidePaymentLink", () => {
   })
 
   it("pay-now bookings and booking-system rows ask the booking system; pay-now unknown there owes nothing", () => {
-    expect(decidePaymentLink(service({ paymentStrategy: "pay_now" }))).toEqual(Either.right({ _tag: "AskBookingSystem" }))
-    expect(decidePaymentLink({ source: "booking_system", status: "RESERVED" })).toEqual(Either.right({ _tag: "AskBookingSystem" }))
+    expect(decidePaymentLink(service({ paymentStrategy: "pay_now" }))).toEqual(
+      Either.right({ _tag: "AskBookingSystem" })
+    )
+    expect(decidePaymentLink({ source: "booking_system", status: "RESERVED" })).toEqual(
+      Either.right({ _tag: "AskBookingSystem" })
+    )
     expect(refusal(service({ paymentStrategy: "pay_now", inBookingSystem: false }))).toBe(NOTHING_OWED_DETAIL)
   })
 })
@@ -81,7 +85,12 @@ describe("owedFromBalance", () => {
 describe("reusable", () => {
   const now = new Date("2026-11-21T10:00:00Z")
   const owed = { kind: "deferred_balance" as const, amountMinor: 500, currency: "NOK" }
-  const link = { state: "open" as const, amountMinor: 500, currency: "NOK", expiresAt: new Date("2026-11-28T10:00:00Z") }
+  const link = {
+    state: "open" as const,
+    amountMinor: 500,
+    currency: "NOK",
+    expiresAt: new Date("2026-11-28T10:00:00Z")
+  }
 
   it("an open or creating link for the same amount and currency, not about to expire", () => {
     expect(reusable(link, owed, now)).toBe(true)
@@ -100,7 +109,8 @@ describe("nextLinkCheck", () => {
   const MIN = 60_000
 
   it("5 minutes after the first check, doubling to an hour, with jitter between half and all of it", () => {
-    const delays = (random: number) => [1, 2, 3, 4, 5, 6, 10].map((n) => nextLinkCheck(n, null, now, random).getTime() - now.getTime())
+    const delays = (random: number) =>
+      [1, 2, 3, 4, 5, 6, 10].map((n) => nextLinkCheck(n, null, now, random).getTime() - now.getTime())
     expect(delays(0.999999).map((d) => Math.round(d / MIN))).toEqual([5, 10, 20, 40, 60, 60, 60])
     expect(delays(0).map((d) => d / MIN)).toEqual([2.5, 5, 10, 20, 30, 30, 30])
   })
@@ -113,10 +123,16 @@ describe("nextLinkCheck", () => {
   })
 
   it("always in the future, never more than an hour away", () =>
-    fc.assert(fc.property(fc.integer({ min: 0, max: 10_000 }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), (checks, random) => {
-      const delay = nextLinkCheck(checks, null, now, random).getTime() - now.getTime()
-      return delay >= 2.5 * MIN && delay <= 60 * MIN
-    })))
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 10_000 }),
+        fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+        (checks, random) => {
+          const delay = nextLinkCheck(checks, null, now, random).getTime() - now.getTime()
+          return delay >= 2.5 * MIN && delay <= 60 * MIN
+        }
+      )
+    ))
 })
 
 describe("owedAfterCollected", () => {
@@ -130,12 +146,18 @@ describe("owedAfterCollected", () => {
 
   it("collected all of it (a desk sale the booking system shows unpaid) or more: refused", () => {
     expect(detail(owedAfterCollected(owed, [{ amountMinor: 99800, currency: "NOK" }]))).toBe(COLLECTED_BY_US_DETAIL)
-    expect(detail(owedAfterCollected(owed, [{ amountMinor: 50000, currency: "NOK" }, { amountMinor: 60000, currency: "NOK" }])))
+    expect(
+      detail(
+        owedAfterCollected(owed, [{ amountMinor: 50000, currency: "NOK" }, { amountMinor: 60000, currency: "NOK" }])
+      )
+    )
       .toBe(COLLECTED_BY_US_DETAIL)
   })
 
   it("collected part: a link for the rest", () => {
-    expect(owedAfterCollected(owed, [{ amountMinor: 19960, currency: "NOK" }])).toEqual(Either.right({ ...owed, amountMinor: 79840 }))
+    expect(owedAfterCollected(owed, [{ amountMinor: 19960, currency: "NOK" }])).toEqual(
+      Either.right({ ...owed, amountMinor: 79840 })
+    )
   })
 
   it("collected in another currency: refused, naming it", () => {
@@ -147,7 +169,10 @@ describe("owedAfterCollected", () => {
       fc.integer({ min: 1, max: 10_000_000 }),
       fc.array(fc.integer({ min: 0, max: 10_000_000 }), { maxLength: 5 }),
       (due, paid) => {
-        const r = owedAfterCollected({ ...owed, amountMinor: due }, paid.map((amountMinor) => ({ amountMinor, currency: "NOK" })))
+        const r = owedAfterCollected(
+          { ...owed, amountMinor: due },
+          paid.map((amountMinor) => ({ amountMinor, currency: "NOK" }))
+        )
         const total = paid.reduce((a, b) => a + b, 0)
         if (Either.isRight(r)) return r.right.amountMinor === due - total && r.right.amountMinor > 0
         return due - total <= 0

@@ -3,26 +3,26 @@
  * the Bókun sandbox (real HTTP server, same database) through the real adapter; the outbox and the
  * booking-change recovery (crash between steps) on the same database.
  */
-import { describe, expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
+import { describe, expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
-import { addDays, BokunSandbox, BokunSandboxLive, localDay } from "../../../src/sandbox/bokun/index.js"
-import { BookingSystem, BookingSystemUnavailable } from "../../../src/ports/BookingSystem.js"
-import { BookingSystemAccounts } from "../../../src/operators/BookingSystemAccounts.js"
 import { CrashPoints } from "../../../src/lib/CrashPoints.js"
-import { DailyLimits } from "../../../src/partner/writes/DailyLimits.js"
-import { Reschedules } from "../../../src/partner/reschedules/Reschedules.js"
-import { RescheduleRecovery } from "../../../src/partner/reschedules/RescheduleRecovery.js"
-import { ReschedulesRepo } from "../../../src/partner/reschedules/ReschedulesRepo.js"
+import { BookingSystemAccounts } from "../../../src/operators/BookingSystemAccounts.js"
 import { BookingChanges } from "../../../src/partner/bookingChanges/BookingChanges.js"
 import { BookingChangesRepo } from "../../../src/partner/bookingChanges/BookingChangesRepo.js"
+import { RescheduleRecovery } from "../../../src/partner/reschedules/RescheduleRecovery.js"
+import { Reschedules } from "../../../src/partner/reschedules/Reschedules.js"
+import { ReschedulesRepo } from "../../../src/partner/reschedules/ReschedulesRepo.js"
+import { DailyLimits } from "../../../src/partner/writes/DailyLimits.js"
+import { BookingSystem, BookingSystemUnavailable } from "../../../src/ports/BookingSystem.js"
+import { addDays, BokunSandbox, BokunSandboxLive, localDay } from "../../../src/sandbox/bokun/index.js"
 import { smallVendor } from "../../sandbox/env.js"
 import { createKey, insertBooking, makeWorld } from "../../support/fixtures.js"
 import { call, get, type Reply } from "../../support/http.js"
 import { auditOf, usedToday } from "../../support/manifest.js"
 import { conforms, dereferencedSpec } from "../../support/openapi.js"
-import { serverOn, testServer, TestServer } from "../../support/server.js"
+import { serverOn, TestServer, testServer } from "../../support/server.js"
 
 const TZ = "Europe/Oslo"
 const ENV = { BOKUN_TIMEOUT_MS: "2500", BOKUN_RETRIES: "1" }
@@ -53,7 +53,9 @@ const setup = Effect.gen(function*() {
   const [standard, lunch] = product.rates
   const [account] = yield* sql<{ id: string }>`
     INSERT INTO booking_system_accounts (kind, name, base_url, access_key, secret_key, service_channel_id)
-    VALUES ('bokun', ${vendor.title}, ${sandbox.baseUrl}, ${vendor.accessKey}, ${vendor.secretKey}, ${String(vendor.serviceChannelId)})
+    VALUES ('bokun', ${vendor.title}, ${sandbox.baseUrl}, ${vendor.accessKey}, ${vendor.secretKey}, ${
+    String(vendor.serviceChannelId)
+  })
     RETURNING id`
   yield* sql`UPDATE operators SET booking_system_account_id = ${account!.id} WHERE id = ${w.alpha}`
   const [tour] = yield* sql<{ id: string }>`
@@ -87,8 +89,20 @@ const setup = Effect.gen(function*() {
   const key = yield* createKey({ by: w.alice, operators: [w.alpha], scopes: ["bookings.reschedule:write"] })
   const start = (time: string) => String(product.startTimes.find((s) => s.time === time)!.id)
   return {
-    w, sandbox, sql, vendor, product, standard: String(standard!.id), lunch: String(lunch!.id), day, bookingId, code,
-    seeded, key, start, lineId: seeded.lineIds[0]!
+    w,
+    sandbox,
+    sql,
+    vendor,
+    product,
+    standard: String(standard!.id),
+    lunch: String(lunch!.id),
+    day,
+    bookingId,
+    code,
+    seeded,
+    key,
+    start,
+    lineId: seeded.lineIds[0]!
   }
 }).pipe(Effect.orDie)
 
@@ -119,7 +133,9 @@ const privateSetup = Effect.gen(function*() {
   const product = vendor.products[0]!
   const [account] = yield* sql<{ id: string }>`
     INSERT INTO booking_system_accounts (kind, name, base_url, access_key, secret_key, service_channel_id)
-    VALUES ('bokun', ${vendor.title}, ${sandbox.baseUrl}, ${vendor.accessKey}, ${vendor.secretKey}, ${String(vendor.serviceChannelId)})
+    VALUES ('bokun', ${vendor.title}, ${sandbox.baseUrl}, ${vendor.accessKey}, ${vendor.secretKey}, ${
+    String(vendor.serviceChannelId)
+  })
     RETURNING id`
   yield* sql`UPDATE operators SET booking_system_account_id = ${account!.id} WHERE id = ${w.alpha}`
   const [tour] = yield* sql<{ id: string }>`
@@ -151,13 +167,28 @@ const privateSetup = Effect.gen(function*() {
   yield* sql`UPDATE bookings SET provider_reference = ${seeded.confirmationCode} WHERE id = ${bookingId}`
   const key = yield* createKey({ by: w.alice, operators: [w.alpha], scopes: ["bookings.reschedule:write"] })
   const start = (time: string) => String(product.startTimes.find((s) => s.time === time)!.id)
-  return { sandbox, sql, product, rate: String(product.rates[0]!.id), day, bookingId, key, start, lineId: seeded.lineIds[0]! }
+  return {
+    sandbox,
+    sql,
+    product,
+    rate: String(product.rates[0]!.id),
+    day,
+    bookingId,
+    key,
+    start,
+    lineId: seeded.lineIds[0]!
+  }
 }).pipe(Effect.orDie)
 
 const options = (s: Pick<Setup, "bookingId" | "key">, date: string, key = s.key.token) =>
   get(`/api/v1/bookings/${s.bookingId}/reschedule-options?date=${date}`, key)
 
-const reschedule = (bookingId: string, body: unknown, key: string | undefined, idempotencyKey: string | null = randomUUID()) =>
+const reschedule = (
+  bookingId: string,
+  body: unknown,
+  key: string | undefined,
+  idempotencyKey: string | null = randomUUID()
+) =>
   call(`/api/v1/bookings/${bookingId}/reschedule`, {
     method: "POST",
     key,
@@ -182,12 +213,15 @@ const ourBooking = (s: Setup) =>
 
 const emailsOf = (s: Setup) =>
   s.sql<{ dedupe_key: string; template: string; to_addresses: Array<string> }>`
-    SELECT dedupe_key, template, to_addresses FROM email_outbox WHERE booking_id = ${s.bookingId} ORDER BY template`.pipe(
-    Effect.orDie
-  )
+    SELECT dedupe_key, template, to_addresses FROM email_outbox WHERE booking_id = ${s.bookingId} ORDER BY template`
+    .pipe(
+      Effect.orDie
+    )
 
 const changesOf = (s: Setup) =>
-  s.sql<{ id: string; state: string }>`SELECT id, state FROM booking_changes WHERE booking_id = ${s.bookingId} ORDER BY created_at`
+  s.sql<
+    { id: string; state: string }
+  >`SELECT id, state FROM booking_changes WHERE booking_id = ${s.bookingId} ORDER BY created_at`
     .pipe(Effect.orDie)
 
 layer(env, { excludeTestServices: true, timeout: 180_000 })("reschedule", (it) => {
@@ -208,12 +242,26 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("reschedule", (it) =
           price_differs: false,
           detail: null,
           options: [
-            { start_time_id: s.start("10:00"), rate_id: s.standard, start_time: "10:00", label: "10:00 · Standard", remaining: 10 },
-            { start_time_id: s.start("14:30"), rate_id: s.standard, start_time: "14:30", label: "14:30 · Standard", remaining: 10 }
+            {
+              start_time_id: s.start("10:00"),
+              rate_id: s.standard,
+              start_time: "10:00",
+              label: "10:00 · Standard",
+              remaining: 10
+            },
+            {
+              start_time_id: s.start("14:30"),
+              rate_id: s.standard,
+              start_time: "14:30",
+              label: "14:30 · Standard",
+              remaining: 10
+            }
           ]
         })
         expect(yield* s.sandbox.requests.count({ path: /availabilities$/, accessKey: s.vendor.accessKey })).toBe(1)
-        expect(yield* s.sandbox.requests.count({ method: "POST", path: "/booking.json/edit", accessKey: s.vendor.accessKey })).toBe(0)
+        expect(
+          yield* s.sandbox.requests.count({ method: "POST", path: "/booking.json/edit", accessKey: s.vendor.accessKey })
+        ).toBe(0)
         expect((yield* sandboxLine(s)).date).toBe(s.day)
         expect(yield* usedToday(s.key.id, "reschedules")).toBe(0)
       }))
@@ -223,14 +271,21 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("reschedule", (it) =
         const s = yield* setup
         const full = addDays(s.day, 2)
         for (const time of ["10:00", "14:30"]) {
-          yield* s.sandbox.setDepartureCapacity({ productId: s.product.id, startTimeId: Number(s.start(time)), date: full, capacity: 1 })
+          yield* s.sandbox.setDepartureCapacity({
+            productId: s.product.id,
+            startTimeId: Number(s.start(time)),
+            date: full,
+            capacity: 1
+          })
         }
         const soldOut = yield* options(s, full)
         expect(soldOut.body).toMatchObject({ reschedulable: true, available: false, price_differs: false, options: [] })
         expect(soldOut.body.detail).toContain("not enough seats")
 
         // The booking system's prices rose since the booking: room, but only at another price.
-        yield* s.sql`UPDATE bokun_sandbox.prices SET amount_minor = amount_minor + 1000 WHERE rate_id = ${Number(s.standard)}`
+        yield* s.sql`UPDATE bokun_sandbox.prices SET amount_minor = amount_minor + 1000 WHERE rate_id = ${
+          Number(s.standard)
+        }`
         const dearer = yield* options(s, addDays(s.day, 1))
         expect(dearer.body).toMatchObject({ reschedulable: true, available: false, price_differs: true, options: [] })
         expect(dearer.body.detail).toContain("price differs")
@@ -238,7 +293,12 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("reschedule", (it) =
         yield* s.sql`UPDATE bookings SET status = 'CANCELLED' WHERE id = ${s.bookingId}`
         yield* s.sandbox.requests.clear
         const cancelled = yield* options(s, addDays(s.day, 1))
-        expect(cancelled.body).toMatchObject({ reschedulable: false, available: false, detail: "the booking is cancelled", options: [] })
+        expect(cancelled.body).toMatchObject({
+          reschedulable: false,
+          available: false,
+          detail: "the booking is cancelled",
+          options: []
+        })
         expect(yield* s.sandbox.requests.count({ accessKey: s.vendor.accessKey })).toBe(0)
 
         yield* s.sql`UPDATE bookings SET status = 'CONFIRMED', provider_reference = NULL WHERE id = ${s.bookingId}`
@@ -251,7 +311,11 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("reschedule", (it) =
       Effect.gen(function*() {
         const s = yield* setup
         expectProblem(yield* options(s, "2026-02-30"), 400, "invalid-request")
-        expectProblem(yield* get(`/api/v1/bookings/${s.bookingId}/reschedule-options`, s.key.token), 400, "invalid-request")
+        expectProblem(
+          yield* get(`/api/v1/bookings/${s.bookingId}/reschedule-options`, s.key.token),
+          400,
+          "invalid-request"
+        )
         const other = yield* createKey({ by: s.w.bob, operators: [s.w.beta], scopes: ["bookings.reschedule:write"] })
         expectProblem(yield* options(s, addDays(s.day, 1), other.token), 404, "not-found")
         const reader = yield* createKey({ by: s.w.alice, operators: [s.w.alpha], scopes: ["bookings:read"] })
@@ -269,7 +333,12 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("reschedule", (it) =
         const s = yield* setup
         const target = addDays(s.day, 1)
         const idem = randomUUID()
-        const res = yield* reschedule(s.bookingId, { date: target, start_time_id: s.start("14:30"), rate_id: s.standard }, s.key.token, idem)
+        const res = yield* reschedule(
+          s.bookingId,
+          { date: target, start_time_id: s.start("14:30"), rate_id: s.standard },
+          s.key.token,
+          idem
+        )
         expect(res.status, res.text).toBe(200)
         expect(res.body).toEqual({
           id: s.bookingId,
@@ -280,7 +349,11 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("reschedule", (it) =
           previous_start_time: "10:00",
           already_on_date: false
         })
-        expect(yield* sandboxLine(s)).toEqual({ date: target, start_time_id: Number(s.start("14:30")), rate_id: Number(s.standard) })
+        expect(yield* sandboxLine(s)).toEqual({
+          date: target,
+          start_time_id: Number(s.start("14:30")),
+          rate_id: Number(s.standard)
+        })
         const ours = yield* ourBooking(s)
         expect(ours).toMatchObject({ experience_date: target, start_time: "14:30", status: "CONFIRMED" })
         expect(ours.updated_at).not.toBeNull()
@@ -296,7 +369,12 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("reschedule", (it) =
         expect(yield* usedToday(s.key.id, "reschedules")).toBe(1)
 
         yield* s.sandbox.requests.clear
-        const replay = yield* reschedule(s.bookingId, { date: target, rate_id: s.standard, start_time_id: s.start("14:30") }, s.key.token, idem)
+        const replay = yield* reschedule(
+          s.bookingId,
+          { date: target, rate_id: s.standard, start_time_id: s.start("14:30") },
+          s.key.token,
+          idem
+        )
         expect(replay.status).toBe(200)
         expect(replay.headers.get("idempotent-replayed")).toBe("true")
         expect(replay.text).toBe(res.text)
@@ -305,7 +383,11 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("reschedule", (it) =
         expect(yield* usedToday(s.key.id, "reschedules")).toBe(1)
 
         // The same key for another request: 422; the key is not reused.
-        expectProblem(yield* reschedule(s.bookingId, { date: addDays(s.day, 2) }, s.key.token, idem), 422, "idempotency-key-reused")
+        expectProblem(
+          yield* reschedule(s.bookingId, { date: addDays(s.day, 2) }, s.key.token, idem),
+          422,
+          "idempotency-key-reused"
+        )
         expect((yield* audit(s)).map((a) => a.outcome)).toEqual(["done", "replayed", "refused"])
       }))
 
@@ -324,10 +406,22 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("reschedule", (it) =
 
         const res = yield* reschedule(s.bookingId, { date: target, start_time_id: s.start("21:00") }, s.key.token)
         expect(res.status, res.text).toBe(200)
-        expect(res.body).toMatchObject({ date: target, start_time: "21:00", previous_date: s.day, previous_start_time: "19:30" })
-        const [after] = yield* s.sql<{ date: string; start_time_id: number; participants: number; total_minor: number }>`
+        expect(res.body).toMatchObject({
+          date: target,
+          start_time: "21:00",
+          previous_date: s.day,
+          previous_start_time: "19:30"
+        })
+        const [after] = yield* s.sql<
+          { date: string; start_time_id: number; participants: number; total_minor: number }
+        >`
           SELECT date::text AS date, start_time_id, participants, total_minor FROM bokun_sandbox.product_bookings WHERE id = ${s.lineId}`
-        expect(after).toEqual({ date: target, start_time_id: Number(s.start("21:00")), participants: 3, total_minor: 250000 })
+        expect(after).toEqual({
+          date: target,
+          start_time_id: Number(s.start("21:00")),
+          participants: 3,
+          total_minor: 250000
+        })
 
         // A dearer private departure is still refused as a different price.
         yield* s.sql`UPDATE bokun_sandbox.prices SET amount_minor = 300000 WHERE rate_id = ${Number(s.rate)}`
@@ -342,7 +436,9 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("reschedule", (it) =
         const [row] = yield* s.sql<{ id: string }>`
           INSERT INTO manifest_rows (account_id, line_id, booking_id, reference, operator_id, service_booking_id, status,
             product_id, rate_id, rate_title, start_time_id, departure_date, start_time, timezone, participants)
-          SELECT o.booking_system_account_id, ${String(s.lineId)}, ${String(s.seeded.bookingId)}, ${s.seeded.confirmationCode},
+          SELECT o.booking_system_account_id, ${String(s.lineId)}, ${
+          String(s.seeded.bookingId)
+        }, ${s.seeded.confirmationCode},
             o.id, ${s.bookingId}, 'CONFIRMED', ${String(s.product.id)}, ${s.standard}, 'Standard', ${s.start("10:00")},
             ${s.day}::date, '10:00', ${TZ}, 2
           FROM operators o WHERE o.id = ${s.w.alpha}
@@ -350,9 +446,16 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("reschedule", (it) =
         const target = addDays(s.day, 2)
         const res = yield* reschedule(s.bookingId, { date: target, start_time_id: s.start("14:30") }, s.key.token)
         expect(res.status, res.text).toBe(200)
-        const [moved] = yield* s.sql<{ departure_date: string; start_time: string; start_time_id: string; rate_id: string }>`
+        const [moved] = yield* s.sql<
+          { departure_date: string; start_time: string; start_time_id: string; rate_id: string }
+        >`
           SELECT departure_date, start_time, start_time_id, rate_id FROM manifest_rows WHERE id = ${row!.id}`
-        expect(moved).toEqual({ departure_date: target, start_time: "14:30", start_time_id: s.start("14:30"), rate_id: s.standard })
+        expect(moved).toEqual({
+          departure_date: target,
+          start_time: "14:30",
+          start_time_id: s.start("14:30"),
+          rate_id: s.standard
+        })
       }))
 
     it.effect("omitting start_time_id keeps the time of day; the rule's time is the booking system's", () =>
@@ -389,7 +492,12 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("reschedule", (it) =
         const s = yield* setup
         const next = addDays(s.day, 1)
         const full = addDays(s.day, 2)
-        yield* s.sandbox.setDepartureCapacity({ productId: s.product.id, startTimeId: Number(s.start("10:00")), date: full, capacity: 1 })
+        yield* s.sandbox.setDepartureCapacity({
+          productId: s.product.id,
+          startTimeId: Number(s.start("10:00")),
+          date: full,
+          capacity: 1
+        })
 
         const cases: Array<[string, unknown, string, Effect.Effect<unknown>?, Effect.Effect<unknown>?]> = [
           ["price differs", { date: next, rate_id: s.lunch }, "price differs"],
@@ -400,15 +508,18 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("reschedule", (it) =
             "tour already started",
             { date: next },
             "the tour has already started",
-            s.sql`UPDATE bookings SET experience_date = ${today()}::date, start_time = '00:00' WHERE id = ${s.bookingId}`.pipe(Effect.orDie),
-            s.sql`UPDATE bookings SET experience_date = ${s.day}::date, start_time = '10:00' WHERE id = ${s.bookingId}`.pipe(Effect.orDie)
+            s.sql`UPDATE bookings SET experience_date = ${today()}::date, start_time = '00:00' WHERE id = ${s.bookingId}`
+              .pipe(Effect.orDie),
+            s.sql`UPDATE bookings SET experience_date = ${s.day}::date, start_time = '10:00' WHERE id = ${s.bookingId}`
+              .pipe(Effect.orDie)
           ],
           [
             "pay-later too close to its charge",
             { date: next },
             "pay-later balance is charged within 24 hours",
             s.sql`UPDATE bookings SET payment_strategy = 'pay_later', pay_later_status = 'upcoming', pay_later_amount_minor = 50000,
-              pay_later_currency = 'NOK', pay_later_charge_at = now() + interval '2 hours' WHERE id = ${s.bookingId}`.pipe(Effect.orDie),
+              pay_later_currency = 'NOK', pay_later_charge_at = now() + interval '2 hours' WHERE id = ${s.bookingId}`
+              .pipe(Effect.orDie),
             s.sql`UPDATE bookings SET payment_strategy = 'pay_now', pay_later_status = NULL, pay_later_amount_minor = NULL,
               pay_later_currency = NULL, pay_later_charge_at = NULL WHERE id = ${s.bookingId}`.pipe(Effect.orDie)
           ],
@@ -433,7 +544,9 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("reschedule", (it) =
         expect((yield* ourBooking(s)).experience_date).toBe(s.day)
         expect(yield* usedToday(s.key.id, "reschedules")).toBe(0)
         expect(yield* emailsOf(s)).toEqual([])
-        expect(yield* s.sandbox.requests.count({ method: "POST", path: "/booking.json/edit", accessKey: s.vendor.accessKey })).toBe(0)
+        expect(
+          yield* s.sandbox.requests.count({ method: "POST", path: "/booking.json/edit", accessKey: s.vendor.accessKey })
+        ).toBe(0)
       }))
 
     it.effect("cancelled with its refund still open (status still CONFIRMED): options and the move say cancelled, without asking the booking system", () =>
@@ -447,7 +560,12 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("reschedule", (it) =
         expect((yield* ourBooking(s)).status).toBe("CONFIRMED")
         yield* s.sandbox.requests.clear
         const shown = yield* options(s, addDays(s.day, 1))
-        expect(shown.body).toMatchObject({ reschedulable: false, available: false, detail: "the booking is cancelled", options: [] })
+        expect(shown.body).toMatchObject({
+          reschedulable: false,
+          available: false,
+          detail: "the booking is cancelled",
+          options: []
+        })
         const moved = yield* reschedule(s.bookingId, { date: addDays(s.day, 1) }, s.key.token)
         expectProblem(moved, 422, "not-possible")
         expect(moved.body.detail).toBe("the booking is cancelled")
@@ -460,7 +578,11 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("reschedule", (it) =
         const s = yield* setup
         expectProblem(yield* reschedule(s.bookingId, {}, s.key.token), 400, "invalid-request")
         expectProblem(yield* reschedule(s.bookingId, { date: "21-11-2026" }, s.key.token), 400, "invalid-request")
-        expectProblem(yield* reschedule(s.bookingId, { date: addDays(s.day, 1) }, s.key.token, null), 400, "invalid-request")
+        expectProblem(
+          yield* reschedule(s.bookingId, { date: addDays(s.day, 1) }, s.key.token, null),
+          400,
+          "invalid-request"
+        )
         const other = yield* createKey({ by: s.w.bob, operators: [s.w.beta], scopes: ["bookings.reschedule:write"] })
         expectProblem(yield* reschedule(s.bookingId, { date: addDays(s.day, 1) }, other.token), 404, "not-found")
         const reader = yield* createKey({ by: s.w.alice, operators: [s.w.alpha], scopes: ["bookings:read"] })
@@ -484,7 +606,9 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("reschedule", (it) =
           expect(res.body.detail).toContain(cut)
           expect(res.body.invalid_params[0].reason).toContain(cut)
         }
-        expect(replies[0]!.body.detail).toBe(`start_time_id: Expected a string at most 100 character(s) long, actual "${cut}"`)
+        expect(replies[0]!.body.detail).toBe(
+          `start_time_id: Expected a string at most 100 character(s) long, actual "${cut}"`
+        )
         const path = `/api/v1/bookings/${s.bookingId}/${long}`
         const unknown = yield* get(path, s.key.token)
         expectProblem(unknown, 404, "not-found")
@@ -502,7 +626,13 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("reschedule", (it) =
         expectProblem(limited, 429, "daily-limit-reached")
         expect(limited.headers.get("retry-after")).not.toBeNull()
         // Only reads reached the booking system (the line and the day's availability); nothing moved.
-        expect(yield* s.sandbox.requests.count({ accessKey: s.vendor.accessKey, method: "POST", path: /\/booking.json\/edit/ })).toBe(0)
+        expect(
+          yield* s.sandbox.requests.count({
+            accessKey: s.vendor.accessKey,
+            method: "POST",
+            path: /\/booking.json\/edit/
+          })
+        ).toBe(0)
         expect((yield* sandboxLine(s)).date).toBe(addDays(s.day, 1))
         const noop = yield* reschedule(s.bookingId, { date: addDays(s.day, 1) }, s.key.token)
         expect(noop.status, noop.text).toBe(200)
@@ -601,13 +731,17 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("reschedule", (it) =
         }
         expect((yield* sandboxLine(s)).date).toBe(at)
         expect((yield* ourBooking(s)).experience_date).toBe(at)
-        expect(yield* s.sandbox.requests.count({ method: "POST", path: "/booking.json/edit", accessKey: s.vendor.accessKey }))
+        expect(
+          yield* s.sandbox.requests.count({ method: "POST", path: "/booking.json/edit", accessKey: s.vendor.accessKey })
+        )
           .toBe(moves.length)
         const emails = yield* emailsOf(s)
         expect(emails.filter((e) => e.template === "booking_rescheduled_guest").length).toBe(moves.length)
         expect(emails.filter((e) => e.template === "booking_rescheduled_team").length).toBe(moves.length)
         expect(yield* usedToday(s.key.id, "reschedules")).toBe(moves.length)
-        expect((yield* changesOf(s)).filter((c) => c.state !== "abandoned").map((c) => c.state)).toEqual(moves.map(() => "done"))
+        expect((yield* changesOf(s)).filter((c) => c.state !== "abandoned").map((c) => c.state)).toEqual(
+          moves.map(() => "done")
+        )
         return moves
       })
 
@@ -641,15 +775,23 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("reschedule", (it) =
           const replies = yield* Effect.all([
             reschedule(s.bookingId, bodies[0], s.key.token, keys[0]),
             Effect.zipRight(Effect.sleep("450 millis"), reschedule(s.bookingId, bodies[1], s.key.token, keys[1]))
-          ], { concurrency: 2 }).pipe(Effect.ensuring(s.sandbox.faults.set({ latencyMs: 0 }, { vendorId: s.vendor.id })))
+          ], { concurrency: 2 }).pipe(
+            Effect.ensuring(s.sandbox.faults.set({ latencyMs: 0 }, { vendorId: s.vendor.id }))
+          )
           const moves = yield* checkRace(s, replies)
           // The loser's retry with its own key is decided on the booking as it is now.
           const lost = replies.findIndex((r) => r.status === 409)
           if (lost >= 0) {
             const retried = yield* reschedule(s.bookingId, bodies[lost]!, s.key.token, keys[lost]!)
             expect(retried.status, retried.text).toBe(200)
-            expect(retried.body).toMatchObject({ date: bodies[lost]!.date, previous_date: moves.at(-1)!.date, already_on_date: false })
-            expect(yield* checkRace(s, [...replies.filter((r) => r.status === 200), retried])).toHaveLength(moves.length + 1)
+            expect(retried.body).toMatchObject({
+              date: bodies[lost]!.date,
+              previous_date: moves.at(-1)!.date,
+              already_on_date: false
+            })
+            expect(yield* checkRace(s, [...replies.filter((r) => r.status === 200), retried])).toHaveLength(
+              moves.length + 1
+            )
           }
         }
       }))
@@ -677,7 +819,12 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("reschedule", (it) =
           const real = yield* BookingSystem
           let failNextRead = false
           const lost = (operation: string) =>
-            new BookingSystemUnavailable({ accountId: "test", operation, reason: "timeout", detail: "injected: no answer" })
+            new BookingSystemUnavailable({
+              accountId: "test",
+              operation,
+              reason: "timeout",
+              detail: "injected: no answer"
+            })
           return {
             ...real,
             move: (account, request) =>
@@ -765,7 +912,8 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("reschedule", (it) =
         expect(yield* emailsOf(s)).toEqual([])
         // Still within its lease: the job leaves it alone.
         expect((yield* Effect.flatMap(Reschedules, (r) => r.recoverStale())).found).toBe(0)
-        yield* s.sql`UPDATE booking_changes SET lease_until = now() - interval '1 second' WHERE booking_id = ${s.bookingId}`
+        yield* s
+          .sql`UPDATE booking_changes SET lease_until = now() - interval '1 second' WHERE booking_id = ${s.bookingId}`
         expect(yield* Effect.flatMap(Reschedules, (r) => r.recoverStale())).toMatchObject({ found: 1, completed: 1 })
         expect(yield* Effect.flatMap(Reschedules, (r) => r.recoverStale())).toMatchObject({ found: 0 })
         expect((yield* ourBooking(s)).experience_date).toBe(target)
@@ -793,11 +941,15 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("reschedule", (it) =
           expect(crashed.status).toBe(500)
           expect((yield* sandboxLine(s)).date).toBe(target)
           expect((yield* ourBooking(s)).experience_date).toBe(s.day)
-          yield* s.sql`UPDATE booking_changes SET lease_until = now() - interval '1 second' WHERE booking_id = ${s.bookingId}`
+          yield* s
+            .sql`UPDATE booking_changes SET lease_until = now() - interval '1 second' WHERE booking_id = ${s.bookingId}`
           expect(yield* Effect.flatMap(Reschedules, (r) => r.recoverStale())).toMatchObject({ found: 1, completed: 1 })
           expect((yield* ourBooking(s)).experience_date).toBe(target)
           expect((yield* changesOf(s)).map((c) => c.state)).toEqual(["done"])
-          expect((yield* emailsOf(s)).map((e) => e.template)).toEqual(["booking_rescheduled_guest", "booking_rescheduled_team"])
+          expect((yield* emailsOf(s)).map((e) => e.template)).toEqual([
+            "booking_rescheduled_guest",
+            "booking_rescheduled_team"
+          ])
           // Asked again: already there, nothing moves, no email.
           const again = yield* reschedule(s.bookingId, { date: target }, s.key.token)
           expect(again.body).toMatchObject({ already_on_date: true })
@@ -814,7 +966,9 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("reschedule", (it) =
           booking_id, kind, state, key_id, account_id, booking_reference, line_id, from_date, from_start_time,
           from_start_time_id, from_rate_id, from_rate_title, to_date, to_start_time, to_start_time_id, to_rate_id,
           to_rate_title, change_rate, lease_until)
-        SELECT b.id, 'reschedule', ${state}, ${s.key.id}, o.booking_system_account_id, b.provider_reference, ${String(s.lineId)},
+        SELECT b.id, 'reschedule', ${state}, ${s.key.id}, o.booking_system_account_id, b.provider_reference, ${
+        String(s.lineId)
+      },
           b.experience_date, b.start_time, ${s.start("10:00")}, ${s.standard}, 'Standard', ${target}::date, '10:00',
           ${s.start("10:00")}, ${s.standard}, 'Standard', false, now() - interval '1 second'
         FROM bookings b JOIN operators o ON o.id = b.operator_id WHERE b.id = ${s.bookingId}
@@ -824,7 +978,9 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("reschedule", (it) =
     const moveInSandbox = (s: Setup, target: string) =>
       Effect.gen(function*() {
         const bs = yield* BookingSystem
-        const [account] = yield* s.sql<{ id: string }>`SELECT booking_system_account_id AS id FROM operators WHERE id = ${s.w.alpha}`
+        const [account] = yield* s.sql<
+          { id: string }
+        >`SELECT booking_system_account_id AS id FROM operators WHERE id = ${s.w.alpha}`
         const accounts = s.sandbox.account(s.vendor, { id: account!.id })
         yield* bs.move(accounts, {
           bookingReference: s.seeded.confirmationCode,
@@ -855,7 +1011,9 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("reschedule", (it) =
         const second = yield* recover
         expect(second.found).toBe(0)
         expect((yield* emailsOf(s)).length).toBe(2)
-        expect(yield* s.sandbox.requests.count({ method: "POST", path: "/booking.json/edit", accessKey: s.vendor.accessKey })).toBe(0)
+        expect(
+          yield* s.sandbox.requests.count({ method: "POST", path: "/booking.json/edit", accessKey: s.vendor.accessKey })
+        ).toBe(0)
         // A retry of the request now finds the booking there: a no-op, not a second move.
         const retry = yield* reschedule(s.bookingId, { date: target }, s.key.token)
         expect(retry.body.already_on_date).toBe(true)
@@ -898,7 +1056,7 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("reschedule", (it) =
         yield* s.sandbox.faults.set({ down: false }, { vendorId: s.vendor.id })
         expect(waiting).toMatchObject({ found: 1, completed: 0, abandoned: 0, pending: 1 })
         expect((yield* changesOf(s)).map((c) => c.state)).toEqual(["moving"])
-        expect((yield* recover)).toMatchObject({ completed: 1 })
+        expect(yield* recover).toMatchObject({ completed: 1 })
         expect((yield* emailsOf(s)).length).toBe(2)
       }))
 
@@ -909,7 +1067,11 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("reschedule", (it) =
         yield* moveInSandbox(s, target)
         const change = yield* leftBehind(s, "moving", target)
         yield* s.sql`UPDATE booking_changes SET lease_until = now() + interval '1 minute' WHERE id = ${change}`
-        expectProblem(yield* reschedule(s.bookingId, { date: addDays(s.day, 1) }, s.key.token), 409, "idempotency-in-progress")
+        expectProblem(
+          yield* reschedule(s.bookingId, { date: addDays(s.day, 1) }, s.key.token),
+          409,
+          "idempotency-in-progress"
+        )
         yield* s.sql`UPDATE booking_changes SET lease_until = now() - interval '1 second' WHERE id = ${change}`
         const res = yield* reschedule(s.bookingId, { date: target }, s.key.token)
         expect(res.status, res.text).toBe(200)

@@ -35,7 +35,11 @@ const line: BookingLine = {
   date: "2026-11-25",
   startTime: "10:00",
   participants: 3,
-  pax: [{ pricingCategoryId: "A", title: "Adult", quantity: 2 }, { pricingCategoryId: "C", title: "Child", quantity: 1 }],
+  pax: [{ pricingCategoryId: "A", title: "Adult", quantity: 2 }, {
+    pricingCategoryId: "C",
+    title: "Child",
+    quantity: 1
+  }],
   channel: { class: "service", source: null, title: null },
   guest: { name: null, email: null, phone: null },
   pickup: null,
@@ -47,11 +51,33 @@ const line: BookingLine = {
 }
 
 const rates = (standard = { A: 500, C: 250 }, lunch = { A: 700, C: 350 }) => [
-  { rateId: "R1", title: "Standard", prices: [{ pricingCategoryId: "A", amountMinor: standard.A, currency: "NOK" }, { pricingCategoryId: "C", amountMinor: standard.C, currency: "NOK" }] },
-  { rateId: "R2", title: "With lunch", prices: [{ pricingCategoryId: "A", amountMinor: lunch.A, currency: "NOK" }, { pricingCategoryId: "C", amountMinor: lunch.C, currency: "NOK" }] }
+  {
+    rateId: "R1",
+    title: "Standard",
+    prices: [{ pricingCategoryId: "A", amountMinor: standard.A, currency: "NOK" }, {
+      pricingCategoryId: "C",
+      amountMinor: standard.C,
+      currency: "NOK"
+    }]
+  },
+  {
+    rateId: "R2",
+    title: "With lunch",
+    prices: [{ pricingCategoryId: "A", amountMinor: lunch.A, currency: "NOK" }, {
+      pricingCategoryId: "C",
+      amountMinor: lunch.C,
+      currency: "NOK"
+    }]
+  }
 ]
 
-const dep = (date: string, id: string, time: string | null, seatsLeft: number | null, r = rates()): DepartureAvailability => ({
+const dep = (
+  date: string,
+  id: string,
+  time: string | null,
+  seatsLeft: number | null,
+  r = rates()
+): DepartureAvailability => ({
   date,
   startTimeId: id,
   startTime: time,
@@ -91,7 +117,9 @@ describe("reschedule eligibility", () => {
     // Far enough from the charge, or already paid: fine.
     expect(checkReschedulable({ ...payLater, payLaterChargeAt: new Date(NOW.getTime() + 25 * 3_600_000) }, NOW))
       .toEqual(Either.right(undefined))
-    expect(checkReschedulable({ ...payLater, payLaterChargeAt: NOW, payLaterPaidAt: NOW }, NOW)).toEqual(Either.right(undefined))
+    expect(checkReschedulable({ ...payLater, payLaterChargeAt: NOW, payLaterPaidAt: NOW }, NOW)).toEqual(
+      Either.right(undefined)
+    )
   })
 
   it("started means the local start time has been reached, in the tour's zone", () => {
@@ -130,7 +158,11 @@ const perGuest = (p: { adults: number; children: number; adult: number; child: n
     { pricingCategoryId: "A", title: "Adult", quantity: p.adults },
     { pricingCategoryId: "C", title: "Child", quantity: p.children }
   ]
-  const prices = [{ pricingCategoryId: "A", amountMinor: p.adult, currency: "NOK" }, { pricingCategoryId: "C", amountMinor: p.child, currency: "NOK" }]
+  const prices = [{ pricingCategoryId: "A", amountMinor: p.adult, currency: "NOK" }, {
+    pricingCategoryId: "C",
+    amountMinor: p.child,
+    currency: "NOK"
+  }]
   const booked: BookingLine = {
     ...line,
     participants: p.adults + p.children,
@@ -143,7 +175,8 @@ const perGuest = (p: { adults: number; children: number; adult: number; child: n
 describe("same price", () => {
   it("the party's price from unit prices per category", () => {
     expect(partyPrice(line.pax, rates()[0]!, "NOK")).toBe(1250)
-    expect(partyPrice(line.pax, { prices: [{ pricingCategoryId: "A", amountMinor: 500, currency: "NOK" }] }, "NOK")).toBeNull()
+    expect(partyPrice(line.pax, { prices: [{ pricingCategoryId: "A", amountMinor: 500, currency: "NOK" }] }, "NOK"))
+      .toBeNull()
   })
 
   it("a rate priced per booking costs its one price whatever the party's size", () => {
@@ -152,9 +185,17 @@ describe("same price", () => {
     expect(samePrice(privateLine(1), privateRate(250000))).toBe(true)
     expect(samePrice(privateLine(3), privateRate(260000))).toBe(false)
     // A rate that lists no per-guest prices sells any category for its one price.
-    expect(samePrice(privateLine(3), { prices: [], pricePerBooking: { amountMinor: 250000, currency: "NOK" } })).toBe(true)
+    expect(samePrice(privateLine(3), { prices: [], pricePerBooking: { amountMinor: 250000, currency: "NOK" } })).toBe(
+      true
+    )
     // A category the rate does not sell is no price at all.
-    expect(partyPrice([...privateLine(3).pax, { pricingCategoryId: "X", title: "Pet", quantity: 1 }], privateRate(250000), "NOK"))
+    expect(
+      partyPrice(
+        [...privateLine(3).pax, { pricingCategoryId: "X", title: "Pet", quantity: 1 }],
+        privateRate(250000),
+        "NOK"
+      )
+    )
       .toBeNull()
   })
 
@@ -188,7 +229,10 @@ describe("same price", () => {
   it("a private party of 3 can move to a departure of the same price, in the day's options and the move", () => {
     const booked = privateLine(3)
     const departures = [{ ...dep("2026-11-26", "S10", "10:00", 8), rates: [privateRate(250000)] }]
-    expect(dayOptions(booked, "2026-11-26", departures, TZ, NOW)).toMatchObject({ available: true, price_differs: false })
+    expect(dayOptions(booked, "2026-11-26", departures, TZ, NOW)).toMatchObject({
+      available: true,
+      price_differs: false
+    })
     expect(Either.isRight(decideMove(booked, { date: "2026-11-26" }, departures, TZ, NOW))).toBe(true)
     const dearer = [{ ...departures[0]!, rates: [privateRate(300000)] }]
     expect(decideMove(booked, { date: "2026-11-26" }, dearer, TZ, NOW)).toEqual(Either.left(NOT_AVAILABLE.priceDiffers))
@@ -197,25 +241,56 @@ describe("same price", () => {
 
 describe("options of a day", () => {
   it("lists departures with room at the same price, sorted by time", () => {
-    const day = dayOptions(line, "2026-11-26", [dep("2026-11-26", "S14", "14:30", 10), dep("2026-11-26", "S10", "10:00", null)], TZ, NOW)
+    const day = dayOptions(
+      line,
+      "2026-11-26",
+      [dep("2026-11-26", "S14", "14:30", 10), dep("2026-11-26", "S10", "10:00", null)],
+      TZ,
+      NOW
+    )
     expect(day).toEqual({
       available: true,
       price_differs: false,
       detail: null,
       options: [
-        { start_time_id: "S10", rate_id: "R1", start_time: "10:00", label: "10:00 · Standard", remaining: UNLIMITED_REMAINING },
+        {
+          start_time_id: "S10",
+          rate_id: "R1",
+          start_time: "10:00",
+          label: "10:00 · Standard",
+          remaining: UNLIMITED_REMAINING
+        },
         { start_time_id: "S14", rate_id: "R1", start_time: "14:30", label: "14:30 · Standard", remaining: 10 }
       ]
     })
   })
 
   it("sold out, too few seats, no departure, departed, price differs", () => {
-    expect(dayOptions(line, "2026-11-26", [dep("2026-11-26", "S10", "10:00", 0), dep("2026-11-26", "S14", "14:30", 2)], TZ, NOW))
-      .toMatchObject({ available: false, price_differs: false, options: [], detail: NOT_AVAILABLE.soldOut("2026-11-26", 3) })
+    expect(
+      dayOptions(
+        line,
+        "2026-11-26",
+        [dep("2026-11-26", "S10", "10:00", 0), dep("2026-11-26", "S14", "14:30", 2)],
+        TZ,
+        NOW
+      )
+    )
+      .toMatchObject({
+        available: false,
+        price_differs: false,
+        options: [],
+        detail: NOT_AVAILABLE.soldOut("2026-11-26", 3)
+      })
     expect(dayOptions(line, "2026-11-27", [], TZ, NOW).detail).toBe(NOT_AVAILABLE.noDeparture("2026-11-27"))
     expect(dayOptions(line, "2026-11-21", [dep("2026-11-21", "S08", "08:00", 10)], TZ, NOW).detail)
       .toBe(NOT_AVAILABLE.departed("2026-11-21"))
-    const dearer = dayOptions(line, "2026-11-26", [dep("2026-11-26", "S10", "10:00", 10, rates({ A: 600, C: 250 }))], TZ, NOW)
+    const dearer = dayOptions(
+      line,
+      "2026-11-26",
+      [dep("2026-11-26", "S10", "10:00", 10, rates({ A: 600, C: 250 }))],
+      TZ,
+      NOW
+    )
     expect(dearer).toEqual({ available: false, price_differs: true, detail: NOT_AVAILABLE.priceDiffers, options: [] })
   })
 
@@ -226,34 +301,62 @@ describe("options of a day", () => {
 })
 
 describe("deciding a move", () => {
-  const day = [dep("2026-11-26", "S10", "10:00", 10), dep("2026-11-26", "S14", "14:30", 1), dep("2026-11-26", "S18", "18:00", 10, rates({ A: 500, C: 250 }, { A: 500, C: 250 }))]
+  const day = [
+    dep("2026-11-26", "S10", "10:00", 10),
+    dep("2026-11-26", "S14", "14:30", 1),
+    dep("2026-11-26", "S18", "18:00", 10, rates({ A: 500, C: 250 }, { A: 500, C: 250 }))
+  ]
 
   it("keeps the time of day and the rate when omitted", () => {
     expect(decideMove(line, { date: "2026-11-26" }, day, TZ, NOW)).toEqual(Either.right({
-      date: "2026-11-26", startTimeId: "S10", startTime: "10:00", rateId: "R1", rateTitle: "Standard", changeRate: false
+      date: "2026-11-26",
+      startTimeId: "S10",
+      startTime: "10:00",
+      rateId: "R1",
+      rateTitle: "Standard",
+      changeRate: false
     }))
   })
 
   it("a line without a rate keeps having none unless a rate is asked for", () => {
     const noRate = { ...line, rateId: null, rateTitle: null }
     expect(decideMove(noRate, { date: "2026-11-26" }, day, TZ, NOW)).toMatchObject(Either.right({ changeRate: false }))
-    expect(decideMove(noRate, { date: "2026-11-26", rate_id: "R1" }, day, TZ, NOW)).toMatchObject(Either.right({ rateId: "R1", changeRate: true }))
+    expect(decideMove(noRate, { date: "2026-11-26", rate_id: "R1" }, day, TZ, NOW)).toMatchObject(
+      Either.right({ rateId: "R1", changeRate: true })
+    )
   })
 
   it("another rate at the same price changes the rate", () => {
     expect(decideMove(line, { date: "2026-11-26", start_time_id: "S18", rate_id: "R2" }, day, TZ, NOW))
-      .toEqual(Either.right({ date: "2026-11-26", startTimeId: "S18", startTime: "18:00", rateId: "R2", rateTitle: "With lunch", changeRate: true }))
+      .toEqual(
+        Either.right({
+          date: "2026-11-26",
+          startTimeId: "S18",
+          startTime: "18:00",
+          rateId: "R2",
+          rateTitle: "With lunch",
+          changeRate: true
+        })
+      )
   })
 
   it("every refusal", () => {
-    expect(decideMove(line, { date: "2026-11-27" }, day, TZ, NOW)).toEqual(Either.left(NOT_AVAILABLE.noDeparture("2026-11-27")))
+    expect(decideMove(line, { date: "2026-11-27" }, day, TZ, NOW)).toEqual(
+      Either.left(NOT_AVAILABLE.noDeparture("2026-11-27"))
+    )
     expect(decideMove(line, { date: "2026-11-26", start_time_id: "nope" }, day, TZ, NOW))
       .toEqual(Either.left(NOT_AVAILABLE.noStartTime("2026-11-26", "nope")))
     expect(decideMove(line, { date: "2026-11-26", start_time_id: "S14" }, day, TZ, NOW))
       .toEqual(Either.left(NOT_AVAILABLE.soldOut("2026-11-26", 3)))
-    expect(decideMove(line, { date: "2026-11-26", rate_id: "R2" }, day, TZ, NOW)).toEqual(Either.left(NOT_AVAILABLE.priceDiffers))
-    expect(decideMove(line, { date: "2026-11-26", rate_id: "R9" }, day, TZ, NOW)).toEqual(Either.left(NOT_AVAILABLE.noRate("R9")))
-    expect(decideMove(line, { date: "2026-11-21" }, [dep("2026-11-21", "S08", "08:00", 10)], TZ, NOW).pipe(Either.isLeft)).toBe(true)
+    expect(decideMove(line, { date: "2026-11-26", rate_id: "R2" }, day, TZ, NOW)).toEqual(
+      Either.left(NOT_AVAILABLE.priceDiffers)
+    )
+    expect(decideMove(line, { date: "2026-11-26", rate_id: "R9" }, day, TZ, NOW)).toEqual(
+      Either.left(NOT_AVAILABLE.noRate("R9"))
+    )
+    expect(
+      decideMove(line, { date: "2026-11-21" }, [dep("2026-11-21", "S08", "08:00", 10)], TZ, NOW).pipe(Either.isLeft)
+    ).toBe(true)
   })
 
   it("already on date: same day and start time (and rate, when given)", () => {

@@ -4,12 +4,19 @@
  * and shown by GET /tours, and GET /tours/{id}/availability (bounds, the 14-day departures rule,
  * `fits_party`, prices, a booking system that hangs or is down, tenant isolation, the document).
  */
-import { describe, expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
+import { describe, expect, layer } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer } from "effect"
-import { addDays, BokunSandbox, BokunSandboxLive, localDay, type ProductSpec, type SandboxVendor } from "../../../src/sandbox/bokun/index.js"
-import { BookingSystemAccounts } from "../../../src/operators/BookingSystemAccounts.js"
 import { TourSeason } from "../../../src/catalogue/TourSeason.js"
+import { BookingSystemAccounts } from "../../../src/operators/BookingSystemAccounts.js"
+import {
+  addDays,
+  BokunSandbox,
+  BokunSandboxLive,
+  localDay,
+  type ProductSpec,
+  type SandboxVendor
+} from "../../../src/sandbox/bokun/index.js"
 import { smallVendor } from "../../sandbox/env.js"
 import { createKey, makeWorld } from "../../support/fixtures.js"
 import { get, type Reply } from "../../support/http.js"
@@ -48,7 +55,10 @@ const linked = (product: Partial<ProductSpec> = {}) =>
     const sandbox = yield* BokunSandbox
     const w = yield* makeWorld
     const spec = smallVendor(`Avail ${w.tag}`)
-    const vendor: SandboxVendor = yield* sandbox.createVendor({ ...spec, products: [{ ...spec.products[0]!, ...product }] })
+    const vendor: SandboxVendor = yield* sandbox.createVendor({
+      ...spec,
+      products: [{ ...spec.products[0]!, ...product }]
+    })
     yield* linkSandboxAccount(w.alpha, sandbox.baseUrl, vendor)
     const site = yield* createSite(w.alpha, "Alpha")
     const p = vendor.products[0]!
@@ -61,10 +71,25 @@ const linked = (product: Partial<ProductSpec> = {}) =>
     /** Closes every departure of these days (capacity 0). */
     const closeDays = (days: ReadonlyArray<string>) =>
       Effect.forEach(days, (date) =>
-        Effect.forEach(p.startTimes, (s) => sandbox.setDepartureCapacity({ productId: p.id, startTimeId: s.id, date, capacity: 0 })), {
+        Effect.forEach(p.startTimes, (s) =>
+          sandbox.setDepartureCapacity({ productId: p.id, startTimeId: s.id, date, capacity: 0 })), {
         discard: true
       })
-    return { w, sandbox, vendor, product: p, site, tourId, key: key.token, adult, child, standard: standard!, lunch: lunch!, start, closeDays }
+    return {
+      w,
+      sandbox,
+      vendor,
+      product: p,
+      site,
+      tourId,
+      key: key.token,
+      adult,
+      child,
+      standard: standard!,
+      lunch: lunch!,
+      start,
+      closeDays
+    }
   })
 
 const listed = (key: string, tourId: string) =>
@@ -113,7 +138,10 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("tour availability a
         // 00:00 has always started by now, local time.
         const s = yield* linked({ startTimes: ["00:00"] })
         yield* (yield* TourSeason).refresh({ tourId: s.tourId })
-        expect((yield* listed(s.key, s.tourId)).season).toEqual({ known: true, next_available_date: addDays(today(), 1) })
+        expect((yield* listed(s.key, s.tourId)).season).toEqual({
+          known: true,
+          next_available_date: addDays(today(), 1)
+        })
       }))
 
     it.effect("a product with no departures: no price, no date, and known (nothing is on sale)", () =>
@@ -123,7 +151,11 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("tour availability a
         const shown = yield* listed(s.key, s.tourId)
         expect(shown.from_price).toBeNull()
         expect(shown.season).toEqual({ known: true, next_available_date: null })
-        expect(yield* seasonRow(s.tourId)).toMatchObject({ known: true, from_price_minor: null, from_price_currency: null })
+        expect(yield* seasonRow(s.tourId)).toMatchObject({
+          known: true,
+          from_price_minor: null,
+          from_price_currency: null
+        })
       }))
 
     it.effect("departures only in the first 7 days: a next date but no from_price", () =>
@@ -184,7 +216,12 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("tour availability a
         yield* sandbox.faults.reset
         const good = yield* linked()
         const bad = yield* linked()
-        const second = yield* insertLinkedTour({ operatorId: bad.w.alpha, title: "Harbour Cruise II", sites: [bad.site], product: bad.product })
+        const second = yield* insertLinkedTour({
+          operatorId: bad.w.alpha,
+          title: "Harbour Cruise II",
+          sites: [bad.site],
+          product: bad.product
+        })
         // A third account answers, but refuses (wrong credentials): only that tour is not known.
         const refused = yield* linked()
         const sql = yield* SqlClient.SqlClient
@@ -222,7 +259,12 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("tour availability a
         const from = addDays(t, 1)
         const busy = addDays(t, 2)
         const closed = addDays(t, 3)
-        yield* s.sandbox.setDepartureCapacity({ productId: s.product.id, startTimeId: s.start("10:00"), date: busy, capacity: 3 })
+        yield* s.sandbox.setDepartureCapacity({
+          productId: s.product.id,
+          startTimeId: s.start("10:00"),
+          date: busy,
+          capacity: 3
+        })
         yield* s.closeDays([closed])
         yield* s.sandbox.setDayPrices({ rateId: s.standard.id, dates: [busy], prices: { [s.adult]: 45900 } })
 
@@ -230,7 +272,15 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("tour availability a
         const res = yield* availability(s.key, s.tourId, `?from=${from}&to=${addDays(from, 13)}&pax=4`)
         expect(res.status, res.text).toBe(200)
         const body = res.body
-        expect(body).toMatchObject({ tour_id: s.tourId, timezone: TZ, currency: "NOK", from, to: addDays(from, 13), pax: 4, known: true })
+        expect(body).toMatchObject({
+          tour_id: s.tourId,
+          timezone: TZ,
+          currency: "NOK",
+          from,
+          to: addDays(from, 13),
+          pax: 4,
+          known: true
+        })
         expect(body.days.map((d: any) => d.date)).toEqual(Array.from({ length: 14 }, (_, i) => addDays(from, i)))
         const day = (date: string) => body.days.find((d: any) => d.date === date)
         expect(day(from)).toEqual({ date: from, available: true, from_price_minor: 49900 })
@@ -239,7 +289,8 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("tour availability a
         expect(day(closed)).toEqual({ date: closed, available: false, from_price_minor: null })
 
         expect(body.departures).toHaveLength(28)
-        const dep = (date: string, time: string) => body.departures.find((d: any) => d.date === date && d.start_time === time)
+        const dep = (date: string, time: string) =>
+          body.departures.find((d: any) => d.date === date && d.start_time === time)
         expect(dep(busy, "10:00")).toEqual({
           date: busy,
           start_time: "10:00",
@@ -247,14 +298,20 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("tour availability a
           remaining: 3,
           fits_party: false,
           rates: [
-            { rate_id: String(s.standard.id), prices: [
-              { pricing_category_id: String(s.adult), amount_minor: 45900 },
-              { pricing_category_id: String(s.child), amount_minor: 24950 }
-            ] },
-            { rate_id: String(s.lunch.id), prices: [
-              { pricing_category_id: String(s.adult), amount_minor: 64900 },
-              { pricing_category_id: String(s.child), amount_minor: 32450 }
-            ] }
+            {
+              rate_id: String(s.standard.id),
+              prices: [
+                { pricing_category_id: String(s.adult), amount_minor: 45900 },
+                { pricing_category_id: String(s.child), amount_minor: 24950 }
+              ]
+            },
+            {
+              rate_id: String(s.lunch.id),
+              prices: [
+                { pricing_category_id: String(s.adult), amount_minor: 64900 },
+                { pricing_category_id: String(s.child), amount_minor: 32450 }
+              ]
+            }
           ]
         })
         expect(dep(busy, "14:30")).toMatchObject({ remaining: 10, fits_party: true })
@@ -302,7 +359,8 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("tour availability a
         expect(year.body.departures).toBeNull()
         const asked = (yield* s.sandbox.requests.list).filter((r) => r.accessKey === s.vendor.accessKey)
         expect(asked).toHaveLength(12)
-        expect(asked.every((r) => r.method === "GET" && r.path === `/activity.json/${s.product.id}/availabilities`)).toBe(true)
+        expect(asked.every((r) => r.method === "GET" && r.path === `/activity.json/${s.product.id}/availabilities`))
+          .toBe(true)
 
         const q = (query: string) => availability(s.key, s.tourId, query)
         expectBadParam(yield* q(`?from=${from}&to=${addDays(from, 366)}`), "to")
@@ -337,7 +395,10 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("tour availability a
           to: addDays(from, 6),
           pax: 2,
           known: false,
-          days: Array.from({ length: 7 }, (_, i) => ({ date: addDays(from, i), available: true, from_price_minor: null })),
+          days: Array.from(
+            { length: 7 },
+            (_, i) => ({ date: addDays(from, i), available: true, from_price_minor: null })
+          ),
           departures: null
         }
         yield* s.sandbox.faults.set({ hang: true }, { vendorId: s.vendor.id })
@@ -370,7 +431,13 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("tour availability a
         const from = addDays(today(), 1)
         const res = yield* availability(key.token, tourId, `?from=${from}&to=${from}`)
         expect(res.status).toBe(200)
-        expect(res.body).toEqual(expect.objectContaining({ known: false, days: [{ date: from, available: true, from_price_minor: null }], departures: null }))
+        expect(res.body).toEqual(
+          expect.objectContaining({
+            known: false,
+            days: [{ date: from, available: true, from_price_minor: null }],
+            departures: null
+          })
+        )
       }))
 
     it.effect("404 for a tour the key's sites do not sell (same rule as GET /tours/{id}); 403 without tours:read", () =>
@@ -387,7 +454,12 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("tour availability a
         // partner_id outside the key, an unknown id, a draft.
         expect((yield* availability(s.key, s.tourId, `${query}&partner_id=${s.w.beta}`)).status).toBe(404)
         expect((yield* availability(s.key, "00000000-0000-4000-8000-000000000000", query)).status).toBe(404)
-        const draft = yield* insertLinkedTour({ operatorId: s.w.alpha, status: "draft", sites: [s.site], product: s.product })
+        const draft = yield* insertLinkedTour({
+          operatorId: s.w.alpha,
+          status: "draft",
+          sites: [s.site],
+          product: s.product
+        })
         expect((yield* availability(s.key, draft, query)).status).toBe(404)
         expectBadParam(yield* availability(s.key, "not-a-uuid", query), "id")
         // The operator's own partner_id is fine; a key without the scope is refused.
@@ -417,7 +489,8 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("tour availability a
         check(unknown, 200)
         expect(unknown.body.known).toBe(false)
         // The spec's `available` is a boolean, known or not: the document says so and the answer holds to it.
-        const day = (spec as any).paths[path].get.responses["200"].content["application/json"].schema.properties.days.items
+        const day =
+          (spec as any).paths[path].get.responses["200"].content["application/json"].schema.properties.days.items
         expect(day.properties.available).toEqual(expect.objectContaining({ type: "boolean" }))
         expect(day.properties.available.anyOf).toBeUndefined()
         expect(unknown.body.days.every((d: any) => d.available === true)).toBe(true)

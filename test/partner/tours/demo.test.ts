@@ -5,16 +5,16 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
+import { TourSeason } from "../../../src/catalogue/TourSeason.js"
 import { setUpDemoBookingSystem } from "../../../src/demo/bookingSystem.js"
 import { deskCardTerminals, setUpDemoMerchants } from "../../../src/demo/paymentProvider.js"
-import { startSandbox as startPaymentSandbox } from "../../../src/sandbox/surfboard/index.js"
 import { seedDemo } from "../../../src/demo/seed.js"
-import { startSandbox } from "../../../src/sandbox/bokun/index.js"
 import { addDays, localDayAt } from "../../../src/domain/localDay.js"
 import { BookingSystemAccounts } from "../../../src/operators/BookingSystemAccounts.js"
 import { PublishableKeys } from "../../../src/partner/auth/PublishableKeys.js"
 import { QuickbookKeys } from "../../../src/quickbook/terminals/QuickbookKeys.js"
-import { TourSeason } from "../../../src/catalogue/TourSeason.js"
+import { startSandbox } from "../../../src/sandbox/bokun/index.js"
+import { startSandbox as startPaymentSandbox } from "../../../src/sandbox/surfboard/index.js"
 import { createKey } from "../../support/fixtures.js"
 import { call, get } from "../../support/http.js"
 import { conforms, dereferencedSpec } from "../../support/openapi.js"
@@ -25,7 +25,10 @@ layer(testServer(), { excludeTestServices: true, timeout: 180_000 })("demo catal
   it.effect("the demo's tours:read key reads fjordexplorer.no in English and bokmål; Lisbon in Portuguese; ids from the sandbox", () =>
     Effect.scoped(Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
-      const demo = yield* sql.withTransaction(seedDemo).pipe(Effect.provide([PublishableKeys.Default, QuickbookKeys.Default]), Effect.orDie)
+      const demo = yield* sql.withTransaction(seedDemo).pipe(
+        Effect.provide([PublishableKeys.Default, QuickbookKeys.Default]),
+        Effect.orDie
+      )
       const sandbox = yield* startSandbox({ port: 0 })
       yield* setUpDemoBookingSystem(sandbox).pipe(Effect.provide(BookingSystemAccounts.Default), Effect.orDie)
       // Every start runs it again: nothing changes the second time.
@@ -37,15 +40,28 @@ layer(testServer(), { excludeTestServices: true, timeout: 180_000 })("demo catal
       const list = yield* get("/api/v1/tours", key.secret)
       conforms(spec, "get", "/api/v1/tours", list)
       expect(list.body.data.map((t: any) => t.title)).toEqual([
-        "Oslofjord Sightseeing Cruise", "Fjord & Fortress Kayak", "Whale Safari from Tromsø", "Northern Lights Chase"
+        "Oslofjord Sightseeing Cruise",
+        "Fjord & Fortress Kayak",
+        "Whale Safari from Tromsø",
+        "Northern Lights Chase"
       ])
       const [cruise, kayak, whale] = list.body.data
       const fjord = { name: "Fjord Explorer AS", legal_name: "Fjord Explorer AS", org_number: "912345678" }
-      expect(cruise).toMatchObject({ operator: { ...fjord, is_seller: true, is_host: true }, seller: fjord, locale: "en" })
+      expect(cruise).toMatchObject({
+        operator: { ...fjord, is_seller: true, is_host: true },
+        seller: fjord,
+        locale: "en"
+      })
       expect(cruise.photos[0]).toMatch(/^https:\/\/picsum\.photos\/seed\/oslofjord-1\//)
       // Resold by Fjord Explorer: Arctic Whale Safari runs it, Fjord Explorer sells it.
       expect(whale).toMatchObject({
-        operator: { name: "Arctic Whale Safari AS", legal_name: "Arctic Whale Safari AS", org_number: "923456789", is_seller: false, is_host: false },
+        operator: {
+          name: "Arctic Whale Safari AS",
+          legal_name: "Arctic Whale Safari AS",
+          org_number: "923456789",
+          is_seller: false,
+          is_host: false
+        },
         seller: fjord,
         rating: { average: 4.8, count: 532 }
       })
@@ -75,21 +91,29 @@ layer(testServer(), { excludeTestServices: true, timeout: 180_000 })("demo catal
         SELECT a.merchant_id, a.sandbox FROM operator_payment_accounts a JOIN operators o ON o.id = a.operator_id
         WHERE o.name = 'Fjord Explorer AS'`
       expect(fjordMerchant!.sandbox).toBe(true)
-      const [accounts] = yield* sql<{ all_sandbox: boolean }>`SELECT bool_and(sandbox) AS all_sandbox FROM booking_system_accounts`
+      const [accounts] = yield* sql<
+        { all_sandbox: boolean }
+      >`SELECT bool_and(sandbox) AS all_sandbox FROM booking_system_accounts`
       expect(accounts!.all_sandbox).toBe(true)
       const card = (yield* payments.findMerchant(fjordMerchant!.merchant_id))!.terminalId
       expect(card).toEqual(expect.any(String))
       expect(cards.get(desk.id)).toBe(card)
       const deskCruise = deskTours.body.tours.find((t: any) => t.tourName === "Oslofjord Sightseeing Cruise")
       const later = addDays(localDayAt("Europe/Oslo", new Date()), 10)
-      const slots = yield* get(`/api/quickbook/v1/tours/${deskCruise.activityId}/slots?date=${later}`, deskKey.secret, { "quickbook-terminal": desk.id })
+      const slots = yield* get(`/api/quickbook/v1/tours/${deskCruise.activityId}/slots?date=${later}`, deskKey.secret, {
+        "quickbook-terminal": desk.id
+      })
       const open = slots.body.slots.find((x: any) => !x.soldOut && (x.seatsLeft === null || x.seatsLeft > 0))
       expect(open, slots.text).toBeDefined()
       const quoted = yield* call("/api/quickbook/v1/quote", {
         method: "POST",
         key: deskKey.secret,
         headers: { "quickbook-terminal": desk.id },
-        body: { activityId: deskCruise.activityId, start: { date: later, time: open.time }, guests: [{ type: open.guests[0].type, count: 1 }] }
+        body: {
+          activityId: deskCruise.activityId,
+          start: { date: later, time: open.time },
+          guests: [{ type: open.guests[0].type, count: 1 }]
+        }
       })
       expect(quoted.status, quoted.text).toBe(200)
       expect(quoted.body.cartLine.payment.merchantId).toBe(fjordMerchant!.merchant_id)
@@ -115,7 +139,9 @@ layer(testServer(), { excludeTestServices: true, timeout: 180_000 })("demo catal
         expect(detail.body.pricing_categories.map((c: any) => [c.id, c.title])).toEqual(
           categories.filter((c) => c.product_id === product).map((c, i) => [String(c.id), names[i]])
         )
-        expect(detail.body.rates.map((r: any) => r.id)).toEqual(rates.filter((r) => r.product_id === product).map((r) => String(r.id)))
+        expect(detail.body.rates.map((r: any) => r.id)).toEqual(
+          rates.filter((r) => r.product_id === product).map((r) => String(r.id))
+        )
         expect(detail.body.linked_products).toEqual([
           { label: "Paddle it yourself: Fjord & Fortress Kayak", language: null, tour_id: kayak.id }
         ])
@@ -126,11 +152,16 @@ layer(testServer(), { excludeTestServices: true, timeout: 180_000 })("demo catal
         expect(detail.body.description_html).toContain("<strong>")
       }
       // The kayak has no booking system: its own ids stay.
-      expect((yield* get(`/api/v1/tours/${kayak.id}`, key.secret)).body.pricing_categories.map((c: any) => c.id)).toEqual(["adult"])
+      expect((yield* get(`/api/v1/tours/${kayak.id}`, key.secret)).body.pricing_categories.map((c: any) => c.id))
+        .toEqual(["adult"])
 
       const operators = new Map(demo.operators.map((o) => [o.name, o.id]))
       const joao = yield* sql<{ id: string }>`SELECT id FROM users WHERE email = 'joao@tejocruises.pt'`
-      const lisboa = yield* createKey({ by: joao[0]!.id, operators: [operators.get("Lisboa Tejo Cruises Lda")!], scopes: ["tours:read"] })
+      const lisboa = yield* createKey({
+        by: joao[0]!.id,
+        operators: [operators.get("Lisboa Tejo Cruises Lda")!],
+        scopes: ["tours:read"]
+      })
       const pt = (yield* get("/api/v1/tours?locale=pt-PT", lisboa.token)).body.data
       expect(pt.map((t: any) => [t.title, t.locale])).toEqual([
         ["Pôr do sol à vela no Tejo", "pt"],

@@ -10,10 +10,10 @@ import { PUBLIC_CACHE_CONTROL } from "../../../src/partner/auth/publishableKey.j
 import { PublishableKeys } from "../../../src/partner/auth/PublishableKeys.js"
 import { cli, json } from "../../support/cli.js"
 import { createKey, makeWorld } from "../../support/fixtures.js"
-import { withRoomInWindow } from "../../support/rateWindow.js"
 import { call, type Reply } from "../../support/http.js"
 import { conforms, dereferencedSpec } from "../../support/openapi.js"
-import { testServer, TestServer } from "../../support/server.js"
+import { withRoomInWindow } from "../../support/rateWindow.js"
+import { TestServer, testServer } from "../../support/server.js"
 import { addToSite, createSite, insertTour } from "../../support/tours.js"
 
 const env = PublishableKeys.Default.pipe(Layer.provideMerge(testServer()))
@@ -59,7 +59,10 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("the catalogue with 
       const list = yield* pkGet("/api/v1/tours", s.pk)
       expect(list.status, list.text).toBe(200)
       expect(ids(list).sort()).toEqual([s.own, s.resold].sort())
-      expect((yield* pkGet(`/api/v1/tours/${s.resold}`, s.pk)).body).toMatchObject({ id: s.resold, title: "Beta Kayak" })
+      expect((yield* pkGet(`/api/v1/tours/${s.resold}`, s.pk)).body).toMatchObject({
+        id: s.resold,
+        title: "Beta Kayak"
+      })
       for (const other of [s.elsewhere, s.draft]) {
         const res = yield* pkGet(`/api/v1/tours/${other}`, s.pk)
         expect(res.status).toBe(404)
@@ -79,12 +82,17 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("the catalogue with 
       expect(list.headers.get("vary")).toContain("Origin")
       const detail = yield* pkGet(`/api/v1/tours/${s.own}`, s.pk)
       expect(detail.headers.get("cache-control")).toBe(PUBLIC_CACHE_CONTROL.detail)
-      const availability = yield* pkGet(`/api/v1/tours/${s.own}/availability?from=2026-12-01&to=2026-12-03`, s.pk, ALLOWED)
+      const availability = yield* pkGet(
+        `/api/v1/tours/${s.own}/availability?from=2026-12-01&to=2026-12-03`,
+        s.pk,
+        ALLOWED
+      )
       expect(availability.status, availability.text).toBe(200)
       expect(availability.body).toMatchObject({ tour_id: s.own, known: false })
       expect(availability.headers.get("cache-control")).toBe(PUBLIC_CACHE_CONTROL.availability)
       expect(availability.headers.get("access-control-allow-origin")).toBe(ALLOWED)
-      expect((yield* pkGet(`/api/v1/tours/${s.elsewhere}/availability?from=2026-12-01&to=2026-12-03`, s.pk)).status).toBe(404)
+      expect((yield* pkGet(`/api/v1/tours/${s.elsewhere}/availability?from=2026-12-01&to=2026-12-03`, s.pk)).status)
+        .toBe(404)
       const secret = yield* createKey({ by: s.w.alice, operators: [s.w.alpha], scopes: ["tours:read"] })
       const viaSecret = yield* call("/api/v1/tours", { key: secret.token })
       expect(viaSecret.status).toBe(200)
@@ -100,7 +108,14 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("the catalogue with 
         expect(res.headers.get("access-control-allow-origin"), origin).toBe(origin)
         expect(res.headers.get("access-control-expose-headers")).toContain("X-Request-Id")
       }
-      for (const origin of ["https://evil.example", "http://alpha-tours.example", "https://alpha-tours.example.evil.example", "null"]) {
+      for (
+        const origin of [
+          "https://evil.example",
+          "http://alpha-tours.example",
+          "https://alpha-tours.example.evil.example",
+          "null"
+        ]
+      ) {
         const res = yield* pkGet("/api/v1/tours", s.pk, origin)
         expect(res.status).toBe(200)
         expect(res.headers.get("access-control-allow-origin"), origin).toBeNull()
@@ -113,7 +128,11 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("the catalogue with 
       const preflight = (path: string, origin: string, key = s.pk) =>
         call(`${path}?key=${key}`, {
           method: "OPTIONS",
-          headers: { origin, "access-control-request-method": "GET", "access-control-request-headers": "accept-language, x-evil" }
+          headers: {
+            origin,
+            "access-control-request-method": "GET",
+            "access-control-request-headers": "accept-language, x-evil"
+          }
         })
       for (const path of ["/api/v1/tours", `/api/v1/tours/${s.own}`, `/api/v1/tours/${s.own}/availability`]) {
         const ok = yield* preflight(path, ALLOWED)
@@ -138,7 +157,11 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("the catalogue with 
         expect(res.status, key).toBe(401)
         expect(res.headers.get("content-type")).toBe("application/problem+json")
       }
-      const secret = yield* createKey({ by: s.w.alice, operators: [s.w.alpha], scopes: ["tours:read", "bookings:read"] })
+      const secret = yield* createKey({
+        by: s.w.alice,
+        operators: [s.w.alpha],
+        scopes: ["tours:read", "bookings:read"]
+      })
       const both = yield* call(`/api/v1/tours?key=${s.pk}`, { key: secret.token })
       expect(both.status).toBe(401)
       expect(both.body.detail).toContain("not both")
@@ -160,7 +183,9 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("the catalogue with 
       // The window's count as if 1200 requests had come in (the counter is the database's).
       yield* withRoomInWindow(10)
       yield* pkGet("/api/v1/tours", s.pk)
-      yield* sql`UPDATE rate_limit_counters SET count = 1200 WHERE bucket = ${`publishable:${s.pkId}`}`.pipe(Effect.orDie)
+      yield* sql`UPDATE rate_limit_counters SET count = 1200 WHERE bucket = ${`publishable:${s.pkId}`}`.pipe(
+        Effect.orDie
+      )
       // (Another query: the first answer is held by the service and would not count.)
       const limited = yield* pkGet("/api/v1/tours?locale=nb", s.pk, ALLOWED)
       expect(limited.status).toBe(429)
@@ -169,8 +194,10 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("the catalogue with 
       expect(limited.headers.get("cache-control")).toBe("no-store")
       expect(limited.headers.get("access-control-allow-origin")).toBe(ALLOWED)
       // Another key's budget is its own.
-      const other = yield* Effect.flatMap(PublishableKeys, (k) =>
-        k.create({ siteId: s.alphaSite, createdBy: s.w.alice, name: "Other", origins: ["alpha-tours.example"] })).pipe(Effect.orDie)
+      const other = yield* Effect.flatMap(
+        PublishableKeys,
+        (k) => k.create({ siteId: s.alphaSite, createdBy: s.w.alice, name: "Other", origins: ["alpha-tours.example"] })
+      ).pipe(Effect.orDie)
       expect((yield* pkGet("/api/v1/tours", other.key)).status).toBe(200)
     }))
 
@@ -178,7 +205,9 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("the catalogue with 
     Effect.gen(function*() {
       const s = yield* setup
       const sql = yield* SqlClient.SqlClient
-      const used = sql<{ count: number }>`SELECT count FROM rate_limit_counters WHERE bucket = ${`publishable:${s.pkId}`}`.pipe(
+      const used = sql<
+        { count: number }
+      >`SELECT count FROM rate_limit_counters WHERE bucket = ${`publishable:${s.pkId}`}`.pipe(
         Effect.map((rows) => rows[0]?.count ?? 0),
         Effect.orDie
       )
@@ -186,7 +215,9 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("the catalogue with 
       expect(first.headers.get("x-cache")).toBe("MISS")
       expect(yield* used).toBe(1)
       // The same request (parameters in another order, another allowed origin): the same answer, not counted.
-      const again = yield* read(`/api/v1/tours/${s.own}?key=${s.pk}&locale=nb`, { origin: "https://alpha-tours.example" })
+      const again = yield* read(`/api/v1/tours/${s.own}?key=${s.pk}&locale=nb`, {
+        origin: "https://alpha-tours.example"
+      })
       expect(again.headers.get("x-cache")).toBe("HIT")
       expect(again.text).toBe(first.text)
       expect(again.headers.get("cache-control")).toBe(PUBLIC_CACHE_CONTROL.detail)
@@ -197,12 +228,15 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("the catalogue with 
       expect((yield* pkGet(`/api/v1/tours/${s.own}`, s.pk)).headers.get("x-cache")).toBe("MISS")
       expect(yield* used).toBe(2)
       // Held per key: another key of the site computes its own.
-      const other = yield* Effect.flatMap(PublishableKeys, (k) =>
-        k.create({ siteId: s.alphaSite, createdBy: s.w.alice, name: "Other", origins: ["alpha-tours.example"] })).pipe(Effect.orDie)
+      const other = yield* Effect.flatMap(
+        PublishableKeys,
+        (k) => k.create({ siteId: s.alphaSite, createdBy: s.w.alice, name: "Other", origins: ["alpha-tours.example"] })
+      ).pipe(Effect.orDie)
       expect((yield* pkGet(`/api/v1/tours/${s.own}?locale=nb`, other.key)).headers.get("x-cache")).toBe("MISS")
       const secret = yield* createKey({ by: s.w.alice, operators: [s.w.alpha], scopes: ["tours:read"] })
       for (let i = 0; i < 2; i++) {
-        expect((yield* call(`/api/v1/tours/${s.own}?locale=nb`, { key: secret.token })).headers.get("x-cache")).toBeNull()
+        expect((yield* call(`/api/v1/tours/${s.own}?locale=nb`, { key: secret.token })).headers.get("x-cache"))
+          .toBeNull()
       }
     }))
 
@@ -213,23 +247,73 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("the catalogue with 
       const sql = yield* SqlClient.SqlClient
       const [user] = yield* sql<{ email: string }>`SELECT email FROM users WHERE id = ${s.w.alice}`.pipe(Effect.orDie)
       const [dave] = yield* sql<{ email: string }>`SELECT email FROM users WHERE id = ${s.w.dave}`.pipe(Effect.orDie)
-      const made = json(yield* Effect.promise(() =>
-        cli(databaseUrl, "keys", "publishable", "create", "--site", s.alphaSite, "--user", user!.email, "--origin", "Shop.Alpha-Tours.example/", "--origin", "http://localhost:3000")))
+      const made = json(
+        yield* Effect.promise(() =>
+          cli(
+            databaseUrl,
+            "keys",
+            "publishable",
+            "create",
+            "--site",
+            s.alphaSite,
+            "--user",
+            user!.email,
+            "--origin",
+            "Shop.Alpha-Tours.example/",
+            "--origin",
+            "http://localhost:3000"
+          )
+        )
+      )
       expect(made.key).toMatch(/^pk_widget_[A-Za-z0-9]{24}$/)
       expect(made.allowedOrigins).toEqual(["https://shop.alpha-tours.example", "http://localhost:3000"])
-      expect((yield* pkGet("/api/v1/tours", made.key, "https://shop.alpha-tours.example")).headers.get("access-control-allow-origin"))
+      expect(
+        (yield* pkGet("/api/v1/tours", made.key, "https://shop.alpha-tours.example")).headers.get(
+          "access-control-allow-origin"
+        )
+      )
         .toBe("https://shop.alpha-tours.example")
-      const listed = json(yield* Effect.promise(() => cli(databaseUrl, "keys", "publishable", "list", "--site", s.alphaSite)))
+      const listed = json(
+        yield* Effect.promise(() => cli(databaseUrl, "keys", "publishable", "list", "--site", s.alphaSite))
+      )
       expect(listed.map((k: any) => k.key)).toContain(made.key)
       yield* Effect.promise(() => cli(databaseUrl, "keys", "publishable", "revoke", made.key))
       expect((yield* pkGet("/api/v1/tours", made.key)).status).toBe(401)
       // A member may not; a URL with a path is not an origin.
       yield* Effect.promise(() =>
-        expect(cli(databaseUrl, "keys", "publishable", "create", "--site", s.alphaSite, "--user", dave!.email, "--origin", "alpha-tours.example"))
-          .rejects.toThrow(/not owner or admin/))
+        expect(
+          cli(
+            databaseUrl,
+            "keys",
+            "publishable",
+            "create",
+            "--site",
+            s.alphaSite,
+            "--user",
+            dave!.email,
+            "--origin",
+            "alpha-tours.example"
+          )
+        )
+          .rejects.toThrow(/not owner or admin/)
+      )
       yield* Effect.promise(() =>
-        expect(cli(databaseUrl, "keys", "publishable", "create", "--site", s.alphaSite, "--user", user!.email, "--origin", "https://alpha-tours.example/shop"))
-          .rejects.toThrow(/must be an origin/))
+        expect(
+          cli(
+            databaseUrl,
+            "keys",
+            "publishable",
+            "create",
+            "--site",
+            s.alphaSite,
+            "--user",
+            user!.email,
+            "--origin",
+            "https://alpha-tours.example/shop"
+          )
+        )
+          .rejects.toThrow(/must be an origin/)
+      )
     }))
 
   it.effect("answers match the OpenAPI document, which offers either key on the tours endpoints", () =>

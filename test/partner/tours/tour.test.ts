@@ -16,7 +16,9 @@ describe("tour catalogue rules", () => {
   it("accepts language tags only", () => {
     const ok = Schema.is(LocaleParam)
     for (const tag of ["nb", "de", "pt-BR", "zh-Hant-TW", "fil", "en_GB"]) expect(ok(tag), tag).toBe(true)
-    for (const tag of ["", "n", "1b", "nb-", "nb--NO", "../x", "nb;x", "abcd", "x".repeat(40)]) expect(ok(tag), tag).toBe(false)
+    for (const tag of ["", "n", "1b", "nb-", "nb--NO", "../x", "nb;x", "abcd", "x".repeat(40)]) {
+      expect(ok(tag), tag).toBe(false)
+    }
   })
 
   it("lists departure times sorted, each once", () => {

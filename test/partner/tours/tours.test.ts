@@ -25,7 +25,8 @@ const FULL: TourContent = {
   minAge: 4,
   difficulty: "easy",
   departureTimes: ["16:00", "09:00", "12:30", "09:00"],
-  descriptionHtml: `<h2>The fjord</h2><p>Sail <strong>past</strong> <a href="https://fjord.example/map" target="_blank">islands</a>.</p>`,
+  descriptionHtml:
+    `<h2>The fjord</h2><p>Sail <strong>past</strong> <a href="https://fjord.example/map" target="_blank">islands</a>.</p>`,
   includedHtml: "<ul><li>Guide</li></ul>",
   excludedHtml: "<p>Food</p>",
   inclusions: ["Live guide", "Hot drinks on board"],
@@ -63,7 +64,13 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("GET /api/v
     Effect.gen(function*() {
       const w = yield* makeWorld
       const site = yield* createSite(w.alpha, "Alpha")
-      const id = yield* insertTour({ operatorId: w.alpha, title: "Oslofjord Cruise", slug: "oslofjord", sites: [site], content: FULL })
+      const id = yield* insertTour({
+        operatorId: w.alpha,
+        title: "Oslofjord Cruise",
+        slug: "oslofjord",
+        sites: [site],
+        content: FULL
+      })
       yield* setSeason(id, { fromPriceMinor: 49900, currency: "NOK", known: true, nextAvailableDate: "2026-12-02" })
       const key = yield* createKey({ by: w.alice, operators: [w.alpha], scopes: ["tours:read"] })
 
@@ -132,17 +139,40 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("GET /api/v
 
       const byId = new Map<string, any>((yield* tours(key.token)).body.data.map((t: any) => [t.id, t]))
       expect(byId.get(bare)).toMatchObject({
-        slug: null, excerpt: null, photos: [], duration_minutes: null, priced_per_booking: false, languages: [],
-        from_price: null, season: { known: false, next_available_date: null }, rating: null, locale: "en"
+        slug: null,
+        excerpt: null,
+        photos: [],
+        duration_minutes: null,
+        priced_per_booking: false,
+        languages: [],
+        from_price: null,
+        season: { known: false, next_available_date: null },
+        rating: null,
+        locale: "en"
       })
-      expect(byId.get(unknown)).toMatchObject({ from_price: { amount_minor: 45000, currency: "NOK" }, season: { known: false, next_available_date: null } })
+      expect(byId.get(unknown)).toMatchObject({
+        from_price: { amount_minor: 45000, currency: "NOK" },
+        season: { known: false, next_available_date: null }
+      })
       expect(byId.get(soldOut)).toMatchObject({ from_price: null, season: { known: true, next_available_date: null } })
 
       const detail = (yield* tour(key.token, bare)).body
       expect(detail).toMatchObject({
-        description_html: "", included_html: "", excluded_html: "", inclusions: [], exclusions: [], highlights: [],
-        know_before: [], meeting_point: null, cancellation: { title: null, free_hours: null }, min_age: null,
-        difficulty: null, departure_times: [], pricing_categories: [], rates: [], linked_products: [],
+        description_html: "",
+        included_html: "",
+        excluded_html: "",
+        inclusions: [],
+        exclusions: [],
+        highlights: [],
+        know_before: [],
+        meeting_point: null,
+        cancellation: { title: null, free_hours: null },
+        min_age: null,
+        difficulty: null,
+        departure_times: [],
+        pricing_categories: [],
+        rates: [],
+        linked_products: [],
         checkout: { activity_id: bare }
       })
     }))
@@ -152,14 +182,28 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("GET /api/v
       Effect.gen(function*() {
         const w = yield* makeWorld
         const site = yield* createSite(w.alpha)
-        const translated = yield* insertTour({ operatorId: w.alpha, title: "Oslofjord Cruise", sites: [site], content: FULL })
-        const english = yield* insertTour({ operatorId: w.alpha, title: "English only", sites: [site], content: { excerpt: "Plain." } })
+        const translated = yield* insertTour({
+          operatorId: w.alpha,
+          title: "Oslofjord Cruise",
+          sites: [site],
+          content: FULL
+        })
+        const english = yield* insertTour({
+          operatorId: w.alpha,
+          title: "English only",
+          sites: [site],
+          content: { excerpt: "Plain." }
+        })
         const key = yield* createKey({ by: w.alice, operators: [w.alpha], scopes: ["tours:read"] })
 
         const nb = yield* tours(key.token, "?locale=nb")
         const [a, b] = nb.body.data
         expect([a.id, b.id]).toEqual([translated, english])
-        expect(a).toMatchObject({ title: "Oslofjorden rundt", excerpt: "To timer blant øyene i indre Oslofjord.", locale: "nb" })
+        expect(a).toMatchObject({
+          title: "Oslofjorden rundt",
+          excerpt: "To timer blant øyene i indre Oslofjord.",
+          locale: "nb"
+        })
         expect(a.languages).toEqual(["en", "nb", "de"])
         expect(b).toMatchObject({ title: "English only", excerpt: "Plain.", locale: "en" })
 
@@ -175,7 +219,12 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("GET /api/v
           know_before: ["Dress warmly"],
           inclusions: ["Guide", "Varm drikke om bord"],
           highlights: ["Utsikt mot festningen"],
-          meeting_point: { name: "Brygge 3, Aker Brygge", address: "Stranden 1, 0250 Oslo", lat: 59.9106, lng: 10.7271 },
+          meeting_point: {
+            name: "Brygge 3, Aker Brygge",
+            address: "Stranden 1, 0250 Oslo",
+            lat: 59.9106,
+            lng: 10.7271
+          },
           cancellation: { title: "Gratis avbestilling inntil 24 timer før avgang", free_hours: 24 },
           pricing_categories: [
             { id: "101", is_default: true, title: "Voksen", min_age: 16, max_age: null },
@@ -188,7 +237,10 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("GET /api/v
           difficulty: "easy",
           departure_times: ["09:00", "12:30", "16:00"]
         })
-        expect((yield* tour(key.token, english, "?locale=nb")).body).toMatchObject({ title: "English only", locale: "en" })
+        expect((yield* tour(key.token, english, "?locale=nb")).body).toMatchObject({
+          title: "English only",
+          locale: "en"
+        })
       }))
 
     it.effect("unknown locales fall back to English; regions are ignored; no reads nb; a malformed locale is 400", () =>
@@ -205,7 +257,10 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("GET /api/v
           expect((yield* tours(key.token, `?locale=${locale}`)).body.data[0].locale, locale).toBe("en")
         }
         for (const locale of ["nb", "NB", "nb-NO", "nb_NO", "no"]) {
-          expect((yield* tour(key.token, id, `?locale=${locale}`)).body, locale).toMatchObject({ title: "Oslofjorden rundt", locale: "nb" })
+          expect((yield* tour(key.token, id, `?locale=${locale}`)).body, locale).toMatchObject({
+            title: "Oslofjorden rundt",
+            locale: "nb"
+          })
         }
         for (const locale of ["", "n", "1b", "nb-", "../x", "nb;drop", "x".repeat(40)]) {
           const res = yield* tours(key.token, `?locale=${encodeURIComponent(locale)}`)
@@ -229,7 +284,11 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("GET /api/v
         content: { translations: { nb: { title: "Tur", descriptionHtml: storable.join("\n") } } }
       })
       for (const vector of storable) {
-        yield* storeRawHtml(id, { description: vector, included: `<ul><li>${vector}</li></ul>`, excluded: vector + "<p>tail" })
+        yield* storeRawHtml(id, {
+          description: vector,
+          included: `<ul><li>${vector}</li></ul>`,
+          excluded: vector + "<p>tail"
+        })
         const body = (yield* tour(key.token, id)).body
         for (const field of ["description_html", "included_html", "excluded_html"]) {
           expect(violations(body[field]), `${field} of ${vector}: ${body[field]}`).toEqual([])
@@ -249,7 +308,11 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("GET /api/v
         const site = yield* createSite(w.alpha, "Alpha")
         yield* addToSite(site, w.beta)
         const own = yield* insertTour({ operatorId: w.alpha, title: "Own", sites: [site] })
-        const resold = yield* insertTour({ operatorId: w.cetus, title: "Resold", sites: [{ site, soldBy: "site_owner" }] })
+        const resold = yield* insertTour({
+          operatorId: w.cetus,
+          title: "Resold",
+          sites: [{ site, soldBy: "site_owner" }]
+        })
         const added = yield* insertTour({ operatorId: w.beta, title: "Added", sites: [site] })
         const key = yield* createKey({ by: w.alice, operators: [w.alpha], scopes: ["tours:read"] })
         const byId = new Map<string, any>((yield* tours(key.token)).body.data.map((t: any) => [t.id, t]))
@@ -425,7 +488,10 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("GET /api/v
         for (let i = 0; i < 7; i++) {
           // Three share one creation instant: the id breaks the tie.
           const at = i < 3 ? same : new Date(Date.UTC(2026, 1, 10 - i, 12, 0, 0, i))
-          created.push({ id: yield* insertTour({ operatorId: w.alpha, sites: [site], createdAt: at }), at: at.getTime() })
+          created.push({
+            id: yield* insertTour({ operatorId: w.alpha, sites: [site], createdAt: at }),
+            at: at.getTime()
+          })
         }
         const expected = [...created].sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : 1)).map((t) => t.id)
         const key = yield* createKey({ by: w.alice, operators: [w.alpha], scopes: ["tours:read", "bookings:read"] })
@@ -441,7 +507,10 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("GET /api/v
         const rest = yield* tours(key.token, `?limit=100&cursor=${first.body.next_cursor}`)
         expect(ids(rest.body)).toEqual([...expected.slice(3), later])
         // The locale may change between pages (it changes text, not the set).
-        expect(ids((yield* tours(key.token, `?limit=100&locale=pt&cursor=${first.body.next_cursor}`)).body)).toEqual([...expected.slice(3), later])
+        expect(ids((yield* tours(key.token, `?limit=100&locale=pt&cursor=${first.body.next_cursor}`)).body)).toEqual([
+          ...expected.slice(3),
+          later
+        ])
 
         for (const bad of ["0", "101", "-1", "1.5", "abc", "1e2", ""]) {
           const res = yield* tours(key.token, `?limit=${bad}`)

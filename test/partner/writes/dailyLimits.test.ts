@@ -1,5 +1,5 @@
-import { expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
+import { expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
 import { DailyLimits } from "../../../src/partner/writes/DailyLimits.js"
@@ -7,7 +7,7 @@ import { createKey, makeWorld } from "../../support/fixtures.js"
 import type { Reply } from "../../support/http.js"
 import { auditOf, checkin, usedToday } from "../../support/manifest.js"
 import { insertRows } from "../../support/mirror.js"
-import { serverOn, testServer, TestServer } from "../../support/server.js"
+import { serverOn, TestServer, testServer } from "../../support/server.js"
 
 /** Seconds from the database's now to the next UTC midnight. */
 const secondsToUtcMidnight = Effect.flatMap(SqlClient.SqlClient, (sql) =>
@@ -16,7 +16,10 @@ const secondsToUtcMidnight = Effect.flatMap(SqlClient.SqlClient, (sql) =>
     .pipe(Effect.map((r) => r[0]!.s), Effect.orDie))
 
 const setLimits = (keyId: string, limits: Parameters<DailyLimits["setOverrides"]>[1]) =>
-  Effect.flatMap(DailyLimits, (l) => l.setOverrides(keyId, limits)).pipe(Effect.provide(DailyLimits.Default), Effect.orDie)
+  Effect.flatMap(DailyLimits, (l) => l.setOverrides(keyId, limits)).pipe(
+    Effect.provide(DailyLimits.Default),
+    Effect.orDie
+  )
 
 const expectDailyLimit = (res: Reply, expectedSeconds: number) => {
   expect(res.status, res.text).toBe(429)
@@ -25,7 +28,9 @@ const expectDailyLimit = (res: Reply, expectedSeconds: number) => {
   expect(res.body.limit).toBe("checkins")
   const retryAfter = Number(res.headers.get("retry-after"))
   expect(res.body.retry_after).toBe(retryAfter)
-  expect(Math.abs(retryAfter - expectedSeconds), `Retry-After ${retryAfter} vs ${expectedSeconds}`).toBeLessThanOrEqual(5)
+  expect(Math.abs(retryAfter - expectedSeconds), `Retry-After ${retryAfter} vs ${expectedSeconds}`).toBeLessThanOrEqual(
+    5
+  )
   expect(retryAfter).toBeGreaterThanOrEqual(1)
   expect(retryAfter).toBeLessThanOrEqual(86_400)
 }
@@ -45,7 +50,9 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("daily writ
       const rows = yield* insertRows(w.alpha, 50)
       const b = yield* second
       const results = yield* Effect.all(
-        rows.map((row, i) => checkin(row, { status: "checked_in" }, { key: key.token, ...(i % 2 ? { baseUrl: b.baseUrl } : {}) })),
+        rows.map((row, i) =>
+          checkin(row, { status: "checked_in" }, { key: key.token, ...(i % 2 ? { baseUrl: b.baseUrl } : {}) })
+        ),
         { concurrency: "unbounded" }
       )
       const toMidnight = yield* secondsToUtcMidnight
@@ -60,7 +67,8 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("daily writ
       expect(n).toBe(20)
       const audit = yield* auditOf(key.id)
       expect(audit.filter((a) => a.outcome === "done")).toHaveLength(20)
-      expect(audit.filter((a) => a.outcome === "refused" && a.reason === "daily-limit-reached" && a.status === 429)).toHaveLength(30)
+      expect(audit.filter((a) => a.outcome === "refused" && a.reason === "daily-limit-reached" && a.status === 429))
+        .toHaveLength(30)
       // Other keys and other actions have their own budgets.
       const other = yield* createKey({ by: w.alice, operators: [w.alpha], scopes: ["checkins:write"] })
       expect((yield* checkin(rows[0]!, { status: "no_show" }, { key: other.token })).status).toBe(200)
@@ -135,9 +143,19 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("daily writ
         { action: "reschedules", limit: 20, overridden: false, used_today: 0 }
       ])
       yield* limits.setOverrides(key.id, { cancels: 5 })
-      expect((yield* limits.statusOf(key.id))[2]).toEqual({ action: "cancels", limit: 5, overridden: true, used_today: 0 })
+      expect((yield* limits.statusOf(key.id))[2]).toEqual({
+        action: "cancels",
+        limit: 5,
+        overridden: true,
+        used_today: 0
+      })
       yield* limits.clearOverrides(key.id)
-      expect((yield* limits.statusOf(key.id))[2]).toEqual({ action: "cancels", limit: 20, overridden: false, used_today: 0 })
+      expect((yield* limits.statusOf(key.id))[2]).toEqual({
+        action: "cancels",
+        limit: 20,
+        overridden: false,
+        used_today: 0
+      })
       expect((yield* Effect.flip(limits.setOverrides(key.id, { cancels: -1 })))._tag).toBe("InvalidRequest")
       expect((yield* Effect.flip(limits.setOverrides("NoSuchKeyAAAAAAAAAAA", { cancels: 1 })))._tag).toBe("NotFound")
     }))

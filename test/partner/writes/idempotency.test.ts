@@ -1,5 +1,5 @@
-import { describe, expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
+import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
 import { requestFingerprint } from "../../../src/partner/writes/rules.js"
@@ -7,7 +7,7 @@ import { createKey, makeWorld } from "../../support/fixtures.js"
 import { call, type Reply } from "../../support/http.js"
 import { auditOf, checkin, checkinState, usedToday } from "../../support/manifest.js"
 import { insertRows } from "../../support/mirror.js"
-import { serverOn, testServer, TestServer } from "../../support/server.js"
+import { serverOn, TestServer, testServer } from "../../support/server.js"
 
 const expectProblem = (res: Reply, status: number, slug: string) => {
   expect(res.status, res.text).toBe(status)
@@ -34,7 +34,13 @@ const second = Effect.gen(function*() {
 })
 
 /** Leaves a record as a request that claimed the key and then died would (its process gone). */
-const deadClaim = (keyId: string, idempotencyKey: string, fingerprint: string, lease: "lapsed" | "live", slotToday = false) =>
+const deadClaim = (
+  keyId: string,
+  idempotencyKey: string,
+  fingerprint: string,
+  lease: "lapsed" | "live",
+  slotToday = false
+) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql`
       INSERT INTO idempotency_records (
@@ -49,14 +55,29 @@ const recordOf = (keyId: string, idempotencyKey: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql<{ state: string; response_status: number | null }>`
       SELECT state, response_status FROM idempotency_records
-      WHERE key_id = ${keyId} AND idempotency_key = ${idempotencyKey}`.pipe(Effect.map((r) => r[0] ?? null), Effect.orDie))
+      WHERE key_id = ${keyId} AND idempotency_key = ${idempotencyKey}`.pipe(
+      Effect.map((r) => r[0] ?? null),
+      Effect.orDie
+    ))
 
 layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("Idempotency-Key on writes", (it) => {
   describe("the header", () => {
     it.effect("missing or malformed: 400 naming the header; nothing happens; the refusal is audited", () =>
       Effect.gen(function*() {
         const { key, row } = yield* setup()
-        const bad = [null, "", "   ", "short", "has space in it", "x".repeat(256), "\"unbalanced-quote", "\"\"", "\"in\"side\"", "ümlaut-key-1234", "a,b-comma-list"]
+        const bad = [
+          null,
+          "",
+          "   ",
+          "short",
+          "has space in it",
+          "x".repeat(256),
+          "\"unbalanced-quote",
+          "\"\"",
+          "\"in\"side\"",
+          "ümlaut-key-1234",
+          "a,b-comma-list"
+        ]
         for (const value of bad) {
           const res = yield* checkin(row, { status: "checked_in" }, { key: key.token, idempotencyKey: value })
           expectProblem(res, 400, "invalid-request")
@@ -66,7 +87,13 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("Idempotenc
         expect(yield* usedToday(key.id)).toBe(0)
         const audit = yield* auditOf(key.id)
         expect(audit).toHaveLength(bad.length)
-        expect(audit[0]).toMatchObject({ outcome: "refused", status: 400, reason: "invalid-request", idempotency_key: null, target_id: row })
+        expect(audit[0]).toMatchObject({
+          outcome: "refused",
+          status: 400,
+          reason: "invalid-request",
+          idempotency_key: null,
+          target_id: row
+        })
       }))
 
     it.effect("accepted bare and as the IETF draft writes it (a quoted string): both are the same key", () =>
@@ -80,7 +107,10 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("Idempotenc
         expect(bare.status).toBe(200)
         expect(bare.headers.get("idempotent-replayed")).toBe("true")
         for (const ok of ["12345678", "x".repeat(255), "base64+/=", "01HF8Z3Q9V6K2J7M4N5P0R8S1T", "a.b_c~d:e-f"]) {
-          const res = yield* checkin(row, { status: "checked_in" }, { key: key.token, idempotencyKey: ok.length < 8 ? ok + "0000" : ok })
+          const res = yield* checkin(row, { status: "checked_in" }, {
+            key: key.token,
+            idempotencyKey: ok.length < 8 ? ok + "0000" : ok
+          })
           expect(res.status, ok).toBe(200)
         }
       }))
@@ -145,7 +175,8 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("Idempotenc
       Effect.gen(function*() {
         const { key, rows } = yield* setup(2)
         const id = randomUUID()
-        expect((yield* checkin(rows[0]!, { status: "checked_in" }, { key: key.token, idempotencyKey: id })).status).toBe(200)
+        expect((yield* checkin(rows[0]!, { status: "checked_in" }, { key: key.token, idempotencyKey: id })).status)
+          .toBe(200)
         const otherBody = yield* checkin(rows[0]!, { status: "no_show" }, { key: key.token, idempotencyKey: id })
         expectProblem(otherBody, 422, "idempotency-key-reused")
         expect(otherBody.headers.get("idempotent-replayed")).toBeNull()
@@ -196,7 +227,10 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("Idempotenc
         const { key, row } = yield* setup()
         const id = randomUUID()
         const results = yield* Effect.all(
-          Array.from({ length: 25 }, () => checkin(row, { status: "checked_in", present: 1 }, { key: key.token, idempotencyKey: id })),
+          Array.from(
+            { length: 25 },
+            () => checkin(row, { status: "checked_in", present: 1 }, { key: key.token, idempotencyKey: id })
+          ),
           { concurrency: "unbounded" }
         )
         const executed = results.filter((r) => r.status === 200 && r.headers.get("idempotent-replayed") === null)
@@ -218,21 +252,36 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("Idempotenc
         const b = yield* second
         const id = randomUUID()
         const onA = yield* checkin(rows[0]!, { status: "no_show" }, { key: key.token, idempotencyKey: id })
-        const onB = yield* checkin(rows[0]!, { status: "no_show" }, { key: key.token, idempotencyKey: id, baseUrl: b.baseUrl })
+        const onB = yield* checkin(rows[0]!, { status: "no_show" }, {
+          key: key.token,
+          idempotencyKey: id,
+          baseUrl: b.baseUrl
+        })
         expect(onA.status).toBe(200)
         expect(onB.status).toBe(200)
         expect(onB.headers.get("idempotent-replayed")).toBe("true")
         expect(onB.text).toBe(onA.text)
         expectProblem(
-          yield* checkin(rows[0]!, { status: "checked_in" }, { key: key.token, idempotencyKey: id, baseUrl: b.baseUrl }),
+          yield* checkin(rows[0]!, { status: "checked_in" }, {
+            key: key.token,
+            idempotencyKey: id,
+            baseUrl: b.baseUrl
+          }),
           422,
           "idempotency-key-reused"
         )
 
         const id2 = randomUUID()
         const burst = yield* Effect.all(
-          Array.from({ length: 20 }, (_, i) =>
-            checkin(rows[1]!, { status: "checked_in" }, { key: key.token, idempotencyKey: id2, ...(i % 2 ? { baseUrl: b.baseUrl } : {}) })),
+          Array.from(
+            { length: 20 },
+            (_, i) =>
+              checkin(rows[1]!, { status: "checked_in" }, {
+                key: key.token,
+                idempotencyKey: id2,
+                ...(i % 2 ? { baseUrl: b.baseUrl } : {})
+              })
+          ),
           { concurrency: "unbounded" }
         )
         expect(burst.filter((r) => r.status === 200 && r.headers.get("idempotent-replayed") === null)).toHaveLength(1)
@@ -250,7 +299,11 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("Idempotenc
 
         const live = randomUUID()
         yield* deadClaim(key.id, live, fingerprint, "live")
-        expectProblem(yield* checkin(row, body, { key: key.token, idempotencyKey: live }), 409, "idempotency-in-progress")
+        expectProblem(
+          yield* checkin(row, body, { key: key.token, idempotencyKey: live }),
+          409,
+          "idempotency-in-progress"
+        )
 
         const lapsed = randomUUID()
         yield* deadClaim(key.id, lapsed, fingerprint, "lapsed")
@@ -262,7 +315,11 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("Idempotenc
         // A lapsed claim of a *different* request is still that request's key.
         const other = randomUUID()
         yield* deadClaim(key.id, other, requestFingerprint("POST", path(row), { status: "no_show" }), "lapsed")
-        expectProblem(yield* checkin(row, body, { key: key.token, idempotencyKey: other }), 422, "idempotency-key-reused")
+        expectProblem(
+          yield* checkin(row, body, { key: key.token, idempotencyKey: other }),
+          422,
+          "idempotency-key-reused"
+        )
       }))
 
     it.effect("a retry that takes over a dead claim reuses the daily-limit slot it had reserved today", () =>

@@ -17,22 +17,41 @@ describe("Idempotency-Key syntax", () => {
   })
 
   it("refuses missing, short, long and keys with other characters", () => {
-    for (const bad of [undefined, "", "  ", "1234567", "x".repeat(256), "\"1234567\"", "\"abc12345", "abc12345\"", "abc 12345", "abc,12345", "æøå12345"]) {
+    for (
+      const bad of [
+        undefined,
+        "",
+        "  ",
+        "1234567",
+        "x".repeat(256),
+        "\"1234567\"",
+        "\"abc12345",
+        "abc12345\"",
+        "abc 12345",
+        "abc,12345",
+        "æøå12345"
+      ]
+    ) {
       expect(Either.isLeft(parseIdempotencyKey(bad)), String(bad)).toBe(true)
     }
-    fc.assert(fc.property(validKey, fc.constantFrom(" ", ",", ";", "\"", "\\", "é", "\t", "*"), fc.nat(), (key, char, at) => {
-      // Inside the key: white space around the value is optional white space of the header.
-      const i = 1 + (at % (key.length - 2))
-      expect(Either.isLeft(parseIdempotencyKey(key.slice(0, i) + char + key.slice(i + 1)))).toBe(true)
-    }))
+    fc.assert(
+      fc.property(validKey, fc.constantFrom(" ", ",", ";", "\"", "\\", "é", "\t", "*"), fc.nat(), (key, char, at) => {
+        // Inside the key: white space around the value is optional white space of the header.
+        const i = 1 + (at % (key.length - 2))
+        expect(Either.isLeft(parseIdempotencyKey(key.slice(0, i) + char + key.slice(i + 1)))).toBe(true)
+      })
+    )
   })
 })
 
 describe("the same request", () => {
   it("canonical JSON ignores member order and undefined members, and keeps the value", () => {
     fc.assert(fc.property(fc.jsonValue(), (value) => {
-      const reordered = JSON.parse(JSON.stringify(value), (_k, v) =>
-        v !== null && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).reverse()) : v)
+      const reordered = JSON.parse(
+        JSON.stringify(value),
+        (_k, v) =>
+          v !== null && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).reverse()) : v
+      )
       expect(canonicalJson(reordered)).toBe(canonicalJson(value))
       expect(JSON.parse(canonicalJson(value))).toEqual(JSON.parse(JSON.stringify(value)))
     }))
@@ -57,9 +76,14 @@ describe("the same request", () => {
         .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
       return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${reference(v)}`).join(",")}}`
     }
-    fc.assert(fc.property(fc.anything({ withNullPrototype: true, withBoxedValues: false, withMap: false, withSet: false }), (value) => {
-      expect(canonicalJson(value)).toBe(reference(value))
-    }))
+    fc.assert(
+      fc.property(
+        fc.anything({ withNullPrototype: true, withBoxedValues: false, withMap: false, withSet: false }),
+        (value) => {
+          expect(canonicalJson(value)).toBe(reference(value))
+        }
+      )
+    )
     expect(canonicalJson(undefined)).toBe("null")
     expect(canonicalJson([undefined, () => 1, { f: () => 1, u: undefined }])).toBe(`[null,null,{"f":null}]`)
   })
@@ -70,7 +94,9 @@ describe("the same request", () => {
     expect(requestFingerprint("PUT", "/api/v1/manifest/abc/checkin", { status: "checked_in" })).not.toBe(base)
     expect(requestFingerprint("POST", "/api/v1/manifest/abd/checkin", { status: "checked_in" })).not.toBe(base)
     expect(requestFingerprint("POST", "/api/v1/manifest/abc/checkin", { status: "no_show" })).not.toBe(base)
-    expect(requestFingerprint("POST", "/api/v1/manifest/abc/checkin", { status: "checked_in", present: 1 })).not.toBe(base)
+    expect(requestFingerprint("POST", "/api/v1/manifest/abc/checkin", { status: "checked_in", present: 1 })).not.toBe(
+      base
+    )
   })
 })
 
@@ -78,13 +104,23 @@ describe("check-in rule", () => {
   const live = { rowStatus: "CONFIRMED", participants: 3, current: null }
 
   it("sets, clears and detects no-ops", () => {
-    expect(decideCheckin(live, { status: "checked_in" })).toEqual(Either.right({ next: { status: "checked_in", present: null }, noop: false }))
-    expect(decideCheckin(live, { status: "checked_in", present: 3 })).toEqual(Either.right({ next: { status: "checked_in", present: 3 }, noop: false }))
-    expect(decideCheckin(live, { status: "no_show" })).toEqual(Either.right({ next: { status: "no_show", present: null }, noop: false }))
+    expect(decideCheckin(live, { status: "checked_in" })).toEqual(
+      Either.right({ next: { status: "checked_in", present: null }, noop: false })
+    )
+    expect(decideCheckin(live, { status: "checked_in", present: 3 })).toEqual(
+      Either.right({ next: { status: "checked_in", present: 3 }, noop: false })
+    )
+    expect(decideCheckin(live, { status: "no_show" })).toEqual(
+      Either.right({ next: { status: "no_show", present: null }, noop: false })
+    )
     expect(decideCheckin(live, { status: "clear" })).toEqual(Either.right({ next: null, noop: true }))
     const checked = { ...live, current: { status: "checked_in" as const, present: 2 } }
-    expect(decideCheckin(checked, { status: "checked_in", present: 2 })).toEqual(Either.right({ next: { status: "checked_in", present: 2 }, noop: true }))
-    expect(decideCheckin(checked, { status: "checked_in" })).toEqual(Either.right({ next: { status: "checked_in", present: null }, noop: false }))
+    expect(decideCheckin(checked, { status: "checked_in", present: 2 })).toEqual(
+      Either.right({ next: { status: "checked_in", present: 2 }, noop: true })
+    )
+    expect(decideCheckin(checked, { status: "checked_in" })).toEqual(
+      Either.right({ next: { status: "checked_in", present: null }, noop: false })
+    )
     expect(decideCheckin(checked, { status: "clear" })).toEqual(Either.right({ next: null, noop: false }))
   })
 

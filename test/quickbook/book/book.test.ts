@@ -10,15 +10,22 @@ import SwaggerParser from "@apidevtools/swagger-parser"
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect, Fiber, Layer } from "effect"
-import { CLERK_MESSAGES, invalidFieldMessage } from "../../../src/quickbook/errors.js"
-import { failedClerkMessage } from "../../../src/quickbook/book/rules.js"
-import { BookingSystemAccounts } from "../../../src/operators/BookingSystemAccounts.js"
 import { Mirror } from "../../../src/mirror/Mirror.js"
+import { BookingSystemAccounts } from "../../../src/operators/BookingSystemAccounts.js"
+import { failedClerkMessage } from "../../../src/quickbook/book/rules.js"
+import { CLERK_MESSAGES, invalidFieldMessage } from "../../../src/quickbook/errors.js"
+import { captivePortal } from "../../support/captivePortal.js"
 import { createKey } from "../../support/fixtures.js"
 import { call, get, type Reply } from "../../support/http.js"
-import { captivePortal } from "../../support/captivePortal.js"
 import { merchantFor, PartnerId, paymentsEnv } from "../../support/payments.js"
-import { BASE, customer, deskWorld, type DeskWorld, everyVerifiedPaymentSettled, expectReturnedOnce } from "../../support/quickbook.js"
+import {
+  BASE,
+  customer,
+  type DeskWorld,
+  deskWorld,
+  everyVerifiedPaymentSettled,
+  expectReturnedOnce
+} from "../../support/quickbook.js"
 import { withRoomInWindow } from "../../support/rateWindow.js"
 
 /** The server with both sandboxes, and the mirror refresh reading the Bókun sandbox (as its job does). */
@@ -42,7 +49,12 @@ const expectInvalid = (res: Reply, field: string, missing = false) =>
 
 const expectFailed = (res: Reply, reason: string, moneyReturned = true) => {
   expect(res.status, res.text).toBe(200)
-  expect(res.body).toEqual({ status: "failed", reason, moneyReturned, clerkMessage: failedClerkMessage(reason as any, moneyReturned, "en") })
+  expect(res.body).toEqual({
+    status: "failed",
+    reason,
+    moneyReturned,
+    clerkMessage: failedClerkMessage(reason as any, moneyReturned, "en")
+  })
 }
 
 /** A quoted (and paid) sale, booked: the answer must be confirmed. */
@@ -82,10 +94,13 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
       expect(pdf.headers.get("content-type")).toBe("application/pdf")
       expect(Buffer.from(yield* Effect.promise(() => pdf.arrayBuffer())).subarray(0, 5).toString()).toBe("%PDF-")
       // The guest's confirmation email, in Norwegian, through the outbox.
-      const outbox = yield* Effect.flatMap(SqlClient.SqlClient, (sql) =>
-        sql<{ dedupe_key: string; locale: string; subject: string; text_body: string }>`
+      const outbox = yield* Effect.flatMap(
+        SqlClient.SqlClient,
+        (sql) =>
+          sql<{ dedupe_key: string; locale: string; subject: string; text_body: string }>`
           SELECT dedupe_key, locale, subject, text_body FROM email_outbox WHERE ${customer.email} = ANY(to_addresses)
-            AND dedupe_key LIKE ${`quickbook:${q.reference}:%`}`.pipe(Effect.orDie))
+            AND dedupe_key LIKE ${`quickbook:${q.reference}:%`}`.pipe(Effect.orDie)
+      )
       expect(outbox.map((m) => [m.dedupe_key, m.locale])).toEqual([[`quickbook:${q.reference}:confirmed:guest`, "nb"]])
       expect(outbox[0]!.text_body).toContain(ticket.bookingCode)
       const sale = yield* s.sale(q.reference)
@@ -112,7 +127,9 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
       Effect.gen(function*() {
         const s = yield* deskWorld
         const sql = yield* SqlClient.SqlClient
-        if (way === "one checkout") yield* sql`UPDATE bokun_sandbox.products SET supports_holds = false WHERE id = ${s.pa.id}`
+        if (way === "one checkout") {
+          yield* sql`UPDATE bokun_sandbox.products SET supports_holds = false WHERE id = ${s.pa.id}`
+        }
         const q = yield* s.quote(2)
         if (way === "hold") yield* s.reserve(q.reference)
         const payment = yield* s.pay(q)
@@ -121,13 +138,19 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
         // The sandbox's record: what was paid, with our provider's payment as the transaction.
         const [booked] = yield* sql<{ paid_minor: number; payment_reference: string | null; status: string }>`
           SELECT paid_minor::int AS paid_minor, payment_reference, status FROM bokun_sandbox.bookings WHERE external_reference = ${q.reference}`
-        expect(booked).toEqual({ paid_minor: q.cartLine.totalMinor, payment_reference: payment.paymentId, status: "CONFIRMED" })
+        expect(booked).toEqual({
+          paid_minor: q.cartLine.totalMinor,
+          payment_reference: payment.paymentId,
+          status: "CONFIRMED"
+        })
         // The mirror refreshes; the manifest shows the desk sale as paid.
         yield* Effect.flatMap(Mirror, (m) => m.refresh({ kind: "manual", daysAhead: 2, accountId: s.a.accountId }))
         const key = yield* createKey({ by: s.w.alice, operators: [s.w.alpha], scopes: ["manifest:read"] })
         const manifest = yield* get(`/api/v1/manifest?date=${s.day}`, key.token)
         expect(manifest.status, manifest.text).toBe(200)
-        const rows = manifest.body.departures.flatMap((d: any) => d.bookings).filter((r: any) => r.reference === res.body.ticket.bookingCode)
+        const rows = manifest.body.departures.flatMap((d: any) => d.bookings).filter((r: any) =>
+          r.reference === res.body.ticket.bookingCode
+        )
         expect(rows.map((r: any) => r.payment_status)).toEqual(["PAID"])
         expect(yield* s.returned(payment.orderId)).toEqual({ refundOrders: 0, refunded: 0, voided: 0 })
       }))
@@ -153,7 +176,10 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
   it.effect("a tour that needs the guest's phone: the quote says requiresPhone; with the phone the sale books", () =>
     Effect.gen(function*() {
       const s = yield* deskWorld
-      yield* Effect.flatMap(SqlClient.SqlClient, (sql) => sql`UPDATE tours SET requires_phone = true WHERE id = ${s.tour}`.pipe(Effect.orDie))
+      yield* Effect.flatMap(
+        SqlClient.SqlClient,
+        (sql) => sql`UPDATE tours SET requires_phone = true WHERE id = ${s.tour}`.pipe(Effect.orDie)
+      )
       const q = yield* s.quote(1)
       expect((q.cartLine as unknown as { requiresPhone: boolean }).requiresPhone).toBe(true)
       const res = yield* s.book(q.reference, yield* s.pay(q), { phone: "+4791234567" })
@@ -165,7 +191,9 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
     Effect.gen(function*() {
       const s = yield* deskWorld
       const { payment, q } = yield* paidSale(s)
-      const answers = yield* Effect.all(Array.from({ length: 5 }, () => s.book(q.reference, payment)), { concurrency: 5 })
+      const answers = yield* Effect.all(Array.from({ length: 5 }, () => s.book(q.reference, payment)), {
+        concurrency: 5
+      })
       for (const res of answers) {
         expect(res.status, res.text).toBe(200)
         expect(res.body).toEqual(answers[0]!.body)
@@ -186,7 +214,11 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
       const dup = yield* s.book(q.reference, second)
       expectFailed(dup, "duplicate_payment")
       yield* expectReturnedOnce(s, second.orderId, q.cartLine.totalMinor)
-      expect(yield* s.paymentRow(second.paymentId)).toMatchObject({ state: "refunded", role: "duplicate", failure_reason: "duplicate_payment" })
+      expect(yield* s.paymentRow(second.paymentId)).toMatchObject({
+        state: "refunded",
+        role: "duplicate",
+        failure_reason: "duplicate_payment"
+      })
       expect(yield* s.sale(q.reference)).toMatchObject({ status: "confirmed", paid_by_payment_id: payment.paymentId })
       // Repeats of either payment: their stored answers; nothing moves again.
       expect((yield* s.book(q.reference, second)).body).toEqual(dup.body)
@@ -204,14 +236,24 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
       const second = yield* s.pay(q, { at: yesterday() })
       expectFailed(yield* s.book(q.reference, second), "duplicate_payment")
       expect(yield* s.returned(second.orderId)).toEqual({ refundOrders: 1, refunded: q.cartLine.totalMinor, voided: 0 })
-      expect(yield* s.paymentRow(second.paymentId)).toMatchObject({ refund_method: "refund", refund_state: "completed" })
+      expect(yield* s.paymentRow(second.paymentId)).toMatchObject({
+        refund_method: "refund",
+        refund_state: "completed"
+      })
     }))
 
   it.effect("payment_mismatch for amount, currency, reference, terminal and merchant: 409, nothing booked, nothing refunded, alerted once", () =>
     Effect.gen(function*() {
       const s = yield* deskWorld
       const sql = yield* SqlClient.SqlClient
-      const cases: Array<[string, (q: { reference: string; cartLine: { totalMinor: number; currency: string } }) => Effect.Effect<{ orderId: string; paymentId: string }>]> = [
+      const cases: Array<
+        [
+          string,
+          (
+            q: { reference: string; cartLine: { totalMinor: number; currency: string } }
+          ) => Effect.Effect<{ orderId: string; paymentId: string }>
+        ]
+      > = [
         ["amount", (q) => s.pay(q, { amountMinor: q.cartLine.totalMinor - 100 })],
         ["currency", (q) => s.pay(q, { currency: "EUR" })],
         ["reference", (q) => s.pay(q, { referenceId: "SVC-OTHERSALE00" })],
@@ -248,17 +290,39 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
       const s = yield* deskWorld
       const q = yield* s.quote(2)
       const unpaid = yield* s.surfboard.createPaidOrder({
-        merchantId: s.merchant.id, terminalId: s.deskCard, amountMinor: q.cartLine.totalMinor, currency: "NOK", referenceId: q.reference, pay: false
+        merchantId: s.merchant.id,
+        terminalId: s.deskCard,
+        amountMinor: q.cartLine.totalMinor,
+        currency: "NOK",
+        referenceId: q.reference,
+        pay: false
       })
       const paid = yield* s.surfboard.payOrder(unpaid.orderId)
       // Unknown order; a payment id the order does not have; the card not presented yet.
-      expectError(yield* s.book(q.reference, { orderId: "no-such-order", paymentId: paid.paymentId }), 422, "payment_not_found")
-      expectError(yield* s.book(q.reference, { orderId: unpaid.orderId, paymentId: "no-such-payment" }), 422, "payment_not_found")
+      expectError(
+        yield* s.book(q.reference, { orderId: "no-such-order", paymentId: paid.paymentId }),
+        422,
+        "payment_not_found"
+      )
+      expectError(
+        yield* s.book(q.reference, { orderId: unpaid.orderId, paymentId: "no-such-payment" }),
+        422,
+        "payment_not_found"
+      )
       const notYet = yield* s.surfboard.createPaidOrder({
-        merchantId: s.merchant.id, terminalId: s.deskCard, amountMinor: q.cartLine.totalMinor, currency: "NOK", referenceId: q.reference, pay: false
+        merchantId: s.merchant.id,
+        terminalId: s.deskCard,
+        amountMinor: q.cartLine.totalMinor,
+        currency: "NOK",
+        referenceId: q.reference,
+        pay: false
       })
       const declinedPay = yield* s.surfboard.payOrder(notYet.orderId, { declined: true })
-      expectError(yield* s.book(q.reference, { orderId: notYet.orderId, paymentId: declinedPay.paymentId }), 422, "payment_not_found")
+      expectError(
+        yield* s.book(q.reference, { orderId: notYet.orderId, paymentId: declinedPay.paymentId }),
+        422,
+        "payment_not_found"
+      )
       expect(yield* s.paymentRow(declinedPay.paymentId)).toBeUndefined()
       expect(yield* s.sale(q.reference)).toMatchObject({ status: "quoted", paid_by_payment_id: null })
       expect(yield* s.bokunBookings(q.reference)).toEqual([])
@@ -303,14 +367,26 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
       const payment = { orderId: "o-1", paymentId: "p-1" }
       expectInvalid(yield* s.book(q.reference, payment, { phone: "004791234567" }), "customer.phone")
       expectInvalid(yield* s.book(q.reference, payment, { phone: "+47 912 34 567" }), "customer.phone")
-      expectInvalid(yield* s.book(q.reference, payment, { customer: { firstName: "Kari", lastName: "Nordmann" } }), "customer.email", true)
-      expectInvalid(yield* s.book(q.reference, payment, { customer: { ...customer, email: "not-an-email" } }), "customer.email")
-      expectInvalid(yield* s.book(q.reference, payment, { customer: { ...customer, firstName: "" } }), "customer.firstName")
+      expectInvalid(
+        yield* s.book(q.reference, payment, { customer: { firstName: "Kari", lastName: "Nordmann" } }),
+        "customer.email",
+        true
+      )
+      expectInvalid(
+        yield* s.book(q.reference, payment, { customer: { ...customer, email: "not-an-email" } }),
+        "customer.email"
+      )
+      expectInvalid(
+        yield* s.book(q.reference, payment, { customer: { ...customer, firstName: "" } }),
+        "customer.firstName"
+      )
       expectInvalid(yield* s.book("SVC-bad", payment), "reference")
       expectInvalid(yield* s.book(q.reference, { orderId: "", paymentId: "p-1" }), "payment.orderId")
       expectInvalid(yield* s.book(q.reference, payment, { language: "de" as any }), "language")
       const wrongProvider = yield* call(`${BASE}/book`, {
-        method: "POST", key: s.key.token, headers: s.headers,
+        method: "POST",
+        key: s.key.token,
+        headers: s.headers,
         body: { reference: q.reference, payment: { provider: "stripe", ...payment }, customer }
       })
       expectInvalid(wrongProvider, "payment.provider")
@@ -334,21 +410,41 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
         const s = yield* deskWorld
         const q = yield* s.quote(o.count ?? 2)
         const arranged = yield* arrange(s, q)
-        const options = (arranged !== null && typeof arranged === "object" && !Array.isArray(arranged) ? arranged : {}) as {
-          holdRef?: string
-          phone?: string
-        }
+        const options =
+          (arranged !== null && typeof arranged === "object" && !Array.isArray(arranged) ? arranged : {}) as {
+            holdRef?: string
+            phone?: string
+          }
         const payment = yield* s.pay(q)
         const res = yield* s.book(q.reference, payment, options)
         expectFailed(res, reason)
         yield* expectReturnedOnce(s, payment.orderId, q.cartLine.totalMinor)
-        expect(yield* s.sale(q.reference)).toMatchObject({ status: "failed", failure_reason: reason, paid_by_payment_id: payment.paymentId })
+        expect(yield* s.sale(q.reference)).toMatchObject({
+          status: "failed",
+          failure_reason: reason,
+          paid_by_payment_id: payment.paymentId
+        })
         expect((yield* s.bokunBookings(q.reference)).filter((b) => b.status === "CONFIRMED")).toEqual([])
-        expect(yield* s.paymentRow(payment.paymentId)).toMatchObject({ state: "refunded", role: "sale", failure_reason: reason })
+        expect(yield* s.paymentRow(payment.paymentId)).toMatchObject({
+          state: "refunded",
+          role: "sale",
+          failure_reason: reason
+        })
         // The status read says why; the guest is emailed once that the money goes back.
-        expect((yield* get(`${BASE}/sales/${q.reference}`, s.key.token, s.headers)).body).toMatchObject({ status: "failed", reason, moneyReturned: true })
-        const mail = yield* Effect.flatMap(SqlClient.SqlClient, (sql) =>
-          sql<{ dedupe_key: string }>`SELECT dedupe_key FROM email_outbox WHERE dedupe_key LIKE ${`quickbook:${q.reference}:%`}`.pipe(Effect.orDie))
+        expect((yield* get(`${BASE}/sales/${q.reference}`, s.key.token, s.headers)).body).toMatchObject({
+          status: "failed",
+          reason,
+          moneyReturned: true
+        })
+        const mail = yield* Effect.flatMap(
+          SqlClient.SqlClient,
+          (sql) =>
+            sql<
+              { dedupe_key: string }
+            >`SELECT dedupe_key FROM email_outbox WHERE dedupe_key LIKE ${`quickbook:${q.reference}:%`}`.pipe(
+              Effect.orDie
+            )
+        )
         expect(mail.map((m) => m.dedupe_key)).toEqual([`quickbook:${q.reference}:failed:guest`])
         // The repeat: the same answer; nothing moves again.
         expect((yield* s.book(q.reference, payment, options)).body).toEqual(res.body)
@@ -359,11 +455,15 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
         yield* s.bokun.faults.reset
       }))
 
-  failsWith("sold_out", (s) => s.bokun.setDepartureCapacity({ productId: s.pa.id, startTimeId: s.startTimeId, date: s.day, capacity: 1 }))
+  failsWith(
+    "sold_out",
+    (s) => s.bokun.setDepartureCapacity({ productId: s.pa.id, startTimeId: s.startTimeId, date: s.day, capacity: 1 })
+  )
   failsWith("price_changed", (s, q) =>
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
-      yield* sql`UPDATE quickbook_sales SET valid_until = now() - interval '1 second' WHERE reference = ${q.reference}`.pipe(Effect.orDie)
+      yield* sql`UPDATE quickbook_sales SET valid_until = now() - interval '1 second' WHERE reference = ${q.reference}`
+        .pipe(Effect.orDie)
       const adult = s.pa.pricingCategories.find((c) => c.isDefault)!
       yield* s.bokun.setDayPrices({ rateId: s.pa.rates[0]!.id, dates: [s.day], prices: { [String(adult.id)]: 59900 } })
     }))
@@ -371,7 +471,8 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       yield* s.reserve(q.reference).pipe(Effect.orDie)
-      yield* sql`UPDATE quickbook_sales SET hold_expires_at = now() - interval '1 second' WHERE reference = ${q.reference}`.pipe(Effect.orDie)
+      yield* sql`UPDATE quickbook_sales SET hold_expires_at = now() - interval '1 second' WHERE reference = ${q.reference}`
+        .pipe(Effect.orDie)
       return { holdRef: q.reference }
     }))
   // A hold made, then the product stops allowing reservations: the booking system will not confirm it.
@@ -386,21 +487,33 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
   it.effect("a product that does not allow reservations is booked in one checkout, confirmed at once", () =>
     Effect.gen(function*() {
       const s = yield* deskWorld
-      yield* Effect.flatMap(SqlClient.SqlClient, (sql) =>
-        sql`UPDATE bokun_sandbox.products SET supports_holds = false WHERE id = ${s.pa.id}`.pipe(Effect.orDie))
+      yield* Effect.flatMap(
+        SqlClient.SqlClient,
+        (sql) => sql`UPDATE bokun_sandbox.products SET supports_holds = false WHERE id = ${s.pa.id}`.pipe(Effect.orDie)
+      )
       const q = yield* s.quote(2)
       const payment = yield* s.pay(q)
       const res = yield* s.book(q.reference, payment)
       expect(res.status, res.text).toBe(200)
       expect(res.body.status, res.text).toBe("confirmed")
-      expect(yield* s.bokunBookings(q.reference)).toEqual([{ confirmation_code: res.body.ticket.bookingCode, status: "CONFIRMED", phone: null }])
+      expect(yield* s.bokunBookings(q.reference)).toEqual([{
+        confirmation_code: res.body.ticket.bookingCode,
+        status: "CONFIRMED",
+        phone: null
+      }])
       expect(yield* s.seatsLeft).toBe(8)
       // A repeat books nothing more.
       expect((yield* s.book(q.reference, payment)).body).toEqual(res.body)
       expect((yield* s.bokunBookings(q.reference)).length).toBe(1)
     }))
-  failsWith("tour_not_sellable_here", (s) =>
-    Effect.flatMap(SqlClient.SqlClient, (sql) => sql`UPDATE tours SET status = 'draft' WHERE id = ${s.tour}`.pipe(Effect.orDie)))
+  failsWith(
+    "tour_not_sellable_here",
+    (s) =>
+      Effect.flatMap(
+        SqlClient.SqlClient,
+        (sql) => sql`UPDATE tours SET status = 'draft' WHERE id = ${s.tour}`.pipe(Effect.orDie)
+      )
+  )
   it.effect("phone_required is answered before the payment is touched: 422, nothing recorded or returned; the same payment books with the phone", () =>
     Effect.gen(function*() {
       const s = yield* deskWorld
@@ -422,7 +535,11 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
         // The clerk asks for the phone and sends the same payment again: booked, once, with the phone.
         const booked = yield* s.book(q.reference, payment, { phone: "+4791234567" })
         expect(booked.body.status, booked.text).toBe("confirmed")
-        expect(yield* s.bokunBookings(q.reference), when).toEqual([{ confirmation_code: booked.body.ticket.bookingCode, status: "CONFIRMED", phone: "+4791234567" }])
+        expect(yield* s.bokunBookings(q.reference), when).toEqual([{
+          confirmation_code: booked.body.ticket.bookingCode,
+          status: "CONFIRMED",
+          phone: "+4791234567"
+        }])
         expect(yield* s.returned(payment.orderId), when).toEqual({ refundOrders: 0, refunded: 0, voided: 0 })
         // A repeat without the phone answers what the payment did (the stored answer), not 422.
         expect((yield* s.book(q.reference, payment)).body, when).toEqual(booked.body)
@@ -455,8 +572,16 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
       // Both payments returned exactly once; the sale stays failed with its own reason; nothing booked.
       yield* expectReturnedOnce(s, first.orderId, q.cartLine.totalMinor)
       yield* expectReturnedOnce(s, second.orderId, q.cartLine.totalMinor)
-      expect(yield* s.sale(q.reference)).toMatchObject({ status: "failed", failure_reason: "sold_out", paid_by_payment_id: first.paymentId })
-      expect(yield* s.paymentRow(second.paymentId)).toMatchObject({ state: "refunded", role: "duplicate", failure_reason: "duplicate_payment" })
+      expect(yield* s.sale(q.reference)).toMatchObject({
+        status: "failed",
+        failure_reason: "sold_out",
+        paid_by_payment_id: first.paymentId
+      })
+      expect(yield* s.paymentRow(second.paymentId)).toMatchObject({
+        state: "refunded",
+        role: "duplicate",
+        failure_reason: "duplicate_payment"
+      })
       expect((yield* s.bokunBookings(q.reference)).filter((b) => b.status === "CONFIRMED")).toEqual([])
       // A new quote sells.
       const again = yield* s.quote(2)
@@ -478,7 +603,13 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
       yield* s.bokun.faults.set({ latencyMs, refuseBookings: refuse }, { vendorId: s.a.vendor.id })
       const running = yield* Effect.fork(s.book(q.reference, first))
       // The first payment is at the booking system now (its booking request arrived).
-      while ((yield* s.bokun.requests.count({ method: "POST", path: /^\/checkout\.json\//, accessKey: s.a.vendor.accessKey })) === 0) {
+      while (
+        (yield* s.bokun.requests.count({
+          method: "POST",
+          path: /^\/checkout\.json\//,
+          accessKey: s.a.vendor.accessKey
+        })) === 0
+      ) {
         yield* Effect.sleep("20 millis")
       }
       const saleWhenSent = (yield* s.sale(q.reference)).status
@@ -499,14 +630,18 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
         expect(r.res.body, at).toMatchObject({ status: "failed", reason: "provider_refused" })
         expect(r.dup.status, r.dup.text).toBe(200)
         expect(r.dup.body, at).toMatchObject({ status: "failed", reason: "duplicate_payment" })
-        expect(r.dup.body.clerkMessage, at).toBe(failedClerkMessage("duplicate_payment", r.dup.body.moneyReturned, "en", "sale_failed"))
+        expect(r.dup.body.clerkMessage, at).toBe(
+          failedClerkMessage("duplicate_payment", r.dup.body.moneyReturned, "en", "sale_failed")
+        )
         expect(r.dup.body.clerkMessage, at).not.toContain("stands")
         // Both payments went back exactly once (the sandbox's record); nothing booked.
         yield* expectReturnedOnce(s, r.first.orderId, r.q.cartLine.totalMinor)
         yield* expectReturnedOnce(s, r.second.orderId, r.q.cartLine.totalMinor)
         expect((yield* s.bokunBookings(r.q.reference)).filter((b) => b.status === "CONFIRMED"), at).toEqual([])
         // A repeat of the duplicate says the same.
-        expect((yield* s.book(r.q.reference, r.second)).body.clerkMessage, at).toBe(failedClerkMessage("duplicate_payment", true, "en", "sale_failed"))
+        expect((yield* s.book(r.q.reference, r.second)).body.clerkMessage, at).toBe(
+          failedClerkMessage("duplicate_payment", true, "en", "sale_failed")
+        )
       }
     }))
 
@@ -546,7 +681,10 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
       expect(res.body.status).toBe("confirmed")
       expect((yield* s.book(right.reference, payment)).body).toEqual(res.body)
       expect(yield* s.paymentRow(payment.paymentId)).toMatchObject({ state: "confirmed", role: "sale" })
-      expect(yield* s.sale(right.reference)).toMatchObject({ status: "confirmed", paid_by_payment_id: payment.paymentId })
+      expect(yield* s.sale(right.reference)).toMatchObject({
+        status: "confirmed",
+        paid_by_payment_id: payment.paymentId
+      })
       expect(yield* s.sale(wrong.reference)).toMatchObject({ status: "quoted", paid_by_payment_id: null })
       expect((yield* s.bokunBookings(right.reference)).map((b) => b.status)).toEqual(["CONFIRMED"])
       expect(yield* s.bokunBookings(wrong.reference)).toEqual([])
@@ -575,7 +713,12 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
     Effect.gen(function*() {
       const s = yield* deskWorld
       const q = yield* s.quote(2)
-      const made = yield* s.surfboard.createPaidOrder({ merchantId: s.merchant.id, terminalId: s.deskCard, amountMinor: q.cartLine.totalMinor, currency: "NOK" })
+      const made = yield* s.surfboard.createPaidOrder({
+        merchantId: s.merchant.id,
+        terminalId: s.deskCard,
+        amountMinor: q.cartLine.totalMinor,
+        currency: "NOK"
+      })
       const payment = { orderId: made.orderId, paymentId: made.paymentId! }
       for (let i = 0; i < 2; i++) {
         const res = yield* s.book(q.reference, payment)
@@ -604,7 +747,11 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
       expect(yield* s.bokunBookings(q.reference)).toEqual([])
       expect(yield* s.returned(payment.orderId)).toEqual({ refundOrders: 0, refunded: 0, voided: 0 })
       // An order no merchant of ours has is still not found.
-      expectError(yield* s.book(q.reference, { orderId: "no-such-order", paymentId: "no-such-payment" }), 422, "payment_not_found")
+      expectError(
+        yield* s.book(q.reference, { orderId: "no-such-order", paymentId: "no-such-payment" }),
+        422,
+        "payment_not_found"
+      )
     }))
 
   it.effect("the provider's answer cannot be read: 500 (a defect, alerted), not 503 provider_unavailable; nothing recorded; the same payment books once it reads", () =>
@@ -615,7 +762,10 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
       const portal = yield* captivePortal
       yield* sql`UPDATE operator_payment_accounts SET base_url = ${portal.baseUrl}, api_key = 'k', api_secret = 's' WHERE operator_id = ${s.w.alpha}`
       const res = yield* s.book(q.reference, payment).pipe(
-        Effect.ensuring(sql`UPDATE operator_payment_accounts SET base_url = NULL, api_key = NULL, api_secret = NULL WHERE operator_id = ${s.w.alpha}`.pipe(Effect.orDie))
+        Effect.ensuring(
+          sql`UPDATE operator_payment_accounts SET base_url = NULL, api_key = NULL, api_secret = NULL WHERE operator_id = ${s.w.alpha}`
+            .pipe(Effect.orDie)
+        )
       )
       expect(res.status, res.text).toBe(500)
       expect(res.body.error.code).toBe("internal")
@@ -625,8 +775,10 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
       const ok = yield* s.book(q.reference, payment)
       expect(ok.body.status, ok.text).toBe("confirmed")
     })))
-  failsWith("phone_rejected", (s) =>
-    Effect.as(s.bokun.faults.set({ rejectPhone: true }, { vendorId: s.a.vendor.id }), { phone: "+4791234567" }))
+  failsWith(
+    "phone_rejected",
+    (s) => Effect.as(s.bokun.faults.set({ rejectPhone: true }, { vendorId: s.a.vendor.id }), { phone: "+4791234567" })
+  )
   failsWith("provider_refused", (s) => s.bokun.faults.set({ refuseBookings: true }, { vendorId: s.a.vendor.id }))
 
   it.effect("phone required and given: booked with the phone", () =>
@@ -654,7 +806,10 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
       const s = yield* deskWorld
       const q = yield* s.quote(1)
       yield* withRoomInWindow(20)
-      for (let i = 0; i < 60; i++) expect((yield* call(`${BASE}/book`, { method: "POST", key: s.key.token, headers: s.headers, body: {} })).status).toBe(400)
+      for (let i = 0; i < 60; i++) {
+        expect((yield* call(`${BASE}/book`, { method: "POST", key: s.key.token, headers: s.headers, body: {} })).status)
+          .toBe(400)
+      }
       expectError(yield* s.book(q.reference, { orderId: "o", paymentId: "p" }), 429, "rate_limited")
       // Writes are untouched.
       yield* s.quote(1)
@@ -665,7 +820,20 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
       const doc = (yield* get(`${BASE}/openapi.json`)).body
       yield* Effect.promise(() => SwaggerParser.validate(structuredClone(doc)))
       const op = doc.paths[`${BASE}/book`].post
-      expect(Object.keys(op.responses).sort()).toEqual(["200", "400", "401", "403", "404", "409", "413", "415", "422", "429", "500", "503"])
+      expect(Object.keys(op.responses).sort()).toEqual([
+        "200",
+        "400",
+        "401",
+        "403",
+        "404",
+        "409",
+        "413",
+        "415",
+        "422",
+        "429",
+        "500",
+        "503"
+      ])
       expect(op.responses["409"].description).toContain("payment_mismatch")
       expect(op.responses["415"].description).toContain("application/json")
       expect(op.responses["422"].description).toContain("payment_not_found")
@@ -673,7 +841,13 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
       const schemas = doc.components.schemas
       expect(schemas.BookFailed.properties.reason.enum).toContain("phone_rejected")
       expect(schemas.BookFailed.required.sort()).toEqual(["clerkMessage", "moneyReturned", "reason", "status"])
-      expect(Object.keys(schemas.Ticket.properties).sort()).toEqual(["bookingCode", "lines32", "lines48", "pdfUrl", "qrPayload"])
+      expect(Object.keys(schemas.Ticket.properties).sort()).toEqual([
+        "bookingCode",
+        "lines32",
+        "lines48",
+        "pdfUrl",
+        "qrPayload"
+      ])
     }))
 
   it.effect("every verified payment of this file ended confirmed or refunded (each refunded one returned exactly once)", () =>

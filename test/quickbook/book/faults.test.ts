@@ -10,32 +10,56 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { ConfigProvider, Context, Effect, Fiber, Layer } from "effect"
+import { QuickbookBookRecovery } from "../../../src/quickbook/book/QuickbookBookRecovery.js"
 import { failedClerkMessage } from "../../../src/quickbook/book/rules.js"
 import { CLERK_MESSAGE_VARIANTS, CLERK_MESSAGES } from "../../../src/quickbook/errors.js"
-import { QuickbookBookRecovery } from "../../../src/quickbook/book/QuickbookBookRecovery.js"
 import { QuickbookKeys } from "../../../src/quickbook/terminals/QuickbookKeys.js"
+import { captivePortal } from "../../support/captivePortal.js"
 import type { Reply } from "../../support/http.js"
 import { paymentsEnv, ServerSettings } from "../../support/payments.js"
-import { BASE, customer, deskWorld, type DeskWorld, everyVerifiedPaymentSettled, expectReturnedOnce, expireLeases } from "../../support/quickbook.js"
-import { captivePortal } from "../../support/captivePortal.js"
+import {
+  BASE,
+  customer,
+  type DeskWorld,
+  deskWorld,
+  everyVerifiedPaymentSettled,
+  expectReturnedOnce,
+  expireLeases
+} from "../../support/quickbook.js"
 import { serverOn, TestServer } from "../../support/server.js"
 
 /** The service's QuickbookBookRecovery (the recovery job's work) with the server's settings. */
-const BookLive = Layer.unwrapEffect(Effect.map(ServerSettings, ({ env }) =>
-  QuickbookBookRecovery.Default.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))))))
+const BookLive = Layer.unwrapEffect(
+  Effect.map(ServerSettings, ({ env }) =>
+    QuickbookBookRecovery.Default.pipe(
+      Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env)))))
+    ))
+)
 
 const env = Layer.mergeAll(BookLive, QuickbookKeys.Default).pipe(
-  Layer.provideMerge(paymentsEnv(Effect.succeed({ TOUR_AVAILABILITY_TIMEOUT_MS: "1500", QUICKBOOK_BOOK_WAIT_MS: "1500" })))
+  Layer.provideMerge(
+    paymentsEnv(Effect.succeed({ TOUR_AVAILABILITY_TIMEOUT_MS: "1500", QUICKBOOK_BOOK_WAIT_MS: "1500" }))
+  )
 )
 
 const recover = Effect.flatMap(QuickbookBookRecovery, (r) => r.recover())
 
 const expectFailed = (res: Reply, reason: string, moneyReturned: boolean) => {
   expect(res.status, res.text).toBe(200)
-  expect(res.body).toEqual({ status: "failed", reason, moneyReturned, clerkMessage: failedClerkMessage(reason as any, moneyReturned, "en") })
+  expect(res.body).toEqual({
+    status: "failed",
+    reason,
+    moneyReturned,
+    clerkMessage: failedClerkMessage(reason as any, moneyReturned, "en")
+  })
 }
 
-const expectError = (res: Reply, status: number, code: string, clerkMessage: string = (CLERK_MESSAGES as any)[code].en) => {
+const expectError = (
+  res: Reply,
+  status: number,
+  code: string,
+  clerkMessage: string = (CLERK_MESSAGES as any)[code].en
+) => {
   expect(res.status, res.text).toBe(status)
   expect(res.body.error).toMatchObject({ code, clerkMessage })
 }
@@ -57,8 +81,14 @@ const paidSale = (s: DeskWorld) =>
   })
 
 const salesRow = (reference: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    Effect.map(sql<{ status: string }>`SELECT status FROM quickbook_sales WHERE reference = ${reference}`.pipe(Effect.orDie), (r) => r[0]!.status))
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      Effect.map(
+        sql<{ status: string }>`SELECT status FROM quickbook_sales WHERE reference = ${reference}`.pipe(Effect.orDie),
+        (r) => r[0]!.status
+      )
+  )
 
 layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /book faults", (it) => {
   it.effect("the payment provider does not answer while verifying: 503, nothing stored; the same call books once it answers", () =>
@@ -91,9 +121,17 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
       yield* s.bokun.requests.clear
       yield* s.bokun.faults.set({ down: true }, { vendorId: s.a.vendor.id })
       // (Switched off, not reset: a reset empties the request log.)
-      const res = yield* s.book(q.reference, payment).pipe(Effect.ensuring(s.bokun.faults.set({ down: false }, { vendorId: s.a.vendor.id })))
+      const res = yield* s.book(q.reference, payment).pipe(
+        Effect.ensuring(s.bokun.faults.set({ down: false }, { vendorId: s.a.vendor.id }))
+      )
       expectFailed(res, "provider_unavailable", true)
-      expect(yield* s.bokun.requests.count({ method: "POST", path: "/checkout.json/submit", accessKey: s.a.vendor.accessKey })).toBe(3)
+      expect(
+        yield* s.bokun.requests.count({
+          method: "POST",
+          path: "/checkout.json/submit",
+          accessKey: s.a.vendor.accessKey
+        })
+      ).toBe(3)
       yield* expectReturnedOnce(s, payment.orderId, q.cartLine.totalMinor)
       expect(yield* s.bokunBookings(q.reference)).toEqual([])
       expect(yield* s.sale(q.reference)).toMatchObject({ status: "failed", failure_reason: "provider_unavailable" })
@@ -105,7 +143,9 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
       const { payment, q } = yield* paidSale(s)
       yield* s.bokun.faults.set({ refuseBookings: true }, { vendorId: s.a.vendor.id })
       yield* s.surfboard.faults.set({ loseAnswer: "drop" }, { merchantId: s.merchant.id })
-      const res = yield* s.book(q.reference, payment).pipe(Effect.ensuring(Effect.zip(s.surfboard.faults.reset, s.bokun.faults.reset)))
+      const res = yield* s.book(q.reference, payment).pipe(
+        Effect.ensuring(Effect.zip(s.surfboard.faults.reset, s.bokun.faults.reset))
+      )
       expectFailed(res, "provider_refused", false)
       expect(res.body.clerkMessage).toContain("on its way back")
       expect(yield* s.paymentRow(payment.paymentId)).toMatchObject({ state: "refunding", refund_attempts: 1 })
@@ -140,7 +180,13 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
       expect(gaveUp).toBe(true)
       // It reads the sale's status. GET /sales/{reference} is not in this worktree yet (built
       // separately), so the status is read from the database: the sale is being booked.
-      while ((yield* s.bokun.requests.count({ method: "POST", path: "/checkout.json/submit", accessKey: s.a.vendor.accessKey })) === 0) {
+      while (
+        (yield* s.bokun.requests.count({
+          method: "POST",
+          path: "/checkout.json/submit",
+          accessKey: s.a.vendor.accessKey
+        })) === 0
+      ) {
         yield* Effect.sleep("50 millis")
       }
       expect(yield* salesRow(q.reference)).toBe("booking")
@@ -164,7 +210,13 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
       yield* s.bokun.requests.clear
       yield* s.bokun.faults.set({ hang: true }, { vendorId: s.a.vendor.id })
       const running = yield* Effect.fork(s.book(q.reference, payment))
-      while ((yield* s.bokun.requests.count({ method: "POST", path: "/checkout.json/submit", accessKey: s.a.vendor.accessKey })) === 0) {
+      while (
+        (yield* s.bokun.requests.count({
+          method: "POST",
+          path: "/checkout.json/submit",
+          accessKey: s.a.vendor.accessKey
+        })) === 0
+      ) {
         yield* Effect.sleep("20 millis")
       }
       // The duplicate waits QUICKBOOK_BOOK_WAIT_MS (1.5 s here) for the first payment, which still hangs.
@@ -193,7 +245,12 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
     }))
 
   describe("a crash between side effects (a server with CRASH_AT), then the recovery job", () => {
-    const crashingBook = (s: DeskWorld, step: string, reference: string, payment: { orderId: string; paymentId: string }) =>
+    const crashingBook = (
+      s: DeskWorld,
+      step: string,
+      reference: string,
+      payment: { orderId: string; paymentId: string }
+    ) =>
       Effect.scoped(Effect.gen(function*() {
         const settings = yield* ServerSettings
         const ctx = yield* Layer.build(serverOn(settings.databaseUrl, { ...settings.env, CRASH_AT: step }))
@@ -213,7 +270,10 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
         expect(yield* recover).toMatchObject({ found: 1, confirmed: 1 })
         const bookings = yield* s.bokunBookings(q.reference)
         expect(bookings.map((b) => b.status)).toEqual(["CONFIRMED"])
-        expect(yield* s.sale(q.reference)).toMatchObject({ status: "confirmed", booking_code: bookings[0]!.confirmation_code })
+        expect(yield* s.sale(q.reference)).toMatchObject({
+          status: "confirmed",
+          booking_code: bookings[0]!.confirmation_code
+        })
         const res = yield* s.book(q.reference, payment)
         expect(res.body.status).toBe("confirmed")
         expect(res.body.ticket.bookingCode).toBe(bookings[0]!.confirmation_code)
@@ -232,7 +292,10 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
         expect(yield* recover).toMatchObject({ found: 1, confirmed: 1 })
         expect(yield* s.bokunBookings(q.reference)).toEqual(before)
         expect(yield* s.seatsLeft).toBe(8)
-        expect(yield* s.sale(q.reference)).toMatchObject({ status: "confirmed", booking_code: before[0]!.confirmation_code })
+        expect(yield* s.sale(q.reference)).toMatchObject({
+          status: "confirmed",
+          booking_code: before[0]!.confirmation_code
+        })
         expect((yield* s.book(q.reference, payment)).body.ticket.bookingCode).toBe(before[0]!.confirmation_code)
         expect(yield* s.returned(payment.orderId)).toEqual({ refundOrders: 0, refunded: 0, voided: 0 })
       }))
@@ -242,9 +305,15 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
         const s = yield* deskWorld
         const { payment, q } = yield* paidSale(s)
         yield* s.bokun.faults.set({ refuseBookings: true }, { vendorId: s.a.vendor.id })
-        const crashed = yield* crashingBook(s, "quickbook.book.after_failed", q.reference, payment).pipe(Effect.ensuring(s.bokun.faults.reset))
+        const crashed = yield* crashingBook(s, "quickbook.book.after_failed", q.reference, payment).pipe(
+          Effect.ensuring(s.bokun.faults.reset)
+        )
         expect(crashed.status).toBe(500)
-        expect(yield* s.paymentRow(payment.paymentId)).toMatchObject({ state: "refunding", refund_state: "requested", refund_attempts: 0 })
+        expect(yield* s.paymentRow(payment.paymentId)).toMatchObject({
+          state: "refunding",
+          refund_state: "requested",
+          refund_attempts: 0
+        })
         expect(yield* s.returned(payment.orderId)).toEqual({ refundOrders: 0, refunded: 0, voided: 0 })
         expectFailed(yield* s.book(q.reference, payment), "provider_refused", false)
         yield* expireLeases
@@ -264,8 +333,14 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
         yield* expireLeases
         expect(yield* recover).toMatchObject({ found: 1, refunded: 1 })
         yield* expectReturnedOnce(s, payment.orderId, q.cartLine.totalMinor)
-        expect(yield* s.sale(q.reference)).toMatchObject({ status: "failed", failure_reason: "terminal_not_registered" })
-        expect(yield* s.paymentRow(payment.paymentId)).toMatchObject({ state: "refunded", failure_reason: "terminal_not_registered" })
+        expect(yield* s.sale(q.reference)).toMatchObject({
+          status: "failed",
+          failure_reason: "terminal_not_registered"
+        })
+        expect(yield* s.paymentRow(payment.paymentId)).toMatchObject({
+          state: "refunded",
+          failure_reason: "terminal_not_registered"
+        })
         expect(yield* s.bokunBookings(q.reference)).toEqual([])
         // The desk itself is refused now, before anything.
         expectError(yield* s.book(q.reference, payment), 403, "terminal_not_registered")
@@ -277,7 +352,12 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
         const { payment, q } = yield* paidSale(s)
         expect((yield* crashingBook(s, "quickbook.book.after_claim", q.reference, payment)).status).toBe(500)
         // Still being processed (by the crashed call's lease): not "the booking system is not answering".
-        expectError(yield* s.book(q.reference, payment), 503, "provider_unavailable", CLERK_MESSAGE_VARIANTS.still_processing.en)
+        expectError(
+          yield* s.book(q.reference, payment),
+          503,
+          "provider_unavailable",
+          CLERK_MESSAGE_VARIANTS.still_processing.en
+        )
         yield* expireLeases
         const res = yield* s.book(q.reference, payment)
         expect(res.body.status, res.text).toBe("confirmed")
@@ -292,11 +372,17 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
         const s = yield* deskWorld
         const sql = yield* SqlClient.SqlClient
         const { payment, q } = yield* paidSale(s)
-        const [{ base_url }] = (yield* sql<{ base_url: string }>`SELECT base_url FROM booking_system_accounts WHERE id = ${s.a.accountId}`) as [{ base_url: string }]
+        const [{ base_url }] = (yield* sql<
+          { base_url: string }
+        >`SELECT base_url FROM booking_system_accounts WHERE id = ${s.a.accountId}`) as [{ base_url: string }]
         const portal = yield* captivePortal
         yield* sql`UPDATE booking_system_accounts SET base_url = ${portal.baseUrl} WHERE id = ${s.a.accountId}`
         const res = yield* s.book(q.reference, payment).pipe(
-          Effect.ensuring(sql`UPDATE booking_system_accounts SET base_url = ${base_url} WHERE id = ${s.a.accountId}`.pipe(Effect.orDie))
+          Effect.ensuring(
+            sql`UPDATE booking_system_accounts SET base_url = ${base_url} WHERE id = ${s.a.accountId}`.pipe(
+              Effect.orDie
+            )
+          )
         )
         expect(res.status, res.text).toBe(500)
         expect(portal.hits()).toBeGreaterThan(0)
@@ -319,19 +405,31 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
         yield* s.bokun.faults.set({ refuseBookings: true }, { vendorId: s.a.vendor.id })
         const settings = yield* ServerSettings
         const crashed = yield* Effect.scoped(Effect.gen(function*() {
-          const ctx = yield* Layer.build(serverOn(settings.databaseUrl, { ...settings.env, CRASH_AT: "quickbook.book.after_failed" }))
+          const ctx = yield* Layer.build(
+            serverOn(settings.databaseUrl, { ...settings.env, CRASH_AT: "quickbook.book.after_failed" })
+          )
           return yield* s.book(q.reference, payment, { baseUrl: Context.get(ctx, TestServer).baseUrl })
         })).pipe(Effect.ensuring(s.bokun.faults.reset))
         expect(crashed.status).toBe(500)
-        expect(yield* s.paymentRow(payment.paymentId)).toMatchObject({ state: "refunding", refund_state: "requested", alerted_at: null })
+        expect(yield* s.paymentRow(payment.paymentId)).toMatchObject({
+          state: "refunding",
+          refund_state: "requested",
+          alerted_at: null
+        })
         const portal = yield* captivePortal
         yield* sql`UPDATE operator_payment_accounts SET base_url = ${portal.baseUrl}, api_key = 'k', api_secret = 's' WHERE operator_id = ${s.w.alpha}`
         yield* expireLeases
         yield* recover.pipe(
-          Effect.ensuring(sql`UPDATE operator_payment_accounts SET base_url = NULL, api_key = NULL, api_secret = NULL WHERE operator_id = ${s.w.alpha}`.pipe(Effect.orDie))
+          Effect.ensuring(
+            sql`UPDATE operator_payment_accounts SET base_url = NULL, api_key = NULL, api_secret = NULL WHERE operator_id = ${s.w.alpha}`
+              .pipe(Effect.orDie)
+          )
         )
         expect(portal.hits()).toBeGreaterThan(0)
-        expect(yield* s.paymentRow(payment.paymentId)).toMatchObject({ state: "refunding", alerted_at: expect.any(Date) })
+        expect(yield* s.paymentRow(payment.paymentId)).toMatchObject({
+          state: "refunding",
+          alerted_at: expect.any(Date)
+        })
         expect(yield* s.returned(payment.orderId)).toEqual({ refundOrders: 0, refunded: 0, voided: 0 })
         yield* expireLeases
         expect(yield* recover).toMatchObject({ refunded: 1 })
@@ -343,8 +441,12 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
   describe("a payment that does not match its sale is never left in limbo", () => {
     /** The mismatch as if recorded long ago (past QUICKBOOK_MISMATCH_RETURN_AFTER_SECONDS, an hour by default). */
     const ageMismatch = (paymentId: string) =>
-      Effect.flatMap(SqlClient.SqlClient, (sql) =>
-        sql`UPDATE quickbook_payments SET updated_at = now() - interval '2 hours' WHERE payment_id = ${paymentId}`.pipe(Effect.orDie))
+      Effect.flatMap(
+        SqlClient.SqlClient,
+        (sql) =>
+          sql`UPDATE quickbook_payments SET updated_at = now() - interval '2 hours' WHERE payment_id = ${paymentId}`
+            .pipe(Effect.orDie)
+      )
 
     it.effect("sent for the wrong sale and never sent again: kept for an hour, then the job returns it once (alerted); the sale it named stays unbooked", () =>
       Effect.gen(function*() {
@@ -357,12 +459,20 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
         const early = yield* recover
         expect(yield* s.returned(payment.orderId)).toEqual({ refundOrders: 0, refunded: 0, voided: 0 })
         // Never sent again; the sale it was paid for expires.
-        yield* Effect.flatMap(SqlClient.SqlClient, (sql) =>
-          sql`UPDATE quickbook_sales SET status = 'expired', valid_until = now() - interval '1 hour' WHERE reference = ${right.reference}`.pipe(Effect.orDie))
+        yield* Effect.flatMap(
+          SqlClient.SqlClient,
+          (sql) =>
+            sql`UPDATE quickbook_sales SET status = 'expired', valid_until = now() - interval '1 hour' WHERE reference = ${right.reference}`
+              .pipe(Effect.orDie)
+        )
         yield* ageMismatch(payment.paymentId)
         const late = yield* recover
         yield* expectReturnedOnce(s, payment.orderId, right.cartLine.totalMinor)
-        expect(yield* s.paymentRow(payment.paymentId)).toMatchObject({ state: "refunded", role: "stray", failure_reason: "payment_mismatch" })
+        expect(yield* s.paymentRow(payment.paymentId)).toMatchObject({
+          state: "refunded",
+          role: "stray",
+          failure_reason: "payment_mismatch"
+        })
         expect([early.strays, late.strays]).toEqual([0, 1])
         // The clerk's repeat now hears that the payment was returned; nothing moves again.
         const again = yield* s.book(wrong.reference, payment)
@@ -411,7 +521,10 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
           yield* ageMismatch(payment.paymentId)
           yield* s.surfboard.faults.set({ latencyMs: 150 }, { merchantId: s.merchant.id })
           // The job starts at a different moment of the clerk's call each round (before, during, after its verification).
-          const [booked] = yield* Effect.all([s.book(right.reference, payment), Effect.delay(recover, `${i * 100} millis`)], { concurrency: 2 }).pipe(
+          const [booked] = yield* Effect.all([
+            s.book(right.reference, payment),
+            Effect.delay(recover, `${i * 100} millis`)
+          ], { concurrency: 2 }).pipe(
             Effect.ensuring(s.surfboard.faults.reset)
           )
           yield* expireLeases
@@ -438,7 +551,10 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook POST /boo
         expectError(yield* s.book(q.reference, foreign), 409, "payment_mismatch")
         yield* ageMismatch(foreign.paymentId)
         yield* recover
-        expect(yield* s.paymentRow(foreign.paymentId)).toMatchObject({ state: "mismatch", alerted_at: expect.any(Date) })
+        expect(yield* s.paymentRow(foreign.paymentId)).toMatchObject({
+          state: "mismatch",
+          alerted_at: expect.any(Date)
+        })
         expect(yield* s.returned(foreign.orderId)).toEqual({ refundOrders: 0, refunded: 0, voided: 0 })
       }))
   })

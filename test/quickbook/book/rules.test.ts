@@ -1,5 +1,7 @@
 /** POST /book rules on their own: payment verification, refusal mapping, live price, phone, messages, and the ticket's lines. */
 import { describe, expect, it } from "@effect/vitest"
+import type { OrderStatus } from "../../../src/ports/PaymentProvider.js"
+import { endpointBudgets } from "../../../src/quickbook/auth.js"
 import {
   duplicateVariant,
   failedClerkMessage,
@@ -11,8 +13,6 @@ import {
   saleSettled,
   verifyPayment
 } from "../../../src/quickbook/book/rules.js"
-import { endpointBudgets } from "../../../src/quickbook/auth.js"
-import type { OrderStatus } from "../../../src/ports/PaymentProvider.js"
 
 const paidAt = new Date("2026-11-21T10:00:00Z")
 const order = (o: Partial<OrderStatus> = {}): OrderStatus => ({
@@ -35,19 +35,32 @@ const order = (o: Partial<OrderStatus> = {}): OrderStatus => ({
   transactions: [],
   ...o
 })
-const expected = { amountMinor: 99800, currency: "NOK", merchantId: "m1", reference: "SVC-ABCDE12345", terminalId: "t1" }
+const expected = {
+  amountMinor: 99800,
+  currency: "NOK",
+  merchantId: "m1",
+  reference: "SVC-ABCDE12345",
+  terminalId: "t1"
+}
 const now = new Date("2026-11-21T10:05:00Z")
 
 describe("verifyPayment", () => {
   it("verified when every field is the sale's", () => {
     expect(verifyPayment(order(), "p1", expected, now)).toEqual({
-      _tag: "Verified", amountMinor: 99800, currency: "NOK", merchantId: "m1", terminalId: "t1", paidAt
+      _tag: "Verified",
+      amountMinor: 99800,
+      currency: "NOK",
+      merchantId: "m1",
+      terminalId: "t1",
+      paidAt
     })
   })
 
   it("not found: another payment id, a payment not completed, a voided order, a return order", () => {
     expect(verifyPayment(order(), "p2", expected, now)._tag).toBe("NotFound")
-    const failed = order({ payments: [{ paymentId: "p1", status: "failed", method: "CARD", amountMinor: 99800, failureReason: "declined" }] })
+    const failed = order({
+      payments: [{ paymentId: "p1", status: "failed", method: "CARD", amountMinor: 99800, failureReason: "declined" }]
+    })
     expect(verifyPayment(failed, "p1", expected, now)._tag).toBe("NotFound")
     expect(verifyPayment(order({ voided: true, paid: false }), "p1", expected, now)._tag).toBe("NotFound")
     expect(verifyPayment(order({ type: "return" }), "p1", expected, now)._tag).toBe("NotFound")
@@ -74,7 +87,9 @@ describe("book rules", () => {
     expect(failureOfRejection("hold_expired")).toBe("hold_expired")
     expect(failureOfRejection("hold_not_supported")).toBe("hold_not_supported")
     expect(failureOfRejection("invalid_phone")).toBe("phone_rejected")
-    for (const other of ["not_allowed", "invalid", "not_found", "unauthorized"]) expect(failureOfRejection(other)).toBe("provider_refused")
+    for (const other of ["not_allowed", "invalid", "not_found", "unauthorized"]) {
+      expect(failureOfRejection(other)).toBe("provider_refused")
+    }
   })
 
   it("live total at the departure's prices; undefined when a guest type has no price", () => {
@@ -99,7 +114,9 @@ describe("book rules", () => {
       "Not enough seats left on this departure. The payment has been returned to the card."
     )
     expect(failedClerkMessage("sold_out", false, "nb")).toContain("på vei tilbake")
-    expect(failedClerkMessage("duplicate_payment", true, "en")).toMatch(/^This sale was already paid with another payment/)
+    expect(failedClerkMessage("duplicate_payment", true, "en")).toMatch(
+      /^This sale was already paid with another payment/
+    )
   })
 
   it("a duplicate's lead follows its sale: stands only once confirmed, make a new quote once failed, still being booked otherwise", () => {
@@ -109,7 +126,9 @@ describe("book rules", () => {
     expect(saleSettled("confirmed") && saleSettled("failed")).toBe(true)
     expect(saleSettled("booking")).toBe(false)
     for (const lang of ["en", "nb"] as const) {
-      expect(failedClerkMessage("duplicate_payment", false, lang, "sale_booking")).not.toBe(failedClerkMessage("duplicate_payment", false, lang))
+      expect(failedClerkMessage("duplicate_payment", false, lang, "sale_booking")).not.toBe(
+        failedClerkMessage("duplicate_payment", false, lang)
+      )
     }
     expect(failedClerkMessage("duplicate_payment", false, "en", "sale_booking")).not.toContain("stands")
   })

@@ -10,8 +10,8 @@ import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import { CLERK_MESSAGES, invalidFieldMessage } from "../../../src/quickbook/errors.js"
-import { BokunSandbox } from "../../../src/sandbox/bokun/index.js"
 import { QuickbookKeys } from "../../../src/quickbook/terminals/QuickbookKeys.js"
+import { BokunSandbox } from "../../../src/sandbox/bokun/index.js"
 import { call, get, type Reply } from "../../support/http.js"
 import { paymentsEnv } from "../../support/payments.js"
 import { BASE, sellingDesk } from "../../support/quickbook.js"
@@ -26,7 +26,15 @@ const expectError = (res: Reply, status: number, code: string, clerkMessage = (C
 const world = Effect.gen(function*() {
   const { w, a, merchant, own, terminal, key, headers, day, quote, seatsLeft } = yield* sellingDesk
   const s = {
-    w, a, pa: a.vendor.products[0]!, merchant, own, terminal, day, seatsLeft, quote,
+    w,
+    a,
+    pa: a.vendor.products[0]!,
+    merchant,
+    own,
+    terminal,
+    day,
+    seatsLeft,
+    quote,
     reserve: (body: unknown) => call(`${BASE}/reserve`, { method: "POST", key: key.token, headers, body }),
     release: (ref: string) => call(`${BASE}/reserve/${ref}`, { method: "DELETE", key: key.token, headers })
   }
@@ -34,8 +42,16 @@ const world = Effect.gen(function*() {
 }).pipe(Effect.provide(QuickbookKeys.Default))
 
 const saleRow = (reference: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    Effect.map(sql<any>`SELECT status, hold_id, hold_expires_at, valid_until FROM quickbook_sales WHERE reference = ${reference}`, ([r]) => r))
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      Effect.map(
+        sql<
+          any
+        >`SELECT status, hold_id, hold_expires_at, valid_until FROM quickbook_sales WHERE reference = ${reference}`,
+        ([r]) => r
+      )
+  )
 
 layer(env, { excludeTestServices: true, timeout: 180_000 })("quickbook reserve and release", (it) => {
   it.effect("reserve holds the seats in the booking system; a retry returns the same hold; release gives them back, idempotent", () =>
@@ -73,7 +89,12 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("quickbook reserve a
       // Unknown reference, bad reference.
       expectError(yield* s.release("SVC-0000000000"), 404, "not_found")
       expectError(yield* s.reserve({ reference: "SVC-0000000000", idempotencyKey: key }), 404, "not_found")
-      expectError(yield* s.reserve({ reference: "nope", idempotencyKey: key }), 400, "invalid_request", invalidFieldMessage("reference", false, "en"))
+      expectError(
+        yield* s.reserve({ reference: "nope", idempotencyKey: key }),
+        400,
+        "invalid_request",
+        invalidFieldMessage("reference", false, "en")
+      )
     }))
 
   it.effect("reserve: 422 hold_not_supported, 409 sold_out, 410 hold_expired for a quote or hold run out", () =>
@@ -83,9 +104,19 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("quickbook reserve a
       // Sold out since the quote.
       const q0 = yield* s.quote(2)
       const sandbox = yield* BokunSandbox
-      yield* sandbox.setDepartureCapacity({ productId: s.pa.id, startTimeId: s.pa.startTimes[0]!.id, date: s.day, capacity: 1 })
+      yield* sandbox.setDepartureCapacity({
+        productId: s.pa.id,
+        startTimeId: s.pa.startTimes[0]!.id,
+        date: s.day,
+        capacity: 1
+      })
       expectError(yield* s.reserve({ reference: q0.reference, idempotencyKey: randomUUID() }), 409, "sold_out")
-      yield* sandbox.setDepartureCapacity({ productId: s.pa.id, startTimeId: s.pa.startTimes[0]!.id, date: s.day, capacity: 10 })
+      yield* sandbox.setDepartureCapacity({
+        productId: s.pa.id,
+        startTimeId: s.pa.startTimes[0]!.id,
+        date: s.day,
+        capacity: 10
+      })
       // Quote past its validity.
       const q1 = yield* s.quote(1)
       yield* sql`UPDATE quickbook_sales SET valid_until = now() - interval '1 second' WHERE reference = ${q1.reference}`
@@ -102,7 +133,11 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("quickbook reserve a
       // A product that cannot hold.
       yield* sql`UPDATE bokun_sandbox.products SET supports_holds = false WHERE id = ${s.pa.id}`
       const q3 = yield* s.quote(1)
-      expectError(yield* s.reserve({ reference: q3.reference, idempotencyKey: randomUUID() }), 422, "hold_not_supported")
+      expectError(
+        yield* s.reserve({ reference: q3.reference, idempotencyKey: randomUUID() }),
+        422,
+        "hold_not_supported"
+      )
       expect((yield* saleRow(q3.reference)).status).toBe("quoted")
     }))
 
@@ -113,7 +148,11 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("quickbook reserve a
       const q = yield* s.quote(1)
       yield* sandbox.faults.set({ down: true }, { vendorId: s.a.vendor.id })
       try {
-        expectError(yield* s.reserve({ reference: q.reference, idempotencyKey: randomUUID() }), 503, "provider_unavailable")
+        expectError(
+          yield* s.reserve({ reference: q.reference, idempotencyKey: randomUUID() }),
+          503,
+          "provider_unavailable"
+        )
         expect((yield* saleRow(q.reference)).status).toBe("quoted")
       } finally {
         yield* sandbox.faults.set({ down: false }, { vendorId: s.a.vendor.id })
@@ -131,7 +170,11 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("quickbook reserve a
       // The desk's card terminal removed after the quote: no hold.
       const q1 = yield* s.quote(1)
       yield* sql`UPDATE quickbook_terminals SET payment_terminal_id = NULL WHERE id = ${s.terminal.id}`
-      expectError(yield* s.reserve({ reference: q1.reference, idempotencyKey: randomUUID() }), 403, "tour_not_sellable_here")
+      expectError(
+        yield* s.reserve({ reference: q1.reference, idempotencyKey: randomUUID() }),
+        403,
+        "tour_not_sellable_here"
+      )
       expect((yield* saleRow(q1.reference)).status).toBe("quoted")
       yield* sql`UPDATE quickbook_terminals SET payment_terminal_id = ${s.merchant.terminalId} WHERE id = ${s.terminal.id}`
       // A hold made, then the booking-system account marked live: reserve is refused and release
@@ -141,7 +184,11 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("quickbook reserve a
       const q3 = yield* s.quote(1)
       yield* sql`UPDATE booking_system_accounts SET sandbox = false WHERE id = ${s.a.accountId}`
       yield* sandbox.requests.clear
-      expectError(yield* s.reserve({ reference: q3.reference, idempotencyKey: randomUUID() }), 403, "tour_not_sellable_here")
+      expectError(
+        yield* s.reserve({ reference: q3.reference, idempotencyKey: randomUUID() }),
+        403,
+        "tour_not_sellable_here"
+      )
       const rel = yield* s.release(q2.reference)
       expect(rel.status, rel.text).toBe(200)
       expect(rel.body).toEqual({ holdRef: q2.reference, released: true })

@@ -1,5 +1,6 @@
 import { Either, ParseResult, Schema } from "effect"
 import { describe, expect, it } from "vitest"
+import { QuoteBody } from "../../../src/quickbook/sales/Api.js"
 import {
   DESK_DAYS_AHEAD,
   deskDayProblem,
@@ -10,7 +11,6 @@ import {
   slotsOf,
   vatIncluded
 } from "../../../src/quickbook/sales/rules.js"
-import { QuoteBody } from "../../../src/quickbook/sales/Api.js"
 
 describe("quickbook sales rules", () => {
   it("references are SVC- and 10 uppercase letters or digits", () => {
@@ -19,7 +19,11 @@ describe("quickbook sales rules", () => {
 
   it("guest type keys are title slugs, cat_<id> when empty or taken", () => {
     const c = (id: string, title: string) => ({ id, title, isDefault: id === "1", minAge: null, maxAge: null })
-    expect(guestTypesOf([c("1", "Adult"), c("2", "Barn (3–15 år)"), c("3", "Senior"), c("4", "senior"), c("5", "!!")]).map((g) => g.type))
+    expect(
+      guestTypesOf([c("1", "Adult"), c("2", "Barn (3–15 år)"), c("3", "Senior"), c("4", "senior"), c("5", "!!")]).map((
+        g
+      ) => g.type)
+    )
       .toEqual(["adult", "barn_3_15_ar", "cat_3", "cat_4", "cat_5"])
   })
 
@@ -38,15 +42,26 @@ describe("quickbook sales rules", () => {
 
   it("slots: the day's departures not started, by time, the first rate that prices them", () => {
     const types = guestTypesOf([{ id: "A", title: "Adult", isDefault: true, minAge: null, maxAge: null }])
-    const dep = (startTime: string, rates: Array<{ rateId: string; amount: number }>, seatsLeft: number | null = 5) => ({
+    const dep = (
+      startTime: string,
+      rates: Array<{ rateId: string; amount: number }>,
+      seatsLeft: number | null = 5
+    ) => ({
       date: "2030-01-02",
       startTimeId: startTime,
       startTime,
       seatsLeft,
       soldOut: false,
-      rates: rates.map((r) => ({ rateId: r.rateId, title: null, prices: [{ pricingCategoryId: "A", amountMinor: r.amount, currency: "NOK" }] }))
+      rates: rates.map((r) => ({
+        rateId: r.rateId,
+        title: null,
+        prices: [{ pricingCategoryId: "A", amountMinor: r.amount, currency: "NOK" }]
+      }))
     })
-    const slots = slotsOf([dep("14:00", [{ rateId: "r2", amount: 200 }, { rateId: "r1", amount: 100 }], null), dep("09:00", [{ rateId: "r2", amount: 300 }], 0)], {
+    const slots = slotsOf([
+      dep("14:00", [{ rateId: "r2", amount: 200 }, { rateId: "r1", amount: 100 }], null),
+      dep("09:00", [{ rateId: "r2", amount: 300 }], 0)
+    ], {
       date: "2030-01-02",
       timeZone: "Europe/Oslo",
       currency: "NOK",
@@ -62,7 +77,9 @@ describe("quickbook sales rules", () => {
 
   it("a desk day: from yesterday to a year ahead of the UTC day, one more day on each side for every zone", () => {
     const at = new Date("2026-11-26T15:00:00Z")
-    for (const ok of ["2026-11-25", "2026-11-26", "2026-11-27", "2027-11-27", "2027-11-28"]) expect(deskDayProblem(ok, at)).toBeUndefined()
+    for (const ok of ["2026-11-25", "2026-11-26", "2026-11-27", "2027-11-27", "2027-11-28"]) {
+      expect(deskDayProblem(ok, at)).toBeUndefined()
+    }
     expect(DESK_DAYS_AHEAD).toBe(366)
     for (const bad of ["2026-11-24", "2027-11-29", "9999-12-31", "0001-01-01", "2999-01-01"]) {
       expect(deskDayProblem(bad, at)).toBe("must be a day from 2026-11-25 to 2027-11-28 (yesterday to a year ahead)")
@@ -74,7 +91,11 @@ describe("quickbook sales rules", () => {
 
   it("a quote's start.date and start.time: the partner API's day and time rules, each named by its path", () => {
     const decode = (start: unknown) =>
-      Schema.decodeUnknownEither(QuoteBody)({ activityId: "5c4f0e52-7e44-4d6e-9b7e-2b6f1f0f8a11", start, guests: [{ type: "adult", count: 1 }] }, {
+      Schema.decodeUnknownEither(QuoteBody)({
+        activityId: "5c4f0e52-7e44-4d6e-9b7e-2b6f1f0f8a11",
+        start,
+        guests: [{ type: "adult", count: 1 }]
+      }, {
         errors: "all"
       })
     const issues = (start: unknown) => {

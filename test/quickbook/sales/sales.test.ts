@@ -11,12 +11,12 @@ import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import { CLERK_MESSAGE_VARIANTS, CLERK_MESSAGES, invalidFieldMessage } from "../../../src/quickbook/errors.js"
-import { addDays, BokunSandbox, localDay } from "../../../src/sandbox/bokun/index.js"
 import { QuickbookKeys } from "../../../src/quickbook/terminals/QuickbookKeys.js"
+import { addDays, BokunSandbox, localDay } from "../../../src/sandbox/bokun/index.js"
 import { makeWorld } from "../../support/fixtures.js"
-import { withRoomInWindow } from "../../support/rateWindow.js"
 import { call, get, type Reply } from "../../support/http.js"
 import { merchantFor, paymentsEnv, vendorFor } from "../../support/payments.js"
+import { withRoomInWindow } from "../../support/rateWindow.js"
 import { createSite, insertLinkedTour, insertTour } from "../../support/tours.js"
 
 const BASE = "/api/quickbook/v1"
@@ -72,11 +72,30 @@ const world = Effect.gen(function*() {
       quote: (body: unknown) => call(`${BASE}/quote`, { method: "POST", key: token, headers, body })
     }
   }
-  return { w, a, b, pa, merchant, own, resold, notResold, elsewhere, terminal, key, day, keys, deskCalls, ...deskCalls(key.token, terminal.id) }
+  return {
+    w,
+    a,
+    b,
+    pa,
+    merchant,
+    own,
+    resold,
+    notResold,
+    elsewhere,
+    terminal,
+    key,
+    day,
+    keys,
+    deskCalls,
+    ...deskCalls(key.token, terminal.id)
+  }
 }).pipe(Effect.provide(QuickbookKeys.Default))
 
-const quoteOf = (activityId: string, date: string, time: string, guests: Array<{ type: string; count: number }>) =>
-  ({ activityId, start: { date, time }, guests })
+const quoteOf = (activityId: string, date: string, time: string, guests: Array<{ type: string; count: number }>) => ({
+  activityId,
+  start: { date, time },
+  guests
+})
 
 layer(env, { excludeTestServices: true, timeout: 180_000 })("quickbook tours, slots and quote", (it) => {
   it.effect("GET /tours lists the operator's own and resold published, linked tours on its sites, with guest types", () =>
@@ -102,7 +121,11 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("quickbook tours, sl
         available: true
       })
       // Resold: Beta runs it, Alpha's desk sells it.
-      expect(resold).toMatchObject({ activityId: s.resold, operatorName: expect.stringMatching(/^Beta Boats /), available: true })
+      expect(resold).toMatchObject({
+        activityId: s.resold,
+        operatorName: expect.stringMatching(/^Beta Boats /),
+        available: true
+      })
       // Default day: today in the tour's zone.
       const today = yield* s.list()
       expect(today.body.tours[0].date).toBe(localDay(Date.now(), "Europe/Oslo"))
@@ -113,7 +136,12 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("quickbook tours, sl
     Effect.gen(function*() {
       const s = yield* world
       const sandbox = yield* BokunSandbox
-      yield* sandbox.setDepartureCapacity({ productId: s.pa.id, startTimeId: s.pa.startTimes[1]!.id, date: s.day, capacity: 0 })
+      yield* sandbox.setDepartureCapacity({
+        productId: s.pa.id,
+        startTimeId: s.pa.startTimes[1]!.id,
+        date: s.day,
+        capacity: 0
+      })
       const res = yield* s.slots(s.own)
       expect(res.status, res.text).toBe(200)
       const prices = [
@@ -131,7 +159,9 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("quickbook tours, sl
         ]
       })
       expect((yield* s.slots(s.resold)).status).toBe(200)
-      for (const id of [s.notResold, s.elsewhere, randomUUID()]) expectError(yield* s.slots(id), 403, "tour_not_sellable_here")
+      for (const id of [s.notResold, s.elsewhere, randomUUID()]) {
+        expectError(yield* s.slots(id), 403, "tour_not_sellable_here")
+      }
       expectError(yield* s.slots("not-a-uuid"), 400, "invalid_request", invalidFieldMessage("activityId", false, "en"))
     }))
 
@@ -139,7 +169,9 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("quickbook tours, sl
     Effect.gen(function*() {
       const s = yield* world
       const started = Date.now()
-      const res = yield* s.quote(quoteOf(s.own, s.day, "10:00", [{ type: "adult", count: 2 }, { type: "child", count: 1 }]))
+      const res = yield* s.quote(
+        quoteOf(s.own, s.day, "10:00", [{ type: "adult", count: 2 }, { type: "child", count: 1 }])
+      )
       expect(res.status, res.text).toBe(200)
       expect(res.body.reference).toMatch(/^SVC-[A-Z0-9]{10}$/)
       const validUntil = Date.parse(res.body.validUntil)
@@ -166,8 +198,15 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("quickbook tours, sl
         }
       })
       const sql = yield* SqlClient.SqlClient
-      const [row] = yield* sql<any>`SELECT status, terminal_id, tour_id, total_minor, cart_line FROM quickbook_sales WHERE reference = ${res.body.reference}`
-      expect(row).toMatchObject({ status: "quoted", terminal_id: s.terminal.id, tour_id: s.own, cart_line: res.body.cartLine })
+      const [row] = yield* sql<
+        any
+      >`SELECT status, terminal_id, tour_id, total_minor, cart_line FROM quickbook_sales WHERE reference = ${res.body.reference}`
+      expect(row).toMatchObject({
+        status: "quoted",
+        terminal_id: s.terminal.id,
+        tour_id: s.own,
+        cart_line: res.body.cartLine
+      })
       expect(Number(row.total_minor)).toBe(124750)
       // Nothing held: the seats are all still there.
       expect((yield* s.slots(s.own)).body.slots[0].seatsLeft).toBe(10)
@@ -189,25 +228,46 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("quickbook tours, sl
       const s = yield* world
       const sandbox = yield* BokunSandbox
       const eleven = Array.from({ length: 11 }, () => ({ type: "adult", count: 1 }))
-      expectError(yield* s.quote(quoteOf(s.own, s.day, "10:00", eleven)), 400, "invalid_request", CLERK_MESSAGE_VARIANTS.too_many_guest_entries.en)
+      expectError(
+        yield* s.quote(quoteOf(s.own, s.day, "10:00", eleven)),
+        400,
+        "invalid_request",
+        CLERK_MESSAGE_VARIANTS.too_many_guest_entries.en
+      )
       expectError(
         yield* s.quote(quoteOf(s.own, s.day, "10:00", [{ type: "adult", count: 30 }, { type: "child", count: 21 }])),
         400,
         "invalid_request",
         CLERK_MESSAGE_VARIANTS.too_many_guests.en
       )
-      expectError(yield* s.quote({ activityId: s.own, start: { date: s.day }, guests: [] }), 400, "invalid_request", invalidFieldMessage("start.time", true, "en"))
+      expectError(
+        yield* s.quote({ activityId: s.own, start: { date: s.day }, guests: [] }),
+        400,
+        "invalid_request",
+        invalidFieldMessage("start.time", true, "en")
+      )
       expectError(yield* s.quote(quoteOf(s.own, s.day, "10:00", [{ type: "senior", count: 1 }])), 409, "price_changed")
       // 11 guests for 10 seats; a closed departure; a start time the day does not have.
       expectError(yield* s.quote(quoteOf(s.own, s.day, "10:00", [{ type: "adult", count: 11 }])), 409, "sold_out")
-      yield* sandbox.setDepartureCapacity({ productId: s.pa.id, startTimeId: s.pa.startTimes[1]!.id, date: s.day, capacity: 0 })
+      yield* sandbox.setDepartureCapacity({
+        productId: s.pa.id,
+        startTimeId: s.pa.startTimes[1]!.id,
+        date: s.day,
+        capacity: 0
+      })
       expectError(yield* s.quote(quoteOf(s.own, s.day, "14:30", [{ type: "adult", count: 1 }])), 409, "sold_out")
       expectError(yield* s.quote(quoteOf(s.own, s.day, "12:00", [{ type: "adult", count: 1 }])), 409, "sold_out")
       for (const id of [s.notResold, s.elsewhere, randomUUID()]) {
-        expectError(yield* s.quote(quoteOf(id, s.day, "10:00", [{ type: "adult", count: 1 }])), 403, "tour_not_sellable_here")
+        expectError(
+          yield* s.quote(quoteOf(id, s.day, "10:00", [{ type: "adult", count: 1 }])),
+          403,
+          "tour_not_sellable_here"
+        )
       }
       const sql = yield* SqlClient.SqlClient
-      const [n] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM quickbook_sales WHERE terminal_id = ${s.terminal.id}`
+      const [n] = yield* sql<
+        { n: number }
+      >`SELECT count(*)::int AS n FROM quickbook_sales WHERE terminal_id = ${s.terminal.id}`
       expect(n!.n).toBe(0)
     }))
 
@@ -222,10 +282,17 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("quickbook tours, sl
         expectError(slots, 503, "provider_unavailable")
         expect(slots.headers.get("retry-after")).toBe("5")
         expect(Date.now() - t0).toBeLessThan(5000)
-        expectError(yield* s.quote(quoteOf(s.own, s.day, "10:00", [{ type: "adult", count: 1 }])), 503, "provider_unavailable")
+        expectError(
+          yield* s.quote(quoteOf(s.own, s.day, "10:00", [{ type: "adult", count: 1 }])),
+          503,
+          "provider_unavailable"
+        )
         const list = yield* s.list(`?date=${s.day}`)
         expect(list.status).toBe(200)
-        expect(list.body.tours.map((t: any) => [t.tourName, t.available])).toEqual([["Fjord Cruise", null], ["Whale Watch", true]])
+        expect(list.body.tours.map((t: any) => [t.tourName, t.available])).toEqual([["Fjord Cruise", null], [
+          "Whale Watch",
+          true
+        ]])
       } finally {
         yield* sandbox.faults.set({ hang: false }, { vendorId: s.a.vendor.id })
       }
@@ -259,7 +326,11 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("quickbook tours, sl
       expect((yield* s.list(`?date=${s.day}`)).body.tours).toEqual([])
       for (const id of [s.own, s.resold]) {
         expectError(yield* s.slots(id), 403, "tour_not_sellable_here")
-        expectError(yield* s.quote(quoteOf(id, s.day, "10:00", [{ type: "adult", count: 1 }])), 403, "tour_not_sellable_here")
+        expectError(
+          yield* s.quote(quoteOf(id, s.day, "10:00", [{ type: "adult", count: 1 }])),
+          403,
+          "tour_not_sellable_here"
+        )
       }
       expect(yield* sandbox.requests.count()).toBe(0)
       const [n] = yield* sql<{ n: number }>`
@@ -300,10 +371,19 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("quickbook tours, sl
       expect(bare.paymentTerminalId).toBeNull()
       yield* s.keys.bindKey(s.key.id, [bare.id])
       const desk = s.deskCalls(s.key.token, bare.id)
-      expect((yield* desk.list(`?date=${s.day}`)).body.tours.map((t: any) => t.tourName)).toEqual(["Fjord Cruise", "Whale Watch"])
+      expect((yield* desk.list(`?date=${s.day}`)).body.tours.map((t: any) => t.tourName)).toEqual([
+        "Fjord Cruise",
+        "Whale Watch"
+      ])
       expect((yield* desk.slots(s.own)).status).toBe(200)
-      expectError(yield* desk.quote(quoteOf(s.own, s.day, "10:00", [{ type: "adult", count: 1 }])), 403, "tour_not_sellable_here")
-      const [n] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM quickbook_sales WHERE terminal_id = ${bare.id}`
+      expectError(
+        yield* desk.quote(quoteOf(s.own, s.day, "10:00", [{ type: "adult", count: 1 }])),
+        403,
+        "tour_not_sellable_here"
+      )
+      const [n] = yield* sql<
+        { n: number }
+      >`SELECT count(*)::int AS n FROM quickbook_sales WHERE terminal_id = ${bare.id}`
       expect(n!.n).toBe(0)
       // Given the merchant's card terminal, it charges.
       yield* s.keys.setPaymentTerminal(bare.id, s.merchant.terminalId)
@@ -332,7 +412,18 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("quickbook tours, sl
       const slots = doc.paths[`${BASE}/tours/{activityId}/slots`].get
       expect(Object.keys(slots.responses).sort()).toEqual(["200", "400", "401", "403", "429", "500", "503"])
       const quote = doc.paths[`${BASE}/quote`].post
-      expect(Object.keys(quote.responses).sort()).toEqual(["200", "400", "401", "403", "409", "413", "415", "429", "500", "503"])
+      expect(Object.keys(quote.responses).sort()).toEqual([
+        "200",
+        "400",
+        "401",
+        "403",
+        "409",
+        "413",
+        "415",
+        "429",
+        "500",
+        "503"
+      ])
       expect(doc.paths[`${BASE}/tours`].get.parameters.map((p: any) => p.name)).toContain("date")
       expect(doc.components.schemas.CartLine).toBeDefined()
       expect(doc.components.schemas.DeskTour.properties.guestTypes).toBeDefined()

@@ -3,8 +3,11 @@
  * 32/48 for random and long text (Norwegian letters, decomposed input, emoji, long words), words
  * wrapped and never cut, amounts per language; the signed PDF link; the sale status read.
  */
-import { describe, expect, it } from "vitest"
 import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import { failedClerkMessage } from "../../../src/quickbook/book/rules.js"
+import { CLERK_MESSAGES, MONEY_BACK_MESSAGES } from "../../../src/quickbook/errors.js"
+import { saleClerkMessage, statusAt } from "../../../src/quickbook/tickets/saleStatus.js"
 import {
   cleanText,
   formatTicketAmount,
@@ -15,10 +18,7 @@ import {
   type TicketSale,
   wrapText
 } from "../../../src/quickbook/tickets/ticket.js"
-import { saleClerkMessage, statusAt } from "../../../src/quickbook/tickets/saleStatus.js"
 import { checkTicketLink, signTicketLink } from "../../../src/quickbook/tickets/ticketLinkSignature.js"
-import { failedClerkMessage } from "../../../src/quickbook/book/rules.js"
-import { CLERK_MESSAGES, MONEY_BACK_MESSAGES } from "../../../src/quickbook/errors.js"
 
 const cartLine = (over: Partial<TicketCartLine> = {}): TicketCartLine => ({
   operatorName: "Fjord Explorer AS",
@@ -110,7 +110,12 @@ describe("quickbook ticket layout", () => {
       "Tromsø med lunsj om",
       "bord"
     ])
-    expect(wrapText("Supercalifragilisticexpialidocious tur", 10)).toEqual(["Supercalif", "ragilistic", "expialidoc", "ious tur"])
+    expect(wrapText("Supercalifragilisticexpialidocious tur", 10)).toEqual([
+      "Supercalif",
+      "ragilistic",
+      "expialidoc",
+      "ious tur"
+    ])
     expect(wrapText("  many\t\tspaces\nand\r\nbreaks  ", 32)).toEqual(["many spaces and breaks"])
     expect(wrapText("", 32)).toEqual([])
     // An amount is kept whole: on the label's last line when it fits, else on its own line, right-aligned.
@@ -129,10 +134,14 @@ describe("quickbook ticket layout", () => {
     const decomposed = "Ska\u030ala\u0308ndsk Bla\u030abærtur på Ørsta"
     expect(decomposed.length).toBe(cleanText(decomposed).length + 3)
     const name = "Åse Ærlig-Øvrebø"
-    const lines = ticketLines(sale({
-      customer: { firstName: "A\u030ase", lastName: "Ærlig-Øvrebø" },
-      cartLine: cartLine({ tourName: decomposed })
-    }), "nb", 32)
+    const lines = ticketLines(
+      sale({
+        customer: { firstName: "A\u030ase", lastName: "Ærlig-Øvrebø" },
+        cartLine: cartLine({ tourName: decomposed })
+      }),
+      "nb",
+      32
+    )
     within(lines, 32)
     expect(lines).toContain(`Gjest: ${name}`)
     expect(lines.join(" ")).toContain("Skåländsk Blåbærtur på Ørsta")
@@ -151,53 +160,69 @@ describe("quickbook ticket layout", () => {
   ).map((parts) => parts.join(""))
 
   it("keeps every line within 32 and 48 characters for random names, in both languages", () => {
-    fc.assert(fc.property(
-      text,
-      text,
-      text,
-      fc.array(fc.record({ label: text, count: fc.integer({ min: 1, max: 50 }), unitMinor: fc.integer({ min: 0, max: 10_000_000 }) }), {
-        minLength: 1,
-        maxLength: 10
-      }),
-      text,
-      text,
-      fc.constantFrom("Europe/Oslo", "America/Argentina/ComodRivadavia", "UTC"),
-      fc.constantFrom("en" as const, "nb" as const),
-      (operatorName, tourName, bookingCode, guests, firstName, lastName, timeZone, lang) => {
-        const lines = guests.map((g) => ({ ...g, lineMinor: g.unitMinor * g.count }))
-        const s = sale({
-          bookingCode: bookingCode || "X",
-          customer: { firstName, lastName },
-          cartLine: cartLine({
-            operatorName,
-            tourName,
-            start: { date: "2026-06-30", time: "23:59", timeZone },
-            guests: lines,
-            totalMinor: lines.reduce((n, g) => n + g.lineMinor, 0)
+    fc.assert(
+      fc.property(
+        text,
+        text,
+        text,
+        fc.array(
+          fc.record({
+            label: text,
+            count: fc.integer({ min: 1, max: 50 }),
+            unitMinor: fc.integer({ min: 0, max: 10_000_000 })
+          }),
+          {
+            minLength: 1,
+            maxLength: 10
+          }
+        ),
+        text,
+        text,
+        fc.constantFrom("Europe/Oslo", "America/Argentina/ComodRivadavia", "UTC"),
+        fc.constantFrom("en" as const, "nb" as const),
+        (operatorName, tourName, bookingCode, guests, firstName, lastName, timeZone, lang) => {
+          const lines = guests.map((g) => ({ ...g, lineMinor: g.unitMinor * g.count }))
+          const s = sale({
+            bookingCode: bookingCode || "X",
+            customer: { firstName, lastName },
+            cartLine: cartLine({
+              operatorName,
+              tourName,
+              start: { date: "2026-06-30", time: "23:59", timeZone },
+              guests: lines,
+              totalMinor: lines.reduce((n, g) => n + g.lineMinor, 0)
+            })
           })
-        })
-        const ticket = ticketOf(s, lang, { bookingPageUrl: "https://example.com/b/X", pdfUrl: null })
-        within(ticket.lines32, 32)
-        within(ticket.lines48, 48)
-        // Nothing is lost: every word of the tour name is on the ticket (whole, or broken over lines).
-        const joined = ticket.lines48.join("")
-        for (const word of words(tourName)) expect(joined).toContain(word.length <= 48 ? word : word.slice(0, 47))
-      }
-    ), { numRuns: 300 })
+          const ticket = ticketOf(s, lang, { bookingPageUrl: "https://example.com/b/X", pdfUrl: null })
+          within(ticket.lines32, 32)
+          within(ticket.lines48, 48)
+          // Nothing is lost: every word of the tour name is on the ticket (whole, or broken over lines).
+          const joined = ticket.lines48.join("")
+          for (const word of words(tourName)) expect(joined).toContain(word.length <= 48 ? word : word.slice(0, 47))
+        }
+      ),
+      { numRuns: 300 }
+    )
   })
 
   it("wrapText keeps the words in order and whole when they fit", () => {
-    fc.assert(fc.property(text, fc.integer({ min: 2, max: 60 }), (t, width) => {
-      const lines = wrapText(t, width)
-      within(lines, width)
-      const fitting = words(t).every((w) => w.length <= width)
-      if (fitting) expect(lines.flatMap(words)).toEqual(words(t))
-      else expect(lines.join("").replace(/ /g, "")).toBe(words(t).join(""))
-    }), { numRuns: 500 })
+    fc.assert(
+      fc.property(text, fc.integer({ min: 2, max: 60 }), (t, width) => {
+        const lines = wrapText(t, width)
+        within(lines, width)
+        const fitting = words(t).every((w) => w.length <= width)
+        if (fitting) expect(lines.flatMap(words)).toEqual(words(t))
+        else expect(lines.join("").replace(/ /g, "")).toBe(words(t).join(""))
+      }),
+      { numRuns: 500 }
+    )
   })
 
   it("ticketOf carries the links and the booking code", () => {
-    const t = ticketOf(sale(), "en", { bookingPageUrl: "https://guests.example.com/b/FJX-4821", pdfUrl: "https://x/y.pdf" })
+    const t = ticketOf(sale(), "en", {
+      bookingPageUrl: "https://guests.example.com/b/FJX-4821",
+      pdfUrl: "https://x/y.pdf"
+    })
     expect(t.qrPayload).toBe("https://guests.example.com/b/FJX-4821")
     expect(t.pdfUrl).toBe("https://x/y.pdf")
     expect(t.bookingCode).toBe("FJX-4821")
@@ -233,7 +258,9 @@ describe("sale status read", () => {
     expect(statusAt("held", later, later, now)).toBe("held")
     expect(statusAt("held", earlier, earlier, now)).toBe("expired")
     expect(statusAt("held", later, earlier, now)).toBe("quoted")
-    for (const s of ["expired", "booking", "confirmed", "failed"] as const) expect(statusAt(s, earlier, earlier, now)).toBe(s)
+    for (const s of ["expired", "booking", "confirmed", "failed"] as const) {
+      expect(statusAt(s, earlier, earlier, now)).toBe(s)
+    }
   })
 
   it("a failed sale's clerk message says why and that the money goes back", () => {

@@ -17,11 +17,11 @@ import jsQRModule from "jsqr"
 import { inflateSync } from "node:zlib"
 import { failedClerkMessage } from "../../../src/quickbook/book/rules.js"
 import { CLERK_MESSAGE_VARIANTS, CLERK_MESSAGES, invalidFieldMessage } from "../../../src/quickbook/errors.js"
+import { QuickbookKeys } from "../../../src/quickbook/terminals/QuickbookKeys.js"
 import { ticketLines } from "../../../src/quickbook/tickets/ticket.js"
 import { deriveTicketLinkSecret, signTicketLink } from "../../../src/quickbook/tickets/ticketLinkSignature.js"
-import { addDays } from "../../../src/sandbox/bokun/index.js"
-import { QuickbookKeys } from "../../../src/quickbook/terminals/QuickbookKeys.js"
 import { qrMatrix } from "../../../src/quickbook/tickets/ticketPdf.js"
+import { addDays } from "../../../src/sandbox/bokun/index.js"
 import { call, get, type Reply } from "../../support/http.js"
 import { paymentsEnv } from "../../support/payments.js"
 import { BASE, sellingDesk } from "../../support/quickbook.js"
@@ -45,13 +45,23 @@ const world = Effect.gen(function*() {
   const otherKey = yield* keys.issueKey({ mode: "test", name: "Kiosk app", terminals: [other.id] })
   const as = (token: string, terminalId: string) => ({
     status: (ref: string, lang?: string) =>
-      get(`${BASE}/sales/${ref}`, token, { "quickbook-terminal": terminalId, ...(lang ? { "accept-language": lang } : {}) }),
-    ticket: (ref: string, query = "") => get(`${BASE}/sales/${ref}/ticket${query}`, token, { "quickbook-terminal": terminalId }),
+      get(`${BASE}/sales/${ref}`, token, {
+        "quickbook-terminal": terminalId,
+        ...(lang ? { "accept-language": lang } : {})
+      }),
+    ticket: (ref: string, query = "") =>
+      get(`${BASE}/sales/${ref}/ticket${query}`, token, { "quickbook-terminal": terminalId }),
     quote: (terminal = terminalId) =>
       Effect.map(
         call(`${BASE}/quote`, {
-          method: "POST", key: token, headers: { "quickbook-terminal": terminal },
-          body: { activityId: own, start: { date: day, time: "10:00" }, guests: [{ type: "adult", count: 2 }, { type: "child", count: 1 }] }
+          method: "POST",
+          key: token,
+          headers: { "quickbook-terminal": terminal },
+          body: {
+            activityId: own,
+            start: { date: day, time: "10:00" },
+            guests: [{ type: "adult", count: 2 }, { type: "child", count: 1 }]
+          }
         }),
         (r) => {
           expect(r.status, r.text).toBe(200)
@@ -59,7 +69,16 @@ const world = Effect.gen(function*() {
         }
       )
   })
-  return { w, own, terminal, other, day, desk: as(key.token, terminal.id), kiosk: as(otherKey.token, other.id), wrongTerminal: as(key.token, other.id) }
+  return {
+    w,
+    own,
+    terminal,
+    other,
+    day,
+    desk: as(key.token, terminal.id),
+    kiosk: as(otherKey.token, other.id),
+    wrongTerminal: as(key.token, other.id)
+  }
 }).pipe(Effect.provide(QuickbookKeys.Default))
 
 /** What POST /book will do to a sale it confirms (see the file comment). */
@@ -67,14 +86,23 @@ const confirm = (reference: string, over: { language?: "en" | "nb"; firstName?: 
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql`
       UPDATE quickbook_sales SET status = 'confirmed', language = ${over.language ?? "en"},
-        customer = ${JSON.stringify({ firstName: over.firstName ?? "Kari", lastName: over.lastName ?? "Nordmann", email: "kari@example.com", phone: null })}::jsonb,
+        customer = ${
+      JSON.stringify({
+        firstName: over.firstName ?? "Kari",
+        lastName: over.lastName ?? "Nordmann",
+        email: "kari@example.com",
+        phone: null
+      })
+    }::jsonb,
         booking_id = 'bk-1', booking_code = ${`FJX-${reference.slice(4, 8)}`}, confirmed_at = now(),
         paid_by_payment_id = ${`pay-${reference}`}, updated_at = now()
       WHERE reference = ${reference}`).pipe(Effect.orDie)
 
 const setStatus = (reference: string, set: Record<string, unknown>) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql`UPDATE quickbook_sales SET ${sql.update(set)} WHERE reference = ${reference}`).pipe(Effect.orDie)
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => sql`UPDATE quickbook_sales SET ${sql.update(set)} WHERE reference = ${reference}`
+  ).pipe(Effect.orDie)
 
 /** Fetches an absolute URL. */
 const fetchUrl = (url: string) =>
@@ -154,11 +182,22 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("quickbook sale stat
       })
       const inAMinute = new Date(Date.now() + 60_000)
       yield* setStatus(q.reference, { status: "held", hold_id: "h-1", hold_expires_at: inAMinute })
-      expect((yield* s.desk.status(q.reference)).body).toMatchObject({ status: "held", holdExpiresAt: inAMinute.toISOString() })
+      expect((yield* s.desk.status(q.reference)).body).toMatchObject({
+        status: "held",
+        holdExpiresAt: inAMinute.toISOString()
+      })
       // A quote past its validity reads as expired, though the row still says quoted.
-      yield* setStatus(q.reference, { status: "quoted", hold_id: null, hold_expires_at: null, valid_until: new Date(Date.now() - 1000) })
+      yield* setStatus(q.reference, {
+        status: "quoted",
+        hold_id: null,
+        hold_expires_at: null,
+        valid_until: new Date(Date.now() - 1000)
+      })
       const expired = yield* s.desk.status(q.reference, "nb")
-      expect(expired.body).toMatchObject({ status: "expired", clerkMessage: "Tilbudet har utløpt og ingenting er holdt av. Lag et nytt tilbud." })
+      expect(expired.body).toMatchObject({
+        status: "expired",
+        clerkMessage: "Tilbudet har utløpt og ingenting er holdt av. Lag et nytt tilbud."
+      })
       expect(expired.body.ticket).toBeUndefined()
       yield* setStatus(q.reference, { status: "booking" })
       expect((yield* s.desk.status(q.reference)).body).toEqual({
@@ -179,7 +218,11 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("quickbook sale stat
       const c = yield* s.desk.quote()
       yield* confirm(c.reference, { language: "nb" })
       const confirmed = yield* s.desk.status(c.reference)
-      expect(confirmed.body).toMatchObject({ reference: c.reference, status: "confirmed", clerkMessage: "Booked. The ticket is ready." })
+      expect(confirmed.body).toMatchObject({
+        reference: c.reference,
+        status: "confirmed",
+        clerkMessage: "Booked. The ticket is ready."
+      })
       expect(Date.parse(confirmed.body.confirmedAt)).toBeGreaterThan(Date.now() - 60_000)
       // The ticket of the status is in the sale's language.
       expect(confirmed.body.ticket).toEqual((yield* s.desk.ticket(c.reference, "?lang=nb")).body)
@@ -195,12 +238,19 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("quickbook sale stat
       const code = `FJX-${q.reference.slice(4, 8)}`
       const en = yield* s.desk.ticket(q.reference)
       expect(en.status, en.text).toBe(200)
-      const ticketSale = { reference: q.reference, bookingCode: code, customer: { firstName: "Åse", lastName: "Ærlig-Øvrebø" }, cartLine: q.cartLine }
+      const ticketSale = {
+        reference: q.reference,
+        bookingCode: code,
+        customer: { firstName: "Åse", lastName: "Ærlig-Øvrebø" },
+        cartLine: q.cartLine
+      }
       expect(en.body).toEqual({
         lines32: ticketLines(ticketSale, "en", 32),
         lines48: ticketLines(ticketSale, "en", 48),
         qrPayload: `https://guests.example.com/b/${code}`,
-        pdfUrl: expect.stringMatching(new RegExp(`^${server.baseUrl}${BASE}/tickets/${q.reference}\\.pdf\\?lang=en&exp=\\d+&sig=[0-9a-f]{32}$`)),
+        pdfUrl: expect.stringMatching(
+          new RegExp(`^${server.baseUrl}${BASE}/tickets/${q.reference}\\.pdf\\?lang=en&exp=\\d+&sig=[0-9a-f]{32}$`)
+        ),
         bookingCode: code
       })
       expect(en.body.lines32).toContain("Total               NOK 1,247.50")
@@ -213,7 +263,12 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("quickbook sale stat
       expect(nb.body.lines48).toContain("Totalt" + " ".repeat(48 - 6 - 11) + "1 247,50 kr")
       expect(nb.body.pdfUrl).toContain("lang=nb")
       expect((yield* s.desk.ticket(q.reference, "?lang=en")).body).toEqual(en.body)
-      expectError(yield* s.desk.ticket(q.reference, "?lang=de"), 400, "invalid_request", invalidFieldMessage("lang", false, "en"))
+      expectError(
+        yield* s.desk.ticket(q.reference, "?lang=de"),
+        400,
+        "invalid_request",
+        invalidFieldMessage("lang", false, "en")
+      )
     }))
 
   it.effect("404 not_found: unknown, malformed, another terminal's sale, a key used on a terminal it is not bound to; no ticket yet", () =>
@@ -278,9 +333,18 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("quickbook sale stat
       const flipped = (sig[0] === "0" ? "1" : "0") + sig.slice(1)
       expectError(yield* open(path, `lang=en&exp=${exp}&sig=${flipped}`), 404, "not_found")
       expectError(yield* open(path, `lang=en&exp=${Number(exp) + 86400}&sig=${sig}`), 404, "not_found")
-      expectError(yield* open(path.replace(q.reference, other.reference), `lang=en&exp=${exp}&sig=${sig}`), 404, "not_found")
+      expectError(
+        yield* open(path.replace(q.reference, other.reference), `lang=en&exp=${exp}&sig=${sig}`),
+        404,
+        "not_found"
+      )
       expectError(yield* open(path.replace(".pdf", ".png"), `lang=en&exp=${exp}&sig=${sig}`), 404, "not_found")
-      expectError(yield* open(path, `lang=de&exp=${exp}&sig=${sig}`), 400, "invalid_request", invalidFieldMessage("lang", false, "en"))
+      expectError(
+        yield* open(path, `lang=de&exp=${exp}&sig=${sig}`),
+        400,
+        "invalid_request",
+        invalidFieldMessage("lang", false, "en")
+      )
       expectError(yield* open(path, `lang=en`), 400, "invalid_request", invalidFieldMessage("exp", true, "en"))
       // A correctly signed link that has lapsed, and one for a sale that is not confirmed, need the
       // secret: derived from the shared one in service_secrets when QUICKBOOK_TICKET_LINK_SECRET is unset.
@@ -291,7 +355,10 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("quickbook sale stat
       const past = Math.floor(Date.now() / 1000) - 1
       expectError(yield* open(path, `exp=${past}&sig=${signTicketLink(secret, q.reference, past)}`), 404, "not_found")
       const otherPath = path.replace(q.reference, other.reference)
-      const otherNoTicket = yield* open(otherPath, `exp=${exp}&sig=${signTicketLink(secret, other.reference, Number(exp))}`)
+      const otherNoTicket = yield* open(
+        otherPath,
+        `exp=${exp}&sig=${signTicketLink(secret, other.reference, Number(exp))}`
+      )
       expectError(otherNoTicket, 404, "not_found", CLERK_MESSAGE_VARIANTS.no_ticket_yet.en)
     }))
 
@@ -309,7 +376,13 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("quickbook sale stat
       expect(Object.keys(pdf.responses).sort()).toEqual(["200", "400", "404", "429", "500"])
       expect(Object.keys(pdf.responses["200"].content)).toEqual(["application/pdf"])
       expect(pdf.parameters.map((p: any) => p.name)).not.toContain("Quickbook-Terminal")
-      expect(doc.components.schemas.Ticket.required.sort()).toEqual(["bookingCode", "lines32", "lines48", "pdfUrl", "qrPayload"])
+      expect(doc.components.schemas.Ticket.required.sort()).toEqual([
+        "bookingCode",
+        "lines32",
+        "lines48",
+        "pdfUrl",
+        "qrPayload"
+      ])
       expect(doc.components.schemas.SaleStatus.required.sort()).toEqual(["clerkMessage", "reference", "status"])
     }))
 })
