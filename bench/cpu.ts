@@ -50,7 +50,7 @@ export const machineCpu = (): { busy: number; total: number } | null => {
 /** CPU seconds of every process on the machine, with its name and parent. */
 export const allProcesses = () => {
   const out = new Map<number, { name: string; ppid: number; seconds: number }>()
-  let entries: Array<string> = []
+  let entries: Array<string>
   try {
     entries = fs.readdirSync("/proc").filter((e) => /^\d+$/.test(e))
   } catch {

@@ -55,7 +55,7 @@ export const loggableUrl = (url: string) =>
  * router, asked for its routes when a path has none for the method.
  */
 export const apiMiddleware = (
-  router: { readonly router: Effect.Effect<HttpRouter.HttpRouter<any, any>> },
+  router: { readonly router: Effect.Effect<HttpRouter.HttpRouter<unknown, unknown>> },
   errors: ErrorMapping
 ) =>
 <E, R>(inner: HttpApp.Default<E, R>): HttpApp.Default<unknown, R> =>

@@ -36,10 +36,10 @@ export const deprecate = (name: string, policy: DeprecationPolicy) => {
       onNone: () => note,
       onSome: (existing) => `${existing}\n\n${note}`
     })
-    return (self as any).middleware(Deprecated).annotate(OpenApi.Deprecated, true).annotate(
+    return self.middleware(Deprecated).annotate(OpenApi.Deprecated, true).annotate(
       OpenApi.Description,
       description
-    ) as E
+    ) as unknown as E
   }
   return { Deprecated, layer, mark } as const
 }

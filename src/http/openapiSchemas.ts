@@ -2,6 +2,11 @@
 import { HttpApi, type HttpApiGroup } from "@effect/platform"
 import { Option, SchemaAST } from "effect"
 
+/**
+ * An OpenAPI document (or a part of one) as HttpApi generates it, walked and rewritten by key: its
+ * shape is OpenAPI's, read field by field where it is used.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Json = Record<string, any>
 
 /**

@@ -58,7 +58,7 @@ export const methodsFor = (routes: Iterable<{ readonly method: string; readonly 
  * the API router (HttpApiBuilder.Router); it is read when needed, so it holds every route by then.
  */
 export const refailWrongMethod =
-  (router: { readonly router: Effect.Effect<HttpRouter.HttpRouter<any, any>> }) =>
+  (router: { readonly router: Effect.Effect<HttpRouter.HttpRouter<unknown, unknown>> }) =>
   <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | MethodNotAllowed, R> =>
     Effect.catchIf(
       effect,

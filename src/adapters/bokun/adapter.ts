@@ -23,7 +23,6 @@ import {
   type BookingPayment,
   type BookingSystemAccount,
   type BookingSystemClient,
-  type BookingSystemError,
   BookingSystemRejected,
   BookingSystemUnavailable,
   type Guest
@@ -360,5 +359,5 @@ export const makeBokunAdapter = (options: BokunAdapterOptions = defaultAdapterOp
 
       balance: (account, reference) =>
         bookingDetail(account, reference, "booking").pipe(Effect.map(balanceOf), withSpan("balance", account))
-    } satisfies Record<keyof BookingSystemClient, (...args: any) => Effect.Effect<any, BookingSystemError>>
+    } satisfies BookingSystemClient
   })

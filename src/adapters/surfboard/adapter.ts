@@ -22,7 +22,6 @@ import {
   type OrderStatus,
   type PaymentAccount,
   type PaymentProviderClient,
-  type PaymentProviderError,
   PaymentProviderRejected,
   PaymentProviderUnavailable
 } from "../../ports/PaymentProvider.js"
@@ -352,5 +351,5 @@ export const makeSurfboardAdapter = (options: SurfboardAdapterOptions = defaultA
             )
           )
         }).pipe(Effect.asVoid, withSpan("cancelPaymentLink", account, { "surfboard.order_id": request.linkId }))
-    } satisfies Record<keyof PaymentProviderClient, (...args: any) => Effect.Effect<any, PaymentProviderError>>
+    } satisfies PaymentProviderClient
   })

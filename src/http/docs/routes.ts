@@ -7,6 +7,7 @@ import { Effect } from "effect"
 import * as fs from "node:fs"
 import { fileURLToPath } from "node:url"
 import { partnerOpenApi } from "../../partner/openapi.js"
+import type { Json } from "../openapiSchemas.js"
 
 const DOCS_DIR = fileURLToPath(new URL("../../../docs/api/", import.meta.url))
 
@@ -32,9 +33,9 @@ export const readSection = (name: string) => fs.readFileSync(`${DOCS_DIR}${name}
 const endpointIndex = () => {
   const spec = partnerOpenApi()
   const lines = ["# Endpoint index (from openapi.json)", ""]
-  for (const [path, item] of Object.entries<any>(spec.paths)) {
-    for (const [method, op] of Object.entries<any>(item)) {
-      const params = (op.parameters ?? []).map((p: any) => `${p.name}${p.required ? "" : "?"}`).join(", ")
+  for (const [path, item] of Object.entries<Json>(spec.paths)) {
+    for (const [method, op] of Object.entries<Json>(item)) {
+      const params = (op.parameters ?? []).map((p: Json) => `${p.name}${p.required ? "" : "?"}`).join(", ")
       lines.push(`- ${method.toUpperCase()} ${path}${params ? ` (${params})` : ""}: ${op.summary ?? ""}`)
       lines.push(`  responses: ${Object.keys(op.responses).join(", ")}`)
     }

@@ -144,8 +144,15 @@ export const buildManifest = (day: ManifestDay, entries: ReadonlyArray<ManifestE
  */
 export const paxBreakdownOf = (stored: unknown): ReadonlyArray<PaxLine> | null => {
   if (!Array.isArray(stored)) return null
-  return stored.map((line: any): PaxLine => ({
-    title: typeof line?.title === "string" ? line.title : "",
-    quantity: Number.isInteger(line?.quantity) && line.quantity >= 0 ? line.quantity : 0
-  }))
+  return stored.map((item: unknown): PaxLine => {
+    const line: { readonly title?: unknown; readonly quantity?: unknown } = typeof item === "object" && item !== null
+      ? item
+      : {}
+    return {
+      title: typeof line.title === "string" ? line.title : "",
+      quantity: typeof line.quantity === "number" && Number.isInteger(line.quantity) && line.quantity >= 0
+        ? line.quantity
+        : 0
+    }
+  })
 }

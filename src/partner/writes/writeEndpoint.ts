@@ -13,13 +13,14 @@ import {
   InvalidRequest,
   Unavailable
 } from "../../domain/errors.js"
+import type { Json } from "../../http/openapiSchemas.js"
 import { BodyTooLarge, UnsupportedMediaType } from "../../http/requestBody.js"
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_RULE, IDEMPOTENT_REPLAYED_HEADER } from "./rules.js"
 
 /** Answers that can be replayed: results and final refusals. */
 const REPLAYABLE = new Set(["200", "400", "404", "422"])
 
-const documentIdempotency = (op: Record<string, any>): Record<string, any> => ({
+const documentIdempotency = (op: Json): Json => ({
   ...op,
   parameters: [
     ...(op.parameters ?? []),
@@ -38,7 +39,7 @@ const documentIdempotency = (op: Record<string, any>): Record<string, any> => ({
     }
   ],
   responses: Object.fromEntries(
-    Object.entries<Record<string, any>>(op.responses ?? {}).map(([status, response]) => [
+    Object.entries<Json>(op.responses ?? {}).map(([status, response]) => [
       status,
       REPLAYABLE.has(status)
         ? {

@@ -4,11 +4,12 @@
  * (`quickbook_payments`: recorded, leased, moved from state to state), the sales they pay
  * (`quickbook_sales`), and the merchants a payment is looked for on. Each statement is typed with
  * SqlSchema and the schemas of payment.ts; infrastructure errors are defects at this edge, once
- * (repoMethod.ts). A method called inside a caller's `sql.withTransaction` joins that transaction.
+ * (src/db/repoMethod.ts). A method called inside a caller's `sql.withTransaction` joins that transaction.
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, flow, Option, Schema } from "effect"
 import { QuickbookConfig } from "../../config.js"
+import { moves, repoMethod } from "../../db/repoMethod.js"
 import {
   IntakeSale,
   MismatchFacts,
@@ -20,7 +21,6 @@ import {
   StoredRequest,
   VerifiedFacts
 } from "./payment.js"
-import { moves, repoMethod } from "./repoMethod.js"
 import { BookFailureReason } from "./rules.js"
 
 /** Other merchants of ours a payment not found on its sale's merchant is looked for on, at most. */

@@ -3,12 +3,12 @@
  * refund columns, migration 0017): each attempt counted, each provider answer recorded against the
  * attempt it answers (`refund_seq`: an answer about an older attempt changes nothing), the next
  * attempt with its own idempotency reference. Typed with SqlSchema; infrastructure errors are
- * defects at this edge, once (repoMethod.ts).
+ * defects at this edge, once (src/db/repoMethod.ts).
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
+import { moves, repoMethod } from "../../db/repoMethod.js"
 import { PaymentKey } from "./payment.js"
-import { moves, repoMethod } from "./repoMethod.js"
 
 const method = repoMethod("QuickbookMoneyReturnRepo")
 

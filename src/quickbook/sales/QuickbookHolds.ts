@@ -73,7 +73,7 @@ export class QuickbookHolds extends Effect.Service<QuickbookHolds>()("Quickbook/
     const answer = (row: HeldSale, expiresAt: Date) => ({
       holdRef: row.reference,
       expiresAt: expiresAt.toISOString(),
-      cartLine: row.cart_line as any
+      cartLine: row.cart_line
     })
 
     const reserve = Effect.fn("QuickbookHolds.reserve")(

@@ -6,6 +6,7 @@
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
+import { CartLine } from "./Api.js"
 
 export const HeldSale = Schema.Struct({
   reference: Schema.String,
@@ -21,7 +22,7 @@ export const HeldSale = Schema.Struct({
     unitMinor: Schema.Number,
     categoryId: Schema.String
   })),
-  cart_line: Schema.Unknown,
+  cart_line: CartLine,
   status: Schema.String,
   valid_until: Schema.DateFromSelf,
   hold_id: Schema.NullOr(Schema.String),

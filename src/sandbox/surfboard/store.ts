@@ -115,15 +115,26 @@ const canonical = (value: unknown): string => {
   return JSON.stringify(value)
 }
 
+type OrderBody = { readonly controlFunctions?: { readonly online?: Record<string, unknown> } }
+
+/** The body without its payment page's validity (`controlFunctions.online.paymentPageValidFor`). */
+const withoutValidity = (body: unknown): unknown => {
+  const online = body !== null && typeof body === "object" ? (body as OrderBody).controlFunctions?.online : undefined
+  if (online === undefined || online === null || typeof online !== "object") return body
+  const { paymentPageValidFor: _, ...rest } = online
+  const order = body as OrderBody
+  return { ...order, controlFunctions: { ...order.controlFunctions, online: rest } }
+}
+
 /**
  * What makes two keyed calls "the same request": method, path and body. A payment page's validity is
  * relative ("15m") and so differs between a first attempt and its retry a moment later: it is left
  * out, and the first attempt's validity stands.
  */
 export const fingerprintOf = (method: string, path: string, body: unknown) => {
-  const copy = body !== null && typeof body === "object" ? structuredClone(body) as any : body
-  if (copy?.controlFunctions?.online) delete copy.controlFunctions.online.paymentPageValidFor
-  return createHash("sha256").update(`${method.toUpperCase()} ${path}\n${canonical(copy)}`).digest("hex")
+  return createHash("sha256").update(`${method.toUpperCase()} ${path}\n${canonical(withoutValidity(body))}`).digest(
+    "hex"
+  )
 }
 
 export interface Answer {
