@@ -10,6 +10,7 @@ import { Effect, Schema } from "effect"
 import { repoEdge } from "../../db/repoEdge.js"
 import { toPgArray } from "../../db/sql.js"
 import { ChangedBookingFields } from "../bookingChanges/changedBooking.js"
+import { LINK_COLUMNS, LinkRow } from "../paymentLinks/PaymentLinksRepo.js"
 
 const Status = Schema.Literal("REFUNDED", "CANCELLED", "CONFIRMED", "RESERVED")
 
@@ -50,27 +51,9 @@ export const Payment = Schema.Struct({
   merchantId: Schema.String
 })
 
-/** A `payment_links` row (as src/partner/paymentLinks/PaymentLinksRepo.ts `LinkRow`), taken over by the cancel. */
-export const ClosingLink = Schema.Struct({
-  id: Schema.String,
-  target: Schema.String,
-  booking_id: Schema.NullOr(Schema.String),
-  manifest_row_id: Schema.NullOr(Schema.String),
-  operator_id: Schema.String,
-  kind: Schema.Literal("deferred_balance", "provider_balance"),
-  state: Schema.Literal("creating", "open", "closing", "closed"),
-  amount_minor: Schema.Number,
-  currency: Schema.String,
-  merchant_id: Schema.String,
-  idempotency_reference: Schema.String,
-  provider_reference_id: Schema.String,
-  description: Schema.String,
-  provider_link_id: Schema.NullOr(Schema.String),
-  url: Schema.NullOr(Schema.String),
-  expires_at: Schema.NullOr(Schema.DateFromSelf),
-  checks: Schema.Number
-})
-export type ClosingLink = typeof ClosingLink.Type
+/** A `payment_links` row taken over by the cancel: the payment links' own row. */
+export const ClosingLink = LinkRow
+export type ClosingLink = LinkRow
 
 export class CancelsRepo extends Effect.Service<CancelsRepo>()("Partner/CancelsRepo", {
   effect: Effect.gen(function*() {
@@ -187,8 +170,7 @@ export class CancelsRepo extends Effect.Service<CancelsRepo>()("Partner/CancelsR
         sql`
           UPDATE payment_links SET state = 'closing', next_check_at = now(), updated_at = now()
           WHERE booking_id = ${bookingId}::uuid AND state IN ('creating', 'open', 'closing')
-          RETURNING id, target, booking_id, manifest_row_id, operator_id, kind, state, amount_minor, currency,
-            merchant_id, idempotency_reference, provider_reference_id, description, provider_link_id, url, expires_at, checks`
+          RETURNING ${sql.literal(LINK_COLUMNS)}`
     })
 
     const linkLearnt = SqlSchema.void({
