@@ -587,7 +587,7 @@ const recordDeskCardTerminals = (file: string, payments: Parameters<typeof deskC
     fs.writeFileSync(file, JSON.stringify({ ...demo, quickbook }, null, 2) + "\n", { mode: 0o600 })
   })
 
-export class DemoData extends Context.Tag("DemoData")<DemoData, {
+export class DemoData extends Context.Tag("Demo/DemoData")<DemoData, {
   readonly keysFile: string | undefined
   readonly sampleKey: string | undefined
   /** A key that reads the manifest, for the printed hint. */

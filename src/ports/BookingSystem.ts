@@ -263,4 +263,4 @@ export interface BookingSystemClient {
 }
 
 /** The port: picks the adapter for the account's kind. */
-export class BookingSystem extends Context.Tag("ports/BookingSystem")<BookingSystem, BookingSystemClient>() {}
+export class BookingSystem extends Context.Tag("Ports/BookingSystem")<BookingSystem, BookingSystemClient>() {}

@@ -64,4 +64,4 @@ export interface MailerClient {
   readonly send: (message: OutgoingMessage) => Effect.Effect<Delivered, MailError>
 }
 
-export class Mailer extends Context.Tag("ports/Mailer")<Mailer, MailerClient>() {}
+export class Mailer extends Context.Tag("Ports/Mailer")<Mailer, MailerClient>() {}

@@ -271,7 +271,7 @@ export interface PaymentProviderClient {
 }
 
 /** The port. */
-export class PaymentProvider extends Context.Tag("ports/PaymentProvider")<PaymentProvider, PaymentProviderClient>() {}
+export class PaymentProvider extends Context.Tag("Ports/PaymentProvider")<PaymentProvider, PaymentProviderClient>() {}
 
 /** Hour (UTC) of the provider's daily settlement cut-off: a payment is voidable until then, the same UTC day. */
 export const VOID_CUTOFF_HOUR_UTC = 23

@@ -89,7 +89,7 @@ const successOf = (body: unknown): StoredResponse => ({
   body: JSON.stringify(body)
 })
 
-export class Writes extends Effect.Service<Writes>()("Writes", {
+export class Writes extends Effect.Service<Writes>()("Partner/Writes", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const store = yield* IdempotencyStore
@@ -106,11 +106,12 @@ export class Writes extends Effect.Service<Writes>()("Writes", {
      * Runs `perform` as the write `spec` describes. The result is the response itself: the stored
      * answer (a handler may answer an HttpServerResponse), the first time and on every replay.
      */
-    const run = <A, I, E, R>(
-      spec: WriteSpec<A, I>,
-      perform: (ctx: WriteContext) => Effect.Effect<WriteDone<NoInfer<A>>, E, R>
-    ) =>
-      Effect.gen(function*() {
+    const run = Effect.fn("Writes.run")(
+      function*<A, I, E, R>(
+        spec: WriteSpec<A, I>,
+        perform: (ctx: WriteContext) => Effect.Effect<WriteDone<NoInfer<A>>, E, R>
+      ) {
+        yield* Effect.annotateCurrentSpan({ action: spec.action })
         const key = yield* CurrentKey
         const request = yield* HttpServerRequest.HttpServerRequest
         const { requestId } = yield* FiberRef.get(CurrentRequest)
@@ -288,7 +289,8 @@ export class Writes extends Effect.Service<Writes>()("Writes", {
             return yield* Effect.failCause(exit.cause as Cause.Cause<E | DailyLimitReached>)
           })
         )
-      }).pipe(Effect.withSpan("Writes.run", { attributes: { action: spec.action } }))
+      }
+    )
 
     /** Renews the claim's lease every third of its length; stops when the claim is no longer ours. */
     const renewWhileRunning = (token: string) =>

@@ -135,7 +135,7 @@ export const startSandbox = (
   }).pipe(Effect.orDie, Effect.withSpan("BokunSandbox.start"))
 
 /** The running sandbox, for layers and tests. */
-export class BokunSandbox extends Context.Tag("sandbox/BokunSandbox")<BokunSandbox, Sandbox>() {}
+export class BokunSandbox extends Context.Tag("Sandbox/BokunSandbox")<BokunSandbox, Sandbox>() {}
 
 /** A sandbox for the layer's lifetime. */
 export const BokunSandboxLive = (options: SandboxOptions = {}) => Layer.scoped(BokunSandbox, startSandbox(options))

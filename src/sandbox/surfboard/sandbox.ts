@@ -322,7 +322,7 @@ export const startSandbox = (
   }).pipe(Effect.orDie, Effect.withSpan("SurfboardSandbox.start"))
 
 /** The running sandbox, for layers and tests. */
-export class SurfboardSandbox extends Context.Tag("sandbox/SurfboardSandbox")<SurfboardSandbox, Sandbox>() {}
+export class SurfboardSandbox extends Context.Tag("Sandbox/SurfboardSandbox")<SurfboardSandbox, Sandbox>() {}
 
 /** A sandbox for the layer's lifetime. */
 export const SurfboardSandboxLive = (options: SandboxOptions = {}) =>
