@@ -8,6 +8,7 @@
  * price_changed with the money returned, a per-guest row that changed does not; a per-guest tour
  * is unchanged.
  */
+import SwaggerParser from "@apidevtools/swagger-parser"
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
@@ -251,6 +252,19 @@ layer(env, { excludeTestServices: true, timeout: 240_000 })("quickbook: a tour p
       expect((yield* bokunBooking(q.reference)).map((b) => [b.paid_minor, b.total_minor, b.participants])).toEqual([
         [174650, 174650, 4]
       ])
+    }))
+
+  it.effect("the OpenAPI document describes bookingPriceMinor and the cart line's booking entry; it stays valid", () =>
+    Effect.gen(function*() {
+      const doc = (yield* get(`${BASE}/openapi.json`)).body
+      yield* Effect.promise(() => SwaggerParser.validate(structuredClone(doc)))
+      const schemas = doc.components.schemas
+      const slot = schemas.DeskSlot
+      expect(slot.required).toContain("bookingPriceMinor")
+      expect(JSON.stringify(slot.properties.bookingPriceMinor)).toContain("priced per booking")
+      const guests = schemas.CartLine.properties.guests
+      expect(guests.description).toContain("add up to `totalMinor`")
+      expect(guests.items.properties.type.description).toContain("`booking`")
     }))
 
   it.effect("every verified payment of this file ended confirmed or refunded (each refunded one returned exactly once)", () =>
