@@ -295,6 +295,25 @@ describe("email templates", () => {
     )
   })
 
+  it("desk sale of a tour priced per booking: the guests included, the booking price on its own row, the total", () => {
+    const data = {
+      ...SAMPLES.quickbook_sale_confirmed_guest,
+      guests: [{ label: "Adult", count: 3, amount: null }, { label: "Child", count: 1, amount: null }],
+      bookingPrice: { amountMinor: 250000, currency: "NOK" },
+      total: { amountMinor: 250000, currency: "NOK" }
+    }
+    const en = render("en", content("quickbook_sale_confirmed_guest", data))
+    expect(en.text).toContain(
+      "3 x Adult: included\n1 x Child: included\nPrivate booking (whole party): NOK\u00a02,500.00"
+    )
+    expect(en.text).toContain("Total paid: NOK\u00a02,500.00")
+    expect(en.text).not.toMatch(/undefined|null|NaN/)
+    const nb = render("nb", content("quickbook_sale_confirmed_guest", data))
+    expect(nb.text).toContain("3 x Adult: inkludert")
+    expect(nb.text).toContain("Privat bestilling (hele gruppen): 2\u00a0500,00\u00a0kr")
+    expect(nb.html).toContain("Privat bestilling (hele gruppen)")
+  })
+
   it("says what happened to the money on a cancellation", () => {
     const withRefund = (refund: unknown) =>
       content("booking_cancelled_guest", { ...SAMPLES.booking_cancelled_guest, refund })

@@ -8,7 +8,7 @@ import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
 import { pgClientLayer } from "../../src/db/Database.js"
-import { addDays, BokunSandbox, BokunSandboxLive, localDay } from "../../src/sandbox/bokun/index.js"
+import { addDays, BokunSandbox, BokunSandboxLive, localDay, type ProductSpec } from "../../src/sandbox/bokun/index.js"
 import { SurfboardSandbox, SurfboardSandboxLive } from "../../src/sandbox/surfboard/index.js"
 import { smallVendor } from "../sandbox/env.js"
 import { type BookingInput, insertBooking } from "./fixtures.js"
@@ -68,12 +68,15 @@ export const merchantFor = (operatorId: string) =>
     return merchant
   })
 
-/** A Bókun sandbox vendor as the operator's booking-system account (a sandbox one). */
-export const vendorFor = (operatorId: string) =>
+/**
+ * A Bókun sandbox vendor as the operator's booking-system account (a sandbox one); `products`
+ * replaces the small vendor's one product.
+ */
+export const vendorFor = (operatorId: string, o: { readonly products?: ReadonlyArray<ProductSpec> } = {}) =>
   Effect.gen(function*() {
     const bokun = yield* BokunSandbox
     const sql = yield* SqlClient.SqlClient
-    const vendor = yield* bokun.createVendor(smallVendor(`Vendor ${randomUUID().slice(0, 6)}`))
+    const vendor = yield* bokun.createVendor({ ...smallVendor(`Vendor ${randomUUID().slice(0, 6)}`), ...o })
     const [account] = yield* sql<{ id: string }>`
       INSERT INTO booking_system_accounts (kind, name, base_url, access_key, secret_key, service_channel_id, sandbox)
       VALUES ('bokun', ${vendor.title}, ${bokun.baseUrl}, ${vendor.accessKey}, ${vendor.secretKey}, ${

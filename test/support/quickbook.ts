@@ -6,9 +6,9 @@
  * what the sandboxes and the database hold.
  */
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Context, Effect, Option } from "effect"
 import { QuickbookKeys } from "../../src/quickbook/terminals/QuickbookKeys.js"
-import { addDays, BokunSandbox, localDay } from "../../src/sandbox/bokun/index.js"
+import { addDays, BokunSandbox, localDay, type ProductSpec } from "../../src/sandbox/bokun/index.js"
 import { SurfboardSandbox } from "../../src/sandbox/surfboard/index.js"
 import { makeWorld } from "./fixtures.js"
 import { call } from "./http.js"
@@ -64,12 +64,16 @@ export const sellingDesk = Effect.gen(function*() {
   return { w, a, merchant, site, own, keys, terminal, key, headers, day, quote, seatsLeft }
 })
 
+/** The Bókun vendor's products of a desk world, when not the small vendor's one (`deskWorldWith`). */
+class DeskProducts extends Context.Tag("test/DeskProducts")<DeskProducts, ReadonlyArray<ProductSpec>>() {}
+
 export const deskWorld = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const surfboard = yield* SurfboardSandbox
   const bokun = yield* BokunSandbox
   const w = yield* makeWorld
-  const a = yield* vendorFor(w.alpha)
+  const products = yield* Effect.serviceOption(DeskProducts)
+  const a = yield* vendorFor(w.alpha, Option.match(products, { onNone: () => ({}), onSome: (p) => ({ products: p }) }))
   const merchant = yield* surfboard.createMerchant({
     name: `Merchant ${w.tag}`,
     partnerId: yield* PartnerId,
@@ -246,6 +250,10 @@ export const deskWorld = Effect.gen(function*() {
     returned: (orderId: string) => returnedBySandbox(orderId)
   }
 }).pipe(Effect.provide(QuickbookKeys.Default))
+
+/** The desk world with these Bókun products (the first is the desk's Fjord Cruise), e.g. one priced per booking. */
+export const deskWorldWith = (products: ReadonlyArray<ProductSpec>) =>
+  Effect.provideService(deskWorld, DeskProducts, products)
 
 export type DeskWorld = Effect.Effect.Success<typeof deskWorld>
 

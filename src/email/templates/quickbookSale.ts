@@ -6,8 +6,11 @@ import { Count, Departure, Money, Text, Url } from "./data.js"
 import { formatDeparture, formatMoney } from "./format.js"
 import { departureRows, WORDS } from "./words.js"
 
-/** A guest line of a desk sale: `2 x Adult` and what it costs. */
-const SaleGuestLine = Schema.Struct({ label: Text, count: Count, amount: Money })
+/**
+ * A guest line of a desk sale: `2 x Adult` and what it costs; `amount` null when the tour is priced
+ * per booking (the guests are included in `bookingPrice`).
+ */
+const SaleGuestLine = Schema.Struct({ label: Text, count: Count, amount: Schema.NullOr(Money) })
 
 /** The guest's confirmation of a desk (Quickbook) sale: the booking, its page and the ticket PDF. */
 export const QuickbookSaleConfirmedGuest = Schema.Struct({
@@ -16,6 +19,8 @@ export const QuickbookSaleConfirmedGuest = Schema.Struct({
   tourName: Text,
   departure: Departure,
   guests: Schema.Array(SaleGuestLine),
+  /** A tour priced per booking (a private tour): what the whole party paid for it. */
+  bookingPrice: Schema.optional(Money),
   total: Money,
   bookingCode: Text,
   saleReference: Text,
@@ -55,7 +60,16 @@ export const quickbookSaleConfirmedGuest = (locale: Locale, d: typeof QuickbookS
         [locale === "nb" ? "Bookingkode" : "Booking code", d.bookingCode],
         [w.tour, d.tourName],
         ...departureRows(locale, d.departure),
-        ...d.guests.map((g) => [`${g.count} x ${g.label}`, formatMoney(locale, g.amount)] as const),
+        ...d.guests.map((g) =>
+          [
+            `${g.count} x ${g.label}`,
+            g.amount === null ? (locale === "nb" ? "inkludert" : "included") : formatMoney(locale, g.amount)
+          ] as const
+        ),
+        d.bookingPrice === undefined ? null : [
+          locale === "nb" ? "Privat bestilling (hele gruppen)" : "Private booking (whole party)",
+          formatMoney(locale, d.bookingPrice)
+        ] as const,
         [locale === "nb" ? "Totalt betalt" : "Total paid", formatMoney(locale, d.total)]
       ]),
       p(

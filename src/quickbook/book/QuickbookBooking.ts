@@ -81,7 +81,7 @@ export class QuickbookBooking extends Effect.Service<QuickbookBooking>()("Quickb
           if (!slot || slot.soldOut || (slot.seatsLeft !== null && slot.seatsLeft < seats)) {
             return Either.left<BookFailureReason>("sold_out")
           }
-          if (liveTotal(sale.guests, slot.guests) !== sale.total_minor) {
+          if (liveTotal(sale.guests, slot) !== sale.total_minor) {
             return Either.left<BookFailureReason>("price_changed")
           }
         }

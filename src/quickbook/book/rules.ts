@@ -4,7 +4,7 @@
  * is which failure reason, the live price of a quote past its validity, when a phone is required,
  * the refund references, and the failed answer's clerk message.
  */
-import { Schema } from "effect"
+import { Either, Schema } from "effect"
 import type { OrderStatus } from "../../ports/PaymentProvider.js"
 import {
   BOOK_FAILED_LEADS,
@@ -15,6 +15,7 @@ import {
   MONEY_BACK_MESSAGES,
   type QuickbookCode
 } from "../errors.js"
+import { cartTotal, partyLinesOf, type Slot } from "../sales/rules.js"
 
 /** Spec §2 "Book failure" `reason`. */
 export const BookFailureReason = Schema.Literal(
@@ -145,21 +146,14 @@ export const phoneRequired = (cartLineRequiresPhone: boolean, tourRequiresPhone:
   cartLineRequiresPhone || tourRequiresPhone
 
 /**
- * What the party costs at the live prices of the departure; undefined when a guest type has no
- * price there any more.
+ * What the party costs at the live prices of the departure, by the quote's own rule
+ * (`partyLinesOf`: guests × unit price, plus the booking price of a tour priced per booking);
+ * undefined when a guest type has no price there any more.
  */
 export const liveTotal = (
   guests: ReadonlyArray<{ readonly type: string; readonly count: number }>,
-  prices: ReadonlyArray<{ readonly type: string; readonly unitMinor: number }>
-): number | undefined => {
-  let total = 0
-  for (const g of guests) {
-    const price = prices.find((p) => p.type === g.type)
-    if (!price) return undefined
-    total += price.unitMinor * g.count
-  }
-  return total
-}
+  slot: Pick<Slot, "guests" | "bookingPriceMinor">
+): number | undefined => Either.match(partyLinesOf(guests, slot), { onLeft: () => undefined, onRight: cartTotal })
 
 /** Our idempotency reference of the `seq`th attempt to return a payment (a void, then refunds). */
 export const refundReference = (provider: string, paymentId: string, seq: number) =>

@@ -34,12 +34,20 @@ export const CartLine = Schema.Struct({
   tourName: Schema.String,
   start: Schema.Struct({ date: Day, time: Time, timeZone: Schema.String }),
   guests: Schema.Array(Schema.Struct({
-    type: Schema.String,
+    type: Schema.String.annotations({
+      description:
+        "A guest type of the quote, or `booking`: the booking price of a tour priced per booking (a private tour), " +
+        "count 1, for the whole party; the guest types' entries are then 0. `booking` is never a guest type."
+    }),
     label: Schema.String,
     count: Schema.Int,
     unitMinor: Schema.Int,
     lineMinor: Schema.Int.annotations({ description: "unitMinor times count." })
-  })),
+  })).annotations({
+    description:
+      "One entry per guest type asked for, then, for a tour priced per booking, the `booking` entry; the entries' " +
+      "`lineMinor` add up to `totalMinor`."
+  }),
   totalMinor: Schema.Int.annotations({ description: "Amount to charge, VAT included." }),
   currency: Schema.String,
   requiresPhone: Schema.Boolean,

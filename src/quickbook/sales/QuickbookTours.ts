@@ -12,7 +12,7 @@
  * and the terminal's card terminal (`chargeableTour`). Refusals are 403 `tour_not_sellable_here`.
  * SQL: QuickbookToursRepo.
  */
-import { Clock, Duration, Effect, Option } from "effect"
+import { Clock, Duration, Effect, Either, Option } from "effect"
 import { readDepartures } from "../../catalogue/readDepartures.js"
 import { QuickbookConfig, TourAvailabilityConfig } from "../../config.js"
 import { localDayAt } from "../../domain/localDay.js"
@@ -23,11 +23,14 @@ import type { QuickbookCaller } from "../terminals/QuickbookKeys.js"
 import { modeMayUse, sandboxMismatch } from "../terminals/testKeys.js"
 import { type DeskTourRow, QuickbookToursRepo } from "./QuickbookToursRepo.js"
 import {
+  BOOKING_LINE_TYPE,
+  cartTotal,
   DESK_VAT_PERCENT,
   deskDayProblem,
   guestTypesOf,
   newReference,
   orderLineText,
+  partyLinesOf,
   QUOTE_MAX_ENTRIES,
   QUOTE_MAX_GUESTS,
   QUOTE_VALIDITY_MINUTES,
@@ -237,15 +240,13 @@ export class QuickbookTours extends Effect.Service<QuickbookTours>()("Quickbook/
           }`
         })
       }
-      const guests = []
-      for (const [type, count] of counts) {
-        const price = slot.guests.find((g) => g.type === type)
-        if (!price) {
-          return yield* new QbConflict({ code: "price_changed", detail: `no price for ${type} on this departure` })
-        }
-        guests.push({ type, label: price.label, count, unitMinor: price.unitMinor, lineMinor: price.unitMinor * count })
+      const lines = partyLinesOf([...counts].map(([type, count]) => ({ type, count })), slot)
+      if (Either.isLeft(lines)) {
+        return yield* new QbConflict({ code: "price_changed", detail: `no price for ${lines.left} on this departure` })
       }
-      const totalMinor = guests.reduce((n, g) => n + g.lineMinor, 0)
+      // The guest types, then the booking price of a tour priced per booking: the entries add up to the total.
+      const guests = lines.right
+      const totalMinor = cartTotal(guests)
       const vatMinor = vatIncluded(totalMinor)
       const cartLine = {
         operatorName: tour.operator_name,
@@ -280,8 +281,12 @@ export class QuickbookTours extends Effect.Service<QuickbookTours>()("Quickbook/
         startDate: q.start.date,
         startTime: q.start.time,
         startTimeId: slot.startTimeId,
+        // The party as booked (pax): guest types only, never the booking price's entry.
         guests: JSON.stringify(
-          guests.map((g) => ({ ...g, categoryId: types.find((t) => t.type === g.type)!.categoryId }))
+          guests.filter((g) => g.type !== BOOKING_LINE_TYPE).map((g) => ({
+            ...g,
+            categoryId: types.find((t) => t.type === g.type)!.categoryId
+          }))
         ),
         totalMinor,
         vatMinor,

@@ -4,12 +4,17 @@
  *
  * Choices the spec leaves open (docs/decisions.md "Quickbook: tours, slots, quote"):
  * - a guest type's key is its pricing category's title as a slug (`Adult` → `adult`), or `cat_<id>`
- *   when the slug is empty or taken by another category of the tour;
+ *   when the slug is empty, taken by another category of the tour, or the cart line's reserved
+ *   `booking` (`BOOKING_LINE_TYPE`);
  * - the desk sells the tour's first rate (by position) that prices the departure;
+ * - a rate priced per booking (a private tour) costs its one price whatever the party: the slot's
+ *   `bookingPriceMinor`, guests at 0, and the cart line carries the booking price as an entry of its
+ *   own (`partyLinesOf`, the one rule of quote and book);
  * - a quote stands for `QUOTE_VALIDITY_MINUTES`;
  * - VAT: every desk sale is a Norwegian passenger transport / experience at `DESK_VAT_PERCENT` (12%),
  *   VAT included in the price; the tax line is the VAT part of the total.
  */
+import { Either } from "effect"
 import { randomInt } from "node:crypto"
 import { addDays } from "../../domain/localDay.js"
 import { hasStarted } from "../../partner/reschedules/rules.js"
@@ -71,14 +76,21 @@ const slug = (title: string) =>
     ""
   )
 
-/** The guest types of a tour from its pricing categories, in their order; keys unique. */
+/**
+ * The key of the cart line's entry for a booking price (`partyLinesOf`): never a guest type's key,
+ * so it is never sold, held or booked as a pricing category.
+ */
+export const BOOKING_LINE_TYPE = "booking"
+export const BOOKING_LINE_LABEL = "Private booking (whole party)"
+
+/** The guest types of a tour from its pricing categories, in their order; keys unique and never `booking`. */
 export const guestTypesOf = (categories: ReadonlyArray<Category>): Array<GuestType> => {
   const counts = new Map<string, number>()
   for (const c of categories) counts.set(slug(c.title), (counts.get(slug(c.title)) ?? 0) + 1)
   return categories.map((c) => {
     const s = slug(c.title)
     return {
-      type: s !== "" && counts.get(s) === 1 && !s.startsWith("cat_") ? s : `cat_${c.id}`,
+      type: s !== "" && counts.get(s) === 1 && !s.startsWith("cat_") && s !== BOOKING_LINE_TYPE ? s : `cat_${c.id}`,
       label: c.title,
       categoryId: c.id,
       isDefault: c.isDefault,
@@ -101,12 +113,48 @@ export interface Slot {
   /** null: no seat limit. */
   readonly seatsLeft: number | null
   readonly soldOut: boolean
+  /** Guest prices; 0 each when the rate is priced per booking. */
   readonly guests: ReadonlyArray<SlotPrice>
+  /** What any party costs when the rate is priced per booking (a private tour); null: priced per guest. */
+  readonly bookingPriceMinor: number | null
+}
+
+type Rate = DepartureAvailability["rates"][number]
+
+/**
+ * Whether a rate prices a departure in `currency`: a rate priced per booking by its booking price
+ * (whatever its per-guest rows say), any other by a per-guest price in that currency.
+ */
+const pricesIn = (rate: Rate, currency: string) =>
+  rate.pricePerBooking != null
+    ? rate.pricePerBooking.currency === currency
+    : rate.prices.some((p) => p.currency === currency)
+
+/**
+ * The guest prices of a rate for the tour's guest types. Per guest: each type with a price in
+ * `currency`. Priced per booking (the partner API's `partyPrice` rule, docs/decisions.md "Priced per
+ * booking"): a rate that lists no per-guest prices sells every type, one that lists some sells the
+ * types it lists (in `currency`); each at 0, the party paying the booking price once.
+ */
+const guestPricesOf = (rate: Rate | undefined, currency: string, guestTypes: ReadonlyArray<GuestType>) => {
+  const guests: Array<SlotPrice> = []
+  if (rate === undefined) return guests
+  const perBooking = rate.pricePerBooking != null
+  for (const g of guestTypes) {
+    const price = rate.prices.find((p) => p.pricingCategoryId === g.categoryId && p.currency === currency)
+    if (perBooking && (price !== undefined || rate.prices.length === 0)) {
+      guests.push({ type: g.type, label: g.label, unitMinor: 0 })
+    } else if (!perBooking && price !== undefined) {
+      guests.push({ type: g.type, label: g.label, unitMinor: price.amountMinor })
+    }
+  }
+  return guests
 }
 
 /**
  * The day's slots: departures of `date` with a start time that have not started, by time; the
- * prices are those of the first of `rateIds` that prices the departure, in the tour's currency.
+ * prices are those of the first of `rateIds` that prices the departure in the tour's currency
+ * (per guest, or per booking: see `pricesIn`, `guestPricesOf`).
  */
 export const slotsOf = (
   departures: ReadonlyArray<DepartureAvailability>,
@@ -126,12 +174,8 @@ export const slotsOf = (
     .sort((a, b) => a.startTime!.localeCompare(b.startTime!) || a.startTimeId.localeCompare(b.startTimeId))
     .map((d) => {
       const ordered = [...d.rates].sort((a, b) => rank(ctx.rateIds, a.rateId) - rank(ctx.rateIds, b.rateId))
-      const rate = ordered.find((r) => r.prices.some((p) => p.currency === ctx.currency))
-      const guests: Array<SlotPrice> = []
-      for (const g of ctx.guestTypes) {
-        const price = rate?.prices.find((p) => p.pricingCategoryId === g.categoryId && p.currency === ctx.currency)
-        if (price) guests.push({ type: g.type, label: g.label, unitMinor: price.amountMinor })
-      }
+      const rate = ordered.find((r) => pricesIn(r, ctx.currency))
+      const guests = guestPricesOf(rate, ctx.currency, ctx.guestTypes)
       const soldOut = d.soldOut || (d.seatsLeft !== null && d.seatsLeft <= 0)
       return {
         time: d.startTime!,
@@ -139,9 +183,53 @@ export const slotsOf = (
         rateId: rate?.rateId ?? null,
         seatsLeft: d.soldOut ? 0 : d.seatsLeft,
         soldOut,
-        guests
+        guests,
+        bookingPriceMinor: rate?.pricePerBooking != null ? rate.pricePerBooking.amountMinor : null
       }
     })
+
+/** An entry of the cart line's `guests`: `lineMinor` is `unitMinor` × `count`. */
+export interface CartGuestLine {
+  readonly type: string
+  readonly label: string
+  readonly count: number
+  readonly unitMinor: number
+  readonly lineMinor: number
+}
+
+/**
+ * What a party costs at a slot's prices, as the cart line's `guests`: an entry per guest type of
+ * the party (its count × the slot's unit price; 0 on a rate priced per booking) and, when the slot
+ * has a booking price, one more entry for it (`BOOKING_LINE_TYPE`, count 1), so that the entries
+ * always add up to the total (`cartTotal`). The one pricing rule of the quote and of the book's
+ * live-price check. Left: a guest type of the party the slot has no price for.
+ */
+export const partyLinesOf = (
+  party: ReadonlyArray<{ readonly type: string; readonly count: number }>,
+  slot: Pick<Slot, "guests" | "bookingPriceMinor">
+): Either.Either<Array<CartGuestLine>, string> => {
+  const lines: Array<CartGuestLine> = []
+  for (const g of party) {
+    const price = slot.guests.find((p) => p.type === g.type)
+    if (price === undefined) return Either.left(g.type)
+    lines.push({
+      type: g.type,
+      label: price.label,
+      count: g.count,
+      unitMinor: price.unitMinor,
+      lineMinor: price.unitMinor * g.count
+    })
+  }
+  if (slot.bookingPriceMinor !== null) {
+    const p = slot.bookingPriceMinor
+    lines.push({ type: BOOKING_LINE_TYPE, label: BOOKING_LINE_LABEL, count: 1, unitMinor: p, lineMinor: p })
+  }
+  return Either.right(lines)
+}
+
+/** The cart line's total: its entries' `lineMinor` added up. */
+export const cartTotal = (lines: ReadonlyArray<Pick<CartGuestLine, "lineMinor">>) =>
+  lines.reduce((n, g) => n + g.lineMinor, 0)
 
 const rank = (ids: ReadonlyArray<string>, id: string) => {
   const i = ids.indexOf(id)

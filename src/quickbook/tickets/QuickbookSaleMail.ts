@@ -7,7 +7,8 @@
  *
  *   saleMail.enqueueConfirmed(reference: string): Effect<Option<Enqueued>>
  *     the sale must be `confirmed`; template `quickbook_sale_confirmed_guest` (tour, date and time,
- *     guests, total, booking code, the booking page link and the ticket PDF link);
+ *     guests, the booking price of a tour priced per booking, total, booking code, the booking page
+ *     link and the ticket PDF link);
  *     dedupe key `quickbook:<reference>:confirmed:guest`.
  *
  *   saleMail.enqueueFailed(reference: string, outcome: { moneyReturned: boolean }): Effect<Option<Enqueued>>
@@ -23,11 +24,12 @@
 import { Effect, Option } from "effect"
 import { Outbox } from "../../email/Outbox.js"
 import type { Departure, Money } from "../../email/templates.js"
+import { BOOKING_LINE_TYPE } from "../sales/rules.js"
 import { QuickbookTicketLinks } from "./QuickbookTicketLinks.js"
 import { QuickbookTicketsRepo } from "./QuickbookTicketsRepo.js"
 import type { SaleRecord } from "./saleRecord.js"
 import type { SaleStatus } from "./saleStatus.js"
-import { cleanText } from "./ticket.js"
+import { bookingLineOf, cleanText } from "./ticket.js"
 
 export const confirmedGuestDedupeKey = (reference: string) => `quickbook:${reference}:confirmed:guest`
 export const failedGuestDedupeKey = (reference: string) => `quickbook:${reference}:failed:guest`
@@ -64,6 +66,7 @@ export class QuickbookSaleMail extends Effect.Service<QuickbookSaleMail>()("Quic
       if (sale.customer === null || sale.booking_code === null) return Option.none()
       const lang = sale.language ?? "en"
       const line = sale.cart_line
+      const booking = bookingLineOf(line)
       const enqueued = yield* outbox.enqueue({
         dedupeKey: confirmedGuestDedupeKey(reference),
         to: sale.customer.email,
@@ -75,7 +78,13 @@ export class QuickbookSaleMail extends Effect.Service<QuickbookSaleMail>()("Quic
           operatorName: line.operatorName,
           tourName: line.tourName,
           departure: departureOf(sale),
-          guests: line.guests.map((g) => ({ label: g.label, count: g.count, amount: moneyOf(sale, g.lineMinor) })),
+          // Priced per booking: the guest types without amounts (included), the booking price on its own.
+          guests: line.guests.filter((g) => g.type !== BOOKING_LINE_TYPE).map((g) => ({
+            label: g.label,
+            count: g.count,
+            amount: booking === undefined ? moneyOf(sale, g.lineMinor) : null
+          })),
+          ...(booking === undefined ? {} : { bookingPrice: moneyOf(sale, booking.lineMinor) }),
           total: moneyOf(sale, line.totalMinor),
           bookingCode: sale.booking_code,
           saleReference: reference,

@@ -6,7 +6,9 @@
  *
  * Layout, the same at both widths: operator, tour, local date, local time with the IANA zone, one
  * line per guest type (`2 x Adult` and the line total at the right; the unit price below when more
- * than one), the total with its currency, booking code, sale reference, guest name.
+ * than one), the total with its currency, booking code, sale reference, guest name. A tour priced
+ * per booking (the cart line's `booking` entry) shows its guest types without amounts (they are 0)
+ * and the booking price on a line of its own, so the amounts shown add up to the total.
  *
  * Width: text is normalised to NFC (a decomposed `å` is one character) and control characters
  * become spaces; a line's width is its length in UTF-16 code units, so a line is within the width
@@ -14,6 +16,7 @@
  * Words wrap to the width and are never cut; a word longer than the width is broken.
  */
 import { Schema } from "effect"
+import { BOOKING_LINE_TYPE } from "../sales/rules.js"
 
 export const TICKET_LANGUAGES = ["en", "nb"] as const
 export const TicketLanguage = Schema.Literal(...TICKET_LANGUAGES)
@@ -28,6 +31,8 @@ export const TicketCartLine = Schema.Struct({
   tourName: Schema.String,
   start: Schema.Struct({ date: Schema.String, time: Schema.String, timeZone: Schema.String }),
   guests: Schema.Array(Schema.Struct({
+    /** A guest type, or `booking` (BOOKING_LINE_TYPE): the booking price of a tour priced per booking. */
+    type: Schema.optional(Schema.String),
     label: Schema.String,
     count: Schema.Int,
     unitMinor: Schema.Int,
@@ -37,6 +42,10 @@ export const TicketCartLine = Schema.Struct({
   currency: Schema.String
 })
 export type TicketCartLine = typeof TicketCartLine.Type
+
+/** The cart line's booking price entry (a tour priced per booking), if any. */
+export const bookingLineOf = (line: Pick<TicketCartLine, "guests">) =>
+  line.guests.find((g) => g.type === BOOKING_LINE_TYPE)
 
 /** The guest as stored in `quickbook_sales.customer` (POST /book). */
 export const SaleCustomer = Schema.Struct({
@@ -181,6 +190,8 @@ interface TicketWords {
   readonly date: string
   readonly time: string
   readonly each: (unit: string) => string
+  /** The booking price's line of a tour priced per booking. */
+  readonly booking: string
   readonly total: string
   readonly bookingCode: string
   readonly sale: string
@@ -192,6 +203,7 @@ const WORDS: Record<TicketLanguage, TicketWords> = {
     date: "Date:",
     time: "Time:",
     each: (unit) => `at ${unit} each`,
+    booking: "Private booking (whole party)",
     total: "Total",
     bookingCode: "Booking code:",
     sale: "Sale:",
@@ -201,6 +213,7 @@ const WORDS: Record<TicketLanguage, TicketWords> = {
     date: "Dato:",
     time: "Tid:",
     each: (unit) => `à ${unit}`,
+    booking: "Privat bestilling (hele gruppen)",
     total: "Totalt",
     bookingCode: "Bookingkode:",
     sale: "Salg:",
@@ -218,6 +231,8 @@ export const ticketLines = (sale: TicketSale, lang: TicketLanguage, width: numbe
   const money = (minor: number) => formatTicketAmount(lang, minor, line.currency)
   const rule = (ch: string) => ch.repeat(width)
   const guestName = cleanText(`${sale.customer.firstName} ${sale.customer.lastName}`)
+  // Priced per booking: the guests cost nothing each, the party its booking price (its own line).
+  const perBooking = bookingLineOf(line) !== undefined
   return [
     ...wrapText(line.operatorName, width),
     ...wrapText(line.tourName, width),
@@ -225,10 +240,16 @@ export const ticketLines = (sale: TicketSale, lang: TicketLanguage, width: numbe
     ...wrapText(`${w.date} ${formatTicketDay(lang, line.start.date)}`, width),
     ...wrapText(`${w.time} ${line.start.time} (${line.start.timeZone})`, width),
     rule("-"),
-    ...line.guests.flatMap((g) => [
-      ...rowText(`${g.count} x ${g.label}`, money(g.lineMinor), width),
-      ...(g.count > 1 ? wrapText(w.each(money(g.unitMinor)), Math.max(2, width - 2)).map((l) => `  ${l}`) : [])
-    ]),
+    ...line.guests.flatMap((g) =>
+      g.type === BOOKING_LINE_TYPE
+        ? rowText(w.booking, money(g.lineMinor), width)
+        : perBooking
+        ? wrapText(`${g.count} x ${g.label}`, width)
+        : [
+          ...rowText(`${g.count} x ${g.label}`, money(g.lineMinor), width),
+          ...(g.count > 1 ? wrapText(w.each(money(g.unitMinor)), Math.max(2, width - 2)).map((l) => `  ${l}`) : [])
+        ]
+    ),
     rule("-"),
     ...rowText(w.total, money(line.totalMinor), width),
     rule("="),

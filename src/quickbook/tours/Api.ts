@@ -53,8 +53,15 @@ export const DeskSlot = Schema.Struct({
   guests: Schema.Array(Schema.Struct({
     type: Schema.String,
     label: Schema.String,
-    unitMinor: Schema.Int.annotations({ description: "Price per guest of this type, VAT included, minor units." })
-  })).annotations({ description: "Guest prices of this start time; a guest type missing here cannot be sold on it." })
+    unitMinor: Schema.Int.annotations({
+      description: "Price per guest of this type, VAT included, minor units; 0 when the tour is priced per booking."
+    })
+  })).annotations({ description: "Guest prices of this start time; a guest type missing here cannot be sold on it." }),
+  bookingPriceMinor: Schema.NullOr(Schema.Int).annotations({
+    description:
+      "Set when the tour is priced per booking (a private tour): what any party costs, VAT included, minor units; " +
+      "guest prices are then 0 and a quote's cart line carries this price as its `booking` entry. null: priced per guest."
+  })
 }).annotations({ identifier: "DeskSlot" })
 
 export const DeskSlots = Schema.Struct({

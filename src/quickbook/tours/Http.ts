@@ -43,7 +43,13 @@ export const QuickbookToursLive = HttpApiBuilder.group(QuickbookApi, "tours", (h
             date,
             timeZone: tour.timezone,
             currency: tour.currency,
-            slots: slots.map((s) => ({ time: s.time, seatsLeft: s.seatsLeft, soldOut: s.soldOut, guests: s.guests }))
+            slots: slots.map((s) => ({
+              time: s.time,
+              seatsLeft: s.seatsLeft,
+              soldOut: s.soldOut,
+              guests: s.guests,
+              bookingPriceMinor: s.bookingPriceMinor
+            }))
           }
         }))
   })).pipe(Layer.provide(QuickbookTours.Default))

@@ -93,9 +93,25 @@ describe("book rules", () => {
   })
 
   it("live total at the departure's prices; undefined when a guest type has no price", () => {
-    const prices = [{ type: "adult", unitMinor: 49900 }, { type: "child", unitMinor: 24950 }]
-    expect(liveTotal([{ type: "adult", count: 2 }, { type: "child", count: 1 }], prices)).toBe(124750)
-    expect(liveTotal([{ type: "senior", count: 1 }], prices)).toBeUndefined()
+    const guests = [{ type: "adult", label: "Adult", unitMinor: 49900 }, {
+      type: "child",
+      label: "Child",
+      unitMinor: 24950
+    }]
+    const slot = { guests, bookingPriceMinor: null }
+    expect(liveTotal([{ type: "adult", count: 2 }, { type: "child", count: 1 }], slot)).toBe(124750)
+    expect(liveTotal([{ type: "senior", count: 1 }], slot)).toBeUndefined()
+  })
+
+  it("live total of a tour priced per booking: the booking price once, whatever the party (the quote's rule)", () => {
+    const slot = {
+      guests: [{ type: "adult", label: "Adult", unitMinor: 0 }, { type: "child", label: "Child", unitMinor: 0 }],
+      bookingPriceMinor: 250000
+    }
+    expect(liveTotal([{ type: "adult", count: 3 }, { type: "child", count: 1 }], slot)).toBe(250000)
+    expect(liveTotal([{ type: "adult", count: 1 }], slot)).toBe(250000)
+    expect(liveTotal([{ type: "adult", count: 3 }], { ...slot, bookingPriceMinor: 270000 })).toBe(270000)
+    expect(liveTotal([{ type: "senior", count: 1 }], slot)).toBeUndefined()
   })
 
   it("phone: required by the cart line or the tour; only international format", () => {

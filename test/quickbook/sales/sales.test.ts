@@ -154,8 +154,8 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("quickbook tours, sl
         timeZone: "Europe/Oslo",
         currency: "NOK",
         slots: [
-          { time: "10:00", seatsLeft: 10, soldOut: false, guests: prices },
-          { time: "14:30", seatsLeft: 0, soldOut: true, guests: prices }
+          { time: "10:00", seatsLeft: 10, soldOut: false, guests: prices, bookingPriceMinor: null },
+          { time: "14:30", seatsLeft: 0, soldOut: true, guests: prices, bookingPriceMinor: null }
         ]
       })
       expect((yield* s.slots(s.resold)).status).toBe(200)

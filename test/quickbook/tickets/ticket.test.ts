@@ -94,6 +94,48 @@ describe("quickbook ticket layout", () => {
     ])
   })
 
+  // A private tour (priced per booking): the quote's cart line has the guests at 0 and a `booking` entry.
+  const privateTour = cartLine({
+    tourName: "Northern Lights Chase",
+    guests: [
+      { type: "adult", label: "Adult", count: 3, unitMinor: 0, lineMinor: 0 },
+      { type: "child", label: "Child", count: 1, unitMinor: 0, lineMinor: 0 },
+      { type: "booking", label: "Private booking (whole party)", count: 1, unitMinor: 250000, lineMinor: 250000 }
+    ],
+    totalMinor: 250000
+  })
+
+  it("a tour priced per booking: the guests without amounts, the booking price on its own line, the same total", () => {
+    expect(ticketLines(sale({ cartLine: privateTour }), "en", 32)).toEqual([
+      "Fjord Explorer AS",
+      "Northern Lights Chase",
+      "================================",
+      "Date: Sat, 21 Nov 2026",
+      "Time: 10:15 (Europe/Oslo)",
+      "--------------------------------",
+      "3 x Adult",
+      "1 x Child",
+      "Private booking (whole party)",
+      "                    NOK 2,500.00",
+      "--------------------------------",
+      "Total               NOK 2,500.00",
+      "================================",
+      "Booking code: FJX-4821",
+      "Sale: SVC-7K2M9Q4XTB",
+      "Guest: Kari Nordmann"
+    ])
+    const nb = ticketLines(sale({ cartLine: privateTour }), "nb", 48)
+    expect(nb.slice(6, 10)).toEqual([
+      "3 x Adult",
+      "1 x Child",
+      "Privat bestilling (hele gruppen)" + " ".repeat(48 - 32 - 11) + "2 500,00 kr",
+      "-".repeat(48)
+    ])
+    for (const lang of ["en", "nb"] as const) {
+      for (const width of [32, 48]) within(ticketLines(sale({ cartLine: privateTour }), lang, width), width)
+    }
+  })
+
   it("formats amounts per language, with plain spaces", () => {
     expect(formatTicketAmount("nb", 149900, "NOK")).toBe("1 499,00 kr")
     expect(formatTicketAmount("en", 149900, "NOK")).toBe("NOK 1,499.00")
