@@ -2,17 +2,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { BodyTooLarge, UnsupportedMediaType } from "../../http/requestBody.js"
-import {
-  QbBadRequest,
-  QbConflict,
-  QbForbidden,
-  QbGone,
-  QbNotFound,
-  QbRateLimited,
-  QbUnauthorized,
-  QbUnavailable,
-  QbUnprocessable
-} from "../errors.js"
+import { QbConflict, QbGone, QbNotFound, QbUnavailable, QbUnprocessable } from "../errors.js"
 import { Day, DayParam, OTHER_MODE, QUICKBOOK_PREFIX, SaleReference, Time, TimeParam, Uuid } from "../schemas.js"
 import { Budget, QuickbookAuth } from "../security.js"
 
@@ -108,13 +98,9 @@ export class SalesGroup extends HttpApiGroup.make("sales")
     HttpApiEndpoint.post("quote", "/quote")
       .setPayload(QuoteBody)
       .addSuccess(QuoteResponse)
-      .addError(QbBadRequest)
       .addError(BodyTooLarge)
       .addError(UnsupportedMediaType)
-      .addError(QbUnauthorized)
-      .addError(QbForbidden)
       .addError(QbConflict)
-      .addError(QbRateLimited)
       .addError(QbUnavailable)
       .annotate(OpenApi.Summary, "Quote a sale (holds nothing)")
       .annotate(
@@ -128,16 +114,12 @@ export class SalesGroup extends HttpApiGroup.make("sales")
     HttpApiEndpoint.post("reserve", "/reserve")
       .setPayload(ReserveBody)
       .addSuccess(ReserveResponse)
-      .addError(QbBadRequest)
       .addError(BodyTooLarge)
       .addError(UnsupportedMediaType)
-      .addError(QbUnauthorized)
-      .addError(QbForbidden)
       .addError(QbNotFound)
       .addError(QbConflict)
       .addError(QbGone)
       .addError(QbUnprocessable)
-      .addError(QbRateLimited)
       .addError(QbUnavailable)
       .annotate(OpenApi.Summary, "Hold the seats of a quoted sale (optional)")
       .annotate(
@@ -155,11 +137,7 @@ export class SalesGroup extends HttpApiGroup.make("sales")
     HttpApiEndpoint.del("release", "/reserve/:holdRef")
       .setPath(Schema.Struct({ holdRef: SaleReference }))
       .addSuccess(ReleaseResponse)
-      .addError(QbBadRequest)
-      .addError(QbUnauthorized)
-      .addError(QbForbidden)
       .addError(QbNotFound)
-      .addError(QbRateLimited)
       .addError(QbUnavailable)
       .annotate(OpenApi.Summary, "Release a hold")
       .annotate(
