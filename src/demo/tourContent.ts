@@ -6,9 +6,8 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
-export interface TourTranslation {
-  readonly title: string
-  readonly excerpt?: string
+/** The long texts of a tour, in English on the tour and again in each translation. */
+export interface TourTexts {
   readonly descriptionHtml?: string
   readonly includedHtml?: string
   readonly excludedHtml?: string
@@ -16,6 +15,11 @@ export interface TourTranslation {
   readonly exclusions?: ReadonlyArray<string>
   readonly highlights?: ReadonlyArray<string>
   readonly knowBefore?: ReadonlyArray<string>
+}
+
+export interface TourTranslation extends TourTexts {
+  readonly title: string
+  readonly excerpt?: string
   readonly meetingPointName?: string
   readonly cancellationTitle?: string
   /** Pricing-category id → translated title. */
@@ -24,7 +28,7 @@ export interface TourTranslation {
   readonly rates?: Readonly<Record<string, { readonly title: string; readonly description?: string | null }>>
 }
 
-export interface TourContent {
+export interface TourContent extends TourTexts {
   readonly excerpt?: string | null
   readonly durationMinutes?: number | null
   readonly pricedPerBooking?: boolean
@@ -40,13 +44,6 @@ export interface TourContent {
   readonly minAge?: number | null
   readonly difficulty?: string | null
   readonly departureTimes?: ReadonlyArray<string>
-  readonly descriptionHtml?: string
-  readonly includedHtml?: string
-  readonly excludedHtml?: string
-  readonly inclusions?: ReadonlyArray<string>
-  readonly exclusions?: ReadonlyArray<string>
-  readonly highlights?: ReadonlyArray<string>
-  readonly knowBefore?: ReadonlyArray<string>
   /** URLs, cover first. */
   readonly photos?: ReadonlyArray<string>
   readonly pricingCategories?: ReadonlyArray<{

@@ -36,6 +36,14 @@ export class OutboxSenderRepo extends Effect.Service<OutboxSenderRepo>()("Email/
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
+    /** The claim itself, of the messages a `chosen` CTE picked: `sending` under this token and lease, one attempt more. */
+    const claimChosen = (c: typeof Claim.Type) =>
+      sql`
+        UPDATE email_outbox o SET status = 'sending', claim_token = ${c.token}::uuid,
+          locked_until = now() + make_interval(secs => ${c.leaseSeconds}), attempts = o.attempts + 1
+        FROM chosen WHERE o.id = chosen.id
+        RETURNING ${sql.literal(CLAIMED_COLUMNS)}`
+
     /** Marks a delivered message sent; None when its claim had expired (nothing changed). */
     const markSent = Effect.fn("OutboxSenderRepo.markSent")(
       SqlSchema.findOne({
@@ -114,7 +122,7 @@ export class OutboxSenderRepo extends Effect.Service<OutboxSenderRepo>()("Email/
         Result: ClaimedRow,
         execute: (c) =>
           sql`
-            WITH due AS (
+            WITH chosen AS (
               SELECT id FROM email_outbox
               WHERE (status = 'pending' AND next_attempt_at <= now())
                  OR (status = 'sending' AND locked_until <= now() AND attempts < ${c.maxAttempts})
@@ -122,10 +130,7 @@ export class OutboxSenderRepo extends Effect.Service<OutboxSenderRepo>()("Email/
               LIMIT ${c.limit}
               FOR UPDATE SKIP LOCKED
             )
-            UPDATE email_outbox o SET status = 'sending', claim_token = ${c.token}::uuid,
-              locked_until = now() + make_interval(secs => ${c.leaseSeconds}), attempts = o.attempts + 1
-            FROM due WHERE o.id = due.id
-            RETURNING ${sql.literal(CLAIMED_COLUMNS)}`
+            ${claimChosen(c)}`
       }),
       Effect.orDie
     )
@@ -141,17 +146,14 @@ export class OutboxSenderRepo extends Effect.Service<OutboxSenderRepo>()("Email/
         Result: ClaimedRow,
         execute: (c) =>
           sql`
-            WITH one AS (
+            WITH chosen AS (
               SELECT id FROM email_outbox
               WHERE id = ${c.id}
                 AND (status = 'pending' OR (status = 'sending' AND locked_until <= now()))
                 AND attempts < ${c.maxAttempts}
               FOR UPDATE ${sql.literal(c.skipLocked ? "SKIP LOCKED" : "")}
             )
-            UPDATE email_outbox o SET status = 'sending', claim_token = ${c.token}::uuid,
-              locked_until = now() + make_interval(secs => ${c.leaseSeconds}), attempts = o.attempts + 1
-            FROM one WHERE o.id = one.id
-            RETURNING ${sql.literal(CLAIMED_COLUMNS)}`
+            ${claimChosen(c)}`
       }),
       Effect.orDie
     )

@@ -1,6 +1,6 @@
 /** Shared post-processing of the generated OpenAPI documents (partner and quickbook). */
 import { HttpApi, type HttpApiGroup } from "@effect/platform"
-import { Option, SchemaAST } from "effect"
+import { JSONSchema, Option, type Schema, SchemaAST } from "effect"
 
 /**
  * An OpenAPI document (or a part of one) as HttpApi generates it, walked and rewritten by key: its
@@ -8,6 +8,24 @@ import { Option, SchemaAST } from "effect"
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Json = Record<string, any>
+
+/**
+ * Puts the one schema every error answer of an API has (the partner Problem, the QuickbookError body)
+ * into the document's components as `name`, with the definitions it refers to; returns its `$ref`.
+ */
+export const addErrorBodySchema = (spec: Json, name: string, body: Schema.Schema.Any): Json => {
+  const defs: Json = {}
+  const schema = JSONSchema.fromAST(body.ast, {
+    definitions: defs,
+    definitionPath: "#/components/schemas/",
+    target: "openApi3.1"
+  }) as Json
+  spec.components ??= {}
+  spec.components.schemas ??= {}
+  Object.assign(spec.components.schemas, defs)
+  if (!defs[name]) spec.components.schemas[name] = schema
+  return { $ref: `#/components/schemas/${name}` }
+}
 
 /**
  * Drops the component schemas no path reaches any more (directly or through other schemas): the

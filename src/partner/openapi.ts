@@ -6,22 +6,12 @@
  * documented like any other problem.
  */
 import { HttpApiBuilder, HttpServerResponse, OpenApi } from "@effect/platform"
-import { Effect, JSONSchema } from "effect"
+import { Effect } from "effect"
 import { type ProblemType, problemTypeOfAst, problemTypeOfClass, RateLimited } from "../domain/errors.js"
-import { declaredErrors, dropUnreachableSchemas, type Json } from "../http/openapiSchemas.js"
+import { addErrorBodySchema, declaredErrors, dropUnreachableSchemas, type Json } from "../http/openapiSchemas.js"
 import { PartnerApi } from "./Api.js"
 import { requiredScopes } from "./auth/middleware.js"
 import { DECODE_ERROR, INTERNAL, Problem, PROBLEM_CONTENT_TYPE } from "./problem.js"
-
-const problemJsonSchema = () => {
-  const defs: Json = {}
-  const schema = JSONSchema.fromAST(Problem.ast, {
-    definitions: defs,
-    definitionPath: "#/components/schemas/",
-    target: "openApi3.1"
-  }) as Json
-  return { schema, defs }
-}
 
 const HEADER_DOCS: Json = {
   "X-Request-Id": {
@@ -64,12 +54,7 @@ const describe = (types: ReadonlyArray<ProblemType>) =>
 const RATE_LIMITED = problemTypeOfClass(RateLimited)
 
 export const finishDocument = (spec: Json): Json => {
-  const { schema, defs } = problemJsonSchema()
-  spec.components ??= {}
-  spec.components.schemas ??= {}
-  Object.assign(spec.components.schemas, defs)
-  const problemRef = { $ref: "#/components/schemas/Problem" }
-  if (!defs.Problem) spec.components.schemas.Problem = schema
+  const problemRef = addErrorBodySchema(spec, "Problem", Problem)
 
   for (const [path, item] of Object.entries<Json>(spec.paths ?? {})) {
     for (const [method, op] of Object.entries<Json>(item)) {

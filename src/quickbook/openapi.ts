@@ -6,8 +6,8 @@
  * is shown by the interactive reference at /api/quickbook/v1/docs (Scalar, as /api/v1/docs).
  */
 import { HttpApi, HttpApiBuilder, HttpApiError, HttpApiScalar, HttpServerResponse, OpenApi } from "@effect/platform"
-import { Context, Effect, JSONSchema, Layer, Option, type Schema, SchemaAST } from "effect"
-import { declaredErrors, dropUnreachableSchemas, type Json } from "../http/openapiSchemas.js"
+import { Context, Effect, Layer, Option, type Schema, SchemaAST } from "effect"
+import { addErrorBodySchema, declaredErrors, dropUnreachableSchemas, type Json } from "../http/openapiSchemas.js"
 import { BodyTooLarge, MalformedBody, UnsupportedMediaType } from "../http/requestBody.js"
 import { MethodNotAllowed } from "../http/routing.js"
 import { QuickbookApi } from "./Api.js"
@@ -94,17 +94,9 @@ const COMMON_HEADERS: Json = {
 
 export const quickbookOpenApi = (): Json => {
   const spec = structuredClone(OpenApi.fromApi(QuickbookApi)) as Json
-  const defs: Json = {}
-  const schema = JSONSchema.fromAST(QuickbookErrorBody.ast, {
-    definitions: defs,
-    definitionPath: "#/components/schemas/",
-    target: "openApi3.1"
-  }) as Json
-  spec.components ??= {}
-  spec.components.schemas ??= {}
-  Object.assign(spec.components.schemas, defs)
-  if (!defs.QuickbookError) spec.components.schemas.QuickbookError = schema
-  const errorContent = { "application/json": { schema: { $ref: "#/components/schemas/QuickbookError" } } }
+  const errorContent = {
+    "application/json": { schema: addErrorBodySchema(spec, "QuickbookError", QuickbookErrorBody) }
+  }
   for (const [path, item] of Object.entries<Json>(spec.paths ?? {})) {
     for (const [method, op] of Object.entries<Json>(item)) {
       if (typeof op !== "object" || !op.responses) continue

@@ -7,6 +7,11 @@ import type { QuickbookCaller } from "./terminals/QuickbookKeys.js"
 
 export class CurrentTerminal extends Context.Tag("Quickbook/CurrentTerminal")<CurrentTerminal, QuickbookCaller>() {}
 
+/**
+ * Bearer key + terminal header. Its failures (400, 401, 403, 429) are declared here once for every
+ * endpoint behind it (they reach the handlers' error type and the OpenAPI document from here), so
+ * an endpoint need not repeat them.
+ */
 export class QuickbookAuth extends HttpApiMiddleware.Tag<QuickbookAuth>()("QuickbookAuth", {
   failure: Schema.Union(QbUnauthorized, QbBadRequest, QbForbidden, QbRateLimited),
   provides: CurrentTerminal,

@@ -2,16 +2,12 @@
 import { Schema } from "effect"
 import type { Locale } from "../rules.js"
 import { type Composed, details, p } from "./blocks.js"
-import { Day, Departure, Money, OperatorContact, Text, Url } from "./data.js"
+import { Day, Departure, GuestBooking, Money, Url } from "./data.js"
 import { formatDay, formatDeparture, formatMoney } from "./format.js"
 import { departureRows, WORDS } from "./words.js"
 
 export const BalancePaymentLinkGuest = Schema.Struct({
-  guestName: Schema.NullOr(Schema.String),
-  operatorName: Text,
-  operatorContact: OperatorContact,
-  tourName: Text,
-  bookingReference: Text,
+  ...GuestBooking.fields,
   departure: Departure,
   amount: Money,
   /** The payment page (share only with the guest). */

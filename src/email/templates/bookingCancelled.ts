@@ -2,16 +2,12 @@
 import { Schema } from "effect"
 import type { Locale } from "../rules.js"
 import { type Composed, details, p } from "./blocks.js"
-import { Count, Departure, OperatorContact, Refund, Text } from "./data.js"
+import { Count, Departure, GuestBooking, Refund, Text } from "./data.js"
 import { formatDeparture, formatMoney } from "./format.js"
 import { departureRows, WORDS } from "./words.js"
 
 export const BookingCancelledGuest = Schema.Struct({
-  guestName: Schema.NullOr(Schema.String),
-  operatorName: Text,
-  operatorContact: OperatorContact,
-  tourName: Text,
-  bookingReference: Text,
+  ...GuestBooking.fields,
   departure: Departure,
   participants: Schema.NullOr(Count),
   refund: Refund

@@ -2,16 +2,12 @@
 import { Schema } from "effect"
 import type { Locale } from "../rules.js"
 import { type Composed, details, p } from "./blocks.js"
-import { Count, Departure, OperatorContact, Text } from "./data.js"
+import { Count, Departure, GuestBooking, Text } from "./data.js"
 import { formatDeparture } from "./format.js"
 import { WORDS } from "./words.js"
 
 export const BookingRescheduledGuest = Schema.Struct({
-  guestName: Schema.NullOr(Schema.String),
-  operatorName: Text,
-  operatorContact: OperatorContact,
-  tourName: Text,
-  bookingReference: Text,
+  ...GuestBooking.fields,
   previous: Departure,
   next: Departure,
   participants: Schema.NullOr(Count)

@@ -51,4 +51,13 @@ export const Refund = Schema.Union(
 export type Refund = typeof Refund.Type
 
 /** How guests reach the operator (an email address or phone number), shown as given. */
-export const OperatorContact = Schema.optional(Schema.NullOr(Schema.String))
+const OperatorContact = Schema.optional(Schema.NullOr(Schema.String))
+
+/** The fields every guest email about a booking starts with: to whom, from which operator, which tour and booking. */
+export const GuestBooking = Schema.Struct({
+  guestName: Schema.NullOr(Schema.String),
+  operatorName: Text,
+  operatorContact: OperatorContact,
+  tourName: Text,
+  bookingReference: Text
+})

@@ -8,7 +8,6 @@ export const SECRET_KEY_PREFIX = "svc_live_"
 const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 const ID_LENGTH = 20
 const SECRET_LENGTH = 32
-const TOKEN = new RegExp(`^${SECRET_KEY_PREFIX}([A-Za-z0-9]{${ID_LENGTH}})_([A-Za-z0-9]{${SECRET_LENGTH}})$`)
 
 const randomString = (length: number) => {
   let out = ""
@@ -21,11 +20,21 @@ export interface SecretKeyParts {
   readonly secret: string
 }
 
+/** A new key's random parts, for every kind of secret key of ours (partner and quickbook alike). */
+export const randomKeyParts = (): SecretKeyParts => ({
+  id: randomString(ID_LENGTH),
+  secret: randomString(SECRET_LENGTH)
+})
+
+/** The `<id>_<secret>` end of every kind of secret key of ours, as two regular-expression groups. */
+export const KEY_PARTS_PATTERN = `([A-Za-z0-9]{${ID_LENGTH}})_([A-Za-z0-9]{${SECRET_LENGTH}})`
+
 export const generateSecretKey = (): SecretKeyParts & { readonly token: string } => {
-  const id = randomString(ID_LENGTH)
-  const secret = randomString(SECRET_LENGTH)
+  const { id, secret } = randomKeyParts()
   return { id, secret, token: `${SECRET_KEY_PREFIX}${id}_${secret}` }
 }
+
+const TOKEN = new RegExp(`^${SECRET_KEY_PREFIX}${KEY_PARTS_PATTERN}$`)
 
 export const parseSecretKey = (token: string): SecretKeyParts | undefined => {
   const match = TOKEN.exec(token)

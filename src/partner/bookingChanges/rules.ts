@@ -8,7 +8,7 @@
  *                   └────────┴──► abandoned                    └──► abandoned
  */
 import { Either } from "effect"
-import { IdempotencyInProgress } from "../../domain/errors.js"
+import { IdempotencyInProgress, Unavailable } from "../../domain/errors.js"
 
 export type ChangeKind = "cancel" | "reschedule"
 
@@ -64,6 +64,12 @@ export interface RecoverySummary {
   readonly abandoned: number
   readonly pending: number
 }
+
+/** A change's 503: the booking system did not answer while `what`, so nothing changed. */
+export const noAnswer = (what: string) =>
+  new Unavailable({
+    detail: `the booking system did not answer (${what}); nothing changed; retry with the same Idempotency-Key`
+  })
 
 export const changeRunning = () =>
   new IdempotencyInProgress({

@@ -1,10 +1,8 @@
 /** The `cancels` group of the Partner API: cancel a booking with a full refund (a write). */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { NotFound, NotPossible } from "../../domain/errors.js"
-import { UuidPath } from "../../http/params.js"
 import { PartnerAuth, RequiredScope } from "../auth/security.js"
-import { idempotentWrite } from "../writes/writeEndpoint.js"
+import { writeOnId } from "../writes/writeEndpoint.js"
 import { CANCEL_REASON_MAX, CANCEL_REASON_MIN } from "./rules.js"
 
 const CancelReason = Schema.Trim.pipe(
@@ -50,14 +48,9 @@ export const CancelResult = Schema.Struct({
 
 export class CancelsGroup extends HttpApiGroup.make("cancels")
   .add(
-    idempotentWrite(
-      HttpApiEndpoint.post("cancel", "/bookings/:id/cancel")
-        .setPath(Schema.Struct({ id: UuidPath }))
-        .setPayload(CancelRequest)
-        .addSuccess(CancelResult)
-        .addError(NotFound)
-        .addError(NotPossible)
-    )
+    writeOnId("cancel", "/bookings/:id/cancel")
+      .setPayload(CancelRequest)
+      .addSuccess(CancelResult)
       .annotate(OpenApi.Summary, "Cancel a booking with a full refund")
       .annotate(
         OpenApi.Description,

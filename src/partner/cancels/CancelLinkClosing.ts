@@ -18,7 +18,7 @@ import { transactionAtEdge } from "../../db/repoEdge.js"
 import { OperatorPaymentAccounts } from "../../payments/OperatorPaymentAccounts.js"
 import { type PaymentAccount, PaymentProvider, type PaymentProviderError } from "../../ports/PaymentProvider.js"
 import { PaidLinkRecorder } from "../paymentLinks/PaidLinkRecorder.js"
-import { cancelReference, linkRequest } from "../paymentLinks/rules.js"
+import { cancelReference, linkRequest, provesNoLink } from "../paymentLinks/rules.js"
 import { CancelsRepo, type ClosingLink } from "./CancelsRepo.js"
 
 export class CancelLinkClosing extends Effect.Service<CancelLinkClosing>()("Partner/CancelLinkClosing", {
@@ -46,12 +46,8 @@ export class CancelLinkClosing extends Effect.Service<CancelLinkClosing>()("Part
         if (linkId === null) {
           const created = yield* Effect.either(provider.createPaymentLink(account, linkRequest(row)))
           if (Either.isLeft(created)) {
-            const e = created.left
-            // A definite "no" is never stored by the provider: no link exists under this reference.
-            if (e._tag === "PaymentProviderRejected" && e.reason !== "idempotency_conflict") {
-              return yield* closed(row, "abandoned", null)
-            }
-            return yield* leftClosing(row, e)
+            if (provesNoLink(created.left)) return yield* closed(row, "abandoned", null)
+            return yield* leftClosing(row, created.left)
           }
           linkId = created.right.linkId
           yield* repo.linkLearnt({ id: row.id, linkId, url: created.right.url, expiresAt: created.right.expiresAt })

@@ -36,14 +36,14 @@
  * and emails not yet).
  */
 import { Effect, Either, Option } from "effect"
-import { NotPossible, notYours, Unavailable } from "../../domain/errors.js"
+import { NotPossible, notYours } from "../../domain/errors.js"
 import { CrashPoints } from "../../lib/CrashPoints.js"
 import { BookingSystemAccounts } from "../../operators/BookingSystemAccounts.js"
 import { OperatorPaymentAccounts } from "../../payments/OperatorPaymentAccounts.js"
 import { BookingSystem } from "../../ports/BookingSystem.js"
 import { BookingChanges } from "../bookingChanges/BookingChanges.js"
 import { BookingChangesRepo } from "../bookingChanges/BookingChangesRepo.js"
-import { changeRunning } from "../bookingChanges/rules.js"
+import { changeRunning, noAnswer } from "../bookingChanges/rules.js"
 import { apiStatusOf, type BookingStatus } from "../bookings/booking.js"
 import type { WriteContext, WriteDone } from "../writes/rules.js"
 import { CancelRecovery } from "./CancelRecovery.js"
@@ -62,11 +62,6 @@ export interface CancelResultBody {
     readonly currency: string
   }
 }
-
-const unavailable = (what: string) =>
-  new Unavailable({
-    detail: `the booking system did not answer (${what}); nothing changed; retry with the same Idempotency-Key`
-  })
 
 const refuse = (detail: string) => new NotPossible({ detail })
 
@@ -93,13 +88,7 @@ export class Cancels extends Effect.Service<Cancels>()("Partner/Cancels", {
     const refunds = yield* CancelRefunds
 
     const loadBooking = (id: string, operatorIds: ReadonlyArray<string>) =>
-      Effect.flatMap(
-        repo.findBooking(id, operatorIds),
-        Option.match({
-          onNone: () => Effect.fail(notYours("booking")),
-          onSome: Effect.succeed
-        })
-      )
+      Effect.flatMap(repo.findBooking(id, operatorIds), Effect.orElseFail(() => notYours("booking")))
 
     /**
      * The answer from a cancel made before: `already_cancelled` (a no-op), or, when this request has
@@ -148,7 +137,7 @@ export class Cancels extends Effect.Service<Cancels>()("Partner/Cancels", {
           if (Option.isNone(change) || !change.value.lease_expired) return yield* changeRunning()
           yield* ctx.beforeChange
           const outcome = yield* recovery.recoverOne(change.value)
-          if (outcome === "pending") return yield* unavailable("finishing an earlier cancel of this booking")
+          if (outcome === "pending") return yield* noAnswer("finishing an earlier cancel of this booking")
           if (outcome === "completed") return yield* previousCancel(yield* loadBooking(id, ctx.operatorIds), true)
         }
         // Seats released earlier, refund still being finished: that cancel stands.
@@ -201,14 +190,14 @@ export class Cancels extends Effect.Service<Cancels>()("Partner/Cancels", {
               // No answer: the cancel may or may not have happened. Ask once.
               const released = yield* recovery.releasedInBookingSystem(b.account_id, b.provider_reference)
               // Unknown: the change stays `releasing`; the job (or a retry after the lease) settles it.
-              if (Either.isLeft(released)) return yield* unavailable("cancelling the booking")
+              if (Either.isLeft(released)) return yield* noAnswer("cancelling the booking")
               if (!released.right) {
                 yield* changes.abandon(
                   changeId,
                   "cancel",
                   `the booking system did not answer the cancel: ${error.detail}`
                 )
-                return yield* unavailable("cancelling the booking")
+                return yield* noAnswer("cancelling the booking")
               }
             }
           }

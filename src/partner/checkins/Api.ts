@@ -1,10 +1,9 @@
 /** The `checkins` group of the Partner API: check a manifest row in (a write). */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { NotFound, NotPossible } from "../../domain/errors.js"
-import { oneOf, UuidPath } from "../../http/params.js"
+import { oneOf } from "../../http/params.js"
 import { PartnerAuth, RequiredScope } from "../auth/security.js"
-import { idempotentWrite } from "../writes/writeEndpoint.js"
+import { writeOnId } from "../writes/writeEndpoint.js"
 
 const CheckinStatusParam = oneOf(["checked_in", "no_show", "clear"] as const)
 
@@ -48,14 +47,9 @@ export const CheckinResult = Schema.Struct({
 
 export class CheckinsGroup extends HttpApiGroup.make("checkins")
   .add(
-    idempotentWrite(
-      HttpApiEndpoint.post("checkin", "/manifest/:id/checkin")
-        .setPath(Schema.Struct({ id: UuidPath }))
-        .setPayload(CheckinRequest)
-        .addSuccess(CheckinResult)
-        .addError(NotFound)
-        .addError(NotPossible)
-    )
+    writeOnId("checkin", "/manifest/:id/checkin")
+      .setPayload(CheckinRequest)
+      .addSuccess(CheckinResult)
       .annotate(OpenApi.Summary, "Check a manifest row in, mark it no-show, or clear it")
       .annotate(
         OpenApi.Description,

@@ -1,10 +1,8 @@
 /** The `paymentLinks` group of the Partner API: email the guest a link to pay the balance (a write). */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { NotFound, NotPossible } from "../../domain/errors.js"
-import { UuidPath } from "../../http/params.js"
 import { PartnerAuth, RequiredScope } from "../auth/security.js"
-import { idempotentWrite } from "../writes/writeEndpoint.js"
+import { writeOnId } from "../writes/writeEndpoint.js"
 import { PaymentLinkKind } from "./rules.js"
 
 /**
@@ -38,14 +36,9 @@ export const PaymentLinkResult = Schema.Struct({
 
 export class PaymentLinksGroup extends HttpApiGroup.make("paymentLinks")
   .add(
-    idempotentWrite(
-      HttpApiEndpoint.post("paymentLink", "/bookings/:id/payment-link")
-        .setPath(Schema.Struct({ id: UuidPath }))
-        .setPayload(PaymentLinkRequest)
-        .addSuccess(PaymentLinkResult)
-        .addError(NotFound)
-        .addError(NotPossible)
-    )
+    writeOnId("paymentLink", "/bookings/:id/payment-link")
+      .setPayload(PaymentLinkRequest)
+      .addSuccess(PaymentLinkResult)
       .annotate(OpenApi.Summary, "Email the guest a link to pay the balance owed")
       .annotate(
         OpenApi.Description,

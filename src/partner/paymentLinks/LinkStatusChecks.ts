@@ -36,7 +36,7 @@ import { LinkRefunds, type LinkRefundSummary } from "./LinkRefunds.js"
 import { LinkTargetsRepo } from "./LinkTargetsRepo.js"
 import { PaidLinkRecorder } from "./PaidLinkRecorder.js"
 import { type LinkRow, PaymentLinksRepo } from "./PaymentLinksRepo.js"
-import { cancelReference, linkRequest, nextLinkCheck } from "./rules.js"
+import { cancelReference, linkRequest, nextLinkCheck, provesNoLink } from "./rules.js"
 
 /**
  * How long a `creating` row is left to the request that made it (and to its retries with the same
@@ -214,10 +214,7 @@ export class LinkStatusChecks extends Effect.Service<LinkStatusChecks>()("Partne
           const created = yield* Effect.either(provider.createPaymentLink(account, linkRequest(row)))
           if (Either.isLeft(created)) {
             const e = created.left
-            if (e._tag === "PaymentProviderRejected" && e.reason !== "idempotency_conflict") {
-              // A definite "no" is never stored by the provider: no link exists under this reference.
-              return yield* close(row, "abandoned")
-            }
+            if (provesNoLink(e)) return yield* close(row, "abandoned")
             if (e._tag === "PaymentProviderRejected") {
               yield* Effect.logError(`payment link ${row.id}: the provider holds another request under its reference`)
                 .pipe(

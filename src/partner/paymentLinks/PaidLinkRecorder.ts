@@ -42,6 +42,7 @@
 import { Clock, Effect, Option } from "effect"
 import { Outbox } from "../../email/Outbox.js"
 import type { PaymentLinkStatus } from "../../ports/PaymentProvider.js"
+import { CancelRefundsRepo } from "../cancels/CancelRefundsRepo.js"
 import { refundMethod, refundReference } from "../cancels/rules.js"
 import { balanceRefundedTeamEmail } from "./linkEmails.js"
 import { LinkRefundsRepo } from "./LinkRefundsRepo.js"
@@ -95,6 +96,7 @@ export class PaidLinkRecorder extends Effect.Service<PaidLinkRecorder>()("Partne
   effect: Effect.gen(function*() {
     const repo = yield* PaidLinksRepo
     const refunds = yield* LinkRefundsRepo
+    const cancelRefunds = yield* CancelRefundsRepo
     const outbox = yield* Outbox
 
     /**
@@ -175,10 +177,12 @@ export class PaidLinkRecorder extends Effect.Service<PaidLinkRecorder>()("Partne
         }
         let refund: Recorded["refund"] = null
         if (changeId !== null) {
-          yield* repo.insertCancelRefund({
+          // The refund's intent under the cancel, once.
+          yield* cancelRefunds.insertRefund({
             changeId,
             bookingId,
             paymentId,
+            seq: 1,
             method: refundMethod(
               {
                 id: paymentId,
@@ -189,10 +193,10 @@ export class PaidLinkRecorder extends Effect.Service<PaidLinkRecorder>()("Partne
               },
               paid.now
             ),
-            idempotencyReference: refundReference(changeId, paymentId, 1),
+            reference: refundReference(changeId, paymentId, 1),
             amountMinor: paid.amountMinor,
             currency: paid.currency
-          })
+          }, { orSkip: true })
           refund = {
             changeId,
             changeState: Option.isSome(change) && change.value.state === "released" ? "released" : "done"
@@ -273,5 +277,5 @@ export class PaidLinkRecorder extends Effect.Service<PaidLinkRecorder>()("Partne
 
     return { record } as const
   }),
-  dependencies: [PaidLinksRepo.Default, LinkRefundsRepo.Default]
+  dependencies: [PaidLinksRepo.Default, LinkRefundsRepo.Default, CancelRefundsRepo.Default]
 }) {}

@@ -1,8 +1,9 @@
 /**
  * The SQL of recording a payment link the guest paid (PaidLinkRecorder.ts): the link's lock and its
- * close as paid, the booking's payment, its pay-later balance collected, and when the booking's
- * cancel has begun, the refund of this payment under that cancel. All called inside the recorder's
- * `withTransaction` (they join it: it is fiber-local), most under row locks taken here.
+ * close as paid, the booking's payment, its pay-later balance collected, and the booking's cancel
+ * (the refund of this payment under it is written by src/partner/cancels/CancelRefundsRepo.ts, like
+ * every cancel refund). All called inside the recorder's `withTransaction` (they join it: it is
+ * fiber-local), most under row locks taken here.
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
@@ -37,19 +38,6 @@ export const NewBalancePayment = Schema.Struct({
   paidAt: Schema.DateFromSelf
 })
 export type NewBalancePayment = typeof NewBalancePayment.Type
-
-/** A refund of one payment under a booking's cancel (`booking_refunds`, seq 1). */
-export const NewCancelRefund = Schema.Struct({
-  changeId: Schema.String,
-  bookingId: Schema.String,
-  paymentId: Schema.String,
-  method: Schema.Literal("void", "refund"),
-  /** `cancel:<change>:<payment>:1` (cancels/rules.ts refundReference). */
-  idempotencyReference: Schema.String,
-  amountMinor: Schema.Number,
-  currency: Schema.String
-})
-export type NewCancelRefund = typeof NewCancelRefund.Type
 
 export class PaidLinksRepo extends Effect.Service<PaidLinksRepo>()("Partner/PaidLinksRepo", {
   effect: Effect.gen(function*() {
@@ -115,16 +103,6 @@ export class PaidLinksRepo extends Effect.Service<PaidLinksRepo>()("Partner/Paid
           RETURNING id`
     })
 
-    const insertCancelRefund = SqlSchema.void({
-      Request: NewCancelRefund,
-      execute: (r) =>
-        sql`
-          INSERT INTO booking_refunds (change_id, booking_id, payment_id, seq, method, idempotency_reference, amount_minor, currency, state)
-          VALUES (${r.changeId}::uuid, ${r.bookingId}::uuid, ${r.paymentId}::uuid, 1, ${r.method},
-            ${r.idempotencyReference}, ${r.amountMinor}, ${r.currency}, 'requested')
-          ON CONFLICT (change_id, payment_id, seq) DO NOTHING`
-    })
-
     const markCollected = SqlSchema.findOne({
       Request: Schema.Struct({ bookingId: Schema.String, paidAt: Schema.DateFromSelf }),
       Result: Id,
@@ -160,8 +138,6 @@ export class PaidLinksRepo extends Effect.Service<PaidLinksRepo>()("Partner/Paid
         /** A `done` cancel change for a booking cancelled elsewhere, to refund under; its id. */
         insertDoneCancel: (bookingId: string, reason: string) =>
           Effect.map(insertDoneCancel({ bookingId, reason }), (r) => r.id),
-        /** The refund's intent under the cancel, once. */
-        insertCancelRefund,
         /** The pay-later balance collected; false when it was not upcoming or failed. */
         markCollected: (bookingId: string, paidAt: Date) =>
           Effect.map(markCollected({ bookingId, paidAt }), Option.isSome),

@@ -18,7 +18,7 @@
 import { Either, Schema } from "effect"
 import { NotPossible } from "../../domain/errors.js"
 import { retryDelayMillis, type RetryPolicy } from "../../email/rules.js"
-import type { NewPaymentLink } from "../../ports/PaymentProvider.js"
+import type { NewPaymentLink, PaymentProviderError } from "../../ports/PaymentProvider.js"
 import type { LinkRow } from "./PaymentLinksRepo.js"
 
 export const PaymentLinkKind = Schema.Literal("deferred_balance", "provider_balance").annotations({
@@ -187,6 +187,14 @@ export const linkRequest = (row: LinkRow): NewPaymentLink => ({
   description: row.description,
   idempotencyReference: row.idempotency_reference
 })
+
+/**
+ * Whether the provider's answer to `linkRequest` sent again proves that no link exists under the
+ * row's reference: a definite "no" is never stored by the provider. An idempotency conflict is not
+ * one (the provider holds another request under the reference), nor is no answer.
+ */
+export const provesNoLink = (e: PaymentProviderError) =>
+  e._tag === "PaymentProviderRejected" && e.reason !== "idempotency_conflict"
 
 /** The reference of the one call that closes a link at the provider (OneLinkPerBalance's `retire`, the watch and a cancel alike). */
 export const cancelReference = (row: LinkRow) => `${row.idempotency_reference}:cancel`

@@ -2,10 +2,10 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { DateString, IsoDate, LocalTime } from "../../domain/dates.js"
-import { InvalidRequest, NotFound, NotPossible, Unavailable } from "../../domain/errors.js"
+import { InvalidRequest, NotFound, Unavailable } from "../../domain/errors.js"
 import { UuidPath } from "../../http/params.js"
 import { PartnerAuth, RequiredScope } from "../auth/security.js"
-import { idempotentWrite } from "../writes/writeEndpoint.js"
+import { writeOnId } from "../writes/writeEndpoint.js"
 
 export const RescheduleOptionsParams = Schema.Struct({
   date: Schema.propertySignature(IsoDate).annotations({
@@ -84,14 +84,9 @@ export class ReschedulesGroup extends HttpApiGroup.make("reschedules")
       )
   )
   .add(
-    idempotentWrite(
-      HttpApiEndpoint.post("reschedule", "/bookings/:id/reschedule")
-        .setPath(Schema.Struct({ id: UuidPath }))
-        .setPayload(RescheduleRequest)
-        .addSuccess(RescheduleResult)
-        .addError(NotFound)
-        .addError(NotPossible)
-    )
+    writeOnId("reschedule", "/bookings/:id/reschedule")
+      .setPayload(RescheduleRequest)
+      .addSuccess(RescheduleResult)
       .annotate(OpenApi.Summary, "Move a booking to another departure at the same price")
       .annotate(
         OpenApi.Description,

@@ -23,7 +23,7 @@
  * moved the line, not yet recorded), `reschedule.after_moved` (recorded, booking and emails not yet).
  */
 import { Clock, Effect, Either, Option } from "effect"
-import { NotPossible, notYours, Unavailable } from "../../domain/errors.js"
+import { NotPossible, notYours } from "../../domain/errors.js"
 import { CrashPoints } from "../../lib/CrashPoints.js"
 import { BookingSystemAccounts } from "../../operators/BookingSystemAccounts.js"
 import {
@@ -34,7 +34,7 @@ import {
 } from "../../ports/BookingSystem.js"
 import { BookingChanges } from "../bookingChanges/BookingChanges.js"
 import { BookingChangesRepo } from "../bookingChanges/BookingChangesRepo.js"
-import { changeRunning } from "../bookingChanges/rules.js"
+import { changeRunning, noAnswer } from "../bookingChanges/rules.js"
 import { apiStatusOf } from "../bookings/booking.js"
 import type { WriteContext, WriteDone } from "../writes/rules.js"
 import { RescheduleRecovery } from "./RescheduleRecovery.js"
@@ -72,11 +72,6 @@ export interface RescheduleResultBody {
   readonly already_on_date: boolean
 }
 
-const unavailable = (what: string) =>
-  new Unavailable({
-    detail: `the booking system did not answer (${what}); nothing changed; retry with the same Idempotency-Key`
-  })
-
 const refuse = (detail: string) => new NotPossible({ detail })
 
 const rejectionDetail = (e: BookingSystemError) =>
@@ -111,13 +106,7 @@ export class Reschedules extends Effect.Service<Reschedules>()("Partner/Reschedu
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
     const loadBooking = (id: string, operatorIds: ReadonlyArray<string>) =>
-      Effect.flatMap(
-        repo.findBooking(id, operatorIds),
-        Option.match({
-          onNone: () => Effect.fail(notYours("booking")),
-          onSome: Effect.succeed
-        })
-      )
+      Effect.flatMap(repo.findBooking(id, operatorIds), Effect.orElseFail(() => notYours("booking")))
 
     const accountOf = (accountId: string) => Effect.map(Effect.orDie(accounts.byId(accountId)), (a) => a.account)
 
@@ -165,7 +154,7 @@ export class Reschedules extends Effect.Service<Reschedules>()("Partner/Reschedu
         if (Either.isLeft(eligible)) return no(eligible.left, false)
         const account = yield* accountOf(b.account_id!)
         const line = yield* readLine(account, b.provider_reference!, b.product_id!).pipe(
-          Effect.catchTag("BookingSystemUnavailable", () => Effect.fail(unavailable("reading the booking")))
+          Effect.catchTag("BookingSystemUnavailable", () => Effect.fail(noAnswer("reading the booking")))
         )
         if (Either.isLeft(line)) return no(yield* noLine(b.id, line.left), false)
         const departures = yield* bookingSystem.availability(account, {
@@ -173,7 +162,7 @@ export class Reschedules extends Effect.Service<Reschedules>()("Partner/Reschedu
           from: date,
           to: date
         }).pipe(
-          Effect.catchTag("BookingSystemUnavailable", () => Effect.fail(unavailable("reading availability"))),
+          Effect.catchTag("BookingSystemUnavailable", () => Effect.fail(noAnswer("reading availability"))),
           Effect.catchTag("BookingSystemRejected", (e) => Effect.dieMessage(`availability refused: ${e.detail}`))
         )
         const day = dayOptions(line.right, date, departures, b.timezone, at)
@@ -198,7 +187,7 @@ export class Reschedules extends Effect.Service<Reschedules>()("Partner/Reschedu
           const change = yield* changes.findReschedule(seen.open.id)
           if (Option.isSome(change)) {
             const outcome = yield* recovery.recoverOne(change.value)
-            if (outcome === "pending") return yield* unavailable("finishing an earlier change of this booking")
+            if (outcome === "pending") return yield* noAnswer("finishing an earlier change of this booking")
             b = yield* loadBooking(id, ctx.operatorIds)
           }
         }
@@ -208,7 +197,7 @@ export class Reschedules extends Effect.Service<Reschedules>()("Partner/Reschedu
         if (Either.isLeft(eligible)) return yield* refuse(eligible.left)
         const account = yield* accountOf(b.account_id!)
         const read = yield* readLine(account, b.provider_reference!, b.product_id!).pipe(
-          Effect.catchTag("BookingSystemUnavailable", () => Effect.fail(unavailable("reading the booking")))
+          Effect.catchTag("BookingSystemUnavailable", () => Effect.fail(noAnswer("reading the booking")))
         )
         if (Either.isLeft(read)) return yield* refuse(yield* noLine(b.id, read.left))
         const line: BookingLine = read.right
@@ -237,7 +226,7 @@ export class Reschedules extends Effect.Service<Reschedules>()("Partner/Reschedu
           to: request.date
         })
           .pipe(
-            Effect.catchTag("BookingSystemUnavailable", () => Effect.fail(unavailable("reading availability"))),
+            Effect.catchTag("BookingSystemUnavailable", () => Effect.fail(noAnswer("reading availability"))),
             Effect.catchTag("BookingSystemRejected", (e) => Effect.fail(refuse(`date unavailable: ${e.detail}`)))
           )
         const decided = decideMove(line, request, departures, b.timezone, at)
@@ -288,7 +277,7 @@ export class Reschedules extends Effect.Service<Reschedules>()("Partner/Reschedu
           const check = yield* bookingSystem.booking(account, b.provider_reference!).pipe(Effect.either)
           if (Either.isLeft(check)) {
             // Unknown: the change stays `moving`; the job (or a retry after the lease) settles it.
-            return yield* unavailable("moving the booking")
+            return yield* noAnswer("moving the booking")
           }
           const now_ = check.right.find((l) => l.lineId === line.lineId)
           const checkTarget = {
@@ -302,7 +291,7 @@ export class Reschedules extends Effect.Service<Reschedules>()("Partner/Reschedu
               "reschedule",
               `the booking system did not answer the move: ${error.detail}`
             )
-            return yield* unavailable("moving the booking")
+            return yield* noAnswer("moving the booking")
           }
         }
         yield* crash.reached("reschedule.after_move")

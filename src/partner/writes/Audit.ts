@@ -4,24 +4,9 @@
  * failure) and when. Append-only; read by the CLI (`audit list`). SQL: AuditRepo.
  */
 import { Effect } from "effect"
-import { AuditRepo, type AuditRow } from "./AuditRepo.js"
-import type { AuditOutcome, WriteAction } from "./rules.js"
+import { type AuditEntry, AuditRepo, type AuditRow } from "./AuditRepo.js"
 
-export type { AuditRow } from "./AuditRepo.js"
-
-export interface AuditEntry {
-  readonly keyId: string
-  readonly operatorId: string | null
-  readonly action: WriteAction
-  readonly targetId: string
-  readonly requestId: string
-  readonly idempotencyKey: string | null
-  readonly outcome: AuditOutcome
-  readonly status: number
-  /** Problem type slug of a refusal or failure (`daily-limit-reached`, `not-found`, ...). */
-  readonly reason: string | null
-  readonly detail: string | null
-}
+export type { AuditEntry, AuditRow } from "./AuditRepo.js"
 
 export interface AuditFilter {
   readonly keyId?: string | undefined

@@ -8,7 +8,7 @@
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { WRITE_ACTIONS, type WriteAction } from "./rules.js"
+import { type AuditOutcome, WRITE_ACTIONS, type WriteAction } from "./rules.js"
 
 const Action = Schema.Literal(...WRITE_ACTIONS)
 const Outcome = Schema.Literal("done", "noop", "replayed", "refused", "failed")
@@ -29,15 +29,16 @@ export const AuditRow = Schema.Struct({
 })
 export type AuditRow = typeof AuditRow.Type
 
-export interface NewEntry {
+export interface AuditEntry {
   readonly keyId: string
   readonly operatorId: string | null
   readonly action: WriteAction
   readonly targetId: string
   readonly requestId: string
   readonly idempotencyKey: string | null
-  readonly outcome: typeof Outcome.Type
+  readonly outcome: AuditOutcome
   readonly status: number
+  /** Problem type slug of a refusal or failure (`daily-limit-reached`, `not-found`, ...). */
   readonly reason: string | null
   readonly detail: string | null
 }
@@ -47,7 +48,7 @@ export class AuditRepo extends Effect.Service<AuditRepo>()("Partner/AuditRepo", 
     const sql = yield* SqlClient.SqlClient
 
     /** Appends one entry (inside the caller's transaction when there is one; on every write: see above). */
-    const append = Effect.fnUntraced(function*(e: NewEntry) {
+    const append = Effect.fnUntraced(function*(e: AuditEntry) {
       yield* sql`
         INSERT INTO write_audit (
           key_id, operator_id, action, target_id, request_id, idempotency_key, outcome, status, reason, detail)

@@ -3,17 +3,22 @@
  * (400 for the `Idempotency-Key` header, 409, 422, 429 daily limit, 503), those of its JSON body
  * (413 over the size limit, 415 not JSON: src/http/requestBody.ts) and, in the OpenAPI
  * document, the required `Idempotency-Key` request header and the `Idempotent-Replayed` response
- * header. The handler then runs its action through `Writes.run` (./Writes.ts).
+ * header. The handler then runs its action through `Writes.run` (./Writes.ts). Every write of the
+ * API acts on the one booking or manifest row its path names: `writeOnId` declares one.
  */
-import { type HttpApiEndpoint, type HttpMethod, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, type HttpMethod, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
 import {
   DailyLimitReached,
   IdempotencyInProgress,
   IdempotencyMismatch,
   InvalidRequest,
+  NotFound,
+  NotPossible,
   Unavailable
 } from "../../domain/errors.js"
 import type { Json } from "../../http/openapiSchemas.js"
+import { UuidPath } from "../../http/params.js"
 import { BodyTooLarge, UnsupportedMediaType } from "../../http/requestBody.js"
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_RULE, IDEMPOTENT_REPLAYED_HEADER } from "./rules.js"
 
@@ -79,3 +84,16 @@ export const idempotentWrite = <
     .addError(BodyTooLarge)
     .addError(UnsupportedMediaType)
     .annotate(OpenApi.Transform, documentIdempotency)
+
+/**
+ * A write on the one booking or manifest row the path's `:id` names (every Partner API write): an
+ * idempotent write (above) that also answers 404 when the id is none of the key's operators' and
+ * 422 when the action is not possible for it.
+ */
+export const writeOnId = <const Name extends string>(name: Name, path: HttpApiEndpoint.PathSegment) =>
+  idempotentWrite(
+    HttpApiEndpoint.post(name, path)
+      .setPath(Schema.Struct({ id: UuidPath }))
+      .addError(NotFound)
+      .addError(NotPossible)
+  )

@@ -3,16 +3,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { isEmailAddress } from "../../email/rules.js"
 import { BodyTooLarge, UnsupportedMediaType } from "../../http/requestBody.js"
-import {
-  QbBadRequest,
-  QbConflict,
-  QbForbidden,
-  QbNotFound,
-  QbRateLimited,
-  QbUnauthorized,
-  QbUnavailable,
-  QbUnprocessable
-} from "../errors.js"
+import { QbConflict, QbNotFound, QbUnavailable, QbUnprocessable } from "../errors.js"
 import { OTHER_MODE, QUICKBOOK_PREFIX, SaleReference } from "../schemas.js"
 import { Budget, QuickbookAuth } from "../security.js"
 import { TicketSchema } from "../tickets/Api.js"
@@ -93,15 +84,11 @@ export class BookGroup extends HttpApiGroup.make("book")
     HttpApiEndpoint.post("book", "/book")
       .setPayload(BookBody)
       .addSuccess(Schema.Union(BookConfirmed, BookFailed))
-      .addError(QbBadRequest)
       .addError(BodyTooLarge)
       .addError(UnsupportedMediaType)
-      .addError(QbUnauthorized)
-      .addError(QbForbidden)
       .addError(QbNotFound)
       .addError(QbConflict)
       .addError(QbUnprocessable)
-      .addError(QbRateLimited)
       .addError(QbUnavailable)
       .annotate(OpenApi.Summary, "Book a paid sale")
       .annotate(

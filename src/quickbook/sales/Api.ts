@@ -2,17 +2,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { BodyTooLarge, UnsupportedMediaType } from "../../http/requestBody.js"
-import {
-  QbBadRequest,
-  QbConflict,
-  QbForbidden,
-  QbGone,
-  QbNotFound,
-  QbRateLimited,
-  QbUnauthorized,
-  QbUnavailable,
-  QbUnprocessable
-} from "../errors.js"
+import { QbConflict, QbGone, QbNotFound, QbUnavailable, QbUnprocessable } from "../errors.js"
 import { Day, DayParam, OTHER_MODE, QUICKBOOK_PREFIX, SaleReference, Time, TimeParam, Uuid } from "../schemas.js"
 import { Budget, QuickbookAuth } from "../security.js"
 
@@ -116,13 +106,9 @@ export class SalesGroup extends HttpApiGroup.make("sales")
     HttpApiEndpoint.post("quote", "/quote")
       .setPayload(QuoteBody)
       .addSuccess(QuoteResponse)
-      .addError(QbBadRequest)
       .addError(BodyTooLarge)
       .addError(UnsupportedMediaType)
-      .addError(QbUnauthorized)
-      .addError(QbForbidden)
       .addError(QbConflict)
-      .addError(QbRateLimited)
       .addError(QbUnavailable)
       .annotate(OpenApi.Summary, "Quote a sale (holds nothing)")
       .annotate(
@@ -136,16 +122,12 @@ export class SalesGroup extends HttpApiGroup.make("sales")
     HttpApiEndpoint.post("reserve", "/reserve")
       .setPayload(ReserveBody)
       .addSuccess(ReserveResponse)
-      .addError(QbBadRequest)
       .addError(BodyTooLarge)
       .addError(UnsupportedMediaType)
-      .addError(QbUnauthorized)
-      .addError(QbForbidden)
       .addError(QbNotFound)
       .addError(QbConflict)
       .addError(QbGone)
       .addError(QbUnprocessable)
-      .addError(QbRateLimited)
       .addError(QbUnavailable)
       .annotate(OpenApi.Summary, "Hold the seats of a quoted sale (optional)")
       .annotate(
@@ -163,11 +145,7 @@ export class SalesGroup extends HttpApiGroup.make("sales")
     HttpApiEndpoint.del("release", "/reserve/:holdRef")
       .setPath(Schema.Struct({ holdRef: SaleReference }))
       .addSuccess(ReleaseResponse)
-      .addError(QbBadRequest)
-      .addError(QbUnauthorized)
-      .addError(QbForbidden)
       .addError(QbNotFound)
-      .addError(QbRateLimited)
       .addError(QbUnavailable)
       .annotate(OpenApi.Summary, "Release a hold")
       .annotate(

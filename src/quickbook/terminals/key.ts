@@ -4,19 +4,12 @@
  * the 20-character `id` is public, only a SHA-256 hash of the 32-character `secret` is stored and
  * compared in constant time. Partner keys never parse here, and quickbook keys never parse there.
  */
-import { randomInt } from "node:crypto"
+import { KEY_PARTS_PATTERN, randomKeyParts } from "../../partner/auth/apiKey.js"
 
 export type QuickbookKeyMode = "live" | "test"
 export const QUICKBOOK_KEY_PREFIXES = { live: "svcqb_live_", test: "svcqb_test_" } as const
 
-const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-const TOKEN = /^svcqb_(live|test)_([A-Za-z0-9]{20})_([A-Za-z0-9]{32})$/
-
-const randomString = (length: number) => {
-  let out = ""
-  for (let i = 0; i < length; i++) out += ALPHABET[randomInt(ALPHABET.length)]
-  return out
-}
+const TOKEN = new RegExp(`^svcqb_(live|test)_${KEY_PARTS_PATTERN}$`)
 
 export interface QuickbookKeyParts {
   readonly mode: QuickbookKeyMode
@@ -25,8 +18,7 @@ export interface QuickbookKeyParts {
 }
 
 export const generateQuickbookKey = (mode: QuickbookKeyMode): QuickbookKeyParts & { readonly token: string } => {
-  const id = randomString(20)
-  const secret = randomString(32)
+  const { id, secret } = randomKeyParts()
   return { mode, id, secret, token: `${QUICKBOOK_KEY_PREFIXES[mode]}${id}_${secret}` }
 }
 

@@ -2,7 +2,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { BookFailureReason } from "../book/rules.js"
-import { QbBadRequest, QbForbidden, QbNotFound, QbRateLimited, QbUnauthorized } from "../errors.js"
+import { QbBadRequest, QbNotFound, QbRateLimited } from "../errors.js"
 import { OTHER_MODE, QUICKBOOK_PREFIX } from "../schemas.js"
 import { Budget, QuickbookAuth } from "../security.js"
 import { SaleStatus } from "./saleStatus.js"
@@ -64,11 +64,7 @@ export class TicketsGroup extends HttpApiGroup.make("tickets")
     HttpApiEndpoint.get("status", "/sales/:reference")
       .setPath(ReferencePath)
       .addSuccess(SaleStatusResponse)
-      .addError(QbBadRequest)
-      .addError(QbUnauthorized)
-      .addError(QbForbidden)
       .addError(QbNotFound)
-      .addError(QbRateLimited)
       .annotate(OpenApi.Summary, "A sale's status (and its ticket once confirmed)")
       .annotate(
         OpenApi.Description,
@@ -84,11 +80,7 @@ export class TicketsGroup extends HttpApiGroup.make("tickets")
         lang: Schema.optional(TicketLanguage).annotations({ description: "en (default) or nb; another value is 400." })
       }))
       .addSuccess(TicketSchema)
-      .addError(QbBadRequest)
-      .addError(QbUnauthorized)
-      .addError(QbForbidden)
       .addError(QbNotFound)
-      .addError(QbRateLimited)
       .annotate(OpenApi.Summary, "Reprint a confirmed sale's ticket")
       .annotate(
         OpenApi.Description,
