@@ -1,7 +1,7 @@
 /** The `tours` group of the Quickbook API: the tours a terminal can sell on a day, and a tour's slots. */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { QbBadRequest, QbForbidden, QbRateLimited, QbUnauthorized, QbUnavailable } from "../errors.js"
+import { QbUnavailable } from "../errors.js"
 import { DESK_DAYS_AHEAD } from "../sales/rules.js"
 import { Day, DayParam, QUICKBOOK_PREFIX, Time, Uuid } from "../schemas.js"
 import { Budget, QuickbookAuth } from "../security.js"
@@ -79,10 +79,6 @@ export class ToursGroup extends HttpApiGroup.make("tours")
     HttpApiEndpoint.get("list", "/tours")
       .setUrlParams(Schema.Struct({ date: Schema.optional(DayParam) }))
       .addSuccess(DeskTourList)
-      .addError(QbBadRequest)
-      .addError(QbUnauthorized)
-      .addError(QbForbidden)
-      .addError(QbRateLimited)
       .annotate(OpenApi.Summary, "Tours this terminal can sell on a day")
       .annotate(
         OpenApi.Description,
@@ -99,10 +95,6 @@ export class ToursGroup extends HttpApiGroup.make("tours")
       .setPath(Schema.Struct({ activityId: Uuid }))
       .setUrlParams(Schema.Struct({ date: Schema.optional(DayParam) }))
       .addSuccess(DeskSlots)
-      .addError(QbBadRequest)
-      .addError(QbUnauthorized)
-      .addError(QbForbidden)
-      .addError(QbRateLimited)
       .addError(QbUnavailable)
       .annotate(OpenApi.Summary, "Start times, seats and guest prices of a tour on a day")
       .annotate(
