@@ -65,6 +65,17 @@ export const pathOf = (request: HttpServerRequest.HttpServerRequest) => request.
 export const dropConnection = (request: HttpServerRequest.HttpServerRequest) =>
   Effect.sync(() => NodeHttpServerRequest.toIncomingMessage(request).socket.destroy())
 
+/**
+ * A sandbox's API answering each request to the end, even when its caller hangs up: a sandbox runs
+ * in the service's process on the service's pool, and @effect/sql-pg 0.53 answers an interrupted
+ * statement with pg_cancel_backend(pid), which can land on the next statement of that pooled
+ * connection, another caller's (the service's own routes run uninterruptibly for the same reason:
+ * src/http/dbRoute.ts). A client that gives up on a slow sandbox call (its timeout) then cancelled a
+ * later read of the service (a 500 seen once in CI, test/catalogue/tourFacts.test.ts). The fault
+ * switches stay outside, so a `hang` still ends with its caller.
+ */
+export const answeredToTheEnd = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> => Effect.uninterruptible(app)
+
 export interface FaultsOptions<S extends FaultSettings> {
   /** Every switch off. */
   readonly defaults: S

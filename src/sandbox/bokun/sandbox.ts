@@ -12,6 +12,7 @@ import { HttpMiddleware, HttpRouter } from "@effect/platform"
 import type { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer, Redacted, type Scope } from "effect"
 import type { BookingSystemAccount } from "../../ports/BookingSystem.js"
+import { answeredToTheEnd } from "../faults.js"
 import { listen, type SandboxOptions } from "../server.js"
 import { adminApi } from "./admin.js"
 import { bokunApi } from "./api.js"
@@ -127,7 +128,7 @@ export const startSandbox = (
 
     const app = HttpRouter.concat(bokunApi(store, faults.effective), adminApi(sandbox))
     // The sandbox stands in for a system we do not own: its requests are not the service's spans.
-    yield* server.serve(faults.middleware(app)).pipe(
+    yield* server.serve(faults.middleware(answeredToTheEnd(app))).pipe(
       Effect.locally(HttpMiddleware.currentTracerDisabledWhen, () => true)
     )
     yield* Effect.logDebug(`Bókun sandbox listening on ${baseUrl}`)

@@ -18,7 +18,15 @@ import { Context, type Duration, Effect, Layer, Redacted, type Scope } from "eff
 import { numericCurrency } from "../../adapters/surfboard/currency.js"
 import { purchaseBody } from "../../adapters/surfboard/mapping.js"
 import type { PaymentAccount, ServiceProviderShare, TaxLine } from "../../ports/PaymentProvider.js"
-import { dropConnection, type FaultState, isAdminPath, type LoggedRequest, makeFaults, pathOf } from "../faults.js"
+import {
+  answeredToTheEnd,
+  dropConnection,
+  type FaultState,
+  isAdminPath,
+  type LoggedRequest,
+  makeFaults,
+  pathOf
+} from "../faults.js"
 import { listen, type SandboxOptions } from "../server.js"
 import { adminApi } from "./admin.js"
 import { surfboardApi } from "./api.js"
@@ -314,7 +322,7 @@ export const startSandbox = (
 
     const app = HttpRouter.concatAll(surfboardApi(store, baseUrl), payPage(store), adminApi(sandbox))
     // The sandbox stands in for a system we do not own: its requests are not the service's spans.
-    yield* server.serve(faults.middleware(loseAnswer(app))).pipe(
+    yield* server.serve(faults.middleware(loseAnswer(answeredToTheEnd(app)))).pipe(
       Effect.locally(HttpMiddleware.currentTracerDisabledWhen, () => true)
     )
     yield* Effect.logDebug(`Surfboard sandbox listening on ${baseUrl}`)
