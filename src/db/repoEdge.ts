@@ -4,6 +4,11 @@
  * defects at this one place: a `SqlError`, a row that does not decode (`ParseError`), a statement
  * that must give a row and gave none (`NoSuchElementException`, from `SqlSchema.single`). Only what
  * the feature itself means reaches its services.
+ *
+ * `repoEdge` is how every repository returns its methods. `repoEdge.untraced` is the same edge
+ * without a span per method, for the statements every request runs on the benchmarked paths (key
+ * look-ups, rate limits, the bookings and manifest reads, the write wrapper's statements): a span
+ * costs about 8 µs with tracing off (docs/decisions.md), the caller's span and the driver's cover them.
  */
 import type { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
@@ -22,11 +27,14 @@ export type AtEdge<F extends Method> = F extends (...args: infer A) => Effect.Ef
   ? (...args: A) => Effect.Effect<X, Exclude<E, Infrastructure>, R>
   : never
 
-/** The repository `repo`'s methods, each spanned and with its infrastructure failures as defects. */
-export const repoEdge = <M extends Record<string, Method>>(
-  repo: string,
-  methods: M
-): { readonly [K in keyof M]: AtEdge<M[K]> } =>
+type Edge<M extends Record<string, Method>> = { readonly [K in keyof M]: AtEdge<M[K]> }
+
+const atEdge = (method: Method) =>
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+(...args: ReadonlyArray<any>) => Effect.catchIf(method(...args), isInfrastructure, Effect.die)
+
+/** The repository `repo`'s methods, each spanned `<repo>.<method>` and with its infrastructure failures as defects. */
+const spanned = <M extends Record<string, Method>>(repo: string, methods: M): Edge<M> =>
   Object.fromEntries(
     Object.entries(methods).map(([name, method]) => [
       name,
@@ -38,7 +46,13 @@ export const repoEdge = <M extends Record<string, Method>>(
         Effect.catchIf(isInfrastructure, Effect.die)
       )
     ])
-  ) as { readonly [K in keyof M]: AtEdge<M[K]> }
+  ) as Edge<M>
+
+/** The same edge without spans (see the module comment): for the statements of every request. */
+const untraced = <M extends Record<string, Method>>(methods: M): Edge<M> =>
+  Object.fromEntries(Object.entries(methods).map(([name, method]) => [name, atEdge(method)])) as Edge<M>
+
+export const repoEdge = Object.assign(spanned, { untraced })
 
 /** `sql.withTransaction` for a service: the transaction's own `SqlError` (BEGIN, COMMIT) is a defect too. */
 export const transactionAtEdge =
