@@ -1,9 +1,10 @@
 /**
  * The SQL of the season job (TourSeason): the published tours linked to a booking-system product,
- * their `tour_season_cache` rows, and the booking system's facts of a tour (src/catalogue/tourFacts.ts).
- * Typed with SqlSchema and the row schema below; a database error is a defect here, once, except
- * while a tour's facts are stored: the database refusing what a booking system sent is
- * `FactsNotStored`, which leaves that tour as it was and fails no other.
+ * their `tour_season_cache` rows, and the booking system's facts of a tour
+ * (src/catalogue/tourFacts.ts). Typed with SqlSchema and the row schema below; a database error is
+ * a defect at its edge (repoEdge: a span per method), once, except while a tour's facts are stored:
+ * the database refusing what a booking system sent is `FactsNotStored`, which leaves that tour as
+ * it was and fails no other.
  *
  * The facts of one tour are written in one transaction: rating, duration, priced per booking and
  * departure times on `tours`; pricing categories and rates upserted by id (the booking system's), so
@@ -13,7 +14,8 @@
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Data, Effect, type ParseResult, Schema } from "effect"
+import { Data, Effect, Predicate, Schema } from "effect"
+import { repoEdge } from "../db/repoEdge.js"
 import type { TourFacts } from "./tourFacts.js"
 
 export const SeasonTour = Schema.Struct({
@@ -32,10 +34,13 @@ export class FactsNotStored extends Data.TaggedError("FactsNotStored")<{ readonl
   }
 }
 
-const factsRefused = <A, R>(
-  self: Effect.Effect<A, SqlError | ParseResult.ParseError, R>
-): Effect.Effect<A, FactsNotStored, R> =>
-  Effect.catchAll(self, (e) => (e._tag === "SqlError" ? Effect.fail(new FactsNotStored({ cause: e })) : Effect.die(e)))
+/** The database refusing a tour's facts is the feature's error; a row that does not decode stays a defect (the edge's). */
+const factsRefused = <A, E, R>(self: Effect.Effect<A, E | SqlError, R>): Effect.Effect<A, E | FactsNotStored, R> =>
+  Effect.catchIf(
+    self,
+    (e): e is SqlError => Predicate.isTagged(e, "SqlError"),
+    (e) => Effect.fail(new FactsNotStored({ cause: e }))
+  )
 
 const TourIds = Schema.Struct({
   tourId: Schema.String,
@@ -51,89 +56,74 @@ export class TourSeasonRepo extends Effect.Service<TourSeasonRepo>()("Catalogue/
     const textArray = (json: string) => sql`ARRAY(SELECT jsonb_array_elements_text(${json}::jsonb))`
 
     /** Every published tour linked to a product of an account (or one), by account. */
-    const linkedTours = Effect.fn("TourSeasonRepo.linkedTours")(
-      SqlSchema.findAll({
-        Request: Schema.UndefinedOr(Schema.String),
-        Result: SeasonTour,
-        execute: (tourId) =>
-          sql`
-            SELECT t.id, t.timezone, t.currency, t.booking_system_product_id AS product_id,
-              o.booking_system_account_id AS account_id
-            FROM tours t JOIN operators o ON o.id = t.operator_id
-            WHERE t.status = 'published' AND t.booking_system_product_id IS NOT NULL
-              AND o.booking_system_account_id IS NOT NULL
-              ${tourId === undefined ? sql`` : sql`AND t.id = ${tourId}::uuid`}
-            ORDER BY o.booking_system_account_id, t.created_at, t.id`
-      }),
-      Effect.orDie
-    )
+    const linkedTours = SqlSchema.findAll({
+      Request: Schema.UndefinedOr(Schema.String),
+      Result: SeasonTour,
+      execute: (tourId) =>
+        sql`
+          SELECT t.id, t.timezone, t.currency, t.booking_system_product_id AS product_id,
+            o.booking_system_account_id AS account_id
+          FROM tours t JOIN operators o ON o.id = t.operator_id
+          WHERE t.status = 'published' AND t.booking_system_product_id IS NOT NULL
+            AND o.booking_system_account_id IS NOT NULL
+            ${tourId === undefined ? sql`` : sql`AND t.id = ${tourId}::uuid`}
+          ORDER BY o.booking_system_account_id, t.created_at, t.id`
+    })
 
     /** Removes the cache rows of tours no longer published or linked; answers how many. */
-    const dropUnlinked = Effect.fn("TourSeasonRepo.dropUnlinked")(
-      SqlSchema.single({
-        Request: Schema.Void,
-        Result: Schema.Struct({ n: Schema.Number }),
-        execute: () =>
-          sql`
-            WITH dropped AS (
-              DELETE FROM tour_season_cache c
-              USING tours t JOIN operators o ON o.id = t.operator_id
-              WHERE c.tour_id = t.id
-                AND NOT (t.status = 'published' AND t.booking_system_product_id IS NOT NULL
-                  AND o.booking_system_account_id IS NOT NULL)
-              RETURNING c.tour_id
-            )
-            SELECT count(*)::int AS n FROM dropped`
-      }),
-      Effect.orDie
-    )
+    const dropUnlinked = SqlSchema.single({
+      Request: Schema.Void,
+      Result: Schema.Struct({ n: Schema.Number }),
+      execute: () =>
+        sql`
+          WITH dropped AS (
+            DELETE FROM tour_season_cache c
+            USING tours t JOIN operators o ON o.id = t.operator_id
+            WHERE c.tour_id = t.id
+              AND NOT (t.status = 'published' AND t.booking_system_product_id IS NOT NULL
+                AND o.booking_system_account_id IS NOT NULL)
+            RETURNING c.tour_id
+          )
+          SELECT count(*)::int AS n FROM dropped`
+    })
 
     /** A season computed from an answer, at `at`. */
-    const storeKnown = Effect.fn("TourSeasonRepo.storeKnown")(
-      SqlSchema.void({
-        Request: Schema.Struct({
-          tourId: Schema.String,
-          at: Schema.DateFromSelf,
-          fromPriceMinor: Schema.NullOr(Schema.Number),
-          currency: Schema.NullOr(Schema.String),
-          nextAvailableDate: Schema.NullOr(Schema.String)
-        }),
-        execute: (s) =>
-          sql`
-            INSERT INTO tour_season_cache (tour_id, from_price_minor, from_price_currency, known, next_available_date, computed_at)
-            VALUES (${s.tourId}, ${s.fromPriceMinor}, ${s.currency}, true, ${s.nextAvailableDate}, ${s.at})
-            ON CONFLICT (tour_id) DO UPDATE SET from_price_minor = EXCLUDED.from_price_minor,
-              from_price_currency = EXCLUDED.from_price_currency, known = true,
-              next_available_date = EXCLUDED.next_available_date, computed_at = EXCLUDED.computed_at`
+    const storeKnown = SqlSchema.void({
+      Request: Schema.Struct({
+        tourId: Schema.String,
+        at: Schema.DateFromSelf,
+        fromPriceMinor: Schema.NullOr(Schema.Number),
+        currency: Schema.NullOr(Schema.String),
+        nextAvailableDate: Schema.NullOr(Schema.String)
       }),
-      Effect.orDie
-    )
+      execute: (s) =>
+        sql`
+          INSERT INTO tour_season_cache (tour_id, from_price_minor, from_price_currency, known, next_available_date, computed_at)
+          VALUES (${s.tourId}, ${s.fromPriceMinor}, ${s.currency}, true, ${s.nextAvailableDate}, ${s.at})
+          ON CONFLICT (tour_id) DO UPDATE SET from_price_minor = EXCLUDED.from_price_minor,
+            from_price_currency = EXCLUDED.from_price_currency, known = true,
+            next_available_date = EXCLUDED.next_available_date, computed_at = EXCLUDED.computed_at`
+    })
 
     /** Not known now: no next date; the last price only while computed within `keepHours` of `at`. */
-    const storeUnknown = Effect.fn("TourSeasonRepo.storeUnknown")(
-      SqlSchema.void({
-        Request: Schema.Struct({ tourId: Schema.String, at: Schema.DateFromSelf, keepHours: Schema.Number }),
-        execute: ({ at, keepHours, tourId }) =>
-          sql`
-            UPDATE tour_season_cache SET known = false, next_available_date = NULL,
-              from_price_minor = CASE WHEN computed_at > ${at}::timestamptz - make_interval(hours => ${keepHours})
-                THEN from_price_minor END,
-              from_price_currency = CASE WHEN computed_at > ${at}::timestamptz - make_interval(hours => ${keepHours})
-                THEN from_price_currency END
-            WHERE tour_id = ${tourId}`
-      }),
-      Effect.orDie
-    )
+    const storeUnknown = SqlSchema.void({
+      Request: Schema.Struct({ tourId: Schema.String, at: Schema.DateFromSelf, keepHours: Schema.Number }),
+      execute: ({ at, keepHours, tourId }) =>
+        sql`
+          UPDATE tour_season_cache SET known = false, next_available_date = NULL,
+            from_price_minor = CASE WHEN computed_at > ${at}::timestamptz - make_interval(hours => ${keepHours})
+              THEN from_price_minor END,
+            from_price_currency = CASE WHEN computed_at > ${at}::timestamptz - make_interval(hours => ${keepHours})
+              THEN from_price_currency END
+          WHERE tour_id = ${tourId}`
+    })
 
     /** The tour's default pricing category, if it has one. */
-    const defaultCategory = Effect.fn("TourSeasonRepo.defaultCategory")(
-      SqlSchema.findOne({
-        Request: Schema.String,
-        Result: Schema.Struct({ id: Schema.String }),
-        execute: (tourId) => sql`SELECT id FROM tour_pricing_categories WHERE tour_id = ${tourId} AND is_default`
-      }),
-      Effect.orDie
-    )
+    const defaultCategory = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: Schema.Struct({ id: Schema.String }),
+      execute: (tourId) => sql`SELECT id FROM tour_pricing_categories WHERE tour_id = ${tourId} AND is_default`
+    })
 
     const updateTour = SqlSchema.void({
       Request: Schema.Struct({
@@ -215,8 +205,8 @@ export class TourSeasonRepo extends Effect.Service<TourSeasonRepo>()("Catalogue/
     const idsOf = (items: ReadonlyArray<{ readonly id: string }>) => JSON.stringify(items.map((i) => i.id))
 
     /** The booking system's facts of one tour, in one transaction (see above). */
-    const storeFacts = Effect.fn("TourSeasonRepo.storeFacts")(
-      function*(tourId: string, f: TourFacts) {
+    const storeFacts = (tourId: string, f: TourFacts) =>
+      Effect.gen(function*() {
         yield* Effect.annotateCurrentSpan({ tour_id: tourId })
         yield* updateTour({
           tourId,
@@ -232,11 +222,15 @@ export class TourSeasonRepo extends Effect.Service<TourSeasonRepo>()("Catalogue/
         for (const [position, c] of f.pricingCategories.entries()) yield* upsertCategory({ tourId, position, ...c })
         yield* deleteRatesBut({ tourId, ids: idsOf(f.rates) })
         for (const [position, r] of f.rates.entries()) yield* upsertRate({ tourId, position, ...r })
-      },
-      sql.withTransaction,
-      factsRefused
-    )
+      }).pipe(sql.withTransaction, factsRefused)
 
-    return { linkedTours, dropUnlinked, storeKnown, storeUnknown, defaultCategory, storeFacts } as const
+    return repoEdge("TourSeasonRepo", {
+      linkedTours,
+      dropUnlinked,
+      storeKnown,
+      storeUnknown,
+      defaultCategory,
+      storeFacts
+    })
   })
 }) {}

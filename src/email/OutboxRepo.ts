@@ -1,11 +1,12 @@
 /**
  * The SQL of the email outbox that stores and reads messages (`email_outbox`, migration 0007; the
  * team's addresses from `memberships`), typed with SqlSchema and the row schemas below; a database
- * error or a row that does not decode is a defect here, once. The sender's claims and outcomes:
- * OutboxSenderRepo.
+ * error or a row that does not decode is a defect at its edge (repoEdge: a span per method), once.
+ * The sender's claims and outcomes: OutboxSenderRepo.
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
+import { repoEdge } from "../db/repoEdge.js"
 import { LOCALES } from "./rules.js"
 import { TEMPLATE_NAMES } from "./templates.js"
 
@@ -68,99 +69,81 @@ export class OutboxRepo extends Effect.Service<OutboxRepo>()("Email/OutboxRepo",
     const sql = yield* SqlClient.SqlClient
 
     /** Stores a message unless its dedupe key exists: None then. */
-    const insert = Effect.fn("OutboxRepo.insert")(
-      SqlSchema.findOne({
-        Request: NewMessage,
-        Result: Stored,
-        execute: (m) =>
-          sql`
-            INSERT INTO email_outbox (
-              id, dedupe_key, template, locale, data, operator_id, booking_id, message_id, from_address,
-              to_addresses, reply_to, subject, text_body, html_body, status, last_error, failed_at)
-            VALUES (
-              ${m.id}, ${m.dedupeKey}, ${m.template}, ${m.locale}, ${m.data}::jsonb,
-              ${m.operatorId}, ${m.bookingId}, ${m.messageId}, ${m.from},
-              ${m.to}::text[], ${m.replyTo}, ${m.subject}, ${m.text}, ${m.html},
-              ${m.notSendable === null ? "pending" : "failed"},
-              ${m.notSendable},
-              ${m.notSendable === null ? null : sql.literal("now()")})
-            ON CONFLICT (dedupe_key) DO NOTHING
-            RETURNING id, message_id, status`
-      }),
-      Effect.orDie
-    )
+    const insert = SqlSchema.findOne({
+      Request: NewMessage,
+      Result: Stored,
+      execute: (m) =>
+        sql`
+          INSERT INTO email_outbox (
+            id, dedupe_key, template, locale, data, operator_id, booking_id, message_id, from_address,
+            to_addresses, reply_to, subject, text_body, html_body, status, last_error, failed_at)
+          VALUES (
+            ${m.id}, ${m.dedupeKey}, ${m.template}, ${m.locale}, ${m.data}::jsonb,
+            ${m.operatorId}, ${m.bookingId}, ${m.messageId}, ${m.from},
+            ${m.to}::text[], ${m.replyTo}, ${m.subject}, ${m.text}, ${m.html},
+            ${m.notSendable === null ? "pending" : "failed"},
+            ${m.notSendable},
+            ${m.notSendable === null ? null : sql.literal("now()")})
+          ON CONFLICT (dedupe_key) DO NOTHING
+          RETURNING id, message_id, status`
+    })
 
     /** The message stored under a dedupe key (one exists: the insert found it). */
-    const byDedupeKey = Effect.fn("OutboxRepo.byDedupeKey")(
-      SqlSchema.single({
-        Request: Schema.String,
-        Result: Stored,
-        execute: (key) => sql`SELECT id, message_id, status FROM email_outbox WHERE dedupe_key = ${key}`
-      }),
-      Effect.orDie
-    )
+    const byDedupeKey = SqlSchema.single({
+      Request: Schema.String,
+      Result: Stored,
+      execute: (key) => sql`SELECT id, message_id, status FROM email_outbox WHERE dedupe_key = ${key}`
+    })
 
     /** Newest first, at most `limit`. */
-    const list = Effect.fn("OutboxRepo.list")(
-      SqlSchema.findAll({
-        Request: Schema.Struct({
-          status: Schema.UndefinedOr(OutboxStatus),
-          bookingId: Schema.UndefinedOr(Schema.String),
-          limit: Schema.Number
-        }),
-        Result: OutboxMessage,
-        execute: (f) =>
-          sql`
-            SELECT ${sql.literal(OUTBOX_COLUMNS)} FROM email_outbox
-            WHERE ${f.status ? sql`status = ${f.status}` : sql`true`}
-              AND ${f.bookingId ? sql`booking_id = ${f.bookingId}` : sql`true`}
-            ORDER BY created_at DESC, id DESC
-            LIMIT ${f.limit}`
+    const list = SqlSchema.findAll({
+      Request: Schema.Struct({
+        status: Schema.UndefinedOr(OutboxStatus),
+        bookingId: Schema.UndefinedOr(Schema.String),
+        limit: Schema.Number
       }),
-      Effect.orDie
-    )
+      Result: OutboxMessage,
+      execute: (f) =>
+        sql`
+          SELECT ${sql.literal(OUTBOX_COLUMNS)} FROM email_outbox
+          WHERE ${f.status ? sql`status = ${f.status}` : sql`true`}
+            AND ${f.bookingId ? sql`booking_id = ${f.bookingId}` : sql`true`}
+          ORDER BY created_at DESC, id DESC
+          LIMIT ${f.limit}`
+    })
 
     /** One message by id or by dedupe key. */
-    const find = Effect.fn("OutboxRepo.find")(
-      SqlSchema.findOne({
-        Request: Schema.String,
-        Result: OutboxMessage,
-        execute: (idOrKey) =>
-          sql`
-            SELECT ${sql.literal(OUTBOX_COLUMNS)} FROM email_outbox
-            WHERE ${UUID.test(idOrKey) ? sql`id = ${idOrKey}::uuid` : sql`dedupe_key = ${idOrKey}`}`
-      }),
-      Effect.orDie
-    )
+    const find = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: OutboxMessage,
+      execute: (idOrKey) =>
+        sql`
+          SELECT ${sql.literal(OUTBOX_COLUMNS)} FROM email_outbox
+          WHERE ${UUID.test(idOrKey) ? sql`id = ${idOrKey}::uuid` : sql`dedupe_key = ${idOrKey}`}`
+    })
 
     /** A failed message back to pending with fresh attempts; None when it was not failed. */
-    const requeueFailed = Effect.fn("OutboxRepo.requeueFailed")(
-      SqlSchema.findOne({
-        Request: Schema.String,
-        Result: Schema.Struct({ id: Schema.String }),
-        execute: (id) =>
-          sql`
-            UPDATE email_outbox SET status = 'pending', attempts = 0, next_attempt_at = now(), failed_at = NULL
-            WHERE id = ${id}::uuid AND status = 'failed'
-            RETURNING id`
-      }),
-      Effect.orDie
-    )
+    const requeueFailed = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: Schema.Struct({ id: Schema.String }),
+      execute: (id) =>
+        sql`
+          UPDATE email_outbox SET status = 'pending', attempts = 0, next_attempt_at = now(), failed_at = NULL
+          WHERE id = ${id}::uuid AND status = 'failed'
+          RETURNING id`
+    })
 
     /** The addresses of the operator's members in these roles, sorted. */
-    const teamAddresses = Effect.fn("OutboxRepo.teamAddresses")(
-      SqlSchema.findAll({
-        Request: Schema.Struct({ operatorId: Schema.String, roles: Schema.Array(Role) }),
-        Result: Schema.Struct({ email: Schema.String }),
-        execute: (r) =>
-          sql`
-            SELECT u.email FROM memberships m JOIN users u ON u.id = m.user_id
-            WHERE m.operator_id = ${r.operatorId} AND m.role IN ${sql.in(r.roles)}
-            ORDER BY u.email`
-      }),
-      Effect.orDie
-    )
+    const teamAddresses = SqlSchema.findAll({
+      Request: Schema.Struct({ operatorId: Schema.String, roles: Schema.Array(Role) }),
+      Result: Schema.Struct({ email: Schema.String }),
+      execute: (r) =>
+        sql`
+          SELECT u.email FROM memberships m JOIN users u ON u.id = m.user_id
+          WHERE m.operator_id = ${r.operatorId} AND m.role IN ${sql.in(r.roles)}
+          ORDER BY u.email`
+    })
 
-    return { insert, byDedupeKey, list, find, requeueFailed, teamAddresses } as const
+    return repoEdge("OutboxRepo", { insert, byDedupeKey, list, find, requeueFailed, teamAddresses })
   })
 }) {}

@@ -2,10 +2,11 @@
  * The SQL of the outbox's sender (OutboxSender): claims of due messages, with a lease in the row
  * itself, and each attempt's outcome, fenced on the claim token so that a sender whose claim
  * expired changes nothing. Typed with SqlSchema; a database error or a row that does not decode is
- * a defect here, once.
+ * a defect at its edge (repoEdge: a span per method), once.
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
+import { repoEdge } from "../db/repoEdge.js"
 import { OutboxStatus } from "./OutboxRepo.js"
 
 /** A message a sender claimed: what the Mailer needs, and its attempt number. */
@@ -45,131 +46,107 @@ export class OutboxSenderRepo extends Effect.Service<OutboxSenderRepo>()("Email/
         RETURNING ${sql.literal(CLAIMED_COLUMNS)}`
 
     /** Marks a delivered message sent; None when its claim had expired (nothing changed). */
-    const markSent = Effect.fn("OutboxSenderRepo.markSent")(
-      SqlSchema.findOne({
-        Request: Schema.Struct({ ...Settle.fields, response: Schema.String }),
-        Result: Schema.Struct({ id: Schema.String }),
-        execute: (s) =>
-          sql`
-            UPDATE email_outbox SET status = 'sent', sent_at = now(), claim_token = NULL, locked_until = NULL,
-              transport_response = ${s.response}, last_error = ${s.lastError}
-            WHERE id = ${s.id} AND claim_token = ${s.token}::uuid
-            RETURNING id`
-      }),
-      Effect.orDie
-    )
+    const markSent = SqlSchema.findOne({
+      Request: Schema.Struct({ ...Settle.fields, response: Schema.String }),
+      Result: Schema.Struct({ id: Schema.String }),
+      execute: (s) =>
+        sql`
+          UPDATE email_outbox SET status = 'sent', sent_at = now(), claim_token = NULL, locked_until = NULL,
+            transport_response = ${s.response}, last_error = ${s.lastError}
+          WHERE id = ${s.id} AND claim_token = ${s.token}::uuid
+          RETURNING id`
+    })
 
-    const markFailed = Effect.fn("OutboxSenderRepo.markFailed")(
-      SqlSchema.void({
-        Request: Settle,
-        execute: (s) =>
-          sql`
-            UPDATE email_outbox SET status = 'failed', failed_at = now(), claim_token = NULL, locked_until = NULL,
-              last_error = ${s.lastError}
-            WHERE id = ${s.id} AND claim_token = ${s.token}::uuid`
-      }),
-      Effect.orDie
-    )
+    const markFailed = SqlSchema.void({
+      Request: Settle,
+      execute: (s) =>
+        sql`
+          UPDATE email_outbox SET status = 'failed', failed_at = now(), claim_token = NULL, locked_until = NULL,
+            last_error = ${s.lastError}
+          WHERE id = ${s.id} AND claim_token = ${s.token}::uuid`
+    })
 
     /** Back to pending, due again in `delaySeconds`. */
-    const scheduleRetry = Effect.fn("OutboxSenderRepo.scheduleRetry")(
-      SqlSchema.void({
-        Request: Schema.Struct({ ...Settle.fields, delaySeconds: Schema.Number }),
-        execute: (s) =>
-          sql`
-            UPDATE email_outbox SET status = 'pending', claim_token = NULL, locked_until = NULL,
-              next_attempt_at = now() + make_interval(secs => ${s.delaySeconds}), last_error = ${s.lastError}
-            WHERE id = ${s.id} AND claim_token = ${s.token}::uuid`
-      }),
-      Effect.orDie
-    )
+    const scheduleRetry = SqlSchema.void({
+      Request: Schema.Struct({ ...Settle.fields, delaySeconds: Schema.Number }),
+      execute: (s) =>
+        sql`
+          UPDATE email_outbox SET status = 'pending', claim_token = NULL, locked_until = NULL,
+            next_attempt_at = now() + make_interval(secs => ${s.delaySeconds}), last_error = ${s.lastError}
+          WHERE id = ${s.id} AND claim_token = ${s.token}::uuid`
+    })
 
     /** Gives claimed messages back untried (their attempt is not counted). */
-    const giveBack = Effect.fn("OutboxSenderRepo.giveBack")(
-      SqlSchema.void({
-        Request: Schema.Struct({ token: Schema.String, ids: Schema.Array(Schema.String) }),
-        execute: (r) =>
-          sql`
-            UPDATE email_outbox SET status = 'pending', claim_token = NULL, locked_until = NULL, attempts = attempts - 1
-            WHERE claim_token = ${r.token}::uuid AND status = 'sending' AND id IN ${sql.in(r.ids)}`
-      }),
-      Effect.orDie
-    )
+    const giveBack = SqlSchema.void({
+      Request: Schema.Struct({ token: Schema.String, ids: Schema.Array(Schema.String) }),
+      execute: (r) =>
+        sql`
+          UPDATE email_outbox SET status = 'pending', claim_token = NULL, locked_until = NULL, attempts = attempts - 1
+          WHERE claim_token = ${r.token}::uuid AND status = 'sending' AND id IN ${sql.in(r.ids)}`
+    })
 
     /** Fails the claims whose sender died during the last allowed attempt; answers them. */
-    const failAbandonedLastAttempts = Effect.fn("OutboxSenderRepo.failAbandonedLastAttempts")(
-      SqlSchema.findAll({
-        Request: Schema.Number,
-        Result: Schema.Struct({ id: Schema.String, dedupe_key: Schema.String }),
-        execute: (maxAttempts) =>
-          sql`
-            UPDATE email_outbox SET status = 'failed', failed_at = now(), claim_token = NULL, locked_until = NULL,
-              last_error = concat_ws('; ', last_error,
-                'the sender stopped during the last attempt (claim expired): it may or may not have been sent')
-            WHERE status = 'sending' AND locked_until <= now() AND attempts >= ${maxAttempts}
-            RETURNING id, dedupe_key`
-      }),
-      Effect.orDie
-    )
+    const failAbandonedLastAttempts = SqlSchema.findAll({
+      Request: Schema.Number,
+      Result: Schema.Struct({ id: Schema.String, dedupe_key: Schema.String }),
+      execute: (maxAttempts) =>
+        sql`
+          UPDATE email_outbox SET status = 'failed', failed_at = now(), claim_token = NULL, locked_until = NULL,
+            last_error = concat_ws('; ', last_error,
+              'the sender stopped during the last attempt (claim expired): it may or may not have been sent')
+          WHERE status = 'sending' AND locked_until <= now() AND attempts >= ${maxAttempts}
+          RETURNING id, dedupe_key`
+    })
 
     /**
      * Claims up to `limit` due messages (pending and due, or claimed by a sender whose lease ran
      * out), skipping those another sender is claiming at this moment.
      */
-    const claimDue = Effect.fn("OutboxSenderRepo.claimDue")(
-      SqlSchema.findAll({
-        Request: Schema.Struct({ ...Claim.fields, limit: Schema.Number }),
-        Result: ClaimedRow,
-        execute: (c) =>
-          sql`
-            WITH chosen AS (
-              SELECT id FROM email_outbox
-              WHERE (status = 'pending' AND next_attempt_at <= now())
-                 OR (status = 'sending' AND locked_until <= now() AND attempts < ${c.maxAttempts})
-              ORDER BY next_attempt_at, id
-              LIMIT ${c.limit}
-              FOR UPDATE SKIP LOCKED
-            )
-            ${claimChosen(c)}`
-      }),
-      Effect.orDie
-    )
+    const claimDue = SqlSchema.findAll({
+      Request: Schema.Struct({ ...Claim.fields, limit: Schema.Number }),
+      Result: ClaimedRow,
+      execute: (c) =>
+        sql`
+          WITH chosen AS (
+            SELECT id FROM email_outbox
+            WHERE (status = 'pending' AND next_attempt_at <= now())
+               OR (status = 'sending' AND locked_until <= now() AND attempts < ${c.maxAttempts})
+            ORDER BY next_attempt_at, id
+            LIMIT ${c.limit}
+            FOR UPDATE SKIP LOCKED
+          )
+          ${claimChosen(c)}`
+    })
 
     /**
      * Claims one message whatever its backoff says, unless it is sent, being sent or out of attempts:
      * pending, or `sending` by a sender whose lease ran out. `skipLocked`: a message another sender is
      * claiming at this moment is left to it; otherwise that claim is waited for (it commits at once).
      */
-    const claimOne = Effect.fn("OutboxSenderRepo.claimOne")(
-      SqlSchema.findAll({
-        Request: Schema.Struct({ ...Claim.fields, id: Schema.String, skipLocked: Schema.Boolean }),
-        Result: ClaimedRow,
-        execute: (c) =>
-          sql`
-            WITH chosen AS (
-              SELECT id FROM email_outbox
-              WHERE id = ${c.id}
-                AND (status = 'pending' OR (status = 'sending' AND locked_until <= now()))
-                AND attempts < ${c.maxAttempts}
-              FOR UPDATE ${sql.literal(c.skipLocked ? "SKIP LOCKED" : "")}
-            )
-            ${claimChosen(c)}`
-      }),
-      Effect.orDie
-    )
+    const claimOne = SqlSchema.findAll({
+      Request: Schema.Struct({ ...Claim.fields, id: Schema.String, skipLocked: Schema.Boolean }),
+      Result: ClaimedRow,
+      execute: (c) =>
+        sql`
+          WITH chosen AS (
+            SELECT id FROM email_outbox
+            WHERE id = ${c.id}
+              AND (status = 'pending' OR (status = 'sending' AND locked_until <= now()))
+              AND attempts < ${c.maxAttempts}
+            FOR UPDATE ${sql.literal(c.skipLocked ? "SKIP LOCKED" : "")}
+          )
+          ${claimChosen(c)}`
+    })
 
     /** A message's status now, its attempts and whether its claim's lease ran out; None when there is no such message. */
-    const statusOf = Effect.fn("OutboxSenderRepo.statusOf")(
-      SqlSchema.findOne({
-        Request: Schema.String,
-        Result: Schema.Struct({ status: OutboxStatus, attempts: Schema.Number, lease_over: Schema.Boolean }),
-        execute: (id) =>
-          sql`SELECT status, attempts, coalesce(locked_until <= now(), true) AS lease_over FROM email_outbox WHERE id = ${id}`
-      }),
-      Effect.orDie
-    )
+    const statusOf = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: Schema.Struct({ status: OutboxStatus, attempts: Schema.Number, lease_over: Schema.Boolean }),
+      execute: (id) =>
+        sql`SELECT status, attempts, coalesce(locked_until <= now(), true) AS lease_over FROM email_outbox WHERE id = ${id}`
+    })
 
-    return {
+    return repoEdge("OutboxSenderRepo", {
       claimDue,
       claimOne,
       markSent,
@@ -178,6 +155,6 @@ export class OutboxSenderRepo extends Effect.Service<OutboxSenderRepo>()("Email/
       giveBack,
       failAbandonedLastAttempts,
       statusOf
-    } as const
+    })
   })
 }) {}

@@ -2,13 +2,14 @@
  * All SQL of the mirror refresh (Mirror): the booking lines of an account's window upserted into
  * `manifest_rows`, lines gone from the booking system cancelled, the days marked synced
  * (`mirror_days`), and each account's run in `mirror_runs` (migrations 0003, 0004). Typed with
- * SqlSchema; a database error is a defect here, once, except while storing an account's lines:
- * the database refusing what a booking system sent (e.g. a NUL in a guest name) is `LinesNotStored`,
- * which fails that account alone.
+ * SqlSchema; a database error is a defect at its edge (repoEdge: a span per method), once, except
+ * while storing an account's lines: the database refusing what a booking system sent (e.g. a NUL in
+ * a guest name) is `LinesNotStored`, which fails that account alone.
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { type Cause, Data, Effect, type ParseResult, Schema } from "effect"
+import { Data, Effect, Predicate, Schema } from "effect"
+import { repoEdge } from "../db/repoEdge.js"
 import type { MirroredAccount } from "../operators/BookingSystemAccounts.js"
 import type { BookingLine } from "../ports/BookingSystem.js"
 
@@ -66,10 +67,12 @@ const toRecord = (l: BookingLine) => ({
 })
 
 /** While an account's lines are stored, the database refusing them fails the account; a row that does not decode is a bug. */
-const refusedLines = <A, R>(
-  self: Effect.Effect<A, SqlError | ParseResult.ParseError | Cause.NoSuchElementException, R>
-): Effect.Effect<A, LinesNotStored, R> =>
-  Effect.catchAll(self, (e) => (e._tag === "SqlError" ? Effect.fail(new LinesNotStored({ cause: e })) : Effect.die(e)))
+const refusedLines = <A, E, R>(self: Effect.Effect<A, E | SqlError, R>): Effect.Effect<A, E | LinesNotStored, R> =>
+  Effect.catchIf(
+    self,
+    (e): e is SqlError => Predicate.isTagged(e, "SqlError"),
+    (e) => Effect.fail(new LinesNotStored({ cause: e }))
+  )
 
 const Window = Schema.Struct({ accountId: Schema.String, from: Schema.String, to: Schema.String })
 
@@ -190,33 +193,31 @@ export class MirrorRepo extends Effect.Service<MirrorRepo>()("Mirror/MirrorRepo"
     })
 
     /** Lines of the window not among `seen`, not cancelled yet, with their booking's reference. */
-    const missingLines = Effect.fn("MirrorRepo.missingLines")(
-      SqlSchema.findAll({
-        /** `seen`: the line ids the booking system listed, as JSON. */
-        Request: Schema.Struct({ ...Window.fields, seen: Schema.String }),
-        Result: MissingLine,
-        execute: (r) =>
-          sql`
-            SELECT line_id, reference, booking_id FROM manifest_rows
-            WHERE account_id = ${r.accountId}
-              AND departure_date BETWEEN ${r.from}::date AND ${r.to}::date
-              AND status <> 'CANCELLED'
-              AND line_id NOT IN (SELECT jsonb_array_elements_text(${r.seen}::jsonb))`
-      }),
-      refusedLines
-    )
+    const selectMissingLines = SqlSchema.findAll({
+      /** `seen`: the line ids the booking system listed, as JSON. */
+      Request: Schema.Struct({ ...Window.fields, seen: Schema.String }),
+      Result: MissingLine,
+      execute: (r) =>
+        sql`
+          SELECT line_id, reference, booking_id FROM manifest_rows
+          WHERE account_id = ${r.accountId}
+            AND departure_date BETWEEN ${r.from}::date AND ${r.to}::date
+            AND status <> 'CANCELLED'
+            AND line_id NOT IN (SELECT jsonb_array_elements_text(${r.seen}::jsonb))`
+    })
+    const missingLines = (r: Parameters<typeof selectMissingLines>[0]) => refusedLines(selectMissingLines(r))
 
     /**
      * Everything one refresh of one account found, in one transaction: the lines upserted (in
      * chunks), the lines the booking system no longer has cancelled, the window's days synced.
      */
-    const store = Effect.fn("MirrorRepo.store")(
-      function*(
-        m: MirroredAccount,
-        window: DayWindow,
-        lines: ReadonlyArray<BookingLine>,
-        gone: ReadonlyArray<string>
-      ) {
+    const store = (
+      m: MirroredAccount,
+      window: DayWindow,
+      lines: ReadonlyArray<BookingLine>,
+      gone: ReadonlyArray<string>
+    ) =>
+      Effect.gen(function*() {
         const [primary] = m.operators
         if (primary === undefined) return yield* Effect.dieMessage(`account ${m.account.id} has no operator`)
         const account = {
@@ -240,49 +241,40 @@ export class MirrorRepo extends Effect.Service<MirrorRepo>()("Mirror/MirrorRepo"
         }
         yield* markSynced({ accountId: m.account.id, ...window })
         return { inserted, updated, cancelled }
-      },
-      sql.withTransaction,
-      refusedLines
-    )
+      }).pipe(sql.withTransaction, refusedLines)
 
     /** Opens the account's `mirror_runs` row (outcome `running`). */
-    const startRun = Effect.fn("MirrorRepo.startRun")(
-      SqlSchema.single({
-        Request: Schema.Struct({
-          ...Window.fields,
-          jobRunId: Schema.NullOr(Schema.String),
-          kind: Schema.Literal("near_term", "nightly", "manual")
-        }),
-        Result: Schema.Struct({ id: Schema.String }),
-        execute: (r) =>
-          sql`
-            INSERT INTO mirror_runs (account_id, job_run_id, kind, date_from, date_to, started_at, outcome)
-            VALUES (${r.accountId}, ${r.jobRunId}, ${r.kind}, ${r.from}, ${r.to}, now(), 'running')
-            RETURNING id`
+    const startRun = SqlSchema.single({
+      Request: Schema.Struct({
+        ...Window.fields,
+        jobRunId: Schema.NullOr(Schema.String),
+        kind: Schema.Literal("near_term", "nightly", "manual")
       }),
-      Effect.orDie
-    )
+      Result: Schema.Struct({ id: Schema.String }),
+      execute: (r) =>
+        sql`
+          INSERT INTO mirror_runs (account_id, job_run_id, kind, date_from, date_to, started_at, outcome)
+          VALUES (${r.accountId}, ${r.jobRunId}, ${r.kind}, ${r.from}, ${r.to}, now(), 'running')
+          RETURNING id`
+    })
 
-    const finishRun = Effect.fn("MirrorRepo.finishRun")(
-      SqlSchema.void({
-        Request: Schema.Struct({
-          runId: Schema.String,
-          outcome: Schema.Literal("ok", "failed"),
-          linesSeen: Schema.Number,
-          inserted: Schema.Number,
-          updated: Schema.Number,
-          cancelled: Schema.Number,
-          error: Schema.NullOr(Schema.String)
-        }),
-        execute: (r) =>
-          sql`
-            UPDATE mirror_runs SET finished_at = now(), outcome = ${r.outcome}, lines_seen = ${r.linesSeen},
-              inserted = ${r.inserted}, updated = ${r.updated}, cancelled = ${r.cancelled}, error = ${r.error}
-            WHERE id = ${r.runId}`
+    const finishRun = SqlSchema.void({
+      Request: Schema.Struct({
+        runId: Schema.String,
+        outcome: Schema.Literal("ok", "failed"),
+        linesSeen: Schema.Number,
+        inserted: Schema.Number,
+        updated: Schema.Number,
+        cancelled: Schema.Number,
+        error: Schema.NullOr(Schema.String)
       }),
-      Effect.orDie
-    )
+      execute: (r) =>
+        sql`
+          UPDATE mirror_runs SET finished_at = now(), outcome = ${r.outcome}, lines_seen = ${r.linesSeen},
+            inserted = ${r.inserted}, updated = ${r.updated}, cancelled = ${r.cancelled}, error = ${r.error}
+          WHERE id = ${r.runId}`
+    })
 
-    return { missingLines, store, startRun, finishRun } as const
+    return repoEdge("MirrorRepo", { missingLines, store, startRun, finishRun })
   })
 }) {}

@@ -153,4 +153,27 @@ layer(env, { excludeTestServices: true, timeout: 120_000 })("tour facts from the
       expect(sameMissing).toEqual(sameBefore)
       expect((yield* rateTranslations(s.sql, s.tourId)).map((r) => r.rate_id)).toContain("gone")
     }))
+
+  it.effect("the database refusing a tour's facts fails that tour's facts alone, storing none of them (FactsNotStored)", () =>
+    Effect.gen(function*() {
+      const s = yield* staleTour
+      const before = yield* detail(s.key, s.tourId)
+      yield* s.sql.unsafe(`
+        CREATE FUNCTION refuse_rate() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN RAISE EXCEPTION 'refused rate %', NEW.title; END $$;
+        CREATE TRIGGER refuse_rate BEFORE INSERT OR UPDATE ON tour_rates
+          FOR EACH ROW WHEN (NEW.title = 'With lunch') EXECUTE FUNCTION refuse_rate();`)
+      const summary = yield* (yield* TourSeason).refresh({ tourId: s.tourId }).pipe(
+        Effect.ensuring(
+          Effect.orDie(s.sql.unsafe(`DROP TRIGGER refuse_rate ON tour_rates; DROP FUNCTION refuse_rate();`))
+        )
+      )
+      expect(summary).toMatchObject({ tours: 1, known: 1, facts_updated: 0 })
+      expect(summary.results[0]!.facts).toBe("failed")
+      // One transaction: nothing of the facts was stored (the rating and the rates are as before).
+      const after = yield* detail(s.key, s.tourId)
+      expect(after.rating).toBeNull()
+      expect(after.rates).toEqual(before.rates)
+      expect(after.pricing_categories).toEqual(before.pricing_categories)
+    }))
 })

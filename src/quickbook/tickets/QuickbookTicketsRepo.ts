@@ -3,10 +3,12 @@
  * QuickbookSaleMail): the row of `quickbook_sales` (migrations 0015-0017) decoded with its JSON
  * columns into a SaleRecord (src/quickbook/tickets/saleRecord.ts), with when its ticket's PDF link
  * lapses (the end of the day after the departure, in the tour's zone, computed by PostgreSQL). A
- * database error or a row that does not decode (the row was written by us) is a defect here, once.
+ * database error or a row that does not decode (the row was written by us) is a defect at its edge
+ * (repoEdge: a span per method), once.
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
+import { repoEdge } from "../../db/repoEdge.js"
 import { REFERENCE_PATTERN } from "../sales/rules.js"
 import { SaleRecord } from "./saleRecord.js"
 
@@ -40,11 +42,9 @@ export class QuickbookTicketsRepo extends Effect.Service<QuickbookTicketsRepo>()
     })
 
     /** The sale with this reference (of this terminal when given); none for an unknown or malformed reference. */
-    const findSale = Effect.fn("QuickbookTicketsRepo.findSale")(function*(query: typeof SaleQuery.Type) {
-      if (!REFERENCE_PATTERN.test(query.reference)) return Option.none<SaleRecord>()
-      return yield* select(query)
-    }, Effect.orDie)
+    const findSale = (query: typeof SaleQuery.Type) =>
+      REFERENCE_PATTERN.test(query.reference) ? select(query) : Effect.succeed(Option.none<SaleRecord>())
 
-    return { findSale } as const
+    return repoEdge("QuickbookTicketsRepo", { findSale })
   })
 }) {}
