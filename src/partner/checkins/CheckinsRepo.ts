@@ -4,9 +4,9 @@
  * defect here, once.
  *
  * A hot write: POST /manifest/{id}/checkin keeps plain `sql<Row>` typed rows and no spans of its own
- * (`repoEdge.untraced`: Checkins.set's and the driver's cover them); it is measured against the bare write by
- * `npm run bench` (bench/README.md, "Issue 3: the check-in write"), where every statement and wrapper
- * around it already shows.
+ * (`repoEdge.untraced`: Checkins.set's and the driver's cover them); it is measured against the bare
+ * write by `npm run bench` (bench/README.md, "Issue 3: the check-in write"), where every statement and
+ * wrapper around it already shows.
  */
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
