@@ -9,10 +9,11 @@
  * without a span per method, for the statements every request runs on the benchmarked paths (key
  * look-ups, rate limits, the bookings and manifest reads, the write wrapper's statements): a span
  * costs about 8 µs with tracing off (docs/decisions.md), the caller's span and the driver's cover them.
+ * `moves` builds the statement of a method that answers whether it found (and wrote) its row.
  */
-import type { SqlClient } from "@effect/sql"
+import { type SqlClient, SqlSchema } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Cause, Effect, type ParseResult, Predicate } from "effect"
+import { Cause, Effect, flow, Option, type ParseResult, Predicate, Schema } from "effect"
 
 /** What the database can fail with that no service handles. */
 export type Infrastructure = SqlError | ParseResult.ParseError | Cause.NoSuchElementException
@@ -66,3 +67,9 @@ export const transactionAtEdge =
       Exclude<E, SqlError>,
       R
     >
+
+/** An UPDATE or INSERT … RETURNING: whether it found (and wrote) the row. */
+export const moves = <I, II>(
+  Request: Schema.Schema<I, II>,
+  execute: (request: II) => Effect.Effect<ReadonlyArray<unknown>, SqlError>
+) => flow(SqlSchema.findOne({ Request, Result: Schema.Unknown, execute }), Effect.map(Option.isSome))

@@ -4,10 +4,12 @@
  * error or a row that does not decode is a defect here, once.
  *
  * It runs on every request of both APIs (`npm run bench`, bench/README.md "Issue 2"): decoded (one
- * small row) but without a span of its own (RateLimiter.hit's and the driver's cover it).
+ * small row) but without a span of its own (`repoEdge.untraced`: RateLimiter.hit's and the driver's
+ * cover it).
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
+import { repoEdge } from "../db/repoEdge.js"
 
 const Hit = Schema.Struct({ bucket: Schema.String, windowSeconds: Schema.Number })
 
@@ -29,11 +31,9 @@ export class RateLimiterRepo extends Effect.Service<RateLimiterRepo>()("Http/Rat
             ceil(extract(epoch FROM (window_start + make_interval(secs => ${windowSeconds}) - now())))::int AS reset_seconds`
     })
 
-    /** Counts one request of the bucket: the count in the current window and seconds until it resets. */
-    const count = Effect.fnUntraced(function*(hit: typeof Hit.Type) {
-      return yield* upsert(hit)
-    }, Effect.orDie)
-
-    return { count } as const
+    return repoEdge.untraced({
+      /** Counts one request of the bucket: the count in the current window and seconds until it resets. */
+      count: (hit: typeof Hit.Type) => upsert(hit)
+    })
   })
 }) {}

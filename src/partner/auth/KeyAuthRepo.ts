@@ -4,11 +4,12 @@
  * here, once.
  *
  * A look-up on every Partner API request (each scenario of `npm run bench` passes it, bench/README.md
- * "Issue 2"): a plain `sql<Row>` typed row and no span of its own (KeyAuth.authenticate's and the
- * driver's cover it).
+ * "Issue 2"): a plain `sql<Row>` typed row and no span of its own (`repoEdge.untraced`:
+ * KeyAuth.authenticate's and the driver's cover it).
  */
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
+import { repoEdge } from "../../db/repoEdge.js"
 import type { Scope } from "./scopes.js"
 
 export interface KeyRow {
@@ -27,8 +28,9 @@ export class KeyAuthRepo extends Effect.Service<KeyAuthRepo>()("Partner/KeyAuthR
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const findKey = Effect.fnUntraced(function*(id: string) {
-      const rows = yield* sql<KeyRow>`
+    const findKey = (id: string) =>
+      Effect.map(
+        sql<KeyRow>`
         SELECT k.id, k.name, k.scopes, k.created_at, k.expires_at, k.revoked_at, k.secret_hash,
           coalesce(
             json_agg(json_build_object('id', o.id, 'name', o.name) ORDER BY o.name, o.id)
@@ -41,10 +43,10 @@ export class KeyAuthRepo extends Effect.Service<KeyAuthRepo>()("Partner/KeyAuthR
           ON m.operator_id = ko.operator_id AND m.user_id = k.created_by AND m.role IN ('owner', 'admin')
         LEFT JOIN operators o ON o.id = m.operator_id
         WHERE k.id = ${id}
-        GROUP BY k.id`
-      return Option.fromNullable(rows[0])
-    }, Effect.orDie)
+        GROUP BY k.id`,
+        (rows) => Option.fromNullable(rows[0])
+      )
 
-    return { findKey } as const
+    return repoEdge.untraced({ findKey })
   })
 }) {}

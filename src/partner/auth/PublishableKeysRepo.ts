@@ -5,10 +5,11 @@
  *
  * The key look-up runs on every catalogue request made with query `key`, cached answers included
  * (`npm run bench:tours`, bench/README.md "Issue 5"): it is decoded (one small row) but has no span
- * of its own (PublishableKeys.authenticate's and the driver's cover it).
+ * of its own (`repoEdge.untraced`: PublishableKeys.authenticate's and the driver's cover it).
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
+import { repoEdge } from "../../db/repoEdge.js"
 import { PUBLISHABLE_KEY_PREFIX } from "./publishableKey.js"
 
 export const PublishableKeyListing = Schema.Struct({
@@ -35,63 +36,51 @@ export class PublishableKeysRepo extends Effect.Service<PublishableKeysRepo>()("
     const sql = yield* SqlClient.SqlClient
 
     /** Whether the user is owner or admin of the site's operator; None when there is no such site. */
-    const creatorAllowed = Effect.fn("PublishableKeysRepo.creatorAllowed")(
-      SqlSchema.findOne({
-        Request: Schema.Struct({ siteId: Schema.String, userId: Schema.String }),
-        Result: Schema.Struct({ allowed: Schema.Boolean }),
-        execute: ({ siteId, userId }) =>
-          sql`
+    const creatorAllowed = SqlSchema.findOne({
+      Request: Schema.Struct({ siteId: Schema.String, userId: Schema.String }),
+      Result: Schema.Struct({ allowed: Schema.Boolean }),
+      execute: ({ siteId, userId }) =>
+        sql`
             SELECT EXISTS (
               SELECT 1 FROM memberships m WHERE m.operator_id = s.owner_operator_id AND m.user_id = ${userId}
                 AND m.role IN ('owner', 'admin')) AS allowed
             FROM sites s WHERE s.id = ${siteId}::uuid`
-      }),
-      Effect.orDie
-    )
+    })
 
-    const insert = Effect.fn("PublishableKeysRepo.insert")(
-      SqlSchema.void({
-        Request: Schema.Struct({
-          id: Schema.String,
-          siteId: Schema.String,
-          name: Schema.String,
-          origins: Schema.Array(Schema.String),
-          createdBy: Schema.String
-        }),
-        execute: (k) =>
-          sql`
+    const insert = SqlSchema.void({
+      Request: Schema.Struct({
+        id: Schema.String,
+        siteId: Schema.String,
+        name: Schema.String,
+        origins: Schema.Array(Schema.String),
+        createdBy: Schema.String
+      }),
+      execute: (k) =>
+        sql`
             INSERT INTO publishable_keys (id, site_id, name, allowed_origins, created_by)
             VALUES (${k.id}, ${k.siteId}::uuid, ${k.name}, ${k.origins}::text[], ${k.createdBy})`
-      }),
-      Effect.orDie
-    )
+    })
 
     /** Every key, or a site's, newest first. */
-    const list = Effect.fn("PublishableKeysRepo.list")(
-      SqlSchema.findAll({
-        Request: Schema.UndefinedOr(Schema.String),
-        Result: PublishableKeyListing,
-        execute: (siteId) =>
-          sql`
+    const list = SqlSchema.findAll({
+      Request: Schema.UndefinedOr(Schema.String),
+      Result: PublishableKeyListing,
+      execute: (siteId) =>
+        sql`
             SELECT ${PUBLISHABLE_KEY_PREFIX} || k.id AS key, k.id, k.name, s.domain AS site, k.allowed_origins,
               u.email AS created_by, k.created_at, k.revoked_at
             FROM publishable_keys k JOIN sites s ON s.id = k.site_id JOIN users u ON u.id = k.created_by
             ${siteId ? sql`WHERE k.site_id = ${siteId}::uuid` : sql``}
             ORDER BY k.created_at DESC, k.id`
-      }),
-      Effect.orDie
-    )
+    })
 
     /** Revokes a key (once: the first time stays); None when there is no such key. */
-    const revoke = Effect.fn("PublishableKeysRepo.revoke")(
-      SqlSchema.findOne({
-        Request: Schema.String,
-        Result: Schema.Struct({ id: Schema.String }),
-        execute: (id) =>
-          sql`UPDATE publishable_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = ${id} RETURNING id`
-      }),
-      Effect.orDie
-    )
+    const revoke = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: Schema.Struct({ id: Schema.String }),
+      execute: (id) =>
+        sql`UPDATE publishable_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = ${id} RETURNING id`
+    })
 
     const selectKey = SqlSchema.findOne({
       Request: Schema.String,
@@ -99,11 +88,12 @@ export class PublishableKeysRepo extends Effect.Service<PublishableKeysRepo>()("
       execute: (id) => sql`SELECT id, site_id, allowed_origins, revoked_at FROM publishable_keys WHERE id = ${id}`
     })
 
-    /** The key behind query `key` (a per-request look-up: see above). */
-    const findKey = Effect.fnUntraced(function*(id: string) {
-      return yield* selectKey(id)
-    }, Effect.orDie)
-
-    return { creatorAllowed, insert, list, revoke, findKey } as const
+    return {
+      ...repoEdge("PublishableKeysRepo", { creatorAllowed, insert, list, revoke }),
+      ...repoEdge.untraced({
+        /** The key behind query `key` (a per-request look-up: see above). */
+        findKey: (id: string) => selectKey(id)
+      })
+    }
   })
 }) {}

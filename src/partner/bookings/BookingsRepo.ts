@@ -7,13 +7,14 @@
  * costs a few short index scans, never a sort over everything it can see.
  *
  * Hot reads: GET /bookings and GET /bookings/{id} keep plain `sql<Row>` rows, typed but not decoded
- * by a Schema, and these methods have no span of their own (the use case's span and the driver's
- * `sql.execute` cover them). Measured with `npm run bench` (bench/README.md, "Issue 2"): a Schema
- * pass over a 50-row page costs about 0.2 ms of Node CPU per request, and every span a few
- * microseconds, on reads that must stay at 0.7 of the bare floor.
+ * by a Schema, and these methods have no span of their own (`repoEdge.untraced`: the use case's span
+ * and the driver's `sql.execute` cover them). Measured with `npm run bench` (bench/README.md,
+ * "Issue 2"): a Schema pass over a 50-row page costs about 0.2 ms of Node CPU per request, and every
+ * span a few microseconds, on reads that must stay at 0.7 of the bare floor.
  */
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
+import { repoEdge } from "../../db/repoEdge.js"
 import { toPgArray } from "../../db/sql.js"
 import { type CursorPosition, microsToIso } from "../../http/cursor.js"
 import { type BookingStatus, STORED_STATUSES } from "./booking.js"
@@ -101,8 +102,8 @@ export class BookingsRepo extends Effect.Service<BookingsRepo>()("Partner/Bookin
     }
 
     /** Up to `take` rows of the list, newest first (a hot read: see above). */
-    const list = Effect.fnUntraced(function*(r: ListRequest, take: number) {
-      return yield* sql<BookingRow>`
+    const list = (r: ListRequest, take: number) =>
+      sql<BookingRow>`
         SELECT b.*, o.name AS operator_name
         FROM unnest(${toPgArray(r.operatorIds)}::uuid[]) AS op(id)
         CROSS JOIN LATERAL (
@@ -115,18 +116,18 @@ export class BookingsRepo extends Effect.Service<BookingsRepo>()("Partner/Bookin
         JOIN operators o ON o.id = b.operator_id
         ORDER BY b.created_at DESC, b.id DESC
         LIMIT ${take}`
-    }, Effect.orDie)
 
     /** One listed booking of these operators (a hot read: see above). */
-    const findById = Effect.fnUntraced(function*(id: string, operatorIds: ReadonlyArray<string>) {
-      const rows = yield* sql<BookingDetailRow>`
+    const findById = (id: string, operatorIds: ReadonlyArray<string>) =>
+      Effect.map(
+        sql<BookingDetailRow>`
         SELECT ${sql.literal(DETAIL_COLUMNS)}, o.name AS operator_name
         FROM bookings b JOIN operators o ON o.id = b.operator_id
         WHERE b.id = ${id}::uuid AND b.operator_id = ANY(${toPgArray(operatorIds)}::uuid[])
-          AND ${sql.literal(`b.status IN ${LISTED}`)}`
-      return Option.fromNullable(rows[0])
-    }, Effect.orDie)
+          AND ${sql.literal(`b.status IN ${LISTED}`)}`,
+        (rows) => Option.fromNullable(rows[0])
+      )
 
-    return { list, findById } as const
+    return repoEdge.untraced({ list, findById })
   })
 }) {}

@@ -4,12 +4,13 @@
  * defect here, once.
  *
  * A hot write: POST /manifest/{id}/checkin keeps plain `sql<Row>` typed rows and no spans of its own
- * (Checkins.set's and the driver's cover them); it is measured against the bare write by
- * `npm run bench` (bench/README.md, "Issue 3: the check-in write"), where every statement and wrapper
- * around it already shows.
+ * (`repoEdge.untraced`: Checkins.set's and the driver's cover them); it is measured against the bare
+ * write by `npm run bench` (bench/README.md, "Issue 3: the check-in write"), where every statement and
+ * wrapper around it already shows.
  */
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
+import { repoEdge } from "../../db/repoEdge.js"
 import { toPgArray } from "../../db/sql.js"
 import type { CheckIn, CheckinStatus } from "./rules.js"
 
@@ -27,29 +28,27 @@ export class CheckinsRepo extends Effect.Service<CheckinsRepo>()("Partner/Checki
     const sql = yield* SqlClient.SqlClient
 
     /** The row of one of these operators with its check-in, locked until the transaction ends. */
-    const lockTarget = Effect.fnUntraced(function*(rowId: string, operatorIds: ReadonlyArray<string>) {
-      const rows = yield* sql<TargetRow>`
+    const lockTarget = (rowId: string, operatorIds: ReadonlyArray<string>) =>
+      Effect.map(
+        sql<TargetRow>`
         SELECT r.id, r.operator_id, r.status, r.participants, c.status AS checkin_status, c.present
         FROM manifest_rows r
         LEFT JOIN manifest_checkins c ON c.row_id = r.id
         WHERE r.id = ${rowId}::uuid AND r.operator_id = ANY(${toPgArray(operatorIds)}::uuid[])
-        FOR NO KEY UPDATE OF r`
-      return Option.fromNullable(rows[0])
-    }, Effect.orDie)
+        FOR NO KEY UPDATE OF r`,
+        (rows) => Option.fromNullable(rows[0])
+      )
 
-    const clear = Effect.fnUntraced(function*(rowId: string) {
-      yield* sql`DELETE FROM manifest_checkins WHERE row_id = ${rowId}::uuid`
-    }, Effect.orDie)
+    const clear = (rowId: string) => Effect.asVoid(sql`DELETE FROM manifest_checkins WHERE row_id = ${rowId}::uuid`)
 
-    const upsert = Effect.fnUntraced(function*(rowId: string, next: CheckIn, keyId: string) {
-      yield* sql`
+    const upsert = (rowId: string, next: CheckIn, keyId: string) =>
+      Effect.asVoid(sql`
         INSERT INTO manifest_checkins (row_id, status, present, updated_at, updated_by_key)
         VALUES (${rowId}::uuid, ${next.status}, ${next.present}, now(), ${keyId})
         ON CONFLICT (row_id) DO UPDATE SET
           status = excluded.status, present = excluded.present,
-          updated_at = excluded.updated_at, updated_by_key = excluded.updated_by_key`
-    }, Effect.orDie)
+          updated_at = excluded.updated_at, updated_by_key = excluded.updated_by_key`)
 
-    return { lockTarget, clear, upsert } as const
+    return repoEdge.untraced({ lockTarget, clear, upsert })
   })
 }) {}

@@ -13,11 +13,13 @@
  * read once. A database error is a defect here, once.
  *
  * A hot read: GET /manifest keeps plain `sql<Row>` rows, typed but not decoded by a Schema, and no
- * span of its own (Manifest.day's and the driver's cover it): a day holds up to 1,000 passengers,
- * and the manifest is measured against a bare floor by `npm run bench` (bench/README.md, "Issue 3").
+ * span of its own (`repoEdge.untraced`: Manifest.day's and the driver's cover it): a day holds up to
+ * 1,000 passengers, and the manifest is measured against a bare floor by `npm run bench`
+ * (bench/README.md, "Issue 3").
  */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { repoEdge } from "../../db/repoEdge.js"
 import { toPgArray } from "../../db/sql.js"
 import type { CheckInStatus, ManifestRowStatus } from "./schemas.js"
 
@@ -76,9 +78,9 @@ export class ManifestRepo extends Effect.Service<ManifestRepo>()("Partner/Manife
     const sql = yield* SqlClient.SqlClient
 
     /** The day's head and rows (at least one row: the head alone when the day has none). */
-    const day = Effect.fnUntraced(function*(r: ManifestRequest) {
+    const day = (r: ManifestRequest) => {
       const operators = toPgArray(r.operatorIds)
-      return yield* sql<ManifestRowRecord>`
+      return sql<ManifestRowRecord>`
         WITH day AS (
           SELECT o.timezone AS day_timezone, (
             SELECT CASE WHEN bool_or(d.synced_at IS NULL) THEN NULL ELSE min(d.synced_at) END
@@ -97,8 +99,8 @@ export class ManifestRepo extends Effect.Service<ManifestRepo>()("Partner/Manife
           LEFT JOIN bookings b ON b.id = r.service_booking_id
           WHERE r.operator_id = ANY(${operators}::uuid[]) AND r.departure_date = ${r.date}::date
         ) m ON true`
-    }, Effect.orDie)
+    }
 
-    return { day } as const
+    return repoEdge.untraced({ day })
   })
 }) {}

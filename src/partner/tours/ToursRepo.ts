@@ -9,12 +9,13 @@
  * replaces the translated fields it holds.
  *
  * Hot reads: the list and the detail (GET /tours, GET /tours/{id}) keep plain `sql<Row>` typed rows,
- * not decoded by a Schema, and have no spans of their own (Tours.list's, Tours.get's and the
- * driver's cover them): both are measured against a bare floor by `npm run bench:tours`
+ * not decoded by a Schema, and have no spans of their own (`repoEdge.untraced`: Tours.list's,
+ * Tours.get's and the driver's cover them): both are measured against a bare floor by `npm run bench:tours`
  * (bench/README.md, "Issue 5").
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
+import { repoEdge } from "../../db/repoEdge.js"
 import { toPgArray } from "../../db/sql.js"
 import { type CursorPosition, microsToIso } from "../../http/cursor.js"
 
@@ -101,18 +102,15 @@ export class ToursRepo extends Effect.Service<ToursRepo>()("Partner/ToursRepo", 
     const sql = yield* SqlClient.SqlClient
 
     /** The sites of these operators: those they own and those they were added to. */
-    const sitesOf = Effect.fn("ToursRepo.sitesOf")(
-      SqlSchema.findAll({
-        Request: Schema.Array(Schema.String),
-        Result: Schema.Struct({ id: Schema.String }),
-        execute: (operatorIds) =>
-          sql`
+    const sitesOf = SqlSchema.findAll({
+      Request: Schema.Array(Schema.String),
+      Result: Schema.Struct({ id: Schema.String }),
+      execute: (operatorIds) =>
+        sql`
             SELECT id FROM sites WHERE owner_operator_id = ANY(${toPgArray(operatorIds)}::uuid[])
             UNION
             SELECT site_id FROM site_operators WHERE operator_id = ANY(${toPgArray(operatorIds)}::uuid[])`
-      }),
-      Effect.orDie
-    )
+    })
 
     /**
      * One visible published tour with the site it is shown for: host (site owner) and seller of
@@ -162,7 +160,7 @@ export class ToursRepo extends Effect.Service<ToursRepo>()("Partner/ToursRepo", 
      * a site its operator owns first, else the domain that sorts first) and the content.
      * Deduplicating and joining the whole catalogue before paging cost a site's every tour on every page.
      */
-    const listPage = Effect.fnUntraced(function*(view: CatalogueView, take: number, after: CursorPosition | undefined) {
+    const listPage = (view: CatalogueView, take: number, after: CursorPosition | undefined) => {
       const clauses = [
         sql.literal(`t.status = 'published'`),
         sql`EXISTS (SELECT 1 FROM site_tours st WHERE st.tour_id = t.id AND st.site_id = ANY(${
@@ -172,7 +170,7 @@ export class ToursRepo extends Effect.Service<ToursRepo>()("Partner/ToursRepo", 
       if (after) {
         clauses.push(sql`(t.created_at, t.id) > (${microsToIso(after.createdMicros)}::timestamptz, ${after.id}::uuid)`)
       }
-      return yield* sql<SummaryRow>`
+      return sql<SummaryRow>`
         SELECT ${summaryColumns(view.locale)}
         FROM (
           SELECT t.id, t.operator_id, t.created_at FROM tours t
@@ -191,12 +189,13 @@ export class ToursRepo extends Effect.Service<ToursRepo>()("Partner/ToursRepo", 
         ) f
         ${joins(view.locale)}
         ORDER BY t.created_at, t.id`
-    }, Effect.orDie)
+    }
 
     /** One visible published tour with its content (a hot read: see above). */
-    const findDetail = Effect.fnUntraced(function*(id: string, view: CatalogueView) {
+    const findDetail = (id: string, view: CatalogueView) => {
       const locale = view.locale
-      const rows = yield* sql<DetailRow>`
+      return Effect.map(
+        sql<DetailRow>`
         SELECT ${summaryColumns(locale)}, t.timezone,
           coalesce(tr.description_html, t.description_html) AS description_html,
           coalesce(tr.included_html, t.included_html) AS included_html,
@@ -232,27 +231,28 @@ export class ToursRepo extends Effect.Service<ToursRepo>()("Partner/ToursRepo", 
               ) THEN l.linked_tour_id END) ORDER BY l.position), '[]')
             FROM tour_linked_products l WHERE l.tour_id = t.id) AS linked_products
         FROM (${offered(view, id)}) f
-        ${joins(locale)}`
-      return Option.fromNullable(rows[0])
-    }, Effect.orDie)
+        ${joins(locale)}`,
+        (rows) => Option.fromNullable(rows[0])
+      )
+    }
 
     /** A visible published tour's booking-system link. */
-    const bookingLink = Effect.fn("ToursRepo.bookingLink")(
-      SqlSchema.findOne({
-        Request: Schema.Struct({ id: Schema.String, siteIds: Schema.Array(Schema.String) }),
-        Result: TourBookingLink,
-        execute: ({ id, siteIds }) =>
-          sql`
+    const bookingLink = SqlSchema.findOne({
+      Request: Schema.Struct({ id: Schema.String, siteIds: Schema.Array(Schema.String) }),
+      Result: TourBookingLink,
+      execute: ({ id, siteIds }) =>
+        sql`
             SELECT t.id, t.timezone, t.currency, t.booking_system_product_id AS "productId",
               o.booking_system_account_id AS "accountId",
               (SELECT pc.id FROM tour_pricing_categories pc WHERE pc.tour_id = t.id AND pc.is_default) AS "defaultCategoryId"
             FROM (${offered({ siteIds }, id)}) f
             JOIN tours t ON t.id = f.tour_id
             JOIN operators o ON o.id = t.operator_id`
-      }),
-      Effect.orDie
-    )
+    })
 
-    return { sitesOf, listPage, findDetail, bookingLink } as const
+    return {
+      ...repoEdge("ToursRepo", { sitesOf, bookingLink }),
+      ...repoEdge.untraced({ listPage, findDetail })
+    }
   })
 }) {}

@@ -3,11 +3,12 @@
  * below; a database error or a row that does not decode is a defect here, once.
  *
  * `append` runs on every write, the check-in measured by `npm run bench` among them: a plain
- * statement without a span of its own (Audit.record's and the driver's cover it); see
- * IdempotencyStoreRepo for the measurement.
+ * statement without a span of its own (`repoEdge.untraced`: Audit.record's and the driver's cover
+ * it); see IdempotencyStoreRepo for the measurement.
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
+import { repoEdge } from "../../db/repoEdge.js"
 import { type AuditOutcome, WRITE_ACTIONS, type WriteAction } from "./rules.js"
 
 const Action = Schema.Literal(...WRITE_ACTIONS)
@@ -48,39 +49,35 @@ export class AuditRepo extends Effect.Service<AuditRepo>()("Partner/AuditRepo", 
     const sql = yield* SqlClient.SqlClient
 
     /** Appends one entry (inside the caller's transaction when there is one; on every write: see above). */
-    const append = Effect.fnUntraced(function*(e: AuditEntry) {
-      yield* sql`
+    const append = (e: AuditEntry) =>
+      Effect.asVoid(sql`
         INSERT INTO write_audit (
           key_id, operator_id, action, target_id, request_id, idempotency_key, outcome, status, reason, detail)
         VALUES (
           ${e.keyId}, ${e.operatorId}, ${e.action}, ${e.targetId}, ${e.requestId}, ${e.idempotencyKey},
-          ${e.outcome}, ${e.status}, ${e.reason}, ${e.detail})`
-    }, Effect.orDie)
+          ${e.outcome}, ${e.status}, ${e.reason}, ${e.detail})`)
 
     /** Newest first, at most `limit`, of a key or an operator (an operator id that is a uuid). */
-    const list = Effect.fn("AuditRepo.list")(
-      SqlSchema.findAll({
-        Request: Schema.Struct({
-          keyId: Schema.UndefinedOr(Schema.String),
-          operatorId: Schema.UndefinedOr(Schema.String),
-          limit: Schema.Number
-        }),
-        Result: AuditRow,
-        execute: (f) => {
-          const clauses = []
-          if (f.keyId !== undefined) clauses.push(sql`key_id = ${f.keyId}`)
-          if (f.operatorId !== undefined) clauses.push(sql`operator_id = ${f.operatorId}::uuid`)
-          return sql`
+    const list = SqlSchema.findAll({
+      Request: Schema.Struct({
+        keyId: Schema.UndefinedOr(Schema.String),
+        operatorId: Schema.UndefinedOr(Schema.String),
+        limit: Schema.Number
+      }),
+      Result: AuditRow,
+      execute: (f) => {
+        const clauses = []
+        if (f.keyId !== undefined) clauses.push(sql`key_id = ${f.keyId}`)
+        if (f.operatorId !== undefined) clauses.push(sql`operator_id = ${f.operatorId}::uuid`)
+        return sql`
             SELECT id, at, key_id, operator_id, action, target_id, request_id, idempotency_key, outcome, status, reason, detail
             FROM write_audit
             ${clauses.length > 0 ? sql`WHERE ${sql.and(clauses)}` : sql``}
             ORDER BY id DESC
             LIMIT ${f.limit}`
-        }
-      }),
-      Effect.orDie
-    )
+      }
+    })
 
-    return { append, list } as const
+    return { ...repoEdge("AuditRepo", { list }), ...repoEdge.untraced({ append }) }
   })
 }) {}

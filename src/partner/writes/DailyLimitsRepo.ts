@@ -4,11 +4,13 @@
  * a defect here, once.
  *
  * `reserve` and `giveBack` run on every write, the check-in measured by `npm run bench` among them:
- * they keep plain `sql<Row>` typed rows and have no spans of their own (DailyLimits.reserve's and
- * giveBack's and the driver's cover them); see IdempotencyStoreRepo for the measurement.
+ * they keep plain `sql<Row>` typed rows and have no spans of their own (`repoEdge.untraced`:
+ * DailyLimits.reserve's and giveBack's and the driver's cover them); see IdempotencyStoreRepo for the
+ * measurement.
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
+import { repoEdge } from "../../db/repoEdge.js"
 import { WRITE_ACTIONS, type WriteAction } from "./rules.js"
 
 const Action = Schema.Literal(...WRITE_ACTIONS)
@@ -22,9 +24,9 @@ export class DailyLimitsRepo extends Effect.Service<DailyLimitsRepo>()("Partner/
      * (`defaultLimit` when the key has none): one conditional increment, the counter row locked while
      * it is checked. `used` is null when the limit was reached (nothing counted). On every write: see above.
      */
-    const reserve = Effect.fnUntraced(
-      function*(r: { readonly keyId: string; readonly action: WriteAction; readonly defaultLimit: number }) {
-        const rows = yield* sql<{ daily_limit: number; day: string; used: number | null; reset_seconds: number }>`
+    const reserve = (r: { readonly keyId: string; readonly action: WriteAction; readonly defaultLimit: number }) =>
+      Effect.flatMap(
+        sql<{ daily_limit: number; day: string; used: number | null; reset_seconds: number }>`
         WITH lim AS (
           SELECT coalesce(
               (SELECT daily_limit FROM api_key_daily_limits WHERE key_id = ${r.keyId} AND action = ${r.action}),
@@ -39,54 +41,41 @@ export class DailyLimitsRepo extends Effect.Service<DailyLimitsRepo>()("Partner/
         )
         SELECT lim.value AS daily_limit, lim.day::text AS day, slot.used,
           ceil(extract(epoch FROM ((lim.day + 1)::timestamp AT TIME ZONE 'UTC') - now()))::int AS reset_seconds
-        FROM lim LEFT JOIN slot ON true`
+        FROM lim LEFT JOIN slot ON true`,
         // The CTE answers one row, always.
-        const [row] = rows
-        if (row === undefined) return yield* Effect.dieMessage("the daily limit statement answered no row")
-        return row
-      },
-      Effect.orDie
-    )
+        ([row]) =>
+          row === undefined ? Effect.dieMessage("the daily limit statement answered no row") : Effect.succeed(row)
+      )
 
     /** Gives a slot back (on every write that was refused or changed nothing: see above). */
-    const giveBack = Effect.fnUntraced(
-      function*(slot: { readonly keyId: string; readonly action: WriteAction; readonly day: string }) {
-        yield* sql`
+    const giveBack = (slot: { readonly keyId: string; readonly action: WriteAction; readonly day: string }) =>
+      Effect.asVoid(sql`
         UPDATE daily_write_counters SET used = used - 1
-        WHERE key_id = ${slot.keyId} AND action = ${slot.action} AND day = ${slot.day}::date AND used > 0`
-      },
-      Effect.orDie
-    )
+        WHERE key_id = ${slot.keyId} AND action = ${slot.action} AND day = ${slot.day}::date AND used > 0`)
 
-    const keyExists = Effect.fn("DailyLimitsRepo.keyExists")(
-      SqlSchema.single({
-        Request: Schema.String,
-        Result: Schema.Struct({ found: Schema.Boolean }),
-        execute: (keyId) => sql`SELECT EXISTS (SELECT 1 FROM api_keys WHERE id = ${keyId}) AS found`
-      }),
-      Effect.orDie
-    )
+    const keyExists = SqlSchema.single({
+      Request: Schema.String,
+      Result: Schema.Struct({ found: Schema.Boolean }),
+      execute: (keyId) => sql`SELECT EXISTS (SELECT 1 FROM api_keys WHERE id = ${keyId}) AS found`
+    })
 
     /** Every action (in WRITE_ACTIONS order) with the key's own limit, if any, and what it used today. */
-    const usage = Effect.fn("DailyLimitsRepo.usage")(
-      SqlSchema.findAll({
-        Request: Schema.String,
-        Result: Schema.Struct({
-          action: Action,
-          daily_limit: Schema.NullOr(Schema.Number),
-          used: Schema.NullOr(Schema.Number)
-        }),
-        execute: (keyId) =>
-          sql`
+    const usage = SqlSchema.findAll({
+      Request: Schema.String,
+      Result: Schema.Struct({
+        action: Action,
+        daily_limit: Schema.NullOr(Schema.Number),
+        used: Schema.NullOr(Schema.Number)
+      }),
+      execute: (keyId) =>
+        sql`
             SELECT a.action, l.daily_limit, c.used
             FROM unnest(${`{${WRITE_ACTIONS.join(",")}}`}::text[]) WITH ORDINALITY AS a(action, position)
             LEFT JOIN api_key_daily_limits l ON l.key_id = ${keyId} AND l.action = a.action
             LEFT JOIN daily_write_counters c
               ON c.key_id = ${keyId} AND c.action = a.action AND c.day = (now() AT TIME ZONE 'UTC')::date
             ORDER BY a.position`
-      }),
-      Effect.orDie
-    )
+    })
 
     const upsertLimit = SqlSchema.void({
       Request: Schema.Struct({ keyId: Schema.String, action: Action, limit: Schema.Number }),
@@ -97,27 +86,21 @@ export class DailyLimitsRepo extends Effect.Service<DailyLimitsRepo>()("Partner/
     })
 
     /** Sets the key's own limits for these actions, in one transaction. */
-    const setLimits = Effect.fn("DailyLimitsRepo.setLimits")(
-      function*(
-        keyId: string,
-        limits: ReadonlyArray<readonly [WriteAction, number]>
-      ) {
-        for (const [action, limit] of limits) yield* upsertLimit({ keyId, action, limit })
-      },
-      sql.withTransaction,
-      Effect.orDie
-    )
+    const setLimits = (keyId: string, limits: ReadonlyArray<readonly [WriteAction, number]>) =>
+      sql.withTransaction(Effect.forEach(limits, ([action, limit]) => upsertLimit({ keyId, action, limit }), {
+        discard: true
+      }))
 
     /** Back to the defaults for these actions. */
-    const clearLimits = Effect.fn("DailyLimitsRepo.clearLimits")(
-      SqlSchema.void({
-        Request: Schema.Struct({ keyId: Schema.String, actions: Schema.Array(Action) }),
-        execute: ({ actions, keyId }) =>
-          sql`DELETE FROM api_key_daily_limits WHERE key_id = ${keyId} AND action IN ${sql.in(actions)}`
-      }),
-      Effect.orDie
-    )
+    const clearLimits = SqlSchema.void({
+      Request: Schema.Struct({ keyId: Schema.String, actions: Schema.Array(Action) }),
+      execute: ({ actions, keyId }) =>
+        sql`DELETE FROM api_key_daily_limits WHERE key_id = ${keyId} AND action IN ${sql.in(actions)}`
+    })
 
-    return { reserve, giveBack, keyExists, usage, setLimits, clearLimits } as const
+    return {
+      ...repoEdge.untraced({ reserve, giveBack }),
+      ...repoEdge("DailyLimitsRepo", { keyExists, usage, setLimits, clearLimits })
+    }
   })
 }) {}

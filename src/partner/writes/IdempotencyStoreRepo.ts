@@ -5,12 +5,13 @@
  *
  * Every write runs a claim, its completion or release, and maybe a renewal (the check-in measured by
  * `npm run bench` among them): those statements keep plain `sql<Row>` typed rows and have no spans
- * of their own (IdempotencyStore's and the driver's cover them); a Schema pass on each of the
+ * of their own (`repoEdge.untraced`: IdempotencyStore's and the driver's cover them); a Schema pass on each of the
  * statements a write runs cost about 4% of the check-in's Node CPU in that benchmark. The cleanup
  * job's purge is typed with SqlSchema.
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
+import { repoEdge } from "../../db/repoEdge.js"
 import { IDEMPOTENCY_WINDOW_HOURS } from "./rules.js"
 
 export interface ExistingRecord {
@@ -54,8 +55,9 @@ export class IdempotencyStoreRepo extends Effect.Service<IdempotencyStoreRepo>()
      * died holding it (its lease lapsed); None otherwise. `slot_day`: the daily-limit slot (today's)
      * that attempt had reserved.
      */
-    const tryClaim = Effect.fnUntraced(function*(r: ClaimAttempt) {
-      const rows = yield* sql<{ slot_day: string | null }>`
+    const tryClaim = (r: ClaimAttempt) =>
+      Effect.map(
+        sql<{ slot_day: string | null }>`
         INSERT INTO idempotency_records AS r (
           key_id, idempotency_key, action, fingerprint, state, claim_token, lease_until, created_at, expires_at)
         VALUES (
@@ -75,39 +77,41 @@ export class IdempotencyStoreRepo extends Effect.Service<IdempotencyStoreRepo>()
           completed_at = NULL
         WHERE r.expires_at <= now()
           OR (r.state = 'running' AND r.lease_until <= now() AND r.fingerprint = excluded.fingerprint)
-        RETURNING CASE WHEN slot_day = (now() AT TIME ZONE 'UTC')::date THEN slot_day::text END AS slot_day`
-      return Option.fromNullable(rows[0])
-    }, Effect.orDie)
+        RETURNING CASE WHEN slot_day = (now() AT TIME ZONE 'UTC')::date THEN slot_day::text END AS slot_day`,
+        (rows) => Option.fromNullable(rows[0])
+      )
 
     /** The record a claim did not get, as it stands. */
-    const existing = Effect.fnUntraced(function*(key: { readonly keyId: string; readonly idempotencyKey: string }) {
-      const rows = yield* sql<ExistingRecord>`
+    const existing = (key: { readonly keyId: string; readonly idempotencyKey: string }) =>
+      Effect.map(
+        sql<ExistingRecord>`
         SELECT fingerprint, action, state, lease_until > now() AS live, expires_at > now() AS current,
           response_status, response_content_type, response_headers, response_body
         FROM idempotency_records
-        WHERE key_id = ${key.keyId} AND idempotency_key = ${key.idempotencyKey}`
-      return Option.fromNullable(rows[0])
-    }, Effect.orDie)
+        WHERE key_id = ${key.keyId} AND idempotency_key = ${key.idempotencyKey}`,
+        (rows) => Option.fromNullable(rows[0])
+      )
 
     /** Extends a running claim's lease; false when the claim is no longer ours. */
-    const renew = Effect.fnUntraced(function*(token: string, leaseSeconds: number) {
-      const rows = yield* sql`
+    const renew = (token: string, leaseSeconds: number) =>
+      Effect.map(
+        sql`
         UPDATE idempotency_records SET lease_until = now() + make_interval(secs => ${leaseSeconds})
         WHERE claim_token = ${token}::uuid AND state = 'running'
-        RETURNING 1 AS ok`
-      return rows.length > 0
-    }, Effect.orDie)
+        RETURNING 1 AS ok`,
+        (rows) => rows.length > 0
+      )
 
     /** Notes the daily-limit slot a running claim holds. */
-    const holdSlot = Effect.fnUntraced(function*(token: string, day: string) {
-      yield* sql`
+    const holdSlot = (token: string, day: string) =>
+      Effect.asVoid(sql`
         UPDATE idempotency_records SET slot_day = ${day}::date
-        WHERE claim_token = ${token}::uuid AND state = 'running'`
-    }, Effect.orDie)
+        WHERE claim_token = ${token}::uuid AND state = 'running'`)
 
     /** Stores the final response of a running claim; false when the claim is no longer ours. */
-    const complete = Effect.fnUntraced(function*(c: Completion) {
-      const rows = yield* sql`
+    const complete = (c: Completion) =>
+      Effect.map(
+        sql`
         UPDATE idempotency_records SET
           state = 'done',
           response_status = ${c.status},
@@ -116,31 +120,32 @@ export class IdempotencyStoreRepo extends Effect.Service<IdempotencyStoreRepo>()
           response_body = ${c.body},
           completed_at = now()
         WHERE claim_token = ${c.token}::uuid AND state = 'running'
-        RETURNING 1 AS ok`
-      return rows.length > 0
-    }, Effect.orDie)
+        RETURNING 1 AS ok`,
+        (rows) => rows.length > 0
+      )
 
     /** Frees a running claim's key; false when the claim is no longer ours. */
-    const release = Effect.fnUntraced(function*(token: string) {
-      const rows = yield* sql`
+    const release = (token: string) =>
+      Effect.map(
+        sql`
         DELETE FROM idempotency_records WHERE claim_token = ${token}::uuid AND state = 'running'
-        RETURNING 1 AS ok`
-      return rows.length > 0
-    }, Effect.orDie)
+        RETURNING 1 AS ok`,
+        (rows) => rows.length > 0
+      )
 
     /** Deletes the records whose window has passed; answers how many. */
-    const purgeExpired = Effect.fn("IdempotencyStoreRepo.purgeExpired")(
-      SqlSchema.single({
-        Request: Schema.Void,
-        Result: Schema.Struct({ n: Schema.Number }),
-        execute: () =>
-          sql`
+    const purgeExpired = SqlSchema.single({
+      Request: Schema.Void,
+      Result: Schema.Struct({ n: Schema.Number }),
+      execute: () =>
+        sql`
             WITH gone AS (DELETE FROM idempotency_records WHERE expires_at <= now() RETURNING 1)
             SELECT count(*)::int AS n FROM gone`
-      }),
-      Effect.orDie
-    )
+    })
 
-    return { tryClaim, existing, renew, holdSlot, complete, release, purgeExpired } as const
+    return {
+      ...repoEdge.untraced({ tryClaim, existing, renew, holdSlot, complete, release }),
+      ...repoEdge("IdempotencyStoreRepo", { purgeExpired: () => purgeExpired(undefined) })
+    }
   })
 }) {}

@@ -3,14 +3,12 @@
  * refund columns, migration 0017): each attempt counted, each provider answer recorded against the
  * attempt it answers (`refund_seq`: an answer about an older attempt changes nothing), the next
  * attempt with its own idempotency reference. Typed with SqlSchema; infrastructure errors are
- * defects at this edge, once (src/db/repoMethod.ts).
+ * defects at this edge, once (src/db/repoEdge.ts).
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { moves, repoMethod } from "../../db/repoMethod.js"
+import { moves, repoEdge } from "../../db/repoEdge.js"
 import { PaymentKey } from "./payment.js"
-
-const method = repoMethod("QuickbookMoneyReturnRepo")
 
 const Text = Schema.String
 const NullText = Schema.NullOr(Schema.String)
@@ -29,76 +27,64 @@ export class QuickbookMoneyReturnRepo extends Effect.Service<QuickbookMoneyRetur
     const retryIn = (seconds: number) => sql`now() + make_interval(secs => ${seconds})`
     const clip = (text: string | null) => (text === null ? null : text.slice(0, 1000))
 
-    const countReturnAttempt = method(
-      "countReturnAttempt",
-      SqlSchema.void({
-        Request: PaymentKey,
-        execute: (key) =>
-          sql`UPDATE quickbook_payments SET refund_attempts = refund_attempts + 1 WHERE ${whereKey(key)}`
-      })
-    )
+    const countReturnAttempt = SqlSchema.void({
+      Request: PaymentKey,
+      execute: (key) => sql`UPDATE quickbook_payments SET refund_attempts = refund_attempts + 1 WHERE ${whereKey(key)}`
+    })
 
-    const returnCompleted = method(
-      "returnCompleted",
-      SqlSchema.void({
-        Request: Schema.Struct({ ...Open.fields, refundedMinor: Schema.Number, refundOrderId: NullText }),
-        execute: (r) =>
-          sql`UPDATE quickbook_payments SET state = 'refunded', refund_state = 'completed', refunded_minor = refunded_minor + ${r.refundedMinor},
+    const returnCompleted = SqlSchema.void({
+      Request: Schema.Struct({ ...Open.fields, refundedMinor: Schema.Number, refundOrderId: NullText }),
+      execute: (r) =>
+        sql`UPDATE quickbook_payments SET state = 'refunded', refund_state = 'completed', refunded_minor = refunded_minor + ${r.refundedMinor},
           refund_order_id = coalesce(${r.refundOrderId}, refund_order_id), last_error = NULL, lease_until = NULL, updated_at = now()
         WHERE ${whereOpen(r)}`
-      })
-    )
+    })
 
-    const returnSettling = method(
-      "returnSettling",
-      SqlSchema.void({
-        Request: Schema.Struct({ ...Open.fields, retryInSeconds: Schema.Number, refundOrderId: NullText }),
-        execute: (r) =>
-          sql`UPDATE quickbook_payments SET refund_state = 'settling', lease_until = ${retryIn(r.retryInSeconds)},
+    const returnSettling = SqlSchema.void({
+      Request: Schema.Struct({ ...Open.fields, retryInSeconds: Schema.Number, refundOrderId: NullText }),
+      execute: (r) =>
+        sql`UPDATE quickbook_payments SET refund_state = 'settling', lease_until = ${retryIn(r.retryInSeconds)},
           refund_order_id = coalesce(${r.refundOrderId}, refund_order_id), updated_at = now()
         WHERE ${whereOpen(r)}`
-      })
-    )
+    })
 
     /** No definite answer: asked again later; `alerted` marks an answer that did not decode. True when still open. */
-    const returnUnanswered = method(
-      "returnUnanswered",
-      moves(
-        Schema.Struct({ ...Open.fields, retryInSeconds: Schema.Number, why: Text, alerted: Schema.Boolean }),
-        (r) =>
-          sql`UPDATE quickbook_payments SET lease_until = ${retryIn(r.retryInSeconds)}, last_error = ${clip(r.why)},
+    const returnUnanswered = moves(
+      Schema.Struct({ ...Open.fields, retryInSeconds: Schema.Number, why: Text, alerted: Schema.Boolean }),
+      (r) =>
+        sql`UPDATE quickbook_payments SET lease_until = ${retryIn(r.retryInSeconds)}, last_error = ${clip(r.why)},
           alerted_at = ${r.alerted ? sql`coalesce(alerted_at, now())` : sql`alerted_at`}, updated_at = now()
         WHERE ${whereOpen(r)} RETURNING provider`
-      )
     )
 
     /** The provider refused the return: left to a person (alerted); true when this call recorded it. */
-    const returnFailed = method(
-      "returnFailed",
-      moves(
-        Schema.Struct({ ...Open.fields, why: Text }),
-        (r) =>
-          sql`UPDATE quickbook_payments SET refund_state = 'failed', lease_until = NULL, last_error = ${clip(r.why)},
+    const returnFailed = moves(
+      Schema.Struct({ ...Open.fields, why: Text }),
+      (r) =>
+        sql`UPDATE quickbook_payments SET refund_state = 'failed', lease_until = NULL, last_error = ${clip(r.why)},
         alerted_at = coalesce(alerted_at, now()), updated_at = now()
       WHERE ${whereOpen(r)} RETURNING provider`
-      )
     )
 
     /** The next attempt: a refund of what is still owed with its own reference, after `refundedMinor` came back. */
-    const nextReturn = method(
-      "nextReturn",
-      SqlSchema.void({
-        Request: Schema.Struct({ ...Open.fields, reference: Text, refundedMinor: Schema.Number, lastError: NullText }),
-        execute: (r) =>
-          sql`UPDATE quickbook_payments SET refund_method = 'refund', refund_seq = ${
-            r.seq + 1
-          }, refund_reference = ${r.reference},
+    const nextReturn = SqlSchema.void({
+      Request: Schema.Struct({ ...Open.fields, reference: Text, refundedMinor: Schema.Number, lastError: NullText }),
+      execute: (r) =>
+        sql`UPDATE quickbook_payments SET refund_method = 'refund', refund_seq = ${
+          r.seq + 1
+        }, refund_reference = ${r.reference},
           refund_state = 'requested', refund_order_id = NULL, refunded_minor = refunded_minor + ${r.refundedMinor},
           last_error = ${clip(r.lastError)}, updated_at = now()
         WHERE ${whereOpen(r)}`
-      })
-    )
+    })
 
-    return { countReturnAttempt, returnCompleted, returnSettling, returnUnanswered, returnFailed, nextReturn } as const
+    return repoEdge("QuickbookMoneyReturnRepo", {
+      countReturnAttempt,
+      returnCompleted,
+      returnSettling,
+      returnUnanswered,
+      returnFailed,
+      nextReturn
+    })
   })
 }) {}
