@@ -18,7 +18,9 @@ import { transactionAtEdge } from "../../db/repoEdge.js"
 import { OperatorPaymentAccounts } from "../../payments/OperatorPaymentAccounts.js"
 import { type PaymentAccount, PaymentProvider, type PaymentProviderError } from "../../ports/PaymentProvider.js"
 import { PaidLinkRecorder } from "../paymentLinks/PaidLinkRecorder.js"
+import { PaymentLinksRepo } from "../paymentLinks/PaymentLinksRepo.js"
 import { cancelReference, linkRequest, provesNoLink } from "../paymentLinks/rules.js"
+import { bookingTargetKey } from "../paymentLinks/target.js"
 import { CancelsRepo, type ClosingLink } from "./CancelsRepo.js"
 
 export class CancelLinkClosing extends Effect.Service<CancelLinkClosing>()("Partner/CancelLinkClosing", {
@@ -28,6 +30,7 @@ export class CancelLinkClosing extends Effect.Service<CancelLinkClosing>()("Part
     const paymentAccounts = yield* OperatorPaymentAccounts
     const paidLinks = yield* PaidLinkRecorder
     const repo = yield* CancelsRepo
+    const links = yield* PaymentLinksRepo
 
     const closed = (row: ClosingLink, reason: string, linkId: string | null) =>
       repo.linkClosed({ id: row.id, reason, linkId })
@@ -79,11 +82,18 @@ export class CancelLinkClosing extends Effect.Service<CancelLinkClosing>()("Part
 
     /** Every live link of the booking taken over under the per-booking lock, then each closed at the provider. */
     const close = Effect.fn("CancelLinkClosing.close")(function*(bookingId: string) {
-      const rows = yield* transaction(Effect.zipRight(repo.lockBookingLinks(bookingId), repo.takeOverLinks(bookingId)))
+      const rows = yield* transaction(
+        Effect.zipRight(links.lockTarget(bookingTargetKey(bookingId)), repo.takeOverLinks(bookingId))
+      )
       yield* Effect.forEach(rows, closeOne, { discard: true })
     })
 
     return { close } as const
   }),
-  dependencies: [OperatorPaymentAccounts.Default, PaidLinkRecorder.Default, CancelsRepo.Default]
+  dependencies: [
+    OperatorPaymentAccounts.Default,
+    PaidLinkRecorder.Default,
+    CancelsRepo.Default,
+    PaymentLinksRepo.Default
+  ]
 }) {}

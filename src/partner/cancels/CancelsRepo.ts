@@ -156,12 +156,6 @@ export class CancelsRepo extends Effect.Service<CancelsRepo>()("Partner/CancelsR
     // ---------------------------------------------------------------------------------------------
     // The booking's balance payment links
 
-    /** The per-booking lock the payment-link write takes (held to the end of the caller's transaction). */
-    const lockBookingLinks = SqlSchema.void({
-      Request: Schema.String,
-      execute: (bookingId) => sql`SELECT pg_advisory_xact_lock(hashtext(${`payment_link:booking:${bookingId}`}))`
-    })
-
     /** Every live link of the booking taken over for closing. */
     const takeOverLinks = SqlSchema.findAll({
       Request: Schema.String,
@@ -213,7 +207,6 @@ export class CancelsRepo extends Effect.Service<CancelsRepo>()("Partner/CancelsR
       lockStatus: (bookingId: string) => Effect.map(lockStatus(bookingId), (r) => r.status),
       advanceStatus,
       paymentsOf,
-      lockBookingLinks,
       takeOverLinks,
       linkLearnt,
       linkClosed,

@@ -29,9 +29,12 @@ export interface Target {
   readonly chargeAt: Date | null
 }
 
+/** The target key of a service booking: what the links of its balance are locked and looked up by. */
+export const bookingTargetKey = (bookingId: string) => `booking:${bookingId}`
+
 /** A service booking. */
 export const bookingTarget = (b: BookingTargetRow): Target => ({
-  key: `booking:${b.id}`,
+  key: bookingTargetKey(b.id),
   bookingId: b.id,
   manifestRowId: null,
   operatorId: b.operator_id,
