@@ -6,16 +6,18 @@ import { PartnerApi } from "../Api.js"
 import { CurrentKey } from "../auth/security.js"
 import { Writes } from "../writes/Writes.js"
 import { RescheduleResult } from "./Api.js"
+import { RescheduleOptions } from "./RescheduleOptions.js"
 import { Reschedules } from "./Reschedules.js"
 
 export const ReschedulesLive = HttpApiBuilder.group(PartnerApi, "reschedules", (handlers) =>
   Effect.gen(function*() {
     const writes = yield* Writes
     const reschedules = yield* Reschedules
+    const dayOptions = yield* RescheduleOptions
     return handlers
       .handle("options", ({ path, urlParams }) =>
         Effect.flatMap(CurrentKey, (key) =>
-          reschedules.options(
+          dayOptions.options(
             path.id,
             urlParams.date,
             key.partners.map((p) => p.id)
@@ -25,4 +27,4 @@ export const ReschedulesLive = HttpApiBuilder.group(PartnerApi, "reschedules", (
           { action: "reschedules", success: RescheduleResult, targetId: path.id, payload, slotBeforeChange: true },
           (ctx) => reschedules.reschedule(path.id, payload, ctx)
         ), DB_ROUTE)
-  })).pipe(Layer.provide([Reschedules.Default, Writes.Default]))
+  })).pipe(Layer.provide([Reschedules.Default, RescheduleOptions.Default, Writes.Default]))

@@ -1,9 +1,10 @@
 /**
- * Reschedules (spec §2 "Reschedule options", §3, §4): the options of one day and the move itself.
+ * Reschedules (spec §3, §4): the move itself. The options of a day are ./RescheduleOptions.ts; what
+ * both read first, ./RescheduleReads.ts.
  *
  * The booking system is the truth about the booking's line (its party, rate, start time and price)
- * and about a day's departures: `options` reads the line and ONE day of availability; the rules are
- * plain functions in src/partner/reschedules/rules.ts, the SQL in ./ReschedulesRepo.ts.
+ * and about a day's departures; the rules are plain functions in src/partner/reschedules/rules.ts,
+ * the SQL in ./ReschedulesRepo.ts.
  *
  * A reschedule records its progress in `booking_changes` (migration 0008) so that a crash at any
  * step is finished once:
@@ -22,45 +23,18 @@
  * Crash points (CRASH_AT, src/lib/CrashPoints.ts): `reschedule.after_move` (the booking system
  * moved the line, not yet recorded), `reschedule.after_moved` (recorded, booking and emails not yet).
  */
-import { Clock, Effect, Either, Option } from "effect"
-import { NotPossible, notYours } from "../../domain/errors.js"
+import { Effect, Either, Option } from "effect"
+import { NotPossible } from "../../domain/errors.js"
 import { CrashPoints } from "../../lib/CrashPoints.js"
-import { BookingSystemAccounts } from "../../operators/BookingSystemAccounts.js"
-import {
-  type BookingLine,
-  BookingSystem,
-  type BookingSystemAccount,
-  type BookingSystemError
-} from "../../ports/BookingSystem.js"
+import { type BookingLine, BookingSystem, type BookingSystemError } from "../../ports/BookingSystem.js"
 import { BookingChanges } from "../bookingChanges/BookingChanges.js"
 import { BookingChangesRepo } from "../bookingChanges/BookingChangesRepo.js"
 import { changeRunning, noAnswer } from "../bookingChanges/rules.js"
 import { apiStatusOf } from "../bookings/booking.js"
 import type { WriteContext, WriteDone } from "../writes/rules.js"
+import { facts, RescheduleReads } from "./RescheduleReads.js"
 import { RescheduleRecovery } from "./RescheduleRecovery.js"
-import { type RescheduleBooking, ReschedulesRepo } from "./ReschedulesRepo.js"
-import {
-  checkReschedulable,
-  dayOptions,
-  decideMove,
-  isAlreadyOn,
-  isOnTarget,
-  lineOf,
-  NOT_RESCHEDULABLE,
-  type RescheduleOption,
-  type RescheduleRequest
-} from "./rules.js"
-
-export interface RescheduleOptionsBody {
-  readonly id: string
-  readonly date: string
-  readonly current_date: string | null
-  readonly reschedulable: boolean
-  readonly available: boolean
-  readonly price_differs: boolean
-  readonly detail: string | null
-  readonly options: ReadonlyArray<RescheduleOption>
-}
+import { checkReschedulable, decideMove, isAlreadyOn, isOnTarget, type RescheduleRequest } from "./rules.js"
 
 export interface RescheduleResultBody {
   readonly id: string
@@ -79,96 +53,15 @@ const rejectionDetail = (e: BookingSystemError) =>
     ? "date unavailable: the departure no longer has the seats"
     : `the booking system refused the move (${e.reason}): ${e.detail}`
 
-const isLinked = (b: RescheduleBooking) =>
-  b.provider_reference !== null && b.product_id !== null && b.account_id !== null
-
-const facts = (b: RescheduleBooking) => ({
-  status: b.cancel_done ? "CANCELLED" : b.status,
-  experienceDate: b.experience_date,
-  startTime: b.start_time,
-  timezone: b.timezone,
-  linked: isLinked(b),
-  paymentStrategy: b.payment_strategy,
-  payLaterChargeAt: b.pay_later_charge_at,
-  payLaterPaidAt: b.pay_later_paid_at
-})
-
 export class Reschedules extends Effect.Service<Reschedules>()("Partner/Reschedules", {
   effect: Effect.gen(function*() {
     const bookingSystem = yield* BookingSystem
-    const accounts = yield* BookingSystemAccounts
     const crash = yield* CrashPoints
-    const repo = yield* ReschedulesRepo
     const changes = yield* BookingChangesRepo
     const bookingChanges = yield* BookingChanges
     const recovery = yield* RescheduleRecovery
 
-    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
-
-    const loadBooking = (id: string, operatorIds: ReadonlyArray<string>) =>
-      Effect.flatMap(repo.findBooking(id, operatorIds), Effect.orElseFail(() => notYours("booking")))
-
-    const accountOf = (accountId: string) => Effect.map(Effect.orDie(accounts.byId(accountId)), (a) => a.account)
-
-    /** The booking's line in the booking system; Left: why it cannot be used (not linked any more). */
-    const readLine = (account: BookingSystemAccount, reference: string, productId: string) =>
-      bookingSystem.booking(account, reference).pipe(
-        Effect.map((lines) =>
-          Either.fromNullable(
-            lineOf(lines, productId),
-            () => "the booking system has no live line of this tour in the booking"
-          )
-        ),
-        Effect.catchTag(
-          "BookingSystemRejected",
-          (e) => Effect.succeed(Either.left(`the booking system refused to show the booking (${e.reason})`))
-        )
-      )
-
-    /**
-     * Why the booking system has no live line of the booking: a cancel of it has begun (claimed,
-     * seats released, or done) since this request read the booking (it released the line in the
-     * booking system), else what the booking system said. So a request that a cancel overtook
-     * answers what the booking is, not what the booking system showed of the cancel's work.
-     */
-    const noLine = (bookingId: string, said: string) =>
-      Effect.map(changes.cancelBegun(bookingId), (begun) => (begun ? NOT_RESCHEDULABLE.cancelled : said))
-
-    // ---------------------------------------------------------------------------------------------
-    // Options
-
-    const options = Effect.fn("Reschedules.options")(
-      function*(id: string, date: string, operatorIds: ReadonlyArray<string>) {
-        const b = yield* loadBooking(id, operatorIds)
-        const base = { id: b.id, date, current_date: b.experience_date }
-        const no = (detail: string, reschedulable: boolean): RescheduleOptionsBody => ({
-          ...base,
-          reschedulable,
-          available: false,
-          price_differs: false,
-          detail,
-          options: []
-        })
-        const at = yield* now
-        const eligible = checkReschedulable(facts(b), at)
-        if (Either.isLeft(eligible)) return no(eligible.left, false)
-        const account = yield* accountOf(b.account_id!)
-        const line = yield* readLine(account, b.provider_reference!, b.product_id!).pipe(
-          Effect.catchTag("BookingSystemUnavailable", () => Effect.fail(noAnswer("reading the booking")))
-        )
-        if (Either.isLeft(line)) return no(yield* noLine(b.id, line.left), false)
-        const departures = yield* bookingSystem.availability(account, {
-          productId: b.product_id!,
-          from: date,
-          to: date
-        }).pipe(
-          Effect.catchTag("BookingSystemUnavailable", () => Effect.fail(noAnswer("reading availability"))),
-          Effect.catchTag("BookingSystemRejected", (e) => Effect.dieMessage(`availability refused: ${e.detail}`))
-        )
-        const day = dayOptions(line.right, date, departures, b.timezone, at)
-        return { ...base, reschedulable: true, ...day } satisfies RescheduleOptionsBody
-      }
-    )
+    const { accountOf, loadBooking, noLine, now, readLine } = yield* RescheduleReads
 
     // ---------------------------------------------------------------------------------------------
     // The write
@@ -196,9 +89,7 @@ export class Reschedules extends Effect.Service<Reschedules>()("Partner/Reschedu
         const eligible = checkReschedulable(facts(b), at)
         if (Either.isLeft(eligible)) return yield* refuse(eligible.left)
         const account = yield* accountOf(b.account_id!)
-        const read = yield* readLine(account, b.provider_reference!, b.product_id!).pipe(
-          Effect.catchTag("BookingSystemUnavailable", () => Effect.fail(noAnswer("reading the booking")))
-        )
+        const read = yield* readLine(account, b.provider_reference!, b.product_id!)
         if (Either.isLeft(read)) return yield* refuse(yield* noLine(b.id, read.left))
         const line: BookingLine = read.right
 
@@ -316,12 +207,11 @@ export class Reschedules extends Effect.Service<Reschedules>()("Partner/Reschedu
       }
     )
 
-    return { options, reschedule, recoverStale: recovery.recover } as const
+    return { reschedule, recoverStale: recovery.recover } as const
   }),
   dependencies: [
-    BookingSystemAccounts.Default,
     CrashPoints.Default,
-    ReschedulesRepo.Default,
+    RescheduleReads.Default,
     BookingChangesRepo.Default,
     BookingChanges.Default,
     RescheduleRecovery.Default

@@ -11,6 +11,7 @@ import { CrashPoints } from "../../../src/lib/CrashPoints.js"
 import { BookingSystemAccounts } from "../../../src/operators/BookingSystemAccounts.js"
 import { BookingChanges } from "../../../src/partner/bookingChanges/BookingChanges.js"
 import { BookingChangesRepo } from "../../../src/partner/bookingChanges/BookingChangesRepo.js"
+import { RescheduleReads } from "../../../src/partner/reschedules/RescheduleReads.js"
 import { RescheduleRecovery } from "../../../src/partner/reschedules/RescheduleRecovery.js"
 import { Reschedules } from "../../../src/partner/reschedules/Reschedules.js"
 import { ReschedulesRepo } from "../../../src/partner/reschedules/ReschedulesRepo.js"
@@ -852,12 +853,14 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("reschedule", (it) =
     const withFaulty = (mode: Mode) =>
       Reschedules.DefaultWithoutDependencies.pipe(
         Layer.provide([
-          BookingSystemAccounts.Default,
           CrashPoints.Default,
-          ReschedulesRepo.Default,
           BookingChanges.Default,
           BookingChangesRepo.Default,
-          RescheduleRecovery.Default
+          RescheduleRecovery.Default,
+          // What the reschedule reads first, on the same faulty booking system.
+          RescheduleReads.DefaultWithoutDependencies.pipe(
+            Layer.provide([BookingSystemAccounts.Default, ReschedulesRepo.Default, BookingChangesRepo.Default])
+          )
         ]),
         Layer.provide(faulty(mode))
       )
