@@ -18,6 +18,11 @@ import {
   type ClerkLanguage,
   clerkLanguage,
   invalidFieldMessage,
+  REQUEST_MESSAGES,
+  unknownEndpointMessage,
+  wrongMethodMessage
+} from "./clerkMessages.js"
+import {
   QbBadRequest,
   QbConflict,
   QbForbidden,
@@ -28,10 +33,7 @@ import {
   QbUnavailable,
   QbUnprocessable,
   QuickbookCode,
-  type QuickbookFailure,
-  REQUEST_MESSAGES,
-  unknownEndpointMessage,
-  wrongMethodMessage
+  type QuickbookFailure
 } from "./errors.js"
 
 export const WWW_AUTHENTICATE = `Bearer realm="svc-quickbook"`

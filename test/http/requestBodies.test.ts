@@ -21,7 +21,7 @@ import {
   REQUEST_MESSAGES,
   unknownEndpointMessage,
   wrongMethodMessage
-} from "../../src/quickbook/errors.js"
+} from "../../src/quickbook/clerkMessages.js"
 import { QuickbookKeys } from "../../src/quickbook/terminals/QuickbookKeys.js"
 import { createKey, insertBooking } from "../support/fixtures.js"
 import type { Reply } from "../support/http.js"

@@ -4,16 +4,15 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { BodyTooLarge, MalformedBody, UnsupportedMediaType } from "../../src/http/requestBody.js"
 import { MethodNotAllowed } from "../../src/http/routing.js"
-import { handleQuickbook } from "../../src/quickbook/errorMapping.js"
 import {
   CLERK_MESSAGE_VARIANTS,
   CLERK_MESSAGES,
   invalidFieldMessage,
-  QbBadRequest,
-  QbNotFound,
   REQUEST_MESSAGES,
   wrongMethodMessage
-} from "../../src/quickbook/errors.js"
+} from "../../src/quickbook/clerkMessages.js"
+import { handleQuickbook } from "../../src/quickbook/errorMapping.js"
+import { QbBadRequest, QbNotFound } from "../../src/quickbook/errors.js"
 
 const request = (headers: Record<string, string> = {}, path = "/api/quickbook/v1/tours") =>
   HttpServerRequest.fromWeb(new Request(`http://localhost${path}`, { headers }))

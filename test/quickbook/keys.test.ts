@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { generateSecretKey, parseSecretKey } from "../../src/partner/auth/apiKey.js"
 import { endpointBudgets } from "../../src/quickbook/auth.js"
-import { clerkLanguage } from "../../src/quickbook/errors.js"
+import { clerkLanguage } from "../../src/quickbook/clerkMessages.js"
 import { budgetOfOperation, QUICKBOOK_BUDGETS, quickbookBucket } from "../../src/quickbook/limits.js"
 import { generateQuickbookKey, parseQuickbookKey, parseTerminalHeader } from "../../src/quickbook/terminals/key.js"
 import { modeMayUse, sandboxMismatch } from "../../src/quickbook/terminals/testKeys.js"

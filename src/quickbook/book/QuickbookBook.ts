@@ -38,7 +38,8 @@
  */
 import { Clock, Duration, Effect, Fiber, Option } from "effect"
 import { QuickbookConfig } from "../../config.js"
-import { type ClerkLanguage, QbBadRequest, QbConflict, QbNotFound, QbUnavailable, QbUnprocessable } from "../errors.js"
+import { type ClerkLanguage } from "../clerkMessages.js"
+import { QbBadRequest, QbConflict, QbNotFound, QbUnavailable, QbUnprocessable } from "../errors.js"
 import type { QuickbookCaller } from "../terminals/QuickbookKeys.js"
 import { otherModeSale } from "../terminals/testKeys.js"
 import type { Ticket } from "../tickets/ticket.js"

@@ -4,7 +4,7 @@
  * of the columns as node-postgres returns them (timestamptz as Date, jsonb parsed).
  */
 import { Schema } from "effect"
-import type { BookFailedVariant } from "../errors.js"
+import type { BookFailedVariant } from "../clerkMessages.js"
 import type { QuickbookKeyMode } from "../terminals/key.js"
 import type { Ticket } from "../tickets/ticket.js"
 import { BookFailureReason } from "./rules.js"

@@ -12,9 +12,9 @@ import {
   type BookFailedVariant,
   CLERK_MESSAGES,
   type ClerkLanguage,
-  MONEY_BACK_MESSAGES,
-  type QuickbookCode
-} from "../errors.js"
+  MONEY_BACK_MESSAGES
+} from "../clerkMessages.js"
+import { type QuickbookCode } from "../errors.js"
 import { cartTotal, partyLinesOf, type Slot } from "../sales/rules.js"
 
 /** Spec §2 "Book failure" `reason`. */

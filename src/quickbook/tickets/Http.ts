@@ -2,7 +2,7 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import { QuickbookApi } from "../Api.js"
-import { clerkLanguage } from "../errors.js"
+import { clerkLanguage } from "../clerkMessages.js"
 import { CurrentTerminal } from "../security.js"
 import { QuickbookTickets } from "./QuickbookTickets.js"
 

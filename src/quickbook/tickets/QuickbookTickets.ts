@@ -16,7 +16,8 @@
  */
 import { Clock, Effect, Option } from "effect"
 import { RateLimiter } from "../../http/RateLimiter.js"
-import { type ClerkLanguage, type QbForbidden, QbNotFound, QbRateLimited } from "../errors.js"
+import { type ClerkLanguage } from "../clerkMessages.js"
+import { type QbForbidden, QbNotFound, QbRateLimited } from "../errors.js"
 import { QUICKBOOK_BUDGETS, QUICKBOOK_WINDOW_SECONDS, quickbookBucket } from "../limits.js"
 import type { QuickbookCaller } from "../terminals/QuickbookKeys.js"
 import { otherModeSale } from "../terminals/testKeys.js"

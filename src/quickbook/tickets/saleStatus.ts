@@ -10,7 +10,7 @@
  */
 import { Schema } from "effect"
 import { BookFailureReason, failedClerkMessage } from "../book/rules.js"
-import { CLERK_MESSAGES, type ClerkLanguage, MONEY_BACK_MESSAGES } from "../errors.js"
+import { CLERK_MESSAGES, type ClerkLanguage, MONEY_BACK_MESSAGES } from "../clerkMessages.js"
 
 export const SaleStatus = Schema.Literal("quoted", "held", "expired", "booking", "confirmed", "failed")
 export type SaleStatus = typeof SaleStatus.Type

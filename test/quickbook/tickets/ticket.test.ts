@@ -6,7 +6,7 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { failedClerkMessage } from "../../../src/quickbook/book/rules.js"
-import { CLERK_MESSAGES, MONEY_BACK_MESSAGES } from "../../../src/quickbook/errors.js"
+import { CLERK_MESSAGES, MONEY_BACK_MESSAGES } from "../../../src/quickbook/clerkMessages.js"
 import { saleClerkMessage, statusAt } from "../../../src/quickbook/tickets/saleStatus.js"
 import {
   cleanText,
