@@ -29,7 +29,7 @@ export const readDepartures = (
     { concurrency: CHUNK_CONCURRENCY }
   ).pipe(
     Effect.map((parts) => parts.flat()),
-    // Interruptible even inside a route that runs uninterruptibly (DB_ROUTE): the deadline must be
+    // Interruptible even inside a request, which runs uninterruptibly (src/http/apiApp.ts): the deadline must be
     // able to cut a booking system that hangs. Only HTTP calls run in here, no SQL.
     Effect.interruptible,
     Effect.timeoutFail({

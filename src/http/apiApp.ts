@@ -73,9 +73,15 @@ export const apiMiddleware = (
       Effect.provideService(HttpServerRequest.HttpServerRequest, withJsonBody(request))
     )
     const started = Date.now()
+    // Every request runs to its end, even when its client hangs up: @effect/sql-pg 0.53 answers an
+    // interrupted statement with pg_cancel_backend(pid), which can land on the next statement of that
+    // pooled connection, another caller's (a 500 for them; seen in the benchmark, docs/decisions.md).
+    // The answer of a request whose client left is simply not delivered. Deadlines on outside systems
+    // stay able to cut a call that hangs (src/adapters/jsonHttp.ts, src/catalogue/readDepartures.ts).
     const response = yield* errors(app, request, requestId).pipe(
       Effect.locally(CurrentRequest, ctx),
-      Effect.annotateLogs("request_id", requestId)
+      Effect.annotateLogs("request_id", requestId),
+      Effect.uninterruptible
     )
     yield* Effect.logInfo("request").pipe(
       Effect.annotateLogs({

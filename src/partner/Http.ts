@@ -1,14 +1,13 @@
 /**
  * The Partner API's handlers: each feature folder's `Http.ts` (its group, providing its own
  * services), `me` and the health probes here, and the key security every group but `tours` uses.
- * Handlers only decode (done by HttpApi), call a service and shape the answer; routes that query
- * the database run uninterruptibly (`DB_ROUTE`, src/http/dbRoute.ts).
+ * Handlers only decode (done by HttpApi), call a service and shape the answer; every request runs
+ * to its end, even when its client hangs up (src/http/apiApp.ts).
  */
 import { HttpApiBuilder, HttpApiScalar, HttpServerResponse } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
 import { apiHttpApp } from "../http/apiApp.js"
-import { DB_ROUTE } from "../http/dbRoute.js"
 import { DocsRoutes } from "../http/docs/routes.js"
 import { RateLimiter } from "../http/RateLimiter.js"
 import { PartnerApi } from "./Api.js"
@@ -40,7 +39,7 @@ export const MeLive = HttpApiBuilder.group(
         },
         partner: key.partners[0]!,
         partners: key.partners
-      })), DB_ROUTE)
+      })))
 )
 
 export const HealthLive = HttpApiBuilder.group(PartnerApi, "health", (handlers) =>
@@ -49,10 +48,12 @@ export const HealthLive = HttpApiBuilder.group(PartnerApi, "health", (handlers) 
     return handlers
       .handle("healthz", () => Effect.succeed({ status: "ok" as const }))
       .handle("readyz", () =>
-        // The probe itself is never interrupted (see DB_ROUTE); past 2 s we answer without it.
+        // The probe itself is never interrupted (src/http/apiApp.ts); past 2 s we answer without it
+        // (the wait is interruptible inside the uninterruptible request, so the deadline can cut it).
         sql`SELECT 1`.pipe(
           Effect.uninterruptible,
           Effect.disconnect,
+          Effect.interruptible,
           Effect.timeout("2 seconds"),
           Effect.as({ status: "ok" as const }),
           Effect.catchAllCause(() =>

@@ -70,7 +70,7 @@ export const dropConnection = (request: HttpServerRequest.HttpServerRequest) =>
  * in the service's process on the service's pool, and @effect/sql-pg 0.53 answers an interrupted
  * statement with pg_cancel_backend(pid), which can land on the next statement of that pooled
  * connection, another caller's (the service's own routes run uninterruptibly for the same reason:
- * src/http/dbRoute.ts). A client that gives up on a slow sandbox call (its timeout) then cancelled a
+ * src/http/apiApp.ts). A client that gives up on a slow sandbox call (its timeout) then cancelled a
  * later read of the service (a 500 seen once in CI, test/catalogue/tourFacts.test.ts). The fault
  * switches stay outside, so a `hang` still ends with its caller.
  */

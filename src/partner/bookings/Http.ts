@@ -3,7 +3,6 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import { InvalidRequest } from "../../domain/errors.js"
 import { CursorSigner } from "../../http/CursorSigner.js"
-import { DB_ROUTE } from "../../http/dbRoute.js"
 import { jsonBody } from "../../http/json.js"
 import { PartnerApi } from "../Api.js"
 import { CurrentKey } from "../auth/security.js"
@@ -46,7 +45,7 @@ export const BookingsLive = HttpApiBuilder.group(PartnerApi, "bookings", (handle
             data: page.rows,
             next_cursor: page.next ? cursors.encode(page.next, filters) : null
           })
-        }), DB_ROUTE)
+        }))
       .handle("get", ({ path, urlParams }) =>
         Effect.gen(function*() {
           const key = yield* CurrentKey
@@ -55,5 +54,5 @@ export const BookingsLive = HttpApiBuilder.group(PartnerApi, "bookings", (handle
             BookingDetail,
             yield* bookings.get(path.id, operatorIds, key.scopes.includes("guests.contact:read"))
           )
-        }), DB_ROUTE)
+        }))
   })).pipe(Layer.provide([Bookings.Default, CursorSigner.Default]))

@@ -1,7 +1,6 @@
 /** Cancel handler: the write machinery (idempotency, daily limit, audit) around Cancels.cancel. */
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Layer } from "effect"
-import { DB_ROUTE } from "../../http/dbRoute.js"
 import { PartnerApi } from "../Api.js"
 import { Writes } from "../writes/Writes.js"
 import { CancelResult } from "./Api.js"
@@ -15,5 +14,5 @@ export const CancelsLive = HttpApiBuilder.group(PartnerApi, "cancels", (handlers
       writes.run(
         { action: "cancels", success: CancelResult, targetId: path.id, payload, slotBeforeChange: true },
         (ctx) => cancels.cancel(path.id, payload, ctx)
-      ), DB_ROUTE)
+      ))
   })).pipe(Layer.provide([Cancels.Default, Writes.Default]))

@@ -1,7 +1,6 @@
 /** Check-in handlers: the write machinery (idempotency, daily limit, audit) around Checkins.set. */
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Layer } from "effect"
-import { DB_ROUTE } from "../../http/dbRoute.js"
 import { PartnerApi } from "../Api.js"
 import { Writes } from "../writes/Writes.js"
 import { CheckinResult } from "./Api.js"
@@ -15,5 +14,5 @@ export const CheckinsLive = HttpApiBuilder.group(PartnerApi, "checkins", (handle
       writes.run(
         { action: "checkins", success: CheckinResult, targetId: path.id, payload, transactional: true },
         (ctx) => checkins.set(path.id, payload, ctx)
-      ), DB_ROUTE)
+      ))
   })).pipe(Layer.provide([Checkins.Default, Writes.Default]))

@@ -1,7 +1,6 @@
 /** GET /api/v1/manifest: decode (done by HttpApi), resolve the operators in view, read the day. */
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Layer } from "effect"
-import { DB_ROUTE } from "../../http/dbRoute.js"
 import { jsonBody } from "../../http/json.js"
 import { PartnerApi } from "../Api.js"
 import { CurrentKey } from "../auth/security.js"
@@ -24,5 +23,5 @@ export const ManifestLive = HttpApiBuilder.group(PartnerApi, "manifest", (handle
             includeContact: key.scopes.includes("guests.contact:read")
           })
         )
-      }), DB_ROUTE)
+      }))
   })).pipe(Layer.provide(Manifest.Default))

@@ -1,7 +1,6 @@
 /** Payment-link handler: the write machinery (idempotency, daily limit, audit) around PaymentLinks.send. */
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Layer } from "effect"
-import { DB_ROUTE } from "../../http/dbRoute.js"
 import { BookingSystemAccounts } from "../../operators/BookingSystemAccounts.js"
 import { PartnerApi } from "../Api.js"
 import { Writes } from "../writes/Writes.js"
@@ -16,7 +15,7 @@ export const PaymentLinksLive = HttpApiBuilder.group(PartnerApi, "paymentLinks",
       writes.run(
         { action: "payment_links", success: PaymentLinkResult, targetId: path.id, payload },
         (ctx) => links.send(path.id, ctx)
-      ), DB_ROUTE)
+      ))
   })).pipe(
     Layer.provide([PaymentLinks.Default.pipe(Layer.provide(BookingSystemAccounts.Default)), Writes.Default])
   )

@@ -1,7 +1,6 @@
 /** Reschedule handlers: options (a read) and the write through the shared write machinery. */
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Layer } from "effect"
-import { DB_ROUTE } from "../../http/dbRoute.js"
 import { PartnerApi } from "../Api.js"
 import { CurrentKey } from "../auth/security.js"
 import { Writes } from "../writes/Writes.js"
@@ -21,10 +20,10 @@ export const ReschedulesLive = HttpApiBuilder.group(PartnerApi, "reschedules", (
             path.id,
             urlParams.date,
             key.partners.map((p) => p.id)
-          )), DB_ROUTE)
+          )))
       .handle("reschedule", ({ path, payload }) =>
         writes.run(
           { action: "reschedules", success: RescheduleResult, targetId: path.id, payload, slotBeforeChange: true },
           (ctx) => reschedules.reschedule(path.id, payload, ctx)
-        ), DB_ROUTE)
+        ))
   })).pipe(Layer.provide([Reschedules.Default, RescheduleOptions.Default, Writes.Default]))

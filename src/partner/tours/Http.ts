@@ -9,7 +9,6 @@ import { Effect, Either, Layer, type Schema } from "effect"
 import { checkRange, TourAvailability as TourAvailabilitySchema } from "../../catalogue/availability.js"
 import { InvalidRequest } from "../../domain/errors.js"
 import { CursorSigner } from "../../http/CursorSigner.js"
-import { DB_ROUTE } from "../../http/dbRoute.js"
 import { jsonBody } from "../../http/json.js"
 import { RateLimiter } from "../../http/RateLimiter.js"
 import { addResponseHeaders } from "../../http/requestContext.js"
@@ -90,7 +89,7 @@ const ToursHandlers = HttpApiBuilder.group(PartnerApi, "tours", (handlers) =>
             )
             return { data: page.rows, next_cursor: page.next ? cursors.encode(page.next, filters) : null }
           })
-        ), DB_ROUTE)
+        ))
       .handle("get", ({ path, urlParams: p }) =>
         answer(
           cache,
@@ -100,7 +99,7 @@ const ToursHandlers = HttpApiBuilder.group(PartnerApi, "tours", (handlers) =>
             const siteIds = yield* callerSites(tours, p.partner_id)
             return yield* tours.get(path.id, { siteIds, locale: catalogueLocale(p.locale) })
           })
-        ), DB_ROUTE)
+        ))
       .handle("availability", ({ path, urlParams: p }) =>
         answer(
           cache,
@@ -112,7 +111,7 @@ const ToursHandlers = HttpApiBuilder.group(PartnerApi, "tours", (handlers) =>
             const siteIds = yield* callerSites(tours, p.partner_id)
             return yield* availability.read(path.id, { siteIds }, { from: p.from, to: p.to, pax: p.pax ?? 1 })
           })
-        ), DB_ROUTE)
+        ))
   }))
 
 /**

@@ -42,6 +42,9 @@ export class QuickbookHolds extends Effect.Service<QuickbookHolds>()("Quickbook/
     /** A port call within the deadline; a booking system that does not answer is 503. */
     const withinDeadline = <A>(reference: string, call: Effect.Effect<A, BookingSystemError>) =>
       call.pipe(
+        // Interruptible inside the request, which runs uninterruptibly (src/http/apiApp.ts), so the
+        // deadline can cut a booking system that hangs.
+        Effect.interruptible,
         Effect.timeoutFail({
           duration: Duration.millis(config.availabilityTimeoutMs),
           onTimeout: () => unavailable(reference, "booking system did not answer in time")
