@@ -127,7 +127,9 @@ export const JobsConfig = Config.all({
    * How often Quickbook quotes past their validity are expired and lapsed seat holds released
    * (every minute by default).
    */
-  quickbookExpiryCron: cronSetting("QUICKBOOK_EXPIRY_CRON", "* * * * *")
+  quickbookExpiryCron: cronSetting("QUICKBOOK_EXPIRY_CRON", "* * * * *"),
+  /** How often the per-day sales rollups take in what changed (every minute by default). */
+  salesRollupCron: cronSetting("SALES_ROLLUP_CRON", "* * * * *")
 })
 
 export type JobsConfig = Config.Config.Success<typeof JobsConfig>
@@ -281,3 +283,19 @@ export const QuickbookTicketConfig = Config.all({
 })
 
 export type QuickbookTicketConfig = Config.Config.Success<typeof QuickbookTicketConfig>
+
+/** The sales figures (src/sales/, GET /api/v1/sales). */
+export const SalesConfig = Config.all({
+  /**
+   * A rollup run re-reads changes this far before its last run's start, so a transaction that began
+   * before that run and committed after it is still taken in (rebuilding a group twice is harmless).
+   */
+  rollupOverlapSeconds: Config.integer("SALES_ROLLUP_OVERLAP_SECONDS").pipe(Config.withDefault(300)),
+  /**
+   * Other-channel figures of a range that reaches the present are `available: false` when an
+   * account's sales ledger was last complete longer ago than this.
+   */
+  ledgerStaleAfterMinutes: Config.integer("SALES_LEDGER_STALE_AFTER_MINUTES").pipe(Config.withDefault(30))
+})
+
+export type SalesConfig = Config.Config.Success<typeof SalesConfig>

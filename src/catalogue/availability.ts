@@ -11,9 +11,9 @@
  *   over the departure's rates, in the tour's currency. The port gives the booking system's prices;
  *   the service's checkout discounts (date-based or otherwise) are never part of them.
  */
-import { Either, Schema } from "effect"
+import { Schema } from "effect"
 import { DateString, LocalTime } from "../domain/dates.js"
-import { addDays, daysBetween, localDayAt } from "../domain/localDay.js"
+import { addDays, checkDayRange, dayCount, daysBetween, localDayAt } from "../domain/localDay.js"
 import { hasStarted, UNLIMITED_REMAINING } from "../partner/reschedules/rules.js"
 import type { DepartureAvailability } from "../ports/BookingSystem.js"
 
@@ -41,22 +41,8 @@ export const chunksOf = (from: string, to: string, size = CHUNK_DAYS): Array<{ f
   return chunks
 }
 
-/** Days from `from` to `to`, both included (0 when `to` is before `from`). */
-export const dayCount = (from: string, to: string) =>
-  to < from ? 0 : Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000) + 1
-
 /** The range rule of the availability endpoint; Left names the parameter and the rule. */
-export const checkRange = (from: string, to: string): Either.Either<number, { field: string; detail: string }> => {
-  if (to < from) return Either.left({ field: "to", detail: "to must not be before from" })
-  const days = dayCount(from, to)
-  if (days > AVAILABILITY_MAX_DAYS) {
-    return Either.left({
-      field: "to",
-      detail: `the range covers ${days} days; at most ${AVAILABILITY_MAX_DAYS} (from and to included)`
-    })
-  }
-  return Either.right(days)
-}
+export const checkRange = (from: string, to: string) => checkDayRange(from, to, AVAILABILITY_MAX_DAYS)
 
 /**
  * The season of a tour on its local day `today`: the next 12 months, today included (up to the day

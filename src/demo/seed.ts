@@ -23,6 +23,7 @@ import { Operators } from "../operators/Operators.js"
 import { PublishableKeys } from "../partner/auth/PublishableKeys.js"
 import { SCOPES } from "../partner/auth/scopes.js"
 import { QuickbookKeys } from "../quickbook/terminals/QuickbookKeys.js"
+import { SalesRollups } from "../sales/SalesRollups.js"
 import { demoProducts, startSandbox } from "../sandbox/bokun/index.js"
 import { startSandbox as startPaymentSandbox } from "../sandbox/surfboard/index.js"
 import { DEMO_DAYS_AHEAD, DEMO_VENDORS, setUpDemoBookingSystem } from "./bookingSystem.js"
@@ -92,7 +93,7 @@ export interface DemoExample {
   readonly note: string
 }
 
-export const BOOKING_COUNT = 2400
+export const BOOKING_COUNT = 3600
 const DAY = 86_400_000
 
 /**
@@ -300,8 +301,9 @@ export const seedDemo = Effect.gen(function*() {
     })
   }
 
-  // Bookings: generated in one statement from a fixed random seed, spread over the last 120 days
-  // (creation) with departures up to 75 days after booking, so both past and coming days are full.
+  // Bookings: generated in one statement from a fixed random seed, two in three created over the last
+  // 120 days and one in three over the 280 days before (so sales have 400 days of history), with
+  // departures up to 75 days after booking, so both past and coming days are full.
   // No provider_reference yet: the demo's booking system gives the linked tours' bookings theirs.
   yield* sql.withTransaction(Effect.gen(function*() {
     yield* sql`SELECT setseed(0.4242)`
@@ -315,7 +317,8 @@ export const seedDemo = Effect.gen(function*() {
         FROM generate_series(1, ${BOOKING_COUNT}) g
       ), b AS (
         SELECT gen.*, tour.*,
-          to_timestamp(${now / 1000}) - make_interval(secs => gen.r1 * 120 * 86400) AS created,
+          to_timestamp(${now / 1000})
+            - make_interval(secs => CASE WHEN g % 3 = 0 THEN 120 + gen.r1 * 280 ELSE gen.r1 * 120 END * 86400) AS created,
           1 + floor(gen.r2 * 6)::int AS pax
         FROM gen JOIN tour ON tour.n = gen.tn
       ), s AS (
@@ -650,6 +653,8 @@ export class DemoData extends Context.Tag("Demo/DemoData")<DemoData, {
       yield* setUpDemoPaymentProvider(payments)
       yield* recordDeskCardTerminals(file, payments)
       yield* Effect.logInfo(`demo payment provider (Surfboard sandbox) on ${payments.baseUrl}`)
+      // The sales rollups at once (the job takes in later changes every minute), so GET /sales answers.
+      yield* Effect.flatMap(SalesRollups, (rollups) => rollups.refresh()).pipe(Effect.provide(SalesRollups.Default))
       return read(sandbox.baseUrl)
     }).pipe(Effect.catchAll((e) => e instanceof PortUnavailable ? Effect.fail(e) : Effect.die(e)))
   )

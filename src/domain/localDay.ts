@@ -1,4 +1,5 @@
 /** Local calendar days in IANA time zones (pure; no I/O). */
+import { Either } from "effect"
 
 const formatters = new Map<string, Intl.DateTimeFormat>()
 
@@ -48,4 +49,22 @@ export const daysBetween = (from: string, to: string): Array<string> => {
 export const mirrorWindow = (timeZones: ReadonlyArray<string>, at: Date, daysAhead: number) => {
   const todays = timeZones.map((tz) => localDayAt(tz, at)).sort()
   return { from: todays[0]!, to: addDays(todays[todays.length - 1]!, daysAhead) }
+}
+
+/** Days from `from` to `to`, both included (0 when `to` is before `from`). */
+export const dayCount = (from: string, to: string) =>
+  to < from ? 0 : Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000) + 1
+
+/** A `from`/`to` range rule: `to` not before `from`, at most `maxDays` days with both ends; Left names the rule. */
+export const checkDayRange = (
+  from: string,
+  to: string,
+  maxDays: number
+): Either.Either<number, { field: string; detail: string }> => {
+  if (to < from) return Either.left({ field: "to", detail: "to must not be before from" })
+  const days = dayCount(from, to)
+  if (days > maxDays) {
+    return Either.left({ field: "to", detail: `the range covers ${days} days; at most ${maxDays} (from and to included)` })
+  }
+  return Either.right(days)
 }

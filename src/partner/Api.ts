@@ -14,6 +14,7 @@ import { CheckinsGroup } from "./checkins/Api.js"
 import { ManifestGroup } from "./manifest/Api.js"
 import { PaymentLinksGroup } from "./paymentLinks/Api.js"
 import { ReschedulesGroup } from "./reschedules/Api.js"
+import { SalesGroup } from "./sales/Api.js"
 import { ToursGroup } from "./tours/Api.js"
 
 export const Me = Schema.Struct({
@@ -57,11 +58,12 @@ export class PartnerApi extends HttpApi.make("partner")
   .add(PaymentLinksGroup)
   .add(CancelsGroup)
   .add(ToursGroup)
+  .add(SalesGroup)
   .annotate(OpenApi.Title, "Partner API")
   .annotate(OpenApi.Version, "1.0.0")
   .annotate(
     OpenApi.Description,
-    "Read bookings, the daily manifest and the tour catalogue of the operators on your key. Money is integer minor units with an ISO 4217 currency; " +
+    "Read bookings, the daily manifest, sales and the tour catalogue of the operators on your key. Money is integer minor units with an ISO 4217 currency; " +
       "timestamps are ISO 8601; departure times are local HH:MM with an IANA time zone. Every error is " +
       "RFC 9457 problem details (application/problem+json) with a `request_id`."
   )

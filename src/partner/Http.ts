@@ -22,6 +22,7 @@ import { openApiLayer } from "./openapi.js"
 import { PaymentLinksLive } from "./paymentLinks/Http.js"
 import { answerProblems } from "./problem.js"
 import { ReschedulesLive } from "./reschedules/Http.js"
+import { SalesLive } from "./sales/Http.js"
 import { ToursLive } from "./tours/Http.js"
 
 export const MeLive = HttpApiBuilder.group(
@@ -73,7 +74,8 @@ export const PartnerApiLive = HttpApiBuilder.api(PartnerApi).pipe(
     ReschedulesLive,
     PaymentLinksLive,
     CancelsLive,
-    ToursLive
+    ToursLive,
+    SalesLive
   ]),
   Layer.provide(PartnerAuthLive),
   Layer.provide([KeyAuth.Default, RateLimiter.Default])

@@ -5,14 +5,13 @@ import {
   adultPrice,
   checkRange,
   chunksOf,
-  dayCount,
   isBookable,
   knownDays,
   seasonOf,
   seasonWindow,
   unknownDays
 } from "../../src/catalogue/availability.js"
-import { addDays, daysBetween } from "../../src/domain/localDay.js"
+import { addDays, dayCount, daysBetween } from "../../src/domain/localDay.js"
 import type { DepartureAvailability } from "../../src/ports/BookingSystem.js"
 
 const TZ = "Europe/Oslo"

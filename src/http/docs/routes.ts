@@ -21,6 +21,7 @@ export const SECTIONS = [
   "bookings",
   "manifest",
   "tours",
+  "sales",
   "writes",
   "cancel",
   "reschedule",

@@ -1,0 +1,174 @@
+/**
+ * The sales summary's rules (spec §2 "Sales summary"; docs/api/sales.md), pure: the range rule, the
+ * own-sales days and totals, whether the other-channel figures can be given, and their conversion.
+ * Every total is the sum of the rows it totals, after conversion, so days add up to totals and
+ * channels add up to totals to the minor unit.
+ */
+import { Either } from "effect"
+import { checkDayRange } from "../../domain/localDay.js"
+
+/** Longest range, in days with both ends counted (so `to` − `from` ≤ 365). */
+export const SALES_MAX_DAYS = 366
+export const SALES_CURRENCIES = ["NOK", "EUR"] as const
+export type SalesCurrency = (typeof SALES_CURRENCIES)[number]
+
+export const UNAVAILABLE_REASONS = ["refresh_failed", "not_read_yet", "not_covered", "stale", "rate_missing"] as const
+export type UnavailableReason = (typeof UNAVAILABLE_REASONS)[number]
+
+export interface Partner {
+  readonly id: string
+  readonly name: string
+}
+
+export const checkSalesRange = (from: string, to: string) => checkDayRange(from, to, SALES_MAX_DAYS)
+
+// ---------------------------------------------------------------------------------------------
+// Own sales
+
+export interface OwnDayRow {
+  readonly day: string
+  readonly currency: string
+  readonly operator_id: string
+  readonly bookings: number
+  readonly revenue_minor: number
+}
+
+/** Days as read (one per day, currency and operator, oldest first) and their totals per currency and operator. */
+export const ownSales = (rows: ReadonlyArray<OwnDayRow>, partnerOf: (operatorId: string) => Partner) => {
+  const totals = new Map<string, { currency: string; partner: Partner; revenue_minor: number; bookings: number }>()
+  const days = rows.map((r) => {
+    const partner = partnerOf(r.operator_id)
+    const key = `${r.currency}|${r.operator_id}`
+    const total = totals.get(key) ?? { currency: r.currency, partner, revenue_minor: 0, bookings: 0 }
+    total.revenue_minor += r.revenue_minor
+    total.bookings += r.bookings
+    totals.set(key, total)
+    return { date: r.day, revenue_minor: r.revenue_minor, bookings: r.bookings, currency: r.currency, partner }
+  })
+  const ordered = [...totals.values()].sort((a, b) =>
+    a.currency.localeCompare(b.currency) || a.partner.name.localeCompare(b.partner.name)
+  )
+  return { days, totals: ordered }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Whether other-channel figures can be given
+
+/** What the sales ledger knows of one booking-system account (absent fields: never read). */
+export interface LedgerCoverage {
+  readonly account_id: string
+  readonly operator_ids: ReadonlyArray<string>
+  readonly covered_from: string | null
+  readonly covered_until: Date | null
+  readonly last_outcome: string | null
+  readonly last_attempt_at: Date | null
+}
+
+export interface Gap {
+  readonly operatorIds: ReadonlyArray<string>
+  readonly reason: UnavailableReason
+  readonly detail: string
+}
+
+const utcDay = (at: Date) => at.toISOString().slice(0, 10)
+
+/**
+ * The reasons the ledger cannot give the figures of `[from, to]`, one per account at most: its last
+ * read failed; it was never read completely; it starts after `from`; or the range reaches the day of
+ * its last complete read and that read is older than `staleAfterMs`.
+ */
+export const ledgerGaps = (
+  accounts: ReadonlyArray<LedgerCoverage>,
+  range: { readonly from: string; readonly to: string },
+  now: Date,
+  staleAfterMs: number
+): Array<Gap> =>
+  accounts.flatMap((a): Array<Gap> => {
+    const gap = (reason: UnavailableReason, detail: string) => [{ operatorIds: a.operator_ids, reason, detail }]
+    if (a.last_outcome === "failed") {
+      return gap(
+        "refresh_failed",
+        `the last read of the booking system${
+          a.last_attempt_at ? ` (${a.last_attempt_at.toISOString()})` : ""
+        } failed; figures come back after the next successful read`
+      )
+    }
+    if (a.covered_from === null || a.covered_until === null) {
+      return gap("not_read_yet", "the booking system's sales have not been read completely yet")
+    }
+    if (range.from < a.covered_from) {
+      return gap("not_covered", `the booking system's sales are read from ${a.covered_from} on`)
+    }
+    if (range.to >= utcDay(a.covered_until) && now.getTime() - a.covered_until.getTime() > staleAfterMs) {
+      return gap("stale", `the booking system's sales were last read completely at ${a.covered_until.toISOString()}`)
+    }
+    return []
+  })
+
+// ---------------------------------------------------------------------------------------------
+// Other-channel figures
+
+export interface ChannelDayRow {
+  readonly day: string
+  readonly label: string
+  readonly currency: string
+  readonly bookings: number
+  readonly participants: number
+  readonly revenue_minor: number
+}
+
+/** An amount of `currency` on `day` in the requested currency, or null without a rate. */
+export type Convert = (amountMinor: number, currency: string, day: string) => number | null
+
+export interface OtherChannelFigures {
+  readonly days: Array<{ date: string; revenue_minor: number; bookings: number }>
+  readonly channels: Array<{ label: string; revenue_minor: number; bookings: number; participants: number }>
+  readonly totals: { revenue_minor: number; bookings: number; participants: number }
+}
+
+/**
+ * Days (oldest first), channels (largest revenue first, then label) and totals from rows per day,
+ * channel and line currency, each row converted once; Left lists the (currency, day) pairs without a rate.
+ */
+export const otherChannelFigures = (
+  rows: ReadonlyArray<ChannelDayRow>,
+  convert: Convert
+): Either.Either<OtherChannelFigures, ReadonlyArray<{ currency: string; day: string }>> => {
+  const days = new Map<string, { date: string; revenue_minor: number; bookings: number }>()
+  const channels = new Map<string, { label: string; revenue_minor: number; bookings: number; participants: number }>()
+  const totals = { revenue_minor: 0, bookings: 0, participants: 0 }
+  const missing = new Map<string, { currency: string; day: string }>()
+  for (const r of rows) {
+    const revenue = convert(r.revenue_minor, r.currency, r.day)
+    if (revenue === null) {
+      missing.set(`${r.currency}|${r.day}`, { currency: r.currency, day: r.day })
+      continue
+    }
+    const day = days.get(r.day) ?? { date: r.day, revenue_minor: 0, bookings: 0 }
+    day.revenue_minor += revenue
+    day.bookings += r.bookings
+    days.set(r.day, day)
+    const channel = channels.get(r.label) ?? { label: r.label, revenue_minor: 0, bookings: 0, participants: 0 }
+    channel.revenue_minor += revenue
+    channel.bookings += r.bookings
+    channel.participants += r.participants
+    channels.set(r.label, channel)
+    totals.revenue_minor += revenue
+    totals.bookings += r.bookings
+    totals.participants += r.participants
+  }
+  if (missing.size > 0) return Either.left([...missing.values()])
+  return Either.right({
+    days: [...days.values()].sort((a, b) => a.date.localeCompare(b.date)),
+    channels: [...channels.values()].sort((a, b) =>
+      b.revenue_minor - a.revenue_minor || a.label.localeCompare(b.label)
+    ),
+    totals
+  })
+}
+
+export const NO_FIGURES: OtherChannelFigures = {
+  days: [],
+  channels: [],
+  totals: { revenue_minor: 0, bookings: 0, participants: 0 }
+}
