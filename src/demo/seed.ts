@@ -28,6 +28,7 @@ import { startSandbox as startPaymentSandbox } from "../sandbox/surfboard/index.
 import { DEMO_DAYS_AHEAD, DEMO_VENDORS, setUpDemoBookingSystem } from "./bookingSystem.js"
 import { DEMO_CATALOGUE } from "./catalogue.js"
 import { deskCardTerminals, setUpDemoPaymentProvider } from "./paymentProvider.js"
+import { setUpDemoRates } from "./rates.js"
 import { writeTourContent } from "./tourContent.js"
 
 export interface DemoKey {
@@ -650,6 +651,8 @@ export class DemoData extends Context.Tag("Demo/DemoData")<DemoData, {
       yield* setUpDemoPaymentProvider(payments)
       yield* recordDeskCardTerminals(file, payments)
       yield* Effect.logInfo(`demo payment provider (Surfboard sandbox) on ${payments.baseUrl}`)
+      // Rates for every banking day of the last 400 days (the sources: src/demo/rates.ts).
+      yield* setUpDemoRates
       return read(sandbox.baseUrl)
     }).pipe(Effect.catchAll((e) => e instanceof PortUnavailable ? Effect.fail(e) : Effect.die(e)))
   )

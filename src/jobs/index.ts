@@ -3,6 +3,7 @@ import { Effect, Layer } from "effect"
 import { JobsConfig } from "../config.js"
 import { bookingChangeRecoveryJob } from "./bookingChangeRecovery.js"
 import { clusterLayer } from "./cluster.js"
+import { exchangeRatesJobLive } from "./exchangeRates.js"
 import { idempotencyCleanupJob } from "./idempotencyCleanup.js"
 import { mirrorJobs } from "./mirrorRefresh.js"
 import { outboxSenderJob } from "./outboxSender.js"
@@ -22,7 +23,8 @@ export const JobsLive = Layer.unwrapEffect(
         paymentLinkWatchJob(config),
         tourSeasonJob(config),
         quickbookRecoveryJob(config),
-        quickbookExpiryJob(config)
+        quickbookExpiryJob(config),
+        exchangeRatesJobLive
       ).pipe(Layer.provide(clusterLayer(config)))
       : Layer.empty)
 )
