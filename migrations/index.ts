@@ -20,6 +20,7 @@ import m0018 from "./0018_quickbook_sandbox_accounts.js"
 import m0019 from "./0019_quickbook_stray_payments.js"
 import m0020 from "./0020_payment_links_once.js"
 import m0021 from "./0021_payment_link_refunds.js"
+import m0022 from "./0022_exchange_rates.js"
 import m0024 from "./0024_sales_rollups.js"
 
 export const migrations = {
@@ -44,5 +45,6 @@ export const migrations = {
   "0019_quickbook_stray_payments": m0019,
   "0020_payment_links_once": m0020,
   "0021_payment_link_refunds": m0021,
+  "0022_exchange_rates": m0022,
   "0024_sales_rollups": m0024
 }

@@ -2,7 +2,7 @@
 import { HttpServer } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import * as path from "node:path"
-import { ExternalSystemsLive, OutboxLive } from "./adapters/live.js"
+import { ExchangeRatesSourcesLive, ExternalSystemsLive, OutboxLive } from "./adapters/live.js"
 import { TourSeason } from "./catalogue/TourSeason.js"
 import { AppConfig, baseUrlOf } from "./config.js"
 import { DatabaseUrl, layerFromUrl } from "./db/Database.js"
@@ -15,6 +15,7 @@ import { JobsLive } from "./jobs/index.js"
 import { Mirror } from "./mirror/Mirror.js"
 import { BookingSystemAccounts } from "./operators/BookingSystemAccounts.js"
 import { IdempotencyStore } from "./partner/writes/IdempotencyStore.js"
+import { DailyRates } from "./rates/DailyRates.js"
 
 const announce = Effect.gen(function*() {
   const config = yield* AppConfig
@@ -60,6 +61,9 @@ export const MirrorLive = Layer.mergeAll(Mirror.Default, TourSeason.Default).pip
   Layer.provideMerge(ExternalSystemsLive)
 )
 
+/** The daily exchange rates (src/rates/) over their sources; needs the SqlClient. */
+export const RatesLive = DailyRates.Default.pipe(Layer.provideMerge(ExchangeRatesSourcesLive))
+
 export const ServiceLive = Layer.unwrapScoped(
   Effect.gen(function*() {
     const config = yield* AppConfig
@@ -73,6 +77,7 @@ export const ServiceLive = Layer.unwrapScoped(
       Layer.provideMerge(DemoData.layer),
       Layer.provideMerge(JobsLive.pipe(Layer.provide(IdempotencyStore.Default))),
       Layer.provideMerge(OutboxLive),
+      Layer.provideMerge(RatesLive),
       Layer.provideMerge(MirrorLive),
       Layer.provideMerge(database)
     )

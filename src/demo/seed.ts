@@ -29,6 +29,7 @@ import { startSandbox as startPaymentSandbox } from "../sandbox/surfboard/index.
 import { DEMO_DAYS_AHEAD, DEMO_VENDORS, setUpDemoBookingSystem } from "./bookingSystem.js"
 import { DEMO_CATALOGUE } from "./catalogue.js"
 import { deskCardTerminals, setUpDemoPaymentProvider } from "./paymentProvider.js"
+import { setUpDemoRates } from "./rates.js"
 import { writeTourContent } from "./tourContent.js"
 
 export interface DemoKey {
@@ -653,6 +654,8 @@ export class DemoData extends Context.Tag("Demo/DemoData")<DemoData, {
       yield* setUpDemoPaymentProvider(payments)
       yield* recordDeskCardTerminals(file, payments)
       yield* Effect.logInfo(`demo payment provider (Surfboard sandbox) on ${payments.baseUrl}`)
+      // Rates for every banking day of the last 400 days (the sources: src/demo/rates.ts).
+      yield* setUpDemoRates
       // The sales rollups at once (the job takes in later changes every minute), so GET /sales answers.
       yield* Effect.flatMap(SalesRollups, (rollups) => rollups.refresh()).pipe(Effect.provide(SalesRollups.Default))
       return read(sandbox.baseUrl)

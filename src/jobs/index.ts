@@ -3,6 +3,7 @@ import { Effect, Layer } from "effect"
 import { JobsConfig } from "../config.js"
 import { bookingChangeRecoveryJob } from "./bookingChangeRecovery.js"
 import { clusterLayer } from "./cluster.js"
+import { exchangeRatesJobLive } from "./exchangeRates.js"
 import { idempotencyCleanupJob } from "./idempotencyCleanup.js"
 import { mirrorJobs } from "./mirrorRefresh.js"
 import { outboxSenderJob } from "./outboxSender.js"
@@ -24,7 +25,8 @@ export const JobsLive = Layer.unwrapEffect(
         tourSeasonJob(config),
         quickbookRecoveryJob(config),
         quickbookExpiryJob(config),
-        salesRollupsJob(config)
+        salesRollupsJob(config),
+        exchangeRatesJobLive
       ).pipe(Layer.provide(clusterLayer(config)))
       : Layer.empty)
 )

@@ -9,7 +9,9 @@ import { Mirror } from "../../src/mirror/Mirror.js"
 import { BookingSystemAccounts } from "../../src/operators/BookingSystemAccounts.js"
 import { IdempotencyStore } from "../../src/partner/writes/IdempotencyStore.js"
 import { BookingSystem } from "../../src/ports/BookingSystem.js"
+import { ExchangeRates } from "../../src/ports/ExchangeRates.js"
 import { PaymentProvider } from "../../src/ports/PaymentProvider.js"
+import { DailyRates } from "../../src/rates/DailyRates.js"
 import { outboxOn } from "./outbox.js"
 
 const unused = <I, S extends object>(tag: Context.Tag<I, S>, why: string) =>
@@ -17,6 +19,10 @@ const unused = <I, S extends object>(tag: Context.Tag<I, S>, why: string) =>
 
 const unusedBookingSystem = unused(BookingSystem, "no account is linked in this test")
 const unusedPaymentProvider = unused(PaymentProvider, "no payment is made in this test")
+/** The exchange-rate job may fire (weekdays 15:30 and 17:30 UTC): its sources answer no rate. */
+const noRates = DailyRates.Default.pipe(
+  Layer.provide(Layer.succeed(ExchangeRates, { dailyRates: () => Effect.succeed([]) }))
+)
 
 export const jobsInstance = (
   databaseUrl: string,
@@ -26,6 +32,7 @@ export const jobsInstance = (
 ) =>
   JobsLive.pipe(
     Layer.provide(Mirror.Default),
+    Layer.provide(noRates),
     Layer.provide(IdempotencyStore.Default),
     Layer.provide(BookingSystemAccounts.Default),
     Layer.provide(bookingSystem),

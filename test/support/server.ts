@@ -8,6 +8,7 @@ import { ConfigProvider, Context, Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
 import { inject } from "vitest"
 import { ExternalSystemsLive, OutboxLive } from "../../src/adapters/live.js"
+import { RatesLive } from "../../src/app.js"
 import { layerFromUrl } from "../../src/db/Database.js"
 import { createDatabase } from "../../src/db/embedded.js"
 import { HttpLive, nodeServer } from "../../src/Http.js"
@@ -18,6 +19,15 @@ export interface ServerOptions {
   /** Reuse this database instead of creating one (several instances on one database). */
   readonly databaseUrl?: string
   readonly env?: Record<string, string>
+}
+
+/**
+ * Where the exchange-rate sources are unless a test says (EXCHANGE_RATES_NORGES_BANK_URL,
+ * EXCHANGE_RATES_ECB_URL; a rates sandbox's baseUrl for both): port 9 refuses every connection.
+ */
+export const NO_RATE_SOURCES = {
+  EXCHANGE_RATES_NORGES_BANK_URL: "http://127.0.0.1:9",
+  EXCHANGE_RATES_ECB_URL: "http://127.0.0.1:9"
 }
 
 export class TestServer extends Context.Tag("TestServer")<TestServer, {
@@ -44,11 +54,15 @@ export const serverOn = (databaseUrl: string, env: Record<string, string> = {}) 
     // from env) and the outbox.
     Layer.provideMerge(OutboxLive),
     Layer.provideMerge(ExternalSystemsLive),
+    // The daily exchange rates; their sources are the test's (env), else a closed port (never the internet).
+    Layer.provideMerge(RatesLive),
     Layer.provideMerge(Operators.Default),
     Layer.provideMerge(layerFromUrl(databaseUrl, 4)),
     Layer.provide(ObservabilityLive),
     Layer.provide(
-      Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries({ LOG_LEVEL: "Warning", ...env }))))
+      Layer.setConfigProvider(
+        ConfigProvider.fromMap(new Map(Object.entries({ LOG_LEVEL: "Warning", ...NO_RATE_SOURCES, ...env })))
+      )
     )
   )
 
