@@ -21,6 +21,7 @@ import m0019 from "./0019_quickbook_stray_payments.js"
 import m0020 from "./0020_payment_links_once.js"
 import m0021 from "./0021_payment_link_refunds.js"
 import m0022 from "./0022_exchange_rates.js"
+import m0023 from "./0023_sales_ledger.js"
 import m0024 from "./0024_sales_rollups.js"
 
 export const migrations = {
@@ -46,5 +47,6 @@ export const migrations = {
   "0020_payment_links_once": m0020,
   "0021_payment_link_refunds": m0021,
   "0022_exchange_rates": m0022,
+  "0023_sales_ledger": m0023,
   "0024_sales_rollups": m0024
 }

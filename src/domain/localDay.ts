@@ -64,7 +64,10 @@ export const checkDayRange = (
   if (to < from) return Either.left({ field: "to", detail: "to must not be before from" })
   const days = dayCount(from, to)
   if (days > maxDays) {
-    return Either.left({ field: "to", detail: `the range covers ${days} days; at most ${maxDays} (from and to included)` })
+    return Either.left({
+      field: "to",
+      detail: `the range covers ${days} days; at most ${maxDays} (from and to included)`
+    })
   }
   return Either.right(days)
 }

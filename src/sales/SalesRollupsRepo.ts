@@ -77,12 +77,16 @@ export class SalesRollupsRepo extends Effect.Service<SalesRollupsRepo>()("Sales/
     const dayStart = sql.literal(`(g.day::timestamp AT TIME ZONE 'UTC')`)
     const dayEnd = sql.literal(`((g.day + 1)::timestamp AT TIME ZONE 'UTC')`)
 
+    /** Deletes the rows of the groups (given as parallel arrays) from a rollup table. */
+    const clear = (table: "sales_own_daily" | "sales_channel_daily", operators: string, days: string) =>
+      sql`
+        DELETE FROM ${sql(table)} d USING unnest(${operators}::uuid[], ${days}::date[]) AS g(operator_id, day)
+        WHERE d.operator_id = g.operator_id AND d.day = g.day`
+
     const rebuildOwn = (groups: ReadonlyArray<Group>) => {
       const { days, operators } = arraysOf(groups)
       return Effect.zipRight(
-        sql`
-          DELETE FROM sales_own_daily d USING unnest(${operators}::uuid[], ${days}::date[]) AS g(operator_id, day)
-          WHERE d.operator_id = g.operator_id AND d.day = g.day`,
+        clear("sales_own_daily", operators, days),
         sql`
           INSERT INTO sales_own_daily
             (operator_id, day, source, site_id, tour_id, currency, bookings, participants, revenue_minor)
@@ -113,9 +117,7 @@ export class SalesRollupsRepo extends Effect.Service<SalesRollupsRepo>()("Sales/
     const rebuildChannels = (groups: ReadonlyArray<Group>) => {
       const { days, operators } = arraysOf(groups)
       return Effect.zipRight(
-        sql`
-          DELETE FROM sales_channel_daily d USING unnest(${operators}::uuid[], ${days}::date[]) AS g(operator_id, day)
-          WHERE d.operator_id = g.operator_id AND d.day = g.day`,
+        clear("sales_channel_daily", operators, days),
         sql`
           INSERT INTO sales_channel_daily (operator_id, day, account_id, tour_id, channel_class, channel_label, currency,
             bookings, participants, revenue_minor)

@@ -6,6 +6,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
+import { QuickbookKeys } from "../../src/quickbook/terminals/QuickbookKeys.js"
 import { SalesRollups } from "../../src/sales/SalesRollups.js"
 
 export interface LedgerLineInput {
@@ -36,11 +37,14 @@ export const insertLedgerLine = (l: LedgerLineInput) =>
 
 /** A ledger line changed as a refresh that found it changed would (its `changed_at` moves). */
 export const setLedgerLineStatus = (lineId: string, status: "CONFIRMED" | "CANCELLED") =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql`UPDATE sales_ledger_lines SET status = ${status}, changed_at = now() WHERE line_id = ${lineId}`.pipe(
-      Effect.asVoid,
-      Effect.orDie
-    ))
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      sql`UPDATE sales_ledger_lines SET status = ${status}, changed_at = now() WHERE line_id = ${lineId}`.pipe(
+        Effect.asVoid,
+        Effect.orDie
+      )
+  )
 
 /** The account's ledger state: complete from `coveredFrom` up to `coveredUntil` (default: now). */
 export const setLedgerState = (
@@ -66,3 +70,38 @@ export const insertRate = (currency: string, day: string, nokPerUnit: number) =>
 
 /** One run of both rollups (what the sales-rollups job runs). */
 export const runRollups = Effect.flatMap(SalesRollups, (r) => r.refresh()).pipe(Effect.provide(SalesRollups.Default))
+
+/**
+ * Desk sales of `tourId` sold at a desk of `sellerId`, stored as the desk's book step leaves them,
+ * through a key of each mode: answers `sell(mode, status, confirmedAt, totalMinor, guests)`.
+ */
+export const deskSales = (sellerId: string, tourId: string) =>
+  Effect.gen(function*() {
+    const keys = yield* QuickbookKeys
+    const terminal = yield* keys.registerTerminal(sellerId, "Harbour desk", null)
+    const live = yield* keys.issueKey({ mode: "live", name: "Live desk", terminals: [terminal.id] })
+    const test = yield* keys.issueKey({ mode: "test", name: "Test desk", terminals: [terminal.id] })
+    const sql = yield* SqlClient.SqlClient
+    return (
+      mode: "live" | "test",
+      status: "confirmed" | "failed",
+      confirmedAt: Date,
+      totalMinor: number,
+      guests = 2
+    ) => {
+      const reference = `SVC-${randomUUID().replaceAll("-", "").slice(0, 10).toUpperCase()}`
+      return sql`
+        INSERT INTO quickbook_sales (reference, terminal_id, key_id, selling_operator_id, tour_id, merchant_id, product_id,
+          start_date, start_time, start_time_id, guests, total_minor, vat_minor, currency, cart_line, status, valid_until,
+          customer, language, booking_code, confirmed_at, failed_at)
+        VALUES (${reference}, ${terminal.id}, ${
+        mode === "live" ? live.id : test.id
+      }, ${sellerId}, ${tourId}, 'm-1', '1',
+          '2026-12-01', '10:00', '1', ${
+        JSON.stringify([{ type: "adult", count: guests, unitMinor: 0, categoryId: "1" }])
+      },
+          ${totalMinor}, 0, 'NOK', '{}', ${status}, ${confirmedAt}, '{"firstName":"Kari"}', 'en',
+          ${status === "confirmed" ? `BKN-${reference}` : null}, ${status === "confirmed" ? confirmedAt : null},
+          ${status === "failed" ? confirmedAt : null})`.pipe(Effect.as(reference), Effect.orDie)
+    }
+  }).pipe(Effect.provide(QuickbookKeys.Default), Effect.orDie)

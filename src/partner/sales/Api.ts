@@ -54,7 +54,9 @@ export const ChannelTotal = Schema.Struct({
 }).annotations({ identifier: "OtherChannel" })
 
 export const Unavailable = Schema.Struct({
-  partners: Schema.Array(Partner).annotations({ description: "The operators of the booking-system account concerned." }),
+  partners: Schema.Array(Partner).annotations({
+    description: "The operators of the booking-system account concerned."
+  }),
   reason: Schema.Literal(...UNAVAILABLE_REASONS),
   detail: Schema.String
 }).annotations({
@@ -88,7 +90,8 @@ export const SalesSummary = Schema.Struct({
         "and `unavailable` says why. Never a partial figure."
     }),
     as_of: Schema.NullOr(DateTimeString).annotations({
-      description: "Sales created up to this instant are in the figures (the oldest of the accounts' last complete reads)."
+      description:
+        "Sales created up to this instant are in the figures (the oldest of the accounts' last complete reads)."
     }),
     days: Schema.Array(ChannelDay).annotations({ description: "One row per UTC day with sales, oldest first." }),
     channels: Schema.Array(ChannelTotal).annotations({ description: "Per channel, largest revenue first." }),

@@ -9,23 +9,15 @@ import { SalesConfig } from "../../config.js"
 import { DailyRates } from "../../rates/DailyRates.js"
 import { convertMinor } from "../../rates/rules.js"
 import type { SalesSummary } from "./Api.js"
-import {
-  type Gap,
-  ledgerGaps,
-  NO_FIGURES,
-  otherChannelFigures,
-  ownSales,
-  type Partner,
-  type SalesCurrency
-} from "./rules.js"
+import * as rules from "./rules.js"
 import { SalesRepo } from "./SalesRepo.js"
 
 export interface SalesRequest {
   /** The operators in view, with their names. */
-  readonly partners: ReadonlyArray<Partner>
+  readonly partners: ReadonlyArray<rules.Partner>
   readonly from: string
   readonly to: string
-  readonly currency: SalesCurrency
+  readonly currency: rules.SalesCurrency
 }
 
 export class Sales extends Effect.Service<Sales>()("Partner/Sales", {
@@ -38,7 +30,7 @@ export class Sales extends Effect.Service<Sales>()("Partner/Sales", {
     const summary = Effect.fn("Sales.summary")(function*(r: SalesRequest) {
       const operatorIds = r.partners.map((p) => p.id)
       const byId = new Map(r.partners.map((p) => [p.id, p]))
-      const partnerOf = (id: string): Partner => byId.get(id) ?? { id, name: id }
+      const partnerOf = (id: string): rules.Partner => byId.get(id) ?? { id, name: id }
       const range = { operatorIds, from: r.from, to: r.to }
       const [own, channelRows, accounts] = yield* Effect.all(
         [repo.ownDays(range), repo.channelDays(range), repo.coverage(operatorIds)],
@@ -46,14 +38,14 @@ export class Sales extends Effect.Service<Sales>()("Partner/Sales", {
       )
       const now = new Date(yield* Clock.currentTimeMillis)
 
-      let unavailable: ReadonlyArray<Gap> = ledgerGaps(accounts, r, now, staleAfterMs)
-      let figures = NO_FIGURES
+      let unavailable: ReadonlyArray<rules.Gap> = rules.ledgerGaps(accounts, r, now, staleAfterMs)
+      let figures = rules.NO_FIGURES
       if (unavailable.length === 0) {
         const foreign = [...new Set(channelRows.map((c) => c.currency))].filter((c) => c !== r.currency)
         const table = foreign.length === 0
           ? null
           : yield* rates.table({ currencies: [...foreign, r.currency], from: r.from, to: r.to })
-        const converted = otherChannelFigures(
+        const converted = rules.otherChannelFigures(
           channelRows,
           (amount, currency, day) =>
             currency === r.currency ? amount : table && convertMinor(table, amount, currency, r.currency, day)
@@ -77,13 +69,13 @@ export class Sales extends Effect.Service<Sales>()("Partner/Sales", {
       return {
         from: r.from,
         to: r.to,
-        panion: ownSales(own, partnerOf),
+        panion: rules.ownSales(own, partnerOf),
         other_channels: {
           currency: r.currency,
           partners: covered.sort((a, b) => a.name.localeCompare(b.name)),
           available: unavailable.length === 0,
           as_of: asOf,
-          ...(unavailable.length === 0 ? figures : NO_FIGURES),
+          ...(unavailable.length === 0 ? figures : rules.NO_FIGURES),
           unavailable: unavailable.map((g) => ({
             partners: g.operatorIds.map(partnerOf),
             reason: g.reason,

@@ -6,6 +6,7 @@ import { get } from "../../support/http.js"
 import { insertAccount } from "../../support/mirror.js"
 import { conforms, dereferencedSpec } from "../../support/openapi.js"
 import {
+  deskSales,
   insertLedgerLine,
   insertRate,
   runRollups,
@@ -13,6 +14,7 @@ import {
   setLedgerState
 } from "../../support/sales.js"
 import { testServer } from "../../support/server.js"
+import { insertTour } from "../../support/tours.js"
 
 const sales = (query: string, key: string, status = 200) =>
   Effect.map(get(`/api/v1/sales?${query}`, key), (res) => {
@@ -88,7 +90,33 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("GET /api/v
       ])
       expectAddsUp(body)
       // The answer is what the OpenAPI document says it is.
-      conforms(yield* dereferencedSpec, "get", "/api/v1/sales", yield* get("/api/v1/sales?from=2026-03-10&to=2026-03-11", key.token))
+      conforms(
+        yield* dereferencedSpec,
+        "get",
+        "/api/v1/sales",
+        yield* get("/api/v1/sales?from=2026-03-10&to=2026-03-11", key.token)
+      )
+    }))
+
+  it.effect("desk sales of live desk keys count as own sales, for the operator of the tour, on the day confirmed", () =>
+    Effect.gen(function*() {
+      const w = yield* salesWorld
+      // Alpha's desk sells Beta's tour: the sale is Beta's.
+      const tour = yield* insertTour({ operatorId: w.beta, title: "Beta Fjord" })
+      const sell = yield* deskSales(w.alpha, tour)
+      yield* sell("live", "confirmed", at("2026-02-10T23:59:00Z"), 60000, 3)
+      yield* sell("live", "confirmed", at("2026-02-11T00:01:00Z"), 40000)
+      yield* sell("test", "confirmed", at("2026-02-11T09:00:00Z"), 99999) // a test key's sale never counts
+      yield* sell("live", "failed", at("2026-02-11T09:00:00Z"), 88888) // nor a sale that failed
+      yield* runRollups
+      const beta = { id: w.beta, name: `Beta Boats ${w.tag}` }
+      const body = yield* sales("from=2026-02-10&to=2026-02-11", (yield* w.key([w.alpha, w.beta])).token)
+      expect(body.panion.days).toEqual([
+        { date: "2026-02-10", revenue_minor: 60000, bookings: 1, currency: "NOK", partner: beta },
+        { date: "2026-02-11", revenue_minor: 40000, bookings: 1, currency: "NOK", partner: beta }
+      ])
+      const alphaOnly = yield* sales("from=2026-02-10&to=2026-02-11", (yield* w.key([w.alpha])).token)
+      expect(alphaOnly.panion.days).toEqual([])
     }))
 
   it.effect("a DST day: the UTC day of creation counts, not the operator's local day", () =>
@@ -327,7 +355,9 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("GET /api/v
       const recent = `from=${day(30 * 86_400_000)}&to=${day(0)}`
       expect((yield* sales(recent, key)).other_channels.unavailable[0].reason).toBe("stale")
       // The same stale ledger answers a range that ends before the day it stopped.
-      expect((yield* sales("from=2026-09-01&to=2026-09-01", key)).other_channels.available).toBe(true)
+      const before = yield* sales("from=2026-09-01&to=2026-09-01&currency=EUR", key)
+      expect(before.other_channels.available).toBe(true)
+      expect(before.other_channels.totals.revenue_minor).toBe(1000)
     }))
 
   it.effect("an operator with no booking system covers no other channel and is not unavailable", () =>
