@@ -84,7 +84,8 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("OpenAPI do
         ],
         "get /api/v1/tours": ["200", "400", "401", "403", "404", "429", "500"],
         "get /api/v1/tours/{id}": ["200", "400", "401", "403", "404", "429", "500"],
-        "get /api/v1/tours/{id}/availability": ["200", "400", "401", "403", "404", "429", "500"]
+        "get /api/v1/tours/{id}/availability": ["200", "400", "401", "403", "404", "429", "500"],
+        "get /api/v1/sales": ["200", "400", "401", "403", "404", "429", "500"]
       }
       const scopeOf: Record<string, Array<string>> = {
         "get /api/v1/me": [],
@@ -96,7 +97,8 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("OpenAPI do
         "post /api/v1/bookings/{id}/cancel": ["bookings.cancel:write"],
         "get /api/v1/tours": ["tours:read"],
         "get /api/v1/tours/{id}": ["tours:read"],
-        "get /api/v1/tours/{id}/availability": ["tours:read"]
+        "get /api/v1/tours/{id}/availability": ["tours:read"],
+        "get /api/v1/sales": ["finance:read"]
       }
       const listed = Object.entries<any>(doc.paths).flatMap(([path, item]) =>
         Object.keys(item).map((m) => `${m} ${path}`)
