@@ -296,21 +296,7 @@ export const makeStore = (clock: SandboxClock, switchesFor: SwitchesFor) =>
         const [order] = yield* sql<OrderRow>`SELECT * FROM surfboard_sandbox.orders WHERE id = ${row.order_id}`
         const returned = row.settle_amount_minor ?? row.amount_minor
         if (returned > 0) {
-          yield* sql`INSERT INTO surfboard_sandbox.transactions ${
-            sql.insert({
-              id: newId("transaction"),
-              order_id: order!.id,
-              payment_id: paymentId,
-              merchant_id: order!.merchant_id,
-              terminal_id: order!.terminal_id,
-              reference_id: order!.reference_id,
-              type: "RETURN",
-              amount_minor: returned,
-              currency: order!.currency,
-              voided: false,
-              created_at: at
-            })
-          }`
+          yield* insertTransaction(order!, paymentId, newId("transaction"), "RETURN", returned, at)
         }
         const status = returned < order!.amount_minor ? "PARTIAL_PAYMENT_COMPLETED" : "PAYMENT_COMPLETED"
         yield* sql`UPDATE surfboard_sandbox.orders SET status = ${status}, updated_at = ${at} WHERE id = ${order!.id}`
@@ -476,24 +462,20 @@ export const makeStore = (clock: SandboxClock, switchesFor: SwitchesFor) =>
         }
         const at = yield* now
         const orderId = newId("order")
-        yield* sql`INSERT INTO surfboard_sandbox.orders ${
-          sql.insert({
-            id: orderId,
-            merchant_id: merchant.id,
-            terminal_id: terminal.id,
-            reference_id: input.referenceId ?? null,
-            type: "return",
-            purchase_order_id: purchaseOrderId,
-            status: "PENDING",
-            currency: total.currency,
-            amount_minor: amount,
-            body: JSON.stringify(input),
-            page_token: null,
-            page_expires_at: null,
-            created_at: at,
-            updated_at: at
-          })
-        }`
+        yield* insertOrder({
+          id: orderId,
+          merchant_id: merchant.id,
+          terminal_id: terminal.id,
+          reference_id: input.referenceId ?? null,
+          type: "return",
+          purchase_order_id: purchaseOrderId,
+          currency: total.currency,
+          amount_minor: amount,
+          body: input,
+          page_token: null,
+          page_expires_at: null,
+          created_at: at
+        })
         const initiate = input.controlFunctions?.initiatePaymentsOptions
         if (initiate === undefined) return { orderId }
         const switches = yield* switchesFor(merchant.id)
@@ -501,24 +483,12 @@ export const makeStore = (clock: SandboxClock, switchesFor: SwitchesFor) =>
         const settles = ratio !== null && ratio > 0 && ratio < 1 ? Math.floor(amount * ratio) : amount
         const plan = settlementPlan(switches, at)
         const paymentId = newId("payment")
-        yield* sql`INSERT INTO surfboard_sandbox.payments ${
-          sql.insert({
-            id: paymentId,
-            order_id: orderId,
-            status: "PAYMENT_PROCESSING",
-            method: initiate.paymentMethod ?? "CARD_NP",
-            amount_minor: amount,
-            failure_reason: null,
-            settle_amount_minor: settles,
-            settles_at: plan.kind === "at" ? plan.at : null,
-            settle_on_request: plan.kind === "on_request",
-            void_status: null,
-            void_settles_at: null,
-            void_on_request: false,
-            created_at: at,
-            completed_at: null
-          })
-        }`
+        yield* insertPayment(paymentId, orderId, amount, initiate.paymentMethod ?? "CARD_NP", at, {
+          status: "PAYMENT_PROCESSING",
+          settle_amount_minor: settles,
+          settles_at: plan.kind === "at" ? plan.at : null,
+          settle_on_request: plan.kind === "on_request"
+        })
         if (plan.kind === "now") yield* completeRefund(paymentId, at)
         else yield* sql`UPDATE surfboard_sandbox.orders SET status = 'PAYMENT_PROCESSED' WHERE id = ${orderId}`
         return { orderId, paymentId }
@@ -572,24 +542,20 @@ export const makeStore = (clock: SandboxClock, switchesFor: SwitchesFor) =>
             }
           }
         }
-        yield* sql`INSERT INTO surfboard_sandbox.orders ${
-          sql.insert({
-            id: orderId,
-            merchant_id: merchant.id,
-            terminal_id: terminal.id,
-            reference_id: input.referenceId ?? null,
-            type: "purchase",
-            purchase_order_id: null,
-            status: "PENDING",
-            currency: total.currency,
-            amount_minor: total.total,
-            body: JSON.stringify(body),
-            page_token: page?.token ?? null,
-            page_expires_at: page?.expiresAt ?? null,
-            created_at: at,
-            updated_at: at
-          })
-        }`
+        yield* insertOrder({
+          id: orderId,
+          merchant_id: merchant.id,
+          terminal_id: terminal.id,
+          reference_id: input.referenceId ?? null,
+          type: "purchase",
+          purchase_order_id: null,
+          currency: total.currency,
+          amount_minor: total.total,
+          body,
+          page_token: page?.token ?? null,
+          page_expires_at: page?.expiresAt ?? null,
+          created_at: at
+        })
         let paymentId: string | undefined
         const initiate = input.controlFunctions?.initiatePaymentsOptions
         if (initiate !== undefined && terminal.kind === "card") {
@@ -603,7 +569,23 @@ export const makeStore = (clock: SandboxClock, switchesFor: SwitchesFor) =>
         }
       })
 
-    const insertPayment = (id: string, orderId: string, amount: number, method: string, at: Date) =>
+    /**
+     * A new payment of an order: initiated (a purchase's, waiting for the card or the page), or
+     * `settling` says how a return's refund settles (processing until then).
+     */
+    const insertPayment = (
+      id: string,
+      orderId: string,
+      amount: number,
+      method: string,
+      at: Date,
+      settling?: {
+        readonly status: "PAYMENT_PROCESSING"
+        readonly settle_amount_minor: number
+        readonly settles_at: Date | null
+        readonly settle_on_request: boolean
+      }
+    ) =>
       sql`INSERT INTO surfboard_sandbox.payments ${
         sql.insert({
           id,
@@ -615,11 +597,43 @@ export const makeStore = (clock: SandboxClock, switchesFor: SwitchesFor) =>
           settle_amount_minor: null,
           settles_at: null,
           settle_on_request: false,
+          ...settling,
           void_status: null,
           void_settles_at: null,
           void_on_request: false,
           created_at: at,
           completed_at: null
+        })
+      }`
+
+    /** A new order (PENDING until a payment moves it): a purchase or a return. */
+    const insertOrder = (order: Omit<OrderRow, "status">) =>
+      sql`INSERT INTO surfboard_sandbox.orders ${
+        sql.insert({ ...order, status: "PENDING", body: JSON.stringify(order.body), updated_at: order.created_at })
+      }`
+
+    /** The transaction of a completed payment of `order`: what it took (PURCHASE) or returned (RETURN). */
+    const insertTransaction = (
+      order: OrderRow,
+      paymentId: string,
+      id: string,
+      type: TransactionRow["type"],
+      amount: number,
+      at: Date
+    ) =>
+      sql`INSERT INTO surfboard_sandbox.transactions ${
+        sql.insert({
+          id,
+          order_id: order.id,
+          payment_id: paymentId,
+          merchant_id: order.merchant_id,
+          terminal_id: order.terminal_id,
+          reference_id: order.reference_id,
+          type,
+          amount_minor: amount,
+          currency: order.currency,
+          voided: false,
+          created_at: at
         })
       }`
 
@@ -681,21 +695,7 @@ export const makeStore = (clock: SandboxClock, switchesFor: SwitchesFor) =>
               method = COALESCE(${options.method ?? null}, method)
             WHERE id = ${paymentId}`
           const transactionId = newId("transaction")
-          yield* sql`INSERT INTO surfboard_sandbox.transactions ${
-            sql.insert({
-              id: transactionId,
-              order_id: order.id,
-              payment_id: paymentId,
-              merchant_id: order.merchant_id,
-              terminal_id: order.terminal_id,
-              reference_id: order.reference_id,
-              type: "PURCHASE",
-              amount_minor: order.amount_minor,
-              currency: order.currency,
-              voided: false,
-              created_at: at
-            })
-          }`
+          yield* insertTransaction(order, paymentId, transactionId, "PURCHASE", order.amount_minor, at)
           yield* sql`UPDATE surfboard_sandbox.orders SET status = 'PAYMENT_COMPLETED', updated_at = ${at} WHERE id = ${order.id}`
           return { orderId: order.id, paymentId, transactionId, status: "PAYMENT_COMPLETED" }
         }))
