@@ -6,6 +6,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { repoEdge } from "../../db/repoEdge.js"
+import { IdAmongOperators, IdRow } from "../../db/rows.js"
 import { toPgArray } from "../../db/sql.js"
 import { LinkRow } from "./PaymentLinksRepo.js"
 
@@ -63,8 +64,6 @@ const LISTED = "('RESERVED', 'CONFIRMED', 'CANCELLED', 'REFUNDED')"
 const CANCELLING = `EXISTS (SELECT 1 FROM booking_changes c WHERE c.booking_id = b.id AND c.kind = 'cancel'
   AND c.state IN ('releasing', 'released', 'done'))`
 
-const Id = Schema.Struct({ id: Schema.String })
-const Named = Schema.Struct({ id: Schema.String, operatorIds: Schema.Array(Schema.String) })
 const Collected = Schema.Struct({ currency: Schema.String, amount_minor: Schema.Number })
 
 export class LinkTargetsRepo extends Effect.Service<LinkTargetsRepo>()("Partner/LinkTargetsRepo", {
@@ -72,7 +71,7 @@ export class LinkTargetsRepo extends Effect.Service<LinkTargetsRepo>()("Partner/
     const sql = yield* SqlClient.SqlClient
 
     const bookingTarget = SqlSchema.findOne({
-      Request: Named,
+      Request: IdAmongOperators,
       Result: BookingTargetRow,
       execute: ({ id, operatorIds }) =>
         sql`
@@ -89,7 +88,7 @@ export class LinkTargetsRepo extends Effect.Service<LinkTargetsRepo>()("Partner/
     })
 
     const rowTarget = SqlSchema.findOne({
-      Request: Named,
+      Request: IdAmongOperators,
       Result: RowTargetRow,
       execute: ({ id, operatorIds }) =>
         sql`
@@ -102,7 +101,7 @@ export class LinkTargetsRepo extends Effect.Service<LinkTargetsRepo>()("Partner/
 
     const firstRowOf = SqlSchema.findOne({
       Request: Schema.Struct({ accountId: Schema.String, bookingId: Schema.String }),
-      Result: Id,
+      Result: IdRow,
       execute: ({ accountId, bookingId }) =>
         sql`
           SELECT id FROM manifest_rows WHERE account_id = ${accountId} AND booking_id = ${bookingId}
