@@ -16,7 +16,6 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Data, Effect, Predicate, Schema } from "effect"
 import { repoEdge } from "../db/repoEdge.js"
-import { IdRow } from "../db/rows.js"
 import type { TourFacts } from "./tourFacts.js"
 
 export const SeasonTour = Schema.Struct({
@@ -122,7 +121,7 @@ export class TourSeasonRepo extends Effect.Service<TourSeasonRepo>()("Catalogue/
     /** The tour's default pricing category, if it has one. */
     const defaultCategory = SqlSchema.findOne({
       Request: Schema.String,
-      Result: IdRow,
+      Result: Schema.Struct({ id: Schema.String }),
       execute: (tourId) => sql`SELECT id FROM tour_pricing_categories WHERE tour_id = ${tourId} AND is_default`
     })
 

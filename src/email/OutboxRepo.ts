@@ -7,7 +7,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { repoEdge } from "../db/repoEdge.js"
-import { IdRow } from "../db/rows.js"
 import { LOCALES } from "./rules.js"
 import { TEMPLATE_NAMES } from "./templates.js"
 
@@ -126,7 +125,7 @@ export class OutboxRepo extends Effect.Service<OutboxRepo>()("Email/OutboxRepo",
     /** A failed message back to pending with fresh attempts; None when it was not failed. */
     const requeueFailed = SqlSchema.findOne({
       Request: Schema.String,
-      Result: IdRow,
+      Result: Schema.Struct({ id: Schema.String }),
       execute: (id) =>
         sql`
           UPDATE email_outbox SET status = 'pending', attempts = 0, next_attempt_at = now(), failed_at = NULL

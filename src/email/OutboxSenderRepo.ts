@@ -7,7 +7,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { repoEdge } from "../db/repoEdge.js"
-import { IdRow } from "../db/rows.js"
 import { OutboxStatus } from "./OutboxRepo.js"
 
 /** A message a sender claimed: what the Mailer needs, and its attempt number. */
@@ -49,7 +48,7 @@ export class OutboxSenderRepo extends Effect.Service<OutboxSenderRepo>()("Email/
     /** Marks a delivered message sent; None when its claim had expired (nothing changed). */
     const markSent = SqlSchema.findOne({
       Request: Schema.Struct({ ...Settle.fields, response: Schema.String }),
-      Result: IdRow,
+      Result: Schema.Struct({ id: Schema.String }),
       execute: (s) =>
         sql`
           UPDATE email_outbox SET status = 'sent', sent_at = now(), claim_token = NULL, locked_until = NULL,

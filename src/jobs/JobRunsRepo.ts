@@ -8,7 +8,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { repoEdge } from "../db/repoEdge.js"
-import { IdRow } from "../db/rows.js"
 
 const Slot = Schema.Struct({ job: Schema.String, scheduledFor: Schema.NullOr(Schema.String) })
 
@@ -19,7 +18,7 @@ export class JobRunsRepo extends Effect.Service<JobRunsRepo>()("Jobs/JobRunsRepo
     /** A `running` row for the run; None when its scheduled slot already has one (a second delivery). */
     const start = SqlSchema.findOne({
       Request: Schema.Struct({ ...Slot.fields, instance: Schema.String }),
-      Result: IdRow,
+      Result: Schema.Struct({ id: Schema.String }),
       execute: (r) =>
         sql`
           INSERT INTO job_runs (job, instance, outcome, scheduled_for)

@@ -10,7 +10,6 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Data, Effect, Predicate, Schema } from "effect"
 import { repoEdge } from "../db/repoEdge.js"
-import { IdRow } from "../db/rows.js"
 import type { MirroredAccount } from "../operators/BookingSystemAccounts.js"
 import type { BookingLine } from "../ports/BookingSystem.js"
 
@@ -251,7 +250,7 @@ export class MirrorRepo extends Effect.Service<MirrorRepo>()("Mirror/MirrorRepo"
         jobRunId: Schema.NullOr(Schema.String),
         kind: Schema.Literal("near_term", "nightly", "manual")
       }),
-      Result: IdRow,
+      Result: Schema.Struct({ id: Schema.String }),
       execute: (r) =>
         sql`
           INSERT INTO mirror_runs (account_id, job_run_id, kind, date_from, date_to, started_at, outcome)

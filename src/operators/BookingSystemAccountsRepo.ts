@@ -6,8 +6,7 @@
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { repoEdge } from "../db/repoEdge.js"
-import { IdRow } from "../db/rows.js"
+import { IdRow, repoEdge } from "../db/repoEdge.js"
 
 /** An account with its credentials and the operators linked to it, sorted by name then id. */
 export const AccountRow = Schema.Struct({

@@ -10,7 +10,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { repoEdge } from "../../db/repoEdge.js"
-import { IdRow } from "../../db/rows.js"
 import { PUBLISHABLE_KEY_PREFIX } from "./publishableKey.js"
 
 export const PublishableKeyListing = Schema.Struct({
@@ -78,7 +77,7 @@ export class PublishableKeysRepo extends Effect.Service<PublishableKeysRepo>()("
     /** Revokes a key (once: the first time stays); None when there is no such key. */
     const revoke = SqlSchema.findOne({
       Request: Schema.String,
-      Result: IdRow,
+      Result: Schema.Struct({ id: Schema.String }),
       execute: (id) =>
         sql`UPDATE publishable_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = ${id} RETURNING id`
     })

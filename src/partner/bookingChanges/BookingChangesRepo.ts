@@ -8,8 +8,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { BookingChangeConfig } from "../../config.js"
-import { repoEdge } from "../../db/repoEdge.js"
-import { IdRow } from "../../db/rows.js"
+import { IdRow, repoEdge } from "../../db/repoEdge.js"
 import { ABANDONABLE_STATES, ANY_OPEN_STATE, type ChangeKind, type ChangesSeen, OPEN_STATES } from "./rules.js"
 
 const Kind = Schema.Literal("cancel", "reschedule")

@@ -8,8 +8,7 @@
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
-import { repoEdge } from "../../db/repoEdge.js"
-import { IdRow } from "../../db/rows.js"
+import { IdRow, repoEdge } from "../../db/repoEdge.js"
 
 /** A refund row with what its call needs: the payment at the provider and the booking's operator. */
 export const RefundRow = Schema.Struct({

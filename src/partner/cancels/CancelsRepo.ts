@@ -8,7 +8,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { repoEdge } from "../../db/repoEdge.js"
-import { IdAmongOperators } from "../../db/rows.js"
 import { toPgArray } from "../../db/sql.js"
 import { ChangedBookingFields } from "../bookingChanges/changedBooking.js"
 import { LINK_COLUMNS, LinkRow } from "../paymentLinks/PaymentLinksRepo.js"
@@ -64,7 +63,7 @@ export class CancelsRepo extends Effect.Service<CancelsRepo>()("Partner/CancelsR
     // The booking
 
     const findBooking = SqlSchema.findOne({
-      Request: IdAmongOperators,
+      Request: Schema.Struct({ id: Schema.String, operatorIds: Schema.Array(Schema.String) }),
       Result: CancelBooking,
       execute: ({ id, operatorIds }) =>
         sql`

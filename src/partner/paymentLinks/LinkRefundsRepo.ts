@@ -6,8 +6,7 @@
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
-import { repoEdge, transactionAtEdge } from "../../db/repoEdge.js"
-import { IdRow } from "../../db/rows.js"
+import { IdRow, repoEdge, transactionAtEdge } from "../../db/repoEdge.js"
 
 /** A due refund row, with its link's reference, operator and manifest row. */
 export const RefundRow = Schema.Struct({

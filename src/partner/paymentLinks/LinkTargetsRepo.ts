@@ -5,8 +5,7 @@
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
-import { repoEdge } from "../../db/repoEdge.js"
-import { IdAmongOperators, IdRow } from "../../db/rows.js"
+import { IdRow, repoEdge } from "../../db/repoEdge.js"
 import { toPgArray } from "../../db/sql.js"
 import { LinkRow } from "./PaymentLinksRepo.js"
 
@@ -64,6 +63,7 @@ const LISTED = "('RESERVED', 'CONFIRMED', 'CANCELLED', 'REFUNDED')"
 const CANCELLING = `EXISTS (SELECT 1 FROM booking_changes c WHERE c.booking_id = b.id AND c.kind = 'cancel'
   AND c.state IN ('releasing', 'released', 'done'))`
 
+const Named = Schema.Struct({ id: Schema.String, operatorIds: Schema.Array(Schema.String) })
 const Collected = Schema.Struct({ currency: Schema.String, amount_minor: Schema.Number })
 
 export class LinkTargetsRepo extends Effect.Service<LinkTargetsRepo>()("Partner/LinkTargetsRepo", {
@@ -71,7 +71,7 @@ export class LinkTargetsRepo extends Effect.Service<LinkTargetsRepo>()("Partner/
     const sql = yield* SqlClient.SqlClient
 
     const bookingTarget = SqlSchema.findOne({
-      Request: IdAmongOperators,
+      Request: Named,
       Result: BookingTargetRow,
       execute: ({ id, operatorIds }) =>
         sql`
@@ -88,7 +88,7 @@ export class LinkTargetsRepo extends Effect.Service<LinkTargetsRepo>()("Partner/
     })
 
     const rowTarget = SqlSchema.findOne({
-      Request: IdAmongOperators,
+      Request: Named,
       Result: RowTargetRow,
       execute: ({ id, operatorIds }) =>
         sql`

@@ -7,8 +7,7 @@
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
-import { repoEdge, transactionAtEdge } from "../../db/repoEdge.js"
-import { IdRow } from "../../db/rows.js"
+import { IdRow, repoEdge, transactionAtEdge } from "../../db/repoEdge.js"
 
 /** A paid link's booking only in the booking system, as its mirror shows it (and the team's email needs it). */
 export const PaidRowMirror = Schema.Struct({

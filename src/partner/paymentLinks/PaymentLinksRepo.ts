@@ -9,8 +9,7 @@
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
-import { repoEdge, transactionAtEdge } from "../../db/repoEdge.js"
-import { IdRow } from "../../db/rows.js"
+import { IdRow, repoEdge, transactionAtEdge } from "../../db/repoEdge.js"
 import { PaymentLinkKind } from "./rules.js"
 
 /** A `payment_links` row. */

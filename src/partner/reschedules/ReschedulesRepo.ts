@@ -7,7 +7,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { repoEdge } from "../../db/repoEdge.js"
-import { IdAmongOperators } from "../../db/rows.js"
 import { toPgArray } from "../../db/sql.js"
 import { RescheduleChange } from "../bookingChanges/BookingChangesRepo.js"
 import { ChangedBookingFields } from "../bookingChanges/changedBooking.js"
@@ -40,7 +39,7 @@ export class ReschedulesRepo extends Effect.Service<ReschedulesRepo>()("Partner/
     const sql = yield* SqlClient.SqlClient
 
     const findBooking = SqlSchema.findOne({
-      Request: IdAmongOperators,
+      Request: Schema.Struct({ id: Schema.String, operatorIds: Schema.Array(Schema.String) }),
       Result: RescheduleBooking,
       execute: ({ id, operatorIds }) =>
         sql`

@@ -16,7 +16,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { repoEdge } from "../../db/repoEdge.js"
-import { IdRow } from "../../db/rows.js"
 import { toPgArray } from "../../db/sql.js"
 import { type CursorPosition, microsToIso } from "../../http/cursor.js"
 
@@ -105,7 +104,7 @@ export class ToursRepo extends Effect.Service<ToursRepo>()("Partner/ToursRepo", 
     /** The sites of these operators: those they own and those they were added to. */
     const sitesOf = SqlSchema.findAll({
       Request: Schema.Array(Schema.String),
-      Result: IdRow,
+      Result: Schema.Struct({ id: Schema.String }),
       execute: (operatorIds) =>
         sql`
             SELECT id FROM sites WHERE owner_operator_id = ANY(${toPgArray(operatorIds)}::uuid[])

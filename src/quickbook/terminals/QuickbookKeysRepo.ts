@@ -10,8 +10,7 @@
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { repoEdge } from "../../db/repoEdge.js"
-import { IdRow } from "../../db/rows.js"
+import { IdRow, repoEdge } from "../../db/repoEdge.js"
 
 const Mode = Schema.Literal("live", "test")
 
