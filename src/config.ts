@@ -17,6 +17,12 @@ const LOG_LEVELS: Record<string, LogLevel.LogLevel> = {
   off: LogLevel.None
 }
 
+/** A secret that may be unset: set but blank (`NAME=` in an env file) is unset too. */
+const optionalSecret = (name: string) =>
+  Config.option(Config.redacted(name)).pipe(
+    Config.map(Option.filter((value) => Redacted.value(value).trim() !== ""))
+  )
+
 /** Every setting of the service, read once through effect/Config. */
 export const AppConfig = Config.all({
   host: Config.string("HOST").pipe(Config.withDefault("127.0.0.1")),
@@ -24,9 +30,7 @@ export const AppConfig = Config.all({
   /** Public base URL used in printed hints and docs; defaults to http://HOST:PORT. */
   publicUrl: Config.option(Config.string("PUBLIC_URL")),
   /** A PostgreSQL server; when unset the embedded database under DATA_DIR is used. */
-  databaseUrl: Config.option(Config.redacted("DATABASE_URL")).pipe(
-    Config.map(Option.filter((url) => Redacted.value(url).trim() !== ""))
-  ),
+  databaseUrl: optionalSecret("DATABASE_URL"),
   dataDir: Config.string("DATA_DIR").pipe(Config.withDefault(".data")),
   embeddedPgPort: Config.port("EMBEDDED_PG_PORT").pipe(Config.withDefault(54329)),
   /**
@@ -201,8 +205,7 @@ export const MailConfig = Config.all({
    * `smtp://user:password@host:587` (STARTTLS when offered) or `smtps://…:465`. Unset: messages go
    * to the local mailbox in the database (`npm run cli -- mail list`).
    */
-  smtp: Config.option(Config.redacted("SMTP_URL")).pipe(
-    Config.map(Option.filter((url) => Redacted.value(url).trim() !== "")),
+  smtp: optionalSecret("SMTP_URL").pipe(
     Config.mapOrFail((url) =>
       Option.match(url, {
         onNone: () => Either.right(Option.none()),
@@ -272,8 +275,7 @@ export const QuickbookTicketConfig = Config.all({
    * one; changing it breaks the links already given out). Unset: derived from the shared secret in
    * the database (service_secrets), so that instances agree without configuration.
    */
-  ticketLinkSecret: Config.option(Config.redacted("QUICKBOOK_TICKET_LINK_SECRET")).pipe(
-    Config.map(Option.filter((secret) => Redacted.value(secret).trim() !== "")),
+  ticketLinkSecret: optionalSecret("QUICKBOOK_TICKET_LINK_SECRET").pipe(
     Config.mapOrFail((secret) =>
       Option.isSome(secret) && Redacted.value(secret.value).length < 32
         ? Either.left(ConfigError.InvalidData(["QUICKBOOK_TICKET_LINK_SECRET"], "must be at least 32 characters"))

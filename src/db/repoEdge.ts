@@ -73,3 +73,6 @@ export const moves = <I, II>(
   Request: Schema.Schema<I, II>,
   execute: (request: II) => Effect.Effect<ReadonlyArray<unknown>, SqlError>
 ) => flow(SqlSchema.findOne({ Request, Result: Schema.Unknown, execute }), Effect.map(Option.isSome))
+
+/** A row read only for its id: the row a statement found, claimed or wrote (`RETURNING id`). */
+export const IdRow = Schema.Struct({ id: Schema.String })

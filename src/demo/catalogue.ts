@@ -21,6 +21,20 @@ const ADULT_CHILD = [
 const NB_ADULT_CHILD = { adult: "Voksen", child: "Barn" }
 const PT_ADULT_CHILD = { adult: "Adulto", child: "Criança" }
 
+/** The one rate of a tour sold at a single price. */
+const STANDARD_RATE = [{ id: "standard", title: "Standard", description: null }]
+const NB_STANDARD_RATE = { standard: { title: "Standard" } }
+
+/** Free cancellation up to `hours` before departure, and its title in each language. */
+const freeCancellation = (hours: number) => ({
+  title: `Free cancellation up to ${hours} hours before departure`,
+  freeHours: hours
+})
+const FREE_CANCELLATION_TITLE = {
+  nb: (hours: number) => `Gratis avbestilling inntil ${hours} timer før avgang`,
+  pt: (hours: number) => `Cancelamento gratuito até ${hours} horas antes da partida`
+}
+
 /** Demo content by tour title; `linkedProducts[].tourId` holds a demo tour's title, resolved by the seed. */
 export const DEMO_CATALOGUE: Readonly<Record<string, TourContent>> = {
   "Oslofjord Sightseeing Cruise": {
@@ -34,7 +48,7 @@ export const DEMO_CATALOGUE: Readonly<Record<string, TourContent>> = {
       lat: 59.9107,
       lng: 10.7316
     },
-    cancellation: { title: "Free cancellation up to 24 hours before departure", freeHours: 24 },
+    cancellation: freeCancellation(24),
     minAge: null,
     difficulty: "very_easy",
     departureTimes: ["09:00", "12:30", "16:00"],
@@ -79,7 +93,7 @@ export const DEMO_CATALOGUE: Readonly<Record<string, TourContent>> = {
           "Kle deg for vind på dekk"
         ],
         meetingPointName: "Rådhusbrygge 3",
-        cancellationTitle: "Gratis avbestilling inntil 24 timer før avgang",
+        cancellationTitle: FREE_CANCELLATION_TITLE.nb(24),
         pricingCategories: NB_ADULT_CHILD,
         rates: {
           standard: { title: "Standard" },
@@ -94,7 +108,7 @@ export const DEMO_CATALOGUE: Readonly<Record<string, TourContent>> = {
     languages: ["en", "nb"],
     rating: null,
     meetingPoint: { name: "Kayak base at Huk, Bygdøy", address: "Huk aveny, 0287 Oslo", lat: 59.8966, lng: 10.6741 },
-    cancellation: { title: "Free cancellation up to 48 hours before departure", freeHours: 48 },
+    cancellation: freeCancellation(48),
     minAge: 12,
     difficulty: "moderate",
     departureTimes: ["14:00", "09:00"],
@@ -110,7 +124,7 @@ export const DEMO_CATALOGUE: Readonly<Record<string, TourContent>> = {
     knowBefore: ["You must be able to swim", "Minimum age 12, under 16 with an adult", "Bring a change of clothes"],
     photos: photos("fortress-kayak", 3),
     pricingCategories: [{ id: "adult", title: "Adult", isDefault: true, minAge: 12 }],
-    rates: [{ id: "standard", title: "Standard", description: null }],
+    rates: STANDARD_RATE,
     translations: {
       nb: {
         title: "Kajakk til festningsøyene",
@@ -126,9 +140,9 @@ export const DEMO_CATALOGUE: Readonly<Record<string, TourContent>> = {
         highlights: ["Festningsøyene sett fra sjøen", "Små grupper", "Ingen erfaring nødvendig"],
         knowBefore: ["Du må kunne svømme", "Nedre aldersgrense 12 år, under 16 med voksen", "Ta med skift"],
         meetingPointName: "Kajakkbasen på Huk, Bygdøy",
-        cancellationTitle: "Gratis avbestilling inntil 48 timer før avgang",
+        cancellationTitle: FREE_CANCELLATION_TITLE.nb(48),
         pricingCategories: { adult: "Voksen" },
-        rates: { standard: { title: "Standard" } }
+        rates: NB_STANDARD_RATE
       }
     }
   },
@@ -143,7 +157,7 @@ export const DEMO_CATALOGUE: Readonly<Record<string, TourContent>> = {
       lat: 69.6484,
       lng: 18.9603
     },
-    cancellation: { title: "Free cancellation up to 24 hours before departure", freeHours: 24 },
+    cancellation: freeCancellation(24),
     minAge: 8,
     difficulty: "challenging",
     departureTimes: ["10:00", "14:00"],
@@ -159,7 +173,7 @@ export const DEMO_CATALOGUE: Readonly<Record<string, TourContent>> = {
     knowBefore: ["Not suitable for pregnant guests or back problems", "Sightings are likely, not guaranteed"],
     photos: photos("whale-safari", 3),
     pricingCategories: ADULT_CHILD,
-    rates: [{ id: "standard", title: "Standard", description: null }],
+    rates: STANDARD_RATE,
     translations: {
       nb: {
         title: "Hvalsafari fra Tromsø",
@@ -175,9 +189,9 @@ export const DEMO_CATALOGUE: Readonly<Record<string, TourContent>> = {
         highlights: ["Knølhval og spekkhogger", "Raske RIB-båter", "Små grupper på 12"],
         knowBefore: ["Ikke egnet for gravide eller ved ryggplager", "Vi ser som regel hval, men det er ingen garanti"],
         meetingPointName: "Prostneset kai, port B",
-        cancellationTitle: "Gratis avbestilling inntil 24 timer før avgang",
+        cancellationTitle: FREE_CANCELLATION_TITLE.nb(24),
         pricingCategories: NB_ADULT_CHILD,
-        rates: { standard: { title: "Standard" } }
+        rates: NB_STANDARD_RATE
       }
     }
   },
@@ -193,7 +207,7 @@ export const DEMO_CATALOGUE: Readonly<Record<string, TourContent>> = {
       lat: 69.6496,
       lng: 18.958
     },
-    cancellation: { title: "Free cancellation up to 72 hours before departure", freeHours: 72 },
+    cancellation: freeCancellation(72),
     minAge: null,
     difficulty: "easy",
     departureTimes: ["19:30"],
@@ -225,7 +239,7 @@ export const DEMO_CATALOGUE: Readonly<Record<string, TourContent>> = {
         highlights: ["Privat: bare gruppen din", "Vi jager klar himmel", "Nordlysbilder inkludert"],
         knowBefore: ["Prisen gjelder hele gruppen på opptil 8", "Nordlys kan aldri garanteres"],
         meetingPointName: "Utenfor Radisson Blu Hotel Tromsø",
-        cancellationTitle: "Gratis avbestilling inntil 72 timer før avgang",
+        cancellationTitle: FREE_CANCELLATION_TITLE.nb(72),
         pricingCategories: { guest: "Gjest" },
         rates: { private: { title: "Hele gruppen (privat)", description: "Opptil 8 gjester i én minibuss." } }
       }
@@ -243,7 +257,7 @@ export const DEMO_CATALOGUE: Readonly<Record<string, TourContent>> = {
       lat: 38.7031,
       lng: -9.1748
     },
-    cancellation: { title: "Free cancellation up to 48 hours before departure", freeHours: 48 },
+    cancellation: freeCancellation(48),
     minAge: null,
     difficulty: "very_easy",
     departureTimes: ["19:30"],
@@ -275,7 +289,7 @@ export const DEMO_CATALOGUE: Readonly<Record<string, TourContent>> = {
         highlights: ["Torre de Belém ao pôr do sol", "Sob a ponte 25 de Abril", "Só o seu grupo a bordo"],
         knowBefore: ["O preço é para o barco inteiro, até 8 pessoas", "Sapatos de sola macia no convés"],
         meetingPointName: "Doca de Santo Amaro, pontão B",
-        cancellationTitle: "Cancelamento gratuito até 48 horas antes da partida",
+        cancellationTitle: FREE_CANCELLATION_TITLE.pt(48),
         pricingCategories: { guest: "Convidado" },
         rates: { "whole-boat": { title: "Barco inteiro", description: "Até 8 pessoas." } }
       }
@@ -292,7 +306,7 @@ export const DEMO_CATALOGUE: Readonly<Record<string, TourContent>> = {
       lat: 38.6935,
       lng: -9.2056
     },
-    cancellation: { title: "Free cancellation up to 24 hours before departure", freeHours: 24 },
+    cancellation: freeCancellation(24),
     minAge: 4,
     difficulty: "easy",
     departureTimes: ["10:00", "14:00"],
@@ -307,7 +321,7 @@ export const DEMO_CATALOGUE: Readonly<Record<string, TourContent>> = {
     knowBefore: ["Not suitable for guests with back problems", "Children under 16 with an adult"],
     photos: photos("dolphin-watch", 3),
     pricingCategories: ADULT_CHILD,
-    rates: [{ id: "standard", title: "Standard", description: null }],
+    rates: STANDARD_RATE,
     linkedProducts: [{ label: "Sunset on the river: Tagus Sunset Sail", language: null, tourId: "Tagus Sunset Sail" }],
     translations: {
       pt: {
@@ -323,7 +337,7 @@ export const DEMO_CATALOGUE: Readonly<Record<string, TourContent>> = {
         highlights: ["Golfinhos no estuário do Tejo", "Belém vista do rio"],
         knowBefore: ["Não recomendado a pessoas com problemas de costas", "Menores de 16 acompanhados por um adulto"],
         meetingPointName: "Doca de Belém, junto ao Padrão dos Descobrimentos",
-        cancellationTitle: "Cancelamento gratuito até 24 horas antes da partida",
+        cancellationTitle: FREE_CANCELLATION_TITLE.pt(24),
         pricingCategories: PT_ADULT_CHILD,
         rates: { standard: { title: "Normal" } }
       }
@@ -343,6 +357,6 @@ export const DEMO_CATALOGUE: Readonly<Record<string, TourContent>> = {
     descriptionHtml: "<p>Work in progress.</p>",
     photos: photos("douro", 1),
     pricingCategories: [{ id: "adult", title: "Adult", isDefault: true, minAge: 18 }],
-    rates: [{ id: "standard", title: "Standard", description: null }]
+    rates: STANDARD_RATE
   }
 }

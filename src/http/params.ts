@@ -25,3 +25,6 @@ export const PartnerId = Schema.String.annotations({
 })
 
 export const UuidPath = Schema.UUID.annotations({ message: () => "must be a UUID" })
+
+/** The path of an endpoint on one resource: `…/:id`, a UUID. */
+export const IdPath = Schema.Struct({ id: UuidPath })

@@ -6,7 +6,7 @@
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { repoEdge } from "../db/repoEdge.js"
+import { IdRow, repoEdge } from "../db/repoEdge.js"
 
 /** An account with its credentials and the operators linked to it, sorted by name then id. */
 export const AccountRow = Schema.Struct({
@@ -29,8 +29,6 @@ export const AccountListing = Schema.Struct({
   sandbox: Schema.Boolean,
   operators: Schema.NullOr(Schema.Array(Schema.String))
 })
-
-const Id = Schema.Struct({ id: Schema.String })
 
 export class BookingSystemAccountsRepo extends Effect.Service<BookingSystemAccountsRepo>()(
   "Operators/BookingSystemAccountsRepo",
@@ -63,7 +61,7 @@ export class BookingSystemAccountsRepo extends Effect.Service<BookingSystemAccou
           serviceChannelId: Schema.NullOr(Schema.String),
           sandbox: Schema.Boolean
         }),
-        Result: Id,
+        Result: IdRow,
         execute: (a) =>
           sql`
             INSERT INTO booking_system_accounts (kind, name, base_url, access_key, secret_key, service_channel_id, sandbox)
@@ -74,7 +72,7 @@ export class BookingSystemAccountsRepo extends Effect.Service<BookingSystemAccou
       /** None when there is no such account. */
       const setSandbox = SqlSchema.findOne({
         Request: Schema.Struct({ accountId: Schema.String, sandbox: Schema.Boolean }),
-        Result: Id,
+        Result: IdRow,
         execute: ({ accountId, sandbox }) =>
           sql`UPDATE booking_system_accounts SET sandbox = ${sandbox} WHERE id::text = ${accountId} RETURNING id`
       })
@@ -82,7 +80,7 @@ export class BookingSystemAccountsRepo extends Effect.Service<BookingSystemAccou
       /** None when there is no such operator. */
       const linkOperator = SqlSchema.findOne({
         Request: Schema.Struct({ operatorId: Schema.String, accountId: Schema.NullOr(Schema.String) }),
-        Result: Id,
+        Result: IdRow,
         execute: ({ accountId, operatorId }) =>
           sql`UPDATE operators SET booking_system_account_id = ${accountId} WHERE id = ${operatorId} RETURNING id`
       })
@@ -90,7 +88,7 @@ export class BookingSystemAccountsRepo extends Effect.Service<BookingSystemAccou
       /** None when there is no such tour. */
       const mapTour = SqlSchema.findOne({
         Request: Schema.Struct({ tourId: Schema.String, productId: Schema.NullOr(Schema.String) }),
-        Result: Id,
+        Result: IdRow,
         execute: ({ productId, tourId }) =>
           sql`
             UPDATE tours SET booking_system_product_id = ${productId}, updated_at = now() WHERE id = ${tourId} RETURNING id`

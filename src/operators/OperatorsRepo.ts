@@ -7,7 +7,7 @@
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { repoEdge } from "../db/repoEdge.js"
+import { IdRow, repoEdge } from "../db/repoEdge.js"
 
 const Role = Schema.Literal("owner", "admin", "member")
 
@@ -22,8 +22,6 @@ export const KeyListing = Schema.Struct({
   operators: Schema.Array(Schema.String)
 })
 export type KeyListing = typeof KeyListing.Type
-
-const Id = Schema.Struct({ id: Schema.String })
 
 const Membership = Schema.Struct({ operatorId: Schema.String, userId: Schema.String, role: Role })
 
@@ -48,7 +46,7 @@ export class OperatorsRepo extends Effect.Service<OperatorsRepo>()("Operators/Op
         legalName: Schema.NullOr(Schema.String),
         orgNumber: Schema.NullOr(Schema.String)
       }),
-      Result: Id,
+      Result: IdRow,
       execute: (o) =>
         sql`
           INSERT INTO operators (name, timezone, legal_name, org_number)
@@ -59,13 +57,13 @@ export class OperatorsRepo extends Effect.Service<OperatorsRepo>()("Operators/Op
     /** A user; the email as given (callers lower-case it). */
     const insertUser = SqlSchema.single({
       Request: Schema.Struct({ email: Schema.String, name: Schema.String }),
-      Result: Id,
+      Result: IdRow,
       execute: (u) => sql`INSERT INTO users (email, name) VALUES (${u.email}, ${u.name}) RETURNING id`
     })
 
     const userByEmail = SqlSchema.findOne({
       Request: Schema.String,
-      Result: Id,
+      Result: IdRow,
       execute: (email) => sql`SELECT id FROM users WHERE email = ${email}`
     })
 
@@ -90,7 +88,7 @@ export class OperatorsRepo extends Effect.Service<OperatorsRepo>()("Operators/Op
 
     const insertSite = SqlSchema.single({
       Request: Schema.Struct({ domain: Schema.String, name: Schema.String, ownerOperatorId: Schema.String }),
-      Result: Id,
+      Result: IdRow,
       execute: (s) =>
         sql`
           INSERT INTO sites (domain, name, owner_operator_id) VALUES (${s.domain}, ${s.name}, ${s.ownerOperatorId})
@@ -159,7 +157,7 @@ export class OperatorsRepo extends Effect.Service<OperatorsRepo>()("Operators/Op
     /** Revokes a key at `at` (once: the first time stays); None when there is no such key. */
     const revokeKey = SqlSchema.findOne({
       Request: Schema.Struct({ id: Schema.String, at: Schema.DateFromSelf }),
-      Result: Id,
+      Result: IdRow,
       execute: ({ at, id }) =>
         sql`UPDATE api_keys SET revoked_at = coalesce(revoked_at, ${at}) WHERE id = ${id} RETURNING id`
     })

@@ -8,7 +8,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { BookingChangeConfig } from "../../config.js"
-import { repoEdge } from "../../db/repoEdge.js"
+import { IdRow, repoEdge } from "../../db/repoEdge.js"
 import { ABANDONABLE_STATES, ANY_OPEN_STATE, type ChangeKind, type ChangesSeen, OPEN_STATES } from "./rules.js"
 
 const Kind = Schema.Literal("cancel", "reschedule")
@@ -84,7 +84,6 @@ const NewReschedule = Schema.Struct({
 export const NewChange = Schema.Union(NewCancel, NewReschedule)
 export type NewChange = typeof NewChange.Type
 
-const Id = Schema.Struct({ id: Schema.String })
 const ById = Schema.Struct({ id: Schema.String, lock: Schema.Boolean })
 
 export class BookingChangesRepo extends Effect.Service<BookingChangesRepo>()("Partner/BookingChangesRepo", {
@@ -131,7 +130,7 @@ export class BookingChangesRepo extends Effect.Service<BookingChangesRepo>()("Pa
     /** The change, open and leased from now; None when the booking has an open change already (the unique index). */
     const insert = SqlSchema.findOne({
       Request: NewChange,
-      Result: Id,
+      Result: IdRow,
       execute: (c) =>
         c.kind === "cancel"
           ? sql`
@@ -178,7 +177,7 @@ export class BookingChangesRepo extends Effect.Service<BookingChangesRepo>()("Pa
     /** Open changes of a kind whose lease is over, oldest first (the recovery scan). */
     const stale = SqlSchema.findAll({
       Request: Kind,
-      Result: Id,
+      Result: IdRow,
       execute: (kind) =>
         sql`
           SELECT id FROM booking_changes
@@ -189,7 +188,7 @@ export class BookingChangesRepo extends Effect.Service<BookingChangesRepo>()("Pa
     /** Takes over a change whose lease is over (a new lease from now); None: it is not (or no longer) so. */
     const takeOver = SqlSchema.findOne({
       Request: Schema.Struct({ id: Schema.String, kind: Kind }),
-      Result: Id,
+      Result: IdRow,
       execute: ({ id, kind }) =>
         sql`
           UPDATE booking_changes SET lease_until = ${leaseFromNow}
@@ -199,7 +198,7 @@ export class BookingChangesRepo extends Effect.Service<BookingChangesRepo>()("Pa
     /** Whether a change is still open and past its lease. */
     const isStale = SqlSchema.findOne({
       Request: Schema.Struct({ id: Schema.String, kind: Kind }),
-      Result: Id,
+      Result: IdRow,
       execute: ({ id, kind }) =>
         sql`
           SELECT id FROM booking_changes
@@ -220,7 +219,7 @@ export class BookingChangesRepo extends Effect.Service<BookingChangesRepo>()("Pa
     /** releasing → released (the booking system released the seats); None: it was not `releasing`. */
     const markReleased = SqlSchema.findOne({
       Request: Schema.String,
-      Result: Id,
+      Result: IdRow,
       execute: (id) =>
         sql`
           UPDATE booking_changes SET state = 'released', moved_at = now()

@@ -3,7 +3,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { IsoDate, IsoDateTimeWithOffset } from "../../domain/dates.js"
 import { InvalidRequest, NotFound } from "../../domain/errors.js"
-import { Cursor, intParam, oneOf, PartnerId, UuidPath } from "../../http/params.js"
+import { Cursor, IdPath, intParam, oneOf, PartnerId } from "../../http/params.js"
 import { PartnerAuth, RequiredScope } from "../auth/security.js"
 import { BookingDetail, BookingPage, BookingStatus } from "./booking.js"
 
@@ -26,24 +26,24 @@ export class BookingsGroup extends HttpApiGroup.make("bookings")
       .addSuccess(BookingPage)
       .addError(InvalidRequest)
       .addError(NotFound)
-      .annotate(OpenApi.Summary, "List bookings, newest first")
-      .annotate(
-        OpenApi.Description,
-        "Scope `bookings:read`. Newest first by creation; keyset pages with `next_cursor`. Holds and abandoned " +
+      .annotateContext(OpenApi.annotations({
+        summary: "List bookings, newest first",
+        description:
+          "Scope `bookings:read`. Newest first by creation; keyset pages with `next_cursor`. Holds and abandoned " +
           "checkouts never appear. Guest `email` and `phone` keys are present only with `guests.contact:read`."
-      )
+      }))
   )
   .add(
     HttpApiEndpoint.get("get", "/bookings/:id")
-      .setPath(Schema.Struct({ id: UuidPath }))
+      .setPath(IdPath)
       .setUrlParams(Schema.Struct({ partner_id: Schema.optional(PartnerId) }))
       .addSuccess(BookingDetail)
       .addError(NotFound)
-      .annotate(OpenApi.Summary, "One booking")
-      .annotate(
-        OpenApi.Description,
-        "Scope `bookings:read`. 404 when the booking's tour belongs to none of the key's operators (or not to `partner_id`)."
-      )
+      .annotateContext(OpenApi.annotations({
+        summary: "One booking",
+        description:
+          "Scope `bookings:read`. 404 when the booking's tour belongs to none of the key's operators (or not to `partner_id`)."
+      }))
   )
   .annotate(RequiredScope, "bookings:read")
   .middleware(PartnerAuth)

@@ -51,10 +51,10 @@ export class CancelsGroup extends HttpApiGroup.make("cancels")
     writeOnId("cancel", "/bookings/:id/cancel")
       .setPayload(CancelRequest)
       .addSuccess(CancelResult)
-      .annotate(OpenApi.Summary, "Cancel a booking with a full refund")
-      .annotate(
-        OpenApi.Description,
-        "Scope `bookings.cancel:write`; header `Idempotency-Key` required. Seats are released in the booking system " +
+      .annotateContext(OpenApi.annotations({
+        summary: "Cancel a booking with a full refund",
+        description:
+          "Scope `bookings.cancel:write`; header `Idempotency-Key` required. Seats are released in the booking system " +
           "first (503 when it does not answer: nothing changed; retry with the same key), then every payment is " +
           "returned in full: voided the same UTC day before 23:00 UTC, refunded otherwise (an unpaid pay-later booking " +
           "returns its reservation fee). The booking is marked cancelled, its commission voided, guest and team " +
@@ -64,7 +64,7 @@ export class CancelsGroup extends HttpApiGroup.make("cancels")
           "refund it (no payment on record for what was paid, no payment account) or the booking system refuses. " +
           "409 while another cancel or reschedule of the booking is being applied, or when one was applied while " +
           "this request was being checked (nothing changed; retry with the same key)."
-      )
+      }))
   )
   .annotate(RequiredScope, "bookings.cancel:write")
   .middleware(PartnerAuth)

@@ -8,7 +8,7 @@
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
-import { repoEdge } from "../../db/repoEdge.js"
+import { IdRow, repoEdge } from "../../db/repoEdge.js"
 
 /** A refund row with what its call needs: the payment at the provider and the booking's operator. */
 export const RefundRow = Schema.Struct({
@@ -53,8 +53,6 @@ const REFUND_FROM =
 
 /** Refund rows still waiting for the provider. */
 const OPEN = `state IN ('requested', 'settling')`
-
-const Id = Schema.Struct({ id: Schema.String })
 
 export class CancelRefundsRepo extends Effect.Service<CancelRefundsRepo>()("Partner/CancelRefundsRepo", {
   effect: Effect.gen(function*() {
@@ -143,7 +141,7 @@ export class CancelRefundsRepo extends Effect.Service<CancelRefundsRepo>()("Part
         refundOrderId: Schema.NullOr(Schema.String),
         detail: Schema.NullOr(Schema.String)
       }),
-      Result: Id,
+      Result: IdRow,
       execute: (u) =>
         sql`
           UPDATE booking_refunds SET state = ${u.state}, refunded_minor = ${u.refundedMinor},
@@ -178,7 +176,7 @@ export class CancelRefundsRepo extends Effect.Service<CancelRefundsRepo>()("Part
     /** The same for one completed cancel's rows not sent yet. */
     const claimLateRefunds = SqlSchema.findAll({
       Request: Schema.String,
-      Result: Id,
+      Result: IdRow,
       execute: (changeId) =>
         sql`
           UPDATE booking_refunds SET next_attempt_at = now() + interval '5 minutes'

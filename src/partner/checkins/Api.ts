@@ -50,14 +50,14 @@ export class CheckinsGroup extends HttpApiGroup.make("checkins")
     writeOnId("checkin", "/manifest/:id/checkin")
       .setPayload(CheckinRequest)
       .addSuccess(CheckinResult)
-      .annotate(OpenApi.Summary, "Check a manifest row in, mark it no-show, or clear it")
-      .annotate(
-        OpenApi.Description,
-        "Scope `checkins:write`; header `Idempotency-Key` required. Stores only the check-in: the booking, " +
+      .annotateContext(OpenApi.annotations({
+        summary: "Check a manifest row in, mark it no-show, or clear it",
+        description:
+          "Scope `checkins:write`; header `Idempotency-Key` required. Stores only the check-in: the booking, " +
           "guests and money never change and the booking system is not told. 404 when the row belongs to none " +
           "of the key's operators; 422 for a cancelled row (only `clear` is accepted). Setting the state the row " +
           "already has answers 200 and does not count against the daily `checkins` limit."
-      )
+      }))
   )
   .annotate(RequiredScope, "checkins:write")
   .middleware(PartnerAuth)

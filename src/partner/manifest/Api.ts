@@ -21,16 +21,16 @@ export class ManifestGroup extends HttpApiGroup.make("manifest")
       .setUrlParams(ManifestParams)
       .addSuccess(Manifest)
       .addError(NotFound)
-      .annotate(OpenApi.Summary, "The manifest of one departure day")
-      .annotate(
-        OpenApi.Description,
-        "Scope `manifest:read`. Passengers of every sales channel departing on `date` (the local day in each " +
+      .annotateContext(OpenApi.annotations({
+        summary: "The manifest of one departure day",
+        description:
+          "Scope `manifest:read`. Passengers of every sales channel departing on `date` (the local day in each " +
           "operator's time zone), read from the mirror of the booking system (see `synced_at`). Live rows " +
           "(CONFIRMED, RESERVED) are grouped into departures by local start time, product and rate; CANCELLED rows " +
           "are listed in `cancelled` only and counted nowhere. Counts are passengers. Rows of a booking-system account " +
           "shared by several operators appear once. Guest `email` and `phone` keys are present only with " +
           "`guests.contact:read`. 404 when `partner_id` is not one of the key's operators."
-      )
+      }))
   )
   .annotate(RequiredScope, "manifest:read")
   .middleware(PartnerAuth)

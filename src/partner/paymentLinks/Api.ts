@@ -39,10 +39,10 @@ export class PaymentLinksGroup extends HttpApiGroup.make("paymentLinks")
     writeOnId("paymentLink", "/bookings/:id/payment-link")
       .setPayload(PaymentLinkRequest)
       .addSuccess(PaymentLinkResult)
-      .annotate(OpenApi.Summary, "Email the guest a link to pay the balance owed")
-      .annotate(
-        OpenApi.Description,
-        "Scope `payment_links:write`; header `Idempotency-Key` required; body `{}`. `id` is a booking id from " +
+      .annotateContext(OpenApi.annotations({
+        summary: "Email the guest a link to pay the balance owed",
+        description:
+          "Scope `payment_links:write`; header `Idempotency-Key` required; body `{}`. `id` is a booking id from " +
           "GET /bookings, or a manifest row id of a booking that exists only in the booking system. The service " +
           "decides the amount: the pay-later balance of a pay-later booking (`deferred_balance`), else what the " +
           "booking system says is due (`provider_balance`), less what this service itself already collected for the " +
@@ -54,7 +54,7 @@ export class PaymentLinksGroup extends HttpApiGroup.make("paymentLinks")
           "when this service was paid it, e.g. at the desk), or a pay-later balance already collected; 503 when the " +
           "payment provider or the booking system did not answer (nothing was emailed; retry with the same key). " +
           "Counts against the daily `payment_links` limit."
-      )
+      }))
   )
   .annotate(RequiredScope, "payment_links:write")
   .middleware(PartnerAuth)

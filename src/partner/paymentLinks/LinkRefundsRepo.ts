@@ -6,7 +6,7 @@
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
-import { repoEdge, transactionAtEdge } from "../../db/repoEdge.js"
+import { IdRow, repoEdge, transactionAtEdge } from "../../db/repoEdge.js"
 
 /** A due refund row, with its link's reference, operator and manifest row. */
 export const RefundRow = Schema.Struct({
@@ -44,7 +44,6 @@ export const NewLinkRefund = Schema.Struct({
 })
 export type NewLinkRefund = typeof NewLinkRefund.Type
 
-const Id = Schema.Struct({ id: Schema.String })
 /** An open row, and when to try it again. */
 const Later = Schema.Struct({ id: Schema.String, backoffSeconds: Schema.Number })
 const Detail = Schema.Struct({ id: Schema.String, detail: Schema.String })
@@ -55,7 +54,7 @@ export class LinkRefundsRepo extends Effect.Service<LinkRefundsRepo>()("Partner/
 
     const insertFirst = SqlSchema.findOne({
       Request: NewLinkRefund,
-      Result: Id,
+      Result: IdRow,
       execute: (r) =>
         sql`
           INSERT INTO payment_link_refunds (link_id, seq, method, idempotency_reference, merchant_id, purchase_order_id, payment_id,
@@ -138,7 +137,7 @@ export class LinkRefundsRepo extends Effect.Service<LinkRefundsRepo>()("Partner/
 
     const superseded = SqlSchema.findOne({
       Request: Detail,
-      Result: Id,
+      Result: IdRow,
       execute: ({ detail, id }) =>
         sql`
           UPDATE payment_link_refunds SET state = 'superseded', refunded_minor = 0, provider_refund_order_id = null,
@@ -152,7 +151,7 @@ export class LinkRefundsRepo extends Effect.Service<LinkRefundsRepo>()("Partner/
         refundedMinor: Schema.Number,
         refundOrderId: Schema.NullOr(Schema.String)
       }),
-      Result: Id,
+      Result: IdRow,
       execute: ({ id, refundOrderId, refundedMinor }) =>
         sql`
           UPDATE payment_link_refunds SET state = 'partial', refunded_minor = ${refundedMinor},

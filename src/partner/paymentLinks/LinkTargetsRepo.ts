@@ -5,7 +5,7 @@
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
-import { repoEdge } from "../../db/repoEdge.js"
+import { IdRow, repoEdge } from "../../db/repoEdge.js"
 import { toPgArray } from "../../db/sql.js"
 import { LinkRow } from "./PaymentLinksRepo.js"
 
@@ -63,7 +63,6 @@ const LISTED = "('RESERVED', 'CONFIRMED', 'CANCELLED', 'REFUNDED')"
 const CANCELLING = `EXISTS (SELECT 1 FROM booking_changes c WHERE c.booking_id = b.id AND c.kind = 'cancel'
   AND c.state IN ('releasing', 'released', 'done'))`
 
-const Id = Schema.Struct({ id: Schema.String })
 const Named = Schema.Struct({ id: Schema.String, operatorIds: Schema.Array(Schema.String) })
 const Collected = Schema.Struct({ currency: Schema.String, amount_minor: Schema.Number })
 
@@ -102,7 +101,7 @@ export class LinkTargetsRepo extends Effect.Service<LinkTargetsRepo>()("Partner/
 
     const firstRowOf = SqlSchema.findOne({
       Request: Schema.Struct({ accountId: Schema.String, bookingId: Schema.String }),
-      Result: Id,
+      Result: IdRow,
       execute: ({ accountId, bookingId }) =>
         sql`
           SELECT id FROM manifest_rows WHERE account_id = ${accountId} AND booking_id = ${bookingId}

@@ -7,9 +7,7 @@
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
-import { repoEdge, transactionAtEdge } from "../../db/repoEdge.js"
-
-const Id = Schema.Struct({ id: Schema.String })
+import { IdRow, repoEdge, transactionAtEdge } from "../../db/repoEdge.js"
 
 /** A paid link's booking only in the booking system, as its mirror shows it (and the team's email needs it). */
 export const PaidRowMirror = Schema.Struct({
@@ -75,7 +73,7 @@ export class PaidLinksRepo extends Effect.Service<PaidLinksRepo>()("Partner/Paid
 
     const insertPayment = SqlSchema.findOne({
       Request: NewBalancePayment,
-      Result: Id,
+      Result: IdRow,
       execute: (p) =>
         sql`
           INSERT INTO booking_payments (booking_id, purpose, merchant_id, provider_order_id, provider_payment_id, amount_minor,
@@ -95,7 +93,7 @@ export class PaidLinksRepo extends Effect.Service<PaidLinksRepo>()("Partner/Paid
 
     const insertDoneCancel = SqlSchema.single({
       Request: Schema.Struct({ bookingId: Schema.String, reason: Schema.String }),
-      Result: Id,
+      Result: IdRow,
       execute: ({ bookingId, reason }) =>
         sql`
           INSERT INTO booking_changes (booking_id, kind, state, reason, refund_outcome, lease_until, finished_at)
@@ -105,7 +103,7 @@ export class PaidLinksRepo extends Effect.Service<PaidLinksRepo>()("Partner/Paid
 
     const markCollected = SqlSchema.findOne({
       Request: Schema.Struct({ bookingId: Schema.String, paidAt: Schema.DateFromSelf }),
-      Result: Id,
+      Result: IdRow,
       execute: ({ bookingId, paidAt }) =>
         sql`
           UPDATE bookings SET pay_later_status = 'collected', pay_later_paid_at = ${paidAt}, updated_at = now()

@@ -9,7 +9,7 @@
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
-import { repoEdge, transactionAtEdge } from "../../db/repoEdge.js"
+import { IdRow, repoEdge, transactionAtEdge } from "../../db/repoEdge.js"
 import { PaymentLinkKind } from "./rules.js"
 
 /** A `payment_links` row. */
@@ -64,7 +64,6 @@ export type MadeLink = typeof MadeLink.Type
 
 const LinkState = LinkRow.fields.state
 
-const Id = Schema.Struct({ id: Schema.String })
 const Batch = Schema.Struct({ seconds: Schema.Number, batch: Schema.Number })
 /** A row as read, so that a statement changes it only while it is still in that state. */
 const AsRead = Schema.Struct({ id: Schema.String, state: LinkState })
@@ -92,7 +91,7 @@ export class PaymentLinksRepo extends Effect.Service<PaymentLinksRepo>()("Partne
 
     const paidFor = SqlSchema.findOne({
       Request: Schema.Struct({ target: Schema.String, amountMinor: Schema.Number, currency: Schema.String }),
-      Result: Id,
+      Result: IdRow,
       execute: ({ amountMinor, currency, target }) =>
         sql`
           SELECT id FROM payment_links
@@ -177,7 +176,7 @@ export class PaymentLinksRepo extends Effect.Service<PaymentLinksRepo>()("Partne
 
     const takeOverUnfinished = SqlSchema.findAll({
       Request: Batch,
-      Result: Id,
+      Result: IdRow,
       execute: ({ batch, seconds }) =>
         sql`
           UPDATE payment_links SET state = 'closing', next_check_at = now(), updated_at = now()

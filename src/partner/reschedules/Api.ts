@@ -3,7 +3,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { DateString, IsoDate, LocalTime } from "../../domain/dates.js"
 import { InvalidRequest, NotFound, Unavailable } from "../../domain/errors.js"
-import { UuidPath } from "../../http/params.js"
+import { IdPath } from "../../http/params.js"
 import { PartnerAuth, RequiredScope } from "../auth/security.js"
 import { writeOnId } from "../writes/writeEndpoint.js"
 
@@ -67,30 +67,30 @@ export const RescheduleResult = Schema.Struct({
 export class ReschedulesGroup extends HttpApiGroup.make("reschedules")
   .add(
     HttpApiEndpoint.get("options", "/bookings/:id/reschedule-options")
-      .setPath(Schema.Struct({ id: UuidPath }))
+      .setPath(IdPath)
       .setUrlParams(RescheduleOptionsParams)
       .addSuccess(RescheduleOptions)
       .addError(InvalidRequest)
       .addError(NotFound)
       .addError(Unavailable)
-      .annotate(OpenApi.Summary, "Where a booking can move on one day, at the same price")
-      .annotate(
-        OpenApi.Description,
-        "Scope `bookings.reschedule:write`. Read only: one availability read of the booking system for `date`. " +
+      .annotateContext(OpenApi.annotations({
+        summary: "Where a booking can move on one day, at the same price",
+        description:
+          "Scope `bookings.reschedule:write`. Read only: one availability read of the booking system for `date`. " +
           "`reschedulable` false (with `detail`) for a cancelled booking, one not linked to a booking system, a tour " +
           "that has started, or an unpaid pay-later booking within 24 hours of its charge. Options are departures of " +
           "`date` with room for the party at the same price. 404 when the booking is not one of the key's operators'; " +
           "503 when the booking system does not answer."
-      )
+      }))
   )
   .add(
     writeOnId("reschedule", "/bookings/:id/reschedule")
       .setPayload(RescheduleRequest)
       .addSuccess(RescheduleResult)
-      .annotate(OpenApi.Summary, "Move a booking to another departure at the same price")
-      .annotate(
-        OpenApi.Description,
-        "Scope `bookings.reschedule:write`; header `Idempotency-Key` required. Moves the booking in the booking system " +
+      .annotateContext(OpenApi.annotations({
+        summary: "Move a booking to another departure at the same price",
+        description:
+          "Scope `bookings.reschedule:write`; header `Idempotency-Key` required. Moves the booking in the booking system " +
           "and in the service; payment is never touched; guest and team are emailed. 422 `not-possible` when the " +
           "booking is cancelled, not linked to a booking system, the tour has started, an unpaid pay-later booking is " +
           "within 24 hours of its charge, the date has no such departure or not enough seats, or the price differs. " +
@@ -99,7 +99,7 @@ export class ReschedulesGroup extends HttpApiGroup.make("reschedules")
           "with the same key). One change of a booking at a time: 409 while another cancel or reschedule of it is " +
           "being applied, or when one was applied while this request was being checked (nothing changed, not " +
           "counted; a retry with the same key is decided on the booking as it is then)."
-      )
+      }))
   )
   .annotate(RequiredScope, "bookings.reschedule:write")
   .middleware(PartnerAuth)

@@ -9,7 +9,7 @@ import {
 } from "../../catalogue/availability.js"
 import { IsoDate } from "../../domain/dates.js"
 import { InvalidRequest, NotFound } from "../../domain/errors.js"
-import { Cursor, intParam, PartnerId, UuidPath } from "../../http/params.js"
+import { Cursor, IdPath, intParam, PartnerId } from "../../http/params.js"
 import { CatalogueAuth, eitherKey, RequiredScope } from "../auth/security.js"
 import { LocaleParam, TOUR_LIST_DEFAULT, TOUR_LIST_MAX, TourDetail, TourPage } from "./tour.js"
 
@@ -51,52 +51,52 @@ export class ToursGroup extends HttpApiGroup.make("tours")
       .addSuccess(TourPage)
       .addError(InvalidRequest)
       .addError(NotFound)
-      .annotate(OpenApi.Transform, eitherKey)
-      .annotate(OpenApi.Summary, "The tour catalogue of the key's sites")
-      .annotate(
-        OpenApi.Description,
-        "Scope `tours:read`. Published tours of every site of the key's operators (sites they own or were added " +
+      .annotateContext(OpenApi.annotations({
+        transform: eitherKey,
+        summary: "The tour catalogue of the key's sites",
+        description:
+          "Scope `tours:read`. Published tours of every site of the key's operators (sites they own or were added " +
           "to; `partner_id` narrows to one operator's sites): each site's own tours and tours it resells for other " +
           "operators. Drafts and archived tours never appear; a tour on several of the sites appears once. Oldest " +
           "first by creation, then id; keyset pages with `next_cursor`. `from_price` and `season` come from a cache a " +
           "job fills from the booking system: until it has, `from_price` is null and `season.known` false (not closed)."
-      )
+      }))
   )
   .add(
     HttpApiEndpoint.get("get", "/tours/:id")
-      .setPath(Schema.Struct({ id: UuidPath }))
+      .setPath(IdPath)
       .setUrlParams(TourParams)
       .addSuccess(TourDetail)
       .addError(InvalidRequest)
       .addError(NotFound)
-      .annotate(OpenApi.Transform, eitherKey)
-      .annotate(OpenApi.Summary, "One tour with its detail fields")
-      .annotate(
-        OpenApi.Description,
-        "Scope `tours:read`. Every list field plus the content (clean HTML, lists), meeting point, cancellation, " +
+      .annotateContext(OpenApi.annotations({
+        transform: eitherKey,
+        summary: "One tour with its detail fields",
+        description:
+          "Scope `tours:read`. Every list field plus the content (clean HTML, lists), meeting point, cancellation, " +
           "departure times, pricing categories, rates, linked products and the checkout `activity_id`. 404 when none " +
           "of the key's sites (or `partner_id`'s) sells the tour, or it is a draft or archived."
-      )
+      }))
   )
   .add(
     HttpApiEndpoint.get("availability", "/tours/:id/availability")
-      .setPath(Schema.Struct({ id: UuidPath }))
+      .setPath(IdPath)
       .setUrlParams(TourAvailabilityParams)
       .addSuccess(TourAvailability)
       .addError(InvalidRequest)
       .addError(NotFound)
-      .annotate(OpenApi.Transform, eitherKey)
-      .annotate(OpenApi.Summary, "A tour's live availability over a range of days")
-      .annotate(
-        OpenApi.Description,
-        "Scope `tours:read`. Read live from the tour's booking system (a few seconds at most) and never reserves " +
+      .annotateContext(OpenApi.annotations({
+        transform: eitherKey,
+        summary: "A tour's live availability over a range of days",
+        description:
+          "Scope `tours:read`. Read live from the tour's booking system (a few seconds at most) and never reserves " +
           `anything. Every day from \`from\` to \`to\` (at most ${AVAILABILITY_MAX_DAYS} days) with \`available\` and the ` +
           `day's lowest regular adult price; ranges of up to ${DEPARTURES_MAX_DAYS} days also list \`departures\` with seats ` +
           "left, `fits_party` for `pax` and the booking system's prices per rate and pricing category before checkout " +
           "discounts. When the booking system does not answer in time, or the tour is not linked to one, the answer is " +
           "still 200 with `known` false and every day `available` true without a price: unknown is never sold out. 404 as for " +
           "GET /tours/{id}."
-      )
+      }))
   )
   .annotate(RequiredScope, "tours:read")
   .middleware(CatalogueAuth)

@@ -7,7 +7,6 @@
  * API acts on the one booking or manifest row its path names: `writeOnId` declares one.
  */
 import { HttpApiEndpoint, type HttpMethod, OpenApi } from "@effect/platform"
-import { Schema } from "effect"
 import {
   DailyLimitReached,
   IdempotencyInProgress,
@@ -18,7 +17,7 @@ import {
   Unavailable
 } from "../../domain/errors.js"
 import type { Json } from "../../http/openapiSchemas.js"
-import { UuidPath } from "../../http/params.js"
+import { IdPath } from "../../http/params.js"
 import { BodyTooLarge, UnsupportedMediaType } from "../../http/requestBody.js"
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_RULE, IDEMPOTENT_REPLAYED_HEADER } from "./rules.js"
 
@@ -93,7 +92,7 @@ export const idempotentWrite = <
 export const writeOnId = <const Name extends string>(name: Name, path: HttpApiEndpoint.PathSegment) =>
   idempotentWrite(
     HttpApiEndpoint.post(name, path)
-      .setPath(Schema.Struct({ id: UuidPath }))
+      .setPath(IdPath)
       .addError(NotFound)
       .addError(NotPossible)
   )

@@ -90,10 +90,10 @@ export class BookGroup extends HttpApiGroup.make("book")
       .addError(QbConflict)
       .addError(QbUnprocessable)
       .addError(QbUnavailable)
-      .annotate(OpenApi.Summary, "Book a paid sale")
-      .annotate(
-        OpenApi.Description,
-        "Books budget. Call after the payment at the terminal, with its `orderId` and `paymentId`. The service reads the " +
+      .annotateContext(OpenApi.annotations({
+        summary: "Book a paid sale",
+        description:
+          "Books budget. Call after the payment at the terminal, with its `orderId` and `paymentId`. The service reads the " +
           "payment at the provider and checks it is completed and paid in full for the sale's amount and currency, on the " +
           "sale's merchant, with the sale reference as its reference, taken on this desk's card terminal; then it books " +
           "with the operator (confirming `holdRef` when given, else booking the seats directly).\n\n" +
@@ -109,7 +109,7 @@ export class BookGroup extends HttpApiGroup.make("book")
           "`provider_refused`; (6) `payment_mismatch`: nothing is booked, nothing is refunded, the service is alerted. " +
           "Before the payment is read: a `holdRef` other than the sale's reference is 400 `invalid_request`; " +
           OTHER_MODE
-      )
+      }))
   )
   .annotate(Budget, "books")
   .middleware(QuickbookAuth)

@@ -110,13 +110,13 @@ export class SalesGroup extends HttpApiGroup.make("sales")
       .addError(UnsupportedMediaType)
       .addError(QbConflict)
       .addError(QbUnavailable)
-      .annotate(OpenApi.Summary, "Quote a sale (holds nothing)")
-      .annotate(
-        OpenApi.Description,
-        "Writes budget. Checks the tour is sellable here (403 `tour_not_sellable_here` also when the terminal has no " +
+      .annotateContext(OpenApi.annotations({
+        summary: "Quote a sale (holds nothing)",
+        description:
+          "Writes budget. Checks the tour is sellable here (403 `tour_not_sellable_here` also when the terminal has no " +
           "card terminal or its operator no merchant), the guest types and the seats now; stores the sale as " +
           "`quoted` and returns its reference, `validUntil` (15 minutes) and the cart line with payment instructions."
-      )
+      }))
   )
   .add(
     HttpApiEndpoint.post("reserve", "/reserve")
@@ -129,17 +129,17 @@ export class SalesGroup extends HttpApiGroup.make("sales")
       .addError(QbGone)
       .addError(QbUnprocessable)
       .addError(QbUnavailable)
-      .annotate(OpenApi.Summary, "Hold the seats of a quoted sale (optional)")
-      .annotate(
-        OpenApi.Description,
-        "Writes budget. Checks the departure again (409 `sold_out`; 409 `price_changed` for a guest type no longer " +
+      .annotateContext(OpenApi.annotations({
+        summary: "Hold the seats of a quoted sale (optional)",
+        description:
+          "Writes budget. Checks the departure again (409 `sold_out`; 409 `price_changed` for a guest type no longer " +
           "priced; the quoted prices stand while the quote is valid) and holds the seats for 10 minutes; the sale " +
           "becomes `held`. A sale already held answers its hold, whatever the idempotencyKey. 410 `hold_expired` for a " +
           "quote past `validUntil` or a hold that ran out (make a new quote); 422 `hold_not_supported` when the tour's " +
           "booking system cannot hold (continue without a hold); 404 `not_found` for a reference not of this terminal; " +
           "503 `provider_unavailable` when the booking system does not answer (nothing held; retry with the same " +
           "idempotencyKey). " + OTHER_MODE
-      )
+      }))
   )
   .add(
     HttpApiEndpoint.del("release", "/reserve/:holdRef")
@@ -147,12 +147,12 @@ export class SalesGroup extends HttpApiGroup.make("sales")
       .addSuccess(ReleaseResponse)
       .addError(QbNotFound)
       .addError(QbUnavailable)
-      .annotate(OpenApi.Summary, "Release a hold")
-      .annotate(
-        OpenApi.Description,
-        "Writes budget. Releases the seats; the sale is `quoted` again (or `expired` past `validUntil`). Idempotent: " +
+      .annotateContext(OpenApi.annotations({
+        summary: "Release a hold",
+        description:
+          "Writes budget. Releases the seats; the sale is `quoted` again (or `expired` past `validUntil`). Idempotent: " +
           "a hold released before, run out, or never made answers the same 200. " + OTHER_MODE
-      )
+      }))
   )
   .annotate(Budget, "writes")
   .middleware(QuickbookAuth)

@@ -10,7 +10,7 @@
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { repoEdge } from "../../db/repoEdge.js"
+import { IdRow, repoEdge } from "../../db/repoEdge.js"
 
 const Mode = Schema.Literal("live", "test")
 
@@ -47,8 +47,6 @@ const KeyRow = Schema.Struct({
 
 const Binding = Schema.Struct({ keyId: Schema.String, terminalId: Schema.String })
 
-const Id = Schema.Struct({ id: Schema.String })
-
 export class QuickbookKeysRepo extends Effect.Service<QuickbookKeysRepo>()("Quickbook/KeysRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -82,7 +80,7 @@ export class QuickbookKeysRepo extends Effect.Service<QuickbookKeysRepo>()("Quic
         name: Schema.String,
         paymentTerminalId: Schema.NullOr(Schema.String)
       }),
-      Result: Id,
+      Result: IdRow,
       execute: (t) =>
         sql`
             INSERT INTO quickbook_terminals (operator_id, name, payment_terminal_id)
@@ -92,7 +90,7 @@ export class QuickbookKeysRepo extends Effect.Service<QuickbookKeysRepo>()("Quic
     /** Deactivates a terminal (once: the first time stays); None when there is no such terminal. */
     const deactivateTerminal = SqlSchema.findOne({
       Request: Schema.String,
-      Result: Id,
+      Result: IdRow,
       execute: (terminalId) =>
         sql`
             UPDATE quickbook_terminals SET deactivated_at = coalesce(deactivated_at, now())
@@ -181,7 +179,7 @@ export class QuickbookKeysRepo extends Effect.Service<QuickbookKeysRepo>()("Quic
     /** Revokes a key (once: the first time stays); None when there is no such key. */
     const revoke = SqlSchema.findOne({
       Request: Schema.String,
-      Result: Id,
+      Result: IdRow,
       execute: (keyId) =>
         sql`UPDATE quickbook_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = ${keyId} RETURNING id`
     })

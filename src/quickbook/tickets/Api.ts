@@ -65,13 +65,13 @@ export class TicketsGroup extends HttpApiGroup.make("tickets")
       .setPath(ReferencePath)
       .addSuccess(SaleStatusResponse)
       .addError(QbNotFound)
-      .annotate(OpenApi.Summary, "A sale's status (and its ticket once confirmed)")
-      .annotate(
-        OpenApi.Description,
-        "Reads budget. Call it after a timeout before calling POST /book again. `status` per spec §3; a quote or hold " +
+      .annotateContext(OpenApi.annotations({
+        summary: "A sale's status (and its ticket once confirmed)",
+        description:
+          "Reads budget. Call it after a timeout before calling POST /book again. `status` per spec §3; a quote or hold " +
           "that ran out reads `expired`. `ticket` only when `confirmed`. 404 `not_found` for a reference that is " +
           "unknown, malformed or of another terminal. " + OTHER_MODE
-      )
+      }))
   )
   .add(
     HttpApiEndpoint.get("ticket", "/sales/:reference/ticket")
@@ -81,12 +81,12 @@ export class TicketsGroup extends HttpApiGroup.make("tickets")
       }))
       .addSuccess(TicketSchema)
       .addError(QbNotFound)
-      .annotate(OpenApi.Summary, "Reprint a confirmed sale's ticket")
-      .annotate(
-        OpenApi.Description,
-        "Reads budget. Query `lang` en (default) or nb. 404 `not_found` for a reference that is unknown, malformed or " +
+      .annotateContext(OpenApi.annotations({
+        summary: "Reprint a confirmed sale's ticket",
+        description:
+          "Reads budget. Query `lang` en (default) or nb. 404 `not_found` for a reference that is unknown, malformed or " +
           "of another terminal, and for a sale not confirmed (no ticket yet; the clerk message says so). " + OTHER_MODE
-      )
+      }))
   )
   .annotate(Budget, "reads")
   .middleware(QuickbookAuth)
@@ -109,13 +109,13 @@ export class TicketPdfGroup extends HttpApiGroup.make("ticketPdf")
       .addError(QbBadRequest)
       .addError(QbNotFound)
       .addError(QbRateLimited)
-      .annotate(OpenApi.Summary, "A ticket as PDF, by its signed link")
-      .annotate(
-        OpenApi.Description,
-        "Open the `pdfUrl` of a Ticket as given; it needs no key. 404 `not_found` when the signature does not verify, " +
+      .annotateContext(OpenApi.annotations({
+        summary: "A ticket as PDF, by its signed link",
+        description:
+          "Open the `pdfUrl` of a Ticket as given; it needs no key. 404 `not_found` when the signature does not verify, " +
           "the link has lapsed (ask for the ticket again for a fresh link) or the sale is not confirmed. Counts " +
           "against the reads budget of the sale's terminal."
-      )
+      }))
   )
   .prefix(QUICKBOOK_PREFIX)
 {}

@@ -79,16 +79,16 @@ export class ToursGroup extends HttpApiGroup.make("tours")
     HttpApiEndpoint.get("list", "/tours")
       .setUrlParams(Schema.Struct({ date: Schema.optional(DayParam) }))
       .addSuccess(DeskTourList)
-      .annotate(OpenApi.Summary, "Tours this terminal can sell on a day")
-      .annotate(
-        OpenApi.Description,
-        "Reads budget. Query `date` (YYYY-MM-DD, the tour's local day; default today in each tour's zone; from yesterday to " +
+      .annotateContext(OpenApi.annotations({
+        summary: "Tours this terminal can sell on a day",
+        description:
+          "Reads budget. Query `date` (YYYY-MM-DD, the tour's local day; default today in each tour's zone; from yesterday to " +
           `${DESK_DAYS_AHEAD} days ahead, else 400 \`invalid_request\`, as for a day that is not a real calendar day). The published ` +
           "tours, linked to a booking system, on the sites of the terminal's selling operator: its own and those it " +
           "resells, by name, each with its guest types and whether the day has seats. A test key lists only tours whose " +
           "booking system and merchant are sandboxes, a live key only those where neither is. Start times with seats and " +
           "guest prices come from the slots endpoint."
-      )
+      }))
   )
   .add(
     HttpApiEndpoint.get("slots", "/tours/:activityId/slots")
@@ -96,14 +96,13 @@ export class ToursGroup extends HttpApiGroup.make("tours")
       .setUrlParams(Schema.Struct({ date: Schema.optional(DayParam) }))
       .addSuccess(DeskSlots)
       .addError(QbUnavailable)
-      .annotate(OpenApi.Summary, "Start times, seats and guest prices of a tour on a day")
-      .annotate(
-        OpenApi.Description,
-        "Reads budget. Query `date` (YYYY-MM-DD, default today in the tour's zone; from yesterday to " +
+      .annotateContext(OpenApi.annotations({
+        summary: "Start times, seats and guest prices of a tour on a day",
+        description: "Reads budget. Query `date` (YYYY-MM-DD, default today in the tour's zone; from yesterday to " +
           `${DESK_DAYS_AHEAD} days ahead, else 400 \`invalid_request\`). Read live from the operator's booking ` +
           "system; 503 `provider_unavailable` when it does not answer in time; 403 `tour_not_sellable_here` for a tour " +
           "this terminal may not sell."
-      )
+      }))
   )
   .annotate(Budget, "reads")
   .middleware(QuickbookAuth)

@@ -17,7 +17,9 @@ import { Effect, ParseResult, Schema } from "effect"
 import * as Dialect from "../../adapters/surfboard/dialect.js"
 import { authenticate } from "./auth.js"
 import { badRequest, SandboxFailure } from "./failure.js"
-import { type Answer, fingerprintOf, type MerchantRow, type Store } from "./store.js"
+import { type Answer, fingerprintOf } from "./idempotency.js"
+import type { MerchantRow } from "./rows.js"
+import type { Store } from "./store.js"
 
 const failureResponse = (f: SandboxFailure) =>
   HttpServerResponse.unsafeJson(

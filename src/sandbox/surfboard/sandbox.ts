@@ -34,8 +34,9 @@ import { merchantIdOf } from "./auth.js"
 import { makeSandboxClock } from "./clock.js"
 import { badRequest, notFound } from "./failure.js"
 import { payPage } from "./payPage.js"
+import type { MerchantRow, TerminalRow } from "./rows.js"
 import { createSandboxSchema } from "./schema.js"
-import { makeStore, type MerchantRow, type Store, type TerminalRow } from "./store.js"
+import { makeStore, type Store } from "./store.js"
 import { NO_SWITCHES, type SurfboardSwitches } from "./switches.js"
 
 export type { SandboxOptions }
