@@ -142,17 +142,17 @@ export class SalesGroup extends HttpApiGroup.make("sales")
       .addSuccess(SalesSummary)
       .addError(InvalidRequest)
       .addError(NotFound)
-      .annotate(OpenApi.Summary, "Sales summary: own sales and other channels by booking day")
-      .annotate(
-        OpenApi.Description,
-        "Scope `finance:read`. Days are UTC days of the booking's creation, `from` and `to` included (at most " +
+      .annotateContext(OpenApi.annotations({
+        summary: "Sales summary: own sales and other channels by booking day",
+        description:
+          "Scope `finance:read`. Days are UTC days of the booking's creation, `from` and `to` included (at most " +
           `${SALES_MAX_DAYS} days). A booking counts while it is live and leaves the figures when it is cancelled or ` +
           "refunded (net sales as of now); holds and abandoned checkouts never count. `panion`: this service's own " +
           "sales in booking currency per operator. `other_channels`: every other channel of the booking systems, " +
           "without what this service sold, converted to `currency` at the rate of the booking day (or the latest " +
           "earlier banking day). Figures come from rollups refreshed every minute. 404 when `partner_id` is not one " +
           "of the key's operators. See docs/api/sales.md."
-      )
+      }))
   )
   .annotate(RequiredScope, "finance:read")
   .middleware(PartnerAuth)
