@@ -396,6 +396,17 @@ describe("npm start", () => {
       expect(first.output()).toContain(`${first.base}/api/v1`)
       expect(first.output()).toContain("demo.json")
       expect(first.output()).toContain("curl")
+      // Exchange rates (the demo's rates sandbox, one request at start): every day of the last 400 has a
+      // rate of its own or of an earlier banking day within the week, for every kept currency.
+      const [rateGaps] = await query(
+        dataDir,
+        pgPort,
+        `
+        SELECT count(*)::int AS n FROM (SELECT current_date - i AS day FROM generate_series(0, 392) AS g(i)) AS d
+        CROSS JOIN (VALUES ('EUR'), ('USD'), ('SEK'), ('DKK'), ('GBP')) AS c(currency)
+        WHERE NOT EXISTS (SELECT 1 FROM exchange_rates r WHERE r.currency = c.currency AND r.day BETWEEN d.day - 7 AND d.day)`
+      )
+      expect(rateGaps.n, "days of the last 400 without an exchange rate").toBe(0)
 
       const demo = JSON.parse(fs.readFileSync(path.join(dataDir, "demo.json"), "utf8"))
       const key = demo.keys.find((k: any) => k.state === "active" && k.scopes.includes("bookings:read"))

@@ -24,7 +24,9 @@ export const demoRatesSandbox = Effect.gen(function*() {
 export const setUpDemoRates = Effect.gen(function*() {
   const rates = yield* DailyRates
   const result = yield* rates.refreshRecent(400)
-  yield* Effect.logInfo(`demo exchange rates: ${result.stored} daily rates from ${result.from} to ${result.to}`)
+  yield* Effect.logInfo(
+    `demo exchange rates: ${result.fetched} daily rates from ${result.from} to ${result.to} (${result.stored} new or changed)`
+  )
 }).pipe(
   // The demo starts without rates rather than not at all; the job fetches them later.
   Effect.catchAll((e) => Effect.logWarning(`demo exchange rates not fetched: ${e._tag}`)),

@@ -43,13 +43,21 @@ export class ExchangeRatesUnavailable extends Data.TaggedError("ExchangeRatesUna
   /** timeout, http_5xx, rate_limited, connection */
   readonly reason: string
   readonly detail: string
-}> {}
+}> {
+  override get message() {
+    return `${this.source} ${this.operation}: ${this.reason}: ${this.detail}`
+  }
+}
 
 export class ExchangeRatesBadResponse extends Data.TaggedError("ExchangeRatesBadResponse")<{
   readonly source: RateSource
   readonly operation: string
   readonly detail: string
-}> {}
+}> {
+  override get message() {
+    return `${this.source} ${this.operation}: bad response: ${this.detail}`
+  }
+}
 
 export type ExchangeRatesError = ExchangeRatesUnavailable | ExchangeRatesBadResponse
 
