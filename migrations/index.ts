@@ -20,6 +20,7 @@ import m0018 from "./0018_quickbook_sandbox_accounts.js"
 import m0019 from "./0019_quickbook_stray_payments.js"
 import m0020 from "./0020_payment_links_once.js"
 import m0021 from "./0021_payment_link_refunds.js"
+import m0023 from "./0023_sales_ledger.js"
 
 export const migrations = {
   "0001_core": m0001,
@@ -42,5 +43,6 @@ export const migrations = {
   "0018_quickbook_sandbox_accounts": m0018,
   "0019_quickbook_stray_payments": m0019,
   "0020_payment_links_once": m0020,
-  "0021_payment_link_refunds": m0021
+  "0021_payment_link_refunds": m0021,
+  "0023_sales_ledger": m0023
 }

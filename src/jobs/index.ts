@@ -9,6 +9,7 @@ import { outboxSenderJob } from "./outboxSender.js"
 import { paymentLinkWatchJob } from "./paymentLinkWatch.js"
 import { quickbookExpiryJob } from "./quickbookExpiry.js"
 import { quickbookRecoveryJob } from "./quickbookRecovery.js"
+import { salesLedgerJobs } from "./salesLedger.js"
 import { tourSeasonJob } from "./tourSeason.js"
 
 export const JobsLive = Layer.unwrapEffect(
@@ -22,7 +23,8 @@ export const JobsLive = Layer.unwrapEffect(
         paymentLinkWatchJob(config),
         tourSeasonJob(config),
         quickbookRecoveryJob(config),
-        quickbookExpiryJob(config)
+        quickbookExpiryJob(config),
+        salesLedgerJobs
       ).pipe(Layer.provide(clusterLayer(config)))
       : Layer.empty)
 )

@@ -10,6 +10,7 @@ import { BookingSystemAccounts } from "../../src/operators/BookingSystemAccounts
 import { IdempotencyStore } from "../../src/partner/writes/IdempotencyStore.js"
 import { BookingSystem } from "../../src/ports/BookingSystem.js"
 import { PaymentProvider } from "../../src/ports/PaymentProvider.js"
+import { SalesLedger } from "../../src/sales/SalesLedger.js"
 import { outboxOn } from "./outbox.js"
 
 const unused = <I, S extends object>(tag: Context.Tag<I, S>, why: string) =>
@@ -26,6 +27,7 @@ export const jobsInstance = (
 ) =>
   JobsLive.pipe(
     Layer.provide(Mirror.Default),
+    Layer.provide(SalesLedger.Default),
     Layer.provide(IdempotencyStore.Default),
     Layer.provide(BookingSystemAccounts.Default),
     Layer.provide(bookingSystem),
