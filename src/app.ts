@@ -16,6 +16,7 @@ import { Mirror } from "./mirror/Mirror.js"
 import { BookingSystemAccounts } from "./operators/BookingSystemAccounts.js"
 import { IdempotencyStore } from "./partner/writes/IdempotencyStore.js"
 import { DailyRates } from "./rates/DailyRates.js"
+import { SalesLedger } from "./sales/SalesLedger.js"
 
 const announce = Effect.gen(function*() {
   const config = yield* AppConfig
@@ -53,10 +54,10 @@ const announce = Effect.gen(function*() {
 })
 
 /**
- * What reads the operators' booking systems in the background: the mirror and the catalogue's
- * season cache, through the real adapters (which it also gives).
+ * What reads the operators' booking systems in the background: the mirror, the catalogue's
+ * season cache and the sales ledger, through the real adapters (which it also gives).
  */
-export const MirrorLive = Layer.mergeAll(Mirror.Default, TourSeason.Default).pipe(
+export const MirrorLive = Layer.mergeAll(Mirror.Default, TourSeason.Default, SalesLedger.Default).pipe(
   Layer.provideMerge(BookingSystemAccounts.Default),
   Layer.provideMerge(ExternalSystemsLive)
 )

@@ -19,6 +19,7 @@ const dispatch = (adapters: Record<AdapterKind, BookingSystemClient>): BookingSy
   const of = (account: BookingSystemAccount) => adapters[account.kind]
   return {
     bookingLines: (account, range) => of(account).bookingLines(account, range),
+    createdBookingLines: (account, query) => of(account).createdBookingLines(account, query),
     booking: (account, reference) => of(account).booking(account, reference),
     availability: (account, query) => of(account).availability(account, query),
     products: (account) => of(account).products(account),

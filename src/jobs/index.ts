@@ -11,6 +11,7 @@ import { paymentLinkWatchJob } from "./paymentLinkWatch.js"
 import { quickbookExpiryJob } from "./quickbookExpiry.js"
 import { quickbookRecoveryJob } from "./quickbookRecovery.js"
 import { salesRollupsJob } from "./salesRollups.js"
+import { salesLedgerJobs } from "./salesLedger.js"
 import { tourSeasonJob } from "./tourSeason.js"
 
 export const JobsLive = Layer.unwrapEffect(
@@ -26,7 +27,8 @@ export const JobsLive = Layer.unwrapEffect(
         quickbookRecoveryJob(config),
         quickbookExpiryJob(config),
         salesRollupsJob(config),
-        exchangeRatesJobLive
+        exchangeRatesJobLive,
+        salesLedgerJobs
       ).pipe(Layer.provide(clusterLayer(config)))
       : Layer.empty)
 )

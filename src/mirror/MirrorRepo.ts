@@ -12,6 +12,7 @@ import { Data, Effect, Predicate, Schema } from "effect"
 import { repoEdge } from "../db/repoEdge.js"
 import type { MirroredAccount } from "../operators/BookingSystemAccounts.js"
 import type { BookingLine } from "../ports/BookingSystem.js"
+import { lineOwnerJoin } from "./lineOwner.js"
 
 export interface DayWindow {
   readonly from: string
@@ -122,12 +123,7 @@ export class MirrorRepo extends Effect.Service<MirrorRepo>()("Mirror/MirrorRepo"
               i.payment_status, i.total_minor, i.currency, i.booked_at, i.source_updated_at,
               CASE WHEN i.status = 'CANCELLED' THEN now() END
             FROM input i
-            LEFT JOIN LATERAL (
-              SELECT t.id, t.operator_id FROM tours t
-              WHERE t.booking_system_product_id = i.product_id AND t.operator_id IN (SELECT id FROM linked)
-              ORDER BY t.created_at, t.id LIMIT 1
-            ) t ON true
-            JOIN operators o ON o.id = coalesce(t.operator_id, ${r.primaryOperatorId}::uuid)
+            ${lineOwnerJoin(sql, r)}
             LEFT JOIN bookings b
               ON b.confirmation_code = i.external_reference AND b.operator_id IN (SELECT id FROM linked)
             ON CONFLICT (account_id, line_id) DO UPDATE SET

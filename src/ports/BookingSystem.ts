@@ -11,7 +11,7 @@
  *   retry (for writes only with the same idempotency key). `BookingSystemRejected` is a definite
  *   "no" (no seats, unknown booking, ...), never worth retrying as is.
  */
-import { Context, Data, type Effect, type Redacted } from "effect"
+import { Context, Data, Effect, Option, type Redacted, Stream } from "effect"
 
 export type AdapterKind = "bokun"
 
@@ -195,12 +195,32 @@ export interface Balance {
   readonly currency: string
 }
 
+/** One page of the booking lines of bookings created in a range of days (`createdBookingLines`). */
+export interface CreatedLinesPage {
+  /** Lines of the page's bookings created in the range, every channel, cancelled ones included. */
+  readonly lines: ReadonlyArray<BookingLine>
+  /** The page to ask for next; null: this was the last one. */
+  readonly nextPage: number | null
+  /** Bookings the whole search matches (all pages). */
+  readonly totalBookings: number
+}
+
 export interface BookingSystemClient {
   /** Every booking line with a departure day in [from, to], from every sales channel, cancelled ones included. */
   readonly bookingLines: (
     account: BookingSystemAccount,
     range: { readonly from: string; readonly to: string }
   ) => Effect.Effect<ReadonlyArray<BookingLine>, BookingSystemError>
+  /**
+   * One page (1, 2, …) of the booking lines of bookings CREATED on the UTC days [from, to] (both
+   * included), whatever their departure day, from every sales channel, cancelled ones included;
+   * holds that never became bookings are left out. One call per page, so the caller paces the
+   * pages (`createdLinePages`); pages follow the bookings' creation time.
+   */
+  readonly createdBookingLines: (
+    account: BookingSystemAccount,
+    query: { readonly from: string; readonly to: string; readonly page: number }
+  ) => Effect.Effect<CreatedLinesPage, BookingSystemError>
   /** One booking by its id or reference, with all its lines. */
   readonly booking: (
     account: BookingSystemAccount,
@@ -261,6 +281,21 @@ export interface BookingSystemClient {
     bookingReference: string
   ) => Effect.Effect<Balance, BookingSystemError>
 }
+
+/**
+ * Every page of `createdBookingLines` over [from, to], read one after the other: the stream asks for
+ * a page only when the previous one has been taken, so a consumer paces the reads by pausing
+ * between elements (SalesLedger waits SALES_LEDGER_PAGE_PAUSE_MS).
+ */
+export const createdLinePages = (
+  client: BookingSystemClient,
+  account: BookingSystemAccount,
+  range: { readonly from: string; readonly to: string }
+): Stream.Stream<ReadonlyArray<BookingLine>, BookingSystemError> =>
+  Stream.paginateEffect(1, (page: number) =>
+    client.createdBookingLines(account, { ...range, page }).pipe(
+      Effect.map((result) => [result.lines, Option.fromNullable(result.nextPage)] as const)
+    ))
 
 /** The port: picks the adapter for the account's kind. */
 export class BookingSystem extends Context.Tag("Ports/BookingSystem")<BookingSystem, BookingSystemClient>() {}

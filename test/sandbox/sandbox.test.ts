@@ -155,7 +155,8 @@ layer(sandboxEnv(), { excludeTestServices: true, timeout: 180_000 })("Bókun san
             hang: false,
             down: false,
             rejectPhone: false,
-            refuseBookings: false
+            refuseBookings: false,
+            failCreationSearch: false
           },
           vendors: {}
         })

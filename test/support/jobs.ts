@@ -12,6 +12,7 @@ import { BookingSystem } from "../../src/ports/BookingSystem.js"
 import { ExchangeRates } from "../../src/ports/ExchangeRates.js"
 import { PaymentProvider } from "../../src/ports/PaymentProvider.js"
 import { DailyRates } from "../../src/rates/DailyRates.js"
+import { SalesLedger } from "../../src/sales/SalesLedger.js"
 import { outboxOn } from "./outbox.js"
 
 const unused = <I, S extends object>(tag: Context.Tag<I, S>, why: string) =>
@@ -33,6 +34,7 @@ export const jobsInstance = (
   JobsLive.pipe(
     Layer.provide(Mirror.Default),
     Layer.provide(noRates),
+    Layer.provide(SalesLedger.Default),
     Layer.provide(IdempotencyStore.Default),
     Layer.provide(BookingSystemAccounts.Default),
     Layer.provide(bookingSystem),

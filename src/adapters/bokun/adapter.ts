@@ -4,6 +4,7 @@
  * | port            | Bókun                                                                 | retried |
  * |-----------------|-----------------------------------------------------------------------|---------|
  * | bookingLines    | POST /booking.json/booking-search, every page (read-only)             | yes     |
+ * | createdBooking… | POST /booking.json/booking-search with creationDateRange, one page    | yes     |
  * | booking         | GET  /booking.json/booking/{code}                                     | yes     |
  * | availability    | GET  /activity.json/{id}/availabilities?start=&end=                   | yes     |
  * | products        | POST /activity.json/search, GET /activity.json/{id}, …/pickup-places  | yes     |
@@ -80,6 +81,51 @@ export const makeBokunAdapter = (options: BokunAdapterOptions = defaultAdapterOp
         },
         safe: true
       }, Dialect.BookingSearchResult)
+
+    /**
+     * One page of the bookings created on the UTC days [from, to]: `creationDateRange` from the first
+     * day's 00:00Z (included) to the day after the last one's 00:00Z (excluded), as instants.
+     */
+    const createdLinesPage: BookingSystemClient["createdBookingLines"] = (account, query) =>
+      Effect.gen(function*() {
+        const start = Date.parse(`${query.from}T00:00:00Z`)
+        const end = Date.parse(`${query.to}T00:00:00Z`) + 86_400_000
+        if (Number.isNaN(start) || Number.isNaN(end) || end <= start || query.page < 1) {
+          return yield* invalid(account, "bookingSearch", `not a range of days: ${query.from}..${query.to}`)
+        }
+        const result = yield* http.request(account, {
+          operation: "bookingSearch",
+          method: "POST",
+          route: "/booking.json/booking-search",
+          path: "/booking.json/booking-search",
+          body: {
+            bookingRole: "SELLER",
+            creationDateRange: {
+              from: new Date(start).toISOString(),
+              to: new Date(end).toISOString(),
+              includeLower: true,
+              includeUpper: false
+            },
+            page: query.page,
+            pageSize: options.searchPageSize
+          },
+          safe: true
+        }, Dialect.BookingSearchResult)
+        const lines: Array<BookingLine> = []
+        for (const booking of result.items) {
+          // A booking outside the range asked for is not judged here (the booking system answered loosely).
+          if (booking.creationDate < start || booking.creationDate >= end) continue
+          lines.push(...bookingLines(booking, account))
+        }
+        const read = (query.page - 1) * options.searchPageSize + result.items.length
+        const last = result.items.length === 0 || read >= result.totalHits
+        yield* Effect.annotateCurrentSpan({ "bokun.page": query.page, "bokun.lines": lines.length })
+        return { lines, nextPage: last ? null : query.page + 1, totalBookings: result.totalHits }
+      }).pipe(
+        Effect.withSpan("BookingSystem.createdBookingLines", {
+          attributes: { "bokun.account_id": account.id, from: query.from, to: query.to }
+        })
+      )
 
     const bookingLinesIn: BookingSystemClient["bookingLines"] = (account, range) =>
       Effect.gen(function*() {
@@ -194,6 +240,8 @@ export const makeBokunAdapter = (options: BokunAdapterOptions = defaultAdapterOp
 
     return {
       bookingLines: bookingLinesIn,
+
+      createdBookingLines: createdLinesPage,
 
       booking: (account, reference) =>
         bookingDetail(account, reference, "booking").pipe(

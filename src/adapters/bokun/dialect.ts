@@ -76,15 +76,32 @@ export const Booking = Schema.Struct({
 })
 export type Booking = typeof Booking.Type
 
-/** POST /booking.json/booking-search */
+/**
+ * A date range of a booking search (Bókun's Java client: `DateRangeFilter`): `from`/`to` as a day
+ * `yyyy-MM-dd`, an ISO-8601 instant or epoch milliseconds (Jackson reads all three into a Date),
+ * bounds included unless `includeLower`/`includeUpper` say otherwise.
+ */
+export const DateRange = Schema.Struct({
+  from: Schema.Union(Schema.String, Schema.Number),
+  to: Schema.Union(Schema.String, Schema.Number),
+  includeLower: Schema.optional(Schema.Boolean),
+  includeUpper: Schema.optional(Schema.Boolean)
+})
+
+/**
+ * POST /booking.json/booking-search (Bókun's Java client: `BookingQuery`): by departure day
+ * (`startDateRange`, days) or by the booking's creation (`creationDateRange`, instants); one of the
+ * two is given.
+ */
 export const BookingSearchRequest = Schema.Struct({
   bookingRole: Schema.optional(Schema.String),
-  startDateRange: Schema.Struct({
+  startDateRange: Schema.optional(Schema.Struct({
     from: Schema.String,
     to: Schema.String,
     includeLower: Schema.optional(Schema.Boolean),
     includeUpper: Schema.optional(Schema.Boolean)
-  }),
+  })),
+  creationDateRange: Schema.optional(DateRange),
   bookingStatuses: Schema.optional(Schema.Array(Schema.String)),
   page: Schema.optional(Schema.Number),
   pageSize: Schema.optional(Schema.Number)

@@ -5,7 +5,7 @@
  *
  *   GET    /sandbox/faults                      current switches
  *   PUT    /sandbox/faults                      {latencyMs?, errorRate?, errorStatus?, hang?, down?, rejectPhone?,
- *                                                refuseBookings?, vendorId?}
+ *                                                refuseBookings?, failCreationSearch?, vendorId?}
  *   POST   /sandbox/reset                       all switches off, request log emptied
  *   GET    /sandbox/requests?method=&path=      {count, requests}
  *   POST   /sandbox/vendors                     VendorSpec → vendor with keys, channels and products
@@ -31,6 +31,7 @@ const FaultsBody = Schema.Struct({
   down: Schema.optional(Schema.Boolean),
   rejectPhone: Schema.optional(Schema.Boolean),
   refuseBookings: Schema.optional(Schema.Boolean),
+  failCreationSearch: Schema.optional(Schema.Boolean),
   vendorId: Schema.optional(Schema.Number)
 })
 

@@ -89,6 +89,43 @@ const paymentOf = (
   })
 }
 
+/** An instant of a DateRangeFilter as Jackson reads it: epoch milliseconds, an ISO-8601 instant, or a day (00:00 UTC). */
+const instantOf = (value: string | number, field: string) => {
+  const millis = typeof value === "number"
+    ? value
+    : /^\d{4}-\d{2}-\d{2}$/.test(value)
+    ? Date.parse(`${value}T00:00:00Z`)
+    : /^\d{4}-\d{2}-\d{2}T/.test(value)
+    ? Date.parse(value)
+    : Number.NaN
+  return Number.isFinite(millis)
+    ? Effect.succeed(new Date(millis))
+    : Effect.fail(badRequest(`creationDateRange.${field} is not a date: ${value}`))
+}
+
+/** The search's range: by departure day, or by creation (Bókun's BookingQuery has both; one is needed here). */
+const searchRange = (input: typeof Dialect.BookingSearchRequest.Type) =>
+  Effect.gen(function*() {
+    if (input.creationDateRange !== undefined) {
+      const c = input.creationDateRange
+      return {
+        by: "creation" as const,
+        from: yield* instantOf(c.from, "from"),
+        to: yield* instantOf(c.to, "to"),
+        includeLower: c.includeLower ?? true,
+        includeUpper: c.includeUpper ?? true
+      }
+    }
+    if (input.startDateRange !== undefined) {
+      return {
+        by: "start" as const,
+        from: input.startDateRange.from.slice(0, 10),
+        to: input.startDateRange.to.slice(0, 10)
+      }
+    }
+    return yield* badRequest("startDateRange or creationDateRange is required")
+  })
+
 export const bokunApi = (store: Store, switchesOf: (accessKey: string | null) => Effect.Effect<FaultSettings>) => {
   /** A signed call on behalf of the vendor whose key signed it. */
   const signed = <A, E, R>(handler: (vendor: VendorRow) => Effect.Effect<A, E, R>) =>
@@ -176,9 +213,16 @@ export const bokunApi = (store: Store, switchesOf: (accessKey: string | null) =>
       signed((vendor) =>
         Effect.gen(function*() {
           const input = yield* body(Dialect.BookingSearchRequest)
+          const range = yield* searchRange(input)
+          if (range.by === "creation" && (yield* switchesOf(vendor.access_key)).failCreationSearch) {
+            return yield* new SandboxFailure({
+              status: 503,
+              message: "Booking search is unavailable",
+              errorCode: "UNAVAILABLE"
+            })
+          }
           return yield* store.searchBookings(vendor.id, {
-            from: input.startDateRange.from.slice(0, 10),
-            to: input.startDateRange.to.slice(0, 10),
+            range,
             statuses: input.bookingStatuses ?? null,
             page: input.page ?? 1,
             pageSize: input.pageSize ?? 50

@@ -75,29 +75,51 @@ export const makeBookingQueries = (
       Effect.map((list) => list[0]!)
     )
 
-  /** Bookings with a product booking on a day in the range, by booking id, one page of them. */
+  /**
+   * One page of a booking search: by departure day (`startDateRange`: bookings with a product
+   * booking on a day in the range, by booking id) or by creation (`creationDateRange`: bookings
+   * created in [from, to] as instants, bounds included or not as asked, by creation time then id).
+   */
   const searchBookings = (vendorId: number, query: {
-    readonly from: string
-    readonly to: string
+    readonly range:
+      | { readonly by: "start"; readonly from: string; readonly to: string }
+      | {
+        readonly by: "creation"
+        readonly from: Date
+        readonly to: Date
+        readonly includeLower: boolean
+        readonly includeUpper: boolean
+      }
     readonly statuses: ReadonlyArray<string> | null
     readonly page: number
     readonly pageSize: number
   }) =>
     Effect.gen(function*() {
-      if (!validDay(query.from) || !validDay(query.to)) {
+      const range = query.range
+      if (range.by === "start" && (!validDay(range.from) || !validDay(range.to))) {
         return yield* badRequest("startDateRange needs from and to as yyyy-MM-dd")
       }
       yield* expireHolds
-      const key = `${vendorId}|${query.from}|${query.to}|${query.statuses?.join(",") ?? "*"}`
+      const statuses = query.statuses
+      const byStatus = statuses && statuses.length > 0 ? sql`AND status IN ${sql.in(statuses)}` : sql``
+      const key = range.by === "start"
+        ? `${vendorId}|start|${range.from}|${range.to}|${statuses?.join(",") ?? "*"}`
+        : `${vendorId}|creation|${range.from.toISOString()}${range.includeLower ? "[" : "("}` +
+          `${range.to.toISOString()}${range.includeUpper ? "]" : ")"}|${statuses?.join(",") ?? "*"}`
       const current = yield* Ref.get(generation)
       let ids = searchCache.get(key)?.generation === current ? searchCache.get(key)!.ids : undefined
       if (!ids) {
-        const statuses = query.statuses
-        const rows = yield* sql<{ booking_id: number }>`
-          SELECT DISTINCT booking_id FROM bokun_sandbox.product_bookings
-          WHERE vendor_id = ${vendorId} AND date BETWEEN ${query.from} AND ${query.to}
-            ${statuses && statuses.length > 0 ? sql`AND status IN ${sql.in(statuses)}` : sql``}
-          ORDER BY booking_id`
+        const rows = range.by === "start"
+          ? yield* sql<{ booking_id: number }>`
+              SELECT DISTINCT booking_id FROM bokun_sandbox.product_bookings
+              WHERE vendor_id = ${vendorId} AND date BETWEEN ${range.from} AND ${range.to} ${byStatus}
+              ORDER BY booking_id`
+          : yield* sql<{ booking_id: number }>`
+              SELECT id AS booking_id FROM bokun_sandbox.bookings
+              WHERE vendor_id = ${vendorId}
+                AND created_at ${range.includeLower ? sql`>=` : sql`>`} ${range.from}
+                AND created_at ${range.includeUpper ? sql`<=` : sql`<`} ${range.to} ${byStatus}
+              ORDER BY created_at, id`
         ids = rows.map((r) => r.booking_id)
         searchCache.delete(key)
         searchCache.set(key, { generation: current, ids })

@@ -12,6 +12,8 @@
  *   `INVALID_PHONE_NUMBER`), as Bókun does for a number it cannot use;
  * - refuseBookings: the vendor refuses new bookings and confirmations (400 `NOT_ALLOWED`); holds
  *   and reads still work.
+ * - failCreationSearch: a booking search by creation (`creationDateRange`) answers 503; every other
+ *   call still works (the demo's account whose sales ledger cannot be read).
  */
 import { Effect } from "effect"
 import { ACCESS_KEY_HEADER } from "../../adapters/bokun/signing.js"
@@ -20,8 +22,14 @@ import * as Shared from "../faults.js"
 export interface FaultSettings extends Shared.FaultSettings {
   readonly rejectPhone: boolean
   readonly refuseBookings: boolean
+  readonly failCreationSearch: boolean
 }
-export const NO_FAULTS: FaultSettings = { ...Shared.NO_FAULTS, rejectPhone: false, refuseBookings: false }
+export const NO_FAULTS: FaultSettings = {
+  ...Shared.NO_FAULTS,
+  rejectPhone: false,
+  refuseBookings: false,
+  failCreationSearch: false
+}
 
 export interface FaultState {
   readonly all: FaultSettings

@@ -145,6 +145,8 @@ const DDL = `
   CREATE INDEX IF NOT EXISTS product_bookings_by_booking ON bokun_sandbox.product_bookings (booking_id);
   CREATE INDEX IF NOT EXISTS product_bookings_by_departure ON bokun_sandbox.product_bookings (product_id, date, start_time_id)
     WHERE status IN ('CONFIRMED', 'RESERVED');
+  -- The booking search by creation (creationDateRange).
+  CREATE INDEX IF NOT EXISTS bookings_by_vendor_created ON bokun_sandbox.bookings (vendor_id, created_at, id);
   CREATE INDEX IF NOT EXISTS bookings_reserved ON bokun_sandbox.bookings (hold_expires_at) WHERE status = 'RESERVED';
 `
 

@@ -26,6 +26,8 @@ export interface BookingSpec {
   readonly paymentStatus?: string | null
   /** Refuse when the departure is full (as a real sale would). Default false: tests may overbook. */
   readonly checkCapacity?: boolean
+  /** When the booking was made. Default: now. */
+  readonly createdAt?: Date
 }
 
 export interface SeededBooking {
@@ -88,6 +90,7 @@ export const addBooking = (store: Store, spec: BookingSpec) =>
       },
       idempotencyKey: null,
       checkCapacity: spec.checkCapacity ?? false,
+      ...(spec.createdAt !== undefined ? { createdAt: spec.createdAt } : {}),
       ...(spec.paidMinor !== undefined ? { paidMinor: spec.paidMinor } : {}),
       ...(spec.paymentStatus !== undefined ? { paymentStatus: spec.paymentStatus } : {})
     })
