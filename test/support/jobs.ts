@@ -20,20 +20,21 @@ const unused = <I, S extends object>(tag: Context.Tag<I, S>, why: string) =>
 
 const unusedBookingSystem = unused(BookingSystem, "no account is linked in this test")
 const unusedPaymentProvider = unused(PaymentProvider, "no payment is made in this test")
-/** The exchange-rate job may fire (weekdays 15:30 and 17:30 UTC): its sources answer no rate. */
-const noRates = DailyRates.Default.pipe(
-  Layer.provide(Layer.succeed(ExchangeRates, { dailyRates: () => Effect.succeed([]) }))
-)
+/** The exchange-rate job may fire (weekdays 15:30 and 17:30 UTC): by default its sources answer no rate. */
+const noRateSources = Layer.succeed(ExchangeRates, { dailyRates: () => Effect.succeed([]) })
 
 export const jobsInstance = (
   databaseUrl: string,
   clusterPort: number | undefined,
   env: Record<string, string>,
-  bookingSystem: Layer.Layer<BookingSystem> = unusedBookingSystem
+  bookingSystem: Layer.Layer<BookingSystem> = unusedBookingSystem,
+  /** Where the exchange-rate job reads rates (default: sources that answer none). */
+  exchangeRates: Layer.Layer<ExchangeRates> = noRateSources
 ) =>
   JobsLive.pipe(
     Layer.provide(Mirror.Default),
-    Layer.provide(noRates),
+    Layer.provide(DailyRates.Default),
+    Layer.provide(exchangeRates),
     Layer.provide(SalesLedger.Default),
     Layer.provide(IdempotencyStore.Default),
     Layer.provide(BookingSystemAccounts.Default),
