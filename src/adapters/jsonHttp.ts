@@ -31,6 +31,7 @@ export interface JsonHttpCall {
   readonly operation: string
   readonly method: "GET" | "POST" | "PUT" | "DELETE"
   readonly url: string
+  /** Sent as they are; `accept` is application/json unless given. */
   readonly headers: Record<string, string>
   readonly body?: unknown
 }
@@ -68,10 +69,10 @@ export const makeJsonHttp = <E>(
       const unavailable = (reason: string, detail: string) => errors.unavailable(call.operation, reason, detail)
       const url = yield* Effect.try({
         try: () => new URL(call.url),
-        catch: () => unavailable("connection", "the account's base URL is not a valid URL")
+        catch: () => unavailable("connection", "the base URL is not a valid URL")
       })
       let request = HttpClientRequest.make(call.method)(url, {
-        headers: { ...call.headers, accept: "application/json" }
+        headers: { accept: "application/json", ...call.headers }
       })
       if (call.body !== undefined) request = HttpClientRequest.bodyUnsafeJson(request, call.body)
       const response = yield* http.execute(request).pipe(

@@ -6,10 +6,10 @@
  * - `ExchangeRatesBadResponse`: an answer that does not parse, or a 4xx other than 404.
  * A 404 is SDMX's "no results" (both sources answer it for a range with no observation): the
  * answer is then empty. The transport, retries and spans are the adapters' shared ones
- * (../jsonHttp.ts); only sending differs: the answer is text (SDMX-JSON or CSV), not always JSON.
+ * (../jsonHttp.ts); the answer is read as text (SDMX-JSON or CSV) and each call says what it accepts.
  */
-import { type HttpClient, HttpClientRequest } from "@effect/platform"
-import { Duration, Effect, Either, Fiber, Option } from "effect"
+import type { HttpClient } from "@effect/platform"
+import { Effect, Either, Option } from "effect"
 import {
   ExchangeRatesBadResponse,
   type ExchangeRatesError,
@@ -44,42 +44,17 @@ export const makeRatesHttp = (client: HttpClient.HttpClient, options: RatesHttpO
       tagOf: (error) => error._tag
     }, [])
 
-  /** Sends once; the status and the body text. */
-  const send = (call: RatesCall<unknown>, url: URL) => {
-    const unavailable = (reason: string, detail: string) =>
-      new ExchangeRatesUnavailable({ source: call.source, operation: call.operation, reason, detail })
-    return Effect.gen(function*() {
-      const response = yield* client.execute(HttpClientRequest.get(url, { headers: { accept: call.accept } })).pipe(
-        Effect.catchAll((error) => Effect.fail(unavailable("connection", `${error.reason}: request failed`)))
-      )
-      const text = yield* response.text.pipe(
-        Effect.catchAll(() => Effect.fail(unavailable("connection", "the answer was cut off")))
-      )
-      yield* Effect.annotateCurrentSpan("http.response.status_code", response.status)
-      return { status: response.status, text }
-    }).pipe(
-      // As jsonHttp's send: the exchange runs in a fiber of its own so that its deadline always cuts it.
-      Effect.interruptible,
-      Effect.timeoutFail({
-        duration: options.timeout,
-        onTimeout: () => unavailable("timeout", `no answer within ${Duration.format(options.timeout)}`)
-      }),
-      Effect.forkDaemon,
-      Effect.flatMap((exchange) => Fiber.join(exchange).pipe(Effect.onInterrupt(() => Fiber.interrupt(exchange))))
-    )
-  }
-
   const request = <A>(call: RatesCall<A>): Effect.Effect<A, ExchangeRatesError> => {
-    const { policy, serverFailure } = http(call.source)
+    const { policy, send, serverFailure } = http(call.source)
     const fields = { source: call.source, operation: call.operation }
     const raw = `${call.baseUrl.replace(/\/+$/, "")}${call.path}`
     const once = Effect.gen(function*() {
-      const url = yield* Effect.try({
-        try: () => new URL(raw),
-        catch: () =>
-          new ExchangeRatesUnavailable({ ...fields, reason: "connection", detail: "the base URL is not a valid URL" })
+      const { status, text } = yield* send({
+        operation: call.operation,
+        method: "GET",
+        url: raw,
+        headers: { accept: call.accept }
       })
-      const { status, text } = yield* send(call, url)
       if ((status >= 200 && status < 300) || status === 404) {
         const parsed = call.parse(status === 404 ? "" : text)
         return yield* Either.match(parsed, {
