@@ -16,7 +16,7 @@
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
-import { Effect, Random, Ref } from "effect"
+import { Effect, Random, Ref, Schema } from "effect"
 
 export interface FaultSettings {
   readonly latencyMs: number
@@ -27,6 +27,15 @@ export interface FaultSettings {
 }
 
 export const NO_FAULTS: FaultSettings = { latencyMs: 0, errorRate: 0, errorStatus: 503, hang: false, down: false }
+
+/** The shared switches as an admin endpoint's body fields (each sandbox adds its own). */
+export const faultSwitchFields = <const S extends ReadonlyArray<number>>(...errorStatuses: S) => ({
+  latencyMs: Schema.optional(Schema.Number.pipe(Schema.nonNegative())),
+  errorRate: Schema.optional(Schema.Number.pipe(Schema.between(0, 1))),
+  errorStatus: Schema.optional(Schema.Literal(...errorStatuses)),
+  hang: Schema.optional(Schema.Boolean),
+  down: Schema.optional(Schema.Boolean)
+})
 
 export interface FaultState<S extends FaultSettings = FaultSettings> {
   readonly all: S

@@ -20,15 +20,12 @@
  */
 import { HttpRouter, HttpServerRequest } from "@effect/platform"
 import { Effect, Schema } from "effect"
+import { faultSwitchFields } from "../faults.js"
 import { answer, body, numericParam, param } from "./api.js"
 import type { Sandbox } from "./sandbox.js"
 
 const FaultsBody = Schema.Struct({
-  latencyMs: Schema.optional(Schema.Number.pipe(Schema.nonNegative())),
-  errorRate: Schema.optional(Schema.Number.pipe(Schema.between(0, 1))),
-  errorStatus: Schema.optional(Schema.Literal(500, 503)),
-  hang: Schema.optional(Schema.Boolean),
-  down: Schema.optional(Schema.Boolean),
+  ...faultSwitchFields(500, 503),
   rejectPhone: Schema.optional(Schema.Boolean),
   refuseBookings: Schema.optional(Schema.Boolean),
   failCreationSearch: Schema.optional(Schema.Boolean),

@@ -23,7 +23,7 @@
  */
 import { HttpMiddleware, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Clock, Context, Effect, Layer, Ref, Schema } from "effect"
-import { answeredToTheEnd, type Faults, makeFaults, NO_FAULTS, pathOf } from "../faults.js"
+import { answeredToTheEnd, type Faults, faultSwitchFields, makeFaults, NO_FAULTS, pathOf } from "../faults.js"
 import { listen, type SandboxOptions } from "../server.js"
 import { renderEcbCsv, renderSdmxJson } from "./render.js"
 import { ecbValue, nokPerUnit, norgesBankValue, SERIES } from "./series.js"
@@ -78,11 +78,7 @@ const HoldBody = Schema.Struct({
 })
 
 const SwitchesBody = Schema.Struct({
-  latencyMs: Schema.optional(Schema.Number.pipe(Schema.nonNegative())),
-  errorRate: Schema.optional(Schema.Number.pipe(Schema.between(0, 1))),
-  errorStatus: Schema.optional(Schema.Literal(500, 502, 503, 504)),
-  hang: Schema.optional(Schema.Boolean),
-  down: Schema.optional(Schema.Boolean),
+  ...faultSwitchFields(500, 502, 503, 504),
   source: Schema.optional(Schema.Literal("norges_bank", "ecb"))
 })
 

@@ -21,15 +21,12 @@
  */
 import { HttpRouter, HttpServerRequest } from "@effect/platform"
 import { Effect, Schema } from "effect"
+import { faultSwitchFields } from "../faults.js"
 import { answer, decodeBody, param, rawBody } from "./api.js"
 import type { Sandbox } from "./sandbox.js"
 
 const SwitchesBody = Schema.Struct({
-  latencyMs: Schema.optional(Schema.Number.pipe(Schema.nonNegative())),
-  errorRate: Schema.optional(Schema.Number.pipe(Schema.between(0, 1))),
-  errorStatus: Schema.optional(Schema.Literal(500, 502, 503, 504)),
-  hang: Schema.optional(Schema.Boolean),
-  down: Schema.optional(Schema.Boolean),
+  ...faultSwitchFields(500, 502, 503, 504),
   loseAnswer: Schema.optional(Schema.Literal("no", "hang", "drop")),
   partialRefundRatio: Schema.optional(Schema.NullOr(Schema.Number.pipe(Schema.greaterThan(0), Schema.lessThan(1)))),
   settlement: Schema.optional(Schema.Literal("instant", "delayed", "manual")),
