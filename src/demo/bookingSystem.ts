@@ -6,6 +6,12 @@
  * days (the sandbox's tables outlive restarts) and point the accounts at the sandbox's address. The
  * linked tours' catalogue pricing categories and rates take the sandbox products' ids.
  *
+ * A new vendor also gets 400 days of sales history (bookings CREATED over the last 400 days, over
+ * every channel: the sandbox's `generateSalesHistory`) for the sales ledger. A third account,
+ * Nordkapp Coastal Tours', answers everything but the booking search by creation (the sandbox's
+ * `failCreationSearch` switch, set on every start), so its sales ledger is never read: its
+ * operator's sales show other channels `available: false` (key `Demo: sales unavailable`).
+ *
  * The demo's own bookings (the `bookings` table, seed.ts) of the linked tours are bookings in the
  * sandbox too, written in before the sandbox's other sales fill the departures around them: on
  * the service's channel, with the confirmation code as external reference and the sandbox's
@@ -28,6 +34,8 @@ interface DemoVendor {
   readonly operators: ReadonlyArray<string>
   /** Demo tour title → index of the sandbox demo product it is. */
   readonly tours: Readonly<Record<string, number>>
+  /** The booking system answers every call but the search by creation: its sales cannot be read. */
+  readonly salesUnavailable?: boolean
 }
 
 export const DEMO_VENDORS: ReadonlyArray<DemoVendor> = [
@@ -48,6 +56,16 @@ export const DEMO_VENDORS: ReadonlyArray<DemoVendor> = [
     seed: 12,
     operators: ["Lisboa Tejo Cruises Lda"],
     tours: { "Lisbon Dolphin Watch": 1, "Tagus Sunset Sail": 2 }
+  },
+  {
+    key: "nordkapp",
+    title: "Nordkapp Coastal Tours (Bókun)",
+    timezone: "Europe/Oslo",
+    currency: "NOK",
+    seed: 13,
+    operators: ["Nordkapp Coastal Tours AS"],
+    tours: {},
+    salesUnavailable: true
   }
 ]
 
@@ -193,6 +211,8 @@ export const setUpDemoBookingSystem = (sandbox: Sandbox) =>
       yield* sql`
         UPDATE operators SET booking_system_account_id = ${accountId}
         WHERE name IN ${sql.in(v.operators)} AND booking_system_account_id IS DISTINCT FROM ${accountId}`
+      // In memory only: switched on again on every start.
+      if (v.salesUnavailable) yield* sandbox.faults.set({ failCreationSearch: true }, { vendorId: vendor.id })
       for (const [title, index] of Object.entries(v.tours)) {
         const product = vendor.products[index]!
         yield* sql`
@@ -204,12 +224,18 @@ export const setUpDemoBookingSystem = (sandbox: Sandbox) =>
       // Our own bookings first, so the sandbox's other sales fill the departures around them; a
       // new vendor gets its sales from a week back, an existing one tops up the coming days.
       yield* importDemoBookings(sandbox, vendor)
+      // The sales history of a new vendor whose sales can be read: the departures before the demo's own days.
+      if (found === undefined && !v.salesUnavailable) {
+        yield* sandbox.generateSalesHistory({ vendorId: vendor.id, today, seed: v.seed })
+      }
       yield* sandbox.generateBookings({
         vendorId: vendor.id,
         from: found === undefined ? addDays(today, -DAYS_BACK) : today,
         to: addDays(today, DEMO_DAYS_AHEAD),
         seed: found === undefined ? v.seed : v.seed + Math.floor(now / 86_400_000),
-        fullDays
+        // The small operator whose sales cannot be read: a few bookings for its manifest.
+        ...(v.salesUnavailable ? { fill: 0.15 } : {}),
+        fullDays: v.salesUnavailable ? [] : fullDays
       })
     }
   }).pipe(Effect.withSpan("Demo.setUpBookingSystem"))

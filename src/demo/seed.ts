@@ -1,7 +1,8 @@
 /**
  * The demo dataset, created on an empty database when DEMO_DATA is on (the default):
- * three operators (Fjord Explorer owns fjordexplorer.no and resells Arctic Whale Safari's tours there;
- * Arctic Whale Safari is only added to that site; Lisboa Tejo Cruises sells in EUR on its own site),
+ * four operators (Fjord Explorer owns fjordexplorer.no and resells Arctic Whale Safari's tours there;
+ * Arctic Whale Safari is only added to that site; Lisboa Tejo Cruises sells in EUR on its own site;
+ * Nordkapp Coastal Tours, with no tours here, has a booking system whose sales cannot be read),
  * users with every role, tours with their catalogue content (src/demo/catalogue.ts), 2,400 bookings
  * around today, and one key per purpose, written with their secrets to `<DATA_DIR>/demo.json`.
  *
@@ -23,6 +24,7 @@ import { Operators } from "../operators/Operators.js"
 import { PublishableKeys } from "../partner/auth/PublishableKeys.js"
 import { SCOPES } from "../partner/auth/scopes.js"
 import { QuickbookKeys } from "../quickbook/terminals/QuickbookKeys.js"
+import { SalesLedger } from "../sales/SalesLedger.js"
 import { SalesRollups } from "../sales/SalesRollups.js"
 import { demoProducts, startSandbox } from "../sandbox/bokun/index.js"
 import { startSandbox as startPaymentSandbox } from "../sandbox/surfboard/index.js"
@@ -136,10 +138,19 @@ export const seedDemo = Effect.gen(function*() {
     legalName: "Lisboa Tejo Cruises Lda",
     orgNumber: "PT509876543"
   })
+  // A small operator with no tours here: its booking system's sales cannot be read (bookingSystem.ts),
+  // so its sales figures show `available: false` for other channels.
+  const nordkapp = yield* admin.createOperator({
+    name: "Nordkapp Coastal Tours AS",
+    timezone: "Europe/Oslo",
+    legalName: "Nordkapp Coastal Tours AS",
+    orgNumber: "934567890"
+  })
   const operators = [
     { id: fjord, name: "Fjord Explorer AS", timezone: "Europe/Oslo" },
     { id: arctic, name: "Arctic Whale Safari AS", timezone: "Europe/Oslo" },
-    { id: lisboa, name: "Lisboa Tejo Cruises Lda", timezone: "Europe/Lisbon" }
+    { id: lisboa, name: "Lisboa Tejo Cruises Lda", timezone: "Europe/Lisbon" },
+    { id: nordkapp, name: "Nordkapp Coastal Tours AS", timezone: "Europe/Oslo" }
   ]
 
   const users = [
@@ -147,7 +158,8 @@ export const seedDemo = Effect.gen(function*() {
     { email: "ola@arcticwhale.no", name: "Ola Nordmann", roles: { [arctic]: "owner", [fjord]: "admin" } },
     { email: "kari@fjordexplorer.no", name: "Kari Hansen", roles: { [fjord]: "member" } },
     { email: "joao@tejocruises.pt", name: "João Silva", roles: { [lisboa]: "owner" } },
-    { email: "maria@tejocruises.pt", name: "Maria Costa", roles: { [lisboa]: "admin" } }
+    { email: "maria@tejocruises.pt", name: "Maria Costa", roles: { [lisboa]: "admin" } },
+    { email: "sigrid@nordkapptours.no", name: "Sigrid Eide", roles: { [nordkapp]: "owner" } }
   ] as const
   const userIds: Record<string, string> = {}
   for (const u of users) {
@@ -414,6 +426,7 @@ export const seedDemo = Effect.gen(function*() {
   const ola = userIds["ola@arcticwhale.no"]!
   const joao = userIds["joao@tejocruises.pt"]!
   const maria = userIds["maria@tejocruises.pt"]!
+  const sigrid = userIds["sigrid@nordkapptours.no"]!
   const year = new Date(now + 365 * DAY)
   const partnersOf = (ids: ReadonlyArray<string>) =>
     operators.filter((o) => ids.includes(o.id)).map(({ id, name }) => ({ id, name }))
@@ -474,6 +487,14 @@ export const seedDemo = Effect.gen(function*() {
     scopes: ["bookings:read", "guests.contact:read", "manifest:read", "finance:read"],
     ops: [fjord, arctic],
     note: "acts for Fjord Explorer and Arctic Whale Safari (Ola is admin of one, owner of the other)"
+  })
+  yield* make({
+    name: "Demo: sales unavailable",
+    by: sigrid,
+    scopes: ["finance:read"],
+    ops: [nordkapp],
+    note:
+      "Nordkapp Coastal Tours: its booking system's sales cannot be read, so GET /sales shows other channels `available: false`"
   })
   yield* make({
     name: "Demo: expired",
@@ -644,6 +665,16 @@ export class DemoData extends Context.Tag("Demo/DemoData")<DemoData, {
       yield* setUpDemoBookingSystem(sandbox)
       const mirror = yield* Mirror
       yield* mirror.refresh({ kind: "manual", daysAhead: DEMO_DAYS_AHEAD })
+      // The sales ledger: yesterday's and today's sales before the first request; the 400 days of
+      // history (first start only) right after, in the background, in one unpaced step per account
+      // (the sandbox is ours; a few seconds), so the start does not wait for it. The jobs keep it fresh.
+      // The sales rollups follow each (the job takes in later changes every minute, too).
+      const ledger = yield* SalesLedger
+      const rollups = yield* Effect.provide(SalesRollups, SalesRollups.Default)
+      yield* ledger.refreshRecent({ pagePauseMs: 0, retries: 0 })
+      yield* Effect.forkScoped(
+        Effect.zipRight(ledger.backfill({ pagePauseMs: 0, chunkDays: 400, retries: 0 }), rollups.refresh())
+      )
       // The catalogue's from_price and season, so the first tour list shows prices and dates.
       const season = yield* (yield* TourSeason).refresh()
       yield* Effect.logInfo(
@@ -656,8 +687,8 @@ export class DemoData extends Context.Tag("Demo/DemoData")<DemoData, {
       yield* Effect.logInfo(`demo payment provider (Surfboard sandbox) on ${payments.baseUrl}`)
       // Rates for every banking day of the last 400 days (the sources: src/demo/rates.ts).
       yield* setUpDemoRates
-      // The sales rollups at once (the job takes in later changes every minute), so GET /sales answers.
-      yield* Effect.flatMap(SalesRollups, (rollups) => rollups.refresh()).pipe(Effect.provide(SalesRollups.Default))
+      // The sales rollups at once, so GET /sales answers from the first request.
+      yield* rollups.refresh()
       return read(sandbox.baseUrl)
     }).pipe(Effect.catchAll((e) => e instanceof PortUnavailable ? Effect.fail(e) : Effect.die(e)))
   )

@@ -63,6 +63,10 @@ export interface LedgerRunOptions {
   readonly accountId?: string
   /** Overrides SALES_LEDGER_PAGE_PAUSE_MS (the demo's start reads its small accounts faster). */
   readonly pagePauseMs?: number
+  /** Overrides SALES_LEDGER_BACKFILL_CHUNK_DAYS (the demo's start reads its small accounts in one step). */
+  readonly chunkDays?: number
+  /** Overrides SALES_LEDGER_RETRIES (the demo's start does not wait for an account it knows fails). */
+  readonly retries?: number
 }
 
 const describe = (e: BookingSystemError | LedgerNotStored) =>
@@ -81,27 +85,40 @@ export class SalesLedger extends Effect.Service<SalesLedger>()("Sales/SalesLedge
     const accounts = yield* BookingSystemAccounts
     const config = yield* SalesLedgerConfig
 
-    const retryPolicy = Schedule.exponential(Duration.millis(config.retryBaseMillis)).pipe(
-      Schedule.jittered,
-      Schedule.intersect(Schedule.recurs(config.retries))
-    )
+    const retryPolicy = (retries: number) =>
+      Schedule.exponential(Duration.millis(config.retryBaseMillis)).pipe(
+        Schedule.jittered,
+        Schedule.intersect(Schedule.recurs(retries))
+      )
+
+    /** How one run reads: the pause between pages, the step of a backfill, the retries of a page. */
+    interface Pace {
+      readonly pauseMs: number
+      readonly chunkDays: number
+      readonly retries: number
+    }
+    const paceOf = (options: LedgerRunOptions): Pace => ({
+      pauseMs: options.pagePauseMs ?? config.pagePauseMs,
+      chunkDays: Math.max(1, options.chunkDays ?? config.backfillChunkDays),
+      retries: options.retries ?? config.retries
+    })
 
     /** The port's page reader, paced (a pause before every page after the first) and retried while the system does not answer. */
-    const pacedClient = (pauseMs: number): BookingSystemClient => ({
+    const pacedClient = ({ pauseMs, retries }: Pace): BookingSystemClient => ({
       ...bookingSystem,
       createdBookingLines: (account, query) =>
         Effect.zipRight(
           query.page > 1 && pauseMs > 0 ? Effect.sleep(Duration.millis(pauseMs)) : Effect.void,
           bookingSystem.createdBookingLines(account, query).pipe(
             // A definite refusal (bad credentials, ...) will not change by asking again.
-            Effect.retry({ schedule: retryPolicy, while: (e) => e._tag === "BookingSystemUnavailable" })
+            Effect.retry({ schedule: retryPolicy(retries), while: (e) => e._tag === "BookingSystemUnavailable" })
           )
         )
     })
 
     /** Every line of the bookings created on the days [from, to], each once. */
-    const readRange = (m: MirroredAccount, from: string, to: string, pauseMs: number) =>
-      createdLinePages(pacedClient(pauseMs), m.account, { from, to }).pipe(
+    const readRange = (m: MirroredAccount, from: string, to: string, pace: Pace) =>
+      createdLinePages(pacedClient(pace), m.account, { from, to }).pipe(
         Stream.runFold(new Map<string, BookingLine>(), (lines, page) => {
           for (const line of page) lines.set(line.lineId, line)
           return lines
@@ -110,11 +127,11 @@ export class SalesLedger extends Effect.Service<SalesLedger>()("Sales/SalesLedge
       )
 
     /** Reads one range and stores it with the coverage it earns; counts, or the error. */
-    const range = (m: MirroredAccount, from: string, to: string, coverage: Coverage, pauseMs: number) =>
+    const range = (m: MirroredAccount, from: string, to: string, coverage: Coverage, pace: Pace) =>
       Effect.gen(function*() {
         const [primary] = m.operators
         if (primary === undefined) return yield* Effect.dieMessage(`account ${m.account.id} has no operator`)
-        const lines = yield* readRange(m, from, to, pauseMs)
+        const lines = yield* readRange(m, from, to, pace)
         const stored = yield* repo.storeRange({
           accountId: m.account.id,
           owners: { operatorIds: m.operators.map((o) => o.id), primaryOperatorId: primary.id },
@@ -142,7 +159,7 @@ export class SalesLedger extends Effect.Service<SalesLedger>()("Sales/SalesLedge
      * The creation days from `daysBack` days before today (UTC) to today, started earlier when the
      * account's coverage ends before that; `covered_until` becomes the moment the refresh started.
      */
-    const forward = (m: MirroredAccount, daysBack: number, pauseMs: number) =>
+    const forward = (m: MirroredAccount, daysBack: number, pace: Pace) =>
       Effect.gen(function*() {
         const started = new Date(yield* Clock.currentTimeMillis)
         const today = utcDay(started)
@@ -152,7 +169,7 @@ export class SalesLedger extends Effect.Service<SalesLedger>()("Sales/SalesLedge
           const until = utcDay(state.covered_until)
           if (until < from) from = until
         }
-        return yield* range(m, from, today, { kind: "forward", until: started }, pauseMs).pipe(
+        return yield* range(m, from, today, { kind: "forward", until: started }, pace).pipe(
           Effect.map((counts): LedgerAccountResult => ({
             accountId: m.account.id,
             account: m.account.name,
@@ -165,7 +182,7 @@ export class SalesLedger extends Effect.Service<SalesLedger>()("Sales/SalesLedge
       }).pipe(Effect.withSpan("SalesLedger.forward", { attributes: { account_id: m.account.id, days_back: daysBack } }))
 
     /** Walks the account back to the backfill horizon, one saved step at a time. */
-    const backfillAccount = (m: MirroredAccount, pauseMs: number) =>
+    const backfillAccount = (m: MirroredAccount, pace: Pace) =>
       Effect.gen(function*() {
         const today = utcDay(new Date(yield* Clock.currentTimeMillis))
         const horizon = addUtcDays(today, -config.backfillDays)
@@ -179,17 +196,17 @@ export class SalesLedger extends Effect.Service<SalesLedger>()("Sales/SalesLedge
           done.cancelled += c.cancelled
         }
         if (state?.covered_from == null || state.covered_until === null) {
-          const first = yield* forward(m, 1, pauseMs)
+          const first = yield* forward(m, 1, pace)
           if (!first.ok) return first
           add(first)
           state = yield* stateOf(m.account.id)
         }
         while (state?.covered_from != null && state.covered_from > horizon) {
           const to = addUtcDays(state.covered_from, -1)
-          const stepFrom = addUtcDays(state.covered_from, -config.backfillChunkDays)
+          const stepFrom = addUtcDays(state.covered_from, -pace.chunkDays)
           const from = stepFrom < horizon ? horizon : stepFrom
-          if (done.ranges > 0 && pauseMs > 0) yield* Effect.sleep(Duration.millis(pauseMs))
-          const step = yield* Effect.either(range(m, from, to, { kind: "backfill" }, pauseMs))
+          if (done.ranges > 0 && pace.pauseMs > 0) yield* Effect.sleep(Duration.millis(pace.pauseMs))
+          const step = yield* Effect.either(range(m, from, to, { kind: "backfill" }, pace))
           if (step._tag === "Left") return yield* failed(m, step.left, done)
           add(step.right)
           const next = yield* stateOf(m.account.id)
@@ -230,10 +247,10 @@ export class SalesLedger extends Effect.Service<SalesLedger>()("Sales/SalesLedge
 
     const forwardRun = (kind: "recent" | "nightly", daysBack: number, options: LedgerRunOptions) =>
       Effect.gen(function*() {
-        const pauseMs = options.pagePauseMs ?? config.pagePauseMs
+        const pace = paceOf(options)
         const results = yield* Effect.forEach(
           yield* targets(options),
-          (m) => forward(m, daysBack, pauseMs),
+          (m) => forward(m, daysBack, pace),
           { concurrency: config.concurrency }
         )
         return yield* summarize(kind, results)
@@ -251,7 +268,7 @@ export class SalesLedger extends Effect.Service<SalesLedger>()("Sales/SalesLedge
 
     /** Every account whose ledger does not reach back SALES_LEDGER_BACKFILL_DAYS days yet, walked back to there. */
     const backfill = Effect.fn("SalesLedger.backfill")(function*(options: LedgerRunOptions = {}) {
-      const pauseMs = options.pagePauseMs ?? config.pagePauseMs
+      const pace = paceOf(options)
       const all = yield* targets(options)
       const today = utcDay(new Date(yield* Clock.currentTimeMillis))
       const horizon = addUtcDays(today, -config.backfillDays)
@@ -260,7 +277,7 @@ export class SalesLedger extends Effect.Service<SalesLedger>()("Sales/SalesLedge
         const s = states.get(m.account.id)
         return s?.covered_from == null || s.covered_from > horizon
       })
-      const results = yield* Effect.forEach(due, (m) => backfillAccount(m, pauseMs), {
+      const results = yield* Effect.forEach(due, (m) => backfillAccount(m, pace), {
         concurrency: config.concurrency
       })
       return yield* summarize("backfill", results)

@@ -188,6 +188,9 @@ export class SalesLedgerRepo extends Effect.Service<SalesLedgerRepo>()("Sales/Sa
       readonly coverage: Coverage
     }) =>
       Effect.gen(function*() {
+        // One account's ranges are stored one at a time (a recent refresh and a backfill step may
+        // overlap): no two upserts of the same lines deadlock, and each sees the other's coverage.
+        yield* sql`SELECT pg_advisory_xact_lock(hashtext(${`sales_ledger:${input.accountId}`}))`
         let inserted = 0
         let updated = 0
         for (let i = 0; i < input.lines.length; i += CHUNK) {

@@ -60,6 +60,29 @@ export const demoProducts = (currency: string): ReadonlyArray<ProductSpec> => {
   ]
 }
 
+/** Days before today the demo's sales history starts (bookings CREATED from about then). */
+export const SALES_HISTORY_DAYS = 400
+
+/**
+ * A vendor's sales history for the sales figures: bookings over the departure days from `days`
+ * before `today` (local) to 8 days before it, sparser than the demo's coming weeks (fill 0.05), each
+ * made 1 to 90 days before its departure, so bookings were CREATED on every day of the last `days`
+ * days, over every channel of the vendor (our checkout, Viator, GetYourGuide, Expedia, direct, a
+ * reseller), some cancelled. The demo's own days (a week back on) are generated apart.
+ */
+export const generateSalesHistory = (
+  store: Store,
+  spec: { readonly vendorId: number; readonly today: string; readonly seed: number; readonly days?: number }
+) =>
+  generateBookings(store, {
+    vendorId: spec.vendorId,
+    from: addDays(spec.today, -(spec.days ?? SALES_HISTORY_DAYS)),
+    to: addDays(spec.today, -8),
+    seed: spec.seed,
+    fill: 0.05,
+    maxLeadDays: 90
+  })
+
 export interface DemoSpec {
   readonly title: string
   readonly timezone: string

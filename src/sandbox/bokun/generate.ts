@@ -24,6 +24,8 @@ export interface GenerateSpec {
   readonly cancelledShare?: number
   /** Seats assumed for departures without a capacity (unlimited). Default 20. */
   readonly unlimitedAs?: number
+  /** Bookings are made 1 to this many days before their departure. Default 45. */
+  readonly maxLeadDays?: number
 }
 
 interface GenProduct {
@@ -136,7 +138,9 @@ export const generateBookings = (store: Store, spec: GenerateSpec) =>
               ? rng.weighted([total, Math.round(total * 0.3), 0], (x) => (x === total ? 6 : x === 0 ? 2 : 3))
               : total
             const departure = Date.parse(`${day}T12:00:00Z`)
-            const created = new Date(Math.min(now, departure - rng.int(1, 45) * 86_400_000 - rng.int(0, 86_399) * 1000))
+            const created = new Date(
+              Math.min(now, departure - rng.int(1, spec.maxLeadDays ?? 45) * 86_400_000 - rng.int(0, 86_399) * 1000)
+            )
             const status = cancelled ? "CANCELLED" : "CONFIRMED"
             pending.push({
               booking: {

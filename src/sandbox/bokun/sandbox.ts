@@ -53,6 +53,10 @@ export interface Sandbox {
   readonly generateBookings: (
     spec: Seed.GenerateSpec
   ) => Effect.Effect<{ readonly bookings: number; readonly lines: number }>
+  /** The vendor's sales history over the last 400 days (demo.ts, `generateSalesHistory`). */
+  readonly generateSalesHistory: (
+    spec: { readonly vendorId: number; readonly today: string; readonly seed: number; readonly days?: number }
+  ) => Effect.Effect<{ readonly bookings: number; readonly lines: number }>
   readonly bulkBookings: (spec: Seed.BulkSpec) => Effect.Effect<{ readonly lines: number }>
   readonly addBooking: (spec: Seed.BookingSpec) => Effect.Effect<Seed.SeededBooking>
   /** Bookings the service sold, written in as its checkout books (idempotent): external reference → confirmation code. */
@@ -107,6 +111,7 @@ export const startSandbox = (
       findVendor: (accessKey) => die(Seed.findVendor(store, accessKey)),
       seedDemoVendor: (spec) => die(Seed.seedDemoVendor(store, spec)),
       generateBookings: (spec) => die(Seed.generateBookings(store, spec)),
+      generateSalesHistory: (spec) => die(Seed.generateSalesHistory(store, spec)),
       bulkBookings: (spec) => die(Seed.bulkBookings(store, spec)),
       addBooking: (spec) => die(Seed.addBooking(store, spec)),
       importBookings: (vendorId, bookings) => die(Seed.importBookings(store, vendorId, bookings)),

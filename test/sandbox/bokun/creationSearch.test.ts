@@ -4,10 +4,11 @@
  * departure day, the bounds as asked, paging in creation order, one vendor's bookings only, bad
  * dates refused, and the vendor-scoped `failCreationSearch` switch.
  */
+import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Clock, Effect } from "effect"
 import { signedHeaders } from "../../../src/adapters/bokun/signing.js"
-import { BokunSandbox, type SandboxVendor } from "../../../src/sandbox/bokun/index.js"
+import { addDays, BokunSandbox, demoProducts, type SandboxVendor } from "../../../src/sandbox/bokun/index.js"
 import { call } from "../../support/http.js"
 import { sandboxEnv, smallVendor } from "../env.js"
 
@@ -115,6 +116,52 @@ layer(sandboxEnv(), { excludeTestServices: true, timeout: 120_000 })("Bókun san
         // The departure-day search is unchanged.
         const byDeparture = yield* search(vendor, { startDateRange: { from: "2026-03-02", to: "2026-03-02" } })
         expect(byDeparture.body.totalHits).toBe(3)
+      }))
+
+    it.effect("the demo's sales history: bookings created on every day of the last 400, departing up to 90 days later, over every channel", () =>
+      Effect.gen(function*() {
+        const sandbox = yield* BokunSandbox
+        const sql = yield* SqlClient.SqlClient
+        const vendor = yield* sandbox.createVendor({
+          title: "History Tours",
+          timezone: "Europe/Lisbon",
+          currency: "EUR",
+          products: demoProducts("EUR")
+        })
+        const today = "2026-11-20"
+        const made = yield* sandbox.generateSalesHistory({ vendorId: vendor.id, today, seed: 5 })
+        expect(made.bookings).toBeGreaterThan(400)
+        const [stats] = yield* sql<{ first: string; last: string; days: number; max_lead: number; min_lead: number }>`
+          SELECT min((b.created_at AT TIME ZONE 'UTC')::date)::text AS first,
+            max((b.created_at AT TIME ZONE 'UTC')::date)::text AS last,
+            count(DISTINCT (b.created_at AT TIME ZONE 'UTC')::date)::int AS days,
+            max(pb.date - (b.created_at AT TIME ZONE 'UTC')::date)::int AS max_lead,
+            min(pb.date - (b.created_at AT TIME ZONE 'UTC')::date)::int AS min_lead
+          FROM bokun_sandbox.bookings b JOIN bokun_sandbox.product_bookings pb ON pb.booking_id = b.id
+          WHERE b.vendor_id = ${vendor.id}`.pipe(Effect.orDie)
+        expect(stats!.first <= addDays(today, -400)).toBe(true)
+        // The last history departure is 8 days back, booked at least a day before it.
+        expect(stats!.last <= addDays(today, -9) && stats!.last >= addDays(today, -20)).toBe(true)
+        // Every creation day from 400 days back until the history's last departures were sold.
+        expect(stats!.days).toBeGreaterThan(380)
+        expect(stats!.max_lead).toBeLessThanOrEqual(91)
+        expect(stats!.max_lead).toBeGreaterThan(60)
+        expect(stats!.min_lead).toBeGreaterThanOrEqual(0)
+        const channels = yield* sql<{ title: string; currency: string }>`
+          SELECT DISTINCT c.title, b.currency FROM bokun_sandbox.bookings b
+          JOIN bokun_sandbox.channels c ON c.id = b.channel_id WHERE b.vendor_id = ${vendor.id}`.pipe(Effect.orDie)
+        expect(new Set(channels.map((c) => c.title))).toEqual(
+          new Set([
+            "Partner checkout (API)",
+            "Viator",
+            "GetYourGuide",
+            "Expedia",
+            "Direct booking",
+            "Walk-in",
+            "Hotel Concierge Desk"
+          ])
+        )
+        expect(new Set(channels.map((c) => c.currency))).toEqual(new Set(["EUR"]))
       }))
 
     it.effect("refuses a date it cannot read and a search without a range", () =>
