@@ -72,6 +72,9 @@ export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
     CREATE INDEX sales_channel_daily_by_day ON sales_channel_daily (operator_id, day)
       INCLUDE (channel_label, currency, bookings, participants, revenue_minor);
 
+    -- Lines the mirror saw cancelled since a rollup's last run (its other-channel groups change too).
+    CREATE INDEX manifest_rows_by_cancellation ON manifest_rows (cancelled_at) WHERE cancelled_at IS NOT NULL;
+
     CREATE TABLE sales_rollup_state (
       rollup text PRIMARY KEY CHECK (rollup IN ('own', 'channels')),
       watermark timestamptz NOT NULL,

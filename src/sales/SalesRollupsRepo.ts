@@ -63,14 +63,25 @@ export class SalesRollupsRepo extends Effect.Service<SalesRollupsRepo>()("Sales/
           WHERE q.confirmed_at IS NOT NULL ${since === null ? sql`` : sql`AND q.sales_changed_at > ${since}`}`
     })
 
-    /** Other channels: groups of ledger lines changed after `since` (all of them when null). */
+    /**
+     * Other channels: groups of ledger lines changed after `since` (all of them when null), and of
+     * lines the mirror saw cancelled after it (the mirror reads the coming departures every two
+     * hours, so a cancellation reaches the figures before the ledger reads the line again).
+     */
     const changedChannelGroups = SqlSchema.findAll({
       Request: Schema.NullOr(Schema.DateFromSelf),
       Result: Group,
       execute: (since) =>
-        sql`
-          SELECT DISTINCT operator_id, (created_at AT TIME ZONE 'UTC')::date::text AS day FROM sales_ledger_lines
-          ${since === null ? sql`` : sql`WHERE changed_at > ${since}`}`
+        since === null
+          ? sql`
+            SELECT DISTINCT operator_id, (created_at AT TIME ZONE 'UTC')::date::text AS day FROM sales_ledger_lines`
+          : sql`
+            SELECT operator_id, (created_at AT TIME ZONE 'UTC')::date::text AS day FROM sales_ledger_lines
+            WHERE changed_at > ${since}
+            UNION
+            SELECT l.operator_id, (l.created_at AT TIME ZONE 'UTC')::date::text FROM manifest_rows r
+            JOIN sales_ledger_lines l ON l.account_id = r.account_id AND l.line_id = r.line_id
+            WHERE r.cancelled_at > ${since}`
     })
 
     /** The UTC day `g.day` as an instant range, for the sources' `created_at` indexes. */
@@ -110,9 +121,10 @@ export class SalesRollupsRepo extends Effect.Service<SalesRollupsRepo>()("Sales/
     }
 
     /**
-     * Other channels: lines not cancelled and not sold by this service (its channel, or a reference
-     * that is one of our bookings' or desk sales' codes: those count in the own sales). The label is
-     * the channel's title in the booking system, else what its class says.
+     * Other channels: lines cancelled neither in the ledger nor in the mirror (which may have read the
+     * cancellation first), and not sold by this service (its channel, or a reference that is one of
+     * our bookings' or desk sales' codes: those count in the own sales). The label is the channel's
+     * title in the booking system, else what its class says.
      */
     const rebuildChannels = (groups: ReadonlyArray<Group>) => {
       const { days, operators } = arraysOf(groups)
@@ -130,6 +142,9 @@ export class SalesRollupsRepo extends Effect.Service<SalesRollupsRepo>()("Sales/
           JOIN sales_ledger_lines l ON l.operator_id = g.operator_id
             AND l.created_at >= ${dayStart} AND l.created_at < ${dayEnd}
           WHERE l.status <> 'CANCELLED' AND l.channel_class IS DISTINCT FROM 'service'
+            AND NOT EXISTS (
+              SELECT 1 FROM manifest_rows r
+              WHERE r.account_id = l.account_id AND r.line_id = l.line_id AND r.status = 'CANCELLED')
             AND (l.external_reference IS NULL OR (
               NOT EXISTS (SELECT 1 FROM bookings b WHERE b.confirmation_code = l.external_reference)
               AND NOT EXISTS (SELECT 1 FROM quickbook_sales q WHERE q.reference = l.external_reference)))

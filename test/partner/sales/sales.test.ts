@@ -3,7 +3,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { createKey, insertBooking, makeWorld } from "../../support/fixtures.js"
 import { get } from "../../support/http.js"
-import { insertAccount } from "../../support/mirror.js"
+import { insertAccount, insertRow } from "../../support/mirror.js"
 import { conforms, dereferencedSpec } from "../../support/openapi.js"
 import {
   deskSales,
@@ -299,6 +299,24 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("GET /api/v
       expect(after.other_channels.totals.bookings).toBe(0)
       expect(after.other_channels.available).toBe(true)
       expect(kept).toBeTruthy()
+    }))
+
+  it.effect("a cancellation the mirror reads first (a coming departure) leaves the figures at the next rollup", () =>
+    Effect.gen(function*() {
+      const w = yield* salesWorld
+      const createdAt = at("2026-07-15T10:00:00Z")
+      const line = yield* insertLedgerLine({ accountId: w.shared, operatorId: w.alpha, createdAt, totalMinor: 31000 })
+      yield* insertLedgerLine({ accountId: w.shared, operatorId: w.alpha, createdAt, totalMinor: 1000 })
+      yield* runRollups
+      const key = (yield* w.key([w.alpha])).token
+      expect((yield* sales("from=2026-07-15&to=2026-07-15", key)).other_channels.totals.revenue_minor).toBe(32000)
+      // The mirror's refresh of the departure day finds the line cancelled; the ledger has not read it again.
+      const row = yield* insertRow({ accountId: w.shared, operatorId: w.alpha, date: "2027-01-10" })
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`UPDATE manifest_rows SET line_id = ${line}, status = 'CANCELLED', cancelled_at = now() WHERE id = ${row}`
+      yield* runRollups
+      const after = yield* sales("from=2026-07-15&to=2026-07-15", key)
+      expect(after.other_channels.totals).toEqual({ revenue_minor: 1000, bookings: 1, participants: 2 })
     }))
 
   it.effect("a rollup run rebuilds only the groups that changed since the last one", () =>
