@@ -10,8 +10,8 @@ import { outboxSenderJob } from "./outboxSender.js"
 import { paymentLinkWatchJob } from "./paymentLinkWatch.js"
 import { quickbookExpiryJob } from "./quickbookExpiry.js"
 import { quickbookRecoveryJob } from "./quickbookRecovery.js"
-import { salesRollupsJob } from "./salesRollups.js"
 import { salesLedgerJobs } from "./salesLedger.js"
+import { salesRollupsJob } from "./salesRollups.js"
 import { tourSeasonJob } from "./tourSeason.js"
 
 export const JobsLive = Layer.unwrapEffect(
