@@ -8,6 +8,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/p
 import { Schema } from "effect"
 import { EVENT_KINDS, MAX_PATH_LENGTH } from "../../analytics/events.js"
 import { InvalidRequest, NotFound, RateLimited } from "../../domain/errors.js"
+import type { Json } from "../../http/openapiSchemas.js"
 import { BodyTooLarge, UnsupportedMediaType } from "../../http/requestBody.js"
 
 const MAX_URL_LENGTH = 2000
@@ -54,6 +55,18 @@ export const CollectBody = Schema.Struct({
   })
 ).annotations({ identifier: "CollectEvent" })
 
+/** The document says what the route takes: the same JSON body sent as `text/plain` too. */
+const alsoTextPlain = (operation: Json): Json => ({
+  ...operation,
+  requestBody: {
+    ...operation.requestBody,
+    content: {
+      ...operation.requestBody?.content,
+      "text/plain": operation.requestBody?.content?.["application/json"]
+    }
+  }
+})
+
 export class CollectGroup extends HttpApiGroup.make("collect")
   .add(
     HttpApiEndpoint.post("collect", "/collect")
@@ -65,6 +78,7 @@ export class CollectGroup extends HttpApiGroup.make("collect")
       .addError(BodyTooLarge)
       .addError(UnsupportedMediaType)
       .annotateContext(OpenApi.annotations({
+        transform: alsoTextPlain,
         summary: "Report a page view or a tour step (site analytics)",
         description:
           "Public: no Authorization header; the body's `key` is the site's publishable key. Browsers send it as " +
