@@ -97,7 +97,13 @@ export const pageFacts = (url: string, referrer: string | null | undefined): Eit
 
 /** Device class, browser and OS names of a user agent (bowser); what it cannot tell is desktop / Unknown. */
 export const deviceOf = (userAgent: string): Pick<SiteEvent, "device" | "browser" | "os"> => {
-  const parsed = Bowser.parse(userAgent)
+  let parsed: Bowser.Parser.ParsedResult
+  try {
+    // bowser refuses an empty user agent (the collector drops those before).
+    parsed = Bowser.parse(userAgent)
+  } catch {
+    return { device: "desktop", browser: "Unknown", os: "Unknown" }
+  }
   const type = parsed.platform.type
   return {
     device: type === "mobile" || type === "tablet" ? type : "desktop",
