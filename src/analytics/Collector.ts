@@ -4,7 +4,8 @@
  * EventBuffer. In order: the publishable key (unknown or revoked: 404), the page's `Origin` (not one
  * of the key's allowed origins: dropped), the user agent (a bot: dropped), the limit per address and
  * site (429), then the row: the visitor hash of the day, the path without its query, referrer, UTM,
- * channel, country, device, browser and OS. A dropped event answers as an accepted one (202), so a
+ * channel, country, device, browser and OS; a `tour_id` the site does not sell is stored as none (the
+ * step still counts for the site, not for any tour). A dropped event answers as an accepted one (202), so a
  * script learns nothing from it. The address and the user agent are never kept: the rate limiter's
  * bucket is named by a keyed hash too.
  */
@@ -20,6 +21,7 @@ import { channelOf } from "./channel.js"
 import { Countries } from "./Countries.js"
 import { EventBuffer } from "./EventBuffer.js"
 import { deviceOf, type EventKind, pageFacts, utcDay, visitorHash } from "./events.js"
+import { SiteEventsRepo } from "./SiteEventsRepo.js"
 import { SiteSalts } from "./SiteSalts.js"
 
 /** What the page sent (the body, decoded) and what its request carries. */
@@ -43,6 +45,9 @@ export type CollectOutcome = "stored" | "foreign_origin" | "bot"
 /** How long a publishable key's look-up is reused: a revoked key stops being taken within this. */
 const KEY_CACHE_MS = 30_000
 const KEY_CACHE_MAX = 10_000
+/** How long a site's tours are reused; a tour not among them is looked up again at most this often. */
+const TOURS_CACHE_MS = 60_000
+const TOURS_RECHECK_MS = 10_000
 
 export class Collector extends Effect.Service<Collector>()("Analytics/Collector", {
   effect: Effect.gen(function*() {
@@ -53,6 +58,23 @@ export class Collector extends Effect.Service<Collector>()("Analytics/Collector"
     const countries = yield* Countries
     const config = yield* AnalyticsCollectConfig
     const keyCache = new Map<string, { readonly key: PublishableKey | undefined; readonly until: number }>()
+    const repo = yield* SiteEventsRepo
+    const toursCache = new Map<string, { readonly tours: ReadonlySet<string>; readonly loadedAt: number }>()
+
+    /** The tour as stored: the id when the site sells it, else null (a tour added a moment ago is found). */
+    const tourOf = (siteId: string, tourId: string | null, now: number) =>
+      Effect.gen(function*() {
+        if (tourId === null) return null
+        const cached = toursCache.get(siteId)
+        const fresh = cached !== undefined && now - cached.loadedAt < TOURS_CACHE_MS
+        if (fresh && (cached.tours.has(tourId) || now - cached.loadedAt < TOURS_RECHECK_MS)) {
+          return cached.tours.has(tourId) ? tourId : null
+        }
+        const tours = yield* repo.toursOf(siteId)
+        if (toursCache.size >= KEY_CACHE_MAX) toursCache.clear()
+        toursCache.set(siteId, { tours, loadedAt: now })
+        return tours.has(tourId) ? tourId : null
+      })
 
     const keyOf = (token: string, now: number) => {
       const cached = keyCache.get(token)
@@ -94,13 +116,14 @@ export class Collector extends Effect.Service<Collector>()("Analytics/Collector"
         })
       }
       const page = facts.right
+      const tourId = yield* tourOf(key.siteId, input.tourId, now)
       yield* buffer.add({
         at,
         siteId: key.siteId,
         kind: input.kind,
         visitor: visitorHash(salt, key.siteId, input.ip, input.userAgent),
         newVisitor: input.newVisitor,
-        tourId: input.tourId,
+        tourId,
         path: page.path,
         referrerHost: page.referrerHost,
         channel: channelOf(page),
@@ -116,5 +139,11 @@ export class Collector extends Effect.Service<Collector>()("Analytics/Collector"
 
     return { collect, flush: buffer.flush } as const
   }),
-  dependencies: [PublishableKeys.Default, EventBuffer.Default, SiteSalts.Default, Countries.Default]
+  dependencies: [
+    PublishableKeys.Default,
+    EventBuffer.Default,
+    SiteSalts.Default,
+    Countries.Default,
+    SiteEventsRepo.Default
+  ]
 }) {}

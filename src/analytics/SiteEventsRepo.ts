@@ -64,7 +64,15 @@ export class SiteEventsRepo extends Effect.Service<SiteEventsRepo>()("Analytics/
       execute: (day) => sql`SELECT salt FROM site_salts WHERE day = ${day}::date`
     })
 
+    const toursOf = SqlSchema.findAll({
+      Request: Schema.String,
+      Result: Schema.Struct({ tour_id: Schema.String }),
+      execute: (siteId) => sql`SELECT tour_id FROM site_tours WHERE site_id = ${siteId}`
+    })
+
     return repoEdge("SiteEventsRepo", {
+      /** The tours the site sells (`site_tours`). */
+      toursOf: (siteId: string) => Effect.map(toursOf(siteId), (rows) => new Set(rows.map((r) => r.tour_id))),
       /** Writes the batch in one transaction, making the months' partitions first when missing. */
       insertBatch: (events: ReadonlyArray<SiteEvent>, months: ReadonlyArray<Date>) =>
         transaction(Effect.gen(function*() {

@@ -15,7 +15,7 @@ import { makeWorld } from "../../support/fixtures.js"
 import { type Reply } from "../../support/http.js"
 import { withRoomInWindow } from "../../support/rateWindow.js"
 import { TestServer, testServer } from "../../support/server.js"
-import { createSite } from "../../support/tours.js"
+import { createSite, insertTour } from "../../support/tours.js"
 
 const LIMIT = 5
 const env = PublishableKeys.Default.pipe(
@@ -42,6 +42,9 @@ const freshIp = () => `203.0.113.${++ipCounter}`
 const setup = Effect.gen(function*() {
   const w = yield* makeWorld
   const site = yield* createSite(w.alpha, "Alpha")
+  const other = yield* createSite(w.beta, "Beta")
+  const tour = yield* insertTour({ operatorId: w.alpha, title: "Fjord", sites: [site] })
+  const elsewhere = yield* insertTour({ operatorId: w.beta, title: "Elsewhere", sites: [other] })
   const keys = yield* PublishableKeys
   const created = yield* keys.create({
     siteId: site,
@@ -49,7 +52,7 @@ const setup = Effect.gen(function*() {
     name: "Analytics",
     origins: ["*.alpha-tours.example", "http://localhost:8080"]
   }).pipe(Effect.orDie)
-  return { site, pk: created.key }
+  return { site, pk: created.key, tour, elsewhere }
 })
 
 /** A POST as a browser's sendBeacon makes it: text/plain JSON, Origin and User-Agent. */
@@ -149,7 +152,7 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/collec
     Effect.gen(function*() {
       const s = yield* setup
       const ip = freshIp()
-      const tour = randomUUID()
+      const tour = s.tour
       const view = yield* post(
         {
           key: s.pk,
@@ -183,6 +186,24 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/collec
       // Same address and browser on the same day: one visitor.
       expect(rows[0].visitor).toBe(rows[1].visitor)
       expect(rows[0].country).toBeNull()
+    }))
+
+  it.effect("a tour the site does not sell (or none at all) is stored as no tour; the step still counts", () =>
+    Effect.gen(function*() {
+      const s = yield* setup
+      const ip = freshIp()
+      for (const tourId of [s.elsewhere, randomUUID()]) {
+        const res = yield* post(
+          { key: s.pk, kind: "availability_check", url: `${ORIGIN}/t`, new_visitor: false, tour_id: tourId },
+          { ip }
+        )
+        expect(res.status, res.text).toBe(202)
+      }
+      const rows = yield* waitForRows(s.site, 2)
+      expect(rows.map((r: any) => [r.kind, r.tour_id])).toEqual([["availability_check", null], [
+        "availability_check",
+        null
+      ]])
     }))
 
   it.effect("bots and pages from other origins (or none) are answered 202 and stored nowhere", () =>
