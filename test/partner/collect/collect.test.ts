@@ -118,6 +118,7 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/collec
       const res = yield* post(pageview(s.pk), { ip, country: "no" })
       expect(res.status, res.text).toBe(202)
       expect(res.text).toBe("")
+      expect(res.headers.get("access-control-allow-origin")).toBe(ORIGIN)
       const [row] = yield* waitForRows(s.site, 1)
       expect(row).toMatchObject({
         kind: "pageview",
@@ -186,6 +187,25 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/collec
       // Same address and browser on the same day: one visitor.
       expect(rows[0].visitor).toBe(rows[1].visitor)
       expect(rows[0].country).toBeNull()
+    }))
+
+  it.effect("a page that sends application/json with fetch gets its preflight answered (any origin: the POST checks it)", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* TestServer
+      const res = yield* Effect.promise(() =>
+        fetch(`${baseUrl}/api/v1/collect`, {
+          method: "OPTIONS",
+          headers: {
+            origin: ORIGIN,
+            "access-control-request-method": "POST",
+            "access-control-request-headers": "content-type"
+          }
+        })
+      )
+      expect(res.status).toBe(204)
+      expect(res.headers.get("access-control-allow-origin")).toBe(ORIGIN)
+      expect(res.headers.get("access-control-allow-methods")).toBe("POST")
+      expect(res.headers.get("access-control-allow-headers")).toBe("content-type")
     }))
 
   it.effect("a tour the site does not sell (or none at all) is stored as no tour; the step still counts", () =>
