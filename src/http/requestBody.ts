@@ -10,10 +10,15 @@
  * a body sent to them is ignored. The read stops at the limit: a declared `Content-Length` over it
  * is refused before a byte is read, and a chunked body is refused as soon as it passes it.
  *
+ * One route differs (ROUTE_RULES): POST /api/v1/collect, which browsers call with `navigator.sendBeacon`
+ * or `fetch(..., { keepalive: true })` and a `text/plain` body so that no CORS preflight is needed,
+ * also takes `Content-Type: text/plain` (its text must be the same JSON, UTF-8), and at most
+ * COLLECT_BODY_LIMIT_BYTES. Every other check is the same.
+ *
  * HttpApiBuilder reads the payload with `Effect.orDie(request.json)`, so a refusal reaches the
  * middleware as a defect; `refailBodyRejections` turns it back into the failure it is.
  */
-import { HttpMethod, type HttpServerRequest } from "@effect/platform"
+import { Headers, HttpMethod, type HttpServerRequest } from "@effect/platform"
 import { Cause, Effect, Option, Schema, Stream } from "effect"
 import { Readable } from "node:stream"
 import { problemType } from "../domain/errors.js"
@@ -24,6 +29,25 @@ export const BODY_LIMIT_BYTES = 64 * 1024
 /** The deepest nesting of arrays and objects accepted (the deepest real body nests 3 levels). */
 export const BODY_MAX_DEPTH = 32
 
+/** The largest body POST /api/v1/collect takes (a real event is about 300 bytes). */
+export const COLLECT_BODY_LIMIT_BYTES = 8 * 1024
+
+/** How a route takes its body: whether `text/plain` is read as JSON too, and its size limit. */
+interface BodyRules {
+  readonly textPlain: boolean
+  readonly limitBytes: number
+}
+
+const DEFAULT_RULES: BodyRules = { textPlain: false, limitBytes: BODY_LIMIT_BYTES }
+
+/** Routes (method and exact path) whose body rules differ from the default. */
+const ROUTE_RULES: Readonly<Record<string, BodyRules>> = {
+  "POST /api/v1/collect": { textPlain: true, limitBytes: COLLECT_BODY_LIMIT_BYTES }
+}
+
+const rulesOf = (request: HttpServerRequest.HttpServerRequest): BodyRules =>
+  ROUTE_RULES[`${request.method} ${request.url.split("?")[0]}`] ?? DEFAULT_RULES
+
 export class BodyTooLarge extends Schema.TaggedError<BodyTooLarge>()(
   "BodyTooLarge",
   { detail: Schema.String, limitBytes: Schema.Int },
@@ -31,7 +55,9 @@ export class BodyTooLarge extends Schema.TaggedError<BodyTooLarge>()(
     status: 413,
     slug: "payload-too-large",
     title: "Body too large",
-    description: `The body is larger than ${BODY_LIMIT_BYTES / 1024} KiB; nothing was read past the limit.`
+    description: `The body is larger than the endpoint takes (${BODY_LIMIT_BYTES / 1024} KiB; ${
+      COLLECT_BODY_LIMIT_BYTES / 1024
+    } KiB for POST /collect); nothing was read past the limit.`
   })
 ) {}
 
@@ -67,21 +93,27 @@ export type BodyRejected = BodyTooLarge | UnsupportedMediaType | MalformedBody
 export const isBodyRejected = (u: unknown): u is BodyRejected =>
   u instanceof BodyTooLarge || u instanceof UnsupportedMediaType || u instanceof MalformedBody
 
-const tooLarge = () =>
+const tooLarge = (limit: number) =>
   new BodyTooLarge({
-    detail: `the body is larger than ${BODY_LIMIT_BYTES} bytes (${
-      BODY_LIMIT_BYTES / 1024
-    } KiB), the most any endpoint takes`,
-    limitBytes: BODY_LIMIT_BYTES
+    detail: `the body is larger than ${limit} bytes (${limit / 1024} KiB), the most this endpoint takes`,
+    limitBytes: limit
   })
 
-/** `application/json`, with no charset or charset utf-8; undefined when acceptable, else why not. */
-const mediaTypeProblem = (contentType: string | undefined): string | undefined => {
+const mediaTypeOf = (contentType: string | undefined) => {
+  const [type = "", ...params] = (contentType ?? "").split(";").map((p) => p.trim().toLowerCase())
+  return { type, params }
+}
+
+/**
+ * `application/json` (or, where the route takes it, `text/plain`), with no charset or charset utf-8;
+ * undefined when acceptable, else why not.
+ */
+const mediaTypeProblem = (contentType: string | undefined, textPlain = false): string | undefined => {
   if (contentType === undefined || contentType.trim() === "") {
     return "the body has no Content-Type; send it as JSON with `Content-Type: application/json`"
   }
-  const [type = "", ...params] = contentType.split(";").map((p) => p.trim().toLowerCase())
-  if (type !== "application/json") {
+  const { params, type } = mediaTypeOf(contentType)
+  if (type !== "application/json" && !(textPlain && type === "text/plain")) {
     return `the body must be JSON sent as \`Content-Type: application/json\`, not \`${contentType.slice(0, 100)}\``
   }
   const charset = params.find((p) => p.startsWith("charset="))?.slice(8).replace(/"/g, "")
@@ -98,7 +130,7 @@ const announcesBody = (headers: Readonly<Record<string, string | undefined>>) =>
 }
 
 /** Reads a Node request stream up to the limit; past it, stops listening and fails (the rest is discarded). */
-const readNode = (source: Readable) =>
+const readNode = (source: Readable, limit: number) =>
   Effect.async<Uint8Array, BodyTooLarge | MalformedBody>((resume) => {
     const chunks: Array<Buffer> = []
     let size = 0
@@ -110,11 +142,11 @@ const readNode = (source: Readable) =>
     }
     const onData = (chunk: Buffer) => {
       size += chunk.length
-      if (size > BODY_LIMIT_BYTES) {
+      if (size > limit) {
         cleanup()
         // Keep the socket readable so the 413 can be answered; what is left is thrown away.
         source.resume()
-        return resume(Effect.fail(tooLarge()))
+        return resume(Effect.fail(tooLarge(limit)))
       }
       chunks.push(chunk)
     }
@@ -134,14 +166,14 @@ const readNode = (source: Readable) =>
   })
 
 /** Other requests (e.g. a web Request in tests): the same limit, by stream. */
-const readStream = (request: HttpServerRequest.HttpServerRequest) =>
+const readStream = (request: HttpServerRequest.HttpServerRequest, limit: number) =>
   request.stream.pipe(
     Stream.mapError(() => new MalformedBody({ detail: "the body could not be read", problem: "json" })),
     Stream.runFoldEffect(
       { chunks: [] as Array<Uint8Array>, size: 0 },
       (acc, chunk): Effect.Effect<{ chunks: Array<Uint8Array>; size: number }, BodyTooLarge> =>
-        acc.size + chunk.length > BODY_LIMIT_BYTES
-          ? Effect.fail(tooLarge())
+        acc.size + chunk.length > limit
+          ? Effect.fail(tooLarge(limit))
           : Effect.succeed({ chunks: [...acc.chunks, chunk], size: acc.size + chunk.length })
     ),
     Effect.map(({ chunks }) => Buffer.concat(chunks))
@@ -170,15 +202,19 @@ export const jsonDepthExceeds = (text: string, max: number): boolean => {
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false })
 
 /** The body as JSON (null when empty), checked in the order: type, declared size, size read, UTF-8, depth, syntax. */
-const readJson = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<unknown, BodyRejected> =>
+const readJson = (
+  request: HttpServerRequest.HttpServerRequest,
+  rules: BodyRules
+): Effect.Effect<unknown, BodyRejected> =>
   Effect.suspend((): Effect.Effect<unknown, BodyRejected> => {
     const headers = request.headers
     if (!announcesBody(headers)) return Effect.succeed(null)
-    const unsupported = mediaTypeProblem(headers["content-type"])
+    const unsupported = mediaTypeProblem(headers["content-type"], rules.textPlain)
     if (unsupported !== undefined) return Effect.fail(new UnsupportedMediaType({ detail: unsupported }))
+    const limit = rules.limitBytes
     const declared = Number(headers["content-length"])
-    if (Number.isFinite(declared) && declared > BODY_LIMIT_BYTES) return Effect.fail(tooLarge())
-    const read = request.source instanceof Readable ? readNode(request.source) : readStream(request)
+    if (Number.isFinite(declared) && declared > limit) return Effect.fail(tooLarge(limit))
+    const read = request.source instanceof Readable ? readNode(request.source, limit) : readStream(request, limit)
     return Effect.flatMap(read, (bytes): Effect.Effect<unknown, BodyRejected> => {
       let text: string
       try {
@@ -212,8 +248,13 @@ const readJson = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<u
  */
 export const withJsonBody = (request: HttpServerRequest.HttpServerRequest): HttpServerRequest.HttpServerRequest => {
   if (!HttpMethod.hasBody(request.method)) return request
-  const json = Effect.runSync(Effect.cached(readJson(request)))
-  return wrap(request, json)
+  const rules = rulesOf(request)
+  const json = Effect.runSync(Effect.cached(readJson(request, rules)))
+  // A text/plain body the route takes is JSON: say so, so that HttpApi reads it with `json` (above).
+  const asJson = rules.textPlain && mediaTypeOf(request.headers["content-type"]).type === "text/plain"
+    ? request.modify({ headers: Headers.set(request.headers, "content-type", "application/json") })
+    : request
+  return wrap(asJson, json)
 }
 
 const wrap = (

@@ -11,6 +11,7 @@ import { BookingsGroup } from "./bookings/Api.js"
 import { Partner } from "./bookings/booking.js"
 import { CancelsGroup } from "./cancels/Api.js"
 import { CheckinsGroup } from "./checkins/Api.js"
+import { CollectGroup } from "./collect/Api.js"
 import { ManifestGroup } from "./manifest/Api.js"
 import { PaymentLinksGroup } from "./paymentLinks/Api.js"
 import { ReschedulesGroup } from "./reschedules/Api.js"
@@ -59,6 +60,7 @@ export class PartnerApi extends HttpApi.make("partner")
   .add(CancelsGroup)
   .add(ToursGroup)
   .add(SalesGroup)
+  .add(CollectGroup)
   .annotate(OpenApi.Title, "Partner API")
   .annotate(OpenApi.Version, "1.0.0")
   .annotate(

@@ -17,6 +17,7 @@ import { CurrentKey } from "./auth/security.js"
 import { BookingsLive } from "./bookings/Http.js"
 import { CancelsLive } from "./cancels/Http.js"
 import { CheckinsLive } from "./checkins/Http.js"
+import { CollectLive } from "./collect/Http.js"
 import { ManifestLive } from "./manifest/Http.js"
 import { openApiLayer } from "./openapi.js"
 import { PaymentLinksLive } from "./paymentLinks/Http.js"
@@ -75,7 +76,8 @@ export const PartnerApiLive = HttpApiBuilder.api(PartnerApi).pipe(
     PaymentLinksLive,
     CancelsLive,
     ToursLive,
-    SalesLive
+    SalesLive,
+    CollectLive
   ]),
   Layer.provide(PartnerAuthLive),
   Layer.provide([KeyAuth.Default, RateLimiter.Default])

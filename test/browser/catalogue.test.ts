@@ -2,10 +2,13 @@
  * The browser check (issue 5): examples/catalogue.html, served from a page origin, reads the real
  * server's catalogue with only a publishable key, in headless Chromium (the Debian `chromium`
  * package, driven by playwright-core). From an origin the key allows the page lists the tours and
- * a tour's availability; from another origin the browser refuses the answers (CORS).
+ * a tour's availability; from another origin the browser refuses the answers (CORS). The page's
+ * analytics snippet (examples/analytics.js) reports the visit: a pageview, the tour steps as the
+ * test clicks, each stored once; from the other origin nothing is stored.
  */
+import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Schedule } from "effect"
 import * as fs from "node:fs"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -17,6 +20,11 @@ import { TestServer, testServer } from "../support/server.js"
 import { createSite, insertTour } from "../support/tours.js"
 
 const PAGE = fs.readFileSync(path.resolve(import.meta.dirname, "../../examples/catalogue.html"), "utf8")
+const SNIPPET = fs.readFileSync(path.resolve(import.meta.dirname, "../../examples/analytics.js"), "utf8")
+
+/** Headless Chromium says "HeadlessChrome" in its user agent, which the collector drops as a bot. */
+const USER_AGENT =
+  "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36"
 
 /** Where Chromium is: CHROMIUM_PATH, or the Debian package's binary. */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
@@ -24,7 +32,11 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
 /** A static server for the example page on 127.0.0.1 (a page origin of its own). */
 const pageServer = Effect.acquireRelease(
   Effect.async<Server & { origin: string }>((resume) => {
-    const server = createServer((_req, res) => {
+    const server = createServer((req, res) => {
+      if (req.url?.startsWith("/analytics.js")) {
+        res.writeHead(200, { "content-type": "text/javascript; charset=utf-8" })
+        return res.end(SNIPPET)
+      }
       res.writeHead(200, { "content-type": "text/html; charset=utf-8" })
       res.end(PAGE)
     })
@@ -73,7 +85,7 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("examples/catalogue.
 
       const open = (origin: string) =>
         Effect.promise(async () => {
-          const page = await b.newPage()
+          const page = await b.newPage({ userAgent: USER_AGENT })
           const console: Array<string> = []
           page.on("console", (m) => console.push(m.text()))
           await page.goto(`${origin}/catalogue.html?api=${encodeURIComponent(baseUrl)}&key=${key.key}`)
@@ -104,10 +116,41 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("examples/catalogue.
       )
         .toEqual(["?"])
 
+      // The funnel's last steps, then the events the page reported, once each.
+      yield* Effect.promise(() => ok.page.click("#checkout-open"))
+      yield* Effect.promise(() => ok.page.click("#checkout-attempt"))
+      const sql = yield* SqlClient.SqlClient
+      const events = sql<{ kind: string; tour_id: string | null; new_visitor: boolean; path: string }>`
+        SELECT kind, tour_id, new_visitor, path FROM site_events WHERE site_id = ${site} ORDER BY id`.pipe(Effect.orDie)
+      const stored = yield* events.pipe(
+        Effect.filterOrFail((rows) => rows.length >= 5),
+        Effect.retry(Schedule.spaced("100 millis").pipe(Schedule.upTo("20 seconds"))),
+        Effect.orDie
+      )
+      const firstTour = yield* Effect.promise(() => ok.page.getAttribute("li.tour:first-child", "data-id"))
+      expect(stored.map((e) => [e.kind, e.tour_id])).toEqual([
+        ["pageview", null],
+        ["tour_view", firstTour],
+        ["availability_check", firstTour],
+        ["checkout_open", firstTour],
+        ["checkout_attempt", firstTour]
+      ])
+      // A first visit in this browser: every event of the visit says so; the path has no query (no key).
+      expect(stored.every((e) => e.new_visitor && e.path === "/catalogue.html")).toBe(true)
+
       const refused = yield* open(other.origin)
       expect(yield* Effect.promise(() => refused.page.getAttribute("#status", "data-state"))).toBe("error")
       expect(yield* Effect.promise(() => refused.page.$$eval("li.tour", (items) => items.length))).toBe(0)
       // Chromium names the reason on the console.
       expect(refused.console.join("\n")).toContain("CORS")
+      // Its pageview came from an origin the key does not allow: answered 202 and stored nowhere. A marker
+      // from the allowed page, sent after it, is the next row.
+      yield* Effect.promise(() => ok.page.click("#checkout-open"))
+      const after = yield* events.pipe(
+        Effect.filterOrFail((rows) => rows.length >= 6),
+        Effect.retry(Schedule.spaced("100 millis").pipe(Schedule.upTo("20 seconds"))),
+        Effect.orDie
+      )
+      expect(after.slice(5).map((e) => e.kind)).toEqual(["checkout_open"])
     }))
 })

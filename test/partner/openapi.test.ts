@@ -85,7 +85,8 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("OpenAPI do
         "get /api/v1/tours": ["200", "400", "401", "403", "404", "429", "500"],
         "get /api/v1/tours/{id}": ["200", "400", "401", "403", "404", "429", "500"],
         "get /api/v1/tours/{id}/availability": ["200", "400", "401", "403", "404", "429", "500"],
-        "get /api/v1/sales": ["200", "400", "401", "403", "404", "429", "500"]
+        "get /api/v1/sales": ["200", "400", "401", "403", "404", "429", "500"],
+        "post /api/v1/collect": ["202", "400", "404", "413", "415", "429", "500"]
       }
       const scopeOf: Record<string, Array<string>> = {
         "get /api/v1/me": [],
@@ -108,6 +109,8 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("OpenAPI do
         const [method, path] = key.split(" ") as [string, string]
         const op = doc.paths[path][method]
         expect(Object.keys(op.responses).sort(), key).toEqual(statuses.sort())
+        // The public collect endpoint takes no key (checked below).
+        if (key === "post /api/v1/collect") continue
         const bearer = { bearer: scopeOf[key] ?? ["bookings:read"] }
         // The catalogue also takes a publishable key (query `key`).
         expect(op.security, key).toEqual(path.startsWith("/api/v1/tours") ? [bearer, { publishable: [] }] : [bearer])
@@ -120,6 +123,13 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("OpenAPI do
         expect(op.responses["401"].headers["WWW-Authenticate"]).toBeDefined()
       }
       expect(doc.components.securitySchemes.bearer).toMatchObject({ type: "http", scheme: "bearer" })
+      const collect = doc.paths["/api/v1/collect"].post
+      expect(collect.security ?? []).toEqual([])
+      expect(collect.responses["202"].content).toBeUndefined()
+      expect(Object.keys(collect.requestBody.content).sort()).toEqual(["application/json", "text/plain"])
+      for (const status of ["400", "404", "413", "415", "429"]) {
+        expect(Object.keys(collect.responses[status].content), status).toEqual(["application/problem+json"])
+      }
       const params = doc.paths["/api/v1/bookings"].get.parameters.map((p: any) => p.name).sort()
       expect(params).toEqual(["cursor", "date_from", "date_to", "limit", "partner_id", "status", "updated_since"])
       const tourParams = doc.paths["/api/v1/tours"].get.parameters.map((p: any) => p.name).sort()

@@ -22,6 +22,8 @@ export const SECTIONS = [
   "manifest",
   "tours",
   "sales",
+  "collect",
+  "privacy",
   "writes",
   "cancel",
   "reschedule",
