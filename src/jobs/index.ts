@@ -1,6 +1,7 @@
 /** Every scheduled job, registered in one place, on the cluster (or none when JOBS=false). */
 import { Effect, Layer } from "effect"
 import { JobsConfig } from "../config.js"
+import { analyticsRollupsJobLive } from "./analyticsRollups.js"
 import { bookingChangeRecoveryJob } from "./bookingChangeRecovery.js"
 import { clusterLayer } from "./cluster.js"
 import { exchangeRatesJobLive } from "./exchangeRates.js"
@@ -28,7 +29,8 @@ export const JobsLive = Layer.unwrapEffect(
         quickbookExpiryJob(config),
         salesRollupsJob(config),
         exchangeRatesJobLive,
-        salesLedgerJobs
+        salesLedgerJobs,
+        analyticsRollupsJobLive
       ).pipe(Layer.provide(clusterLayer(config)))
       : Layer.empty)
 )
