@@ -12,6 +12,9 @@ import type { Attempt, SeenKey, Session, SiteDelta, SiteEvent, SourceDelta, Step
 /** The one rollup of events this repository keeps a watermark for (analytics_rollup_state.rollup). */
 export const EVENTS_ROLLUP = "events"
 
+/** Days an attribution whose revenue waits for an exchange rate is checked again (rates arrive a day or two late). */
+const RATE_RETRY_DAYS = 14
+
 /**
  * A PostgreSQL array literal of texts, each element quoted (labels and paths may hold commas,
  * quotes or braces); null elements as NULL. Sent as one parameter and cast (`::text[]`, `::uuid[]` …).
@@ -363,7 +366,8 @@ export class AnalyticsRollupsRepo extends Effect.Service<AnalyticsRollupsRepo>()
       (b.created_at AT TIME ZONE 'UTC')::date::text AS booking_day`)
 
     /**
-     * Attributions to look at: those not checked yet, those whose revenue waits for a rate, those
+     * Attributions to look at: those not checked yet, those whose revenue waits for a rate (for
+     * RATE_RETRY_DAYS; after that their revenue stays 0 until the booking changes), those
      * whose booking changed after `since` (bookings.sales_changed_at moves on insert and on every
      * change of status or amount), and every other attribution of the same sessions (a session
      * converts once however many bookings it made).
@@ -375,7 +379,8 @@ export class AnalyticsRollupsRepo extends Effect.Service<AnalyticsRollupsRepo>()
         execute: () =>
           sql`
             WITH due AS (
-              SELECT site_id, booking_code, session_id FROM analytics_attributions WHERE NOT checked OR rate_missing
+              SELECT site_id, booking_code, session_id FROM analytics_attributions
+              WHERE NOT checked OR (rate_missing AND start_day >= current_date - ${RATE_RETRY_DAYS}::int)
               ${
             since === null ? sql`` : sql`
               UNION

@@ -409,4 +409,51 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("analytics 
       yield* runRollups()
       expect((yield* channels())[2]).toEqual(["Paid Search", 0, 0])
     }))
+
+  it.effect("a conversion's revenue waits for its day's exchange rate and is added when the rate arrives", () =>
+    Effect.gen(function*() {
+      const { alpha, site, tag, tour } = yield* newSite
+      const sql = yield* SqlClient.SqlClient
+      const now = yield* Clock.currentTimeMillis
+      const today = new Date(now).toISOString().slice(0, 10)
+      const code = `RATE-${tag}`
+      const id = yield* insertBooking({
+        operatorId: alpha,
+        tourId: tour,
+        amountMinor: 23000,
+        currency: "NOK",
+        createdAt: new Date(now)
+      })
+      yield* sql`UPDATE bookings SET confirmation_code = ${code}, site_id = ${site} WHERE id = ${id}`
+      // Made an hour ago (long before the runs' look-back at changed bookings): only the wait for the rate brings it back.
+      yield* sql`UPDATE bookings SET sales_changed_at = now() - interval '1 hour' WHERE id = ${id}`
+      const v = visitor()
+      yield* insertEvents([
+        { at: new Date(now - 60_000).toISOString(), site, visitor: v, channel: "Email" },
+        {
+          at: new Date(now - 30_000).toISOString(),
+          site,
+          visitor: v,
+          kind: "checkout_attempt",
+          tourId: tour,
+          bookingCode: code
+        }
+      ])
+      const email = () =>
+        Effect.map(
+          sourceRows(site, "channel"),
+          (rows) => rows.filter((r) => r.label === "Email").map((r) => [r.conversions, r.revenue_eur_minor])
+        )
+      // No EUR rate within a week of today yet: the conversion counts, its revenue waits.
+      yield* runRollups()
+      expect(yield* email()).toEqual([[1, 0]])
+      yield* runRollups()
+      expect(yield* email()).toEqual([[1, 0]])
+      // NOK 230.00 at 11.5 NOK/EUR.
+      yield* insertRate("EUR", today, 11.5)
+      yield* runRollups()
+      expect(yield* email()).toEqual([[1, 2000]])
+      yield* runRollups()
+      expect(yield* email()).toEqual([[1, 2000]])
+    }))
 })
