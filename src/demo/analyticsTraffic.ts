@@ -63,7 +63,8 @@ export const ensureEventPartitions = (from: string, to: string) =>
     for (let m = first; m <= last; m = new Date(Date.UTC(m.getUTCFullYear(), m.getUTCMonth() + 1, 1))) {
       const next = new Date(Date.UTC(m.getUTCFullYear(), m.getUTCMonth() + 1, 1))
       if (covered.some((c) => c.from_at <= m && c.to_at >= next)) continue
-      const name = `site_events_${m.toISOString().slice(0, 7).replace("-", "_")}`
+      // Named as the collection names its own (site_events_yYYYYmMM), so its retention drops them too.
+      const name = `site_events_y${m.toISOString().slice(0, 4)}m${m.toISOString().slice(5, 7)}`
       // Identifiers and bounds built from validated dates only (DDL takes no parameters).
       yield* sql.unsafe(
         `CREATE TABLE ${name} PARTITION OF site_events FOR VALUES FROM ('${m.toISOString()}') TO ('${next.toISOString()}')`
