@@ -24,6 +24,7 @@ import m0022 from "./0022_exchange_rates.js"
 import m0023 from "./0023_sales_ledger.js"
 import m0024 from "./0024_sales_rollups.js"
 import m0025 from "./0025_site_events.js"
+import m0026 from "./0026_site_rollups.js"
 
 export const migrations = {
   "0001_core": m0001,
@@ -50,5 +51,6 @@ export const migrations = {
   "0022_exchange_rates": m0022,
   "0023_sales_ledger": m0023,
   "0024_sales_rollups": m0024,
-  "0025_site_events": m0025
+  "0025_site_events": m0025,
+  "0026_site_rollups": m0026
 }

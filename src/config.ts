@@ -405,3 +405,26 @@ export const AnalyticsCollectConfig = Config.all({
 })
 
 export type AnalyticsCollectConfig = Config.Config.Success<typeof AnalyticsCollectConfig>
+
+/** The site analytics rollups (src/analytics/AnalyticsRollups.ts, src/jobs/analyticsRollups.ts). */
+export const AnalyticsRollupsConfig = Config.all({
+  /** When the rollups take in the new events (UTC cron): every five minutes. */
+  cron: cronSetting("ANALYTICS_ROLLUP_CRON", "*/5 * * * *"),
+  /** Events taken in per transaction (each batch moves the watermark with its counters). */
+  batchSize: Config.integer("ANALYTICS_ROLLUP_BATCH_SIZE").pipe(
+    Config.withDefault(50_000),
+    Config.validate({ message: "must be at least 1", validation: (n) => n >= 1 })
+  ),
+  /**
+   * How long a run waits for the event writers in flight to commit (the safe window's lock); past
+   * it the run takes in nothing new and the next run tries again.
+   */
+  lockTimeoutMs: Config.integer("ANALYTICS_ROLLUP_LOCK_TIMEOUT_MS").pipe(Config.withDefault(5_000)),
+  /**
+   * Bookings changed this far before the attributions' last look are looked at again (a booking
+   * transaction that began before it and committed after it is not missed).
+   */
+  bookingOverlapSeconds: Config.integer("ANALYTICS_ROLLUP_BOOKING_OVERLAP_SECONDS").pipe(Config.withDefault(300))
+})
+
+export type AnalyticsRollupsConfig = Config.Config.Success<typeof AnalyticsRollupsConfig>

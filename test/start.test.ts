@@ -407,6 +407,30 @@ describe("npm start", () => {
         WHERE NOT EXISTS (SELECT 1 FROM exchange_rates r WHERE r.currency = c.currency AND r.day BETWEEN d.day - 7 AND d.day)`
       )
       expect(rateGaps.n, "days of the last 400 without an exchange rate").toBe(0)
+      // Site analytics: by the time the service says it is ready, the rollups have taken in every raw
+      // event; both demo sites have 400 days of traffic that converts, and the added operator's tours
+      // have a funnel on the owner's site; the closed months are folded.
+      const [analytics] = await query(
+        dataDir,
+        pgPort,
+        `
+        SELECT (SELECT last_id FROM analytics_rollup_state WHERE rollup = 'events') AS watermark,
+          (SELECT max(id) FROM site_events) AS last_event,
+          (SELECT count(*)::int FROM analytics_site_daily d JOIN sites s ON s.id = d.site_id
+            WHERE s.domain IN ('fjordexplorer.no', 'tejocruises.pt') AND d.day > current_date - 400) AS site_days,
+          (SELECT sum(conversions)::int FROM analytics_source_daily d JOIN sites s ON s.id = d.site_id
+            WHERE s.domain = 'tejocruises.pt' AND dimension = 'channel' AND d.day > current_date - 30) AS recent_conversions,
+          (SELECT sum(views)::int FROM analytics_tour_daily d JOIN sites s ON s.id = d.site_id
+            JOIN tours t ON t.id = d.tour_id JOIN operators o ON o.id = t.operator_id
+            WHERE s.domain = 'fjordexplorer.no' AND o.name = 'Arctic Whale Safari AS') AS added_operator_views,
+          (SELECT count(*)::int FROM analytics_site_monthly) AS months`
+      )
+      expect(Number(analytics.last_event)).toBeGreaterThan(0)
+      expect(Number(analytics.watermark)).toBe(Number(analytics.last_event))
+      expect(analytics.site_days).toBe(800)
+      expect(analytics.recent_conversions).toBeGreaterThan(0)
+      expect(analytics.added_operator_views).toBeGreaterThan(0)
+      expect(analytics.months).toBeGreaterThanOrEqual(24)
 
       const demo = JSON.parse(fs.readFileSync(path.join(dataDir, "demo.json"), "utf8"))
       const key = demo.keys.find((k: any) => k.state === "active" && k.scopes.includes("bookings:read"))

@@ -13,9 +13,11 @@
  * (or, for some, `failed`) once it has passed, `cancelled` on a cancelled booking.
  */
 import { SqlClient, type Statement } from "@effect/sql"
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Duration, Effect, Layer, Option } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { AnalyticsRollups } from "../analytics/AnalyticsRollups.js"
+import { AnalyticsRollupsRepo } from "../analytics/AnalyticsRollupsRepo.js"
 import { TourSeason } from "../catalogue/TourSeason.js"
 import { AppConfig } from "../config.js"
 import { ensurePortFree, PortUnavailable } from "../http/portCheck.js"
@@ -24,10 +26,12 @@ import { Operators } from "../operators/Operators.js"
 import { PublishableKeys } from "../partner/auth/PublishableKeys.js"
 import { SCOPES } from "../partner/auth/scopes.js"
 import { QuickbookKeys } from "../quickbook/terminals/QuickbookKeys.js"
+import { DailyRatesRepo } from "../rates/DailyRatesRepo.js"
 import { SalesLedger } from "../sales/SalesLedger.js"
 import { SalesRollups } from "../sales/SalesRollups.js"
 import { demoProducts, startSandbox } from "../sandbox/bokun/index.js"
 import { startSandbox as startPaymentSandbox } from "../sandbox/surfboard/index.js"
+import { seedDemoTraffic } from "./analyticsTraffic.js"
 import { DEMO_DAYS_AHEAD, DEMO_VENDORS, setUpDemoBookingSystem } from "./bookingSystem.js"
 import { DEMO_CATALOGUE } from "./catalogue.js"
 import { deskCardTerminals, setUpDemoPaymentProvider } from "./paymentProvider.js"
@@ -689,6 +693,21 @@ export class DemoData extends Context.Tag("Demo/DemoData")<DemoData, {
       yield* setUpDemoRates
       // The sales rollups at once, so GET /sales answers from the first request.
       yield* rollups.refresh()
+      // Site traffic (first start: 400 days, the last 35 as raw events; src/demo/analyticsTraffic.ts),
+      // then the analytics rollups take in every raw event before the service says it is ready.
+      const [seeded, traffic] = yield* Effect.timed(
+        sql.withTransaction(seedDemoTraffic(Date.now())).pipe(
+          Effect.provide([AnalyticsRollupsRepo.Default, DailyRatesRepo.Default])
+        )
+      )
+      const [rolled, analytics] = yield* Effect.timed(
+        Effect.flatMap(AnalyticsRollups, (r) => r.refresh()).pipe(Effect.provide(AnalyticsRollups.Default))
+      )
+      yield* Effect.logInfo(
+        `demo site traffic: ${traffic.days} site-days of daily rows and ${traffic.rawEvents} raw events written ` +
+          `(${Math.round(Duration.toMillis(seeded))} ms); the analytics rollups took in ${analytics.events} events ` +
+          `(${Math.round(Duration.toMillis(rolled))} ms)`
+      )
       return read(sandbox.baseUrl)
     }).pipe(Effect.catchAll((e) => e instanceof PortUnavailable ? Effect.fail(e) : Effect.die(e)))
   )

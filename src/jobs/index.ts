@@ -1,6 +1,7 @@
 /** Every scheduled job, registered in one place, on the cluster (or none when JOBS=false). */
 import { Effect, Layer } from "effect"
 import { JobsConfig } from "../config.js"
+import { analyticsRollupsJobLive } from "./analyticsRollups.js"
 import { analyticsSaltsJobLive } from "./analyticsSalts.js"
 import { bookingChangeRecoveryJob } from "./bookingChangeRecovery.js"
 import { clusterLayer } from "./cluster.js"
@@ -30,7 +31,8 @@ export const JobsLive = Layer.unwrapEffect(
         salesRollupsJob(config),
         exchangeRatesJobLive,
         salesLedgerJobs,
-        analyticsSaltsJobLive
+        analyticsSaltsJobLive,
+        analyticsRollupsJobLive
       ).pipe(Layer.provide(clusterLayer(config)))
       : Layer.empty)
 )
