@@ -43,6 +43,16 @@ const missingRate = (missing: ReadonlyArray<{ currency: string; day: string }>) 
   })
 }
 
+const bySite = <A extends { readonly site_id: string }>(rows: ReadonlyArray<A>) => {
+  const groups = new Map<string, Array<A>>()
+  for (const row of rows) {
+    const group = groups.get(row.site_id)
+    if (group) group.push(row)
+    else groups.set(row.site_id, [row])
+  }
+  return groups
+}
+
 export class Analytics extends Effect.Service<Analytics>()("Partner/Analytics", {
   effect: Effect.gen(function*() {
     const repo = yield* AnalyticsRepo
@@ -164,14 +174,16 @@ export class Analytics extends Effect.Service<Analytics>()("Partner/Analytics", 
             operatorIds
           }))
           const toEur = yield* toEurFor(step, sales.map((s) => s.currency), r.from, r.to)
+          const [trafficOf, sourcesOf, salesOf] = [bySite(traffic), bySite(sources), bySite(sales)]
+          const funnelOf = new Map(funnels.map((f) => [f.site_id, f]))
           const items = []
           for (const site of visible) {
             const item = rules.siteItem({
               site,
-              traffic: traffic.filter((t) => t.site_id === site.id),
-              sources: sources.filter((s) => s.site_id === site.id),
-              funnel: funnels.find((f) => f.site_id === site.id),
-              sales: sales.filter((s) => s.site_id === site.id),
+              traffic: trafficOf.get(site.id) ?? [],
+              sources: sourcesOf.get(site.id) ?? [],
+              funnel: funnelOf.get(site.id),
+              sales: salesOf.get(site.id) ?? [],
               toEur
             })
             if (Either.isLeft(item)) return yield* missingRate(item.left)

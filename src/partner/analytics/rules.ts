@@ -261,8 +261,17 @@ export const tourFigures = (input: {
     row.bookings += s.bookings
     row.revenue_minor += revenue
   }
+  // Labels that give one id are one surface, named by the first of them in code-point order (the same
+  // name whatever the order of the rows).
+  const channelNames = new Map<string, string>()
   for (const c of input.channelSales) {
-    const surface: Surface = { type: "channel", id: channelSurfaceId(c.label), name: c.label }
+    const id = channelSurfaceId(c.label)
+    const known = channelNames.get(id)
+    if (known === undefined || c.label < known) channelNames.set(id, c.label)
+  }
+  for (const c of input.channelSales) {
+    const id = channelSurfaceId(c.label)
+    const surface: Surface = { type: "channel", id, name: channelNames.get(id)! }
     if (!keep(surface)) continue
     const revenue = input.toEur(c.revenue_minor, c.currency, c.day)
     if (revenue === null) {
