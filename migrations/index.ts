@@ -23,6 +23,7 @@ import m0021 from "./0021_payment_link_refunds.js"
 import m0022 from "./0022_exchange_rates.js"
 import m0023 from "./0023_sales_ledger.js"
 import m0024 from "./0024_sales_rollups.js"
+import m0027 from "./0027_analytics_reads.js"
 
 export const migrations = {
   "0001_core": m0001,
@@ -48,5 +49,6 @@ export const migrations = {
   "0021_payment_link_refunds": m0021,
   "0022_exchange_rates": m0022,
   "0023_sales_ledger": m0023,
-  "0024_sales_rollups": m0024
+  "0024_sales_rollups": m0024,
+  "0027_analytics_reads": m0027
 }

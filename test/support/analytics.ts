@@ -23,6 +23,7 @@ export const ensureRollupTables = Effect.flatMap(SqlClient.SqlClient, (sql) =>
       site_id uuid NOT NULL, tour_id uuid NOT NULL, day date NOT NULL, views int NOT NULL,
       availability_checks int NOT NULL, checkout_opens int NOT NULL, checkout_attempts int NOT NULL,
       PRIMARY KEY (site_id, tour_id, day));
+    CREATE INDEX IF NOT EXISTS analytics_tour_daily_by_tour ON analytics_tour_daily (tour_id, day);
   `).pipe(Effect.asVoid, Effect.orDie))
 
 export interface TrafficInput {

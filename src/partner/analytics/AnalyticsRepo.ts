@@ -143,7 +143,11 @@ export class AnalyticsRepo extends Effect.Service<AnalyticsRepo>()("Partner/Anal
 
     const dayColumn = (q: TourQuery, column: string) => q.total ? sql`${q.from}::date` : sql.literal(column)
 
-    /** Funnel rows of visible tours: the operators' own on every site, any tour on the sites they own. */
+    /**
+     * Funnel rows of visible tours: the operators' own on every site, any tour on the sites they own.
+     * Both halves of the OR are index conditions (the tours' ids by (tour_id, day), the sites by the
+     * primary key), so PostgreSQL reads only those rows, never the whole table.
+     */
     const tourFunnels = (q: TourQuery) =>
       sql<FunnelRow>`
         SELECT d.site_id, d.tour_id, t.operator_id, ${dayColumn(q, "d.day")} AS day,
@@ -152,7 +156,8 @@ export class AnalyticsRepo extends Effect.Service<AnalyticsRepo>()("Partner/Anal
         FROM analytics_tour_daily d
         LEFT JOIN tours t ON t.id = d.tour_id
         WHERE d.day BETWEEN ${q.from}::date AND ${q.to}::date
-          AND (t.operator_id = ANY(${ids(q.operatorIds)}) OR d.site_id = ANY(${ids(q.ownedSiteIds)}))
+          AND (d.tour_id = ANY(ARRAY(SELECT id FROM tours WHERE operator_id = ANY(${ids(q.operatorIds)})))
+            OR d.site_id = ANY(${ids(q.ownedSiteIds)}))
           ${q.tourId === undefined ? sql`` : sql`AND d.tour_id = ${q.tourId}`}
           ${q.siteId === undefined ? sql`` : sql`AND d.site_id = ${q.siteId}`}
         GROUP BY 1, 2, 3, 4`
