@@ -42,17 +42,24 @@ const holdTrafficTable = Effect.gen(function*() {
   return Effect.zipRight(Deferred.succeed(release, undefined), Fiber.join(fiber))
 })
 
-/** Statements of other sessions that wait for a lock on analytics_site_daily (the held reads). */
+/**
+ * Statements of other sessions of this test's database (other test files share the PostgreSQL server)
+ * that wait for a lock on analytics_site_daily (the held reads).
+ */
 const waitingReads = Effect.flatMap(
   SqlClient.SqlClient,
   (sql) =>
     sql<{ n: number }>`
       SELECT count(*)::int AS n FROM pg_stat_activity
-      WHERE pid <> pg_backend_pid() AND state = 'active' AND query LIKE '%FROM analytics_site_daily%'`
+      WHERE datname = current_database() AND pid <> pg_backend_pid() AND state = 'active'
+        AND query LIKE '%FROM analytics_site_daily%'`
 )
 const analyticsSlots = Effect.flatMap(
   SqlClient.SqlClient,
-  (sql) => sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND granted`
+  (sql) =>
+    sql<{ n: number }>`
+      SELECT count(*)::int AS n FROM pg_locks
+      WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`
 )
 
 const untilCount = (query: typeof waitingReads, n: number) =>
@@ -131,7 +138,9 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("analytics 
       expect((yield* waitingReads)[0]!.n).toBe(0)
       expect((yield* analyticsSlots)[0]!.n).toBe(0)
       const sql = yield* SqlClient.SqlClient
-      const waiters = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted`
+      const waiters = yield* sql<{ n: number }>`
+        SELECT count(*)::int AS n FROM pg_locks
+        WHERE NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`
       expect(waiters[0]!.n).toBe(0)
 
       yield* release
