@@ -122,6 +122,42 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("analytics 
       expect((yield* sites(b, w.key)).status).toBe(200)
     }))
 
+  it.scoped("a slot whose connection dies (an instance crashing) is free at once; nothing to expire or clean up", () =>
+    Effect.gen(function*() {
+      const w = yield* world
+      const a = (yield* TestServer).baseUrl
+      const b = yield* instance()
+      const release = yield* holdTrafficTable
+      const tours = (base: string) => call(`/api/v1/analytics/tours?${RANGE}`, { key: w.key, baseUrl: base })
+
+      const first = yield* Effect.fork(sites(a, w.key))
+      const second = yield* Effect.fork(sites(b, w.key))
+      yield* untilCount(waitingReads, 2)
+      expect((yield* tours(a)).status).toBe(429)
+
+      // One of the two reading connections goes away, as in a crash: the database ends its session and its lock.
+      const sql = yield* SqlClient.SqlClient
+      const ended = yield* sql<{ ok: boolean }>`
+        SELECT pg_terminate_backend(min(pid)) AS ok FROM pg_locks
+        WHERE locktype = 'advisory' AND granted
+          AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`
+      expect(ended.map((r) => r.ok)).toEqual([true])
+      yield* analyticsSlots.pipe(
+        Effect.orDie,
+        Effect.repeat({ until: (rows) => rows[0]!.n === 1, schedule: Schedule.spaced("20 millis") }),
+        Effect.timeout("30 seconds")
+      )
+      // The freed slot is taken by the next request at once (tours do not read the locked table).
+      const next = yield* tours(a)
+      expect(next.status, next.text).toBe(200)
+
+      yield* release
+      const answers = [(yield* Fiber.join(first)).status, (yield* Fiber.join(second)).status].sort()
+      // The request whose connection was killed fails (500, as a crash would leave it); the other answers.
+      expect(answers).toEqual([200, 500])
+      expect((yield* analyticsSlots)[0]!.n).toBe(0)
+    }))
+
   it.scoped("a read past the deadline answers 503 and its statement is cancelled in the database", () =>
     Effect.gen(function*() {
       const w = yield* world
