@@ -36,7 +36,7 @@ export const AnalyticsLive = HttpApiBuilder.group(PartnerApi, "analytics", (hand
             ...base,
             granularity: p.granularity ?? "day",
             tourId: p.tour_id,
-            surface: p.surface
+            surface: p.surface?.toLowerCase()
           })
           return jsonBody(AnalyticsTours, body)
         }))

@@ -331,9 +331,9 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("GET /api/v
         revenue_minor: 6000
       })
       // surface=<channel id> and surface=<domain> narrow to that surface; tour_id to that tour.
-      const viator = yield* read(`/api/v1/analytics/tours?${RANGE}&surface=viator`, key)
+      const viator = yield* read(`/api/v1/analytics/tours?${RANGE}&surface=Viator`, key)
       expect(viator.rows.map((r: any) => r.surface.id)).toEqual(["viator"])
-      const onS1 = yield* read(`/api/v1/analytics/tours?${RANGE}&surface=${w.s1.domain}`, key)
+      const onS1 = yield* read(`/api/v1/analytics/tours?${RANGE}&surface=${w.s1.domain.toUpperCase()}`, key)
       expect(new Set(onS1.rows.map((r: any) => r.surface.id))).toEqual(new Set([w.s1.domain]))
       expect(onS1.rows).toEqual(days.rows.filter((r: any) => r.surface.id === w.s1.domain))
       const tB = yield* read(`/api/v1/analytics/tours?${RANGE}&tour_id=${w.tB}`, key)
