@@ -25,6 +25,7 @@ import m0023 from "./0023_sales_ledger.js"
 import m0024 from "./0024_sales_rollups.js"
 import m0025 from "./0025_site_events.js"
 import m0026 from "./0026_site_rollups.js"
+import m0027 from "./0027_analytics_reads.js"
 
 export const migrations = {
   "0001_core": m0001,
@@ -52,5 +53,6 @@ export const migrations = {
   "0023_sales_ledger": m0023,
   "0024_sales_rollups": m0024,
   "0025_site_events": m0025,
-  "0026_site_rollups": m0026
+  "0026_site_rollups": m0026,
+  "0027_analytics_reads": m0027
 }

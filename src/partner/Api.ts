@@ -5,6 +5,7 @@
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { DateTimeString } from "../domain/dates.js"
+import { AnalyticsGroup } from "./analytics/Api.js"
 import { Scope } from "./auth/scopes.js"
 import { PartnerAuth } from "./auth/security.js"
 import { BookingsGroup } from "./bookings/Api.js"
@@ -61,11 +62,12 @@ export class PartnerApi extends HttpApi.make("partner")
   .add(ToursGroup)
   .add(SalesGroup)
   .add(CollectGroup)
+  .add(AnalyticsGroup)
   .annotate(OpenApi.Title, "Partner API")
   .annotate(OpenApi.Version, "1.0.0")
   .annotate(
     OpenApi.Description,
-    "Read bookings, the daily manifest, sales and the tour catalogue of the operators on your key. Money is integer minor units with an ISO 4217 currency; " +
+    "Read bookings, the daily manifest, sales, analytics and the tour catalogue of the operators on your key. Money is integer minor units with an ISO 4217 currency; " +
       "timestamps are ISO 8601; departure times are local HH:MM with an IANA time zone. Every error is " +
       "RFC 9457 problem details (application/problem+json) with a `request_id`."
   )

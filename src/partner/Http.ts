@@ -10,6 +10,7 @@ import { Effect, Layer } from "effect"
 import { apiHttpApp } from "../http/apiApp.js"
 import { DocsRoutes } from "../http/docs/routes.js"
 import { RateLimiter } from "../http/RateLimiter.js"
+import { AnalyticsLive } from "./analytics/Http.js"
 import { PartnerApi } from "./Api.js"
 import { KeyAuth } from "./auth/KeyAuth.js"
 import { PartnerAuthLive } from "./auth/middleware.js"
@@ -77,7 +78,8 @@ export const PartnerApiLive = HttpApiBuilder.api(PartnerApi).pipe(
     CancelsLive,
     ToursLive,
     SalesLive,
-    CollectLive
+    CollectLive,
+    AnalyticsLive
   ]),
   Layer.provide(PartnerAuthLive),
   Layer.provide([KeyAuth.Default, RateLimiter.Default])

@@ -86,7 +86,9 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("OpenAPI do
         "get /api/v1/tours/{id}": ["200", "400", "401", "403", "404", "429", "500"],
         "get /api/v1/tours/{id}/availability": ["200", "400", "401", "403", "404", "429", "500"],
         "get /api/v1/sales": ["200", "400", "401", "403", "404", "429", "500"],
-        "post /api/v1/collect": ["202", "400", "404", "413", "415", "429", "500"]
+        "post /api/v1/collect": ["202", "400", "404", "413", "415", "429", "500"],
+        "get /api/v1/analytics/tours": ["200", "400", "401", "403", "404", "429", "500", "503"],
+        "get /api/v1/analytics/sites": ["200", "400", "401", "403", "404", "429", "500", "503"]
       }
       const scopeOf: Record<string, Array<string>> = {
         "get /api/v1/me": [],
@@ -99,7 +101,9 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("OpenAPI do
         "get /api/v1/tours": ["tours:read"],
         "get /api/v1/tours/{id}": ["tours:read"],
         "get /api/v1/tours/{id}/availability": ["tours:read"],
-        "get /api/v1/sales": ["finance:read"]
+        "get /api/v1/sales": ["finance:read"],
+        "get /api/v1/analytics/tours": ["analytics:read"],
+        "get /api/v1/analytics/sites": ["analytics:read"]
       }
       const listed = Object.entries<any>(doc.paths).flatMap(([path, item]) =>
         Object.keys(item).map((m) => `${m} ${path}`)
@@ -152,6 +156,16 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("OpenAPI do
       expect(param("from").schema.allOf).toEqual([{ $ref: "#/components/schemas/Date" }])
       expect(doc.components.schemas.Date).toMatchObject({ type: "string", format: "date" })
       expect(param("pax").schema).toMatchObject({ type: "integer", minimum: 1, maximum: 100 })
+      const analyticsParams = (path: string) => doc.paths[path].get.parameters.map((p: any) => p.name).sort()
+      expect(analyticsParams("/api/v1/analytics/tours")).toEqual([
+        "from",
+        "granularity",
+        "partner_id",
+        "surface",
+        "to",
+        "tour_id"
+      ])
+      expect(analyticsParams("/api/v1/analytics/sites")).toEqual(["from", "partner_id", "site", "to"])
       const body = doc.components.schemas.TourAvailability
       expect(Object.keys(body.properties).sort()).toEqual(
         ["currency", "days", "departures", "from", "known", "pax", "timezone", "to", "tour_id"]

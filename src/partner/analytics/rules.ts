@@ -1,0 +1,500 @@
+/**
+ * The analytics reads' rules (spec §1 "Analytics visibility rule", §2 "Analytics tour row and surface"
+ * and "Site analytics"; docs/api/analytics.md), pure: the range rule, the channel surface id, the
+ * conversion ratios, how rows of the daily rollups become tour rows and surfaces, and the site items.
+ * Every total is the sum of the rows it totals (after each row's conversion to EUR), so totals add up.
+ */
+import { Either } from "effect"
+import { dayNumber } from "../../rates/rules.js"
+
+/** `to` is at most this many days after `from` (spec §4, §8). */
+export const ANALYTICS_MAX_DAYS_AFTER = 400
+/** Sources listed per dimension (spec §8 "Site sources"). */
+export const SOURCES_PER_DIMENSION = 25
+/** Seconds a request refused for the concurrency limit is told to wait (`Retry-After`). */
+export const CONCURRENCY_RETRY_AFTER_SECONDS = 1
+export const GRANULARITIES = ["day", "total"] as const
+export type Granularity = (typeof GRANULARITIES)[number]
+
+export const DIMENSIONS = [
+  "channel",
+  "referrer",
+  "utm_source",
+  "utm_medium",
+  "utm_campaign",
+  "country",
+  "device",
+  "browser",
+  "os",
+  "path"
+] as const
+export type Dimension = (typeof DIMENSIONS)[number]
+
+export interface Partner {
+  readonly id: string
+  readonly name: string
+}
+
+/** `from` ≤ `to` and `to` at most ANALYTICS_MAX_DAYS_AFTER days after `from`. */
+export const checkAnalyticsRange = (
+  from: string,
+  to: string
+): Either.Either<number, { field: string; detail: string }> => {
+  if (to < from) return Either.left({ field: "to", detail: "to must not be before from" })
+  const after = (dayNumber(to) ?? 0) - (dayNumber(from) ?? 0)
+  if (after > ANALYTICS_MAX_DAYS_AFTER) {
+    return Either.left({
+      field: "to",
+      detail: `to is ${after} days after from; at most ${ANALYTICS_MAX_DAYS_AFTER}`
+    })
+  }
+  return Either.right(after + 1)
+}
+
+/**
+ * A channel surface's id: its label (the channel's title in the booking system) in lower case, accents
+ * dropped, every run of other characters one `-`, at most 64 characters ("Viator" → `viator`,
+ * "GetYourGuide Deutschland GmbH" → `getyourguide-deutschland-gmbh`). Never contains a dot, so it never
+ * reads as a site domain. Labels that give the same id are one surface.
+ */
+export const channelSurfaceId = (label: string): string => {
+  const slug = label
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 64)
+    .replace(/-+$/, "")
+  return slug === "" ? "channel" : slug
+}
+
+// ---------------------------------------------------------------------------------------------
+// Conversion ratios
+
+export interface Funnel {
+  readonly views: number
+  readonly availability_checks: number
+  readonly checkout_opens: number
+  readonly checkout_attempts: number
+}
+
+export const EMPTY_FUNNEL: Funnel = { views: 0, availability_checks: 0, checkout_opens: 0, checkout_attempts: 0 }
+
+export interface Conversion {
+  readonly view_to_check: number | null
+  readonly check_to_open: number | null
+  readonly open_to_attempt: number | null
+  readonly attempt_to_booking: number | null
+  readonly view_to_booking: number | null
+}
+
+/** `part / whole`, rounded to 4 decimals; null when `whole` is zero (the step before had nobody). */
+export const ratio = (part: number, whole: number): number | null =>
+  whole === 0 ? null : Math.round((part / whole) * 10_000) / 10_000
+
+export const conversionOf = (f: Funnel, bookings: number): Conversion => ({
+  view_to_check: ratio(f.availability_checks, f.views),
+  check_to_open: ratio(f.checkout_opens, f.availability_checks),
+  open_to_attempt: ratio(f.checkout_attempts, f.checkout_opens),
+  attempt_to_booking: ratio(bookings, f.checkout_attempts),
+  view_to_booking: ratio(bookings, f.views)
+})
+
+const addFunnel = (a: Funnel, b: Funnel): Funnel => ({
+  views: a.views + b.views,
+  availability_checks: a.availability_checks + b.availability_checks,
+  checkout_opens: a.checkout_opens + b.checkout_opens,
+  checkout_attempts: a.checkout_attempts + b.checkout_attempts
+})
+
+// ---------------------------------------------------------------------------------------------
+// Tour rows and surfaces
+
+export type Basis = "own_tour" | "site_owner"
+
+export interface Surface {
+  readonly type: "site" | "channel"
+  readonly id: string
+  readonly name: string
+}
+
+/** A funnel row of analytics_tour_daily, with the tour's operator (null when the tour is unknown). */
+export interface FunnelRow {
+  readonly site_id: string
+  readonly tour_id: string
+  readonly operator_id: string | null
+  readonly day: string
+  readonly views: number
+  readonly availability_checks: number
+  readonly checkout_opens: number
+  readonly checkout_attempts: number
+}
+
+/** Checkout sales on a site (sales_own_daily), by tour, operator, day and booking currency. */
+export interface SiteSalesRow {
+  readonly site_id: string
+  readonly tour_id: string | null
+  readonly operator_id: string
+  readonly day: string
+  readonly currency: string
+  readonly bookings: number
+  readonly revenue_minor: number
+}
+
+/** Other-channel sales (sales_channel_daily), by tour, operator, label, day and line currency. */
+export interface ChannelSalesRow {
+  readonly tour_id: string | null
+  readonly operator_id: string
+  readonly label: string
+  readonly day: string
+  readonly currency: string
+  readonly bookings: number
+  readonly participants: number
+  readonly revenue_minor: number
+}
+
+export interface TourRow {
+  date: string | null
+  surface: Surface
+  tour: { id: string | null; name: string | null }
+  operator: Partner | null
+  basis: Basis
+  funnel: Funnel | null
+  bookings: number
+  participants: number | null
+  revenue_minor: number
+  conversion: Conversion | null
+}
+
+export interface SurfaceTotal {
+  surface: Surface
+  funnel: Funnel | null
+  bookings: number
+  participants: number | null
+  revenue_minor: number
+  revenue_share: number
+  conversion: Conversion | null
+}
+
+/** An amount of `currency` on `day` in EUR minor units, or null without a rate. */
+export type ToEur = (amountMinor: number, currency: string, day: string) => number | null
+
+export interface Lookups {
+  /** The operators in view (the key's, or `partner_id`). */
+  readonly inView: ReadonlySet<string>
+  readonly site: (siteId: string) => { readonly domain: string; readonly name: string } | undefined
+  readonly tour: (tourId: string) => { readonly name: string; readonly operatorId: string } | undefined
+  readonly operator: (operatorId: string) => Partner
+}
+
+export interface TourFigures {
+  readonly rows: Array<TourRow>
+  readonly surfaces: Array<SurfaceTotal>
+}
+
+/**
+ * Rows per tour, surface and UTC day (or per tour and surface when `granularity` is total) from the
+ * rollups' rows, each sales row converted to EUR once; Left lists the (currency, day) pairs without a
+ * rate. The rows given are already the visible ones (the repository applies the visibility rule);
+ * `basis` is own_tour for a tour of an operator in view, else site_owner. `surfaceFilter` keeps only
+ * the surface whose id it is (site domain or channel id).
+ */
+export const tourFigures = (input: {
+  readonly granularity: Granularity
+  readonly funnels: ReadonlyArray<FunnelRow>
+  readonly siteSales: ReadonlyArray<SiteSalesRow>
+  readonly channelSales: ReadonlyArray<ChannelSalesRow>
+  readonly surfaceFilter: string | undefined
+  readonly lookups: Lookups
+  readonly toEur: ToEur
+}): Either.Either<TourFigures, ReadonlyArray<{ currency: string; day: string }>> => {
+  const { lookups: l } = input
+  const rows = new Map<string, TourRow>()
+  const missing = new Map<string, { currency: string; day: string }>()
+  const dateOf = (day: string) => (input.granularity === "day" ? day : null)
+  const keep = (surface: Surface) => input.surfaceFilter === undefined || surface.id === input.surfaceFilter
+
+  const siteSurface = (siteId: string): Surface => {
+    const site = l.site(siteId)
+    return { type: "site", id: site?.domain ?? siteId, name: site?.name ?? siteId }
+  }
+  const rowFor = (surface: Surface, tourId: string | null, operatorId: string | null, day: string, site: boolean) => {
+    const date = dateOf(day)
+    const key = `${surface.type}|${surface.id}|${tourId ?? ""}|${tourId === null ? operatorId ?? "" : ""}|${date ?? ""}`
+    let row = rows.get(key)
+    if (row === undefined) {
+      const tour = tourId === null ? undefined : l.tour(tourId)
+      const owner = tour?.operatorId ?? operatorId
+      row = {
+        date,
+        surface,
+        tour: { id: tourId, name: tour?.name ?? null },
+        operator: owner === null ? null : l.operator(owner),
+        basis: owner !== null && l.inView.has(owner) ? "own_tour" : "site_owner",
+        funnel: site ? { ...EMPTY_FUNNEL } : null,
+        bookings: 0,
+        participants: site ? null : 0,
+        revenue_minor: 0,
+        conversion: null
+      }
+      rows.set(key, row)
+    }
+    return row
+  }
+
+  for (const f of input.funnels) {
+    const surface = siteSurface(f.site_id)
+    if (!keep(surface)) continue
+    const row = rowFor(surface, f.tour_id, f.operator_id, f.day, true)
+    row.funnel = addFunnel(row.funnel ?? EMPTY_FUNNEL, f)
+  }
+  for (const s of input.siteSales) {
+    const surface = siteSurface(s.site_id)
+    if (!keep(surface)) continue
+    const revenue = input.toEur(s.revenue_minor, s.currency, s.day)
+    if (revenue === null) {
+      missing.set(`${s.currency}|${s.day}`, { currency: s.currency, day: s.day })
+      continue
+    }
+    const row = rowFor(surface, s.tour_id, s.operator_id, s.day, true)
+    row.bookings += s.bookings
+    row.revenue_minor += revenue
+  }
+  // Labels that give one id are one surface, named by the first of them in code-point order (the same
+  // name whatever the order of the rows).
+  const channelNames = new Map<string, string>()
+  for (const c of input.channelSales) {
+    const id = channelSurfaceId(c.label)
+    const known = channelNames.get(id)
+    if (known === undefined || c.label < known) channelNames.set(id, c.label)
+  }
+  for (const c of input.channelSales) {
+    const id = channelSurfaceId(c.label)
+    const surface: Surface = { type: "channel", id, name: channelNames.get(id)! }
+    if (!keep(surface)) continue
+    const revenue = input.toEur(c.revenue_minor, c.currency, c.day)
+    if (revenue === null) {
+      missing.set(`${c.currency}|${c.day}`, { currency: c.currency, day: c.day })
+      continue
+    }
+    const row = rowFor(surface, c.tour_id, c.operator_id, c.day, false)
+    row.bookings += c.bookings
+    row.participants = (row.participants ?? 0) + c.participants
+    row.revenue_minor += revenue
+  }
+  if (missing.size > 0) return Either.left([...missing.values()])
+
+  const list = [...rows.values()]
+  for (const row of list) row.conversion = row.funnel === null ? null : conversionOf(row.funnel, row.bookings)
+  list.sort((a, b) =>
+    (a.date ?? "").localeCompare(b.date ?? "") ||
+    a.surface.type.localeCompare(b.surface.type) * -1 ||
+    a.surface.id.localeCompare(b.surface.id) ||
+    b.revenue_minor - a.revenue_minor ||
+    (a.tour.name ?? "").localeCompare(b.tour.name ?? "") ||
+    (a.tour.id ?? "").localeCompare(b.tour.id ?? "")
+  )
+  return Either.right({ rows: list, surfaces: surfacesOf(list) })
+}
+
+/** Rows summed per surface, largest revenue first, with each surface's share of the revenue (0 when none). */
+export const surfacesOf = (rows: ReadonlyArray<TourRow>): Array<SurfaceTotal> => {
+  const bySurface = new Map<string, SurfaceTotal>()
+  for (const r of rows) {
+    const key = `${r.surface.type}|${r.surface.id}`
+    const total = bySurface.get(key) ?? {
+      surface: r.surface,
+      funnel: r.funnel === null ? null : { ...EMPTY_FUNNEL },
+      bookings: 0,
+      participants: r.participants === null ? null : 0,
+      revenue_minor: 0,
+      revenue_share: 0,
+      conversion: null
+    }
+    if (total.funnel !== null && r.funnel !== null) total.funnel = addFunnel(total.funnel, r.funnel)
+    total.bookings += r.bookings
+    if (total.participants !== null) total.participants += r.participants ?? 0
+    total.revenue_minor += r.revenue_minor
+    bySurface.set(key, total)
+  }
+  const totals = [...bySurface.values()]
+  const revenue = totals.reduce((n, t) => n + t.revenue_minor, 0)
+  for (const t of totals) {
+    t.revenue_share = revenue === 0 ? 0 : Math.round((t.revenue_minor / revenue) * 10_000) / 10_000
+    t.conversion = t.funnel === null ? null : conversionOf(t.funnel, t.bookings)
+  }
+  return totals.sort((a, b) =>
+    b.revenue_minor - a.revenue_minor || a.surface.type.localeCompare(b.surface.type) * -1 ||
+    a.surface.id.localeCompare(b.surface.id)
+  )
+}
+
+// ---------------------------------------------------------------------------------------------
+// Site analytics
+
+export type Role = "owner" | "added"
+
+/** A site the operators in view are on: as its owner, or only added to it. */
+export interface VisibleSite {
+  readonly id: string
+  readonly domain: string
+  readonly name: string
+  readonly owner: boolean
+}
+
+export interface TrafficDayRow {
+  readonly site_id: string
+  readonly day: string
+  readonly visitors: number
+  readonly new_visitors: number
+  readonly sessions: number
+  readonly pageviews: number
+  readonly bounces: number
+  readonly duration_seconds: number
+}
+
+export interface SourceRow {
+  readonly site_id: string
+  readonly dimension: string
+  readonly label: string
+  readonly visitors: number
+  readonly conversions: number
+  readonly revenue_eur_minor: number
+}
+
+export interface SiteFunnelRow extends Funnel {
+  readonly site_id: string
+}
+
+/** Checkout sales of a site within its sales scope, by day and booking currency. */
+export interface SiteDaySalesRow {
+  readonly site_id: string
+  readonly day: string
+  readonly currency: string
+  readonly bookings: number
+  readonly revenue_minor: number
+}
+
+export interface SiteItem {
+  domain: string
+  name: string
+  role: Role
+  sales_scope: "all_tours" | "own_tours"
+  traffic: {
+    visitors: number
+    new_visitors: number
+    sessions: number
+    pageviews: number
+    bounce_rate: number | null
+    avg_session_seconds: number
+  }
+  days: Array<{
+    date: string
+    visitors: number
+    new_visitors: number
+    pageviews: number
+    bookings: number
+    revenue_minor: number
+  }>
+  sources: Array<{
+    dimension: Dimension
+    label: string
+    visitors: number
+    conversions: number | null
+    revenue_minor: number | null
+  }>
+  funnel: Array<{ step: string; unit: "visitors" | "bookings"; count: number }> | null
+  sales: { bookings: number; revenue_minor: number }
+}
+
+/**
+ * One site item: traffic and days from the daily rows (days with traffic or sales, oldest first;
+ * traffic is the sum of the days), sources as ranked (figures of conversions only for owners), the
+ * funnel for owners, sales within the scope converted to EUR at each day's rate (Left: pairs without one).
+ */
+export const siteItem = (input: {
+  readonly site: VisibleSite
+  readonly traffic: ReadonlyArray<TrafficDayRow>
+  readonly sources: ReadonlyArray<SourceRow>
+  readonly funnel: Funnel | undefined
+  readonly sales: ReadonlyArray<SiteDaySalesRow>
+  readonly toEur: ToEur
+}): Either.Either<SiteItem, ReadonlyArray<{ currency: string; day: string }>> => {
+  const { site } = input
+  const days = new Map<string, SiteItem["days"][number]>()
+  const dayOf = (date: string) => {
+    const d = days.get(date) ?? { date, visitors: 0, new_visitors: 0, pageviews: 0, bookings: 0, revenue_minor: 0 }
+    days.set(date, d)
+    return d
+  }
+  const traffic = { visitors: 0, new_visitors: 0, sessions: 0, pageviews: 0, bounces: 0, duration: 0 }
+  for (const t of input.traffic) {
+    const d = dayOf(t.day)
+    d.visitors += t.visitors
+    d.new_visitors += t.new_visitors
+    d.pageviews += t.pageviews
+    traffic.visitors += t.visitors
+    traffic.new_visitors += t.new_visitors
+    traffic.sessions += t.sessions
+    traffic.pageviews += t.pageviews
+    traffic.bounces += t.bounces
+    traffic.duration += t.duration_seconds
+  }
+  const missing = new Map<string, { currency: string; day: string }>()
+  const sales = { bookings: 0, revenue_minor: 0 }
+  for (const s of input.sales) {
+    const revenue = input.toEur(s.revenue_minor, s.currency, s.day)
+    if (revenue === null) {
+      missing.set(`${s.currency}|${s.day}`, { currency: s.currency, day: s.day })
+      continue
+    }
+    const d = dayOf(s.day)
+    d.bookings += s.bookings
+    d.revenue_minor += revenue
+    sales.bookings += s.bookings
+    sales.revenue_minor += revenue
+  }
+  if (missing.size > 0) return Either.left([...missing.values()])
+
+  const rank = (d: string) => DIMENSIONS.indexOf(d as Dimension)
+  const sources = input.sources
+    .filter((s) => rank(s.dimension) >= 0)
+    .map((s) => ({
+      dimension: s.dimension as Dimension,
+      label: s.label,
+      visitors: s.visitors,
+      conversions: site.owner ? s.conversions : null,
+      revenue_minor: site.owner ? s.revenue_eur_minor : null
+    }))
+    .sort((a, b) => rank(a.dimension) - rank(b.dimension) || b.visitors - a.visitors || a.label.localeCompare(b.label))
+
+  const f = input.funnel ?? EMPTY_FUNNEL
+  return Either.right({
+    domain: site.domain,
+    name: site.name,
+    role: site.owner ? "owner" : "added",
+    sales_scope: site.owner ? "all_tours" : "own_tours",
+    traffic: {
+      visitors: traffic.visitors,
+      new_visitors: traffic.new_visitors,
+      sessions: traffic.sessions,
+      pageviews: traffic.pageviews,
+      bounce_rate: ratio(traffic.bounces, traffic.sessions),
+      avg_session_seconds: traffic.sessions === 0 ? 0 : Math.round((traffic.duration / traffic.sessions) * 10) / 10
+    },
+    days: [...days.values()].sort((a, b) => a.date.localeCompare(b.date)),
+    sources,
+    funnel: site.owner
+      ? [
+        { step: "visitors", unit: "visitors", count: traffic.visitors },
+        { step: "tour_views", unit: "visitors", count: f.views },
+        { step: "availability_checks", unit: "visitors", count: f.availability_checks },
+        { step: "checkout_opens", unit: "visitors", count: f.checkout_opens },
+        { step: "checkout_attempts", unit: "visitors", count: f.checkout_attempts },
+        { step: "bookings", unit: "bookings", count: sales.bookings }
+      ]
+      : null,
+    sales
+  })
+}
