@@ -493,6 +493,13 @@ export const seedDemo = Effect.gen(function*() {
     note: "acts for Fjord Explorer and Arctic Whale Safari (Ola is admin of one, owner of the other)"
   })
   yield* make({
+    name: "Demo: analytics, added operator",
+    by: ola,
+    scopes: ["analytics:read"],
+    ops: [arctic],
+    note: "Arctic Whale Safari is only added to fjordexplorer.no: site traffic, its own tours' funnel and sales there"
+  })
+  yield* make({
     name: "Demo: sales unavailable",
     by: sigrid,
     scopes: ["finance:read"],
