@@ -31,7 +31,7 @@ import {
 } from "../../src/sandbox/bokun/index.js"
 import { createKey, insertBooking, makeWorld } from "../support/fixtures.js"
 import { get } from "../support/http.js"
-import { setCheckIn } from "../support/mirror.js"
+import { linkSandboxVendor, setCheckIn } from "../support/mirror.js"
 import { testServer } from "../support/server.js"
 
 const ADAPTER: BookingSystemOptions = { timeout: "500 millis", retries: 1, retryBase: "10 millis", searchPageSize: 5 }
@@ -549,17 +549,8 @@ layer(env(), { excludeTestServices: true, timeout: 120_000 })("Mirror.refresh of
     Effect.gen(function*() {
       const w = yield* makeWorld
       const sandbox = yield* BokunSandbox
-      const accounts = yield* BookingSystemAccounts
       const vendor = yield* sandbox.createVendor(vendorSpec("Manifest Vendor"))
-      const accountId = yield* accounts.create({
-        kind: "bokun",
-        name: vendor.title,
-        baseUrl: sandbox.baseUrl,
-        accessKey: vendor.accessKey,
-        secretKey: vendor.secretKey,
-        serviceChannelId: String(vendor.serviceChannelId)
-      }).pipe(Effect.orDie)
-      yield* accounts.link(w.alpha, accountId).pipe(Effect.orDie)
+      const accountId = yield* linkSandboxVendor(sandbox.baseUrl, vendor, [w.alpha])
       const key = yield* createKey({
         by: w.alice,
         operators: [w.alpha],

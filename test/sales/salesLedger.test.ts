@@ -21,6 +21,7 @@ import { BookingSystem, BookingSystemUnavailable } from "../../src/ports/Booking
 import { SalesLedger } from "../../src/sales/SalesLedger.js"
 import { BokunSandbox, BokunSandboxLive, type BookingSpec } from "../../src/sandbox/bokun/index.js"
 import { smallVendor } from "../sandbox/env.js"
+import { linkSandboxVendor } from "../support/mirror.js"
 import { testServer } from "../support/server.js"
 
 const ADAPTER: BookingSystemOptions = { timeout: "2 seconds", retries: 1, retryBase: "10 millis", searchPageSize: 5 }
@@ -85,7 +86,6 @@ const setUp = (operatorNames: ReadonlyArray<string> = ["Alpha"]) =>
   Effect.gen(function*() {
     const sandbox = yield* BokunSandbox
     const admin = yield* Operators
-    const accounts = yield* BookingSystemAccounts
     const tag = randomUUID().slice(0, 6)
     const operators: Array<string> = []
     for (const name of operatorNames) {
@@ -101,15 +101,7 @@ const setUp = (operatorNames: ReadonlyArray<string> = ["Alpha"]) =>
         capacity: null
       }]
     })
-    const accountId = yield* accounts.create({
-      kind: "bokun",
-      name: vendor.title,
-      baseUrl: sandbox.baseUrl,
-      accessKey: vendor.accessKey,
-      secretKey: vendor.secretKey,
-      serviceChannelId: String(vendor.serviceChannelId)
-    }).pipe(Effect.orDie)
-    for (const o of operators) yield* accounts.link(o, accountId).pipe(Effect.orDie)
+    const accountId = yield* linkSandboxVendor(sandbox.baseUrl, vendor, operators)
     const book = (createdAt: Date, spec: Partial<Omit<BookingSpec, "vendorId" | "createdAt">> = {}) =>
       sandbox.addBooking({
         vendorId: vendor.id,

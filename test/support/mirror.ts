@@ -6,6 +6,8 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
+import { BookingSystemAccounts } from "../../src/operators/BookingSystemAccounts.js"
+import type { SandboxVendor } from "../../src/sandbox/bokun/index.js"
 
 /** A booking-system account, linked to the given operators (several operators share it). */
 export const insertAccount = (operatorIds: ReadonlyArray<string>, name = "Bokun account") =>
@@ -20,6 +22,25 @@ export const insertAccount = (operatorIds: ReadonlyArray<string>, name = "Bokun 
       }
       return account!.id
     })).pipe(Effect.orDie)
+
+/**
+ * A Bókun sandbox vendor as a booking-system account of the service (its service channel known),
+ * linked to the given operators; answers the account id.
+ */
+export const linkSandboxVendor = (baseUrl: string, vendor: SandboxVendor, operatorIds: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const accounts = yield* BookingSystemAccounts
+    const accountId = yield* accounts.create({
+      kind: "bokun",
+      name: vendor.title,
+      baseUrl,
+      accessKey: vendor.accessKey,
+      secretKey: vendor.secretKey,
+      serviceChannelId: String(vendor.serviceChannelId)
+    })
+    for (const id of operatorIds) yield* accounts.link(id, accountId)
+    return accountId
+  }).pipe(Effect.orDie)
 
 /** The account the operator is linked to, or a new one linked to it. */
 export const accountOf = (operatorId: string) =>

@@ -5,6 +5,7 @@
  * Every total is the sum of the rows it totals (after each row's conversion to EUR), so totals add up.
  */
 import { Either } from "effect"
+import { type Dimension, DIMENSIONS } from "../../analytics/rules.js"
 import { dayNumber } from "../../rates/rules.js"
 
 /** `to` is at most this many days after `from` (spec §4, §8). */
@@ -16,19 +17,7 @@ export const CONCURRENCY_RETRY_AFTER_SECONDS = 1
 export const GRANULARITIES = ["day", "total"] as const
 export type Granularity = (typeof GRANULARITIES)[number]
 
-export const DIMENSIONS = [
-  "channel",
-  "referrer",
-  "utm_source",
-  "utm_medium",
-  "utm_campaign",
-  "country",
-  "device",
-  "browser",
-  "os",
-  "path"
-] as const
-export type Dimension = (typeof DIMENSIONS)[number]
+export { type Dimension, DIMENSIONS }
 
 export interface Partner {
   readonly id: string

@@ -17,6 +17,7 @@ import { BokunSandbox, BokunSandboxLive } from "../../../src/sandbox/bokun/index
 import { smallVendor } from "../../sandbox/env.js"
 import { createKey, insertBooking, makeWorld } from "../../support/fixtures.js"
 import { get } from "../../support/http.js"
+import { linkSandboxVendor } from "../../support/mirror.js"
 import { runRollups } from "../../support/sales.js"
 import { testServer } from "../../support/server.js"
 
@@ -49,17 +50,8 @@ const noon = () => new Date(`${today()}T12:00:00Z`)
 const linkedVendor = (operatorIds: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const sandbox = yield* BokunSandbox
-    const accounts = yield* BookingSystemAccounts
     const vendor = yield* sandbox.createVendor(smallVendor(`Sales ${randomUUID().slice(0, 6)}`, { capacity: null }))
-    const accountId = yield* accounts.create({
-      kind: "bokun",
-      name: vendor.title,
-      baseUrl: sandbox.baseUrl,
-      accessKey: vendor.accessKey,
-      secretKey: vendor.secretKey,
-      serviceChannelId: String(vendor.serviceChannelId)
-    }).pipe(Effect.orDie)
-    for (const o of operatorIds) yield* accounts.link(o, accountId).pipe(Effect.orDie)
+    const accountId = yield* linkSandboxVendor(sandbox.baseUrl, vendor, operatorIds)
     const book = (channel: "ota" | "reseller" | "direct" | "service", participants: number) =>
       sandbox.addBooking({
         vendorId: vendor.id,
