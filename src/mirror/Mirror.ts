@@ -13,6 +13,7 @@ import { MirrorConfig } from "../config.js"
 import { isTimeZone, mirrorWindow } from "../domain/localDay.js"
 import { BookingSystemAccounts, type MirroredAccount } from "../operators/BookingSystemAccounts.js"
 import { type BookingLine, BookingSystem, type BookingSystemError } from "../ports/BookingSystem.js"
+import { type AccountRunsSummary, summarizeAccountRuns } from "./accountRuns.js"
 import { type DayWindow, MirrorRepo, type MissingLine } from "./MirrorRepo.js"
 
 export type RefreshKind = "near_term" | "nightly" | "manual"
@@ -33,17 +34,7 @@ export interface AccountResult extends Partial<AccountCounts> {
   readonly error?: string
 }
 
-export interface RefreshSummary {
-  readonly kind: RefreshKind
-  readonly accounts: number
-  readonly ok: number
-  readonly failed: number
-  readonly linesSeen: number
-  readonly inserted: number
-  readonly updated: number
-  readonly cancelled: number
-  readonly results: ReadonlyArray<AccountResult>
-}
+export type RefreshSummary = AccountRunsSummary<RefreshKind, AccountResult>
 
 const describe = (e: BookingSystemError) => `${e._tag} (${e.reason}) in ${e.operation}: ${e.detail}`
 
@@ -189,25 +180,7 @@ export class Mirror extends Effect.Service<Mirror>()("Mirror/Mirror", {
         (m) => refreshInZones(m, now, options.daysAhead, options.kind, options.jobRunId ?? null),
         { concurrency: config.concurrency }
       )
-      const sum = (f: (r: AccountResult) => number | undefined) => results.reduce((n, r) => n + (f(r) ?? 0), 0)
-      const summary: RefreshSummary = {
-        kind: options.kind,
-        accounts: results.length,
-        ok: results.filter((r) => r.ok).length,
-        failed: results.filter((r) => !r.ok).length,
-        linesSeen: sum((r) => r.linesSeen),
-        inserted: sum((r) => r.inserted),
-        updated: sum((r) => r.updated),
-        cancelled: sum((r) => r.cancelled),
-        results
-      }
-      const { results: _, ...counts } = summary
-      yield* Effect.annotateCurrentSpan(counts)
-      yield* Effect.logInfo(
-        `mirror ${summary.kind}: ${summary.ok}/${summary.accounts} accounts ok, ${summary.linesSeen} lines seen, ` +
-          `${summary.inserted} new, ${summary.updated} changed, ${summary.cancelled} cancelled`
-      ).pipe(Effect.annotateLogs(counts))
-      return summary
+      return yield* summarizeAccountRuns<RefreshKind, AccountResult>("mirror", options.kind, results)
     })
 
     return { refresh, refreshAccount } as const

@@ -21,6 +21,7 @@
  */
 import { Clock, Duration, Effect, Schedule, Stream } from "effect"
 import { SalesLedgerConfig } from "../config.js"
+import { type AccountRunsSummary, summarizeAccountRuns } from "../mirror/accountRuns.js"
 import { BookingSystemAccounts, type MirroredAccount } from "../operators/BookingSystemAccounts.js"
 import {
   type BookingLine,
@@ -46,17 +47,7 @@ export interface LedgerAccountResult {
   readonly cancelled: number
 }
 
-export interface LedgerSummary {
-  readonly kind: LedgerRunKind
-  readonly accounts: number
-  readonly ok: number
-  readonly failed: number
-  readonly linesSeen: number
-  readonly inserted: number
-  readonly updated: number
-  readonly cancelled: number
-  readonly results: ReadonlyArray<LedgerAccountResult>
-}
+export type LedgerSummary = AccountRunsSummary<LedgerRunKind, LedgerAccountResult>
 
 export interface LedgerRunOptions {
   /** Only this account (default: every account with an operator linked). */
@@ -223,27 +214,7 @@ export class SalesLedger extends Effect.Service<SalesLedger>()("Sales/SalesLedge
         : Effect.map(accounts.byId(options.accountId).pipe(Effect.orDie), (m) => [m])
 
     const summarize = (kind: LedgerRunKind, results: ReadonlyArray<LedgerAccountResult>) =>
-      Effect.gen(function*() {
-        const sum = (f: (r: LedgerAccountResult) => number) => results.reduce((n, r) => n + f(r), 0)
-        const summary: LedgerSummary = {
-          kind,
-          accounts: results.length,
-          ok: results.filter((r) => r.ok).length,
-          failed: results.filter((r) => !r.ok).length,
-          linesSeen: sum((r) => r.linesSeen),
-          inserted: sum((r) => r.inserted),
-          updated: sum((r) => r.updated),
-          cancelled: sum((r) => r.cancelled),
-          results
-        }
-        const { results: _, ...counts } = summary
-        yield* Effect.annotateCurrentSpan(counts)
-        yield* Effect.logInfo(
-          `sales ledger ${kind}: ${summary.ok}/${summary.accounts} accounts ok, ${summary.linesSeen} lines seen, ` +
-            `${summary.inserted} new, ${summary.updated} changed, ${summary.cancelled} cancelled`
-        ).pipe(Effect.annotateLogs(counts))
-        return summary
-      })
+      summarizeAccountRuns("sales ledger", kind, results)
 
     const forwardRun = (kind: "recent" | "nightly", daysBack: number, options: LedgerRunOptions) =>
       Effect.gen(function*() {
