@@ -5,8 +5,8 @@
  *
  * - Booking-system accounts shared as in real life: operators grouped in turn into accounts of 1, 2
  *   and 3 operators (operator #1 keeps its own account, the mirror's; 50 accounts for 100 operators).
- * - 2,000,000 lines in `sales_ledger_lines` created over the last 400 days (about 1.33 lines a
- *   booking; a booking's lines share its creation time, operator and channel): channels Viator,
+ * - 2,000,000 lines in `sales_ledger_lines` created over the last 400 days, every day (about 1.33
+ *   lines a booking; a booking's lines share its creation time, operator and channel): channels Viator,
  *   GetYourGuide, Expedia (OTA, 30% of their lines in EUR for Norwegian operators), direct sales,
  *   two resellers, and the service's own channel (10%: left out by the rollup, their references are
  *   our bookings' confirmation codes); 8% CANCELLED, 4% RESERVED; each line belongs to one operator of
@@ -26,7 +26,7 @@ import { layerFromUrl } from "../src/db/Database.js"
 import { SalesRollups } from "../src/sales/SalesRollups.js"
 import { type BenchKey, createKey } from "./generate.js"
 
-export const SALES_GENERATOR_VERSION = 1
+export const SALES_GENERATOR_VERSION = 2
 export const LEDGER_LINES = 2_000_000
 export const LEDGER_DAYS = 400
 const RATE_DAYS = 420
@@ -96,6 +96,7 @@ const linesSql = (lines: number) => `
 
   INSERT INTO sales_ledger_lines (account_id, line_id, booking_id, external_reference, operator_id, tour_id, product_id,
     status, channel_class, channel_title, participants, total_minor, currency, created_at, changed_at, synced_at)
+  SELECT * FROM (
   SELECT m.account_id, 'L' || b.i || '-' || l.k, 'B' || b.i,
     CASE b.channel_class
       WHEN 'service' THEN 'BK' || lpad((1 + floor(b.r_ref * 1000000))::int::text, 8, '0')
@@ -107,7 +108,7 @@ const linesSql = (lines: number) => `
     1 + floor(power(b.r_pax, 2) * 6)::int,
     CASE WHEN c.line_cur = 'EUR' THEN 2500 + floor(b.r_price * 12)::int * 1000
       ELSE 39900 + floor(b.r_price * 12)::int * 10000 END * (1 + floor(power(b.r_pax, 2) * 6)::int),
-    c.line_cur, b.created, b.created, now()
+    c.line_cur, b.created AS created_at, b.created AS changed_at, now() AS synced_at
   FROM (
     SELECT g.*,
       now() - g.r_created * interval '${LEDGER_DAYS} days' AS created,
@@ -132,8 +133,10 @@ const linesSql = (lines: number) => `
   CROSS JOIN LATERAL (
     SELECT CASE WHEN m.cur = 'NOK' AND b.channel_class = 'ota' AND b.r_eur < 0.3 THEN 'EUR' ELSE m.cur END AS line_cur
   ) c
-  ORDER BY b.created
+  -- The cut falls on whole random bookings (generation order), whatever their day; stored oldest first.
+  ORDER BY b.i, l.k
   LIMIT ${lines}
+  ) x ORDER BY x.created_at
 `
 
 const ratesSql = `
