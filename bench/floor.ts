@@ -56,10 +56,10 @@ import { type CheckinChange, decideCheckin } from "../src/partner/checkins/rules
 import { toEntry } from "../src/partner/manifest/Manifest.js"
 import type { ManifestRowRecord } from "../src/partner/manifest/ManifestRepo.js"
 import { buildManifest, type ManifestEntry } from "../src/partner/manifest/rules.js"
+import * as salesRules from "../src/partner/sales/rules.js"
 import { PUBLIC_TTL_SECONDS, publicCacheKey } from "../src/partner/tours/PublicCatalogueCache.js"
 import { catalogueLocale, TOUR_LIST_DEFAULT, TOUR_LIST_MAX } from "../src/partner/tours/tour.js"
 import { toTourDetail, toTourSummary } from "../src/partner/tours/Tours.js"
-import * as salesRules from "../src/partner/sales/rules.js"
 import { addDays, convertMinor, DEFAULT_LOOKBACK_DAYS, makeRateTable } from "../src/rates/rules.js"
 
 // ---- connection: the same pool size and type parsers as src/db/Database.ts -----------------------

@@ -211,9 +211,13 @@ export const ensureSalesDataset = (url: string) =>
         await client.query("BEGIN")
         try {
           await client.query("SELECT setseed(0.1313)")
-          await client.query("DELETE FROM sales_own_daily; DELETE FROM sales_channel_daily; DELETE FROM sales_rollup_state")
+          await client.query(
+            "DELETE FROM sales_own_daily; DELETE FROM sales_channel_daily; DELETE FROM sales_rollup_state"
+          )
           await client.query("TRUNCATE sales_ledger_lines, sales_ledger_accounts")
-          const operators = Number((await client.query<{ n: string }>("SELECT count(*) AS n FROM operators")).rows[0]!.n)
+          const operators = Number(
+            (await client.query<{ n: string }>("SELECT count(*) AS n FROM operators")).rows[0]!.n
+          )
           await step("booking-system accounts of 1-3 operators", accountsSql(operators))
           const indexes = (await client.query<{ name: string; def: string }>(`
             SELECT i.relname AS name, pg_get_indexdef(i.oid) AS def
@@ -245,7 +249,10 @@ export const ensureSalesDataset = (url: string) =>
           )
           const generatedAt = (await client.query<{ now: Date }>("SELECT now()")).rows[0]!.now.toISOString()
           await client.query("COMMIT")
-          await step("vacuum analyze", "VACUUM (ANALYZE) sales_ledger_lines, sales_ledger_accounts, exchange_rates, operators")
+          await step(
+            "vacuum analyze",
+            "VACUUM (ANALYZE) sales_ledger_lines, sales_ledger_accounts, exchange_rates, operators"
+          )
           return { key, accounts, generatedAt }
         } catch (error) {
           await client.query("ROLLBACK").catch(() => undefined)
@@ -255,7 +262,9 @@ export const ensureSalesDataset = (url: string) =>
     )
     log("building the rollups through SalesRollups.refresh (a full run)")
     const rollup = yield* refreshRollups(url)
-    log(`rollups built: ${rollup.own.groups} own groups, ${rollup.channels.groups} channel groups in ${rollup.seconds} s`)
+    log(
+      `rollups built: ${rollup.own.groups} own groups, ${rollup.channels.groups} channel groups in ${rollup.seconds} s`
+    )
     const info = yield* Effect.promise(() =>
       withClient(url, async (c) => {
         await c.query("VACUUM (ANALYZE) sales_own_daily, sales_channel_daily")

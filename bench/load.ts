@@ -168,7 +168,9 @@ export const measureQuietest = (
         best = results
       }
       if (noise <= NOISY_PERCENT) break
-      if (attempt < options.retries) yield* step(`  other processes used ${noise.toFixed(0)}% of the CPUs: measuring again`)
+      if (attempt < options.retries) {
+        yield* step(`  other processes used ${noise.toFixed(0)}% of the CPUs: measuring again`)
+      }
     }
     return best
   })

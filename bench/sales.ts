@@ -28,6 +28,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import pg from "pg"
 import { machine, startServiceAndFloor, step } from "./children.js"
+import { LOG_DIR } from "./children.js"
 import { bodyDifference, normalizeSql, readTrace, statementDifferences, type TracedStatement } from "./compare.js"
 import { ensureDataset } from "./generate.js"
 import { ensureSalesDataset, KEY_OPERATORS, refreshRollups } from "./generateSales.js"
@@ -35,7 +36,6 @@ import { migrate } from "./generateTours.js"
 import { type LoadTarget, type Measurement, measureQuietest } from "./load.js"
 import { benchServer } from "./server.js"
 import { databaseUrlFor, PROJECT_DIR, readSettings } from "./settings.js"
-import { LOG_DIR } from "./children.js"
 
 const RESULTS = path.resolve(PROJECT_DIR, process.env.BENCH_SALES_RESULTS || "bench/sales-results.json")
 const CONNECTIONS = (process.env.BENCH_SALES_CONNECTIONS ?? "1,4").split(",").map((s) => Number(s.trim())).filter((
@@ -104,7 +104,9 @@ const checkSame = (
     const s = yield* probe(targets.service, traces.service, p, token)
     const f = yield* probe(targets.floor, traces.floor, p, token)
     if (s.status !== 200 || f.status !== 200) {
-      problems.push(`status service ${s.status}, floor ${f.status}: ${(s.status !== 200 ? s.text : f.text).slice(0, 300)}`)
+      problems.push(
+        `status service ${s.status}, floor ${f.status}: ${(s.status !== 200 ? s.text : f.text).slice(0, 300)}`
+      )
     }
     const difference = bodyDifference(s.text, f.text)
     if (difference) problems.push(difference)
@@ -126,7 +128,9 @@ const checkSame = (
         channels: body.other_channels.channels.length,
         available: body.other_channels.available
       }
-      if (!figures.available) problems.push(`other_channels unavailable: ${JSON.stringify(body.other_channels.unavailable)}`)
+      if (!figures.available) {
+        problems.push(`other_channels unavailable: ${JSON.stringify(body.other_channels.unavailable)}`)
+      }
       if (figures.ownDays === 0 || figures.channelDays === 0) problems.push("no own or no other-channel days")
     }
     return {
@@ -171,7 +175,8 @@ const loadPart = (settings: ReturnType<typeof readSettings>, url: string, token:
     })
     const today = utcDay(Date.now())
     const from = utcDay(Date.now() - 365 * 86_400_000)
-    const pathOf = (currency: string, extra = "") => `/api/v1/sales?from=${from}&to=${today}&currency=${currency}${extra}`
+    const pathOf = (currency: string, extra = "") =>
+      `/api/v1/sales?from=${from}&to=${today}&currency=${currency}${extra}`
 
     yield* step("checking that both servers answer the same JSON from the same SQL")
     const checks: Array<Check> = []
@@ -198,7 +203,12 @@ const loadPart = (settings: ReturnType<typeof readSettings>, url: string, token:
     floor.child.kill("SIGUSR2")
 
     const targets: Record<"service" | "floor", LoadTarget> = {
-      service: { name: "service", base: service.base, pid: service.child.pid!, applicationName: SERVICE_APPLICATION_NAME },
+      service: {
+        name: "service",
+        base: service.base,
+        pid: service.child.pid!,
+        applicationName: SERVICE_APPLICATION_NAME
+      },
       floor: { name: "floor", base: floor.base, pid: floor.child.pid!, applicationName: FLOOR_APPLICATION_NAME }
     }
     const headers = { authorization: `Bearer ${token}` }
@@ -277,7 +287,9 @@ const loadTable = (rows: ReadonlyArray<Row>) => {
       lpad(`${f(r.service.cpuMsPerRequest.node)}+${f(r.service.cpuMsPerRequest.postgres)}`, 23),
       lpad(`${f(r.floor.cpuMsPerRequest.node)}+${f(r.floor.cpuMsPerRequest.postgres)}`, 14),
       lpad(
-        [r.service.machine, r.floor.machine].map((m) => (m ? `${m.busyPercent.toFixed(0)}/${m.otherPercent.toFixed(0)}` : "-"))
+        [r.service.machine, r.floor.machine].map((
+          m
+        ) => (m ? `${m.busyPercent.toFixed(0)}/${m.otherPercent.toFixed(0)}` : "-"))
           .join(" "),
         14
       ) + (r.service.ok && r.floor.ok ? "" : "  FAILED")
