@@ -106,8 +106,13 @@ export const startChild = (options: {
       if (child.exitCode !== null) {
         return yield* Effect.fail(new Error(`${name} exited with code ${child.exitCode}:\n${tail(logFile)}`))
       }
+      // Each try bounded: a request that reaches the port after the server listens but before it
+      // has its request handler is never answered (seen on a busy machine), so try again.
       const ready = yield* Effect.promise(() =>
-        fetch(`${base}${options.readyPath}`).then((r) => r.status === 200, () => false)
+        fetch(`${base}${options.readyPath}`, { signal: AbortSignal.timeout(2_000) }).then(
+          (r) => r.status === 200,
+          () => false
+        )
       )
       if (ready) break
       if (Date.now() > deadline) {

@@ -27,6 +27,13 @@
  * (toTourSummary, toTourDetail) and kept (`X-Cache: MISS`). Tour cursors are the service's
  * (filters `{list: "tours"}`).
  *
+ * GET /api/v1/sales (`npm run bench:sales`, issue 13): after the same key lookup and rate limit, the
+ * three statements of src/partner/sales/SalesRepo.ts (own days, channel days, ledger coverage) sent
+ * at once as Sales.summary sends them, then, when lines in another currency than the one asked for
+ * are there, the rates read of src/rates/DailyRatesRepo.ts; the answer is built with the service's
+ * own pure rules (src/partner/sales/rules.ts: ownSales, ledgerGaps, otherChannelFigures;
+ * src/rates/rules.ts: makeRateTable, convertMinor), in the order Sales.summary applies them.
+ *
  * Env: DATABASE_URL, PORT, DB_POOL_SIZE (default 10), RATE_LIMIT_PER_MINUTE (default 300),
  * PUBLISHABLE_RATE_LIMIT_PER_MINUTE (default 1200).
  * Exits when its stdin closes (the runner holds the other end), so it never outlives the runner.
@@ -49,9 +56,11 @@ import { type CheckinChange, decideCheckin } from "../src/partner/checkins/rules
 import { toEntry } from "../src/partner/manifest/Manifest.js"
 import type { ManifestRowRecord } from "../src/partner/manifest/ManifestRepo.js"
 import { buildManifest, type ManifestEntry } from "../src/partner/manifest/rules.js"
+import * as salesRules from "../src/partner/sales/rules.js"
 import { PUBLIC_TTL_SECONDS, publicCacheKey } from "../src/partner/tours/PublicCatalogueCache.js"
 import { catalogueLocale, TOUR_LIST_DEFAULT, TOUR_LIST_MAX } from "../src/partner/tours/tour.js"
 import { toTourDetail, toTourSummary } from "../src/partner/tours/Tours.js"
+import { addDays, convertMinor, DEFAULT_LOOKBACK_DAYS, makeRateTable } from "../src/rates/rules.js"
 
 // ---- connection: the same pool size and type parsers as src/db/Database.ts -----------------------
 
@@ -673,6 +682,132 @@ const tours = async (req: IncomingMessage, url: URL, res: ServerResponse, header
   return true
 }
 
+// ---- the sales summary (src/partner/sales/SalesRepo.ts, src/rates/DailyRatesRepo.ts, verbatim) ------------
+
+const SALES_OWN_DAYS = `
+        SELECT day, currency, operator_id, sum(bookings)::int8 AS bookings, sum(revenue_minor)::int8 AS revenue_minor
+        FROM sales_own_daily
+        WHERE operator_id = ANY($1::uuid[]) AND day BETWEEN $2::date AND $3::date
+        GROUP BY day, currency, operator_id
+        ORDER BY day, operator_id, currency`
+
+const SALES_CHANNEL_DAYS = `
+        SELECT day, channel_label AS label, currency, sum(bookings)::int8 AS bookings,
+          sum(participants)::int8 AS participants, sum(revenue_minor)::int8 AS revenue_minor
+        FROM sales_channel_daily
+        WHERE operator_id = ANY($1::uuid[]) AND day BETWEEN $2::date AND $3::date
+        GROUP BY day, channel_label, currency`
+
+const SALES_COVERAGE = `
+        SELECT o.booking_system_account_id AS account_id, array_agg(o.id::text ORDER BY o.name) AS operator_ids,
+          a.covered_from, a.covered_until, a.last_outcome, a.last_attempt_at
+        FROM operators o
+        LEFT JOIN sales_ledger_accounts a ON a.account_id = o.booking_system_account_id
+        WHERE o.id = ANY($1::uuid[]) AND o.booking_system_account_id IS NOT NULL
+        GROUP BY o.booking_system_account_id, a.covered_from, a.covered_until, a.last_outcome, a.last_attempt_at`
+
+/** DailyRatesRepo.range with a list of currencies (`sql.in`: `($3,$4…)`). */
+const ratesStatement = (currencies: number) => `
+          SELECT currency, day::text AS day, nok_per_unit::text AS "nokPerUnit", source
+          FROM exchange_rates
+          WHERE day BETWEEN $1::date AND $2::date
+            AND currency IN (${Array.from({ length: currencies }, (_, i) => `$${i + 3}`).join(",")})
+          ORDER BY currency, day`
+
+const SALES_STALE_AFTER_MS = Number(process.env.SALES_LEDGER_STALE_AFTER_MINUTES ?? 30) * 60_000
+
+const salesSummary = async (key: Key, params: URLSearchParams) => {
+  for (const name of ["from", "to"]) {
+    const value = params.get(name)
+    if (value === null) throw new Refusal(400, `${name} is required`)
+    if (!DAY.test(value) || Number.isNaN(Date.parse(`${value}T00:00:00Z`))) {
+      throw new Refusal(400, `${name} must be a day YYYY-MM-DD`)
+    }
+  }
+  const from = params.get("from")!
+  const to = params.get("to")!
+  const currencyText = params.get("currency") ?? "NOK"
+  if (!(salesRules.SALES_CURRENCIES as ReadonlyArray<string>).includes(currencyText)) {
+    throw new Refusal(400, "currency must be one of NOK, EUR")
+  }
+  const currency = currencyText as salesRules.SalesCurrency
+  const range = salesRules.checkSalesRange(from, to)
+  if (Either.isLeft(range)) throw new Refusal(400, `${range.left.field} ${range.left.detail}`)
+  const operatorIds = operatorIdsFor(key, params.get("partner_id"))
+  const partners = key.partners.filter((p) => operatorIds.includes(p.id))
+  const byId = new Map(partners.map((p) => [p.id, p]))
+  const partnerOf = (id: string): salesRules.Partner => byId.get(id) ?? { id, name: id }
+  const ids = toPgArray(operatorIds)
+  const [own, channelRows, accounts] = await Promise.all([
+    pool.query(SALES_OWN_DAYS, [ids, from, to]).then((r) => r.rows as Array<salesRules.OwnDayRow>),
+    pool.query(SALES_CHANNEL_DAYS, [ids, from, to]).then((r) => r.rows as Array<salesRules.ChannelDayRow>),
+    pool.query(SALES_COVERAGE, [ids]).then((r) => r.rows as Array<salesRules.LedgerCoverage>)
+  ])
+  const now = new Date()
+  let unavailable: ReadonlyArray<salesRules.Gap> = salesRules.ledgerGaps(
+    accounts,
+    { from, to },
+    now,
+    SALES_STALE_AFTER_MS
+  )
+  let figures = salesRules.NO_FIGURES
+  if (unavailable.length === 0) {
+    const foreign = [...new Set(channelRows.map((c) => c.currency))].filter((c) => c !== currency)
+    const wanted = [...new Set([...foreign, currency].map((c) => c.trim().toUpperCase()))].filter((c) => c !== "NOK")
+    let table: ReturnType<typeof makeRateTable> | null = null
+    if (foreign.length > 0) {
+      table = makeRateTable([], DEFAULT_LOOKBACK_DAYS)
+      if (wanted.length > 0) {
+        const { rows } = await pool.query(ratesStatement(wanted.length), [
+          addDays(from, -DEFAULT_LOOKBACK_DAYS),
+          to,
+          ...wanted
+        ])
+        table = makeRateTable(
+          rows.map((r) => ({ currency: r.currency, day: r.day, nokPerUnit: Number(r.nokPerUnit) })),
+          DEFAULT_LOOKBACK_DAYS
+        )
+      }
+    }
+    const converted = salesRules.otherChannelFigures(
+      channelRows,
+      (amount, lineCurrency, day) =>
+        lineCurrency === currency ? amount : table && convertMinor(table, amount, lineCurrency, currency, day)
+    )
+    if (Either.isRight(converted)) figures = converted.right
+    else {
+      const first = converted.left.slice(0, 3).map((m) => `${m.currency} on ${m.day}`).join(", ")
+      unavailable = [{
+        operatorIds: accounts.flatMap((a) => a.operator_ids),
+        reason: "rate_missing",
+        detail: `no exchange rate to ${currency} for ${first}${converted.left.length > 3 ? " and more" : ""}`
+      }]
+    }
+  }
+  const covered = [...new Set(accounts.flatMap((a) => a.operator_ids))].map(partnerOf)
+  const untilTimes = accounts.map((a) => a.covered_until?.getTime() ?? null)
+  const asOf = untilTimes.length === 0 || untilTimes.includes(null)
+    ? null
+    : new Date(Math.min(...(untilTimes as Array<number>))).toISOString()
+  return {
+    from,
+    to,
+    panion: salesRules.ownSales(own, partnerOf),
+    other_channels: {
+      currency,
+      partners: covered.sort((a, b) => a.name.localeCompare(b.name)),
+      available: unavailable.length === 0,
+      as_of: asOf,
+      ...(unavailable.length === 0 ? figures : salesRules.NO_FIGURES),
+      unavailable: unavailable.map((g) => ({
+        partners: g.operatorIds.map(partnerOf),
+        reason: g.reason,
+        detail: g.detail
+      }))
+    }
+  }
+}
+
 const BOOKING = /^\/api\/v1\/bookings\/([^/]+)$/
 const CHECKIN = /^\/api\/v1\/manifest\/([^/]+)\/checkin$/
 
@@ -692,7 +827,9 @@ const handle = async (req: IncomingMessage, res: ServerResponse) => {
     if (url.pathname === "/healthz") return send(res, 200, { status: "ok" }, headers)
     if (await tours(req, url, res, headers)) return
     let body: unknown
-    if (url.pathname === "/api/v1/manifest") {
+    if (url.pathname === "/api/v1/sales") {
+      body = await salesSummary(await authenticate(req, headers, "finance:read"), url.searchParams)
+    } else if (url.pathname === "/api/v1/manifest") {
       body = await manifest(await authenticate(req, headers, "manifest:read"), url.searchParams)
     } else {
       const one = BOOKING.exec(url.pathname)

@@ -84,7 +84,13 @@ export class SalesRollupsRepo extends Effect.Service<SalesRollupsRepo>()("Sales/
             WHERE r.cancelled_at > ${since}`
     })
 
-    /** The UTC day `g.day` as an instant range, for the sources' `created_at` indexes. */
+    /**
+     * The UTC day `g.day` as an instant range, for the sources' `created_at` indexes. Each group's
+     * rows are read in a LATERAL subquery kept apart by `OFFSET 0`, so that PostgreSQL scans the
+     * (operator, created_at) index once per group: joined plainly, it cannot estimate a range bound
+     * to another row and planned a hash join over a sequential scan of every booking (or ledger
+     * line) per batch, a run then costing the history, not what changed (bench/README.md, issue 13).
+     */
     const dayStart = sql.literal(`(g.day::timestamp AT TIME ZONE 'UTC')`)
     const dayEnd = sql.literal(`((g.day + 1)::timestamp AT TIME ZONE 'UTC')`)
 
@@ -104,18 +110,24 @@ export class SalesRollupsRepo extends Effect.Service<SalesRollupsRepo>()("Sales/
           SELECT g.operator_id, g.day, 'checkout', b.site_id, b.tour_id, b.currency, count(*),
             coalesce(sum(b.participants), 0), sum(b.amount_minor)
           FROM unnest(${operators}::uuid[], ${days}::date[]) AS g(operator_id, day)
-          JOIN bookings b ON b.operator_id = g.operator_id AND b.status IN ('RESERVED', 'CONFIRMED')
-            AND b.created_at >= ${dayStart} AND b.created_at < ${dayEnd}
+          JOIN LATERAL (
+            SELECT b.site_id, b.tour_id, b.currency, b.participants, b.amount_minor FROM bookings b
+            WHERE b.operator_id = g.operator_id AND b.status IN ('RESERVED', 'CONFIRMED')
+              AND b.created_at >= ${dayStart} AND b.created_at < ${dayEnd}
+            OFFSET 0) b ON true
           GROUP BY g.operator_id, g.day, b.site_id, b.tour_id, b.currency
           UNION ALL
           SELECT g.operator_id, g.day, 'desk', NULL, q.tour_id, q.currency, count(*),
             sum((SELECT coalesce(sum((x->>'count')::int), 0) FROM jsonb_array_elements(q.guests) x)),
             sum(q.total_minor)
           FROM unnest(${operators}::uuid[], ${days}::date[]) AS g(operator_id, day)
-          JOIN tours t ON t.operator_id = g.operator_id
-          JOIN quickbook_sales q ON q.tour_id = t.id AND q.status = 'confirmed'
-            AND q.confirmed_at >= ${dayStart} AND q.confirmed_at < ${dayEnd}
-          JOIN quickbook_keys k ON k.id = q.key_id AND k.mode = 'live'
+          JOIN LATERAL (
+            SELECT q.tour_id, q.currency, q.guests, q.total_minor FROM tours t
+            JOIN quickbook_sales q ON q.tour_id = t.id AND q.status = 'confirmed'
+              AND q.confirmed_at >= ${dayStart} AND q.confirmed_at < ${dayEnd}
+            JOIN quickbook_keys k ON k.id = q.key_id AND k.mode = 'live'
+            WHERE t.operator_id = g.operator_id
+            OFFSET 0) q ON true
           GROUP BY g.operator_id, g.day, q.tour_id, q.currency`
       )
     }
@@ -139,8 +151,10 @@ export class SalesRollupsRepo extends Effect.Service<SalesRollupsRepo>()("Sales/
               ELSE 'Unknown channel' END),
             l.currency, count(DISTINCT l.booking_id), sum(l.participants), sum(l.total_minor)
           FROM unnest(${operators}::uuid[], ${days}::date[]) AS g(operator_id, day)
-          JOIN sales_ledger_lines l ON l.operator_id = g.operator_id
-            AND l.created_at >= ${dayStart} AND l.created_at < ${dayEnd}
+          JOIN LATERAL (
+            SELECT l.* FROM sales_ledger_lines l
+            WHERE l.operator_id = g.operator_id AND l.created_at >= ${dayStart} AND l.created_at < ${dayEnd}
+            OFFSET 0) l ON true
           WHERE l.status <> 'CANCELLED' AND l.channel_class IS DISTINCT FROM 'service'
             AND NOT EXISTS (
               SELECT 1 FROM manifest_rows r
