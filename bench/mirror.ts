@@ -20,7 +20,9 @@
  *      `move` (Bókun's booking edit), not timed;
  *    - refresh 3: those lines changed (updates);
  *    - fetch only: the adapter reads every line again (no database write): what a refresh spends
- *      talking to the booking system.
+ *      talking to the booking system;
+ *    - sales ledger: the ledger's first read of the account (issue 13), every line by its booking's
+ *      creation day through the port's creation-date search, unpaced, into an empty ledger.
  *    Each is wall time, lines/s, and CPU seconds of this process, the sandbox process and the
  *    PostgreSQL backends of each (by application_name). The counts are checked (refresh 1 inserts
  *    every line, refresh 2 changes none, refresh 3 updates exactly the moved lines).
@@ -43,6 +45,7 @@ import { ObservabilityLive } from "../src/observability.js"
 import { BookingSystemAccounts } from "../src/operators/BookingSystemAccounts.js"
 import { Operators } from "../src/operators/Operators.js"
 import { BookingSystem } from "../src/ports/BookingSystem.js"
+import { SalesLedger } from "../src/sales/SalesLedger.js"
 import type { SandboxVendor, VendorSpec } from "../src/sandbox/bokun/index.js"
 import { machine, startChild, step } from "./children.js"
 import {
@@ -273,6 +276,7 @@ const main = Effect.gen(function*() {
     const accounts = yield* BookingSystemAccounts
     const bookingSystem = yield* BookingSystem
     const mirror = yield* Mirror
+    const ledger = yield* SalesLedger
 
     const operatorId = yield* admins.createOperator({ name: VENDOR.title, timezone: TIME_ZONE })
     const accountId = yield* accounts.create({
@@ -331,6 +335,17 @@ const main = Effect.gen(function*() {
       return rows.length
     })
 
+    /**
+     * The sales ledger's read of the same account: every line by its booking's creation day (the
+     * backfill's first read, unpaced: SALES_LEDGER_PAGE_PAUSE_MS paces a real booking system).
+     */
+    const emptyLedger = Effect.promise(() => admin.query("TRUNCATE sales_ledger_lines, sales_ledger_accounts"))
+    const ledgerRead = ledger.backfill({ accountId, pagePauseMs: 0, chunkDays: 400, retries: 0 })
+    const ledgerCounts = (s: Effect.Effect.Success<typeof ledgerRead>): Counts => {
+      if (s.failed > 0) throw new Error(`the ledger read failed: ${JSON.stringify(s.results)}`)
+      return { linesSeen: s.linesSeen, inserted: s.inserted, updated: s.updated, cancelled: s.cancelled }
+    }
+
     // CASCADE: whatever refers to the mirror's rows (check-ins, later tables) is bench data too.
     const emptyMirror = Effect.promise(() => admin.query("TRUNCATE manifest_rows, mirror_days, mirror_runs CASCADE"))
 
@@ -346,12 +361,15 @@ const main = Effect.gen(function*() {
         bookingSystem.bookingLines(mirrored.account, window),
         (found) => ({ linesSeen: found.length, inserted: null, updated: null, cancelled: null })
       )
+      yield* emptyLedger
+      const salesLedger = yield* measureStep("sales ledger (by creation)", ledgerRead, ledgerCounts)
       const expected = [
+        salesLedger.inserted === bulk.lines && salesLedger.linesSeen === bulk.lines,
         first.inserted === bulk.lines && first.linesSeen === bulk.lines,
         second.linesSeen === bulk.lines && second.inserted === 0 && second.updated === 0 && second.cancelled === 0,
         third.linesSeen === bulk.lines && third.inserted === 0 && third.updated === moved && third.cancelled === 0
       ]
-      return { steps: [first, second, third, fetch], moved, countsAsExpected: expected.every(Boolean) }
+      return { steps: [first, second, third, fetch, salesLedger], moved, countsAsExpected: expected.every(Boolean) }
     })
 
     let best: Effect.Effect.Success<typeof series> | undefined
