@@ -523,7 +523,7 @@ const manifestSql = (rowsPerDay: number) => `
   SELECT a.id, a.day0 + day_n, now() - interval '5 minutes' FROM bench_account a CROSS JOIN generate_series(0, 1) AS day_n;
 `
 
-const createKey = async (
+export const createKey = async (
   client: pg.Client,
   createdBy: string,
   name: string,
