@@ -107,7 +107,11 @@ export const startChild = (options: {
         return yield* Effect.fail(new Error(`${name} exited with code ${child.exitCode}:\n${tail(logFile)}`))
       }
       const ready = yield* Effect.promise(() =>
-        fetch(`${base}${options.readyPath}`).then((r) => r.status === 200, () => false)
+        // A time limit: a connection accepted while the child was starting may never be answered.
+        fetch(`${base}${options.readyPath}`, { signal: AbortSignal.timeout(2_000) }).then(
+          (r) => r.status === 200,
+          () => false
+        )
       )
       if (ready) break
       if (Date.now() > deadline) {
