@@ -50,6 +50,8 @@ const CONNECTIONS = Number(process.env.BENCH_ANALYTICS_CONNECTIONS ?? 1)
 const COLLECT_RATE = Number(process.env.BENCH_COLLECT_RATE ?? 1000)
 const COLLECT_SECONDS = Number(process.env.BENCH_COLLECT_SECONDS ?? 20)
 const COLLECT_CONNECTIONS = 32
+/** BENCH_COLLECT_ROLLUPS=0: the collection without the rollup loop (to see what the rollups cost it). */
+const ROLLUPS_DURING_COLLECT = process.env.BENCH_COLLECT_ROLLUPS !== "0"
 const PARTS = (process.env.BENCH_ANALYTICS_PARTS ?? "reads,collect").split(",").map((s) => s.trim())
 const SERVICE_APP = "tour-partner-service"
 const FLOOR_APP = "bench-floor"
@@ -246,7 +248,7 @@ const main = Effect.gen(function*() {
     // The rollup loop: one refresh after another while the load runs (the 5-minute job, back to back).
     const loop = yield* Effect.fork(
       Effect.gen(function*() {
-        while (yield* Ref.get(running)) {
+        while (ROLLUPS_DURING_COLLECT && (yield* Ref.get(running))) {
           const [took, r] = yield* Effect.timed(Effect.flatMap(AnalyticsRollups, (x) => x.refresh()))
           yield* Ref.update(rollups, (xs) => [...xs, { ms: Math.round(Duration.toMillis(took)), events: r.events }])
           yield* Effect.sleep("200 millis")
@@ -317,6 +319,7 @@ const main = Effect.gen(function*() {
     const runs = yield* Ref.get(rollups)
     const collect = {
       rate: COLLECT_RATE,
+      rollupLoop: ROLLUPS_DURING_COLLECT,
       seconds: COLLECT_SECONDS,
       connections: COLLECT_CONNECTIONS,
       sent: r.requests.total,

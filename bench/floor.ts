@@ -27,6 +27,12 @@
  * (toTourSummary, toTourDetail) and kept (`X-Cache: MISS`). Tour cursors are the service's
  * (filters `{list: "tours"}`).
  *
+ * GET /api/v1/analytics/sites and /analytics/tours (`npm run bench:analytics`; neither `site`, `tour_id`
+ * nor `surface`): after the same key lookup and rate limit, the statements of
+ * src/partner/analytics/AnalyticsRepo.ts (with SalesRepo.coverage and DailyRatesRepo.range) in one
+ * transaction with AnalyticsLimits' timeout and slot statements, the answer built by the service's pure
+ * rules (siteItem, tourFigures, ledgerGaps, makeRateTable, convertMinor) in Analytics.ts's order.
+ *
  * Env: DATABASE_URL, PORT, DB_POOL_SIZE (default 10), RATE_LIMIT_PER_MINUTE (default 300),
  * PUBLISHABLE_RATE_LIMIT_PER_MINUTE (default 1200).
  * Exits when its stdin closes (the runner holds the other end), so it never outlives the runner.
