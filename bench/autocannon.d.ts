@@ -38,6 +38,8 @@ declare module "autocannon" {
       initialContext?: Record<string, unknown>
       excludeErrorStats?: boolean
       sampleInt?: number
+      /** Requests per second over all connections (a fixed rate). */
+      overallRate?: number
     }
 
     /** hdr-histogram-percentiles-obj */

@@ -109,6 +109,7 @@ export const startChild = (options: {
       // Each try bounded: a request that reaches the port after the server listens but before it
       // has its request handler is never answered (seen on a busy machine), so try again.
       const ready = yield* Effect.promise(() =>
+        // A time limit: a connection accepted while the child was starting may never be answered.
         fetch(`${base}${options.readyPath}`, { signal: AbortSignal.timeout(2_000) }).then(
           (r) => r.status === 200,
           () => false

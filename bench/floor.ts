@@ -34,6 +34,12 @@
  * own pure rules (src/partner/sales/rules.ts: ownSales, ledgerGaps, otherChannelFigures;
  * src/rates/rules.ts: makeRateTable, convertMinor), in the order Sales.summary applies them.
  *
+ * GET /api/v1/analytics/sites and /analytics/tours (`npm run bench:analytics`; neither `site`, `tour_id`
+ * nor `surface`): after the same key lookup and rate limit, the statements of
+ * src/partner/analytics/AnalyticsRepo.ts (with SalesRepo.coverage and DailyRatesRepo.range) in one
+ * transaction with AnalyticsLimits' timeout and slot statements, the answer built by the service's pure
+ * rules (siteItem, tourFigures, ledgerGaps, makeRateTable, convertMinor) in Analytics.ts's order.
+ *
  * Env: DATABASE_URL, PORT, DB_POOL_SIZE (default 10), RATE_LIMIT_PER_MINUTE (default 300),
  * PUBLISHABLE_RATE_LIMIT_PER_MINUTE (default 1200).
  * Exits when its stdin closes (the runner holds the other end), so it never outlives the runner.
@@ -44,6 +50,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import pg from "pg"
 import { pgTypes } from "../src/db/pgTypes.js"
 import { type CursorPosition, decodeCursor, encodeCursor, filterFingerprint } from "../src/http/cursor.js"
+import * as analytics from "../src/partner/analytics/rules.js"
+import { checkAnalyticsRange } from "../src/partner/analytics/rules.js"
 import { parseSecretKey, secretMatches, urlCarriesSecretKey } from "../src/partner/auth/apiKey.js"
 import {
   parsePublishableKey,
@@ -811,6 +819,284 @@ const salesSummary = async (key: Key, params: URLSearchParams) => {
 const BOOKING = /^\/api\/v1\/bookings\/([^/]+)$/
 const CHECKIN = /^\/api\/v1\/manifest\/([^/]+)\/checkin$/
 
+// ---- GET /api/v1/analytics/tours and /analytics/sites (`npm run bench:analytics`) ----------------
+// The statements of src/partner/analytics/AnalyticsRepo.ts (and SalesRepo.coverage, DailyRatesRepo.range)
+// as @effect/sql compiles them, in one transaction with the limits of AnalyticsLimits.ts (the
+// statement timeout set before each statement, a slot of the key taken first); the answer built by the
+// service's pure rules (src/partner/analytics/rules.ts, ledgerGaps, makeRateTable, convertMinor) in
+// Analytics.ts's order. The failures the service maps (429 for a full key, 503 past the deadline or a
+// missing rate) are left out: the bench never meets them.
+
+const ANALYTICS_TIMEOUT_MS = Number(process.env.ANALYTICS_TIMEOUT_MS ?? 20_000)
+const ANALYTICS_SLOTS = Number(process.env.ANALYTICS_CONCURRENCY_PER_KEY ?? 2)
+const LEDGER_STALE_AFTER_MS = Number(process.env.SALES_LEDGER_STALE_AFTER_MINUTES ?? 30) * 60_000
+const ANALYTICS_IDLE_MS = ANALYTICS_TIMEOUT_MS + 10_000
+
+const LIMIT_STATEMENTS = `SELECT set_config('statement_timeout', $1, true),
+        set_config('idle_in_transaction_session_timeout', $2, true)`
+const TAKE_SLOT = `
+          SELECT s AS slot FROM generate_series(0, $1) AS s
+          WHERE pg_try_advisory_xact_lock(hashtextextended($2 || s, 0))
+          LIMIT 1`
+const VISIBLE_SITES = (domain: boolean) => `
+        SELECT s.id, s.domain, s.name, s.owner_operator_id = ANY($1::uuid[]) AS owner
+        FROM sites s
+        WHERE (s.owner_operator_id = ANY($2::uuid[]) OR EXISTS (
+            SELECT 1 FROM site_operators so WHERE so.site_id = s.id AND so.operator_id = ANY($3::uuid[])))
+          ${domain ? "AND s.domain = $4" : ""}
+        ORDER BY s.domain`
+const SITES_BY_IDS = `SELECT id, domain, name FROM sites WHERE id = ANY($1::uuid[])`
+const TRAFFIC = `
+        SELECT site_id, day, visitors, new_visitors, sessions, pageviews, bounces, duration_seconds
+        FROM analytics_site_daily
+        WHERE site_id = ANY($1::uuid[]) AND day BETWEEN $2::date AND $3::date
+        ORDER BY site_id, day`
+const SOURCES = `
+        SELECT site_id, dimension, label, visitors, conversions, revenue_eur_minor FROM (
+          SELECT site_id, dimension, label, sum(visitors)::int8 AS visitors, sum(conversions)::int8 AS conversions,
+            sum(revenue_eur_minor)::int8 AS revenue_eur_minor,
+            row_number() OVER (PARTITION BY site_id, dimension ORDER BY sum(visitors) DESC, label) AS rank
+          FROM analytics_source_daily
+          WHERE site_id = ANY($1::uuid[]) AND day BETWEEN $2::date AND $3::date
+          GROUP BY site_id, dimension, label
+        ) ranked
+        WHERE rank <= $4`
+const SITE_FUNNELS = `
+        SELECT site_id, sum(views)::int8 AS views, sum(availability_checks)::int8 AS availability_checks,
+          sum(checkout_opens)::int8 AS checkout_opens, sum(checkout_attempts)::int8 AS checkout_attempts
+        FROM analytics_tour_daily
+        WHERE site_id = ANY($1::uuid[]) AND day BETWEEN $2::date AND $3::date
+        GROUP BY site_id`
+const SITE_DAY_SALES = `
+        SELECT site_id, day, currency, sum(bookings)::int8 AS bookings, sum(revenue_minor)::int8 AS revenue_minor
+        FROM sales_own_daily
+        WHERE source = 'checkout' AND day BETWEEN $1::date AND $2::date
+          AND (site_id = ANY($3::uuid[])
+            OR (site_id = ANY($4::uuid[]) AND operator_id = ANY($5::uuid[])))
+        GROUP BY site_id, day, currency`
+/** The tour statements without `tour_id` or `surface` (the bench asks for neither). */
+const TOUR_FUNNELS = (total: boolean) => {
+  const p = (n: number) => `$${total ? n + 1 : n}`
+  return `
+        SELECT d.site_id, d.tour_id, t.operator_id, ${total ? "$1::date" : "d.day"} AS day,
+          sum(d.views)::int8 AS views, sum(d.availability_checks)::int8 AS availability_checks,
+          sum(d.checkout_opens)::int8 AS checkout_opens, sum(d.checkout_attempts)::int8 AS checkout_attempts
+        FROM analytics_tour_daily d
+        LEFT JOIN tours t ON t.id = d.tour_id
+        WHERE d.day BETWEEN ${p(1)}::date AND ${p(2)}::date
+          AND (d.tour_id = ANY(ARRAY(SELECT id FROM tours WHERE operator_id = ANY(${p(3)}::uuid[])))
+            OR d.site_id = ANY(${p(4)}::uuid[]))
+        GROUP BY 1, 2, 3, 4`
+}
+const TOUR_SITE_SALES = `
+        SELECT site_id, tour_id, operator_id, day, currency, sum(bookings)::int8 AS bookings,
+          sum(revenue_minor)::int8 AS revenue_minor
+        FROM sales_own_daily
+        WHERE source = 'checkout' AND site_id IS NOT NULL AND day BETWEEN $1::date AND $2::date
+          AND (operator_id = ANY($3::uuid[]) OR site_id = ANY($4::uuid[]))
+        GROUP BY site_id, tour_id, operator_id, day, currency`
+const TOUR_CHANNEL_SALES = `
+        SELECT tour_id, operator_id, channel_label AS label, day, currency, sum(bookings)::int8 AS bookings,
+          sum(participants)::int8 AS participants, sum(revenue_minor)::int8 AS revenue_minor
+        FROM sales_channel_daily
+        WHERE operator_id = ANY($1::uuid[]) AND day BETWEEN $2::date AND $3::date
+        GROUP BY tour_id, operator_id, channel_label, day, currency`
+const TOURS_BY_IDS = `SELECT id, title, operator_id FROM tours WHERE id = ANY($1::uuid[])`
+const OPERATORS_BY_IDS = `SELECT id, name FROM operators WHERE id = ANY($1::uuid[])`
+// SalesRepo.coverage and DailyRatesRepo.range: SALES_COVERAGE and ratesStatement above.
+
+/** AnalyticsLimits.run: one transaction, the timeout, a slot of the key; `step` runs a statement in the deadline. */
+const withAnalyticsLimits = async <A>(
+  keyId: string,
+  body: (step: <R = any>(text: string, values: Array<unknown>) => Promise<Array<R>>) => Promise<A>
+): Promise<A> => {
+  const client = await pool.connect()
+  try {
+    await client.query("BEGIN")
+    const deadline = Date.now() + ANALYTICS_TIMEOUT_MS
+    await client.query(LIMIT_STATEMENTS, [String(ANALYTICS_TIMEOUT_MS), String(ANALYTICS_IDLE_MS)])
+    const { rows: [slot] } = await client.query(TAKE_SLOT, [ANALYTICS_SLOTS - 1, `analytics-slot:${keyId}:`])
+    if (!slot) throw new Refusal(429, "this key's analytics slots are taken", { "retry-after": "1" })
+    const step = async <R>(text: string, values: Array<unknown>): Promise<Array<R>> => {
+      const left = deadline - Date.now()
+      if (left < 1) throw new Refusal(503, "the analytics read took too long")
+      await client.query(LIMIT_STATEMENTS, [String(left), String(ANALYTICS_IDLE_MS)])
+      return (await client.query(text, values)).rows as Array<R>
+    }
+    const result = await body(step)
+    await client.query("COMMIT")
+    return result
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => {})
+    throw error
+  } finally {
+    client.release()
+  }
+}
+
+type Step = Parameters<Parameters<typeof withAnalyticsLimits>[1]>[0]
+
+/** Analytics.toEurFor */
+const toEurFor = async (step: Step, currencies: ReadonlyArray<string>, from: string, to: string) => {
+  const foreign = [...new Set(currencies)].filter((c) => c !== "EUR")
+  let table: ReturnType<typeof makeRateTable> | null = null
+  if (foreign.length > 0) {
+    // DailyRates.table: NOK needs no row.
+    const asked = [...new Set([...foreign, "EUR"].map((c) => c.trim().toUpperCase()))].filter((c) => c !== "NOK")
+    const rows = asked.length === 0 ? [] : await step<{ currency: string; day: string; nokPerUnit: string }>(
+      ratesStatement(asked.length),
+      [addDays(from, -DEFAULT_LOOKBACK_DAYS), to, ...asked]
+    )
+    table = makeRateTable(rows.map((r) => ({ ...r, nokPerUnit: Number(r.nokPerUnit) })), DEFAULT_LOOKBACK_DAYS)
+  }
+  return (amount: number, currency: string, day: string) =>
+    currency === "EUR" ? amount : table && convertMinor(table, amount, currency, "EUR", day)
+}
+
+const analyticsRange = (key: Key, params: URLSearchParams) => {
+  const from = params.get("from") ?? ""
+  const to = params.get("to") ?? ""
+  if (!DAY.test(from) || !DAY.test(to)) throw new Refusal(400, "from and to must be days")
+  const range = checkAnalyticsRange(from, to)
+  if (Either.isLeft(range)) throw new Refusal(400, range.left.detail)
+  const operatorIds = operatorIdsFor(key, params.get("partner_id"))
+  return { from, to, operatorIds, partners: key.partners.filter((p) => operatorIds.includes(p.id)) }
+}
+
+/** Analytics.sites (no `site`). */
+const analyticsSites = (key: Key, params: URLSearchParams) => {
+  const { from, to, operatorIds, partners: _ } = analyticsRange(key, params)
+  if (params.get("site") !== null) throw new Refusal(400, "the floor does not take site")
+  const ops = toPgArray(operatorIds)
+  return withAnalyticsLimits(key.id, async (step) => {
+    const visible = await step<analytics.VisibleSite>(VISIBLE_SITES(false), [ops, ops, ops])
+    if (visible.length === 0) return { from, to, currency: "EUR", sites: [] }
+    const ids = toPgArray(visible.map((s) => s.id))
+    const owned = visible.filter((s) => s.owner).map((s) => s.id)
+    const traffic = await step<analytics.TrafficDayRow>(TRAFFIC, [ids, from, to])
+    const sources = await step<analytics.SourceRow>(SOURCES, [ids, from, to, analytics.SOURCES_PER_DIMENSION])
+    const funnels = owned.length === 0 ? [] : await step<analytics.SiteFunnelRow>(SITE_FUNNELS, [
+      toPgArray(owned),
+      from,
+      to
+    ])
+    const sales = await step<analytics.SiteDaySalesRow>(SITE_DAY_SALES, [
+      from,
+      to,
+      toPgArray(owned),
+      toPgArray(visible.filter((s) => !s.owner).map((s) => s.id)),
+      ops
+    ])
+    const toEur = await toEurFor(step, sales.map((s) => s.currency), from, to)
+    const group = <A extends { readonly site_id: string }>(rows: ReadonlyArray<A>) => {
+      const m = new Map<string, Array<A>>()
+      for (const r of rows) {
+        const g = m.get(r.site_id)
+        if (g) g.push(r)
+        else m.set(r.site_id, [r])
+      }
+      return m
+    }
+    const [trafficOf, sourcesOf, salesOf] = [group(traffic), group(sources), group(sales)]
+    const funnelOf = new Map(funnels.map((f) => [f.site_id, f]))
+    const items = []
+    for (const site of visible) {
+      const item = analytics.siteItem({
+        site,
+        traffic: trafficOf.get(site.id) ?? [],
+        sources: sourcesOf.get(site.id) ?? [],
+        funnel: funnelOf.get(site.id),
+        sales: salesOf.get(site.id) ?? [],
+        toEur
+      })
+      if (Either.isLeft(item)) throw new Error("a rate is missing")
+      items.push(item.right)
+    }
+    return { from, to, currency: "EUR", sites: items }
+  })
+}
+
+/** Analytics.tours (no `tour_id`, no `surface`). */
+const analyticsTours = (key: Key, params: URLSearchParams) => {
+  const { from, to, operatorIds, partners } = analyticsRange(key, params)
+  if (params.get("tour_id") !== null || params.get("surface") !== null) {
+    throw new Refusal(400, "the floor takes neither tour_id nor surface")
+  }
+  const granularity = (params.get("granularity") ?? "day") as analytics.Granularity
+  if (!analytics.GRANULARITIES.includes(granularity)) throw new Refusal(400, "granularity is day or total")
+  const total = granularity === "total"
+  const ops = toPgArray(operatorIds)
+  return withAnalyticsLimits(key.id, async (step) => {
+    const owned = (await step<analytics.VisibleSite>(VISIBLE_SITES(false), [ops, ops, ops])).filter((s) => s.owner)
+    const ownedIds = toPgArray(owned.map((s) => s.id))
+    const funnels = await step<analytics.FunnelRow>(
+      TOUR_FUNNELS(total),
+      total ? [from, from, to, ops, ownedIds] : [from, to, ops, ownedIds]
+    )
+    const siteSales = await step<analytics.SiteSalesRow>(TOUR_SITE_SALES, [from, to, ops, ownedIds])
+    const accounts = await step<salesRules.LedgerCoverage>(SALES_COVERAGE, [ops])
+    const channelsAvailable =
+      salesRules.ledgerGaps(accounts, { from, to }, new Date(), LEDGER_STALE_AFTER_MS).length === 0
+    let channelSales = !channelsAvailable
+      ? []
+      : await step<analytics.ChannelSalesRow>(TOUR_CHANNEL_SALES, [ops, from, to])
+    const toEur = await toEurFor(step, [...siteSales, ...channelSales].map((s) => s.currency), from, to)
+    let otherChannelsAvailable = channelsAvailable
+    if (channelSales.some((c) => toEur(c.revenue_minor, c.currency, c.day) === null)) {
+      channelSales = []
+      otherChannelsAvailable = false
+    }
+    const tourIds = [...new Set([...funnels, ...siteSales, ...channelSales].flatMap((x) => x.tour_id ?? []))]
+    const tourList = tourIds.length === 0
+      ? []
+      : await step<{ id: string; title: string; operator_id: string }>(TOURS_BY_IDS, [toPgArray(tourIds)])
+    const tourById = new Map(tourList.map((t) => [t.id, { name: t.title, operatorId: t.operator_id }]))
+    const siteIds = [...new Set([...funnels, ...siteSales].map((x) => x.site_id))]
+    const siteList = siteIds.length === 0
+      ? []
+      : await step<{ id: string; domain: string; name: string }>(SITES_BY_IDS, [toPgArray(siteIds)])
+    const siteById = new Map(siteList.map((s) => [s.id, s]))
+    const names = new Map(partners.map((p) => [p.id, p.name]))
+    const unnamed = [
+      ...new Set([
+        ...tourList.map((t) => t.operator_id),
+        ...siteSales.map((s) => s.operator_id),
+        ...channelSales.map((s) => s.operator_id)
+      ])
+    ].filter((id) => !names.has(id))
+    if (unnamed.length > 0) {
+      for (const o of await step<{ id: string; name: string }>(OPERATORS_BY_IDS, [toPgArray(unnamed)])) {
+        names.set(o.id, o.name)
+      }
+    }
+    const figures = analytics.tourFigures({
+      granularity,
+      funnels,
+      siteSales,
+      channelSales,
+      surfaceFilter: undefined,
+      toEur,
+      lookups: {
+        inView: new Set(operatorIds),
+        site: (id) => siteById.get(id),
+        tour: (id) => tourById.get(id),
+        operator: (id) => ({ id, name: names.get(id) ?? id })
+      }
+    })
+    if (Either.isLeft(figures)) throw new Error("a rate is missing")
+    return {
+      from,
+      to,
+      granularity,
+      currency: "EUR",
+      partners: [...partners].sort((a, b) => a.name.localeCompare(b.name)),
+      rows: figures.right.rows,
+      surfaces: figures.right.surfaces,
+      other_channels_available: otherChannelsAvailable
+    }
+  })
+}
+
 const handle = async (req: IncomingMessage, res: ServerResponse) => {
   const requestId = randomUUID()
   const headers: Record<string, string> = { "x-request-id": requestId }
@@ -829,6 +1115,10 @@ const handle = async (req: IncomingMessage, res: ServerResponse) => {
     let body: unknown
     if (url.pathname === "/api/v1/sales") {
       body = await salesSummary(await authenticate(req, headers, "finance:read"), url.searchParams)
+    } else if (url.pathname === "/api/v1/analytics/sites") {
+      body = await analyticsSites(await authenticate(req, headers, "analytics:read"), url.searchParams)
+    } else if (url.pathname === "/api/v1/analytics/tours") {
+      body = await analyticsTours(await authenticate(req, headers, "analytics:read"), url.searchParams)
     } else if (url.pathname === "/api/v1/manifest") {
       body = await manifest(await authenticate(req, headers, "manifest:read"), url.searchParams)
     } else {
