@@ -16,7 +16,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import pg from "pg"
-import { freePort } from "./support/globalSetup.js"
+import { freeFixedPort } from "./support/globalSetup.js"
 
 const ROOT = path.resolve(import.meta.dirname, "..")
 
@@ -385,7 +385,7 @@ describe("npm start", () => {
     async () => {
       const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "partner-start-"))
       fs.chmodSync(dataDir, 0o755)
-      const [port, pgPort] = [await freePort(), await freePort()]
+      const [port, pgPort] = [await freeFixedPort(), await freeFixedPort()]
       onTestFailed(() => {
         for (const [i, service] of started.entries()) {
           console.error(`service #${i + 1} (${service.base}):\n${tail(service.output)}`)

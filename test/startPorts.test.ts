@@ -12,7 +12,7 @@ import * as fs from "node:fs"
 import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
-import { freePort } from "./support/globalSetup.js"
+import { freeFixedPort } from "./support/globalSetup.js"
 import { freshDatabase } from "./support/server.js"
 
 const ROOT = path.resolve(import.meta.dirname, "..")
@@ -71,7 +71,7 @@ describe("npm start with a port in use", () => {
     const common = { DATABASE_URL: databaseUrl, DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), "partner-ports-")) }
     const taken = await held()
     try {
-      const [port, sandboxPort] = [await freePort(), await freePort()]
+      const [port, sandboxPort] = [await freeFixedPort(), await freeFixedPort()]
       expectNamed(await serve({ ...common, PORT: String(taken.port), DEMO_DATA: "false" }), "PORT", taken.port)
       expectNamed(
         await serve({ ...common, PORT: String(port), SANDBOX_PORT: String(taken.port), DEMO_DATA: "true" }),
@@ -107,7 +107,7 @@ describe("npm start with a port in use", () => {
         const run = await serve({
           DATA_DIR: dataDir,
           EMBEDDED_PG_PORT: String(taken.port),
-          PORT: String(await freePort())
+          PORT: String(await freeFixedPort())
         })
         expectNamed(run, "EMBEDDED_PG_PORT", taken.port)
         // Stopped within seconds: not by the 90 s kill.

@@ -796,6 +796,8 @@ layer(surfboardEnv(), { excludeTestServices: true, timeout: 120_000 })(
       it.effect("a void that settles slowly is pending, then visible in the order's status once settled", () =>
         withSwitchesReset(Effect.gen(function*() {
           const { sandbox, merchant, account, pp } = yield* merchantWith("Slow Void AS")
+          // Paid in the morning, so the same-day void window (until 23:00 UTC) is open whatever the real time.
+          yield* sandbox.clock.set(new Date("2030-03-02T10:00:00Z"))
           const sale = yield* paidSale(merchant, "SVC-SLOWVOID01")
           yield* sandbox.faults.set({ settlement: "manual" }, { merchantId: merchant.id })
           expect(yield* pp.voidPayment(account, { paymentId: sale.paymentId!, idempotencyReference: "sv-1" }))

@@ -27,6 +27,25 @@ export const freePort = () =>
     })
   })
 
+/**
+ * A free port outside the system's ephemeral range (32768 and up on Linux), for a service started
+ * with a fixed PORT: a port from `freePort` is an ephemeral one, which another socket of the same
+ * start (the cluster runner, which listens on a port of the system's choosing) can be given before
+ * the service gets to listen on it.
+ */
+export const freeFixedPort = async (): Promise<number> => {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000)
+    const free = await new Promise<boolean>((resolve) => {
+      const server = net.createServer()
+      server.once("error", () => resolve(false))
+      server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)))
+    })
+    if (free) return port
+  }
+  throw new Error("no free port between 20000 and 32000")
+}
+
 let scope: Scope.CloseableScope | undefined
 let dir: string | undefined
 

@@ -193,3 +193,12 @@ export const returnedBySandbox = (orderId: string) =>
       voided: voided!.n
     }
   })
+
+/**
+ * What the sandbox returned, judged as "`amountMinor` came back once": by a void of the payment the
+ * same UTC day before 23:00, else by one refund (a test running across 23:00 UTC sees either).
+ */
+export const returnedOnce = (orderId: string, amountMinor: number) =>
+  Effect.map(returnedBySandbox(orderId), (r) =>
+    r.voided === amountMinor && r.refunded === 0 && r.refundOrders === 0
+    || r.voided === 0 && r.refunded === amountMinor && r.refundOrders === 1)

@@ -24,6 +24,7 @@ import {
   paidAtSandbox,
   paymentsEnv,
   returnedBySandbox,
+  returnedOnce,
   ServerSettings,
   vendorFor
 } from "../../support/payments.js"
@@ -688,9 +689,12 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/bookin
           expect(yield* bokunChanges(s), round).toBe(`${moved ? "e" : ""}${cancelled ? "c" : ""}`)
           expect(yield* bokunStatus(s), round).toBe(cancelled ? "CANCELLED" : "CONFIRMED")
           // The money: returned once when cancelled, untouched otherwise.
-          expect(yield* returnedBySandbox(sale.orderId), round).toEqual(
-            cancelled ? { refundOrders: 0, refunded: 0, voided: 99800 } : { refundOrders: 0, refunded: 0, voided: 0 }
-          )
+          if (cancelled) expect(yield* returnedOnce(sale.orderId, 99800), round).toBe(true)
+          else {expect(yield* returnedBySandbox(sale.orderId), round).toEqual({
+              refundOrders: 0,
+              refunded: 0,
+              voided: 0
+            })}
           // The guest: one email per change, in the order they happened; the service ends where they did.
           expect(yield* orderOfEmails(s), round).toEqual([
             ...(moved ? ["booking_rescheduled_guest"] : []),
@@ -752,7 +756,7 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/bookin
         expect(answer.body.detail).toBe("the booking is cancelled")
         // One cancel at the booking system, no move; the money returned once; the guest told once.
         expect(yield* bokunChanges(s)).toBe("c")
-        expect(yield* returnedBySandbox(sale.orderId)).toEqual({ refundOrders: 0, refunded: 0, voided: 99800 })
+        expect(yield* returnedOnce(sale.orderId, 99800)).toBe(true)
         expect(yield* orderOfEmails(s)).toEqual(["booking_cancelled_guest"])
         expect(yield* usedToday(key.id, "reschedules")).toBe(0)
       }))
