@@ -693,16 +693,15 @@ const tours = async (req: IncomingMessage, url: URL, res: ServerResponse, header
 // ---- the sales summary (src/partner/sales/SalesRepo.ts, src/rates/DailyRatesRepo.ts, verbatim) ------------
 
 const SALES_OWN_DAYS = `
-        SELECT day, currency, operator_id, sum(bookings)::int8 AS bookings, sum(revenue_minor)::int8 AS revenue_minor
-        FROM sales_own_daily
+        SELECT day, currency, operator_id, bookings, revenue_minor
+        FROM sales_own_day_totals
         WHERE operator_id = ANY($1::uuid[]) AND day BETWEEN $2::date AND $3::date
-        GROUP BY day, currency, operator_id
         ORDER BY day, operator_id, currency`
 
 const SALES_CHANNEL_DAYS = `
         SELECT day, channel_label AS label, currency, sum(bookings)::int8 AS bookings,
           sum(participants)::int8 AS participants, sum(revenue_minor)::int8 AS revenue_minor
-        FROM sales_channel_daily
+        FROM sales_channel_day_totals
         WHERE operator_id = ANY($1::uuid[]) AND day BETWEEN $2::date AND $3::date
         GROUP BY day, channel_label, currency`
 

@@ -212,7 +212,8 @@ export const ensureSalesDataset = (url: string) =>
         try {
           await client.query("SELECT setseed(0.1313)")
           await client.query(
-            "DELETE FROM sales_own_daily; DELETE FROM sales_channel_daily; DELETE FROM sales_rollup_state"
+            "DELETE FROM sales_own_daily; DELETE FROM sales_channel_daily; DELETE FROM sales_own_day_totals; " +
+              "DELETE FROM sales_channel_day_totals; DELETE FROM sales_rollup_state"
           )
           await client.query("TRUNCATE sales_ledger_lines, sales_ledger_accounts")
           const operators = Number(
@@ -267,7 +268,9 @@ export const ensureSalesDataset = (url: string) =>
     )
     const info = yield* Effect.promise(() =>
       withClient(url, async (c) => {
-        await c.query("VACUUM (ANALYZE) sales_own_daily, sales_channel_daily")
+        await c.query(
+          "VACUUM (ANALYZE) sales_own_daily, sales_channel_daily, sales_own_day_totals, sales_channel_day_totals"
+        )
         const count = async (table: string) =>
           Number((await c.query<{ n: string }>(`SELECT count(*) AS n FROM ${table}`)).rows[0]!.n)
         const counts: Record<string, number> = {}
@@ -278,7 +281,9 @@ export const ensureSalesDataset = (url: string) =>
             "sales_ledger_accounts",
             "exchange_rates",
             "sales_own_daily",
-            "sales_channel_daily"
+            "sales_channel_daily",
+            "sales_own_day_totals",
+            "sales_channel_day_totals"
           ]
         ) counts[table] = await count(table)
         const value: SalesDatasetInfo = {

@@ -26,6 +26,7 @@ import m0024 from "./0024_sales_rollups.js"
 import m0025 from "./0025_site_events.js"
 import m0026 from "./0026_site_rollups.js"
 import m0027 from "./0027_analytics_reads.js"
+import m0028 from "./0028_sales_day_totals.js"
 
 export const migrations = {
   "0001_core": m0001,
@@ -54,5 +55,6 @@ export const migrations = {
   "0024_sales_rollups": m0024,
   "0025_site_events": m0025,
   "0026_site_rollups": m0026,
-  "0027_analytics_reads": m0027
+  "0027_analytics_reads": m0027,
+  "0028_sales_day_totals": m0028
 }

@@ -94,11 +94,40 @@ export class SalesRollupsRepo extends Effect.Service<SalesRollupsRepo>()("Sales/
     const dayStart = sql.literal(`(g.day::timestamp AT TIME ZONE 'UTC')`)
     const dayEnd = sql.literal(`((g.day + 1)::timestamp AT TIME ZONE 'UTC')`)
 
+    type Table = "sales_own_daily" | "sales_channel_daily" | "sales_own_day_totals" | "sales_channel_day_totals"
+
     /** Deletes the rows of the groups (given as parallel arrays) from a rollup table. */
-    const clear = (table: "sales_own_daily" | "sales_channel_daily", operators: string, days: string) =>
+    const clear = (table: Table, operators: string, days: string) =>
       sql`
         DELETE FROM ${sql(table)} d USING unnest(${operators}::uuid[], ${days}::date[]) AS g(operator_id, day)
         WHERE d.operator_id = g.operator_id AND d.day = g.day`
+
+    /**
+     * The sales summary's read tables (migration 0028) of the groups, summed again from the wide rows
+     * just rebuilt: per operator, day and currency; per operator, day, channel label and currency.
+     */
+    const rebuildOwnTotals = (operators: string, days: string) =>
+      Effect.zipRight(
+        clear("sales_own_day_totals", operators, days),
+        sql`
+          INSERT INTO sales_own_day_totals (operator_id, day, currency, bookings, revenue_minor)
+          SELECT d.operator_id, d.day, d.currency, sum(d.bookings), sum(d.revenue_minor)
+          FROM unnest(${operators}::uuid[], ${days}::date[]) AS g(operator_id, day)
+          JOIN sales_own_daily d ON d.operator_id = g.operator_id AND d.day = g.day
+          GROUP BY d.operator_id, d.day, d.currency`
+      )
+    const rebuildChannelTotals = (operators: string, days: string) =>
+      Effect.zipRight(
+        clear("sales_channel_day_totals", operators, days),
+        sql`
+          INSERT INTO sales_channel_day_totals
+            (operator_id, day, channel_label, currency, bookings, participants, revenue_minor)
+          SELECT d.operator_id, d.day, d.channel_label, d.currency, sum(d.bookings), sum(d.participants),
+            sum(d.revenue_minor)
+          FROM unnest(${operators}::uuid[], ${days}::date[]) AS g(operator_id, day)
+          JOIN sales_channel_daily d ON d.operator_id = g.operator_id AND d.day = g.day
+          GROUP BY d.operator_id, d.day, d.channel_label, d.currency`
+      )
 
     const rebuildOwn = (groups: ReadonlyArray<Group>) => {
       const { days, operators } = arraysOf(groups)
@@ -129,7 +158,7 @@ export class SalesRollupsRepo extends Effect.Service<SalesRollupsRepo>()("Sales/
             WHERE t.operator_id = g.operator_id
             OFFSET 0) q ON true
           GROUP BY g.operator_id, g.day, q.tour_id, q.currency`
-      )
+      ).pipe(Effect.zipRight(rebuildOwnTotals(operators, days)))
     }
 
     /**
@@ -163,7 +192,7 @@ export class SalesRollupsRepo extends Effect.Service<SalesRollupsRepo>()("Sales/
               NOT EXISTS (SELECT 1 FROM bookings b WHERE b.confirmation_code = l.external_reference)
               AND NOT EXISTS (SELECT 1 FROM quickbook_sales q WHERE q.reference = l.external_reference)))
           GROUP BY 1, 2, 3, 4, 5, 6, 7`
-      )
+      ).pipe(Effect.zipRight(rebuildChannelTotals(operators, days)))
     }
 
     return repoEdge("SalesRollupsRepo", {

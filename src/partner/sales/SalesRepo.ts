@@ -1,6 +1,7 @@
 /**
- * The SQL of GET /api/v1/sales: the own-sales and other-channel rollups of the operators in view,
- * summed per day, and what the sales ledger knows of their booking-system accounts.
+ * The SQL of GET /api/v1/sales: the sales summary's read tables of the operators in view (per
+ * operator, day and currency; per operator, day, channel and currency: migration 0028), summed per
+ * day, and what the sales ledger knows of their booking-system accounts.
  *
  * A hot read (benchmarked against the bare floor running these very statements: bench/README.md):
  * plain `sql<Row>` typed rows and no spans of its own (`repoEdge.untraced`; Sales.summary's span and
@@ -24,17 +25,16 @@ export class SalesRepo extends Effect.Service<SalesRepo>()("Partner/SalesRepo", 
 
     const ownDays = (r: SalesRange) =>
       sql<OwnDayRow>`
-        SELECT day, currency, operator_id, sum(bookings)::int8 AS bookings, sum(revenue_minor)::int8 AS revenue_minor
-        FROM sales_own_daily
+        SELECT day, currency, operator_id, bookings, revenue_minor
+        FROM sales_own_day_totals
         WHERE operator_id = ANY(${toPgArray(r.operatorIds)}::uuid[]) AND day BETWEEN ${r.from}::date AND ${r.to}::date
-        GROUP BY day, currency, operator_id
         ORDER BY day, operator_id, currency`
 
     const channelDays = (r: SalesRange) =>
       sql<ChannelDayRow>`
         SELECT day, channel_label AS label, currency, sum(bookings)::int8 AS bookings,
           sum(participants)::int8 AS participants, sum(revenue_minor)::int8 AS revenue_minor
-        FROM sales_channel_daily
+        FROM sales_channel_day_totals
         WHERE operator_id = ANY(${toPgArray(r.operatorIds)}::uuid[]) AND day BETWEEN ${r.from}::date AND ${r.to}::date
         GROUP BY day, channel_label, currency`
 
