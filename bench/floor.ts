@@ -742,77 +742,27 @@ const salesSummary = async (key: Key, params: URLSearchParams) => {
   if (Either.isLeft(range)) throw new Refusal(400, `${range.left.field} ${range.left.detail}`)
   const operatorIds = operatorIdsFor(key, params.get("partner_id"))
   const partners = key.partners.filter((p) => operatorIds.includes(p.id))
-  const byId = new Map(partners.map((p) => [p.id, p]))
-  const partnerOf = (id: string): salesRules.Partner => byId.get(id) ?? { id, name: id }
   const ids = toPgArray(operatorIds)
   const [own, channelRows, accounts] = await Promise.all([
     pool.query(SALES_OWN_DAYS, [ids, from, to]).then((r) => r.rows as Array<salesRules.OwnDayRow>),
     pool.query(SALES_CHANNEL_DAYS, [ids, from, to]).then((r) => r.rows as Array<salesRules.ChannelDayRow>),
     pool.query(SALES_COVERAGE, [ids]).then((r) => r.rows as Array<salesRules.LedgerCoverage>)
   ])
-  const now = new Date()
-  let unavailable: ReadonlyArray<salesRules.Gap> = salesRules.ledgerGaps(
-    accounts,
-    { from, to },
-    now,
-    SALES_STALE_AFTER_MS
-  )
-  let figures = salesRules.NO_FIGURES
-  if (unavailable.length === 0) {
-    const foreign = [...new Set(channelRows.map((c) => c.currency))].filter((c) => c !== currency)
-    const wanted = [...new Set([...foreign, currency].map((c) => c.trim().toUpperCase()))].filter((c) => c !== "NOK")
-    let table: ReturnType<typeof makeRateTable> | null = null
-    if (foreign.length > 0) {
-      table = makeRateTable([], DEFAULT_LOOKBACK_DAYS)
-      if (wanted.length > 0) {
-        const { rows } = await pool.query(ratesStatement(wanted.length), [
-          addDays(from, -DEFAULT_LOOKBACK_DAYS),
-          to,
-          ...wanted
-        ])
-        table = makeRateTable(
-          rows.map((r) => ({ currency: r.currency, day: r.day, nokPerUnit: Number(r.nokPerUnit) })),
-          DEFAULT_LOOKBACK_DAYS
-        )
-      }
-    }
-    const converted = salesRules.otherChannelFigures(
-      channelRows,
-      (amount, lineCurrency, day) =>
-        lineCurrency === currency ? amount : table && convertMinor(table, amount, lineCurrency, currency, day)
+  const gaps = salesRules.ledgerGaps(accounts, { from, to }, new Date(), SALES_STALE_AFTER_MS)
+  const foreign = gaps.length === 0 ? salesRules.foreignCurrencies(channelRows, currency) : []
+  // DailyRates.table: NOK needs no row; the rates of [from − lookback, to].
+  const wanted = [...new Set([...foreign, currency])].filter((c) => c !== "NOK")
+  let table: ReturnType<typeof makeRateTable> | null = null
+  if (foreign.length > 0) {
+    const { rows } = wanted.length === 0
+      ? { rows: [] }
+      : await pool.query(ratesStatement(wanted.length), [addDays(from, -DEFAULT_LOOKBACK_DAYS), to, ...wanted])
+    table = makeRateTable(
+      rows.map((r) => ({ currency: r.currency, day: r.day, nokPerUnit: Number(r.nokPerUnit) })),
+      DEFAULT_LOOKBACK_DAYS
     )
-    if (Either.isRight(converted)) figures = converted.right
-    else {
-      const first = converted.left.slice(0, 3).map((m) => `${m.currency} on ${m.day}`).join(", ")
-      unavailable = [{
-        operatorIds: accounts.flatMap((a) => a.operator_ids),
-        reason: "rate_missing",
-        detail: `no exchange rate to ${currency} for ${first}${converted.left.length > 3 ? " and more" : ""}`
-      }]
-    }
   }
-  const covered = [...new Set(accounts.flatMap((a) => a.operator_ids))].map(partnerOf)
-  const untilTimes = accounts.map((a) => a.covered_until?.getTime() ?? null)
-  const asOf = untilTimes.length === 0 || untilTimes.includes(null)
-    ? null
-    : new Date(Math.min(...(untilTimes as Array<number>))).toISOString()
-  return {
-    from,
-    to,
-    panion: salesRules.ownSales(own, partnerOf),
-    other_channels: {
-      currency,
-      partners: covered.sort((a, b) => a.name.localeCompare(b.name)),
-      available: unavailable.length === 0,
-      as_of: asOf,
-      ...(unavailable.length === 0 ? figures : salesRules.NO_FIGURES),
-      unavailable: unavailable.map((g) => ({
-        partners: g.operatorIds.map(partnerOf),
-        reason: g.reason,
-        detail: g.detail
-      }))
-    }
-  }
+  return salesRules.salesSummary({ from, to, currency, partners, own, channelRows, accounts, gaps, table })
 }
 
 const BOOKING = /^\/api\/v1\/bookings\/([^/]+)$/

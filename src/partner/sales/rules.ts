@@ -6,6 +6,7 @@
  */
 import { Either } from "effect"
 import { checkDayRange } from "../../domain/localDay.js"
+import { convertMinor, type RateTable } from "../../rates/rules.js"
 
 /** Longest range, in days with both ends counted (so `to` − `from` ≤ 365). */
 export const SALES_MAX_DAYS = 366
@@ -171,4 +172,75 @@ export const NO_FIGURES: OtherChannelFigures = {
   days: [],
   channels: [],
   totals: { revenue_minor: 0, bookings: 0, participants: 0 }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The answer
+
+/** Line currencies that need a rate to give figures in `currency` (none when they are all in it). */
+export const foreignCurrencies = (rows: ReadonlyArray<ChannelDayRow>, currency: string) =>
+  [...new Set(rows.map((c) => c.currency))].filter((c) => c !== currency)
+
+export interface SummaryInput {
+  readonly from: string
+  readonly to: string
+  readonly currency: SalesCurrency
+  /** The operators in view, with their names. */
+  readonly partners: ReadonlyArray<Partner>
+  readonly own: ReadonlyArray<OwnDayRow>
+  readonly channelRows: ReadonlyArray<ChannelDayRow>
+  readonly accounts: ReadonlyArray<LedgerCoverage>
+  /** `ledgerGaps` of the accounts for the range. */
+  readonly gaps: ReadonlyArray<Gap>
+  /** The rates of `foreignCurrencies` (and `currency`), when there are gaps none, or no foreign line: null. */
+  readonly table: RateTable | null
+}
+
+/**
+ * The sales summary: own sales as they are; other channels converted at each day's rate, or, when
+ * the ledger has gaps or a rate is missing, `available: false` with the reasons and no figures.
+ */
+export const salesSummary = (i: SummaryInput) => {
+  const byId = new Map(i.partners.map((p) => [p.id, p]))
+  const partnerOf = (id: string): Partner => byId.get(id) ?? { id, name: id }
+  let unavailable = i.gaps
+  let figures = NO_FIGURES
+  if (unavailable.length === 0) {
+    const converted = otherChannelFigures(
+      i.channelRows,
+      (amount, currency, day) =>
+        currency === i.currency ? amount : i.table && convertMinor(i.table, amount, currency, i.currency, day)
+    )
+    if (Either.isRight(converted)) figures = converted.right
+    else {
+      const first = converted.left.slice(0, 3).map((m) => `${m.currency} on ${m.day}`).join(", ")
+      unavailable = [{
+        operatorIds: i.accounts.flatMap((a) => a.operator_ids),
+        reason: "rate_missing",
+        detail: `no exchange rate to ${i.currency} for ${first}${converted.left.length > 3 ? " and more" : ""}`
+      }]
+    }
+  }
+  const covered = [...new Set(i.accounts.flatMap((a) => a.operator_ids))].map(partnerOf)
+  const untilTimes = i.accounts.map((a) => a.covered_until?.getTime() ?? null)
+  const asOf = untilTimes.length === 0 || untilTimes.includes(null)
+    ? null
+    : new Date(Math.min(...(untilTimes as Array<number>))).toISOString()
+  return {
+    from: i.from,
+    to: i.to,
+    panion: ownSales(i.own, partnerOf),
+    other_channels: {
+      currency: i.currency,
+      partners: covered.sort((a, b) => a.name.localeCompare(b.name)),
+      available: unavailable.length === 0,
+      as_of: asOf,
+      ...(unavailable.length === 0 ? figures : NO_FIGURES),
+      unavailable: unavailable.map((g) => ({
+        partners: g.operatorIds.map(partnerOf),
+        reason: g.reason,
+        detail: g.detail
+      }))
+    }
+  }
 }
