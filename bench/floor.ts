@@ -52,6 +52,7 @@ import { pgTypes } from "../src/db/pgTypes.js"
 import { type CursorPosition, decodeCursor, encodeCursor, filterFingerprint } from "../src/http/cursor.js"
 import * as analytics from "../src/partner/analytics/rules.js"
 import { checkAnalyticsRange } from "../src/partner/analytics/rules.js"
+import * as siteRules from "../src/partner/analytics/siteRules.js"
 import { parseSecretKey, secretMatches, urlCarriesSecretKey } from "../src/partner/auth/apiKey.js"
 import {
   parsePublishableKey,
@@ -918,18 +919,18 @@ const analyticsSites = (key: Key, params: URLSearchParams) => {
   if (params.get("site") !== null) throw new Refusal(400, "the floor does not take site")
   const ops = toPgArray(operatorIds)
   return withAnalyticsLimits(key.id, async (step) => {
-    const visible = await step<analytics.VisibleSite>(VISIBLE_SITES(false), [ops, ops, ops])
+    const visible = await step<siteRules.VisibleSite>(VISIBLE_SITES(false), [ops, ops, ops])
     if (visible.length === 0) return { from, to, currency: "EUR", sites: [] }
     const ids = toPgArray(visible.map((s) => s.id))
     const owned = visible.filter((s) => s.owner).map((s) => s.id)
-    const traffic = await step<analytics.TrafficDayRow>(TRAFFIC, [ids, from, to])
-    const sources = await step<analytics.SourceRow>(SOURCES, [ids, from, to, analytics.SOURCES_PER_DIMENSION])
-    const funnels = owned.length === 0 ? [] : await step<analytics.SiteFunnelRow>(SITE_FUNNELS, [
+    const traffic = await step<siteRules.TrafficDayRow>(TRAFFIC, [ids, from, to])
+    const sources = await step<siteRules.SourceRow>(SOURCES, [ids, from, to, analytics.SOURCES_PER_DIMENSION])
+    const funnels = owned.length === 0 ? [] : await step<siteRules.SiteFunnelRow>(SITE_FUNNELS, [
       toPgArray(owned),
       from,
       to
     ])
-    const sales = await step<analytics.SiteDaySalesRow>(SITE_DAY_SALES, [
+    const sales = await step<siteRules.SiteDaySalesRow>(SITE_DAY_SALES, [
       from,
       to,
       toPgArray(owned),
@@ -937,30 +938,10 @@ const analyticsSites = (key: Key, params: URLSearchParams) => {
       ops
     ])
     const toEur = await toEurFor(step, sales.map((s) => s.currency), from, to)
-    const group = <A extends { readonly site_id: string }>(rows: ReadonlyArray<A>) => {
-      const m = new Map<string, Array<A>>()
-      for (const r of rows) {
-        const g = m.get(r.site_id)
-        if (g) g.push(r)
-        else m.set(r.site_id, [r])
-      }
-      return m
-    }
-    const [trafficOf, sourcesOf, salesOf] = [group(traffic), group(sources), group(sales)]
-    const funnelOf = new Map(funnels.map((f) => [f.site_id, f]))
-    const items = []
-    for (const site of visible) {
-      const item = analytics.siteItem({
-        site,
-        traffic: trafficOf.get(site.id) ?? [],
-        sources: sourcesOf.get(site.id) ?? [],
-        funnel: funnelOf.get(site.id),
-        sales: salesOf.get(site.id) ?? [],
-        toEur
-      })
-      if (Either.isLeft(item)) throw new Error("a rate is missing")
-      items.push(item.right)
-    }
+    const items = Either.getOrThrowWith(
+      siteRules.siteItems({ visible, traffic, sources, funnels, sales, toEur }),
+      () => new Error("a rate is missing")
+    )
     return { from, to, currency: "EUR", sites: items }
   })
 }
@@ -976,7 +957,7 @@ const analyticsTours = (key: Key, params: URLSearchParams) => {
   const total = granularity === "total"
   const ops = toPgArray(operatorIds)
   return withAnalyticsLimits(key.id, async (step) => {
-    const owned = (await step<analytics.VisibleSite>(VISIBLE_SITES(false), [ops, ops, ops])).filter((s) => s.owner)
+    const owned = (await step<siteRules.VisibleSite>(VISIBLE_SITES(false), [ops, ops, ops])).filter((s) => s.owner)
     const ownedIds = toPgArray(owned.map((s) => s.id))
     const funnels = await step<analytics.FunnelRow>(
       TOUR_FUNNELS(total),

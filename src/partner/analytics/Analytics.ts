@@ -16,6 +16,7 @@ import { AnalyticsLimits, type Step } from "./AnalyticsLimits.js"
 import { AnalyticsRepo } from "./AnalyticsRepo.js"
 import type { AnalyticsSites, AnalyticsTours } from "./Api.js"
 import * as rules from "./rules.js"
+import * as siteRules from "./siteRules.js"
 
 export interface AnalyticsRange {
   /** The key (its concurrency slots). */
@@ -41,16 +42,6 @@ const missingRate = (missing: ReadonlyArray<{ currency: string; day: string }>) 
   return new Unavailable({
     detail: `no exchange rate to EUR for ${first}${missing.length > 3 ? " and more" : ""} yet; retry later`
   })
-}
-
-const bySite = <A extends { readonly site_id: string }>(rows: ReadonlyArray<A>) => {
-  const groups = new Map<string, Array<A>>()
-  for (const row of rows) {
-    const group = groups.get(row.site_id)
-    if (group) group.push(row)
-    else groups.set(row.site_id, [row])
-  }
-  return groups
 }
 
 export class Analytics extends Effect.Service<Analytics>()("Partner/Analytics", {
@@ -174,22 +165,9 @@ export class Analytics extends Effect.Service<Analytics>()("Partner/Analytics", 
             operatorIds
           }))
           const toEur = yield* toEurFor(step, sales.map((s) => s.currency), r.from, r.to)
-          const [trafficOf, sourcesOf, salesOf] = [bySite(traffic), bySite(sources), bySite(sales)]
-          const funnelOf = new Map(funnels.map((f) => [f.site_id, f]))
-          const items = []
-          for (const site of visible) {
-            const item = rules.siteItem({
-              site,
-              traffic: trafficOf.get(site.id) ?? [],
-              sources: sourcesOf.get(site.id) ?? [],
-              funnel: funnelOf.get(site.id),
-              sales: salesOf.get(site.id) ?? [],
-              toEur
-            })
-            if (Either.isLeft(item)) return yield* missingRate(item.left)
-            items.push(item.right)
-          }
-          return { from: r.from, to: r.to, currency: "EUR" as const, sites: items } satisfies AnalyticsSites
+          const items = siteRules.siteItems({ visible, traffic, sources, funnels, sales, toEur })
+          if (Either.isLeft(items)) return yield* missingRate(items.left)
+          return { from: r.from, to: r.to, currency: "EUR" as const, sites: items.right } satisfies AnalyticsSites
         }))
     })
 

@@ -17,16 +17,8 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { repoEdge } from "../../db/repoEdge.js"
 import { toPgArray } from "../../db/sql.js"
-import type {
-  ChannelSalesRow,
-  FunnelRow,
-  SiteDaySalesRow,
-  SiteFunnelRow,
-  SiteSalesRow,
-  SourceRow,
-  TrafficDayRow,
-  VisibleSite
-} from "./rules.js"
+import type { ChannelSalesRow, FunnelRow, SiteSalesRow } from "./rules.js"
+import type { SiteDaySalesRow, SiteFunnelRow, SourceRow, TrafficDayRow, VisibleSite } from "./siteRules.js"
 
 export interface DayRange {
   readonly from: string

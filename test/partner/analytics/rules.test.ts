@@ -6,9 +6,9 @@ import {
   checkAnalyticsRange,
   conversionOf,
   type Lookups,
-  siteItem,
   tourFigures
 } from "../../../src/partner/analytics/rules.js"
+import { siteItem } from "../../../src/partner/analytics/siteRules.js"
 
 const day = fc.integer({ min: 1, max: 5 }).map((n) => `2026-05-0${n}`)
 const count = fc.integer({ min: 0, max: 40 })
