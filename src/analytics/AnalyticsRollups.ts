@@ -33,6 +33,7 @@ import { DailyRatesRepo } from "../rates/DailyRatesRepo.js"
 import { addDays, convertMinor, makeRateTable } from "../rates/rules.js"
 import {
   AnalyticsRollupsRepo,
+  noSiteCounters,
   type SiteCounters,
   type SourceCounters,
   type TourCounters
@@ -102,16 +103,7 @@ export class AnalyticsRollups extends Effect.Service<AnalyticsRollups>()("Analyt
           const key = `${siteId}|${day}`
           let row = site.get(key)
           if (row === undefined) {
-            row = {
-              siteId,
-              day,
-              visitors: 0,
-              newVisitors: 0,
-              sessions: 0,
-              pageviews: 0,
-              bounces: 0,
-              durationSeconds: 0
-            }
+            row = noSiteCounters(siteId, day)
             site.set(key, row)
           }
           return row

@@ -129,6 +129,18 @@ export interface SiteCounters extends SiteDelta {
   newVisitors: number
 }
 
+/** A site's day with nothing counted yet. */
+export const noSiteCounters = (siteId: string, day: string): SiteCounters => ({
+  siteId,
+  day,
+  visitors: 0,
+  newVisitors: 0,
+  sessions: 0,
+  pageviews: 0,
+  bounces: 0,
+  durationSeconds: 0
+})
+
 export interface SourceCounters extends SourceDelta {
   visitors: number
 }

@@ -18,6 +18,7 @@
  * functions only list the candidate keys of a batch, deduplicated within it.
  */
 
+import type { SiteEvent as StoredEvent } from "./events.js"
 export const DIMENSIONS = [
   "channel",
   "referrer",
@@ -45,26 +46,13 @@ export type EventKind = "pageview" | "tour_view" | "availability_check" | "check
 /** The funnel steps of a tour, by the event kind that is the step. */
 export const STEPS = ["tour_view", "availability_check", "checkout_open", "checkout_attempt"] as const
 
-export interface SiteEvent {
+/** A stored event as the rollups read it: with its id, and `at` in epoch milliseconds. */
+export interface SiteEvent extends Omit<StoredEvent, "at" | "kind" | "device"> {
   readonly id: number
   /** Epoch milliseconds. */
   readonly at: number
-  readonly siteId: string
   readonly kind: string
-  readonly visitor: string
-  readonly newVisitor: boolean
-  readonly tourId: string | null
-  readonly path: string
-  readonly referrerHost: string | null
-  readonly channel: string
-  readonly utmSource: string | null
-  readonly utmMedium: string | null
-  readonly utmCampaign: string | null
-  readonly country: string | null
   readonly device: string
-  readonly browser: string
-  readonly os: string
-  readonly bookingCode: string | null
 }
 
 export interface Session {

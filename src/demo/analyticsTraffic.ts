@@ -16,6 +16,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import {
   AnalyticsRollupsRepo,
+  noSiteCounters,
   pgArray,
   type SiteCounters,
   type SourceCounters,
@@ -352,16 +353,7 @@ export const seedDemoTraffic = (now: number) =>
         events.sort((a, b) => a.at - b.at)
         events.forEach((e, i) => (e as { id: number }).id = i + 1)
         const r = rollUpBatch(events, [])
-        const counters: SiteCounters = {
-          siteId,
-          day,
-          visitors: 0,
-          newVisitors: 0,
-          sessions: 0,
-          pageviews: 0,
-          bounces: 0,
-          durationSeconds: 0
-        }
+        const counters = noSiteCounters(siteId, day)
         for (const d of r.site) {
           counters.sessions += d.sessions
           counters.pageviews += d.pageviews
