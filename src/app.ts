@@ -6,7 +6,7 @@ import { ExchangeRatesSourcesLive, ExternalSystemsLive, OutboxLive } from "./ada
 import { TourSeason } from "./catalogue/TourSeason.js"
 import { AppConfig, baseUrlOf } from "./config.js"
 import { DatabaseUrl, layerFromUrl } from "./db/Database.js"
-import { DemoData } from "./demo/seed.js"
+import { DemoData } from "./demo/DemoData.js"
 import { localDayAt } from "./domain/localDay.js"
 import { Outbox } from "./email/Outbox.js"
 import { HttpLive, nodeServer } from "./Http.js"
