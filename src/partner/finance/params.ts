@@ -1,0 +1,53 @@
+/**
+ * What the five finance reads share (spec §2 "Finance records", §4 `/api/v1/finance/*`, §8): the day
+ * range (with both ends at most 366 days), the page size, the booking as a finance record shows it,
+ * and the page shape. Each read lives in its own folder (payouts/, statements/, chargebacks/,
+ * payLater/, invoices/) with its own `Api.ts` group; scope `finance:read` on all of them.
+ */
+import { Either, Schema } from "effect"
+import { DateString, IsoDate } from "../../domain/dates.js"
+import { InvalidRequest } from "../../domain/errors.js"
+import { checkDayRange } from "../../domain/localDay.js"
+import { intParam } from "../../http/params.js"
+import { BookingStatus } from "../bookings/booking.js"
+
+/** Longest `from`–`to` range, in days with both ends counted. */
+export const FINANCE_MAX_DAYS = 366
+
+/** `from` and `to` (both optional, inclusive UTC days); `what` names the day, e.g. "settlement day". */
+export const financeDayRange = (what: string) => ({
+  from: Schema.optional(IsoDate).annotations({ description: `First ${what} (UTC, YYYY-MM-DD), inclusive.` }),
+  to: Schema.optional(IsoDate).annotations({
+    description: `Last ${what} (UTC, YYYY-MM-DD), inclusive; not before \`from\`; with \`from\` at most ` +
+      `${FINANCE_MAX_DAYS} days counting both ends.`
+  })
+})
+
+/** `limit`: 1 to 100, `fallback` when absent. */
+export const financeLimit = (fallback: number) =>
+  Schema.optional(intParam(1, 100)).annotations({ description: `1 to 100, default ${fallback}.` })
+
+/** The range rule: with both ends given, `to` not before `from` and at most FINANCE_MAX_DAYS days. */
+export const checkFinanceRange = (range: { readonly from?: string | undefined; readonly to?: string | undefined }) =>
+  range.from === undefined || range.to === undefined
+    ? Either.void
+    : Either.mapBoth(checkDayRange(range.from, range.to, FINANCE_MAX_DAYS), {
+      onLeft: (e) => new InvalidRequest(e),
+      onRight: () => undefined
+    })
+
+/** The booking a chargeback or a pay-later charge belongs to; no guest details. */
+export const FinanceBooking = Schema.Struct({
+  id: Schema.UUID,
+  confirmation_code: Schema.String,
+  experience_date: Schema.NullOr(DateString),
+  status: BookingStatus
+}).annotations({ identifier: "FinanceBooking" })
+
+/** `{data, next_cursor}` of a finance list. */
+export const financePage = <S extends Schema.Schema.Any>(item: S) => ({
+  data: Schema.Array(item),
+  next_cursor: Schema.NullOr(Schema.String).annotations({
+    description: "Pass as `cursor` for the next page with the same filters; null on the last page."
+  })
+})
