@@ -16,6 +16,7 @@ const MARGIN = 50
 const PAGE_WIDTH = 595.28
 const PAGE_HEIGHT = 841.89
 const RIGHT = PAGE_WIDTH - MARGIN
+const FACTS_X = 300
 
 /** Minor units as a Norwegian amount: 1234567 → "12 345,67". */
 export const amount = (minor: number) => {
@@ -28,18 +29,31 @@ export const amount = (minor: number) => {
 /** YYYY-MM-DD as DD.MM.YYYY. */
 const day = (iso: string) => `${iso.slice(8, 10)}.${iso.slice(5, 7)}.${iso.slice(0, 4)}`
 
-/** Table columns: booking, description, net, VAT, gross (x and width). */
-const COLS = {
-  booking: { x: MARGIN, w: 95 },
-  description: { x: MARGIN + 100, w: 200 },
-  net: { x: MARGIN + 305, w: 60 },
-  vat: { x: MARGIN + 370, w: 55 },
-  gross: { x: MARGIN + 430, w: 65 }
+/** Table columns (x and width): an invoice's, and a credit note's with the invoice corrected and the fee kept. */
+const col = (x: number, w: number) => ({ x: MARGIN + x, w })
+const INVOICE_COLS = {
+  booking: col(0, 95),
+  description: col(100, 200),
+  corrects: null,
+  fee: null,
+  net: col(305, 60),
+  vat: col(370, 55),
+  gross: col(430, 65)
+}
+const CREDIT_COLS = {
+  booking: col(0, 70),
+  description: col(75, 130),
+  corrects: col(210, 55),
+  fee: col(270, 50),
+  net: col(325, 55),
+  vat: col(385, 50),
+  gross: col(440, 55)
 }
 
 export const invoicePdf = (doc: InvoiceDocument): Effect.Effect<Uint8Array> =>
   Effect.async<Uint8Array>((resume) => {
     const credit = doc.type === "credit_note"
+    const COLS = credit ? CREDIT_COLS : INVOICE_COLS
     const title = `${credit ? "Kreditnota" : "Faktura"} ${doc.number}`
     const pdf = new PDFDocument({
       size: "A4",
@@ -55,6 +69,13 @@ export const invoicePdf = (doc: InvoiceDocument): Effect.Effect<Uint8Array> =>
       pdf.text(s, x, y, { lineBreak: false, ...options })
     const right = (s: string, col: { x: number; w: number }, y: number) =>
       text(s, col.x, y, { width: col.w, align: "right" })
+    /** `s` cut to `width` points at the current font, with "…" when cut (one line per table cell). */
+    const fit = (s: string, width: number) => {
+      if (pdf.widthOfString(s) <= width) return s
+      let cut = s
+      while (cut.length > 0 && pdf.widthOfString(`${cut}…`) > width) cut = cut.slice(0, -1)
+      return `${cut.trimEnd()}…`
+    }
 
     // Heading and seller.
     pdf.font("Helvetica-Bold").fontSize(20)
@@ -80,20 +101,20 @@ export const invoicePdf = (doc: InvoiceDocument): Effect.Effect<Uint8Array> =>
     y = Math.max(y, MARGIN + 60) + 30
     pdf.font("Helvetica-Bold").fontSize(9)
     text("Kunde (buyer)", MARGIN, y)
-    text(credit ? "Kreditnota (credit note)" : "Faktura (invoice)", 330, y)
+    text(credit ? "Kreditnota (credit note)" : "Faktura (invoice)", FACTS_X, y)
     pdf.font("Helvetica")
     const facts: Array<[string, string]> = [
       ["Nummer (number)", doc.number],
       ["Fakturadato (issue date)", day(doc.issueDate)],
-      ["Leveringsperiode (delivery period)", `${day(`${doc.month}-01`)} - ${day(monthEnd(doc.month))}`],
+      ["Leveringsperiode (period)", `${day(`${doc.month}-01`)} - ${day(monthEnd(doc.month))}`],
       ["Forfallsdato (due date)", day(doc.dueDate)],
       ["Valuta (currency)", doc.currency]
     ]
     const buyer = [doc.buyer.name, `Org.nr. ${doc.buyer.orgNumber ?? "-"}`]
     buyer.forEach((line, i) => text(line, MARGIN, y + 14 + i * 12))
     facts.forEach(([label, value], i) => {
-      text(label, 330, y + 14 + i * 12)
-      text(value, 330, y + 14 + i * 12, { width: RIGHT - 330, align: "right" })
+      text(label, FACTS_X, y + 14 + i * 12)
+      text(value, FACTS_X, y + 14 + i * 12, { width: RIGHT - FACTS_X, align: "right" })
     })
     y += 14 + facts.length * 12 + 10
     const corrected = correctedInvoices(doc)
@@ -123,6 +144,8 @@ export const invoicePdf = (doc: InvoiceDocument): Effect.Effect<Uint8Array> =>
       pdf.font("Helvetica-Bold").fontSize(8)
       text("Booking", COLS.booking.x, y)
       text("Beskrivelse (description)", COLS.description.x, y)
+      if (COLS.corrects) text("Korrigerer", COLS.corrects.x, y)
+      if (COLS.fee) right("Gebyr (fee)", COLS.fee, y)
       right("Netto", COLS.net, y)
       right(`MVA ${doc.vatRatePercent} %`, COLS.vat, y)
       right("Brutto", COLS.gross, y)
@@ -137,16 +160,10 @@ export const invoicePdf = (doc: InvoiceDocument): Effect.Effect<Uint8Array> =>
         y = MARGIN
         header()
       }
-      text(line.confirmationCode, COLS.booking.x, y, { width: COLS.booking.w, ellipsis: true })
-      const note = line.correctsInvoiceNumber
-        ? ` / ${line.correctsInvoiceNumber}${
-          line.cancellationFeeMinor ? `, gebyr ${amount(line.cancellationFeeMinor)}` : ""
-        }`
-        : ""
-      text(`${line.operatorName}: ${line.tour ?? "-"}${note}`, COLS.description.x, y, {
-        width: COLS.description.w,
-        ellipsis: true
-      })
+      text(fit(line.confirmationCode, COLS.booking.w), COLS.booking.x, y)
+      text(fit(`${line.operatorName}: ${line.tour ?? "-"}`, COLS.description.w), COLS.description.x, y)
+      if (COLS.corrects) text(line.correctsInvoiceNumber ?? "-", COLS.corrects.x, y)
+      if (COLS.fee) right(line.cancellationFeeMinor === null ? "-" : amount(line.cancellationFeeMinor), COLS.fee, y)
       right(amount(line.netMinor), COLS.net, y)
       right(amount(line.vatMinor), COLS.vat, y)
       right(amount(line.grossMinor), COLS.gross, y)
@@ -181,6 +198,7 @@ export const invoicePdf = (doc: InvoiceDocument): Effect.Effect<Uint8Array> =>
       : ""
     text(
       `${payment}Provisjonen trekkes ved betaling gjennom betalingsleverandøren; MVA som ikke er trukket faktureres her. ` +
+        (credit ? "Gebyr: provisjon som beholdes ved avbestilling (cancellation fee kept; not credited). " : "") +
         "Spesifikasjon per booking: CSV-filen med samme nummer.",
       MARGIN,
       y,
