@@ -3,6 +3,7 @@ import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import { CSV_COLUMNS } from "../../src/invoices/invoiceCsv.js"
+import { cli, json } from "../support/cli.js"
 import { makeWorld } from "../support/fixtures.js"
 import {
   close,
@@ -17,7 +18,7 @@ import {
   setLegal,
   storedFile
 } from "../support/invoices.js"
-import { testServer } from "../support/server.js"
+import { TestServer, testServer } from "../support/server.js"
 
 const merchant = () => `M-${randomUUID().slice(0, 8)}`
 
@@ -311,5 +312,30 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("commission
       expect(again.reissues).toBe(1)
       expect((yield* storedFile(invoice!.id, "csv")).content.equals(csvBefore.content)).toBe(true)
       expect((yield* reissue({ number: "INV-999999" }))._tag).toBe("None")
+    }))
+
+  it.effect("the admin CLI issues a month and re-issues a document's files with the same content", () =>
+    Effect.gen(function*() {
+      const w = yield* invoiceWorld
+      yield* sale(w.alpha, "2025-11-05T10:00:00Z", 4321)
+      const { databaseUrl } = yield* TestServer
+      const closed = json(
+        yield* Effect.promise(() => cli(databaseUrl, "invoices", "close", "--month", "2025-11", "--merchant", w.shared))
+      )
+      expect(closed).toMatchObject({ month: "2025-11", entities: 1, failed: 0, documents: 1 })
+      const [doc] = yield* documentsOf(w.shared)
+      const before = yield* storedFile(doc!.id, "pdf")
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`UPDATE commission_invoice_files SET content = '\\x00'::bytea WHERE invoice_id = ${doc!.id}`
+      const out = json(yield* Effect.promise(() => cli(databaseUrl, "invoices", "reissue", "--number", doc!.number)))
+      expect(out.reissued).toMatchObject({ id: doc!.id, number: doc!.number, pdfSha256: before.sha256 })
+      const after = yield* storedFile(doc!.id, "pdf")
+      expect(after.content.equals(before.content)).toBe(true)
+      yield* Effect.promise(() =>
+        cli(databaseUrl, "invoices", "reissue", "--number", "INV-999999").then(
+          () => expect.unreachable("an unknown number must fail"),
+          (e: Error) => expect(e.message).toContain("no such document")
+        )
+      )
     }))
 })
