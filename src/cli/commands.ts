@@ -11,6 +11,7 @@ import { BookingSystemAccounts } from "../operators/BookingSystemAccounts.js"
 import { Operators } from "../operators/Operators.js"
 import { SCOPES } from "../partner/auth/scopes.js"
 import { DatabaseForCli } from "./database.js"
+import { invoices } from "./invoices.js"
 import { mail } from "./mail.js"
 import { mirror } from "./mirror.js"
 import { paymentAccounts } from "./paymentAccounts.js"
@@ -248,5 +249,6 @@ export const adminCommands = [
   mail,
   refunds,
   paymentAccounts,
-  quickbook
+  quickbook,
+  invoices
 ] as const

@@ -5,6 +5,7 @@ import { analyticsRollupsJobLive } from "./analyticsRollups.js"
 import { analyticsSaltsJobLive } from "./analyticsSalts.js"
 import { bookingChangeRecoveryJob } from "./bookingChangeRecovery.js"
 import { clusterLayer } from "./cluster.js"
+import { commissionCloseJob } from "./commissionClose.js"
 import { exchangeRatesJobLive } from "./exchangeRates.js"
 import { idempotencyCleanupJob } from "./idempotencyCleanup.js"
 import { mirrorJobs } from "./mirrorRefresh.js"
@@ -32,7 +33,8 @@ export const JobsLive = Layer.unwrapEffect(
         exchangeRatesJobLive,
         salesLedgerJobs,
         analyticsSaltsJobLive,
-        analyticsRollupsJobLive
+        analyticsRollupsJobLive,
+        commissionCloseJob
       ).pipe(Layer.provide(clusterLayer(config)))
       : Layer.empty)
 )

@@ -88,7 +88,9 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("OpenAPI do
         "get /api/v1/sales": ["200", "400", "401", "403", "404", "429", "500"],
         "post /api/v1/collect": ["202", "400", "404", "413", "415", "429", "500"],
         "get /api/v1/analytics/tours": ["200", "400", "401", "403", "404", "429", "500", "503"],
-        "get /api/v1/analytics/sites": ["200", "400", "401", "403", "404", "429", "500", "503"]
+        "get /api/v1/analytics/sites": ["200", "400", "401", "403", "404", "429", "500", "503"],
+        "get /api/v1/finance/invoices": ["200", "400", "401", "403", "404", "429", "500"],
+        "get /api/v1/finance/invoice-files/{file}": ["200", "400", "404", "500"]
       }
       const scopeOf: Record<string, Array<string>> = {
         "get /api/v1/me": [],
@@ -103,7 +105,8 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("OpenAPI do
         "get /api/v1/tours/{id}/availability": ["tours:read"],
         "get /api/v1/sales": ["finance:read"],
         "get /api/v1/analytics/tours": ["analytics:read"],
-        "get /api/v1/analytics/sites": ["analytics:read"]
+        "get /api/v1/analytics/sites": ["analytics:read"],
+        "get /api/v1/finance/invoices": ["finance:read"]
       }
       const listed = Object.entries<any>(doc.paths).flatMap(([path, item]) =>
         Object.keys(item).map((m) => `${m} ${path}`)
@@ -115,6 +118,11 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("OpenAPI do
         expect(Object.keys(op.responses).sort(), key).toEqual(statuses.sort())
         // The public collect endpoint takes no key (checked below).
         if (key === "post /api/v1/collect") continue
+        // A commission document's file opens with its signed link alone (docs/api/invoices.md).
+        if (key === "get /api/v1/finance/invoice-files/{file}") {
+          expect(op.security ?? []).toEqual([])
+          continue
+        }
         const bearer = { bearer: scopeOf[key] ?? ["bookings:read"] }
         // The catalogue also takes a publishable key (query `key`).
         expect(op.security, key).toEqual(path.startsWith("/api/v1/tours") ? [bearer, { publishable: [] }] : [bearer])
