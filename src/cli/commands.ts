@@ -17,6 +17,7 @@ import { paymentAccounts } from "./paymentAccounts.js"
 import { publishableKeys } from "./publishableKeys.js"
 import { quickbook } from "./quickbook.js"
 import { refunds } from "./refunds.js"
+import { settlements } from "./settlements.js"
 import { tours } from "./tours.js"
 import { audit, keysLimits } from "./writes.js"
 
@@ -248,5 +249,6 @@ export const adminCommands = [
   mail,
   refunds,
   paymentAccounts,
-  quickbook
+  quickbook,
+  settlements
 ] as const

@@ -14,6 +14,7 @@ import { quickbookExpiryJob } from "./quickbookExpiry.js"
 import { quickbookRecoveryJob } from "./quickbookRecovery.js"
 import { salesLedgerJobs } from "./salesLedger.js"
 import { salesRollupsJob } from "./salesRollups.js"
+import { settlementImportJobLive } from "./settlementImport.js"
 import { tourSeasonJob } from "./tourSeason.js"
 
 export const JobsLive = Layer.unwrapEffect(
@@ -32,7 +33,8 @@ export const JobsLive = Layer.unwrapEffect(
         exchangeRatesJobLive,
         salesLedgerJobs,
         analyticsSaltsJobLive,
-        analyticsRollupsJobLive
+        analyticsRollupsJobLive,
+        settlementImportJobLive
       ).pipe(Layer.provide(clusterLayer(config)))
       : Layer.empty)
 )

@@ -19,6 +19,8 @@ import { BookingsLive } from "./bookings/Http.js"
 import { CancelsLive } from "./cancels/Http.js"
 import { CheckinsLive } from "./checkins/Http.js"
 import { CollectLive } from "./collect/Http.js"
+import { ChargebacksLive } from "./finance/chargebacks/Http.js"
+import { PayoutsLive } from "./finance/payouts/Http.js"
 import { ManifestLive } from "./manifest/Http.js"
 import { openApiLayer } from "./openapi.js"
 import { PaymentLinksLive } from "./paymentLinks/Http.js"
@@ -79,7 +81,9 @@ export const PartnerApiLive = HttpApiBuilder.api(PartnerApi).pipe(
     ToursLive,
     SalesLive,
     CollectLive,
-    AnalyticsLive
+    AnalyticsLive,
+    PayoutsLive,
+    ChargebacksLive
   ]),
   Layer.provide(PartnerAuthLive),
   Layer.provide([KeyAuth.Default, RateLimiter.Default])
