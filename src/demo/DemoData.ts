@@ -23,6 +23,7 @@ import { startSandbox } from "../sandbox/bokun/index.js"
 import { startSandbox as startPaymentSandbox } from "../sandbox/surfboard/index.js"
 import { seedDemoTraffic } from "./analyticsTraffic.js"
 import { DEMO_DAYS_AHEAD, setUpDemoBookingSystem } from "./bookingSystem.js"
+import { setUpDemoPayouts } from "./financePayouts.js"
 import { deskCardTerminals, setUpDemoPaymentProvider } from "./paymentProvider.js"
 import { setUpDemoRates } from "./rates.js"
 import { type DemoFile, seedDemo } from "./seed.js"
@@ -114,6 +115,7 @@ export class DemoData extends Context.Tag("Demo/DemoData")<DemoData, {
       const payments = yield* startPaymentSandbox({ port: 0 })
       yield* setUpDemoPaymentProvider(payments)
       yield* recordDeskCardTerminals(file, payments)
+      yield* setUpDemoPayouts(payments)
       yield* Effect.logInfo(`demo payment provider (Surfboard sandbox) on ${payments.baseUrl}`)
       // Rates for every banking day of the last 400 days (the sources: src/demo/rates.ts).
       yield* setUpDemoRates
