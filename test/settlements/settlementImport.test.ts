@@ -17,8 +17,10 @@ import { get } from "../support/http.js"
 import { merchantFor, paidAtSandbox, PartnerId, paymentsEnv, ServerSettings } from "../support/payments.js"
 
 const DAY = 86_400_000
+/** Today (UTC midnight) once for the file: a run across midnight keeps its days. */
+const TODAY = Math.floor(Date.now() / DAY) * DAY
 /** Midnight UTC `n` days from today. */
-const dayStart = (n: number) => new Date(Math.floor(Date.now() / DAY) * DAY + n * DAY)
+const dayStart = (n: number) => new Date(TODAY + n * DAY)
 const day = (n: number) => dayStart(n).toISOString().slice(0, 10)
 const at = (n: number, hour: number) => new Date(dayStart(n).getTime() + hour * 3_600_000)
 

@@ -17,7 +17,9 @@ import { conforms, dereferencedSpec } from "../../../support/openapi.js"
 import { testServer } from "../../../support/server.js"
 
 const DAY = 86_400_000
-const day = (n: number) => new Date(Math.floor(Date.now() / DAY) * DAY + n * DAY).toISOString().slice(0, 10)
+/** Today (UTC midnight) once for the file: a run across midnight keeps its days. */
+const TODAY = Math.floor(Date.now() / DAY) * DAY
+const day = (n: number) => new Date(TODAY + n * DAY).toISOString().slice(0, 10)
 
 const importCharges = (merchantId: string, settlementDay: number, charges: ReadonlyArray<Record<string, unknown>>) =>
   Effect.gen(function*() {
