@@ -210,7 +210,10 @@ layer(paymentsEnv(), { excludeTestServices: true, timeout: 180_000 })("settlemen
 
       for (const mode of ["error", "drop"] as const) {
         yield* surfboard.faults.set({ reportReads: mode }, { merchantId: failing.id })
+        yield* surfboard.requests.clear
         const result = yield* runImport()
+        // A read: retried once (SURFBOARD_RETRIES=1), then the merchant's failure.
+        expect(yield* surfboard.requests.count({ path: /\/reports$/, merchantId: failing.id })).toBe(2)
         const mine = result.results.filter((r) => r.merchantId === failing.id || r.merchantId === fine.id)
         expect(mine).toEqual(expect.arrayContaining([
           expect.objectContaining({ merchantId: failing.id, outcome: "failed", error: expect.any(String) }),
