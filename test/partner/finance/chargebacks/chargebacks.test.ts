@@ -173,8 +173,23 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("GET /api/v
       const c = yield* paidBooking(w.cetus, w.own, `c-${w.tag}`)
       yield* importCharges(w.shared, -3, [chargeback(`a-${w.tag}`, 1000)])
       yield* importCharges(w.own, -3, [chargeback(`c-${w.tag}`, 2000)])
+      // A balance paid through a payment link: the chargeback names the link's order.
+      const sql = yield* SqlClient.SqlClient
+      const linked = yield* insertBooking({ operatorId: w.alpha, amountMinor: 30000 })
+      yield* sql`
+        INSERT INTO payment_links (id, target, booking_id, operator_id, kind, amount_minor, currency, merchant_id,
+          idempotency_reference, provider_reference_id, description, state, provider_link_id, url)
+        VALUES (gen_random_uuid(), ${"booking:" + linked}, ${linked}, ${w.alpha}, 'deferred_balance', 30000, 'NOK',
+          ${w.shared}, ${"idem-" + w.tag}, 'REF', 'Balance', 'closed', ${
+        "link-order-" + w.tag
+      }, 'https://pay.example/x')`
+      yield* importCharges(w.shared, -2, [{
+        ...chargeback("none", 3000),
+        paymentId: null,
+        orderId: `link-order-${w.tag}`
+      }])
       const ids = (body: any) => body.data.map((x: any) => x.booking.id)
-      expect(ids(yield* list("", yield* w.finance([w.alpha])))).toEqual([a.id])
+      expect(ids(yield* list("", yield* w.finance([w.alpha])))).toEqual([linked, a.id])
       const cetusKey = yield* w.finance([w.cetus], w.carol)
       expect(ids(yield* list("", cetusKey))).toEqual([c.id])
       expect(ids(yield* list(`?partner_id=${w.beta}`, yield* w.finance([w.alpha, w.beta])))).toEqual([])
