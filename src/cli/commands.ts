@@ -18,6 +18,7 @@ import { paymentAccounts } from "./paymentAccounts.js"
 import { publishableKeys } from "./publishableKeys.js"
 import { quickbook } from "./quickbook.js"
 import { refunds } from "./refunds.js"
+import { settlements } from "./settlements.js"
 import { tours } from "./tours.js"
 import { audit, keysLimits } from "./writes.js"
 
@@ -250,5 +251,6 @@ export const adminCommands = [
   refunds,
   paymentAccounts,
   quickbook,
+  settlements,
   invoices
 ] as const

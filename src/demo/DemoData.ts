@@ -24,6 +24,7 @@ import { startSandbox as startPaymentSandbox } from "../sandbox/surfboard/index.
 import { seedDemoTraffic } from "./analyticsTraffic.js"
 import { DEMO_DAYS_AHEAD, setUpDemoBookingSystem } from "./bookingSystem.js"
 import { issueDemoInvoices } from "./financeInvoices.js"
+import { setUpDemoPayouts } from "./financePayouts.js"
 import { deskCardTerminals, setUpDemoPaymentProvider } from "./paymentProvider.js"
 import { setUpDemoRates } from "./rates.js"
 import { type DemoFile, seedDemo } from "./seed.js"
@@ -115,6 +116,7 @@ export class DemoData extends Context.Tag("Demo/DemoData")<DemoData, {
       const payments = yield* startPaymentSandbox({ port: 0 })
       yield* setUpDemoPaymentProvider(payments)
       yield* recordDeskCardTerminals(file, payments)
+      yield* setUpDemoPayouts(payments)
       yield* Effect.logInfo(`demo payment provider (Surfboard sandbox) on ${payments.baseUrl}`)
       yield* issueDemoInvoices
       // Rates for every banking day of the last 400 days (the sources: src/demo/rates.ts).

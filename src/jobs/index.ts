@@ -15,6 +15,7 @@ import { quickbookExpiryJob } from "./quickbookExpiry.js"
 import { quickbookRecoveryJob } from "./quickbookRecovery.js"
 import { salesLedgerJobs } from "./salesLedger.js"
 import { salesRollupsJob } from "./salesRollups.js"
+import { settlementImportJobLive } from "./settlementImport.js"
 import { tourSeasonJob } from "./tourSeason.js"
 
 export const JobsLive = Layer.unwrapEffect(
@@ -34,6 +35,7 @@ export const JobsLive = Layer.unwrapEffect(
         salesLedgerJobs,
         analyticsSaltsJobLive,
         analyticsRollupsJobLive,
+        settlementImportJobLive,
         commissionCloseJob
       ).pipe(Layer.provide(clusterLayer(config)))
       : Layer.empty)

@@ -13,7 +13,9 @@ import { Partner } from "./bookings/booking.js"
 import { CancelsGroup } from "./cancels/Api.js"
 import { CheckinsGroup } from "./checkins/Api.js"
 import { CollectGroup } from "./collect/Api.js"
+import { ChargebacksGroup } from "./finance/chargebacks/Api.js"
 import { InvoiceFilesGroup, InvoicesGroup } from "./finance/invoices/Api.js"
+import { PayoutsGroup } from "./finance/payouts/Api.js"
 import { ManifestGroup } from "./manifest/Api.js"
 import { PaymentLinksGroup } from "./paymentLinks/Api.js"
 import { ReschedulesGroup } from "./reschedules/Api.js"
@@ -64,12 +66,15 @@ export class PartnerApi extends HttpApi.make("partner")
   .add(SalesGroup)
   .add(CollectGroup)
   .add(AnalyticsGroup)
-  .add(InvoicesGroup).add(InvoiceFilesGroup)
+  .add(PayoutsGroup)
+  .add(ChargebacksGroup)
+  .add(InvoicesGroup)
+  .add(InvoiceFilesGroup)
   .annotate(OpenApi.Title, "Partner API")
   .annotate(OpenApi.Version, "1.0.0")
   .annotate(
     OpenApi.Description,
-    "Read bookings, the daily manifest, sales, analytics and the tour catalogue of the operators on your key. Money is integer minor units with an ISO 4217 currency; " +
+    "Read bookings, the daily manifest, sales, analytics, finance records and the tour catalogue of the operators on your key. Money is integer minor units with an ISO 4217 currency; " +
       "timestamps are ISO 8601; departure times are local HH:MM with an IANA time zone. Every error is " +
       "RFC 9457 problem details (application/problem+json) with a `request_id`."
   )

@@ -19,7 +19,9 @@ import { BookingsLive } from "./bookings/Http.js"
 import { CancelsLive } from "./cancels/Http.js"
 import { CheckinsLive } from "./checkins/Http.js"
 import { CollectLive } from "./collect/Http.js"
+import { ChargebacksLive } from "./finance/chargebacks/Http.js"
 import { InvoiceFilesLive, InvoicesLive } from "./finance/invoices/Http.js"
+import { PayoutsLive } from "./finance/payouts/Http.js"
 import { ManifestLive } from "./manifest/Http.js"
 import { openApiLayer } from "./openapi.js"
 import { PaymentLinksLive } from "./paymentLinks/Http.js"
@@ -81,6 +83,8 @@ export const PartnerApiLive = HttpApiBuilder.api(PartnerApi).pipe(
     SalesLive,
     CollectLive,
     AnalyticsLive,
+    PayoutsLive,
+    ChargebacksLive,
     InvoicesLive,
     InvoiceFilesLive
   ]),

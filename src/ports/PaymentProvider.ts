@@ -268,6 +268,86 @@ export interface PaymentProviderClient {
     account: PaymentAccount,
     request: { readonly linkId: string; readonly idempotencyReference: string }
   ) => Effect.Effect<void, PaymentProviderError>
+  /**
+   * The merchant's settlement reports (payouts), oldest settlement day first; with `from`, only
+   * those settled on or after that day (issue 15 part A; docs/payment-provider.md "Settlement reports").
+   */
+  readonly settlementReports: (
+    account: PaymentAccount,
+    request: SettlementReportsRequest
+  ) => Effect.Effect<ReadonlyArray<SettlementReport>, PaymentProviderError>
+  /** One report's charges section: the fee VAT and the itemised charges (chargebacks among them). */
+  readonly settlementCharges: (
+    account: PaymentAccount,
+    request: { readonly partnerId: string; readonly payoutId: string }
+  ) => Effect.Effect<SettlementCharges, PaymentProviderError>
+}
+
+// ---- Settlement reports and their charges (issue 15 part A: payouts and chargebacks) ----
+
+/** DAILY, WEEKLY or MONTHLY: the merchant's settlement frequency. */
+export type SettlementReportType = "DAILY" | "WEEKLY" | "MONTHLY"
+
+export interface SettlementReportsRequest {
+  /** The partner the merchant belongs to (Surfboard's path names both). */
+  readonly partnerId: string
+  /** First settlement day (YYYY-MM-DD), inclusive; absent: every report. */
+  readonly from?: string | undefined
+}
+
+/** One payout as the provider reports it. Amounts in `currency` (NOK) minor units. */
+export interface SettlementReport {
+  readonly payoutId: string
+  readonly merchantId: string
+  readonly settlementDate: string | null
+  readonly transactionsFrom: string | null
+  readonly transactionsTo: string | null
+  readonly reportType: SettlementReportType | null
+  readonly currency: string
+  /** Sales settled (positive). */
+  readonly salesMinor: number
+  /** Refunds settled, negative (the provider reports them positive). */
+  readonly refundsMinor: number
+  /** The provider's fees (positive: what was deducted), VAT excluded. */
+  readonly feesMinor: number
+  /** What was paid out, as reported; negative when the charges exceeded the sales (carried over). */
+  readonly payoutMinor: number
+  /** The report's PDF. */
+  readonly pdfUrl: string | null
+}
+
+/**
+ * SERVICE_PROVIDER_FEE, CHARGEBACK, CHARGEBACK_FEE, PARTNER_FEE, PREVIOUS_PENDING_LIABILITY, or
+ * another type the provider adds (kept as sent).
+ */
+export type SettlementChargeType = string
+
+export interface SettlementCharge {
+  /** The provider's id of the charge line (unique within its report). */
+  readonly chargeId: string
+  readonly type: SettlementChargeType
+  readonly description: string
+  readonly date: string | null
+  /** Money taken from the payout (positive). */
+  readonly debitMinor: number
+  /** Money added to the payout (positive). */
+  readonly creditMinor: number
+  /** The order and payment a chargeback (or its fee) concerns. */
+  readonly orderId: string | null
+  readonly paymentId: string | null
+  /** The order's reference (ours: the booking's confirmation code or the sale's reference). */
+  readonly referenceId: string | null
+  /** The disputed transaction's day, amount and currency (chargebacks). */
+  readonly transactionDate: string | null
+  readonly transactionAmountMinor: number | null
+  readonly transactionCurrency: string | null
+}
+
+export interface SettlementCharges {
+  readonly payoutId: string
+  /** VAT on the provider's fees (25 % in Norway). */
+  readonly feeVatMinor: number
+  readonly charges: ReadonlyArray<SettlementCharge>
 }
 
 /** The port. */

@@ -12,6 +12,7 @@
  * | createPaymentLink | POST /orders on the payment page terminal (online.paymentPageValidFor) | once, keyed   |
  * | paymentLinkStatus | GET /orders/{id} + GET /orders/{id}/status                             | retried       |
  * | cancelPaymentLink | DELETE /orders/{id}                                                    | once, keyed   |
+ * | settlementReports, settlementCharges | GET /partners/{p}/merchants/{m}/reports… (reports.ts) | retried |
  *
  * "keyed": the call carries our idempotency reference (`Idempotency-Key`) and is never retried by
  * the adapter; retrying it with the same reference is the caller's move and returns the first
@@ -29,6 +30,7 @@ import { defaultHttpOptions, makeSurfboardHttp, type SurfboardHttp, type Surfboa
 import { numericCurrency } from "./currency.js"
 import * as Dialect from "./dialect.js"
 import { linkExpiry, linkStateOf, orderStatusOf, purchaseBody, refundOf, returnBody, validForUntil } from "./mapping.js"
+import { makeReportCalls } from "./reports.js"
 
 export type SurfboardAdapterOptions = SurfboardHttpOptions
 
@@ -350,6 +352,8 @@ export const makeSurfboardAdapter = (options: SurfboardAdapterOptions = defaultA
               () => Effect.void
             )
           )
-        }).pipe(Effect.asVoid, withSpan("cancelPaymentLink", account, { "surfboard.order_id": request.linkId }))
+        }).pipe(Effect.asVoid, withSpan("cancelPaymentLink", account, { "surfboard.order_id": request.linkId })),
+
+      ...makeReportCalls(http, withSpan)
     } satisfies PaymentProviderClient
   })

@@ -22,6 +22,8 @@ export const SECTIONS = [
   "manifest",
   "tours",
   "sales",
+  "payouts",
+  "chargebacks",
   "invoices",
   "analytics",
   "collect",

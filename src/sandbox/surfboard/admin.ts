@@ -18,6 +18,8 @@
  *   POST   /sandbox/links/pay                  {url, declined?} → the guest pays a payment link
  *   POST   /sandbox/settle                     {orderId?, paymentId?} → {settled}
  *   GET    /sandbox/orders/:orderId/refunds    the refunds of a purchase
+ *   POST   /sandbox/settlement-charges         ChargeSpec → a charge in a settlement report (reports.ts)
+ *   GET    /sandbox/merchants/:merchantId/reports   the merchant's settlement reports with their charges
  */
 import { HttpRouter, HttpServerRequest } from "@effect/platform"
 import { Effect, Schema } from "effect"
@@ -31,6 +33,7 @@ const SwitchesBody = Schema.Struct({
   partialRefundRatio: Schema.optional(Schema.NullOr(Schema.Number.pipe(Schema.greaterThan(0), Schema.lessThan(1)))),
   settlement: Schema.optional(Schema.Literal("instant", "delayed", "manual")),
   settlementDelayMs: Schema.optional(Schema.Number.pipe(Schema.nonNegative())),
+  reportReads: Schema.optional(Schema.Literal("ok", "error", "hang", "drop")),
   merchantId: Schema.optional(Schema.String)
 })
 
@@ -133,5 +136,13 @@ export const adminApi = (sandbox: Sandbox) =>
         return { settled: yield* sandbox.settle(filter) }
       }))
     ),
-    HttpRouter.get("/sandbox/orders/:orderId/refunds", plain(Effect.flatMap(param("orderId"), sandbox.refundsOf)))
+    HttpRouter.get("/sandbox/orders/:orderId/refunds", plain(Effect.flatMap(param("orderId"), sandbox.refundsOf))),
+    HttpRouter.post(
+      "/sandbox/settlement-charges",
+      plain(Effect.flatMap(json, (spec) => sandbox.reports.seedCharge(given(spec))))
+    ),
+    HttpRouter.get(
+      "/sandbox/merchants/:merchantId/reports",
+      plain(Effect.flatMap(param("merchantId"), sandbox.reports.reportsOf))
+    )
   )

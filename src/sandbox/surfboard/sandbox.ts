@@ -34,6 +34,7 @@ import { merchantIdOf } from "./auth.js"
 import { makeSandboxClock } from "./clock.js"
 import { badRequest, notFound } from "./failure.js"
 import { payPage } from "./payPage.js"
+import { type ChargeSpec, makeReports, type ReportLine, reportsApi } from "./reports.js"
 import type { MerchantRow, TerminalRow } from "./rows.js"
 import { createSandboxSchema } from "./schema.js"
 import { makeStore, type Store } from "./store.js"
@@ -148,6 +149,16 @@ export interface Sandbox {
   readonly settle: (filter?: { readonly orderId?: string; readonly paymentId?: string }) => Effect.Effect<number>
   /** The refunds (return orders) of a purchase, settled up to now. */
   readonly refundsOf: (purchaseOrderId: string) => Effect.Effect<ReadonlyArray<RefundRecord>>
+  /** Settlement reports made from the merchant's transactions, and charges seeded into them (reports.ts). */
+  readonly reports: {
+    readonly reportsOf: (merchantId: string) => Effect.Effect<ReadonlyArray<ReportLine>>
+    readonly seedCharge: (spec: ChargeSpec) => Effect.Effect<{
+      readonly chargeId: string
+      readonly settlementDate: string
+      readonly orderId: string | null
+      readonly paymentId: string | null
+    }>
+  }
 }
 
 const die = <A, E>(effect: Effect.Effect<A, E>) => Effect.orDie(effect)
@@ -180,6 +191,7 @@ export const startSandbox = (
       exempt: (path) => isAdminPath(path) || path.startsWith("/pay/")
     })
     const store = yield* makeStore(clock, (merchantId) => faults.effective(merchantId))
+    const reports = yield* makeReports(clock)
     const { server, port, baseUrl } = yield* listen(options)
 
     const findMerchant = (merchantId: string) =>
@@ -299,7 +311,11 @@ export const startSandbox = (
             status: r.status,
             requestedMinor: r.requested_minor,
             refundedMinor: r.refunded_minor
-          }))))
+          })))),
+      reports: {
+        reportsOf: (merchantId) => die(reports.reportsOf(merchantId)),
+        seedCharge: (spec) => die(reports.seedCharge(spec))
+      }
     }
 
     /**
@@ -321,7 +337,12 @@ export const startSandbox = (
         return yield* Effect.never
       })
 
-    const app = HttpRouter.concatAll(surfboardApi(store, baseUrl), payPage(store), adminApi(sandbox))
+    const app = HttpRouter.concatAll(
+      surfboardApi(store, baseUrl),
+      reportsApi(store, reports, (merchantId) => faults.effective(merchantId)),
+      payPage(store),
+      adminApi(sandbox)
+    )
     // The sandbox stands in for a system we do not own: its requests are not the service's spans.
     yield* server.serve(faults.middleware(loseAnswer(answeredToTheEnd(app)))).pipe(
       Effect.locally(HttpMiddleware.currentTracerDisabledWhen, () => true)

@@ -12,6 +12,8 @@
  * - settlement: `instant` (refunds and voids complete at once), `delayed` (they stay
  *   PAYMENT_PROCESSING / VOID_INITIATED for settlementDelayMs of sandbox time), `manual` (until
  *   `settle` is called).
+ * - reportReads: the settlement report reads only (GET …/reports, …/charges; reports.ts): `ok`,
+ *   `error` (503), `hang` (never answers) or `drop` (the connection is closed: a lost answer).
  */
 import type { FaultSettings } from "../faults.js"
 import { NO_FAULTS } from "../faults.js"
@@ -21,6 +23,7 @@ export interface SurfboardSwitches extends FaultSettings {
   readonly partialRefundRatio: number | null
   readonly settlement: "instant" | "delayed" | "manual"
   readonly settlementDelayMs: number
+  readonly reportReads: "ok" | "error" | "hang" | "drop"
 }
 
 export const NO_SWITCHES: SurfboardSwitches = {
@@ -28,7 +31,8 @@ export const NO_SWITCHES: SurfboardSwitches = {
   loseAnswer: "no",
   partialRefundRatio: null,
   settlement: "instant",
-  settlementDelayMs: 0
+  settlementDelayMs: 0,
+  reportReads: "ok"
 }
 
 /** How a refund or void that starts now settles under the switches. */
