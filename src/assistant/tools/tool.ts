@@ -1,0 +1,39 @@
+/**
+ * An MCP tool of the assistant-facing server (issue 16): its name, the REST endpoint's own parameters
+ * and body fields as input, the REST response body as output (both Effect Schemas, published as JSON
+ * Schema with `JSONSchema.make`, so the tool and the endpoint never drift), the scope it needs and
+ * what it does. The server (src/assistant/mcp/) registers every tool of `assistantTools`
+ * (./index.ts), checks the scope (403 `insufficient_scope` as an MCP authorization error), decodes
+ * the arguments, runs the tool with `CurrentKey` (the connection's key) and `AssistantConnection` in
+ * context, and answers `structuredContent` (the encoded output) with `text(output)` as the text
+ * content, or an `isError` result carrying the RFC 9457 problem of a failure (src/partner/problem.ts).
+ */
+import type { Effect, Schema } from "effect"
+import type { Scope } from "../../partner/auth/scopes.js"
+import type { CurrentKey } from "../../partner/auth/security.js"
+import type { AssistantConnection } from "../connection.js"
+import type { AssistantToolServices } from "./index.js"
+
+export interface ToolAnnotations {
+  readonly readOnlyHint?: boolean
+  readonly destructiveHint?: boolean
+  readonly idempotentHint?: boolean
+  readonly openWorldHint?: boolean
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a heterogeneous list of tools
+export interface AssistantTool<I = any, O = any> {
+  readonly name: string
+  readonly title: string
+  readonly description: string
+  /** A Struct of the REST endpoint's parameters and body fields, with the same names. */
+  readonly input: Schema.Schema<I, unknown, never>
+  /** The REST response body (a write's first call answers `requires_confirmation` instead: see the tool). */
+  readonly output: Schema.Schema<O, unknown, never>
+  readonly scope: Scope
+  readonly annotations: ToolAnnotations
+  /** Fails with the domain's tagged errors; the server turns them into problems. */
+  readonly run: (input: I) => Effect.Effect<O, unknown, CurrentKey | AssistantConnection | AssistantToolServices>
+  /** A short text rendering of the output for clients that show text only. */
+  readonly text: (output: O) => string
+}
