@@ -21,15 +21,15 @@ export interface ToolAnnotations {
   readonly openWorldHint?: boolean
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a heterogeneous list of tools
+/* eslint-disable @typescript-eslint/no-explicit-any -- a heterogeneous list of tools, each typed where it is made */
 export interface AssistantTool<I = any, O = any> {
   readonly name: string
   readonly title: string
   readonly description: string
   /** A Struct of the REST endpoint's parameters and body fields, with the same names. */
-  readonly input: Schema.Schema<I, unknown, never>
+  readonly input: Schema.Schema<I, any, never>
   /** The REST response body (a write's first call answers `requires_confirmation` instead: see the tool). */
-  readonly output: Schema.Schema<O, unknown, never>
+  readonly output: Schema.Schema<O, any, never>
   readonly scope: Scope
   readonly annotations: ToolAnnotations
   /** Fails with the domain's tagged errors; the server turns them into problems. */
@@ -37,3 +37,4 @@ export interface AssistantTool<I = any, O = any> {
   /** A short text rendering of the output for clients that show text only. */
   readonly text: (output: O) => string
 }
+/* eslint-enable @typescript-eslint/no-explicit-any */
