@@ -9,6 +9,7 @@ import { exchangeRatesJobLive } from "./exchangeRates.js"
 import { idempotencyCleanupJob } from "./idempotencyCleanup.js"
 import { mirrorJobs } from "./mirrorRefresh.js"
 import { outboxSenderJob } from "./outboxSender.js"
+import { payLaterChargerJob } from "./payLaterCharger.js"
 import { paymentLinkWatchJob } from "./paymentLinkWatch.js"
 import { quickbookExpiryJob } from "./quickbookExpiry.js"
 import { quickbookRecoveryJob } from "./quickbookRecovery.js"
@@ -32,7 +33,8 @@ export const JobsLive = Layer.unwrapEffect(
         exchangeRatesJobLive,
         salesLedgerJobs,
         analyticsSaltsJobLive,
-        analyticsRollupsJobLive
+        analyticsRollupsJobLive,
+        payLaterChargerJob
       ).pipe(Layer.provide(clusterLayer(config)))
       : Layer.empty)
 )

@@ -28,6 +28,7 @@ import {
 import { defaultHttpOptions, makeSurfboardHttp, type SurfboardHttp, type SurfboardHttpOptions } from "./client.js"
 import { numericCurrency } from "./currency.js"
 import * as Dialect from "./dialect.js"
+import { merchantInitiatedOperations } from "./merchantInitiated.js"
 import { linkExpiry, linkStateOf, orderStatusOf, purchaseBody, refundOf, returnBody, validForUntil } from "./mapping.js"
 
 export type SurfboardAdapterOptions = SurfboardHttpOptions
@@ -350,6 +351,9 @@ export const makeSurfboardAdapter = (options: SurfboardAdapterOptions = defaultA
               () => Effect.void
             )
           )
-        }).pipe(Effect.asVoid, withSpan("cancelPaymentLink", account, { "surfboard.order_id": request.linkId }))
+        }).pipe(Effect.asVoid, withSpan("cancelPaymentLink", account, { "surfboard.order_id": request.linkId })),
+
+      // Pay-later charging (issue 15, part B): merchantInitiated.ts
+      ...merchantInitiatedOperations(http, withSpan)
     } satisfies PaymentProviderClient
   })

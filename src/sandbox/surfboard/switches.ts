@@ -12,15 +12,19 @@
  * - settlement: `instant` (refunds and voids complete at once), `delayed` (they stay
  *   PAYMENT_PROCESSING / VOID_INITIATED for settlementDelayMs of sandbox time), `manual` (until
  *   `settle` is called).
+ * - mitOutcome: how a saved card answers a merchant-initiated charge (merchantInitiated.ts): `paid`,
+ *   `soft_decline`, `hard_decline` or `sca_required`.
  */
 import type { FaultSettings } from "../faults.js"
 import { NO_FAULTS } from "../faults.js"
+import type { MitOutcome } from "./merchantInitiated.js"
 
 export interface SurfboardSwitches extends FaultSettings {
   readonly loseAnswer: "no" | "hang" | "drop"
   readonly partialRefundRatio: number | null
   readonly settlement: "instant" | "delayed" | "manual"
   readonly settlementDelayMs: number
+  readonly mitOutcome: MitOutcome
 }
 
 export const NO_SWITCHES: SurfboardSwitches = {
@@ -28,7 +32,8 @@ export const NO_SWITCHES: SurfboardSwitches = {
   loseAnswer: "no",
   partialRefundRatio: null,
   settlement: "instant",
-  settlementDelayMs: 0
+  settlementDelayMs: 0,
+  mitOutcome: "paid"
 }
 
 /** How a refund or void that starts now settles under the switches. */
