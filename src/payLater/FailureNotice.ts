@@ -32,7 +32,13 @@ export class PayLaterFailureNotice extends Effect.Service<PayLaterFailureNotice>
     const outbox = yield* Outbox
     const paymentAccounts = yield* OperatorPaymentAccounts
 
-    const teamEmail = (charge: DueCharge, target: Target, message: string, team: ReadonlyArray<string>, guest: boolean) =>
+    const teamEmail = (
+      charge: DueCharge,
+      target: Target,
+      message: string,
+      team: ReadonlyArray<string>,
+      guest: boolean
+    ) =>
       outbox.enqueue({
         dedupeKey: `pay_later:${charge.id}:failed:team`,
         to: team,
@@ -44,7 +50,10 @@ export class PayLaterFailureNotice extends Effect.Service<PayLaterFailureNotice>
           operatorName: target.operatorName,
           tourName: target.tourName.trim() ? target.tourName : "your tour",
           bookingReference: target.bookingReference,
-          departure: { date: target.date ?? localDayAt(target.timezone, charge.charge_at), startTime: target.startTime },
+          departure: {
+            date: target.date ?? localDayAt(target.timezone, charge.charge_at),
+            startTime: target.startTime
+          },
           guestName: target.guestName,
           amount: { amountMinor: charge.amount_minor, currency: charge.currency },
           failure: message,
@@ -77,7 +86,9 @@ export class PayLaterFailureNotice extends Effect.Service<PayLaterFailureNotice>
         const emails: Array<string> = []
         if (Option.isSome(link)) {
           yield* links.markOpen(link.value.row.id, FIRST_LINK_CHECK_SECONDS)
-          const guest = yield* outbox.enqueue(guestLinkEmail(target, owed, link.value.url, `pay_later_${charge.id}`, now))
+          const guest = yield* outbox.enqueue(
+            guestLinkEmail(target, owed, link.value.url, `pay_later_${charge.id}`, now)
+          )
           if (guest.created) yield* links.setEmailed(link.value.row.id, guest.id)
           emails.push(guest.id)
         }

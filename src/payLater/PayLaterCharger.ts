@@ -70,7 +70,10 @@ export class PayLaterCharger extends Effect.Service<PayLaterCharger>()("PayLater
         return yield* notice.tell(charge, message).pipe(
           Effect.as("told" as ChargeStep),
           Effect.catchAll((e) =>
-            Effect.as(Effect.logWarning(`pay-later charge ${charge.id}: guest and operator not told yet`, e), "failed" as ChargeStep)
+            Effect.as(
+              Effect.logWarning(`pay-later charge ${charge.id}: guest and operator not told yet`, e),
+              "failed" as ChargeStep
+            )
           )
         )
       })
@@ -155,7 +158,10 @@ export class PayLaterCharger extends Effect.Service<PayLaterCharger>()("PayLater
     ) =>
     (e: PaymentProviderError) =>
       e._tag === "PaymentProviderUnavailable"
-        ? Effect.as(Effect.logWarning(`pay-later charge ${charge.id}: outcome unknown (${e.reason})`), "unknown" as const)
+        ? Effect.as(
+          Effect.logWarning(`pay-later charge ${charge.id}: outcome unknown (${e.reason})`),
+          "unknown" as const
+        )
         : apply(charge, account, reference, attempt, {
           orderId: "",
           paymentId: null,
@@ -180,7 +186,9 @@ export class PayLaterCharger extends Effect.Service<PayLaterCharger>()("PayLater
           // Failed for good earlier; its guest and operator were not told yet.
           return yield* notice.tell(charge, charge.failure_message ?? "the balance could not be charged").pipe(
             Effect.as("told" as ChargeStep),
-            Effect.catchAll((e) => Effect.as(Effect.logWarning(`pay-later charge ${charge.id}: not told yet`, e), "failed" as ChargeStep))
+            Effect.catchAll((e) =>
+              Effect.as(Effect.logWarning(`pay-later charge ${charge.id}: not told yet`, e), "failed" as ChargeStep)
+            )
           )
         }
         if (Option.isNone(found)) return yield* stop(charge, "the operator has no payment account")
@@ -228,27 +236,29 @@ export class PayLaterCharger extends Effect.Service<PayLaterCharger>()("PayLater
       )
 
     /** One run: every due charge claimed now (`at` overrides the clock, for tests and the benchmark). */
-    const run = Effect.fn("PayLaterCharger.run")(function*(options: { readonly at?: Date; readonly batch?: number } = {}) {
-      const now = options.at ?? new Date(yield* Clock.currentTimeMillis)
-      const claimed = yield* repo.claimDue({
-        now,
-        leaseUntil: new Date(now.getTime() + config.leaseSeconds * 1000),
-        batch: options.batch ?? config.batchSize
-      })
-      const steps = yield* Effect.forEach(claimed, (c) => one(c, now), { concurrency: config.concurrency })
-      const count = (s: ChargeStep) => steps.filter((x) => x === s).length
-      const summary: ChargerSummary = {
-        claimed: claimed.length,
-        collected: count("collected"),
-        retrying: count("retrying"),
-        failed: count("failed") + count("told"),
-        told: count("told"),
-        unknown: count("unknown"),
-        errors: count("error")
+    const run = Effect.fn("PayLaterCharger.run")(
+      function*(options: { readonly at?: Date; readonly batch?: number } = {}) {
+        const now = options.at ?? new Date(yield* Clock.currentTimeMillis)
+        const claimed = yield* repo.claimDue({
+          now,
+          leaseUntil: new Date(now.getTime() + config.leaseSeconds * 1000),
+          batch: options.batch ?? config.batchSize
+        })
+        const steps = yield* Effect.forEach(claimed, (c) => one(c, now), { concurrency: config.concurrency })
+        const count = (s: ChargeStep) => steps.filter((x) => x === s).length
+        const summary: ChargerSummary = {
+          claimed: claimed.length,
+          collected: count("collected"),
+          retrying: count("retrying"),
+          failed: count("failed") + count("told"),
+          told: count("told"),
+          unknown: count("unknown"),
+          errors: count("error")
+        }
+        yield* Effect.annotateCurrentSpan({ ...summary })
+        return summary
       }
-      yield* Effect.annotateCurrentSpan({ ...summary })
-      return summary
-    })
+    )
 
     return { run } as const
   }),

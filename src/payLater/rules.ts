@@ -63,7 +63,11 @@ export const afterAttempt = (input: {
     case "soft_decline": {
       const delay = RETRY_DELAYS_HOURS[attempt - 1]
       if (delay === undefined) {
-        return { _tag: "Stop", reason: "retries_exhausted", message: failureMessage("retries_exhausted", declineReason) }
+        return {
+          _tag: "Stop",
+          reason: "retries_exhausted",
+          message: failureMessage("retries_exhausted", declineReason)
+        }
       }
       if (now.getTime() >= finalDeadlineAt.getTime()) {
         return { _tag: "Stop", reason: "deadline", message: failureMessage("deadline", declineReason) }

@@ -109,7 +109,7 @@ const SAMPLES: { readonly [K in TemplateName]: Extract<EmailContent, { template:
   pay_later_failed_team: {
     operatorName: "Fjord Explorer AS",
     tourName: "Geirangerfjord Cruise",
-    bookingReference: "FJX-4822",
+    bookingReference: "FJX-4821",
     departure: nov21,
     guestName: "Kari Nordmann",
     amount: { amountMinor: 64900, currency: "NOK" },
@@ -228,7 +228,7 @@ const required = (template: TemplateName, locale: Locale): Array<string> => {
       return [
         "Kari Nordmann",
         "Geirangerfjord Cruise",
-        "FJX-4822",
+        "FJX-4821",
         day("2026-11-21"),
         "10:15",
         money(64900),

@@ -28,8 +28,8 @@ import {
 import { defaultHttpOptions, makeSurfboardHttp, type SurfboardHttp, type SurfboardHttpOptions } from "./client.js"
 import { numericCurrency } from "./currency.js"
 import * as Dialect from "./dialect.js"
-import { merchantInitiatedOperations } from "./merchantInitiated.js"
 import { linkExpiry, linkStateOf, orderStatusOf, purchaseBody, refundOf, returnBody, validForUntil } from "./mapping.js"
+import { merchantInitiatedOperations } from "./merchantInitiated.js"
 
 export type SurfboardAdapterOptions = SurfboardHttpOptions
 

@@ -19,8 +19,8 @@ import { randomBytes } from "node:crypto"
 import type * as Dialect from "../../adapters/surfboard/dialect.js"
 import type { SandboxClock } from "./clock.js"
 import { badRequest, notFound } from "./failure.js"
-import { makeRowWriters, type MerchantRow, newId, type OrderRow } from "./rows.js"
 import type { SwitchesFor } from "./orders.js"
+import { makeRowWriters, type MerchantRow, newId, type OrderRow } from "./rows.js"
 
 export const TOKENS_DDL = `
   CREATE TABLE IF NOT EXISTS surfboard_sandbox.card_tokens (
@@ -87,7 +87,10 @@ export const makeMerchantInitiated = (clock: SandboxClock, switchesFor: Switches
     ) =>
       Effect.gen(function*() {
         if (terminalKind !== "PaymentPage") {
-          return yield* badRequest("A saved card is charged on an online (payment page) terminal.", "TERMINAL_NOT_FOUND")
+          return yield* badRequest(
+            "A saved card is charged on an online (payment page) terminal.",
+            "TERMINAL_NOT_FOUND"
+          )
         }
         const [token] = yield* sql<{ id: string }>`
           SELECT id FROM surfboard_sandbox.card_tokens WHERE id = ${tokenId} AND merchant_id = ${merchant.id}`

@@ -9,7 +9,7 @@ import { InvalidRequest, NotFound } from "../../../domain/errors.js"
 import { Cursor, oneOf, PartnerId } from "../../../http/params.js"
 import { PartnerAuth, RequiredScope } from "../../auth/security.js"
 import { Partner } from "../../bookings/booking.js"
-import { financeDayRange, FinanceBooking, financeLimit, financePage } from "../params.js"
+import { FinanceBooking, financeDayRange, financeLimit, financePage } from "../params.js"
 import { PAY_LATER_DEFAULT_LIMIT, PAY_LATER_STATES } from "./rules.js"
 
 export const PayLaterParams = Schema.Struct({

@@ -30,7 +30,12 @@ export class PayLaterCharges extends Effect.Service<PayLaterCharges>()("Partner/
       const page = rows.slice(0, r.limit)
       const last = page[page.length - 1]
       return {
-        totals: totals.map((t) => ({ state: t.state, currency: t.currency, charges: t.charges, amount_minor: t.amount_minor })),
+        totals: totals.map((t) => ({
+          state: t.state,
+          currency: t.currency,
+          charges: t.charges,
+          amount_minor: t.amount_minor
+        })),
         data: page.map(toCharge),
         next_cursor: rows.length > r.limit && last !== undefined
           ? cursors.encode({ createdMicros: last.charge_micros, id: last.id }, bound)
