@@ -13,6 +13,7 @@ import { SCOPES } from "../partner/auth/scopes.js"
 import { DatabaseForCli } from "./database.js"
 import { mail } from "./mail.js"
 import { mirror } from "./mirror.js"
+import { payLater } from "./payLater.js"
 import { paymentAccounts } from "./paymentAccounts.js"
 import { publishableKeys } from "./publishableKeys.js"
 import { quickbook } from "./quickbook.js"
@@ -247,6 +248,7 @@ export const adminCommands = [
   audit,
   mail,
   refunds,
+  payLater,
   paymentAccounts,
   quickbook
 ] as const

@@ -187,8 +187,50 @@ export class PayLaterChargesRepo extends Effect.Service<PayLaterChargesRepo>()("
         sql`UPDATE pay_later_charges SET link_emailed_at = ${now} WHERE id = ${chargeId}::uuid`
     })
 
+    /**
+     * Charges in trouble, for support (the admin CLI): failed (retrying or not), and upcoming ones
+     * within `withinHours` of their final deadline; soonest deadline first.
+     */
+    const trouble = SqlSchema.findAll({
+      Request: Schema.Struct({ now: Schema.DateFromSelf, withinHours: Schema.Number, limit: Schema.Number }),
+      Result: Schema.Struct({
+        id: Schema.String,
+        booking_id: Schema.String,
+        confirmation_code: Schema.String,
+        operator_id: Schema.String,
+        operator_name: Schema.String,
+        state: Schema.String,
+        retrying: Schema.Boolean,
+        attempts: Schema.Number,
+        amount_minor: Schema.Number,
+        currency: Schema.String,
+        charge_at: Schema.DateFromSelf,
+        final_deadline_at: Schema.DateFromSelf,
+        last_attempt_at: Schema.NullOr(Schema.DateFromSelf),
+        next_attempt_at: Schema.NullOr(Schema.DateFromSelf),
+        failure_message: Schema.NullOr(Schema.String),
+        link_emailed_at: Schema.NullOr(Schema.DateFromSelf),
+        unknown_outcome: Schema.Boolean,
+        saved_card: Schema.Boolean
+      }),
+      execute: ({ limit, now, withinHours }) =>
+        sql`
+          SELECT c.id, c.booking_id, b.confirmation_code, c.operator_id, o.name AS operator_name, c.state, c.retrying,
+            c.attempts, c.amount_minor::int AS amount_minor, trim(c.currency) AS currency, c.charge_at, c.final_deadline_at,
+            c.last_attempt_at, c.next_attempt_at, c.failure_message, c.link_emailed_at,
+            EXISTS (SELECT 1 FROM pay_later_attempts a WHERE a.charge_id = c.id AND a.outcome IS NULL) AS unknown_outcome,
+            c.token_id IS NOT NULL AS saved_card
+          FROM pay_later_charges c JOIN bookings b ON b.id = c.booking_id JOIN operators o ON o.id = c.operator_id
+          WHERE b.status IN ('RESERVED', 'CONFIRMED')
+            AND (c.state = 'failed'
+              OR (c.state = 'upcoming' AND c.final_deadline_at <= ${now}::timestamptz + make_interval(hours => ${withinHours})))
+          ORDER BY c.final_deadline_at, c.id
+          LIMIT ${limit}`
+    })
+
     return {
       ...repoEdge("PayLaterChargesRepo", {
+        trouble,
         claimDue,
         release,
         openAttempt,

@@ -10,6 +10,7 @@ import { ConfigProvider, Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
 import { PayLaterCharger } from "../../src/payLater/PayLaterCharger.js"
 import { SurfboardSandbox } from "../../src/sandbox/surfboard/index.js"
+import { cli, json } from "../support/cli.js"
 import { createKey, insertBooking, makeWorld } from "../support/fixtures.js"
 import { call } from "../support/http.js"
 import { linkedBooking, mailTo, merchantFor, paymentsEnv, ServerSettings, vendorFor } from "../support/payments.js"
@@ -341,6 +342,28 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("pay-later-charger",
       yield* run(new Date(now))
       expect(yield* chargeOf(booking)).toMatchObject({ state: "cancelled", refunded: false, attempts: 0 })
       expect(yield* surfboard.chargesOf(token)).toHaveLength(0)
+    }))
+
+  it.effect("admin CLI: `pay-later trouble` lists failed charges and upcoming ones near their deadline", () =>
+    Effect.gen(function*() {
+      const { booking: failed, merchant, now } = yield* setup()
+      yield* withSwitches(merchant.id, { mitOutcome: "hard_decline" }, run(new Date(now)))
+      // Due in a minute (never charged yet), its tour tomorrow: its deadline is its charge time.
+      const near = yield* setup({ experienceDays: 1 })
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`UPDATE pay_later_charges SET charge_at = now() + interval '1 hour',
+        final_deadline_at = now() + interval '2 hours' WHERE booking_id = ${near.booking}`.pipe(Effect.orDie)
+      const { databaseUrl } = yield* ServerSettings
+      const rows = json(yield* Effect.promise(() => cli(databaseUrl, "pay-later", "trouble", "--limit", "1000")))
+      const byBooking = new Map<string, any>(rows.map((r: any) => [r.booking_id, r]))
+      expect(byBooking.get(failed)).toMatchObject({ state: "failed", retrying: false, saved_card: true })
+      expect(byBooking.get(failed).failure_message).toContain("CARD_BLOCKED")
+      expect(byBooking.get(near.booking)).toMatchObject({ state: "upcoming", attempts: 0, unknown_outcome: false })
+      // Collected ones are not in trouble.
+      const fine = yield* setup()
+      yield* run(new Date(fine.now))
+      const again = json(yield* Effect.promise(() => cli(databaseUrl, "pay-later", "trouble", "--limit", "1000")))
+      expect(again.map((r: any) => r.booking_id)).not.toContain(fine.booking)
     }))
 
   describe("no saved card", () => {
