@@ -90,7 +90,8 @@ export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
           CASE WHEN NEW.pay_later_status IN ('upcoming', 'failed', 'collected', 'cancelled') THEN NEW.pay_later_status
                ELSE 'upcoming' END,
           CASE WHEN NEW.pay_later_status = 'collected' THEN coalesce(NEW.pay_later_paid_at, NEW.created_at) END,
-          false,
+          -- Cancelled with a paid time: it was collected, then refunded.
+          NEW.pay_later_status = 'cancelled' AND NEW.pay_later_paid_at IS NOT NULL,
           -- A booking that arrives failed was dealt with elsewhere: no notice from the charger.
           CASE WHEN NEW.pay_later_status = 'failed' THEN now() END)
         ON CONFLICT (booking_id) DO NOTHING;

@@ -23,6 +23,7 @@ import { startSandbox } from "../sandbox/bokun/index.js"
 import { startSandbox as startPaymentSandbox } from "../sandbox/surfboard/index.js"
 import { seedDemoTraffic } from "./analyticsTraffic.js"
 import { DEMO_DAYS_AHEAD, setUpDemoBookingSystem } from "./bookingSystem.js"
+import { setUpDemoPayLater } from "./financePayLater.js"
 import { deskCardTerminals, setUpDemoPaymentProvider } from "./paymentProvider.js"
 import { setUpDemoRates } from "./rates.js"
 import { type DemoFile, seedDemo } from "./seed.js"
@@ -113,6 +114,7 @@ export class DemoData extends Context.Tag("Demo/DemoData")<DemoData, {
       yield* Effect.logInfo(`demo booking system (Bókun sandbox) on ${sandbox.baseUrl}`)
       const payments = yield* startPaymentSandbox({ port: 0 })
       yield* setUpDemoPaymentProvider(payments)
+      yield* setUpDemoPayLater(payments)
       yield* recordDeskCardTerminals(file, payments)
       yield* Effect.logInfo(`demo payment provider (Surfboard sandbox) on ${payments.baseUrl}`)
       // Rates for every banking day of the last 400 days (the sources: src/demo/rates.ts).
