@@ -8,6 +8,7 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
+import { LinkStatusChecks } from "../../src/partner/paymentLinks/LinkStatusChecks.js"
 import { PayLaterCharger } from "../../src/payLater/PayLaterCharger.js"
 import { SurfboardSandbox } from "../../src/sandbox/surfboard/index.js"
 import { cli, json } from "../support/cli.js"
@@ -26,7 +27,15 @@ const chargerWith = (extra: Record<string, string>) =>
       ))
   )
 
-const env = chargerWith({}).pipe(Layer.provideMerge(paymentsEnv()))
+/** The payment-link watch with the server's settings (a paid balance link collects the charge). */
+const WatchLive = Layer.unwrapEffect(
+  Effect.map(ServerSettings, ({ env }) =>
+    LinkStatusChecks.Default.pipe(
+      Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env)))))
+    ))
+)
+
+const env = Layer.merge(chargerWith({}), WatchLive).pipe(Layer.provideMerge(paymentsEnv()))
 
 const run = (at: Date) => Effect.flatMap(PayLaterCharger, (c) => c.run({ at }))
 
@@ -212,11 +221,17 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("pay-later-charger",
         expect(yield* surfboard.chargesOf(token)).toHaveLength(1)
         expect(yield* mailTo(guestEmail)).toHaveLength(1)
         expect(yield* mailTo(teamEmail)).toHaveLength(1)
-        // The guest pays the link: collected (GET /bookings agrees), and no attempt is made again.
+        // The guest pays the link; the payment-link watch records it: collected, in the booking too.
         yield* surfboard.payLink(link!.url)
-        yield* sql`UPDATE bookings SET pay_later_status = 'collected', pay_later_paid_at = now() WHERE id = ${booking}`
+        yield* sql`UPDATE payment_links SET next_check_at = now() - interval '1 second' WHERE target = ${`booking:${booking}`}`
           .pipe(Effect.orDie)
-        expect(yield* chargeOf(booking)).toMatchObject({ state: "collected", retrying: false })
+        expect((yield* Effect.flatMap(LinkStatusChecks, (w) => w.run())).paid).toBeGreaterThanOrEqual(1)
+        const paid = yield* chargeOf(booking)
+        expect(paid).toMatchObject({ state: "collected", retrying: false, pay_later_status: "collected" })
+        expect(paid.collected_at!.getTime()).toBe(paid.pay_later_paid_at!.getTime())
+        // No attempt is made again.
+        yield* run(new Date(now + 8 * DAY))
+        expect(yield* surfboard.chargesOf(token)).toHaveLength(1)
       }))
   }
 
