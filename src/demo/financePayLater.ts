@@ -53,6 +53,12 @@ export const setUpDemoPayLater = (sandbox: Sandbox) =>
         JOIN operator_payment_accounts a ON a.operator_id = c.operator_id AND a.base_url IS NOT NULL
       WHERE c.state = 'upcoming' AND c.attempts = 0 AND b.status IN ('RESERVED', 'CONFIRMED')
         AND b.experience_date >= current_date + 10
+        -- Not the booking demo.json names as the payment-link example (the first such of its operator).
+        AND b.id NOT IN (
+          SELECT DISTINCT ON (x.operator_id) x.id FROM bookings x
+          WHERE x.payment_strategy = 'pay_later' AND x.pay_later_status = 'upcoming' AND x.status = 'CONFIRMED'
+            AND x.experience_date >= current_date + 7
+          ORDER BY x.operator_id, x.experience_date, x.confirmation_code)
         AND NOT EXISTS (
           SELECT 1 FROM pay_later_attempts x JOIN pay_later_charges y ON y.id = x.charge_id
           WHERE y.operator_id = c.operator_id AND x.idempotency_reference LIKE 'demo:%')
