@@ -14,6 +14,7 @@ import { DatabaseForCli } from "./database.js"
 import { invoices } from "./invoices.js"
 import { mail } from "./mail.js"
 import { mirror } from "./mirror.js"
+import { payLater } from "./payLater.js"
 import { paymentAccounts } from "./paymentAccounts.js"
 import { publishableKeys } from "./publishableKeys.js"
 import { quickbook } from "./quickbook.js"
@@ -249,6 +250,7 @@ export const adminCommands = [
   audit,
   mail,
   refunds,
+  payLater,
   paymentAccounts,
   quickbook,
   settlements,

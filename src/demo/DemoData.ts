@@ -24,6 +24,7 @@ import { startSandbox as startPaymentSandbox } from "../sandbox/surfboard/index.
 import { seedDemoTraffic } from "./analyticsTraffic.js"
 import { DEMO_DAYS_AHEAD, setUpDemoBookingSystem } from "./bookingSystem.js"
 import { issueDemoInvoices } from "./financeInvoices.js"
+import { setUpDemoPayLater } from "./financePayLater.js"
 import { setUpDemoPayouts } from "./financePayouts.js"
 import { deskCardTerminals, setUpDemoPaymentProvider } from "./paymentProvider.js"
 import { setUpDemoRates } from "./rates.js"
@@ -115,6 +116,7 @@ export class DemoData extends Context.Tag("Demo/DemoData")<DemoData, {
       yield* Effect.logInfo(`demo booking system (Bókun sandbox) on ${sandbox.baseUrl}`)
       const payments = yield* startPaymentSandbox({ port: 0 })
       yield* setUpDemoPaymentProvider(payments)
+      yield* setUpDemoPayLater(payments)
       yield* recordDeskCardTerminals(file, payments)
       yield* setUpDemoPayouts(payments)
       yield* Effect.logInfo(`demo payment provider (Surfboard sandbox) on ${payments.baseUrl}`)

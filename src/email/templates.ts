@@ -30,6 +30,7 @@ import {
   bookingRescheduledTeam
 } from "./templates/bookingRescheduled.js"
 import { oneLine } from "./templates/format.js"
+import { PayLaterFailedTeam, payLaterFailedTeam } from "./templates/payLaterFailed.js"
 import {
   QuickbookSaleConfirmedGuest,
   quickbookSaleConfirmedGuest,
@@ -46,6 +47,7 @@ export {
   BookingCancelledTeam,
   BookingRescheduledGuest,
   BookingRescheduledTeam,
+  PayLaterFailedTeam,
   QuickbookSaleConfirmedGuest,
   QuickbookSaleFailedGuest
 }
@@ -59,7 +61,8 @@ export const TEMPLATES = {
   balance_payment_link_guest: BalancePaymentLinkGuest,
   quickbook_sale_confirmed_guest: QuickbookSaleConfirmedGuest,
   quickbook_sale_failed_guest: QuickbookSaleFailedGuest,
-  balance_refunded_team: BalanceRefundedTeam
+  balance_refunded_team: BalanceRefundedTeam,
+  pay_later_failed_team: PayLaterFailedTeam
 } as const
 
 export type TemplateName = keyof typeof TEMPLATES
@@ -92,7 +95,8 @@ const COMPOSERS: Composers = {
   balance_payment_link_guest: balancePaymentLinkGuest,
   quickbook_sale_confirmed_guest: quickbookSaleConfirmedGuest,
   quickbook_sale_failed_guest: quickbookSaleFailedGuest,
-  balance_refunded_team: balanceRefundedTeam
+  balance_refunded_team: balanceRefundedTeam,
+  pay_later_failed_team: payLaterFailedTeam
 }
 
 /**

@@ -10,6 +10,7 @@ import { exchangeRatesJobLive } from "./exchangeRates.js"
 import { idempotencyCleanupJob } from "./idempotencyCleanup.js"
 import { mirrorJobs } from "./mirrorRefresh.js"
 import { outboxSenderJob } from "./outboxSender.js"
+import { payLaterChargerJob } from "./payLaterCharger.js"
 import { paymentLinkWatchJob } from "./paymentLinkWatch.js"
 import { quickbookExpiryJob } from "./quickbookExpiry.js"
 import { quickbookRecoveryJob } from "./quickbookRecovery.js"
@@ -35,6 +36,7 @@ export const JobsLive = Layer.unwrapEffect(
         salesLedgerJobs,
         analyticsSaltsJobLive,
         analyticsRollupsJobLive,
+        payLaterChargerJob,
         settlementImportJobLive,
         commissionCloseJob
       ).pipe(Layer.provide(clusterLayer(config)))

@@ -15,6 +15,7 @@ import { CheckinsGroup } from "./checkins/Api.js"
 import { CollectGroup } from "./collect/Api.js"
 import { ChargebacksGroup } from "./finance/chargebacks/Api.js"
 import { InvoiceFilesGroup, InvoicesGroup } from "./finance/invoices/Api.js"
+import { PayLaterGroup } from "./finance/payLater/Api.js"
 import { PayoutsGroup } from "./finance/payouts/Api.js"
 import { ManifestGroup } from "./manifest/Api.js"
 import { PaymentLinksGroup } from "./paymentLinks/Api.js"
@@ -66,6 +67,7 @@ export class PartnerApi extends HttpApi.make("partner")
   .add(SalesGroup)
   .add(CollectGroup)
   .add(AnalyticsGroup)
+  .add(PayLaterGroup)
   .add(PayoutsGroup)
   .add(ChargebacksGroup)
   .add(InvoicesGroup)

@@ -21,6 +21,7 @@ import { CheckinsLive } from "./checkins/Http.js"
 import { CollectLive } from "./collect/Http.js"
 import { ChargebacksLive } from "./finance/chargebacks/Http.js"
 import { InvoiceFilesLive, InvoicesLive } from "./finance/invoices/Http.js"
+import { PayLaterLive } from "./finance/payLater/Http.js"
 import { PayoutsLive } from "./finance/payouts/Http.js"
 import { ManifestLive } from "./manifest/Http.js"
 import { openApiLayer } from "./openapi.js"
@@ -83,6 +84,7 @@ export const PartnerApiLive = HttpApiBuilder.api(PartnerApi).pipe(
     SalesLive,
     CollectLive,
     AnalyticsLive,
+    PayLaterLive,
     PayoutsLive,
     ChargebacksLive,
     InvoicesLive,

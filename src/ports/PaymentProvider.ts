@@ -281,6 +281,26 @@ export interface PaymentProviderClient {
     account: PaymentAccount,
     request: { readonly partnerId: string; readonly payoutId: string }
   ) => Effect.Effect<SettlementCharges, PaymentProviderError>
+  // Pay-later charging (issue 15, part B): saved cards and merchant-initiated charges.
+  /** The cards a paid order saved as tokens (an order made with `tokenize`); only token ids, never card data. */
+  readonly savedCards: (account: PaymentAccount, orderId: string) => Effect.Effect<
+    ReadonlyArray<SavedCard>,
+    PaymentProviderError
+  >
+  /**
+   * A merchant-initiated charge of a saved card (the guest is not present). Sent once under its
+   * idempotency reference; answers the outcome: paid, a soft decline (worth retrying later), a hard
+   * decline, or SCA required (the guest has to pay themselves), or `pending` while it is processed.
+   */
+  readonly chargeSavedCard: (
+    account: PaymentAccount,
+    charge: SavedCardCharge
+  ) => Effect.Effect<SavedCardChargeResult, PaymentProviderError>
+  /** The charge made under our reference (`referenceId`), if the provider has one: resolves an unknown outcome. */
+  readonly findCharge: (
+    account: PaymentAccount,
+    referenceId: string
+  ) => Effect.Effect<SavedCardChargeResult | null, PaymentProviderError>
 }
 
 // ---- Settlement reports and their charges (issue 15 part A: payouts and chargebacks) ----
@@ -348,6 +368,38 @@ export interface SettlementCharges {
   /** VAT on the provider's fees (25 % in Norway). */
   readonly feeVatMinor: number
   readonly charges: ReadonlyArray<SettlementCharge>
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pay-later charging (issue 15, part B)
+
+/** A card saved at the provider by a tokenised payment: the token's id only. */
+export interface SavedCard {
+  readonly tokenId: string
+  readonly createdAt: Date | null
+}
+
+export interface SavedCardCharge {
+  readonly tokenId: string
+  readonly amountMinor: number
+  readonly currency: string
+  /** Our reference of this attempt, set on the provider's order: `findCharge` looks it up by it. */
+  readonly referenceId: string
+  /** The order line's text (the guest's statement). */
+  readonly description: string
+  readonly idempotencyReference: string
+}
+
+/** paid; soft_decline (e.g. insufficient funds: try again later); hard_decline; sca_required; pending (processing). */
+export type SavedCardChargeOutcome = "paid" | "soft_decline" | "hard_decline" | "sca_required" | "pending"
+
+export interface SavedCardChargeResult {
+  readonly orderId: string
+  readonly paymentId: string | null
+  readonly outcome: SavedCardChargeOutcome
+  /** The provider's failure reason, as sent (e.g. INSUFFICIENT_FUNDS); null when paid. */
+  readonly declineReason: string | null
+  readonly paidAt: Date | null
 }
 
 /** The port. */

@@ -105,6 +105,17 @@ const SAMPLES: { readonly [K in TemplateName]: Extract<EmailContent, { template:
     departure: nov21,
     guestName: "Kari Nordmann",
     amount: { amountMinor: 79840, currency: "NOK" }
+  },
+  pay_later_failed_team: {
+    operatorName: "Fjord Explorer AS",
+    tourName: "Geirangerfjord Cruise",
+    bookingReference: "FJX-4821",
+    departure: nov21,
+    guestName: "Kari Nordmann",
+    amount: { amountMinor: 64900, currency: "NOK" },
+    failure: "the card was declined",
+    guestEmailed: true,
+    deadline: "2026-11-19"
   }
 }
 
@@ -213,6 +224,17 @@ const required = (template: TemplateName, locale: Locale): Array<string> => {
       ]
     case "balance_refunded_team":
       return ["Kari Nordmann", "Geirangerfjord Cruise", "FJX-4821", day("2026-11-21"), "10:15", money(79840)]
+    case "pay_later_failed_team":
+      return [
+        "Kari Nordmann",
+        "Geirangerfjord Cruise",
+        "FJX-4821",
+        day("2026-11-21"),
+        "10:15",
+        money(64900),
+        "the card was declined",
+        day("2026-11-19")
+      ]
   }
 }
 
@@ -225,6 +247,7 @@ describe("email templates", () => {
       "booking_cancelled_team",
       "booking_rescheduled_guest",
       "booking_rescheduled_team",
+      "pay_later_failed_team",
       "quickbook_sale_confirmed_guest",
       "quickbook_sale_failed_guest"
     ])

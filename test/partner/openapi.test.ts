@@ -89,6 +89,7 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("OpenAPI do
         "post /api/v1/collect": ["202", "400", "404", "413", "415", "429", "500"],
         "get /api/v1/analytics/tours": ["200", "400", "401", "403", "404", "429", "500", "503"],
         "get /api/v1/analytics/sites": ["200", "400", "401", "403", "404", "429", "500", "503"],
+        "get /api/v1/finance/pay-later": ["200", "400", "401", "403", "404", "429", "500"],
         "get /api/v1/finance/payouts": ["200", "400", "401", "403", "404", "429", "500"],
         "get /api/v1/finance/chargebacks": ["200", "400", "401", "403", "404", "429", "500"],
         "get /api/v1/finance/invoices": ["200", "400", "401", "403", "404", "429", "500"],
@@ -108,6 +109,7 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("OpenAPI do
         "get /api/v1/sales": ["finance:read"],
         "get /api/v1/analytics/tours": ["analytics:read"],
         "get /api/v1/analytics/sites": ["analytics:read"],
+        "get /api/v1/finance/pay-later": ["finance:read"],
         "get /api/v1/finance/payouts": ["finance:read"],
         "get /api/v1/finance/chargebacks": ["finance:read"],
         "get /api/v1/finance/invoices": ["finance:read"]

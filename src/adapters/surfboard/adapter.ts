@@ -30,6 +30,7 @@ import { defaultHttpOptions, makeSurfboardHttp, type SurfboardHttp, type Surfboa
 import { numericCurrency } from "./currency.js"
 import * as Dialect from "./dialect.js"
 import { linkExpiry, linkStateOf, orderStatusOf, purchaseBody, refundOf, returnBody, validForUntil } from "./mapping.js"
+import { merchantInitiatedOperations } from "./merchantInitiated.js"
 import { makeReportCalls } from "./reports.js"
 
 export type SurfboardAdapterOptions = SurfboardHttpOptions
@@ -354,6 +355,8 @@ export const makeSurfboardAdapter = (options: SurfboardAdapterOptions = defaultA
           )
         }).pipe(Effect.asVoid, withSpan("cancelPaymentLink", account, { "surfboard.order_id": request.linkId })),
 
+      // Pay-later charging (issue 15, part B): merchantInitiated.ts
+      ...merchantInitiatedOperations(http, withSpan),
       ...makeReportCalls(http, withSpan)
     } satisfies PaymentProviderClient
   })

@@ -63,6 +63,8 @@ export const ControlFunctions = Schema.Struct({
   initiatePaymentsOptions: optional(Schema.Struct({
     paymentMethod: optional(Schema.String),
     amount: optional(Schema.Number),
+    /** A merchant-initiated charge of a saved card (pay-later charging). */
+    paymentMethodParams: optional(Schema.Struct({ tokenId: optional(Schema.String) })),
     refundProcessingParams: optional(Schema.Struct({
       purchasePaymentId: optional(Schema.String),
       refundReason: optional(Schema.String),
@@ -73,7 +75,9 @@ export const ControlFunctions = Schema.Struct({
   online: optional(Schema.Struct({
     /** `<number><m|h|d>`, e.g. `"15m"`, `"3d"`. */
     paymentPageValidFor: optional(Schema.String),
-    redirectUrl: optional(Schema.String)
+    redirectUrl: optional(Schema.String),
+    /** The card paid with is saved as a token for a later merchant-initiated charge. */
+    enforceTokenization: optional(Schema.Boolean)
   })),
   callBackUrl: optional(Schema.String)
 })

@@ -22,6 +22,7 @@ export const SECTIONS = [
   "manifest",
   "tours",
   "sales",
+  "pay-later",
   "payouts",
   "chargebacks",
   "invoices",

@@ -5,7 +5,8 @@
  *
  *   GET    /sandbox/faults                     current switches ({all, merchants})
  *   PUT    /sandbox/faults                     {latencyMs?, errorRate?, errorStatus?, hang?, down?, loseAnswer?,
- *                                               partialRefundRatio?, settlement?, settlementDelayMs?, merchantId?}
+ *                                               partialRefundRatio?, settlement?, settlementDelayMs?, mitOutcome?,
+ *                                               merchantId?}
  *   POST   /sandbox/reset                      every switch off, request log emptied, clock back to real time
  *   GET    /sandbox/requests?method=&path=&merchantId=   {count, requests}
  *   GET    /sandbox/clock                      {now}
@@ -33,6 +34,7 @@ const SwitchesBody = Schema.Struct({
   partialRefundRatio: Schema.optional(Schema.NullOr(Schema.Number.pipe(Schema.greaterThan(0), Schema.lessThan(1)))),
   settlement: Schema.optional(Schema.Literal("instant", "delayed", "manual")),
   settlementDelayMs: Schema.optional(Schema.Number.pipe(Schema.nonNegative())),
+  mitOutcome: Schema.optional(Schema.Literal("paid", "soft_decline", "hard_decline", "sca_required")),
   reportReads: Schema.optional(Schema.Literal("ok", "error", "hang", "drop")),
   merchantId: Schema.optional(Schema.String)
 })

@@ -9,6 +9,9 @@
  *   PUT    /payments/:paymentId/void     void before 23:00 UTC of the payment's day
  *   DELETE /payments/:paymentId          cancel a payment that has not completed
  *   DELETE /orders/:orderId              cancel an order that is not paid
+ *   GET    /orders?referenceId=          the merchant's orders with that reference (pay-later charging)
+ *   GET    /orders/:orderId/tokens       the cards a tokenised order saved (merchantInitiated.ts)
+ *   (POST /orders with paymentMethodParams.tokenId charges a saved card: merchantInitiated.ts)
  *
  * Calls that change something honour an `Idempotency-Key` (store.keyed).
  */
@@ -143,16 +146,41 @@ export const surfboardApi = (store: Store, payPageBase: string) => {
         Effect.gen(function*() {
           const raw = yield* rawBody
           const input = yield* decodeBody(Dialect.CreateOrderRequest, raw)
+          const tokenId = input.controlFunctions?.initiatePaymentsOptions?.paymentMethodParams?.tokenId
+          const made = tokenId === undefined
+            ? store.createOrder(merchant, input, payPageBase)
+            : Effect.flatMap(
+              store.terminalOf(merchant.id, input["terminal$id"]),
+              (terminal) => store.merchantInitiated.charge(merchant, input, tokenId, terminal.kind)
+            )
           return yield* keyedCall(
             merchant,
             "POST",
             "/orders",
             raw,
-            Effect.map(
-              store.createOrder(merchant, input, payPageBase),
-              (data) => success(data, "Order created successfully")
-            )
+            Effect.map(made, (data) => success(data, "Order created successfully"))
           )
+        })
+      )
+    ),
+    HttpRouter.get(
+      "/orders",
+      signed((merchant) =>
+        Effect.gen(function*() {
+          const params = yield* HttpServerRequest.ParsedSearchParams
+          const reference = typeof params["referenceId"] === "string" ? params["referenceId"] : ""
+          if (reference === "") return yield* badRequest("referenceId is required.")
+          const orders = yield* store.merchantInitiated.ordersByReference(merchant.id, reference)
+          return success(orders, "Orders fetched successfully")
+        })
+      )
+    ),
+    HttpRouter.get(
+      "/orders/:orderId/tokens",
+      signed((merchant) =>
+        Effect.gen(function*() {
+          const tokens = yield* store.merchantInitiated.tokensOf(merchant.id, yield* param("orderId"))
+          return success(tokens, "Fetched the card information.")
         })
       )
     ),

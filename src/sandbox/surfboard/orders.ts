@@ -35,7 +35,9 @@ export const makeOrders = (
   clock: SandboxClock,
   switchesFor: SwitchesFor,
   { terminalOf }: Effect.Effect.Success<ReturnType<typeof makeAccounts>>,
-  { completeRefund, completeVoid, settleDue }: Effect.Effect.Success<ReturnType<typeof makeSettlement>>
+  { completeRefund, completeVoid, settleDue }: Effect.Effect.Success<ReturnType<typeof makeSettlement>>,
+  /** Saves the paying card as a token when the order asked for it (merchantInitiated.ts). */
+  tokenise: (order: OrderRow, at: Date) => Effect.Effect<void, unknown> = () => Effect.void
 ) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -317,6 +319,7 @@ export const makeOrders = (
           const transactionId = newId("transaction")
           yield* insertTransaction(order, paymentId, transactionId, "PURCHASE", order.amount_minor, at)
           yield* sql`UPDATE surfboard_sandbox.orders SET status = 'PAYMENT_COMPLETED', updated_at = ${at} WHERE id = ${order.id}`
+          yield* tokenise(order, at)
           return { orderId: order.id, paymentId, transactionId, status: "PAYMENT_COMPLETED" }
         }))
       })

@@ -33,6 +33,7 @@ import { surfboardApi } from "./api.js"
 import { merchantIdOf } from "./auth.js"
 import { makeSandboxClock } from "./clock.js"
 import { badRequest, notFound } from "./failure.js"
+import type { ChargeRecord } from "./merchantInitiated.js"
 import { payPage } from "./payPage.js"
 import { type ChargeSpec, makeReports, type ReportLine, reportsApi } from "./reports.js"
 import type { MerchantRow, TerminalRow } from "./rows.js"
@@ -149,6 +150,18 @@ export interface Sandbox {
   readonly settle: (filter?: { readonly orderId?: string; readonly paymentId?: string }) => Effect.Effect<number>
   /** The refunds (return orders) of a purchase, settled up to now. */
   readonly refundsOf: (purchaseOrderId: string) => Effect.Effect<ReadonlyArray<RefundRecord>>
+  /**
+   * The guest's first payment, tokenised (pay-later bookings): a payment page order with
+   * `enforceTokenization`, paid at once; answers its order and the saved card's token id.
+   */
+  readonly saveCard: (spec: {
+    readonly merchantId: string
+    readonly amountMinor: number
+    readonly currency: string
+    readonly referenceId: string
+  }) => Effect.Effect<{ readonly orderId: string; readonly tokenId: string }>
+  /** Every order charged to a saved card (merchant-initiated), oldest first: tests count charges with it. */
+  readonly chargesOf: (tokenId: string) => Effect.Effect<ReadonlyArray<ChargeRecord>>
   /** Settlement reports made from the merchant's transactions, and charges seeded into them (reports.ts). */
   readonly reports: {
     readonly reportsOf: (merchantId: string) => Effect.Effect<ReadonlyArray<ReportLine>>
@@ -312,6 +325,33 @@ export const startSandbox = (
             requestedMinor: r.requested_minor,
             refundedMinor: r.refunded_minor
           })))),
+      saveCard: (spec) =>
+        die(Effect.gen(function*() {
+          const merchant = yield* store.merchantById(spec.merchantId)
+          if (!merchant) return yield* notFound(`Merchant ${spec.merchantId}`)
+          const terminalId = (yield* store.terminalsOf(merchant.id)).find((t) => t.kind === "PaymentPage")?.id
+          if (terminalId === undefined) {
+            return yield* badRequest("The merchant has no payment page terminal.", "TERMINAL_NOT_FOUND")
+          }
+          const currency = numericCurrency(spec.currency)
+          if (currency === undefined) return yield* badRequest(`Unknown currency ${spec.currency}.`)
+          const body = purchaseBody(
+            {
+              terminalId,
+              referenceId: spec.referenceId,
+              amountMinor: spec.amountMinor,
+              currency: spec.currency,
+              description: spec.referenceId
+            },
+            currency,
+            { online: { enforceTokenization: true } }
+          )
+          const created = yield* store.createOrder(merchant, body, baseUrl)
+          yield* store.pay(created.orderId)
+          const [token] = yield* store.merchantInitiated.tokensOf(merchant.id, created.orderId)
+          return { orderId: created.orderId, tokenId: token!.tokenId }
+        })),
+      chargesOf: (tokenId) => die(store.merchantInitiated.chargesOf(tokenId)),
       reports: {
         reportsOf: (merchantId) => die(reports.reportsOf(merchantId)),
         seedCharge: (spec) => die(reports.seedCharge(spec))

@@ -6,6 +6,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { TOKENS_DDL } from "./merchantInitiated.js"
 
 const DDL = `
   CREATE SCHEMA IF NOT EXISTS surfboard_sandbox;
@@ -116,9 +117,9 @@ export const createSandboxSchema = Effect.flatMap(SqlClient.SqlClient, (sql) =>
   sql.withTransaction(
     Effect.zipRight(
       sql`SELECT pg_advisory_xact_lock(hashtext('surfboard_sandbox.schema'))`,
-      sql.unsafe(DDL)
+      Effect.zipRight(sql.unsafe(DDL), sql.unsafe(TOKENS_DDL))
     )
   )).pipe(Effect.asVoid, Effect.withSpan("SurfboardSandbox.createSchema"))
 
-/** Number of tables the schema holds (tests check none is missing): 7 here, 1 in reports.ts. */
-export const SANDBOX_TABLES = 8
+/** Number of tables the schema holds (tests check none is missing): 8 here (card_tokens among them), 1 in reports.ts. */
+export const SANDBOX_TABLES = 9

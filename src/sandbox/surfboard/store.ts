@@ -21,6 +21,7 @@ import { Effect } from "effect"
 import { makeAccounts } from "./accounts.js"
 import type { SandboxClock } from "./clock.js"
 import { makeKeyed } from "./idempotency.js"
+import { makeMerchantInitiated } from "./merchantInitiated.js"
 import { makeOrders, type SwitchesFor } from "./orders.js"
 import { makeSettlement } from "./settlement.js"
 
@@ -30,7 +31,8 @@ export const makeStore = (clock: SandboxClock, switchesFor: SwitchesFor) =>
     const accounts = yield* makeAccounts(clock)
     const settlement = yield* makeSettlement(clock)
     const keyed = yield* makeKeyed(clock)
-    const orders = yield* makeOrders(clock, switchesFor, accounts, settlement)
+    const merchantInitiated = yield* makeMerchantInitiated(clock, switchesFor)
+    const orders = yield* makeOrders(clock, switchesFor, accounts, settlement, merchantInitiated.tokenise)
     return {
       sql,
       now: clock.now,
@@ -50,7 +52,9 @@ export const makeStore = (clock: SandboxClock, switchesFor: SwitchesFor) =>
       pay: orders.pay,
       voidPayment: orders.voidPayment,
       cancelPayment: orders.cancelPayment,
-      cancelOrder: orders.cancelOrder
+      cancelOrder: orders.cancelOrder,
+      terminalOf: accounts.terminalOf,
+      merchantInitiated
     }
   })
 

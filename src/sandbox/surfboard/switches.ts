@@ -12,17 +12,21 @@
  * - settlement: `instant` (refunds and voids complete at once), `delayed` (they stay
  *   PAYMENT_PROCESSING / VOID_INITIATED for settlementDelayMs of sandbox time), `manual` (until
  *   `settle` is called).
+ * - mitOutcome: how a saved card answers a merchant-initiated charge (merchantInitiated.ts): `paid`,
+ *   `soft_decline`, `hard_decline` or `sca_required`.
  * - reportReads: the settlement report reads only (GET …/reports, …/charges; reports.ts): `ok`,
  *   `error` (503), `hang` (never answers) or `drop` (the connection is closed: a lost answer).
  */
 import type { FaultSettings } from "../faults.js"
 import { NO_FAULTS } from "../faults.js"
+import type { MitOutcome } from "./merchantInitiated.js"
 
 export interface SurfboardSwitches extends FaultSettings {
   readonly loseAnswer: "no" | "hang" | "drop"
   readonly partialRefundRatio: number | null
   readonly settlement: "instant" | "delayed" | "manual"
   readonly settlementDelayMs: number
+  readonly mitOutcome: MitOutcome
   readonly reportReads: "ok" | "error" | "hang" | "drop"
 }
 
@@ -32,6 +36,7 @@ export const NO_SWITCHES: SurfboardSwitches = {
   partialRefundRatio: null,
   settlement: "instant",
   settlementDelayMs: 0,
+  mitOutcome: "paid",
   reportReads: "ok"
 }
 
