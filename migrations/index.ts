@@ -28,6 +28,7 @@ import m0026 from "./0026_site_rollups.js"
 import m0027 from "./0027_analytics_reads.js"
 import m0028 from "./0028_sales_day_totals.js"
 import m0029 from "./0029_commission_entries.js"
+import m0032 from "./0032_commission_ledger.js"
 
 export const migrations = {
   "0001_core": m0001,
@@ -58,5 +59,6 @@ export const migrations = {
   "0026_site_rollups": m0026,
   "0027_analytics_reads": m0027,
   "0028_sales_day_totals": m0028,
-  "0029_commission_entries": m0029
+  "0029_commission_entries": m0029,
+  "0032_commission_ledger": m0032
 }

@@ -13,6 +13,7 @@ import { Partner } from "./bookings/booking.js"
 import { CancelsGroup } from "./cancels/Api.js"
 import { CheckinsGroup } from "./checkins/Api.js"
 import { CollectGroup } from "./collect/Api.js"
+import { StatementsGroup } from "./finance/statements/Api.js"
 import { ManifestGroup } from "./manifest/Api.js"
 import { PaymentLinksGroup } from "./paymentLinks/Api.js"
 import { ReschedulesGroup } from "./reschedules/Api.js"
@@ -63,6 +64,7 @@ export class PartnerApi extends HttpApi.make("partner")
   .add(SalesGroup)
   .add(CollectGroup)
   .add(AnalyticsGroup)
+  .add(StatementsGroup)
   .annotate(OpenApi.Title, "Partner API")
   .annotate(OpenApi.Version, "1.0.0")
   .annotate(

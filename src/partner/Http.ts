@@ -19,6 +19,7 @@ import { BookingsLive } from "./bookings/Http.js"
 import { CancelsLive } from "./cancels/Http.js"
 import { CheckinsLive } from "./checkins/Http.js"
 import { CollectLive } from "./collect/Http.js"
+import { StatementsLive } from "./finance/statements/Http.js"
 import { ManifestLive } from "./manifest/Http.js"
 import { openApiLayer } from "./openapi.js"
 import { PaymentLinksLive } from "./paymentLinks/Http.js"
@@ -79,7 +80,8 @@ export const PartnerApiLive = HttpApiBuilder.api(PartnerApi).pipe(
     ToursLive,
     SalesLive,
     CollectLive,
-    AnalyticsLive
+    AnalyticsLive,
+    StatementsLive
   ]),
   Layer.provide(PartnerAuthLive),
   Layer.provide([KeyAuth.Default, RateLimiter.Default])
