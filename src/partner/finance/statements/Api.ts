@@ -5,6 +5,7 @@
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { ENTRY_TYPES } from "../../../commissions/ledger.js"
 import { DateString, DateTimeString } from "../../../domain/dates.js"
 import { InvalidRequest, NotFound } from "../../../domain/errors.js"
 import { PartnerId } from "../../../http/params.js"
@@ -25,8 +26,6 @@ export const StatementsParams = Schema.Struct({
 
 const Minor = (description: string) => Schema.Int.annotations({ description: `${description} Integer minor units.` })
 const Count = (description: string) => Schema.NonNegativeInt.annotations({ description })
-
-const ENTRY_TYPES = ["sale", "cancellation", "difference"] as const
 
 export const StatementEntry = Schema.Struct({
   type: Schema.Literal(...ENTRY_TYPES).annotations({

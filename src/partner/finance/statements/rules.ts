@@ -4,6 +4,7 @@
  * sections and first entries. Pure: no I/O.
  */
 import { Either } from "effect"
+import type { EntryType } from "../../../commissions/ledger.js"
 import { InvalidRequest } from "../../../domain/errors.js"
 
 /** More operators in view than this answers `too_many` with no statements. */
@@ -66,7 +67,7 @@ export interface SectionRow {
 
 export interface EntryRow {
   readonly operator_id: string
-  readonly type: "sale" | "cancellation" | "difference"
+  readonly type: EntryType
   readonly occurred_at: Date
   readonly currency: string
   readonly confirmation_code: string
@@ -79,7 +80,7 @@ export interface EntryRow {
 }
 
 export interface StatementEntry {
-  readonly type: "sale" | "cancellation" | "difference"
+  readonly type: EntryType
   readonly occurred_at: string
   readonly confirmation_code: string
   readonly tour: string
