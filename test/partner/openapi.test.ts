@@ -88,7 +88,8 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("OpenAPI do
         "get /api/v1/sales": ["200", "400", "401", "403", "404", "429", "500"],
         "post /api/v1/collect": ["202", "400", "404", "413", "415", "429", "500"],
         "get /api/v1/analytics/tours": ["200", "400", "401", "403", "404", "429", "500", "503"],
-        "get /api/v1/analytics/sites": ["200", "400", "401", "403", "404", "429", "500", "503"]
+        "get /api/v1/analytics/sites": ["200", "400", "401", "403", "404", "429", "500", "503"],
+        "get /api/v1/finance/statements": ["200", "400", "401", "403", "404", "429", "500"]
       }
       const scopeOf: Record<string, Array<string>> = {
         "get /api/v1/me": [],
@@ -103,7 +104,8 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("OpenAPI do
         "get /api/v1/tours/{id}/availability": ["tours:read"],
         "get /api/v1/sales": ["finance:read"],
         "get /api/v1/analytics/tours": ["analytics:read"],
-        "get /api/v1/analytics/sites": ["analytics:read"]
+        "get /api/v1/analytics/sites": ["analytics:read"],
+        "get /api/v1/finance/statements": ["finance:read"]
       }
       const listed = Object.entries<any>(doc.paths).flatMap(([path, item]) =>
         Object.keys(item).map((m) => `${m} ${path}`)
