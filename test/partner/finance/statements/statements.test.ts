@@ -290,6 +290,41 @@ layer(paymentsEnv(), { excludeTestServices: true, timeout: 180_000 })("GET /api/
         expect(last.statements[0].draft).toBe(false)
         expect(last.statements[0].number).toBe(first.statements[0].number)
       }))
+    it.effect("a cancellation is pending (the statement a draft) while its refund settles at the provider", () =>
+      Effect.gen(function*() {
+        const w = yield* world
+        const sql = yield* SqlClient.SqlClient
+        const id = yield* insertBooking({
+          operatorId: w.alpha,
+          amountMinor: 99800,
+          commission: commission(99800),
+          bookedAt: at("2025-09-03T10:00:00Z")
+        })
+        // The cancel's records as the cancel feature writes them: its change, the payment, a refund settling.
+        const [change] = yield* sql<{ id: string }>`
+          INSERT INTO booking_changes (booking_id, kind, state, lease_until)
+          VALUES (${id}, 'cancel', 'released', now() + interval '1 minute') RETURNING id`
+        const [payment] = yield* sql<{ id: string }>`
+          INSERT INTO booking_payments (booking_id, purpose, merchant_id, provider_order_id, amount_minor, currency, paid_at)
+          VALUES (${id}, 'full', 'm-1', ${"o-" + id}, 99800, 'NOK', '2025-09-03T10:00:00Z') RETURNING id`
+        yield* sql`
+          INSERT INTO booking_refunds (change_id, booking_id, payment_id, seq, method, idempotency_reference, amount_minor, currency, state)
+          VALUES (${change!.id}, ${id}, ${payment!.id}, 1, 'void', ${"r-" + id}, 99800, 'NOK', 'settling')`
+        yield* sql`UPDATE bookings SET status = 'CANCELLED', updated_at = '2025-09-04T10:00:00Z' WHERE id = ${id}`
+        const rows = yield* ledgerOf(id)
+        expect(rows.map((r) => [r.type, r.pending])).toEqual([["sale", false], ["cancellation", true]])
+        const month = monthOf(rows[1]!.occurred_at)
+        const draft = yield* statements(`month=${month}`, w.key)
+        expect(draft.statements[0].draft).toBe(true)
+        // Settled: final, and the booking moves on to REFUNDED without another entry.
+        yield* sql`UPDATE booking_refunds SET state = 'completed', refunded_minor = 99800 WHERE booking_id = ${id}`
+        yield* sql`UPDATE bookings SET status = 'REFUNDED' WHERE id = ${id}`
+        expect((yield* ledgerOf(id)).map((r) => [r.type, r.pending])).toEqual([["sale", false], [
+          "cancellation",
+          false
+        ]])
+        expect((yield* statements(`month=${month}`, w.key)).statements[0].draft).toBe(false)
+      }))
   })
 
   describe("the statement", () => {
