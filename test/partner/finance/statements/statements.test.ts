@@ -9,6 +9,7 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
+import { sourceKey, statementMonth } from "../../../../src/commissions/ledger.js"
 import { Operators } from "../../../../src/operators/Operators.js"
 import { lastMonth } from "../../../../src/partner/finance/statements/rules.js"
 import { addDays } from "../../../../src/sandbox/bokun/index.js"
@@ -29,7 +30,7 @@ const statements = (query: string, key: string, status = 200) =>
 
 const at = (iso: string) => new Date(iso)
 const sum = (xs: ReadonlyArray<any>, f: (x: any) => number) => xs.reduce((n, x) => n + f(x), 0)
-const monthOf = (d: Date) => d.toISOString().slice(0, 7)
+const monthOf = statementMonth
 const commission = (amountMinor: number, ratePercent = 8, currency = "NOK") => ({
   amountMinor: Math.round(amountMinor * ratePercent / 100),
   ratePercent,
@@ -109,7 +110,11 @@ layer(paymentsEnv(), { excludeTestServices: true, timeout: 180_000 })("GET /api/
         })
         const sale = yield* ledgerOf(bookingId)
         expect(money(sale)).toEqual([["sale", 99800, 7984, 0]])
-        expect(sale[0]).toMatchObject({ pending: false, source_key: `sale:${bookingId}`, commission_rate_percent: 8 })
+        expect(sale[0]).toMatchObject({
+          pending: false,
+          source_key: sourceKey("sale", bookingId),
+          commission_rate_percent: 8
+        })
 
         // Paid yesterday: the cancel refunds (no void), the booking ends REFUNDED.
         yield* paidAtSandbox({ bookingId, code }, merchant.id, 99800, { at: new Date(Date.now() - DAY - 3_600_000) })
@@ -126,7 +131,7 @@ layer(paymentsEnv(), { excludeTestServices: true, timeout: 180_000 })("GET /api/
         const rows = yield* ledgerOf(bookingId)
         expect(money(rows)).toEqual([["sale", 99800, 7984, 0], ["cancellation", -99800, -7984, 0]])
         expect(rows.map((r) => r.pending)).toEqual([false, false])
-        expect(rows[1]!.source_key).toBe(`cancellation:${bookingId}`)
+        expect(rows[1]!.source_key).toBe(sourceKey("cancellation", bookingId))
 
         const shown = yield* shownEntries(w.key, w.alpha, code, rows.map((r) => monthOf(r.occurred_at)))
         expect(shown.map((e) => [e.type, e.gross_minor, e.commission_minor, e.reserve_fee_minor])).toEqual(
