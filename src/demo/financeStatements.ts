@@ -3,8 +3,9 @@
  * operators of one regional tour group (Henrik Strand owns them all), each with a handful of bookings
  * last month and this month (the commission ledger's triggers turn them into entries: migration
  * 0032), so that one `finance:read` key spans more than six operators (`too_many`); and the keys
- * `Demo: finance, many operators`, `Demo: finance, Fjord` and `Demo: finance, Lisboa`. The four big
- * operators' statements come from the seeded bookings themselves (they carry commission).
+ * `Demo: finance, many operators`, `Demo: finance, Fjord` and `Demo: finance, Lisboa`. Three of the
+ * four big operators' statements come from the seeded bookings themselves (they carry commission);
+ * Nordkapp Coastal Tours, with no tours here, gets four bookings last month.
  *
  * Every small operator's last month has sales, one cancellation, and one pay-later booking whose
  * balance is still to be charged (so that statement is a `draft`); the last operator's pay-later
@@ -44,6 +45,8 @@ export interface DemoFinanceKeys<E> {
   }) => Effect.Effect<unknown, E>
   readonly fjord: { readonly operator: string; readonly by: string }
   readonly lisboa: { readonly operator: string; readonly by: string }
+  /** Nordkapp Coastal Tours: a few bookings last month, so each demo operator has a statement. */
+  readonly nordkapp: string
 }
 
 export const seedFinanceStatements = <E>(now: number, keys: DemoFinanceKeys<E>) =>
@@ -104,7 +107,26 @@ export const seedFinanceStatements = <E>(now: number, keys: DemoFinanceKeys<E>) 
       booked: new Date(Math.max(start + 31 * DAY, now - 3_600_000)),
       cancelled: null
     }))
-    for (const b of [...rows, ...thisMonth].filter((b) => b.booked.getTime() <= now)) {
+    // Nordkapp Coastal Tours (no tours listed here) sold three trips last month and had one cancelled.
+    const nordkapp = [0, 1, 2, 3].map((n) => {
+      const booked = new Date(start + (5 + n * 6) * DAY + 11 * 3_600_000)
+      return {
+        code: `DEMO-NK-${n + 1}`,
+        op: keys.nordkapp,
+        tour: "North Cape Midnight Sun Cruise",
+        status: n === 2 ? "CANCELLED" : "CONFIRMED",
+        day: new Date(booked.getTime() + 14 * DAY).toISOString().slice(0, 10),
+        amount: 189000 + n * 10000,
+        payLater: false,
+        balance: null,
+        balanceStatus: null,
+        chargeAt: null,
+        paidAt: null,
+        booked,
+        cancelled: n === 2 ? new Date(booked.getTime() + 3 * DAY) : null
+      }
+    })
+    for (const b of [...rows, ...thisMonth, ...nordkapp].filter((b) => b.booked.getTime() <= now)) {
       yield* sql`
         INSERT INTO bookings (confirmation_code, status, operator_id, tour_name, experience_date, start_time, timezone,
           participants, amount_minor, currency, channel, guest_name, guest_email, payment_strategy, pay_later_status,

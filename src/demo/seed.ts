@@ -498,7 +498,8 @@ export const seedDemo = Effect.gen(function*() {
     addOperators: (ops) => operators.push(...ops),
     make,
     fjord: { operator: fjord, by: ingrid },
-    lisboa: { operator: lisboa, by: joao }
+    lisboa: { operator: lisboa, by: joao },
+    nordkapp
   })
   yield* make({
     name: "Demo: expired",
