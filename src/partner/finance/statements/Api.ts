@@ -11,7 +11,7 @@ import { InvalidRequest, NotFound } from "../../../domain/errors.js"
 import { PartnerId } from "../../../http/params.js"
 import { PartnerAuth, RequiredScope } from "../../auth/security.js"
 import { Partner } from "../../bookings/booking.js"
-import { MONTH_PATTERN, STATEMENT_MAX_ENTRIES, STATEMENTS_MAX_OPERATORS } from "./rules.js"
+import { FIRST_MONTH, LAST_MONTH, MONTH_PATTERN, STATEMENT_MAX_ENTRIES, STATEMENTS_MAX_OPERATORS } from "./rules.js"
 
 export const Month = Schema.String.pipe(
   Schema.pattern(MONTH_PATTERN, { message: () => "must be a month YYYY-MM (UTC), e.g. 2026-10" })
@@ -19,7 +19,8 @@ export const Month = Schema.String.pipe(
 
 export const StatementsParams = Schema.Struct({
   month: Schema.optional(Month).annotations({
-    description: "The UTC calendar month YYYY-MM; default: the month before the current UTC month."
+    description: `The UTC calendar month YYYY-MM, ${FIRST_MONTH} to ${LAST_MONTH}; default: the month before the ` +
+      "current UTC month."
   }),
   partner_id: Schema.optional(PartnerId)
 })

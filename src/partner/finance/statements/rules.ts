@@ -13,6 +13,9 @@ export const STATEMENTS_MAX_OPERATORS = 6
 export const STATEMENT_MAX_ENTRIES = 1000
 
 export const MONTH_PATTERN = /^(\d{4})-(0[1-9]|1[0-2])$/
+/** The months a statement can be asked for (the last one is that of LAST_DAY, src/domain/dates.ts). */
+export const FIRST_MONTH = "1970-01"
+export const LAST_MONTH = "9998-12"
 
 export interface MonthPeriod {
   readonly month: string
@@ -27,9 +30,14 @@ const pad = (n: number, width: number) => String(n).padStart(width, "0")
 /** The UTC bounds of a `YYYY-MM` month; a malformed month is a 400 naming `month`. */
 export const monthPeriod = (month: string): Either.Either<MonthPeriod, InvalidRequest> => {
   const m = MONTH_PATTERN.exec(month)
-  if (m === null || Number(m[1]) < 1970) {
+  if (m === null) {
     return Either.left(
       new InvalidRequest({ detail: "month must be a month YYYY-MM (UTC), e.g. 2026-10", field: "month" })
+    )
+  }
+  if (month < FIRST_MONTH || month > LAST_MONTH) {
+    return Either.left(
+      new InvalidRequest({ detail: `month must be from ${FIRST_MONTH} to ${LAST_MONTH}`, field: "month" })
     )
   }
   const year = Number(m[1])

@@ -9,9 +9,10 @@ describe("statement rules", () => {
       "2025-12-01T00:00:00.000Z",
       "2026-01-01T00:00:00.000Z"
     ])
+    expect(Either.getOrThrow(monthPeriod("9998-12")).end.toISOString()).toBe("9999-01-01T00:00:00.000Z")
     const feb = Either.getOrThrow(monthPeriod("2024-02"))
     expect(feb.end.toISOString()).toBe("2024-03-01T00:00:00.000Z")
-    for (const bad of ["2025-13", "2025-00", "2025-1", "1969-12", "2025-01-01", ""]) {
+    for (const bad of ["2025-13", "2025-00", "2025-1", "1969-12", "9999-01", "9999-12", "2025-01-01", ""]) {
       const r = monthPeriod(bad)
       expect(Either.isLeft(r), bad).toBe(true)
       if (Either.isLeft(r)) expect(r.left.field).toBe("month")

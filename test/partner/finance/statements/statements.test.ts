@@ -555,7 +555,20 @@ layer(paymentsEnv(), { excludeTestServices: true, timeout: 180_000 })("GET /api/
     it.effect("400 for a malformed month; 403 without finance:read; 401 without a key", () =>
       Effect.gen(function*() {
         const w = yield* world
-        for (const month of ["2025-13", "2025-00", "2025-1", "25-01", "2025-01-01", "abc", ""]) {
+        for (
+          const month of [
+            "2025-13",
+            "2025-00",
+            "2025-1",
+            "25-01",
+            "2025-01-01",
+            "abc",
+            "",
+            "9999-12",
+            "1969-12",
+            "2025-01%00"
+          ]
+        ) {
           const res = yield* get(`/api/v1/finance/statements?month=${month}`, w.key)
           seen.push(res)
           expect(res.status, `${month}: ${res.text}`).toBe(400)
