@@ -46,20 +46,45 @@ describe("migration 0032: the commission ledger", () => {
         yield* book("OLD-1", "CANCELLED", "2025-01-05T10:00:00Z", { cancelledAt: "2025-02-02T10:00:00Z" })
         yield* book("OLD-3", "HOLD", null)
         yield* book("OLD-4", "CONFIRMED", "2025-01-21T10:00:00Z", { commission: false })
+        // Pay-later, balance not collected yet: its sale is pending, with the reservation fee.
+        yield* sql`
+          INSERT INTO bookings (confirmation_code, status, operator_id, timezone, amount_minor, currency,
+            payment_strategy, pay_later_status, pay_later_amount_minor, pay_later_currency, commission_rate_percent,
+            booked_at)
+          VALUES ('OLD-5', 'RESERVED', ${
+          op!.id
+        }, 'Europe/Oslo', 30000, 'NOK', 'pay_later', 'upcoming', 24000, 'NOK', 15,
+            '2025-01-25T10:00:00Z')`
         expect(yield* sql`SELECT 1 FROM pg_tables WHERE tablename = 'commission_statements'`).toEqual([])
 
         yield* PgMigrator.run({ loader: PgMigrator.fromRecord(migrations) })
         const rows = yield* sql<
-          { code: string; type: string; gross: number; commission: number; at: Date; key: string }
+          {
+            code: string
+            type: string
+            gross: number
+            commission: number
+            reserve: number
+            pending: boolean
+            at: Date
+            key: string
+            id: string
+          }
         >`
         SELECT b.confirmation_code AS code, e.type, e.gross_minor AS gross, e.commission_minor AS commission,
-          e.occurred_at AS at, e.source_key AS key
+          e.reserve_fee_minor AS reserve, e.pending, e.occurred_at AS at, e.source_key AS key, b.id
         FROM commission_entries e JOIN bookings b ON b.id = e.booking_id ORDER BY e.occurred_at`
-        expect(rows.map((r) => [r.code, r.type, r.gross, r.commission, r.at.toISOString()])).toEqual([
-          ["OLD-1", "sale", 50000, 5000, "2025-01-05T10:00:00.000Z"],
-          ["OLD-2", "sale", 50000, 5000, "2025-01-20T10:00:00.000Z"],
-          ["OLD-1", "cancellation", -50000, -5000, "2025-02-02T10:00:00.000Z"]
-        ])
+        expect(rows.map((r) => [r.code, r.type, r.gross, r.commission, r.reserve, r.pending, r.at.toISOString()]))
+          .toEqual([
+            ["OLD-1", "sale", 50000, 5000, 0, false, "2025-01-05T10:00:00.000Z"],
+            ["OLD-2", "sale", 50000, 5000, 0, false, "2025-01-20T10:00:00.000Z"],
+            ["OLD-5", "sale", 30000, 4500, 6000, true, "2025-01-25T10:00:00.000Z"],
+            ["OLD-1", "cancellation", -50000, -5000, 0, false, "2025-02-02T10:00:00.000Z"]
+          ])
+        expect(rows.map((r) => r.key)).toEqual(rows.map((r) => `${r.type}:${r.id}`))
+        // The triggers take over from there: the balance collected settles the backfilled sale.
+        yield* sql`UPDATE bookings SET pay_later_status = 'collected', pay_later_paid_at = now() WHERE confirmation_code = 'OLD-5'`
+        expect(yield* sql`SELECT 1 FROM commission_entries WHERE pending`).toEqual([])
         const numbers = yield* sql<{ month: string; number: string }>`
         SELECT month::text AS month, number FROM commission_statements ORDER BY month`
         expect(numbers).toEqual([
