@@ -13,6 +13,7 @@ import { sourceKey } from "../../src/commissions/ledger.js"
 import { addDays } from "../../src/sandbox/bokun/index.js"
 import { createKey, insertBooking } from "../support/fixtures.js"
 import { call, type Reply } from "../support/http.js"
+import { conforms, dereferencedSpec } from "../support/openapi.js"
 import { linkedBooking, merchantFor, paidAtSandbox, paymentsEnv, vendorFor } from "../support/payments.js"
 import {
   at,
@@ -276,6 +277,13 @@ layer(paymentsEnv(), { excludeTestServices: true, timeout: 180_000 })(
           false
         ]])
         expect((yield* statements(`month=${month}`, w.key)).statements[0].draft).toBe(false)
+      }))
+
+    it.effect("every statements answer of this file matches the OpenAPI document", () =>
+      Effect.gen(function*() {
+        const spec = yield* dereferencedSpec
+        expect(seen.length).toBeGreaterThan(5)
+        for (const res of seen) conforms(spec, "get", "/api/v1/finance/statements", res)
       }))
   }
 )
