@@ -30,6 +30,7 @@ import m0028 from "./0028_sales_day_totals.js"
 import m0029 from "./0029_commission_entries.js"
 import m0030 from "./0030_settlements.js"
 import m0031 from "./0031_pay_later_charges.js"
+import m0032 from "./0032_commission_ledger.js"
 import m0033 from "./0033_commission_invoices.js"
 
 export const migrations = {
@@ -62,7 +63,8 @@ export const migrations = {
   "0027_analytics_reads": m0027,
   "0028_sales_day_totals": m0028,
   "0029_commission_entries": m0029,
-  "0031_pay_later_charges": m0031,
   "0030_settlements": m0030,
+  "0031_pay_later_charges": m0031,
+  "0032_commission_ledger": m0032,
   "0033_commission_invoices": m0033
 }

@@ -452,6 +452,23 @@ describe("npm start", () => {
         const k = demo.keys.find((x: any) => x.state === state)
         expect((await get(first, `first start, a ${state} key`, "/api/v1/me", k.secret)).status, state).toBe(401)
       }
+      // Last month's commission statement per operator; a key over more than six operators: too_many.
+      const financeKey = (name: string) => demo.keys.find((k: any) => k.name === name).secret
+      for (const [name, operator] of [["Fjord", "Fjord Explorer AS"], ["Lisboa", "Lisboa Tejo Cruises Lda"]]) {
+        const path = "/api/v1/finance/statements"
+        const statements =
+          (await get(first, `first start, ${name}'s statement`, path, financeKey(`Demo: finance, ${name}`)))
+            .json()
+        expect(statements.statements.map((st: any) => st.partner.name)).toEqual([operator])
+        expect(statements.statements[0].sections[0].entries_total).toBeGreaterThan(0)
+      }
+      const many = await get(
+        first,
+        "first start, statements of many operators",
+        "/api/v1/finance/statements",
+        financeKey("Demo: finance, many operators")
+      )
+      expect(many.json()).toMatchObject({ too_many: true, statements: [] })
       // Every partner write works on the demo data, as the README shows.
       await tryEveryWrite(first, demo, dataDir, pgPort)
       // A desk sells a tour with the demo's test key and terminal, paid at the demo's payment sandbox.

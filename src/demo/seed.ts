@@ -21,6 +21,7 @@ import { QuickbookKeys } from "../quickbook/terminals/QuickbookKeys.js"
 import { demoProducts } from "../sandbox/bokun/index.js"
 import { DEMO_VENDORS } from "./bookingSystem.js"
 import { DEMO_CATALOGUE } from "./catalogue.js"
+import { seedFinanceStatements } from "./financeStatements.js"
 import { writeTourContent } from "./tourContent.js"
 
 export interface DemoKey {
@@ -492,6 +493,14 @@ export const seedDemo = Effect.gen(function*() {
     note:
       "Nordkapp Coastal Tours: its booking system's sales cannot be read, so GET /sales shows other channels `available: false`"
   })
+  // Commission statements (issue 15): seven small operators, their bookings and the finance keys.
+  const finance = yield* seedFinanceStatements(now, {
+    addOperators: (ops) => operators.push(...ops),
+    make,
+    fjord: { operator: fjord, by: ingrid },
+    lisboa: { operator: lisboa, by: joao },
+    nordkapp
+  })
   yield* make({
     name: "Demo: expired",
     by: ingrid,
@@ -586,7 +595,7 @@ export const seedDemo = Effect.gen(function*() {
     note: "Demo keys with their secrets. Demo data only: real keys are shown once and never stored.",
     keys,
     operators,
-    users: roleUsers,
+    users: [...roleUsers, finance.user],
     publishable_keys,
     quickbook,
     examples

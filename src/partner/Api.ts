@@ -17,6 +17,7 @@ import { ChargebacksGroup } from "./finance/chargebacks/Api.js"
 import { InvoiceFilesGroup, InvoicesGroup } from "./finance/invoices/Api.js"
 import { PayLaterGroup } from "./finance/payLater/Api.js"
 import { PayoutsGroup } from "./finance/payouts/Api.js"
+import { StatementsGroup } from "./finance/statements/Api.js"
 import { ManifestGroup } from "./manifest/Api.js"
 import { PaymentLinksGroup } from "./paymentLinks/Api.js"
 import { ReschedulesGroup } from "./reschedules/Api.js"
@@ -67,6 +68,7 @@ export class PartnerApi extends HttpApi.make("partner")
   .add(SalesGroup)
   .add(CollectGroup)
   .add(AnalyticsGroup)
+  .add(StatementsGroup)
   .add(PayLaterGroup)
   .add(PayoutsGroup)
   .add(ChargebacksGroup)

@@ -23,6 +23,7 @@ import { ChargebacksLive } from "./finance/chargebacks/Http.js"
 import { InvoiceFilesLive, InvoicesLive } from "./finance/invoices/Http.js"
 import { PayLaterLive } from "./finance/payLater/Http.js"
 import { PayoutsLive } from "./finance/payouts/Http.js"
+import { StatementsLive } from "./finance/statements/Http.js"
 import { ManifestLive } from "./manifest/Http.js"
 import { openApiLayer } from "./openapi.js"
 import { PaymentLinksLive } from "./paymentLinks/Http.js"
@@ -84,6 +85,7 @@ export const PartnerApiLive = HttpApiBuilder.api(PartnerApi).pipe(
     SalesLive,
     CollectLive,
     AnalyticsLive,
+    StatementsLive,
     PayLaterLive,
     PayoutsLive,
     ChargebacksLive,

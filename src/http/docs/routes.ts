@@ -22,6 +22,7 @@ export const SECTIONS = [
   "manifest",
   "tours",
   "sales",
+  "statements",
   "pay-later",
   "payouts",
   "chargebacks",
