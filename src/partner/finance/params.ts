@@ -4,11 +4,15 @@
  * and the page shape. Each read lives in its own folder (payouts/, statements/, chargebacks/,
  * payLater/, invoices/) with its own `Api.ts` group; scope `finance:read` on all of them.
  */
-import { Either, Schema } from "effect"
+import { Effect, Either, Schema } from "effect"
 import { DateString, IsoDate } from "../../domain/dates.js"
 import { InvalidRequest } from "../../domain/errors.js"
 import { checkDayRange } from "../../domain/localDay.js"
+import type { CursorPosition } from "../../http/cursor.js"
+import type { CursorSigner } from "../../http/CursorSigner.js"
 import { intParam } from "../../http/params.js"
+import { CurrentKey } from "../auth/security.js"
+import { operatorIdsFor } from "../auth/visibility.js"
 import { BookingStatus } from "../bookings/booking.js"
 
 /** Longest `from`–`to` range, in days with both ends counted. */
@@ -35,6 +39,35 @@ export const checkFinanceRange = (range: { readonly from?: string | undefined; r
       onLeft: (e) => new InvalidRequest(e),
       onRight: () => undefined
     })
+
+/** The operators a finance list reads: the range rule (400), then the key's operators, or `partner_id` (404). */
+export const financeOperatorIds = (p: {
+  readonly from?: string | undefined
+  readonly to?: string | undefined
+  readonly partner_id?: string | undefined
+}) =>
+  Effect.gen(function*() {
+    const range = checkFinanceRange(p)
+    if (Either.isLeft(range)) return yield* range.left
+    return yield* operatorIdsFor(yield* CurrentKey, p.partner_id)
+  })
+
+/**
+ * One keyset page of a list: the cursor checked against the filters it must have been issued under
+ * (400 otherwise), the rows after it, and the next page's cursor bound to the same filters.
+ */
+export const signedPage = <Row, E, R>(
+  cursors: CursorSigner,
+  request: { readonly cursor: string | undefined; readonly filters: Record<string, unknown> },
+  read: (
+    after: CursorPosition | undefined
+  ) => Effect.Effect<{ readonly rows: ReadonlyArray<Row>; readonly next: CursorPosition | undefined }, E, R>
+) =>
+  Effect.gen(function*() {
+    const after = yield* cursors.decode(request.cursor, request.filters)
+    const page = yield* read(after)
+    return { data: page.rows, next_cursor: page.next ? cursors.encode(page.next, request.filters) : null }
+  })
 
 /** The booking a chargeback or a pay-later charge belongs to; no guest details. */
 export const FinanceBooking = Schema.Struct({

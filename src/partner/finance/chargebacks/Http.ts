@@ -1,12 +1,10 @@
 /** GET /api/v1/finance/chargebacks: decode (done by HttpApi), check the range, resolve the operators in view, read. */
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect, Either, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { CursorSigner } from "../../../http/CursorSigner.js"
 import { jsonBody } from "../../../http/json.js"
 import { PartnerApi } from "../../Api.js"
-import { CurrentKey } from "../../auth/security.js"
-import { operatorIdsFor } from "../../auth/visibility.js"
-import { checkFinanceRange } from "../params.js"
+import { financeOperatorIds, signedPage } from "../params.js"
 import { ChargebackPage } from "./Api.js"
 import { Chargebacks } from "./Chargebacks.js"
 
@@ -16,16 +14,13 @@ export const ChargebacksLive = HttpApiBuilder.group(PartnerApi, "chargebacks", (
     const cursors = yield* CursorSigner
     return handlers.handle("list", ({ urlParams: p }) =>
       Effect.gen(function*() {
-        const range = checkFinanceRange(p)
-        if (Either.isLeft(range)) return yield* range.left
-        const key = yield* CurrentKey
-        const operatorIds = yield* operatorIdsFor(key, p.partner_id)
+        const operatorIds = yield* financeOperatorIds(p)
         const filters = { list: "chargebacks", from: p.from, to: p.to, partner_id: p.partner_id }
-        const after = yield* cursors.decode(p.cursor, filters)
-        const page = yield* chargebacks.list({ operatorIds, from: p.from, to: p.to, after, limit: p.limit ?? 50 })
-        return jsonBody(ChargebackPage, {
-          data: page.rows,
-          next_cursor: page.next ? cursors.encode(page.next, filters) : null
-        })
+        const page = yield* signedPage(
+          cursors,
+          { cursor: p.cursor, filters },
+          (after) => chargebacks.list({ operatorIds, from: p.from, to: p.to, after, limit: p.limit ?? 50 })
+        )
+        return jsonBody(ChargebackPage, page)
       }))
   })).pipe(Layer.provide([Chargebacks.Default, CursorSigner.Default]))

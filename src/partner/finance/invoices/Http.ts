@@ -6,6 +6,7 @@ import { jsonBody } from "../../../http/json.js"
 import { PartnerApi } from "../../Api.js"
 import { CurrentKey } from "../../auth/security.js"
 import { operatorIdsFor } from "../../auth/visibility.js"
+import { signedPage } from "../params.js"
 import { InvoicePage } from "./Api.js"
 import { FinanceInvoices } from "./FinanceInvoices.js"
 import { checkPeriods, INVOICE_LIMIT_DEFAULT } from "./rules.js"
@@ -21,19 +22,19 @@ export const InvoicesLive = HttpApiBuilder.group(PartnerApi, "invoices", (handle
         const key = yield* CurrentKey
         const operatorIds = yield* operatorIdsFor(key, p.partner_id)
         const filters = { period_from: p.period_from, period_to: p.period_to, type: p.type, partner_id: p.partner_id }
-        const after = yield* cursors.decode(p.cursor, filters)
-        const page = yield* invoices.list({
-          operatorIds,
-          periodFrom: p.period_from,
-          periodTo: p.period_to,
-          type: p.type,
-          after,
-          limit: p.limit ?? INVOICE_LIMIT_DEFAULT
-        })
-        return jsonBody(InvoicePage, {
-          data: page.data,
-          next_cursor: page.next ? cursors.encode(page.next, filters) : null
-        })
+        const page = yield* signedPage(cursors, { cursor: p.cursor, filters }, (after) =>
+          Effect.map(
+            invoices.list({
+              operatorIds,
+              periodFrom: p.period_from,
+              periodTo: p.period_to,
+              type: p.type,
+              after,
+              limit: p.limit ?? INVOICE_LIMIT_DEFAULT
+            }),
+            (found) => ({ rows: found.data, next: found.next })
+          ))
+        return jsonBody(InvoicePage, page)
       }))
   })).pipe(Layer.provide([FinanceInvoices.Default, CursorSigner.Default]))
 

@@ -1,10 +1,8 @@
 /** GET /api/v1/finance/pay-later: decode (done by HttpApi), check the range, resolve the operators in view, list. */
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect, Either, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { PartnerApi } from "../../Api.js"
-import { CurrentKey } from "../../auth/security.js"
-import { operatorIdsFor } from "../../auth/visibility.js"
-import { checkFinanceRange } from "../params.js"
+import { financeOperatorIds } from "../params.js"
 import { PayLaterCharges } from "./PayLaterCharges.js"
 import { PAY_LATER_DEFAULT_LIMIT } from "./rules.js"
 
@@ -13,10 +11,7 @@ export const PayLaterLive = HttpApiBuilder.group(PartnerApi, "payLater", (handle
     const charges = yield* PayLaterCharges
     return handlers.handle("list", ({ urlParams: p }) =>
       Effect.gen(function*() {
-        const range = checkFinanceRange(p)
-        if (Either.isLeft(range)) return yield* range.left
-        const key = yield* CurrentKey
-        const operatorIds = yield* operatorIdsFor(key, p.partner_id)
+        const operatorIds = yield* financeOperatorIds(p)
         return yield* charges.list({
           operatorIds,
           state: p.state,
