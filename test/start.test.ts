@@ -61,7 +61,7 @@ const start = async (
   child.stderr!.on("data", (c) => (out += c))
   const base = `http://127.0.0.1:${port}`
   started.push({ child, output: () => out, base })
-  const deadline = Date.now() + 120_000
+  const deadline = Date.now() + 180_000
   let last = "no answer yet"
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`${step}: service exited ${child.exitCode}:\n${out}`)
@@ -76,7 +76,7 @@ const start = async (
     await new Promise((r) => setTimeout(r, 250))
   }
   child.kill("SIGKILL")
-  throw new Error(`${step}: service did not answer /healthz within 120 s (last: ${last}):\n${out}`)
+  throw new Error(`${step}: service did not answer /healthz within 180 s (last: ${last}):\n${out}`)
 }
 
 /** The tail of a service's output, for failure messages. */
@@ -381,7 +381,7 @@ const tryEveryWrite = async (service: Started, demo: any, dataDir: string, pgPor
 describe("npm start", () => {
   it(
     "serves the demo on the embedded database, stops cleanly, and recovers after a hard kill",
-    { timeout: 300_000 },
+    { timeout: 480_000 },
     async () => {
       const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "partner-start-"))
       fs.chmodSync(dataDir, 0o755)

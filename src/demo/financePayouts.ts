@@ -63,6 +63,7 @@ const DISPUTES: ReadonlyArray<
 
 export const setUpDemoPayouts = (sandbox: Sandbox) =>
   Effect.gen(function*() {
+    const startedAt = Date.now()
     const sql = yield* SqlClient.SqlClient
     const provider = yield* PaymentProvider
     const operatorNamed = (name: string) =>
@@ -169,9 +170,11 @@ export const setUpDemoPayouts = (sandbox: Sandbox) =>
       }).pipe(Effect.ensuring(sandbox.clock.reset))
     }
 
+    const seededAt = Date.now()
     const imported = yield* Effect.flatMap(SettlementImport, (s) => s.run()).pipe(
       Effect.provide(SettlementImport.Default)
     )
+    const importedAt = Date.now()
 
     // The dispute desk's facts, in several states (the same facts on every start).
     // Fjord Explorer's first (triage, won, lost, one only the report knows of), then the others'.
@@ -198,6 +201,7 @@ export const setUpDemoPayouts = (sandbox: Sandbox) =>
     }
     yield* Effect.logInfo(
       `demo payouts: ${seeded} payout accounts given 90 days of sandbox sales; imported ${imported.payouts} payouts ` +
-        `and ${imported.chargebacks} chargebacks (${imported.failed} accounts failed)`
+        `and ${imported.chargebacks} chargebacks (${imported.failed} accounts failed); sales made in ` +
+        `${seededAt - startedAt} ms, reports imported in ${importedAt - seededAt} ms`
     )
   }).pipe(Effect.withSpan("Demo.setUpPayouts"))

@@ -21,6 +21,9 @@ import {
 import { adjustmentsOf, chargebacksOf, importFrom, type ParsedReport, sortAtOf } from "./rules.js"
 import { type MerchantToImport, SettlementsRepo } from "./SettlementsRepo.js"
 
+/** Merchants imported at the same time (each one's reports stay in order). */
+const MERCHANTS_AT_ONCE = 4
+
 /** Why one merchant's import did not finish (internal: the run records it and goes on). */
 export class SettlementImportFailed extends Data.TaggedError("SettlementImportFailed")<{
   readonly merchantId: string
@@ -121,12 +124,14 @@ export class SettlementImport extends Effect.Service<SettlementImport>()("Settle
       } satisfies MerchantImport as MerchantImport
     })
 
-    /** Every merchant (or one), each on its own: a failure is recorded and the next merchant goes on. */
+    /**
+     * Every merchant (or one), each on its own: a failure is recorded and the other merchants go on.
+     * A few merchants at a time: each waits on the provider for most of its import.
+     */
     const run = Effect.fn("SettlementImport.run")(function*(only?: string) {
       const merchants = yield* repo.merchants(only)
-      const results: Array<MerchantImport> = []
-      for (const m of merchants) {
-        const result = yield* importMerchant(m).pipe(
+      const results = yield* Effect.forEach(merchants, (m) =>
+        importMerchant(m).pipe(
           Effect.tap(() => repo.recordAttempt(m.merchant_id, "ok", null)),
           Effect.catchAll((e) =>
             Effect.gen(function*() {
@@ -160,9 +165,7 @@ export class SettlementImport extends Effect.Service<SettlementImport>()("Settle
               } satisfies MerchantImport
             })
           )
-        )
-        results.push(result)
-      }
+        ), { concurrency: MERCHANTS_AT_ONCE })
       return {
         merchants: results.length,
         failed: results.filter((r) => r.outcome === "failed").length,
