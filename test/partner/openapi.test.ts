@@ -1,7 +1,10 @@
 import SwaggerParser from "@apidevtools/swagger-parser"
-import { expect, layer } from "@effect/vitest"
+import { describe, expect, it, layer } from "@effect/vitest"
+import addFormats from "ajv-formats"
+import Ajv2020 from "ajv/dist/2020.js"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
+import { partnerOpenApi } from "../../src/partner/openapi.js"
 import { DailyLimits } from "../../src/partner/writes/DailyLimits.js"
 import { createKey, insertBooking, makeWorld } from "../support/fixtures.js"
 import { get, type Reply } from "../support/http.js"
@@ -311,4 +314,182 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("OpenAPI do
       for (const res of replies) conforms(spec, "post", "/api/v1/manifest/{id}/checkin", res)
       expect([...new Set(replies.map((r) => r.status))].sort()).toEqual([200, 400, 401, 403, 404, 422, 429])
     }))
+})
+
+/** The five finance reads and the answer their 200 documents. */
+const FINANCE_READS = [
+  "/api/v1/finance/payouts",
+  "/api/v1/finance/chargebacks",
+  "/api/v1/finance/pay-later",
+  "/api/v1/finance/statements",
+  "/api/v1/finance/invoices"
+]
+
+describe("OpenAPI document: finance examples (issue 15)", () => {
+  const doc: any = partnerOpenApi()
+  const schemas: Record<string, any> = doc.components.schemas
+  const refName = (s: any): string | undefined => {
+    const ref = s?.$ref ?? (Array.isArray(s?.allOf) && s.allOf.length === 1 ? s.allOf[0].$ref : undefined)
+    return typeof ref === "string" ? ref.replace("#/components/schemas/", "") : undefined
+  }
+  // `examples` (JSON Schema 2020-12), the house style: a bare `example` is DateString's generic day, not the field's.
+  const hasOwnExample = (s: any) => Array.isArray(s?.examples) && s.examples.length > 0
+  /** Every object schema the five 200 answers reach (by name, or a path for an inline object). */
+  const reached = new Map<string, any>()
+  const walk = (s: any, at: string) => {
+    const name = refName(s)
+    if (name !== undefined) {
+      if (reached.has(name)) return
+      const target = schemas[name]
+      if (target?.type === "object") reached.set(name, target)
+      return walk(target, name)
+    }
+    if (s?.type === "object" && s.properties) {
+      if (!reached.has(at)) reached.set(at, s)
+      for (const [key, prop] of Object.entries<any>(s.properties)) walk(prop, `${at}.${key}`)
+    }
+    if (s?.items) walk(s.items, `${at}[]`)
+    for (const branch of s?.anyOf ?? []) walk(branch, at)
+  }
+  for (const path of FINANCE_READS) {
+    walk(doc.paths[path].get.responses["200"].content["application/json"].schema, `${path} 200`)
+  }
+  /** A property's example: its own, or the whole example of the schema it refers to (or lists). */
+  const exampleOf = (prop: any): boolean => {
+    if (hasOwnExample(prop)) return true
+    const name = refName(prop) ?? refName(prop?.items)
+    return name !== undefined && hasOwnExample(schemas[name])
+  }
+
+  it("reaches every finance schema from the five 200 answers", () => {
+    expect([...reached.keys()].filter((k) => !k.includes(" ") && !k.includes(".")).sort()).toEqual(
+      expect.arrayContaining([
+        "Chargeback",
+        "ChargebackPage",
+        "ChargebackSettlement",
+        "CommissionInvoice",
+        "FinanceBooking",
+        "InvoiceBooking",
+        "InvoiceBuyer",
+        "InvoiceFiles",
+        "InvoiceLine",
+        "InvoicePage",
+        "InvoicePeriod",
+        "InvoiceReference",
+        "InvoiceSeller",
+        "Partner",
+        "PayLaterCharge",
+        "PayLaterPage",
+        "PayLaterTotal",
+        "Payout",
+        "PayoutAdjustment",
+        "PayoutPage",
+        "Statement",
+        "StatementEntry",
+        "StatementSection",
+        "StatementsResponse"
+      ])
+    )
+  })
+
+  it("gives every property of every finance schema an example, and every schema a whole example", () => {
+    const missing: Array<string> = []
+    for (const [name, schema] of reached) {
+      if (!hasOwnExample(schema)) missing.push(`${name} (whole)`)
+      for (const [key, prop] of Object.entries<any>(schema.properties)) {
+        if (!exampleOf(prop)) missing.push(`${name}.${key}`)
+      }
+    }
+    expect(missing).toEqual([])
+  })
+
+  it("documents a whole example of each 200 answer that validates against its schema", async () => {
+    const deref: any = await SwaggerParser.dereference(structuredClone(doc))
+    const ajv = new (Ajv2020 as any)({ strict: false, allErrors: true })
+    ;(addFormats as any)(ajv)
+    for (const path of FINANCE_READS) {
+      const schema = deref.paths[path].get.responses["200"].content["application/json"].schema
+      expect(schema.examples?.length, path).toBeGreaterThan(0)
+      const validate = ajv.compile(schema)
+      for (const example of schema.examples) {
+        expect(validate(example), `${path}: ${JSON.stringify(validate.errors)}`).toBe(true)
+      }
+    }
+    // Each property's own examples fit the property too.
+    const bad: Array<string> = []
+    const check = (s: any, at: string) => {
+      if (s?.type === "object" && s.properties) {
+        for (const [key, prop] of Object.entries<any>(s.properties)) {
+          if (Array.isArray(prop.examples)) {
+            const validate = ajv.compile(prop)
+            for (const e of prop.examples) if (!validate(e)) bad.push(`${at}.${key}: ${JSON.stringify(e)}`)
+          }
+          check(prop, `${at}.${key}`)
+        }
+      }
+      if (s?.items) check(s.items, `${at}[]`)
+      for (const branch of s?.anyOf ?? []) check(branch, at)
+    }
+    for (const path of FINANCE_READS) {
+      check(deref.paths[path].get.responses["200"].content["application/json"].schema, path)
+    }
+    expect(bad).toEqual([])
+  })
+
+  it("tells one story: the amounts of the examples add up", () => {
+    const [payout] = schemas.Payout.examples
+    const adjustments = payout.adjustments.reduce((sum: number, a: any) => sum + a.net_minor, 0)
+    for (const a of payout.adjustments) expect(a.net_minor).toBe(a.credit_minor - a.debit_minor)
+    expect(payout.sales_minor + payout.refunds_minor - payout.fees_minor - payout.fee_vat_minor + adjustments).toBe(
+      payout.payout_minor
+    )
+    const [chargeback] = schemas.Chargeback.examples
+    expect(payout.adjustments.find((a: any) => a.type === "chargeback").debit_minor).toBe(
+      chargeback.settled.amount_minor
+    )
+    expect(payout.adjustments.find((a: any) => a.type === "chargeback_fee").debit_minor).toBe(
+      chargeback.settled.fee_minor
+    )
+    expect(payout.settlement_date).toBe(chargeback.settled_on)
+
+    const [page] = schemas.InvoicePage.examples
+    for (const invoice of page.data) {
+      const sum = (field: string) => invoice.lines.reduce((s: number, l: any) => s + l[field], 0)
+      for (const line of invoice.lines) expect(line.net_minor + line.vat_minor).toBe(line.gross_minor)
+      for (const field of ["net_minor", "vat_minor", "gross_minor", "deducted_from_payouts_minor"]) {
+        expect(invoice[field], field).toBe(sum(field))
+      }
+      expect(invoice.net_minor + invoice.vat_minor).toBe(invoice.gross_minor)
+      expect(invoice.gross_minor - invoice.deducted_from_payouts_minor).toBe(invoice.payable_minor)
+    }
+
+    const [statements] = schemas.StatementsResponse.examples
+    for (const statement of statements.statements) {
+      for (const section of statement.sections) {
+        const sum = (field: string) => section.entries.reduce((s: number, e: any) => s + e[field], 0)
+        for (const field of ["gross_minor", "commission_minor", "reserve_fee_minor"]) {
+          expect(section[field], field).toBe(sum(field))
+        }
+        const count = (type: string) => section.entries.filter((e: any) => e.type === type).length
+        expect([section.sales, section.cancellations, section.differences]).toEqual([
+          count("sale"),
+          count("cancellation"),
+          count("difference")
+        ])
+        expect(section.entries_total).toBe(section.entries.length)
+      }
+    }
+
+    const [payLater] = schemas.PayLaterPage.examples
+    for (const total of payLater.totals) {
+      const rows = payLater.data.filter((c: any) => c.state === total.state && c.currency === total.currency)
+      expect(total.charges).toBe(rows.length)
+      expect(total.amount_minor).toBe(rows.reduce((s: number, c: any) => s + c.amount_minor, 0))
+    }
+    // The same booking across the reads.
+    const code = chargeback.booking.confirmation_code
+    expect(page.data[0].lines[0].booking.confirmation_code).toBe(code)
+    expect(statements.statements[0].sections[0].entries.map((e: any) => e.confirmation_code)).toContain(code)
+    expect(payLater.data.map((c: any) => c.booking.confirmation_code)).toContain(code)
+  })
 })

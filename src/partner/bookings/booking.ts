@@ -3,13 +3,17 @@ import { Schema } from "effect"
 import { DateString, DateTimeString, LocalTime } from "../../domain/dates.js"
 
 export const Partner = Schema.Struct({
-  id: Schema.String,
-  name: Schema.String
-}).annotations({ identifier: "Partner" })
+  id: Schema.String.annotations({ examples: ["0b7c4f8e-1d1a-4a59-9a43-6c2f0f3b2a11"] }),
+  name: Schema.String.annotations({ examples: ["Fjord Explorer AS"] })
+}).annotations({
+  identifier: "Partner",
+  examples: [{ id: "0b7c4f8e-1d1a-4a59-9a43-6c2f0f3b2a11", name: "Fjord Explorer AS" }]
+})
 
 /** Statuses the API shows; a live booking (internally CONFIRMED or RESERVED) is CONFIRMED. */
 export const BookingStatus = Schema.Literal("CONFIRMED", "CANCELLED", "REFUNDED").annotations({
-  identifier: "BookingStatus"
+  identifier: "BookingStatus",
+  examples: ["CONFIRMED"]
 })
 export type BookingStatus = typeof BookingStatus.Type
 

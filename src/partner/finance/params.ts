@@ -14,6 +14,7 @@ import { intParam } from "../../http/params.js"
 import { CurrentKey } from "../auth/security.js"
 import { operatorIdsFor } from "../auth/visibility.js"
 import { BookingStatus } from "../bookings/booking.js"
+import { EXAMPLE_BOOKING, EXAMPLE_CURSOR } from "./examples.js"
 
 /** Longest `from`–`to` range, in days with both ends counted. */
 export const FINANCE_MAX_DAYS = 366
@@ -71,16 +72,17 @@ export const signedPage = <Row, E, R>(
 
 /** The booking a chargeback or a pay-later charge belongs to; no guest details. */
 export const FinanceBooking = Schema.Struct({
-  id: Schema.UUID,
-  confirmation_code: Schema.String,
-  experience_date: Schema.NullOr(DateString),
+  id: Schema.UUID.annotations({ examples: [EXAMPLE_BOOKING.id] }),
+  confirmation_code: Schema.String.annotations({ examples: [EXAMPLE_BOOKING.confirmation_code] }),
+  experience_date: Schema.NullOr(DateString).annotations({ examples: [EXAMPLE_BOOKING.experience_date] }),
   status: BookingStatus
-}).annotations({ identifier: "FinanceBooking" })
+}).annotations({ identifier: "FinanceBooking", examples: [EXAMPLE_BOOKING] })
 
 /** `{data, next_cursor}` of a finance list. */
 export const financePage = <S extends Schema.Schema.Any>(item: S) => ({
   data: Schema.Array(item),
   next_cursor: Schema.NullOr(Schema.String).annotations({
-    description: "Pass as `cursor` for the next page with the same filters; null on the last page."
+    description: "Pass as `cursor` for the next page with the same filters; null on the last page.",
+    examples: [EXAMPLE_CURSOR]
   })
 })

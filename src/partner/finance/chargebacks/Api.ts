@@ -6,6 +6,7 @@ import { InvalidRequest, NotFound } from "../../../domain/errors.js"
 import { Cursor, PartnerId } from "../../../http/params.js"
 import { PartnerAuth, RequiredScope } from "../../auth/security.js"
 import { Partner } from "../../bookings/booking.js"
+import { EXAMPLE_BALANCE_MINOR, EXAMPLE_BOOKING, EXAMPLE_CHARGEBACK_FEE_MINOR, EXAMPLE_PARTNER } from "../examples.js"
 import { FINANCE_MAX_DAYS, FinanceBooking, financeDayRange, financeLimit, financePage } from "../params.js"
 
 export const ChargebackListParams = Schema.Struct({
@@ -15,67 +16,92 @@ export const ChargebackListParams = Schema.Struct({
   partner_id: Schema.optional(PartnerId)
 })
 
-const MinorOrNull = (description: string) => Schema.NullOr(Schema.Int).annotations({ description })
-const Day = (description: string) => Schema.NullOr(DateString).annotations({ description })
+const MinorOrNull = (description: string, example: number) =>
+  Schema.NullOr(Schema.Int).annotations({ description, examples: [example] })
+const Day = (description: string, example: string) =>
+  Schema.NullOr(DateString).annotations({ description, examples: [example] })
+
+/** FJX-7K2M9Q's balance charge of 7 October 2026, disputed; the payout of 5 November took it (examples.ts). */
+const EXAMPLE_SETTLED = {
+  currency: "NOK",
+  amount_minor: EXAMPLE_BALANCE_MINOR,
+  fee_minor: EXAMPLE_CHARGEBACK_FEE_MINOR
+}
+const EXAMPLE_CHARGEBACK = {
+  id: "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+  partner: EXAMPLE_PARTNER,
+  booking: EXAMPLE_BOOKING,
+  amount_minor: EXAMPLE_BALANCE_MINOR,
+  currency: "NOK",
+  fee_minor: EXAMPLE_CHARGEBACK_FEE_MINOR,
+  settled: EXAMPLE_SETTLED,
+  dispute_reference: "DSP-2026-0412",
+  dispute_status: "triage",
+  reason: "Card holder does not recognise the transaction",
+  transaction_date: "2026-10-07",
+  registered_at: "2026-11-02",
+  respond_by: "2026-11-30",
+  settled_on: "2026-11-05",
+  first_seen_at: "2026-11-05T06:30:12.000Z"
+}
 
 export const Chargeback = Schema.Struct({
-  id: Schema.UUID.annotations({ description: "The service's id of the chargeback." }),
-  partner: Partner.annotations({ description: "The operator of the booking's tour." }),
-  booking: FinanceBooking.annotations({ description: "The disputed booking (no guest details)." }),
-  amount_minor: MinorOrNull("The disputed amount in `currency`, when known."),
-  currency: Schema.NullOr(Schema.String).annotations({ description: "ISO 4217 of the disputed amount." }),
-  fee_minor: MinorOrNull("The chargeback fee in `currency`, when known."),
+  id: Schema.UUID.annotations({
+    description: "The service's id of the chargeback.",
+    examples: [EXAMPLE_CHARGEBACK.id]
+  }),
+  partner: Partner.annotations({ description: "The operator of the booking's tour.", examples: [EXAMPLE_PARTNER] }),
+  booking: FinanceBooking.annotations({
+    description: "The disputed booking (no guest details).",
+    examples: [EXAMPLE_BOOKING]
+  }),
+  amount_minor: MinorOrNull("The disputed amount in `currency`, when known.", EXAMPLE_CHARGEBACK.amount_minor),
+  currency: Schema.NullOr(Schema.String).annotations({
+    description: "ISO 4217 of the disputed amount.",
+    examples: ["NOK"]
+  }),
+  fee_minor: MinorOrNull("The chargeback fee in `currency`, when known.", EXAMPLE_CHARGEBACK.fee_minor),
   settled: Schema.NullOr(
     Schema.Struct({
-      currency: Schema.String.annotations({ description: "NOK: the payout's currency." }),
-      amount_minor: MinorOrNull("What the payout lost to the chargeback."),
-      fee_minor: MinorOrNull("The chargeback fee taken from the payout.")
-    }).annotations({ identifier: "ChargebackSettlement" })
+      currency: Schema.String.annotations({ description: "NOK: the payout's currency.", examples: ["NOK"] }),
+      amount_minor: MinorOrNull("What the payout lost to the chargeback.", EXAMPLE_SETTLED.amount_minor),
+      fee_minor: MinorOrNull("The chargeback fee taken from the payout.", EXAMPLE_SETTLED.fee_minor)
+    }).annotations({ identifier: "ChargebackSettlement", examples: [EXAMPLE_SETTLED] })
   ).annotations({
-    description: "How the chargeback showed in a payout (settlement report); null when no payout shows it yet."
+    description: "How the chargeback showed in a payout (settlement report); null when no payout shows it yet.",
+    examples: [EXAMPLE_SETTLED]
   }),
-  dispute_reference: Schema.NullOr(Schema.String).annotations({ description: "The dispute desk's reference." }),
+  dispute_reference: Schema.NullOr(Schema.String).annotations({
+    description: "The dispute desk's reference.",
+    examples: [EXAMPLE_CHARGEBACK.dispute_reference]
+  }),
   dispute_status: Schema.NullOr(Schema.String).annotations({
     description: "The dispute desk's status: `triage`, `evidence_requested`, `responded`, `won`, `lost` or " +
       "`accepted`; null when only the settlement report knows of it.",
     examples: ["triage", "won", "lost"]
   }),
   reason: Schema.NullOr(Schema.String).annotations({
-    description: "The card holder's reason, as the desk records it."
+    description: "The card holder's reason, as the desk records it.",
+    examples: [EXAMPLE_CHARGEBACK.reason]
   }),
-  transaction_date: Day("Day of the disputed card transaction."),
-  registered_at: Day("Day the dispute was registered with the card scheme."),
-  respond_by: Day("Last day to answer the dispute."),
-  settled_on: Day("Day of the payout that took the chargeback."),
-  first_seen_at: DateTimeString.annotations({ description: "When the service first learnt of the chargeback." })
+  transaction_date: Day("Day of the disputed card transaction.", EXAMPLE_CHARGEBACK.transaction_date),
+  registered_at: Day("Day the dispute was registered with the card scheme.", EXAMPLE_CHARGEBACK.registered_at),
+  respond_by: Day("Last day to answer the dispute.", EXAMPLE_CHARGEBACK.respond_by),
+  settled_on: Day("Day of the payout that took the chargeback.", EXAMPLE_CHARGEBACK.settled_on),
+  first_seen_at: Schema.propertySignature(DateTimeString).annotations({
+    description: "When the service first learnt of the chargeback.",
+    examples: [EXAMPLE_CHARGEBACK.first_seen_at]
+  })
 }).annotations({
   identifier: "Chargeback",
-  examples: [{
-    id: "7c9e6679-7425-40de-944b-e07fc1f90ae7",
-    partner: { id: "0b7c4f8e-1d1a-4a59-9a43-6c2f0f3b2a11", name: "Fjord Explorer AS" },
-    booking: {
-      id: "3fa85f64-5717-4562-b3fc-2c963f66afa6",
-      confirmation_code: "FJX-7KQ2M9",
-      experience_date: "2026-10-14",
-      status: "CONFIRMED"
-    },
-    amount_minor: 129000,
-    currency: "NOK",
-    fee_minor: 15000,
-    settled: { currency: "NOK", amount_minor: 129000, fee_minor: 15000 },
-    dispute_reference: "DSP-2026-0412",
-    dispute_status: "triage",
-    reason: "Card holder does not recognise the transaction",
-    transaction_date: "2026-10-02",
-    registered_at: "2026-11-02",
-    respond_by: "2026-11-30",
-    settled_on: "2026-11-05",
-    first_seen_at: "2026-11-05T06:30:12.000Z"
-  }]
+  examples: [EXAMPLE_CHARGEBACK]
 })
 export type Chargeback = typeof Chargeback.Type
 
-export const ChargebackPage = Schema.Struct(financePage(Chargeback)).annotations({ identifier: "ChargebackPage" })
+export const ChargebackPage = Schema.Struct(financePage(Chargeback)).annotations({
+  identifier: "ChargebackPage",
+  examples: [{ data: [EXAMPLE_CHARGEBACK], next_cursor: null }]
+})
 
 export class ChargebacksGroup extends HttpApiGroup.make("chargebacks")
   .add(

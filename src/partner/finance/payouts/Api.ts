@@ -6,6 +6,7 @@ import { InvalidRequest, NotFound } from "../../../domain/errors.js"
 import { Cursor, PartnerId } from "../../../http/params.js"
 import { PartnerAuth, RequiredScope } from "../../auth/security.js"
 import { Partner } from "../../bookings/booking.js"
+import { EXAMPLE_ACCOUNT_PARTNERS, EXAMPLE_BALANCE_MINOR, EXAMPLE_CHARGEBACK_FEE_MINOR } from "../examples.js"
 import { FINANCE_MAX_DAYS, financeDayRange, financeLimit, financePage } from "../params.js"
 
 export const PayoutListParams = Schema.Struct({
@@ -15,8 +16,45 @@ export const PayoutListParams = Schema.Struct({
   partner_id: Schema.optional(PartnerId)
 })
 
-const Minor = (description: string) => Schema.Int.annotations({ description })
-const Day = (description: string) => Schema.NullOr(DateString).annotations({ description })
+const Minor = (description: string, example: number) => Schema.Int.annotations({ description, examples: [example] })
+const Day = (description: string, example: string) =>
+  Schema.NullOr(DateString).annotations({ description, examples: [example] })
+
+/** The payout of 5 November 2026 (examples.ts): it lost the disputed balance of FJX-7K2M9Q and its fee. */
+const EXAMPLE_ADJUSTMENTS = [
+  {
+    type: "chargeback",
+    description: "Chargeback",
+    date: "2026-11-05",
+    debit_minor: EXAMPLE_BALANCE_MINOR,
+    credit_minor: 0,
+    net_minor: -EXAMPLE_BALANCE_MINOR
+  },
+  {
+    type: "chargeback_fee",
+    description: "Chargeback fee",
+    date: "2026-11-05",
+    debit_minor: EXAMPLE_CHARGEBACK_FEE_MINOR,
+    credit_minor: 0,
+    net_minor: -EXAMPLE_CHARGEBACK_FEE_MINOR
+  }
+]
+const EXAMPLE_PAYOUT = {
+  partners: EXAMPLE_ACCOUNT_PARTNERS,
+  payout_id: "po_3f9a1c2b7d8e4f5a6b7c",
+  settlement_date: "2026-11-05",
+  transactions_from: "2026-11-04",
+  transactions_to: "2026-11-04",
+  report_type: "DAILY" as const,
+  currency: "NOK",
+  sales_minor: 1259000,
+  refunds_minor: -99800,
+  fees_minor: 18885,
+  fee_vat_minor: 4721,
+  // 1 259 000 − 99 800 − 18 885 − 4 721 − 90 000 − 15 000
+  payout_minor: 1030594,
+  adjustments: EXAMPLE_ADJUSTMENTS
+}
 
 export const PayoutAdjustment = Schema.Struct({
   type: Schema.String.annotations({
@@ -25,79 +63,57 @@ export const PayoutAdjustment = Schema.Struct({
       "another type the provider reports.",
     examples: ["chargeback", "chargeback_fee", "service_provider_fee", "partner_fee", "previous_pending_liability"]
   }),
-  description: Schema.String.annotations({ description: "The provider's text for the line." }),
-  date: Day("The line's day (YYYY-MM-DD), when the provider gives one."),
-  debit_minor: Minor("Taken from the payout (zero or positive)."),
-  credit_minor: Minor("Added to the payout (zero or positive)."),
-  net_minor: Minor("credit_minor − debit_minor: the line's effect on the payout.")
-}).annotations({ identifier: "PayoutAdjustment" })
+  description: Schema.String.annotations({
+    description: "The provider's text for the line.",
+    examples: ["Chargeback"]
+  }),
+  date: Day("The line's day (YYYY-MM-DD), when the provider gives one.", "2026-11-05"),
+  debit_minor: Minor("Taken from the payout (zero or positive).", EXAMPLE_BALANCE_MINOR),
+  credit_minor: Minor("Added to the payout (zero or positive).", 0),
+  net_minor: Minor("credit_minor − debit_minor: the line's effect on the payout.", -EXAMPLE_BALANCE_MINOR)
+}).annotations({ identifier: "PayoutAdjustment", examples: [EXAMPLE_ADJUSTMENTS[0]!] })
 
 export const Payout = Schema.Struct({
   partners: Schema.Array(Partner).annotations({
     description: "Every operator paid through this payout account (the legal entity): operators that share an " +
-      "account see the same payouts."
+      "account see the same payouts.",
+    examples: [EXAMPLE_ACCOUNT_PARTNERS]
   }),
-  payout_id: Schema.String.annotations({ description: "The payment provider's id of the payout." }),
-  settlement_date: Day("The day the provider settled (paid out), YYYY-MM-DD."),
-  transactions_from: Day("First day of the transactions the payout covers."),
-  transactions_to: Day("Last day of the transactions the payout covers."),
+  payout_id: Schema.String.annotations({
+    description: "The payment provider's id of the payout.",
+    examples: [EXAMPLE_PAYOUT.payout_id]
+  }),
+  settlement_date: Day("The day the provider settled (paid out), YYYY-MM-DD.", EXAMPLE_PAYOUT.settlement_date),
+  transactions_from: Day("First day of the transactions the payout covers.", EXAMPLE_PAYOUT.transactions_from),
+  transactions_to: Day("Last day of the transactions the payout covers.", EXAMPLE_PAYOUT.transactions_to),
   report_type: Schema.NullOr(Schema.Literal("DAILY", "WEEKLY", "MONTHLY")).annotations({
-    description: "The account's settlement frequency for this report."
+    description: "The account's settlement frequency for this report.",
+    examples: [EXAMPLE_PAYOUT.report_type]
   }),
-  currency: Schema.String.annotations({ description: "ISO 4217; payouts are NOK as the provider reports them." }),
-  sales_minor: Minor("Card sales settled."),
-  refunds_minor: Minor("Refunds settled (negative)."),
-  fees_minor: Minor("The provider's transaction fees, VAT excluded."),
-  fee_vat_minor: Minor("VAT on the fees."),
+  currency: Schema.String.annotations({
+    description: "ISO 4217; payouts are NOK as the provider reports them.",
+    examples: ["NOK"]
+  }),
+  sales_minor: Minor("Card sales settled.", EXAMPLE_PAYOUT.sales_minor),
+  refunds_minor: Minor("Refunds settled (negative).", EXAMPLE_PAYOUT.refunds_minor),
+  fees_minor: Minor("The provider's transaction fees, VAT excluded.", EXAMPLE_PAYOUT.fees_minor),
+  fee_vat_minor: Minor("VAT on the fees.", EXAMPLE_PAYOUT.fee_vat_minor),
   payout_minor: Minor(
     "What was paid out, as the provider reports it. Not always sales + refunds − fees: fee VAT and the " +
       "adjustments count too, and a negative payout (the charges exceeded the sales) is carried into the next " +
-      "payout as a `previous_pending_liability` adjustment."
+      "payout as a `previous_pending_liability` adjustment.",
+    EXAMPLE_PAYOUT.payout_minor
   ),
   adjustments: Schema.Array(PayoutAdjustment).annotations({
     description: "The report's itemised charges and credits, in the provider's order."
   })
-}).annotations({
-  identifier: "Payout",
-  examples: [{
-    partners: [
-      { id: "0b7c4f8e-1d1a-4a59-9a43-6c2f0f3b2a11", name: "Fjord Explorer AS" },
-      { id: "5d1e2c3b-7a8f-4e6d-9c0b-1a2b3c4d5e6f", name: "Arctic Whale Safari AS" }
-    ],
-    payout_id: "po_3f9a1c2b7d8e4f5a6b7c",
-    settlement_date: "2026-11-24",
-    transactions_from: "2026-11-23",
-    transactions_to: "2026-11-23",
-    report_type: "DAILY",
-    currency: "NOK",
-    sales_minor: 1259000,
-    refunds_minor: -99800,
-    fees_minor: 18885,
-    fee_vat_minor: 4721,
-    payout_minor: 1030794,
-    adjustments: [
-      {
-        type: "chargeback",
-        description: "Chargeback",
-        date: "2026-11-24",
-        debit_minor: 99800,
-        credit_minor: 0,
-        net_minor: -99800
-      },
-      {
-        type: "chargeback_fee",
-        description: "Chargeback fee",
-        date: "2026-11-24",
-        debit_minor: 5000,
-        credit_minor: 0,
-        net_minor: -5000
-      }
-    ]
-  }]
-})
+}).annotations({ identifier: "Payout", examples: [EXAMPLE_PAYOUT] })
 export type Payout = typeof Payout.Type
 
-export const PayoutPage = Schema.Struct(financePage(Payout)).annotations({ identifier: "PayoutPage" })
+export const PayoutPage = Schema.Struct(financePage(Payout)).annotations({
+  identifier: "PayoutPage",
+  examples: [{ data: [EXAMPLE_PAYOUT], next_cursor: null }]
+})
 export type PayoutPage = typeof PayoutPage.Type
 
 export class PayoutsGroup extends HttpApiGroup.make("payouts")
