@@ -58,9 +58,13 @@ export const makeAssistantHttp = (baseUrl: string) =>
     const issuer = Option.getOrElse(config.oauthIssuer, () => baseUrl.replace(/\/$/, ""))
     const resource = mcpUrlOf(config, baseUrl)
     const resourceMetadataUrl = resourceMetadataUrlOf(resource)
-    const provider = yield* makeProvider({ issuer, resource })
     const connections = yield* Connections
     const runtime = yield* Effect.runtime<never>()
+    const provider = yield* makeProvider({
+      issuer,
+      resource,
+      hasConnection: (grantId) => Runtime.runPromise(runtime)(Effect.map(connections.byGrant(grantId), Option.isSome))
+    })
     // A grant revoked by the authorization server (a reused refresh token, the revocation endpoint)
     // ends its connection too.
     provider.on("grant.revoked", (_ctx: unknown, grantId: string) => {

@@ -214,3 +214,46 @@ export const setPassword = (email: string, password: string) =>
     Effect.provide(AssistantAdmin.Default),
     Effect.orDie
   )
+
+/** A raw JSON-RPC POST to the MCP endpoint (protocol 2025-11-25 unless a header says otherwise). */
+export const rpc = async (
+  mcpUrl: string,
+  token: string | undefined,
+  body: unknown,
+  headers: Record<string, string> = {}
+) => {
+  const res = await fetch(mcpUrl, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2025-11-25",
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...headers
+    },
+    body: JSON.stringify(body)
+  })
+  const text = await res.text()
+  let json: any = undefined
+  try {
+    json = JSON.parse(text)
+  } catch {
+    // An SSE body: the last `data:` line.
+    const data = text.split("\n").filter((l) => l.startsWith("data:")).pop()
+    if (data) json = JSON.parse(data.slice(5))
+  }
+  return { status: res.status, headers: res.headers, text, json }
+}
+
+export const toolsList = { jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }
+export const callMe = { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "me", arguments: {} } }
+
+/** A token request (refresh, or any other grant) as the client would send it. */
+export const tokenRequest = async (base: string, params: Record<string, string>) => {
+  const res = await fetch(`${base}/oauth/token`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams(params).toString()
+  })
+  return { status: res.status, json: await res.json() as any }
+}

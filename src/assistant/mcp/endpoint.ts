@@ -17,14 +17,20 @@ import {
   type McpServerFactory,
   originValidationResponse
 } from "@modelcontextprotocol/server"
-import { Effect, Layer, Runtime } from "effect"
+import { Context, Effect, Layer, Runtime } from "effect"
 import type Provider from "oidc-provider"
 import { AppConfig } from "../../config.js"
 import type { RateLimiter } from "../../http/RateLimiter.js"
 import { assistantTools, AssistantToolsLive } from "../tools/index.js"
+import type { AssistantTool } from "../tools/tool.js"
 import { challenge, makeBearerAuth } from "./bearer.js"
 import { callTool, problemResult, type ToolCaller } from "./toolCall.js"
 import { standardOf } from "./toolSchema.js"
+
+/** The tools served: every tool of `assistantTools` (tests serve extra probes through this reference). */
+export class AssistantToolList extends Context.Reference<AssistantToolList>()("Assistant/ToolList", {
+  defaultValue: (): ReadonlyArray<AssistantTool> => assistantTools
+}) {}
 
 export interface McpEndpointSettings {
   /** The MCP resource: MCP_PUBLIC_URL, else `{base}/mcp`. */
@@ -49,6 +55,7 @@ export const makeMcpEndpoint = (provider: Provider, settings: McpEndpointSetting
     const { rateLimitPerMinute } = yield* AppConfig
     const toolServices = yield* Layer.build(AssistantToolsLive)
     const runtime = yield* Effect.runtime<RateLimiter>()
+    const tools = yield* AssistantToolList
 
     const factory: McpServerFactory = (ctx) => {
       const caller = (ctx.authInfo?.extra as { caller?: ToolCaller } | undefined)?.caller
@@ -56,7 +63,7 @@ export const makeMcpEndpoint = (provider: Provider, settings: McpEndpointSetting
         { name: "tour-partner-service", title: "Tour operator assistant", version: "1.0.0" },
         { capabilities: { tools: {} }, instructions: INSTRUCTIONS }
       )
-      for (const tool of assistantTools) {
+      for (const tool of tools) {
         server.registerTool(
           tool.name,
           {

@@ -12,7 +12,7 @@
  */
 import { Effect } from "effect"
 import { generateKeyPairSync, randomBytes } from "node:crypto"
-import Provider, { type Configuration, errors, type KoaContextWithOIDC } from "oidc-provider"
+import Provider, { type Configuration, errors, interactionPolicy, type KoaContextWithOIDC } from "oidc-provider"
 import { SCOPES } from "../../partner/auth/scopes.js"
 import { makeAdapter } from "./adapter.js"
 import { OAuthStoreRepo } from "./OAuthStoreRepo.js"
@@ -46,6 +46,29 @@ export interface ProviderSettings {
   readonly issuer: string
   /** The MCP resource (RFC 8707): the only audience tokens are issued for. */
   readonly resource: string
+  /** Whether a grant has its connection (made on our consent page). */
+  readonly hasConnection: (grantId: string) => Promise<boolean>
+}
+
+/**
+ * oidc-provider's prompts, plus one: consent is asked until the grant has its connection, even when
+ * the client asked for no scope (the person always picks operators and scopes on our page).
+ */
+const policyFor = (hasConnection: ProviderSettings["hasConnection"]) => {
+  const policy = interactionPolicy.base()
+  policy.get("consent")!.checks.add(
+    new interactionPolicy.Check(
+      "connection_missing",
+      "the person has not yet picked what this connection may do",
+      async (ctx) => {
+        const grantId = ctx.oidc.grant?.jti
+        return grantId === undefined || !(await hasConnection(grantId))
+          ? interactionPolicy.Check.REQUEST_PROMPT
+          : interactionPolicy.Check.NO_NEED_TO_PROMPT
+      }
+    )
+  )
+  return policy
 }
 
 export const makeProvider = (settings: ProviderSettings) =>
@@ -104,7 +127,10 @@ export const makeProvider = (settings: ProviderSettings) =>
           }
         }
       } as Configuration["features"],
-      interactions: { url: (_ctx, interaction) => `${INTERACTION_PREFIX}${interaction.uid}` },
+      interactions: {
+        url: (_ctx, interaction) => `${INTERACTION_PREFIX}${interaction.uid}`,
+        policy: policyFor(settings.hasConnection)
+      },
       findAccount: (_ctx, id) => ({ accountId: id, claims: () => ({ sub: id }) }),
       // Connections outlive the browser session they were made in; they end when revoked.
       expiresWithSession: () => false,
@@ -128,6 +154,14 @@ export const makeProvider = (settings: ProviderSettings) =>
       }
     }
     const provider = new Provider(settings.issuer, configuration)
+    // A client that asks for no scope is asking for the connection as the person picks it: request
+    // every scope of ours (the consent page decides; what is not picked is recorded as refused).
+    provider.use(async (ctx, next) => {
+      if (ctx.path === OAUTH_ROUTES.authorization && ctx.method === "GET" && !ctx.query.scope) {
+        ctx.query = { ...ctx.query, scope: SCOPES.join(" ") }
+      }
+      await next()
+    })
     // Behind TLS termination the service sees http; trust X-Forwarded-Proto when the issuer is https.
     if (settings.issuer.startsWith("https:")) provider.proxy = true
     return provider
