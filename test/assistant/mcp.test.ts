@@ -5,6 +5,7 @@
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import * as http from "node:http"
 import { AssistantAdmin } from "../../src/assistant/oauth/AssistantAdmin.js"
 import { Operators } from "../../src/operators/Operators.js"
 import { callMe, connectAssistant, rpc, setPassword, toolsList } from "../support/assistant.js"
@@ -88,6 +89,57 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("MCP endpoi
         expect(own.status).toBe(200)
         const none = yield* Effect.promise(() => rpc(mcp, undefined, toolsList, { origin: "https://evil.example" }))
         expect(none.status).toBe(403)
+      }))
+
+    it.effect("a Host that is not the service's: 403 (DNS rebinding)", () =>
+      Effect.gen(function*() {
+        const { baseUrl } = yield* TestServer
+        const url = new URL(`${baseUrl}/mcp`)
+        const status = yield* Effect.promise(() =>
+          new Promise<number>((resolve, reject) => {
+            const req = http.request({
+              host: url.hostname,
+              port: url.port,
+              path: "/mcp",
+              method: "POST",
+              headers: { host: "attacker.example", "content-type": "application/json" }
+            }, (res) => {
+              res.resume()
+              resolve(res.statusCode ?? 0)
+            })
+            req.on("error", reject)
+            req.end(JSON.stringify(toolsList))
+          })
+        )
+        expect(status).toBe(403)
+      }))
+
+    it.effect("a browser client on an allowed origin: CORS preflight, and the 401 challenge readable", () =>
+      Effect.gen(function*() {
+        const { baseUrl } = yield* TestServer
+        const origin = "http://localhost:6274" // the MCP Inspector's, allowed while the service is on loopback
+        const preflight = yield* Effect.promise(() =>
+          fetch(`${baseUrl}/mcp`, {
+            method: "OPTIONS",
+            headers: {
+              origin,
+              "access-control-request-method": "POST",
+              "access-control-request-headers": "authorization, content-type, mcp-protocol-version"
+            }
+          })
+        )
+        expect(preflight.status).toBe(204)
+        expect(preflight.headers.get("access-control-allow-origin")).toBe(origin)
+        expect(preflight.headers.get("access-control-allow-headers")).toContain("Authorization")
+        const challenged = yield* Effect.promise(() => rpc(`${baseUrl}/mcp`, undefined, toolsList, { origin }))
+        expect(challenged.status).toBe(401)
+        expect(challenged.headers.get("access-control-allow-origin")).toBe(origin)
+        expect(challenged.headers.get("access-control-expose-headers")).toContain("WWW-Authenticate")
+        const refused = yield* Effect.promise(() =>
+          fetch(`${baseUrl}/mcp`, { method: "OPTIONS", headers: { origin: "https://evil.example" } })
+        )
+        expect(refused.status).toBe(403)
+        expect(refused.headers.get("access-control-allow-origin")).toBeNull()
       }))
 
     it.scoped("an unsupported MCP-Protocol-Version: 400; notifications: 202; GET and DELETE: 405", () =>

@@ -15,7 +15,8 @@ import {
   localhostAllowedOrigins,
   McpServer,
   type McpServerFactory,
-  originValidationResponse
+  originValidationResponse,
+  validateOriginHeader
 } from "@modelcontextprotocol/server"
 import { Context, Effect, Layer, Runtime } from "effect"
 import type Provider from "oidc-provider"
@@ -116,12 +117,31 @@ export const makeMcpEndpoint = (provider: Provider, settings: McpEndpointSetting
         }
       )
 
-    return (request: HttpServerRequest.HttpServerRequest, requestId: string) =>
+    /** CORS for a browser client on an allowed origin (others were refused with 403 already). */
+    const cors = (origin: string | undefined): Record<string, string> =>
+      origin === undefined ? {} : {
+        "Access-Control-Allow-Origin": origin,
+        "Access-Control-Expose-Headers": "WWW-Authenticate, Mcp-Session-Id, MCP-Protocol-Version",
+        "Vary": "Origin"
+      }
+
+    const serve = (request: HttpServerRequest.HttpServerRequest, requestId: string) =>
       Effect.gen(function*() {
         const web = yield* HttpServerRequest.toWeb(request)
         const rejected = hostHeaderValidationResponse(web, allowedHosts) ??
           originValidationResponse(web, allowedOrigins)
         if (rejected) return HttpServerResponse.fromWeb(rejected)
+        if (request.method === "OPTIONS") {
+          return HttpServerResponse.empty({
+            status: 204,
+            headers: {
+              "Access-Control-Allow-Methods": "POST, GET, DELETE, OPTIONS",
+              "Access-Control-Allow-Headers":
+                "Authorization, Content-Type, Accept, MCP-Protocol-Version, Mcp-Session-Id, Last-Event-ID",
+              "Access-Control-Max-Age": "600"
+            }
+          })
+        }
         const auth = yield* authenticate(request.headers.authorization)
         if (auth._tag === "Refused") return unauthorized(auth.error, auth.description)
         const response = yield* Effect.promise(() =>
@@ -145,6 +165,15 @@ export const makeMcpEndpoint = (provider: Provider, settings: McpEndpointSetting
             Effect.succeed(HttpServerResponse.unsafeJson({ error: "the request could not be read" }, { status: 400 }))
         )
       )
+
+    return (request: HttpServerRequest.HttpServerRequest, requestId: string) => {
+      const origin = request.headers.origin
+      const allowed = origin !== undefined && validateOriginHeader(origin, allowedOrigins).ok ? origin : undefined
+      return Effect.map(
+        serve(request, requestId),
+        (response) => allowed === undefined ? response : HttpServerResponse.setHeaders(response, cors(allowed))
+      )
+    }
   })
 
 /** Allowed hostnames and origins for `resource` and `base`: theirs, loopback ones when local, and the setting's. */
