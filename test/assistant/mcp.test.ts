@@ -91,6 +91,22 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("MCP endpoi
         expect(none.status).toBe(403)
       }))
 
+    it.scoped("the stateless 2026-07-28 revision: a client pinned to it lists and calls the same tools", () =>
+      Effect.gen(function*() {
+        const w = yield* makeWorld
+        const { baseUrl } = yield* TestServer
+        const email = `alice-${w.tag}@example.com`
+        yield* setPassword(email, PASSWORD)
+        const a = yield* connectAssistant(baseUrl, { email, password: PASSWORD }, {
+          versionNegotiation: { mode: { pin: "2026-07-28" } }
+        })
+        expect(a.client.getNegotiatedProtocolVersion()).toBe("2026-07-28")
+        const tools = yield* Effect.promise(() => a.client.listTools())
+        expect(tools.tools.map((t) => t.name)).toContain("me")
+        const me = yield* Effect.promise(() => a.client.callTool({ name: "me", arguments: {} }))
+        expect((me.structuredContent as any).partners.map((p: any) => p.id)).toEqual([w.alpha])
+      }))
+
     it.effect("a Host that is not the service's: 403 (DNS rebinding)", () =>
       Effect.gen(function*() {
         const { baseUrl } = yield* TestServer

@@ -8,6 +8,7 @@
  */
 import {
   Client,
+  type ClientOptions,
   type OAuthClientInformationMixed,
   type OAuthClientMetadata,
   type OAuthClientProvider,
@@ -172,7 +173,11 @@ export interface ConnectedAssistant {
  * The whole flow: the official client meets a 401, discovers, registers and starts the
  * authorization; the person signs in and consents; the client takes the code and connects.
  */
-export const connectAssistantAsync = async (base: string, person: Person): Promise<ConnectedAssistant> => {
+export const connectAssistantAsync = async (
+  base: string,
+  person: Person,
+  options: ClientOptions = {}
+): Promise<ConnectedAssistant> => {
   const mcpUrl = new URL(`${base}/mcp`)
   const provider = new TestOAuthProvider()
   const first = new Client({ name: "test-assistant", version: "1.0.0" })
@@ -190,7 +195,7 @@ export const connectAssistantAsync = async (base: string, person: Person): Promi
   }
   await transport.finishAuth(new URL(stoppedAt.url).searchParams)
   await first.close().catch(() => undefined)
-  const client = new Client({ name: "test-assistant", version: "1.0.0" })
+  const client = new Client({ name: "test-assistant", version: "1.0.0" }, options)
   await client.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }))
   return {
     client,
@@ -202,9 +207,10 @@ export const connectAssistantAsync = async (base: string, person: Person): Promi
   }
 }
 
-export const connectAssistant = (base: string, person: Person) =>
+/** The flow as a scoped Effect; `options` for the connected client (e.g. `versionNegotiation`). */
+export const connectAssistant = (base: string, person: Person, options: ClientOptions = {}) =>
   Effect.acquireRelease(
-    Effect.promise(() => connectAssistantAsync(base, person)),
+    Effect.promise(() => connectAssistantAsync(base, person, options)),
     (connected) => Effect.promise(() => connected.close().catch(() => undefined))
   )
 
