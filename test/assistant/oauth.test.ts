@@ -8,6 +8,7 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { createHash, randomBytes } from "node:crypto"
+import { OAuthStoreRepo } from "../../src/assistant/oauth/OAuthStoreRepo.js"
 import {
   actionOf,
   browse,
@@ -239,6 +240,23 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("OAuth auth
             WHERE id_hash = ${createHash("sha256").update(token).digest()}`
           expect(hashed).toHaveLength(1)
         }
+      }))
+  })
+
+  describe("storage upkeep", () => {
+    it.effect("the cleanup deletes what expired more than a day ago, and only that", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const old = randomBytes(32)
+        const fresh = randomBytes(32)
+        yield* sql`INSERT INTO oauth_store (model, id_hash, payload, expires_at) VALUES
+          ('AccessToken', ${old}, '{}'::jsonb, now() - interval '2 days'),
+          ('AccessToken', ${fresh}, '{}'::jsonb, now() - interval '1 hour')`
+        const store = yield* Effect.provide(OAuthStoreRepo, OAuthStoreRepo.Default)
+        expect(yield* store.deleteExpired()).toBeGreaterThanOrEqual(1)
+        const left = yield* sql<{ id_hash: Uint8Array }>`SELECT id_hash FROM oauth_store
+          WHERE id_hash IN (${old}, ${fresh})`
+        expect(left.map((r) => Buffer.from(r.id_hash).toString("hex"))).toEqual([fresh.toString("hex")])
       }))
   })
 

@@ -78,8 +78,13 @@ export class OAuthStoreRepo extends Effect.Service<OAuthStoreRepo>()("Assistant/
       sql`DELETE FROM oauth_store WHERE grant_id = ${grantId} OR (model = 'Grant' AND id_hash = ${idHash(grantId)})`
         .pipe(Effect.asVoid)
 
-    /** Entries past their expiry (kept out of every read already). */
-    const deleteExpired = sql`DELETE FROM oauth_store WHERE expires_at < now() - interval '1 day'`.pipe(Effect.asVoid)
+    /** Entries a day past their expiry (kept out of every read already); how many. */
+    const deleteExpired = Effect.map(
+      sql<{ n: number }>`
+        WITH gone AS (DELETE FROM oauth_store WHERE expires_at < now() - interval '1 day' RETURNING 1)
+        SELECT count(*)::int AS n FROM gone`,
+      (rows) => rows[0]?.n ?? 0
+    )
 
     /**
      * A shared secret by name, created (random, `size` bytes, or `make()`) by the first instance that
