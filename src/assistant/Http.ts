@@ -70,6 +70,10 @@ export const makeAssistantHttp = (baseUrl: string) =>
     provider.on("grant.revoked", (_ctx: unknown, grantId: string) => {
       Runtime.runFork(runtime)(connections.grantRevoked(grantId))
     })
+    // The provider's own failures go to our log (its error, never a token: they are not in the message).
+    provider.on("server_error", (_ctx: unknown, error: Error) => {
+      Runtime.runFork(runtime)(Effect.logError("authorization server error", error.message))
+    })
     const interactions = yield* makeInteractions(provider, resource)
     const lists = allowlists([resource, baseUrl, issuer], config.mcpAllowedOrigins)
     const mcp = yield* makeMcpEndpoint(provider, {

@@ -295,6 +295,34 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("OAuth auth
         expect(stranger.status).toBe(400)
       }))
 
+    it.effect("Deny sends the person back to the client with access_denied; no connection is made", () =>
+      Effect.gen(function*() {
+        const { email } = yield* person
+        const c = yield* registered()
+        const jar = new CookieJar()
+        const page = yield* Effect.promise(() => browse(jar, c.authorize().toString()))
+        const consent = yield* Effect.promise(() =>
+          browse(jar, c.baseUrl + actionOf(page.html, "login"), {
+            method: "POST",
+            form: new URLSearchParams({ csrf: csrfOf(page.html), email, password: PASSWORD })
+          })
+        )
+        const denied = yield* Effect.promise(() =>
+          browse(jar, c.baseUrl + actionOf(consent.html, "abort"), {
+            method: "POST",
+            form: new URLSearchParams({ csrf: csrfOf(consent.html) })
+          })
+        )
+        const back = new URL(denied.url)
+        expect(back.origin + back.pathname).toBe(REDIRECT_URL)
+        expect(back.searchParams.get("error")).toBe("access_denied")
+        expect(back.searchParams.get("iss")).toBe(c.baseUrl)
+        const sql = yield* SqlClient.SqlClient
+        const made = yield* sql`SELECT 1 FROM assistant_connections c JOIN users u ON u.id = c.user_id
+          WHERE u.email = ${email}`
+        expect(made).toHaveLength(0)
+      }))
+
     it.effect("consent offers the operators the person owns or administers; read scopes ticked, write off", () =>
       Effect.gen(function*() {
         const { email, w } = yield* person
