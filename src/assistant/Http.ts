@@ -59,11 +59,18 @@ export const makeAssistantHttp = (baseUrl: string) =>
     const resource = mcpUrlOf(config, baseUrl)
     const resourceMetadataUrl = resourceMetadataUrlOf(resource)
     const connections = yield* Connections
+    const keys = yield* KeyAuth
     const runtime = yield* Effect.runtime<never>()
     const provider = yield* makeProvider({
       issuer,
       resource,
-      hasConnection: (grantId) => Runtime.runPromise(runtime)(Effect.map(connections.byGrant(grantId), Option.isSome))
+      hasActiveConnection: (grantId) =>
+        Runtime.runPromise(runtime)(
+          Effect.flatMap(connections.byGrant(grantId), (found) =>
+            Option.isNone(found)
+              ? Effect.succeed(false)
+              : keys.authenticateConnection(found.value.id).pipe(Effect.as(true), Effect.orElseSucceed(() => false)))
+        )
     })
     // A grant revoked by the authorization server (a reused refresh token, the revocation endpoint)
     // ends its connection too.

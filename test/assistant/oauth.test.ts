@@ -9,6 +9,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { createHash, randomBytes } from "node:crypto"
 import { OAuthStoreRepo } from "../../src/assistant/oauth/OAuthStoreRepo.js"
+import { Operators } from "../../src/operators/Operators.js"
 import {
   actionOf,
   browse,
@@ -321,6 +322,26 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("OAuth auth
         const made = yield* sql`SELECT 1 FROM assistant_connections c JOIN users u ON u.id = c.user_id
           WHERE u.email = ${email}`
         expect(made).toHaveLength(0)
+      }))
+
+    it.effect("a connection that no longer acts (the person demoted) is not reused: the person is asked again", () =>
+      Effect.gen(function*() {
+        const { email, w } = yield* person
+        const c = yield* registered()
+        const jar = new CookieJar()
+        const first = yield* Effect.promise(() =>
+          signInAndConsent(c.authorize(), { email, password: PASSWORD, operatorIds: [w.alpha] }, jar)
+        )
+        expect(first.stoppedAt.url.startsWith(REDIRECT_URL)).toBe(true)
+        // Same browser, connection still good: straight back to the client (no second consent).
+        const again = yield* Effect.promise(() => browse(jar, c.authorize().toString()))
+        expect(again.url.startsWith(REDIRECT_URL)).toBe(true)
+        const admin = yield* Operators
+        yield* admin.changeRole(w.alpha, w.bob, "member")
+        const asked = yield* Effect.promise(() => browse(jar, c.authorize().toString()))
+        expect(asked.status).toBe(200)
+        expect(asked.html).toContain("/consent")
+        expect(checkedValues(asked.html, "operator")).toEqual([w.beta])
       }))
 
     it.effect("consent offers the operators the person owns or administers; read scopes ticked, write off", () =>

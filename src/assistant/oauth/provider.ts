@@ -46,15 +46,18 @@ export interface ProviderSettings {
   readonly issuer: string
   /** The MCP resource (RFC 8707): the only audience tokens are issued for. */
   readonly resource: string
-  /** Whether a grant has its connection (made on our consent page). */
-  readonly hasConnection: (grantId: string) => Promise<boolean>
+  /**
+   * Whether a grant has its connection (made on our consent page) and it still acts (not revoked,
+   * an operator left): else the person is asked again and a new connection is made.
+   */
+  readonly hasActiveConnection: (grantId: string) => Promise<boolean>
 }
 
 /**
- * oidc-provider's prompts, plus one: consent is asked until the grant has its connection, even when
- * the client asked for no scope (the person always picks operators and scopes on our page).
+ * oidc-provider's prompts, plus one: consent is asked until the grant has an active connection, even
+ * when the client asked for no scope (the person always picks operators and scopes on our page).
  */
-const policyFor = (hasConnection: ProviderSettings["hasConnection"]) => {
+const policyFor = (hasActiveConnection: ProviderSettings["hasActiveConnection"]) => {
   const policy = interactionPolicy.base()
   policy.get("consent")!.checks.add(
     new interactionPolicy.Check(
@@ -62,7 +65,7 @@ const policyFor = (hasConnection: ProviderSettings["hasConnection"]) => {
       "the person has not yet picked what this connection may do",
       async (ctx) => {
         const grantId = ctx.oidc.grant?.jti
-        return grantId === undefined || !(await hasConnection(grantId))
+        return grantId === undefined || !(await hasActiveConnection(grantId))
           ? interactionPolicy.Check.REQUEST_PROMPT
           : interactionPolicy.Check.NO_NEED_TO_PROMPT
       }
@@ -129,7 +132,7 @@ export const makeProvider = (settings: ProviderSettings) =>
       } as Configuration["features"],
       interactions: {
         url: (_ctx, interaction) => `${INTERACTION_PREFIX}${interaction.uid}`,
-        policy: policyFor(settings.hasConnection)
+        policy: policyFor(settings.hasActiveConnection)
       },
       findAccount: (_ctx, id) => ({ accountId: id, claims: () => ({ sub: id }) }),
       // Connections outlive the browser session they were made in; they end when revoked.
