@@ -11,7 +11,7 @@
 import { HttpServerRequest, HttpServerResponse, type UrlParams } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Effect, Option } from "effect"
-import { createHmac, timingSafeEqual } from "node:crypto"
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
 import type Provider from "oidc-provider"
 import { RateLimiter } from "../../http/RateLimiter.js"
 import { isScope, type Scope, SCOPES } from "../../partner/auth/scopes.js"
@@ -38,7 +38,7 @@ export const makeInteractions = (provider: Provider, resource: string) =>
     const users = yield* SignInRepo
     const connections = yield* Connections
     const limiter = yield* RateLimiter
-    const cookieKey = yield* (yield* OAuthStoreRepo).sharedSecret("oauth_cookies", () => new Uint8Array(32))
+    const cookieKey = yield* (yield* OAuthStoreRepo).sharedSecret("oauth_cookies", () => randomBytes(32))
 
     const csrfFor = (uid: string) => createHmac("sha256", cookieKey).update(`interaction:${uid}`).digest("base64url")
     const csrfMatches = (uid: string, given: string) => {
