@@ -6,6 +6,8 @@ import { HttpServer, HttpServerRequest } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { createServer } from "node:http"
+import { isAssistantUrl, makeAssistantHttp } from "./assistant/Http.js"
+import { AppConfig, baseUrlOf } from "./config.js"
 import { PartnerHttp } from "./partner/Http.js"
 import { QuickbookHttp } from "./quickbook/Http.js"
 import { isQuickbookUrl } from "./quickbook/schemas.js"
@@ -19,10 +21,15 @@ export const HttpLive = Layer.unwrapScoped(
   Effect.gen(function*() {
     const quickbook = yield* QuickbookHttp // /api/quickbook/…
     const partner = yield* PartnerHttp // everything else: /api/v1/…, /healthz, /readyz, unknown paths
+    const server = yield* HttpServer.HttpServer
+    const config = yield* AppConfig
+    const port = server.address._tag === "TcpAddress" ? server.address.port : config.port
+    // /mcp, /oauth/…, /.well-known/oauth-…: the assistant-facing MCP server and its authorization server.
+    const assistant = yield* makeAssistantHttp(baseUrlOf(config, port))
     return HttpServer.serve(
       Effect.flatMap(
         HttpServerRequest.HttpServerRequest,
-        (request) => (isQuickbookUrl(request.url) ? quickbook : partner)
+        (request) => (isQuickbookUrl(request.url) ? quickbook : isAssistantUrl(request.url) ? assistant : partner)
       )
     )
   })

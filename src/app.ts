@@ -3,8 +3,9 @@ import { HttpServer } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import * as path from "node:path"
 import { ExchangeRatesSourcesLive, ExternalSystemsLive, OutboxLive } from "./adapters/live.js"
+import { mcpUrlOf } from "./assistant/Http.js"
 import { TourSeason } from "./catalogue/TourSeason.js"
-import { AppConfig, baseUrlOf } from "./config.js"
+import { AppConfig, AssistantConfig, baseUrlOf } from "./config.js"
 import { DatabaseUrl, layerFromUrl } from "./db/Database.js"
 import { DemoData } from "./demo/DemoData.js"
 import { localDayAt } from "./domain/localDay.js"
@@ -43,6 +44,13 @@ const announce = Effect.gen(function*() {
       )
     }
   }
+  const mcpUrl = mcpUrlOf(yield* AssistantConfig, base)
+  lines.push(
+    `MCP server (for AI assistants) on ${mcpUrl}`,
+    demo.keysFile
+      ? `  sign in:    a demo person of ${path.resolve(demo.keysFile)} (mcp.users); docs/assistant.md`
+      : "  sign in:    a person with a password (npm run cli -- assistant set-password --user EMAIL)"
+  )
   if (demo.sandboxUrl) lines.push(`  sandbox booking system (Bókun dialect): ${demo.sandboxUrl}`)
   const outbox = yield* Outbox
   lines.push(

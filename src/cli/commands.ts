@@ -10,6 +10,7 @@ import { AppConfig } from "../config.js"
 import { BookingSystemAccounts } from "../operators/BookingSystemAccounts.js"
 import { Operators } from "../operators/Operators.js"
 import { SCOPES } from "../partner/auth/scopes.js"
+import { assistant } from "./assistant.js"
 import { DatabaseForCli } from "./database.js"
 import { invoices } from "./invoices.js"
 import { mail } from "./mail.js"
@@ -254,5 +255,6 @@ export const adminCommands = [
   paymentAccounts,
   quickbook,
   settlements,
-  invoices
+  invoices,
+  assistant
 ] as const

@@ -9,8 +9,9 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { AnalyticsRollups } from "../analytics/AnalyticsRollups.js"
 import { AnalyticsRollupsRepo } from "../analytics/AnalyticsRollupsRepo.js"
+import { mcpUrlOf } from "../assistant/Http.js"
 import { TourSeason } from "../catalogue/TourSeason.js"
-import { AppConfig } from "../config.js"
+import { AppConfig, AssistantConfig, baseUrlOf } from "../config.js"
 import { ensurePortFree, PortUnavailable } from "../http/portCheck.js"
 import { Mirror } from "../mirror/Mirror.js"
 import { Operators } from "../operators/Operators.js"
@@ -22,6 +23,7 @@ import { SalesRollups } from "../sales/SalesRollups.js"
 import { startSandbox } from "../sandbox/bokun/index.js"
 import { startSandbox as startPaymentSandbox } from "../sandbox/surfboard/index.js"
 import { seedDemoTraffic } from "./analyticsTraffic.js"
+import { setUpDemoAssistant } from "./assistant.js"
 import { DEMO_DAYS_AHEAD, setUpDemoBookingSystem } from "./bookingSystem.js"
 import { issueDemoInvoices } from "./financeInvoices.js"
 import { setUpDemoPayLater } from "./financePayLater.js"
@@ -140,6 +142,8 @@ export class DemoData extends Context.Tag("Demo/DemoData")<DemoData, {
           `(${Math.round(Duration.toMillis(seeded))} ms); the analytics rollups took in ${analytics.events} events ` +
           `(${Math.round(Duration.toMillis(rolled))} ms)`
       )
+      // The people who sign in to the MCP server, and its URL, in demo.json (`mcp`).
+      yield* setUpDemoAssistant(file, mcpUrlOf(yield* AssistantConfig, baseUrlOf(config)))
       return read(sandbox.baseUrl)
     }).pipe(Effect.catchAll((e) => e instanceof PortUnavailable ? Effect.fail(e) : Effect.die(e)))
   )

@@ -9,6 +9,7 @@ import { commissionCloseJob } from "./commissionClose.js"
 import { exchangeRatesJobLive } from "./exchangeRates.js"
 import { idempotencyCleanupJob } from "./idempotencyCleanup.js"
 import { mirrorJobs } from "./mirrorRefresh.js"
+import { oauthCleanupJob } from "./oauthCleanup.js"
 import { outboxSenderJob } from "./outboxSender.js"
 import { payLaterChargerJob } from "./payLaterCharger.js"
 import { paymentLinkWatchJob } from "./paymentLinkWatch.js"
@@ -25,6 +26,7 @@ export const JobsLive = Layer.unwrapEffect(
       ? Layer.mergeAll(
         mirrorJobs(config),
         idempotencyCleanupJob(config),
+        oauthCleanupJob(config),
         outboxSenderJob(config),
         bookingChangeRecoveryJob(config),
         paymentLinkWatchJob(config),

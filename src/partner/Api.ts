@@ -6,6 +6,7 @@ import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platfor
 import { Schema } from "effect"
 import { DateTimeString } from "../domain/dates.js"
 import { AnalyticsGroup } from "./analytics/Api.js"
+import type { AuthenticatedKey } from "./auth/KeyAuth.js"
 import { Scope } from "./auth/scopes.js"
 import { PartnerAuth } from "./auth/security.js"
 import { BookingsGroup } from "./bookings/Api.js"
@@ -35,6 +36,19 @@ export const Me = Schema.Struct({
   partner: Partner.annotations({ description: "First of `partners` by name (kept for single-operator clients)." }),
   partners: Schema.Array(Partner).annotations({ description: "Every operator the key acts for right now." })
 }).annotations({ identifier: "Me" })
+
+/** The `GET /me` body for a key (also the assistant's `me` tool: src/assistant/tools/me.ts). */
+export const meOf = (key: AuthenticatedKey): typeof Me.Type => ({
+  key: {
+    id: key.id,
+    name: key.name,
+    scopes: key.scopes,
+    created_at: key.createdAt.toISOString(),
+    expires_at: key.expiresAt.toISOString()
+  },
+  partner: key.partners[0]!,
+  partners: key.partners
+})
 
 export class MeGroup extends HttpApiGroup.make("me")
   .add(

@@ -11,7 +11,7 @@ import { apiHttpApp } from "../http/apiApp.js"
 import { DocsRoutes } from "../http/docs/routes.js"
 import { RateLimiter } from "../http/RateLimiter.js"
 import { AnalyticsLive } from "./analytics/Http.js"
-import { PartnerApi } from "./Api.js"
+import { meOf, PartnerApi } from "./Api.js"
 import { KeyAuth } from "./auth/KeyAuth.js"
 import { PartnerAuthLive } from "./auth/middleware.js"
 import { CurrentKey } from "./auth/security.js"
@@ -35,19 +35,7 @@ import { ToursLive } from "./tours/Http.js"
 export const MeLive = HttpApiBuilder.group(
   PartnerApi,
   "me",
-  (handlers) =>
-    handlers.handle("me", () =>
-      Effect.map(CurrentKey, (key) => ({
-        key: {
-          id: key.id,
-          name: key.name,
-          scopes: key.scopes,
-          created_at: key.createdAt.toISOString(),
-          expires_at: key.expiresAt.toISOString()
-        },
-        partner: key.partners[0]!,
-        partners: key.partners
-      })))
+  (handlers) => handlers.handle("me", () => Effect.map(CurrentKey, meOf))
 )
 
 export const HealthLive = HttpApiBuilder.group(PartnerApi, "health", (handlers) =>

@@ -3,6 +3,7 @@
  * of the services they use (the server provides it once).
  */
 import { Layer } from "effect"
+import { meTool } from "./me.js"
 import type { AssistantTool } from "./tool.js"
 
 /** The services the tools need (the union of their requirements besides CurrentKey/AssistantConnection). */
@@ -10,4 +11,4 @@ export type AssistantToolServices = never
 
 export const AssistantToolsLive: Layer.Layer<AssistantToolServices> = Layer.empty
 
-export const assistantTools: ReadonlyArray<AssistantTool> = []
+export const assistantTools: ReadonlyArray<AssistantTool> = [meTool]

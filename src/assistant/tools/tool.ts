@@ -30,7 +30,8 @@ export interface AssistantTool<I = any, O = any> {
   readonly input: Schema.Schema<I, any, never>
   /** The REST response body (a write's first call answers `requires_confirmation` instead: see the tool). */
   readonly output: Schema.Schema<O, any, never>
-  readonly scope: Scope
+  /** The scope the tool needs; null: any connection may call it (as REST `GET /me` takes any key). */
+  readonly scope: Scope | null
   readonly annotations: ToolAnnotations
   /** Fails with the domain's tagged errors; the server turns them into problems. */
   readonly run: (input: I) => Effect.Effect<O, unknown, CurrentKey | AssistantConnection | AssistantToolServices>

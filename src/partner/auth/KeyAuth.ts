@@ -6,7 +6,7 @@
 import { Clock, Effect, Option } from "effect"
 import { Unauthorized } from "../../domain/errors.js"
 import { parseSecretKey, secretMatches } from "./apiKey.js"
-import { KeyAuthRepo } from "./KeyAuthRepo.js"
+import { KeyAuthRepo, type KeyRow } from "./KeyAuthRepo.js"
 import type { Scope } from "./scopes.js"
 
 export interface Partner {
@@ -26,6 +26,25 @@ export interface AuthenticatedKey {
 
 const unauthorized = (detail: string) => new Unauthorized({ detail })
 
+/** A found key as it acts right now, or the 401 saying which rule failed. */
+const usable = (row: KeyRow) =>
+  Effect.gen(function*() {
+    if (row.revoked_at !== null) return yield* unauthorized("the key has been revoked")
+    const now = yield* Clock.currentTimeMillis
+    if (row.expires_at.getTime() <= now) return yield* unauthorized("the key has expired")
+    if (row.partners.length === 0) {
+      return yield* unauthorized("the key's creator is no longer owner or admin of any operator on the key")
+    }
+    return {
+      id: row.id,
+      name: row.name,
+      scopes: row.scopes,
+      createdAt: row.created_at,
+      expiresAt: row.expires_at,
+      partners: row.partners
+    } satisfies AuthenticatedKey
+  })
+
 export class KeyAuth extends Effect.Service<KeyAuth>()("Partner/KeyAuth", {
   effect: Effect.gen(function*() {
     const repo = yield* KeyAuthRepo
@@ -40,24 +59,26 @@ export class KeyAuth extends Effect.Service<KeyAuth>()("Partner/KeyAuth", {
       const found = yield* repo.findKey(parts.id)
       if (Option.isNone(found)) return yield* unauthorized("the key is not valid")
       const row = found.value
-      if (!secretMatches(parts.secret, row.secret_hash)) return yield* unauthorized("the key is not valid")
-      if (row.revoked_at !== null) return yield* unauthorized("the key has been revoked")
-      const now = yield* Clock.currentTimeMillis
-      if (row.expires_at.getTime() <= now) return yield* unauthorized("the key has expired")
-      if (row.partners.length === 0) {
-        return yield* unauthorized("the key's creator is no longer owner or admin of any operator on the key")
+      // An assistant connection's row has no usable secret; refused here whatever was sent.
+      if (row.kind !== "secret" || !secretMatches(parts.secret, row.secret_hash)) {
+        return yield* unauthorized("the key is not valid")
       }
-      return {
-        id: row.id,
-        name: row.name,
-        scopes: row.scopes,
-        createdAt: row.created_at,
-        expiresAt: row.expires_at,
-        partners: row.partners
-      } satisfies AuthenticatedKey
+      return yield* usable(row)
     })
 
-    return { authenticate } as const
+    /**
+     * The key behind an MCP connection (src/assistant/mcp/), once its access token was verified: the
+     * same rules as a secret key (revoked, expired, no operator left where its person is owner/admin).
+     */
+    const authenticateConnection = Effect.fn("KeyAuth.authenticateConnection")(function*(connectionId: string) {
+      const found = yield* repo.findKey(connectionId)
+      if (Option.isNone(found) || found.value.kind !== "assistant") {
+        return yield* unauthorized("the connection is not valid")
+      }
+      return yield* usable(found.value)
+    })
+
+    return { authenticate, authenticateConnection } as const
   }),
   dependencies: [KeyAuthRepo.Default]
 }) {}

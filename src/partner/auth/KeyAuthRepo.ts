@@ -20,6 +20,8 @@ export interface KeyRow {
   readonly expires_at: Date
   readonly revoked_at: Date | null
   readonly secret_hash: Uint8Array
+  /** `secret` (a partner key) or `assistant` (an MCP connection: no usable secret). */
+  readonly kind: "secret" | "assistant"
   /** Sorted by name, then id. */
   readonly partners: Array<{ readonly id: string; readonly name: string }>
 }
@@ -31,7 +33,7 @@ export class KeyAuthRepo extends Effect.Service<KeyAuthRepo>()("Partner/KeyAuthR
     const findKey = (id: string) =>
       Effect.map(
         sql<KeyRow>`
-        SELECT k.id, k.name, k.scopes, k.created_at, k.expires_at, k.revoked_at, k.secret_hash,
+        SELECT k.id, k.name, k.scopes, k.created_at, k.expires_at, k.revoked_at, k.secret_hash, k.kind,
           coalesce(
             json_agg(json_build_object('id', o.id, 'name', o.name) ORDER BY o.name, o.id)
               FILTER (WHERE o.id IS NOT NULL),

@@ -1,0 +1,167 @@
+/**
+ * The assistant-facing surface (issue 16; docs/assistant.md), served by the same process:
+ * - `/mcp`: the MCP endpoint (./mcp/endpoint.ts);
+ * - `/.well-known/oauth-protected-resource/mcp`: its RFC 9728 metadata;
+ * - the authorization server (./oauth/provider.ts: oidc-provider, a Koa app handed the raw Node
+ *   request and response): `/oauth/*`, RFC 8414 metadata at `/.well-known/oauth-authorization-server`
+ *   (and `/.well-known/openid-configuration`);
+ * - our sign-in and consent pages at `/oauth/interaction/*` (./oauth/interactions.ts).
+ * Each request gets a request id (`X-Request-Id`) and an access-log line (path only: no query).
+ */
+import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { NodeHttpServerRequest } from "@effect/platform-node"
+import { Effect, Option, Runtime } from "effect"
+import { randomUUID } from "node:crypto"
+import { AssistantConfig } from "../config.js"
+import { RateLimiter } from "../http/RateLimiter.js"
+import { KeyAuth } from "../partner/auth/KeyAuth.js"
+import { SCOPES } from "../partner/auth/scopes.js"
+import { allowlists, makeMcpEndpoint } from "./mcp/endpoint.js"
+import { Connections } from "./oauth/Connections.js"
+import { makeInteractions } from "./oauth/interactions.js"
+import { OAuthStoreRepo } from "./oauth/OAuthStoreRepo.js"
+import { messagePage } from "./oauth/pages.js"
+import { INTERACTION_PREFIX, makeProvider } from "./oauth/provider.js"
+import { SignInRepo } from "./oauth/SignInRepo.js"
+
+export const MCP_PATH = "/mcp"
+const PROTECTED_RESOURCE = "/.well-known/oauth-protected-resource"
+const AS_METADATA = "/.well-known/oauth-authorization-server"
+const OIDC_METADATA = "/.well-known/openid-configuration"
+
+const pathOf = (url: string) => {
+  const q = url.indexOf("?")
+  return q === -1 ? url : url.slice(0, q)
+}
+
+/** Whether a request is the assistant surface's (src/Http.ts routes it here). */
+export const isAssistantUrl = (url: string) => {
+  const path = pathOf(url)
+  return path === MCP_PATH || path.startsWith("/oauth/") || path.startsWith("/.well-known/oauth-") ||
+    path === OIDC_METADATA
+}
+
+/** The MCP resource URL for a base URL: MCP_PUBLIC_URL, else `{base}/mcp`. */
+export const mcpUrlOf = (config: AssistantConfig, baseUrl: string) =>
+  Option.getOrElse(config.mcpPublicUrl, () => `${baseUrl.replace(/\/$/, "")}${MCP_PATH}`)
+
+/** The RFC 9728 document's URL for a resource: the well-known prefix before the resource's path. */
+export const resourceMetadataUrlOf = (resource: string) => {
+  const url = new URL(resource)
+  return `${url.origin}${PROTECTED_RESOURCE}${url.pathname === "/" ? "" : url.pathname}`
+}
+
+/** The assistant surface for a service reachable at `baseUrl`; needs the database-backed services. */
+export const makeAssistantHttp = (baseUrl: string) =>
+  Effect.gen(function*() {
+    const config = yield* AssistantConfig
+    const issuer = Option.getOrElse(config.oauthIssuer, () => baseUrl.replace(/\/$/, ""))
+    const resource = mcpUrlOf(config, baseUrl)
+    const resourceMetadataUrl = resourceMetadataUrlOf(resource)
+    const connections = yield* Connections
+    const keys = yield* KeyAuth
+    const runtime = yield* Effect.runtime<never>()
+    const provider = yield* makeProvider({
+      issuer,
+      resource,
+      hasActiveConnection: (grantId) =>
+        Runtime.runPromise(runtime)(
+          Effect.flatMap(connections.byGrant(grantId), (found) =>
+            Option.isNone(found)
+              ? Effect.succeed(false)
+              : keys.authenticateConnection(found.value.id).pipe(Effect.as(true), Effect.orElseSucceed(() => false)))
+        )
+    })
+    // A grant revoked by the authorization server (a reused refresh token, the revocation endpoint)
+    // ends its connection too.
+    provider.on("grant.revoked", (_ctx: unknown, grantId: string) => {
+      Runtime.runFork(runtime)(connections.grantRevoked(grantId))
+    })
+    // The provider's own failures go to our log (its error, never a token: they are not in the message).
+    provider.on("server_error", (_ctx: unknown, error: Error) => {
+      Runtime.runFork(runtime)(Effect.logError("authorization server error", error.message))
+    })
+    const interactions = yield* makeInteractions(provider, resource)
+    const lists = allowlists([resource, baseUrl, issuer], config.mcpAllowedOrigins)
+    const mcp = yield* makeMcpEndpoint(provider, {
+      resource,
+      resourceMetadataUrl,
+      allowedHosts: lists.hosts,
+      allowedOrigins: lists.origins
+    })
+    const koa = provider.callback()
+
+    const resourceMetadata = {
+      resource,
+      authorization_servers: [issuer],
+      scopes_supported: [...SCOPES],
+      bearer_methods_supported: ["header"],
+      resource_name: "Tour operator assistant (MCP)"
+    }
+
+    /** Hands the request to oidc-provider, which writes the response itself. */
+    const toProvider = (request: HttpServerRequest.HttpServerRequest, rewriteTo?: string) =>
+      Effect.async<HttpServerResponse.HttpServerResponse>((resume) => {
+        const req = NodeHttpServerRequest.toIncomingMessage(request)
+        const res = NodeHttpServerRequest.toServerResponse(request)
+        if (rewriteTo !== undefined) req.url = rewriteTo
+        let done = false
+        const finished = () => {
+          if (done) return
+          done = true
+          resume(Effect.succeed(HttpServerResponse.empty({ status: res.statusCode })))
+        }
+        res.once("finish", finished)
+        res.once("close", finished)
+        void koa(req, res)
+      })
+
+    const notFound = messagePage("Not found", "There is nothing here.", 404)
+
+    const route = (request: HttpServerRequest.HttpServerRequest, requestId: string) => {
+      const path = pathOf(request.url)
+      if (path === MCP_PATH) return mcp(request, requestId)
+      if (path === PROTECTED_RESOURCE + new URL(resource).pathname || path === PROTECTED_RESOURCE) {
+        return Effect.succeed(
+          HttpServerResponse.unsafeJson(resourceMetadata, {
+            headers: { "Access-Control-Allow-Origin": "*", "Cache-Control": "public, max-age=300" }
+          })
+        )
+      }
+      if (path === AS_METADATA || path === OIDC_METADATA) return toProvider(request, OIDC_METADATA)
+      if (path.startsWith(INTERACTION_PREFIX)) return interactions(request, path) ?? Effect.succeed(notFound)
+      if (path.startsWith("/oauth/")) return toProvider(request)
+      return Effect.succeed(notFound)
+    }
+
+    return Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const given = request.headers["x-request-id"]
+      const requestId = given && /^[A-Za-z0-9._:-]{8,64}$/.test(given) ? given : randomUUID()
+      const started = Date.now()
+      const response = yield* route(request, requestId).pipe(
+        Effect.catchAllCause((cause) =>
+          Effect.logError("assistant request failed unexpectedly", cause).pipe(
+            Effect.as(messagePage("Something went wrong", `Quote this reference: ${requestId}`, 500))
+          )
+        ),
+        Effect.annotateLogs("request_id", requestId)
+      )
+      yield* Effect.logInfo("request").pipe(
+        Effect.annotateLogs({
+          request_id: requestId,
+          method: request.method,
+          url: pathOf(request.url),
+          status: response.status,
+          ms: Date.now() - started
+        })
+      )
+      return HttpServerResponse.setHeader(response, "X-Request-Id", requestId)
+    })
+  }).pipe(
+    Effect.provide(Connections.Default),
+    Effect.provide(SignInRepo.Default),
+    Effect.provide(OAuthStoreRepo.Default),
+    Effect.provide(KeyAuth.Default),
+    Effect.provide(RateLimiter.Default)
+  )

@@ -1,0 +1,90 @@
+/**
+ * One `tools/call` (contract "The tool call"): the per-key rate limit (as REST), the arguments
+ * decoded with the tool's Effect Schema (a bad one is a 400 problem naming the field), the tool run
+ * with `CurrentKey` (the connection's key) and `AssistantConnection`, and the answer: the encoded
+ * output as `structuredContent` plus its text, or an `isError` result carrying the RFC 9457 problem
+ * the REST API would answer (src/partner/problem.ts), `retry_after` included on limits.
+ */
+import type { CallToolResult } from "@modelcontextprotocol/server"
+import { Cause, type Context, Effect, Option, ParseResult, Schema } from "effect"
+import { InvalidRequest, RateLimited } from "../../domain/errors.js"
+import { RateLimiter } from "../../http/RateLimiter.js"
+import type { AuthenticatedKey } from "../../partner/auth/KeyAuth.js"
+import { CurrentKey } from "../../partner/auth/security.js"
+import { INTERNAL, type Problem, problemFor } from "../../partner/problem.js"
+import { AssistantConnection, type AssistantConnectionInfo } from "../connection.js"
+import type { AssistantToolServices } from "../tools/index.js"
+import type { AssistantTool } from "../tools/tool.js"
+
+export interface ToolCaller {
+  readonly key: AuthenticatedKey
+  readonly connection: AssistantConnectionInfo
+  readonly requestId: string
+}
+
+/** The first issue of a decoding failure as the 400 the REST API answers for a bad parameter. */
+const invalidArguments = (error: ParseResult.ParseError) => {
+  const issue = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
+  const field = issue?.path.map(String).join(".") || undefined
+  return new InvalidRequest({
+    detail: field
+      ? `${field}: ${issue!.message}`
+      : (issue?.message ?? "the arguments do not match the tool's input schema"),
+    ...(field ? { field } : {})
+  })
+}
+
+export const problemResult = (problem: Problem): CallToolResult => ({
+  isError: true,
+  content: [{ type: "text", text: `${problem.title} (${problem.status}): ${problem.detail}` }],
+  structuredContent: problem as unknown as Record<string, unknown>
+})
+
+export const callTool = (
+  tool: AssistantTool,
+  args: unknown,
+  caller: ToolCaller,
+  rateLimitPerMinute: number,
+  toolServices: Context.Context<AssistantToolServices>
+) =>
+  Effect.gen(function*() {
+    const limiter = yield* RateLimiter
+    const decision = yield* limiter.hit(`partner:${caller.key.id}`, rateLimitPerMinute, 60)
+    if (!decision.allowed) {
+      return yield* new RateLimited({
+        detail: `more than ${decision.limit} requests in ${decision.windowSeconds} seconds with this connection`,
+        retryAfterSeconds: decision.resetSeconds
+      })
+    }
+    const input = yield* Schema.decodeUnknown(tool.input)(args ?? {}, { onExcessProperty: "error" }).pipe(
+      Effect.mapError(invalidArguments)
+    )
+    const output = yield* tool.run(input).pipe(
+      Effect.provideService(CurrentKey, caller.key),
+      Effect.provideService(AssistantConnection, caller.connection),
+      Effect.provide(toolServices)
+    )
+    const encoded = yield* Schema.encode(tool.output)(output).pipe(Effect.orDie)
+    const result: CallToolResult = {
+      content: [{ type: "text", text: tool.text(output) }],
+      structuredContent: encoded as Record<string, unknown>
+    }
+    return result
+  }).pipe(
+    Effect.catchAllCause((cause) => {
+      const failure = Cause.failureOption(cause)
+      const mapped = Option.isSome(failure) ? problemFor(failure.value, caller.requestId, "POST", "/mcp") : undefined
+      if (mapped) return Effect.succeed(problemResult(mapped.body))
+      return Effect.logError("tool call failed unexpectedly", cause).pipe(
+        Effect.as(problemResult({
+          type: `/api/v1/docs/errors.md#${INTERNAL.slug}`,
+          title: INTERNAL.title,
+          status: INTERNAL.status,
+          detail: "something went wrong on our side; quote the request_id if it persists",
+          request_id: caller.requestId
+        }))
+      )
+    }),
+    Effect.annotateLogs({ request_id: caller.requestId, tool: tool.name }),
+    Effect.withSpan("Assistant.toolCall", { attributes: { tool: tool.name } })
+  )
