@@ -31,6 +31,7 @@ import m0029 from "./0029_commission_entries.js"
 import m0030 from "./0030_settlements.js"
 import m0031 from "./0031_pay_later_charges.js"
 import m0033 from "./0033_commission_invoices.js"
+import m0035 from "./0035_assistant_confirmations.js"
 
 export const migrations = {
   "0001_core": m0001,
@@ -64,5 +65,6 @@ export const migrations = {
   "0029_commission_entries": m0029,
   "0031_pay_later_charges": m0031,
   "0030_settlements": m0030,
-  "0033_commission_invoices": m0033
+  "0033_commission_invoices": m0033,
+  "0035_assistant_confirmations": m0035
 }
