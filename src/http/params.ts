@@ -15,7 +15,8 @@ export const intParam = (min: number, max: number) =>
  */
 export const intValue = (min: number, max: number) =>
   Schema.Int.pipe(Schema.between(min, max)).annotations({
-    message: () => ({ message: `must be a whole number from ${min} to ${max}`, override: true })
+    message: () => ({ message: `must be a whole number from ${min} to ${max}`, override: true }),
+    jsonSchema: { type: "integer", minimum: min, maximum: max }
   })
 
 /** One of a fixed set of words, with a message that lists them. */

@@ -26,16 +26,18 @@ const READ_ONLY = { readOnlyHint: true, openWorldHint: false } as const
 
 const money = (minor: number, currency: string) => `${(minor / 100).toFixed(2)} ${currency}`
 
-export const listBookings: AssistantTool<
-  Schema.Schema.Type<typeof ListBookingsInput>,
-  typeof BookingPage.Type
-> = {
+const ListBookingsInput = Schema.Struct({
+  ...BookingListParams.fields,
+  limit: Schema.optional(intValue(1, 100)).annotations({ description: "1 to 100, default 50." })
+})
+
+export const listBookings: AssistantTool<typeof ListBookingsInput.Type, typeof BookingPage.Type> = {
   name: "list_bookings",
   title: "List bookings",
   description: "The operators' bookings, newest first, as GET /api/v1/bookings: filter by experience date " +
     "(`date_from`, `date_to`), `updated_since`, `status`, `partner_id`; page with `limit` (1 to 100) and the " +
     "previous answer's `next_cursor` as `cursor`. Guest email and phone only with guests.contact:read.",
-  input: Schema.suspend(() => ListBookingsInput),
+  input: ListBookingsInput,
   output: BookingPage,
   scope: "bookings:read",
   annotations: READ_ONLY,
@@ -52,11 +54,6 @@ export const listBookings: AssistantTool<
         `${money(b.amount_minor, b.currency)} (id ${b.id})`
       ).join("\n") + (page.next_cursor ? `\nMore: cursor ${page.next_cursor}` : "")
 }
-
-const ListBookingsInput = Schema.Struct({
-  ...BookingListParams.fields,
-  limit: Schema.optional(intValue(1, 100)).annotations({ description: "1 to 100, default 50." })
-})
 
 const GetBookingInput = Schema.Struct({
   id: UuidPath.annotations({ description: "The booking id (`id` in list_bookings)." }),

@@ -40,7 +40,6 @@ export interface WriteToolSpec<Args extends { readonly id: string }, A, I, E1, E
   readonly text: (result: A) => string
 }
 
-
 export const writeTool = <Args extends { readonly id: string }, A, I, E1, E2>(
   spec: WriteToolSpec<Args, A, I, E1, E2>
 ): AssistantTool<Args & { readonly confirm_token?: string | undefined }, RequiresConfirmation | A> => ({
