@@ -1,0 +1,218 @@
+/**
+ * The assistant's booking write tools through the tool harness with the Bókun and Surfboard
+ * sandboxes over HTTP: `cancel_booking`, `reschedule_booking` (and `get_reschedule_options`) and
+ * `send_balance_payment_link`. Each first call changes nothing at the sandboxes or in the service and
+ * summarises who, which booking, what happens and what money moves; each second call runs the REST
+ * write once (the REST result, the audit's channel mcp); a booking changed in between is refused.
+ */
+import { SqlClient } from "@effect/sql"
+import { expect, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { randomUUID } from "node:crypto"
+import { addDays } from "../../../src/sandbox/bokun/index.js"
+import { SurfboardSandbox } from "../../../src/sandbox/surfboard/index.js"
+import { callTool, problemOf, resultOf, withAssistantTools } from "../../support/assistantTools.js"
+import { createKey, insertBooking, makeWorld } from "../../support/fixtures.js"
+import { call, get } from "../../support/http.js"
+import { usedToday } from "../../support/manifest.js"
+import { linkedBooking, merchantFor, paidAtSandbox, paymentsEnv, vendorFor } from "../../support/payments.js"
+
+const WRITES = ["bookings:read", "bookings.cancel:write", "bookings.reschedule:write", "payment_links:write"]
+
+/** Alpha with a Surfboard merchant and a Bókun vendor; Kari's booking (998 NOK, 2 guests, day+5 10:00), paid. */
+const setup = Effect.gen(function*() {
+  const w = yield* makeWorld
+  const merchant = yield* merchantFor(w.alpha)
+  const { vendor } = yield* vendorFor(w.alpha)
+  const booked = yield* linkedBooking(w.alpha, vendor, {
+    guestName: "Kari Nordmann",
+    guestEmail: `kari-${w.tag}@example.com`
+  })
+  yield* paidAtSandbox(booked, merchant.id, 99800)
+  const key = yield* createKey({ by: w.alice, operators: [w.alpha], scopes: WRITES })
+  return { w, merchant, vendor, key, ...booked }
+})
+
+const auditRows = (keyId: string) =>
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      sql<
+        { action: string; outcome: string; channel: string; client_name: string | null; person_email: string | null }
+      >`
+      SELECT action, outcome, channel, client_name, person_email FROM write_audit WHERE key_id = ${keyId} ORDER BY id`
+        .pipe(Effect.orDie)
+  )
+
+const bookingRow = (id: string) =>
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      sql<{ status: string; experience_date: string; start_time: string | null }>`
+      SELECT status, experience_date::text AS experience_date, start_time FROM bookings WHERE id = ${id}`.pipe(
+        Effect.map((rows) => rows[0]!),
+        Effect.orDie
+      )
+  )
+
+layer(withAssistantTools(paymentsEnv()), { excludeTestServices: true, timeout: 180_000 })(
+  "booking write tools",
+  (it) => {
+    it.effect("cancel_booking: the summary says who, which booking, the refund; the second call cancels once", () =>
+      Effect.gen(function*() {
+        const s = yield* setup
+        const args = { id: s.bookingId, reason: "Guest asked by phone" }
+        const first = resultOf(yield* callTool("cancel_booking", args, { key: s.key.token }))
+        expect(first.requires_confirmation).toBe(true)
+        expect(first.summary).toContain(`Cancel booking ${s.code} (Kari Nordmann): Harbour Cruise, ${s.day} at 10:00`)
+        expect(first.summary).toContain("2 guests")
+        expect(first.summary).toContain("The guest gets NOK 998.00 back in full")
+        expect(first.summary).toContain("Guest asked by phone")
+        expect(first.summary).toContain("cannot be undone")
+        expect((yield* bookingRow(s.bookingId)).status).toBe("CONFIRMED")
+        expect(yield* usedToday(s.key.id, "cancels")).toBe(0)
+        expect(yield* auditRows(s.key.id)).toEqual([])
+
+        const done = resultOf(
+          yield* callTool("cancel_booking", { ...args, confirm_token: first.confirm_token }, {
+            key: s.key.token
+          })
+        )
+        expect(done).toMatchObject({
+          id: s.bookingId,
+          already_cancelled: false,
+          refund: { amount_minor: 99800, currency: "NOK" }
+        })
+        expect(["CANCELLED", "REFUNDED"]).toContain(done.status)
+        expect((yield* bookingRow(s.bookingId)).status).not.toBe("CONFIRMED")
+        expect(yield* usedToday(s.key.id, "cancels")).toBe(1)
+        expect(yield* auditRows(s.key.id)).toEqual([{
+          action: "cancels",
+          outcome: "done",
+          channel: "mcp",
+          client_name: "Test Assistant",
+          person_email: "person@example.com"
+        }])
+
+        // Now cancelled: a first call says nothing will change and no money moves.
+        const again = resultOf(yield* callTool("cancel_booking", args, { key: s.key.token }))
+        expect(again.summary).toContain("already cancelled: nothing will change and no money moves")
+      }))
+
+    it.effect("cancel_booking: cancelled over REST after the summary: the token is refused, nothing more happens", () =>
+      Effect.gen(function*() {
+        const s = yield* setup
+        const args = { id: s.bookingId, reason: "Weather" }
+        const token = resultOf(yield* callTool("cancel_booking", args, { key: s.key.token })).confirm_token
+        const rest = yield* call(`/api/v1/bookings/${s.bookingId}/cancel`, {
+          method: "POST",
+          key: s.key.token,
+          body: { reason: "Cancelled by the desk" },
+          headers: { "Idempotency-Key": randomUUID() }
+        })
+        expect(rest.status, rest.text).toBe(200)
+        const refused = problemOf(
+          yield* callTool("cancel_booking", { ...args, confirm_token: token }, { key: s.key.token })
+        )
+        expect(refused).toMatchObject({
+          status: 400,
+          invalid_params: [{ name: "confirm_token", reason: expect.any(String) }]
+        })
+        expect(yield* usedToday(s.key.id, "cancels")).toBe(1)
+        expect((yield* auditRows(s.key.id)).map((a) => [a.channel, a.outcome])).toEqual([["api", "done"]])
+      }))
+
+    it.effect("reschedule options and reschedule_booking: the REST options; the move summarised, then made once", () =>
+      Effect.gen(function*() {
+        const s = yield* setup
+        const target = addDays(s.day, 1)
+        const options = resultOf(
+          yield* callTool("get_reschedule_options", { id: s.bookingId, date: target }, {
+            key: s.key.token
+          })
+        )
+        const rest = yield* get(`/api/v1/bookings/${s.bookingId}/reschedule-options?date=${target}`, s.key.token)
+        expect(options).toEqual(rest.body)
+        expect(options.available).toBe(true)
+        const option = options.options.find((o: any) => o.start_time === "14:30") ?? options.options[0]
+        const args = {
+          id: s.bookingId,
+          date: target,
+          start_time_id: option.start_time_id,
+          ...(option.rate_id ? { rate_id: option.rate_id } : {})
+        }
+        const first = resultOf(yield* callTool("reschedule_booking", args, { key: s.key.token }))
+        expect(first.summary).toContain(`Move booking ${s.code} (Kari Nordmann): Harbour Cruise, ${s.day} at 10:00`)
+        expect(first.summary).toContain(`to ${target} at ${option.start_time} (Europe/Oslo)`)
+        expect(first.summary).toContain("no money moves")
+        expect(yield* bookingRow(s.bookingId)).toMatchObject({ experience_date: s.day, start_time: "10:00" })
+        expect(yield* usedToday(s.key.id, "reschedules")).toBe(0)
+
+        const moved = resultOf(
+          yield* callTool("reschedule_booking", { ...args, confirm_token: first.confirm_token }, {
+            key: s.key.token
+          })
+        )
+        expect(moved).toEqual({
+          id: s.bookingId,
+          status: "CONFIRMED",
+          date: target,
+          start_time: option.start_time,
+          previous_date: s.day,
+          previous_start_time: "10:00",
+          already_on_date: false
+        })
+        expect(yield* bookingRow(s.bookingId)).toMatchObject({ experience_date: target, start_time: option.start_time })
+        expect(yield* usedToday(s.key.id, "reschedules")).toBe(1)
+        // Moved: the same arguments now say it is already there.
+        const noop = resultOf(yield* callTool("reschedule_booking", args, { key: s.key.token }))
+        expect(noop.summary).toContain("already on that departure: nothing will change")
+      }))
+
+    it.effect("send_balance_payment_link: who is sent what; the link made and emailed once on the second call", () =>
+      Effect.gen(function*() {
+        const s = yield* setup
+        const surfboard = yield* SurfboardSandbox
+        const booking = yield* insertBooking({
+          operatorId: s.w.alpha,
+          guestName: "Per Hansen",
+          payLater: {
+            status: "upcoming",
+            amountMinor: 45000,
+            currency: "NOK",
+            chargeAt: new Date(Date.now() + 10 * 86_400_000),
+            paidAt: null
+          }
+        })
+        const first = resultOf(yield* callTool("send_balance_payment_link", { id: booking }, { key: s.key.token }))
+        expect(first.summary).toContain("Email Per Hansen a link to pay NOK 450.00, the pay-later balance of booking")
+        expect(first.summary).toContain("No money moves until the guest pays")
+        expect(yield* usedToday(s.key.id, "payment_links")).toBe(0)
+        const sql = yield* SqlClient.SqlClient
+        const linksBefore = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM payment_links`
+        const sent = resultOf(
+          yield* callTool("send_balance_payment_link", { id: booking, confirm_token: first.confirm_token }, {
+            key: s.key.token
+          })
+        )
+        expect(sent).toMatchObject({
+          id: booking,
+          kind: "deferred_balance",
+          url: expect.stringContaining(surfboard.baseUrl),
+          amount_minor: 45000,
+          currency: "NOK"
+        })
+        expect((yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM payment_links`)[0]!.n).toBe(
+          linksBefore[0]!.n + 1
+        )
+        expect(yield* usedToday(s.key.id, "payment_links")).toBe(1)
+        // Nothing owed on a pay-now booking: the first call already refuses (422), as the REST write would.
+        expect(problemOf(yield* callTool("send_balance_payment_link", { id: s.bookingId }, { key: s.key.token })))
+          .toMatchObject({ status: 422 })
+        // Another operator's booking: not found, or not yours.
+        const theirs = yield* insertBooking({ operatorId: s.w.beta })
+        expect(problemOf(yield* callTool("send_balance_payment_link", { id: theirs }, { key: s.key.token })))
+          .toMatchObject({ status: 404, type: "/api/v1/docs/errors.md#not-found" })
+      }))
+  }
+)
