@@ -6,7 +6,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { repoEdge } from "../../db/repoEdge.js"
-import { CONFIRMATION_LEASE_SECONDS } from "./rules.js"
+import { CONFIRMATION_KEPT_HOURS, CONFIRMATION_LEASE_SECONDS } from "./rules.js"
 
 export const ConfirmationRow = Schema.Struct({
   id: Schema.String,
@@ -92,7 +92,23 @@ export class ConfirmationsRepo extends Effect.Service<ConfirmationsRepo>()("Assi
         sql`UPDATE assistant_confirmations SET used_at = NULL WHERE id = ${id}::uuid AND result_status IS NULL`
     })
 
+    /**
+     * Deletes confirmations a day past their expiry (a retried second call is replayed from its row
+     * until then, as the REST API replays an Idempotency-Key for 24 hours); answers how many.
+     */
+    const purgeExpired = SqlSchema.single({
+      Request: Schema.Void,
+      Result: Schema.Struct({ n: Schema.Number }),
+      execute: () =>
+        sql`
+          WITH gone AS (
+            DELETE FROM assistant_confirmations WHERE expires_at <= now() - make_interval(hours => ${CONFIRMATION_KEPT_HOURS})
+            RETURNING 1)
+          SELECT count(*)::int AS n FROM gone`
+    })
+
     return repoEdge("ConfirmationsRepo", {
+      purgeExpired: () => Effect.map(purgeExpired(undefined), (row) => row.n),
       insert,
       byTokenHash,
       byId,

@@ -19,6 +19,9 @@ export const CONFIRMATION_TTL_MS = 5 * 60_000
  */
 export const CONFIRMATION_LEASE_SECONDS = 60
 
+/** A confirmation (its token's hash and its write's answer) is deleted this long after it expired. */
+export const CONFIRMATION_KEPT_HOURS = 24
+
 /** How long a second call waits for a concurrent one carrying out the same confirmation. */
 export const CONFIRMATION_WAIT_MS = 30_000
 

@@ -8,6 +8,7 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { ConfirmationsRepo } from "../../../src/assistant/confirmations/ConfirmationsRepo.js"
 import { CONFIRMATION_TTL_MS } from "../../../src/assistant/confirmations/rules.js"
 import { callTool, problemOf, resultOf, type ToolReply, withAssistantTools } from "../../support/assistantTools.js"
 import { createKey, makeWorld } from "../../support/fixtures.js"
@@ -278,5 +279,32 @@ layer(withAssistantTools(testServer()), { excludeTestServices: true, timeout: 12
           expect((yield* auditOf(key.id)).map((a) => a.outcome)).toEqual(["refused", "done"])
         }))
     })
+
+    it.effect("the cleanup job's purge deletes confirmations a day past their expiry, and only those", () =>
+      Effect.gen(function*() {
+        const { key, row } = yield* setup
+        const sql = yield* SqlClient.SqlClient
+        const old = resultOf(yield* callTool("check_in_guests", { id: row, status: "no_show" }, { key: key.token }))
+        const recent = resultOf(
+          yield* callTool("check_in_guests", { id: row, status: "checked_in" }, { key: key.token })
+        )
+        expect(old.confirm_token).not.toBe(recent.confirm_token)
+        yield* sql`
+          UPDATE assistant_confirmations SET expires_at = now() - interval '25 hours'
+          WHERE connection_id = ${key.id} AND summary LIKE 'Mark as no-show%'`
+        const deleted = yield* Effect.flatMap(ConfirmationsRepo, (repo) => repo.purgeExpired()).pipe(
+          Effect.provide(ConfirmationsRepo.Default)
+        )
+        expect(deleted).toBeGreaterThanOrEqual(1)
+        const left = yield* sql<{ summary: string }>`
+          SELECT summary FROM assistant_confirmations WHERE connection_id = ${key.id}`
+        expect(left.map((r) => r.summary.slice(0, 8))).toEqual(["Check in"])
+        // The purged token is unknown now: refused like any other.
+        REFUSED(
+          yield* callTool("check_in_guests", { id: row, status: "no_show", confirm_token: old.confirm_token }, {
+            key: key.token
+          })
+        )
+      }))
   }
 )
