@@ -206,7 +206,14 @@ export class Confirmations extends Effect.Service<Confirmations>()("Assistant/Co
       if (row.used_at === null && row.result_status === null) {
         if ((yield* Clock.currentTimeMillis) >= row.expires_at.getTime()) return yield* refuse("expired", write.tool)
         const now = yield* recheck
-        if (stateFingerprint(now.state) !== row.state_fingerprint) return yield* refuse("booking_changed", write.tool)
+        if (stateFingerprint(now.state) !== row.state_fingerprint) {
+          // Changed by a concurrent second call carrying this very confirmation out: wait for its answer.
+          const again = yield* repo.byId(row.id)
+          if (Option.isNone(again) || (again.value.used_at === null && again.value.result_status === null)) {
+            return yield* refuse("booking_changed", write.tool)
+          }
+          row = again.value
+        }
       }
 
       // Claim it, or wait for the call that has it (taking over if that one died).

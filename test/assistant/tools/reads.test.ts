@@ -5,8 +5,9 @@
  * found, or not yours"), names a bad argument, and publishes JSON Schemas for input and output.
  */
 import { describe, expect, layer } from "@effect/vitest"
-import { Effect, JSONSchema } from "effect"
+import { Effect } from "effect"
 import { assistantTools } from "../../../src/assistant/tools/index.js"
+import { toolJsonSchema } from "../../../src/assistant/tools/tool.js"
 import { callTool, problemOf, resultOf, withAssistantTools } from "../../support/assistantTools.js"
 import { createKey, insertBooking, makeWorld } from "../../support/fixtures.js"
 import { get } from "../../support/http.js"
@@ -161,16 +162,22 @@ layer(withAssistantTools(testServer()), { excludeTestServices: true, timeout: 12
         const reads = tool.name.startsWith("get_") || tool.name.startsWith("list_")
         expect(tool.annotations.readOnlyHint, tool.name).toBe(reads)
         expect(tool.annotations.destructiveHint ?? false, tool.name).toBe(tool.name === "cancel_booking")
-        const input = JSONSchema.make(tool.input) as any
-        const output = JSONSchema.make(tool.output) as any
-        expect(input.type ?? input.$ref ?? input.anyOf, tool.name).toBeDefined()
-        expect(output, tool.name).toBeDefined()
+        const input = toolJsonSchema(tool.input) as any
+        expect(input.type, tool.name).toBe("object")
+        // MCP 2025-11-25 wants an object root for outputSchema too (a write tool's union of two objects).
+        expect(toolJsonSchema(tool.output).type, tool.name).toBe("object")
+        const output = toolJsonSchema(tool.output)
         if (!reads) {
           expect(JSON.stringify(input), tool.name).toContain("confirm_token")
           expect(JSON.stringify(output), tool.name).toContain("requires_confirmation")
         }
       }
-      const list = JSONSchema.make(assistantTools[0]!.input) as any
+      const list = toolJsonSchema(assistantTools[0]!.input) as any
+      expect(toolJsonSchema(assistantTools[0]!.output)).toMatchObject({
+        type: "object",
+        required: ["data", "next_cursor"],
+        $defs: expect.any(Object)
+      })
       // `limit` is a JSON integer for a tool (a string of digits in a URL).
       const limit = JSON.stringify(list.properties.limit)
       for (const part of ["\"type\":\"integer\"", "\"minimum\":1", "\"maximum\":100"]) expect(limit).toContain(part)
