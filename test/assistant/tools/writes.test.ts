@@ -44,6 +44,23 @@ const auditRows = (keyId: string) =>
         .pipe(Effect.orDie)
   )
 
+/** Everything a write leaves behind, counted: a first call must leave every count as it was. */
+const sideEffects = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  sql<Record<string, number>>`
+    SELECT
+      (SELECT count(*)::int FROM email_outbox) AS emails,
+      (SELECT count(*)::int FROM booking_changes) AS changes,
+      (SELECT count(*)::int FROM booking_refunds) AS refunds,
+      (SELECT count(*)::int FROM payment_links) AS links,
+      (SELECT count(*)::int FROM surfboard_sandbox.orders) AS provider_orders,
+      (SELECT count(*)::int FROM idempotency_records) AS idempotency,
+      (SELECT count(*)::int FROM write_audit) AS audit,
+      (SELECT coalesce(sum(used), 0)::int FROM daily_write_counters) AS counted,
+      (SELECT md5(string_agg(b::text, ',' ORDER BY b.id)) FROM bookings b) AS bookings`.pipe(
+    Effect.map((rows) => rows[0]!),
+    Effect.orDie
+  ))
+
 const bookingRow = (id: string) =>
   Effect.flatMap(
     SqlClient.SqlClient,
@@ -141,7 +158,9 @@ layer(withAssistantTools(paymentsEnv()), { excludeTestServices: true, timeout: 1
           start_time_id: option.start_time_id,
           ...(option.rate_id ? { rate_id: option.rate_id } : {})
         }
+        const before = yield* sideEffects
         const first = resultOf(yield* callTool("reschedule_booking", args, { key: s.key.token }))
+        expect(yield* sideEffects).toEqual(before)
         expect(first.summary).toContain(`Move booking ${s.code} (Kari Nordmann): Harbour Cruise, ${s.day} at 10:00`)
         expect(first.summary).toContain(`to ${target} at ${option.start_time} (Europe/Oslo)`)
         expect(first.summary).toContain("no money moves")
@@ -184,7 +203,9 @@ layer(withAssistantTools(paymentsEnv()), { excludeTestServices: true, timeout: 1
             paidAt: null
           }
         })
+        const before = yield* sideEffects
         const first = resultOf(yield* callTool("send_balance_payment_link", { id: booking }, { key: s.key.token }))
+        expect(yield* sideEffects).toEqual(before)
         expect(first.summary).toContain("Email Per Hansen a link to pay NOK 450.00, the pay-later balance of booking")
         expect(first.summary).toContain("No money moves until the guest pays")
         expect(yield* usedToday(s.key.id, "payment_links")).toBe(0)
@@ -213,6 +234,34 @@ layer(withAssistantTools(paymentsEnv()), { excludeTestServices: true, timeout: 1
         const theirs = yield* insertBooking({ operatorId: s.w.beta })
         expect(problemOf(yield* callTool("send_balance_payment_link", { id: theirs }, { key: s.key.token })))
           .toMatchObject({ status: 404, type: "/api/v1/docs/errors.md#not-found" })
+      }))
+
+    it.effect("another operator's booking is not found, or not yours, on the first call; a missing write scope is refused", () =>
+      Effect.gen(function*() {
+        const s = yield* setup
+        const theirs = yield* insertBooking({ operatorId: s.w.beta, guestName: "Beta Guest" })
+        const before = yield* sideEffects
+        const calls: ReadonlyArray<readonly [string, Record<string, unknown>]> = [
+          ["cancel_booking", { id: theirs, reason: "Not mine" }],
+          ["reschedule_booking", { id: theirs, date: addDays(s.day, 1) }],
+          ["get_reschedule_options", { id: theirs, date: addDays(s.day, 1) }]
+        ]
+        for (const [tool, args] of calls) {
+          const problem = problemOf(yield* callTool(tool, args, { key: s.key.token }))
+          expect(problem, tool).toMatchObject({ status: 404, type: "/api/v1/docs/errors.md#not-found" })
+          expect(problem.detail, tool).toContain("not yours")
+        }
+        expect(yield* sideEffects).toEqual(before)
+        const readOnly = yield* createKey({ by: s.w.alice, operators: [s.w.alpha], scopes: ["bookings:read"] })
+        expect(yield* callTool("cancel_booking", { id: s.bookingId, reason: "No scope" }, { key: readOnly.token }))
+          .toEqual({ kind: "insufficient_scope", scope: "bookings.cancel:write" })
+        expect(yield* callTool("reschedule_booking", { id: s.bookingId, date: s.day }, { key: readOnly.token }))
+          .toEqual({ kind: "insufficient_scope", scope: "bookings.reschedule:write" })
+        expect(yield* callTool("send_balance_payment_link", { id: s.bookingId }, { key: readOnly.token }))
+          .toEqual({ kind: "insufficient_scope", scope: "payment_links:write" })
+        // The cancel's reason follows the REST rule (3 to 500 characters), named.
+        expect(problemOf(yield* callTool("cancel_booking", { id: s.bookingId, reason: " x " }, { key: s.key.token })))
+          .toMatchObject({ status: 400, invalid_params: [{ name: "reason", reason: expect.any(String) }] })
       }))
   }
 )
