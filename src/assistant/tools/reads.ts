@@ -20,11 +20,10 @@ import { RescheduleOptions as RescheduleOptionsBody, RescheduleOptionsParams } f
 import { RescheduleOptions } from "../../partner/reschedules/RescheduleOptions.js"
 import { SalesParams, SalesSummary } from "../../partner/sales/Api.js"
 import { Sales } from "../../partner/sales/Sales.js"
+import { money } from "../confirmations/rules.js"
 import type { AssistantTool } from "./tool.js"
 
 const READ_ONLY = { readOnlyHint: true, openWorldHint: false } as const
-
-const money = (minor: number, currency: string) => `${(minor / 100).toFixed(2)} ${currency}`
 
 const ListBookingsInput = Schema.Struct({
   ...BookingListParams.fields,
@@ -119,7 +118,19 @@ export const getSales: AssistantTool<typeof SalesParams.Type, typeof SalesSummar
   scope: "finance:read",
   annotations: READ_ONLY,
   run: (input) => Effect.flatMap(Sales, (sales) => Effect.flatMap(CurrentKey, (key) => sales.forKey(key, input))),
-  text: (s) => JSON.stringify(s)
+  text: (s) =>
+    [
+      `Sales ${s.from} to ${s.to}.`,
+      ...(s.panion.totals.length === 0
+        ? ["Own sales: none."]
+        : s.panion.totals.map((t) =>
+          `Own sales, ${t.partner.name}: ${money(t.revenue_minor, t.currency)}, ${t.bookings} bookings.`
+        )),
+      s.other_channels.available
+        ? `Other channels: ${money(s.other_channels.totals.revenue_minor, s.other_channels.currency)}, ` +
+          `${s.other_channels.totals.bookings} bookings, ${s.other_channels.totals.participants} guests.`
+        : `Other channels unavailable: ${s.other_channels.unavailable.map((u) => u.reason).join(", ")}.`
+    ].join("\n")
 }
 
 export const getTourAnalytics: AssistantTool<typeof ToursParams.Type, typeof AnalyticsTours.Type> = {
@@ -133,7 +144,16 @@ export const getTourAnalytics: AssistantTool<typeof ToursParams.Type, typeof Ana
   annotations: READ_ONLY,
   run: (input) =>
     Effect.flatMap(Analytics, (analytics) => Effect.flatMap(CurrentKey, (key) => analytics.toursFor(key, input))),
-  text: (a) => JSON.stringify(a)
+  text: (a) =>
+    a.surfaces.length === 0
+      ? `No tour sales or views from ${a.from} to ${a.to}.`
+      : [
+        `Tours ${a.from} to ${a.to}, by surface (EUR):`,
+        ...a.surfaces.map((x) =>
+          `${x.surface.name}: ${x.bookings} bookings, ${money(x.revenue_minor, "EUR")}` +
+          `${x.funnel ? `, ${x.funnel.views} views` : ""}`
+        )
+      ].join("\n")
 }
 
 export const getSiteAnalytics: AssistantTool<typeof SitesParams.Type, typeof AnalyticsSites.Type> = {
@@ -146,7 +166,13 @@ export const getSiteAnalytics: AssistantTool<typeof SitesParams.Type, typeof Ana
   annotations: READ_ONLY,
   run: (input) =>
     Effect.flatMap(Analytics, (analytics) => Effect.flatMap(CurrentKey, (key) => analytics.sitesFor(key, input))),
-  text: (a) => JSON.stringify(a)
+  text: (a) =>
+    a.sites.length === 0
+      ? `No sites from ${a.from} to ${a.to}.`
+      : a.sites.map((x) =>
+        `${x.name} (${x.domain}): ${x.traffic.visitors} visitors, ${x.traffic.pageviews} pageviews, ` +
+        `${x.traffic.sessions} sessions`
+      ).join("\n")
 }
 
 const RescheduleOptionsInput = Schema.Struct({

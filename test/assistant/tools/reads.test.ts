@@ -112,8 +112,9 @@ layer(withAssistantTools(testServer()), { excludeTestServices: true, timeout: 12
     Effect.gen(function*() {
       const { key } = yield* setup
       const range = { from: "2026-11-01", to: "2026-11-30" }
-      expect(resultOf(yield* callTool("get_sales", range, { key: key.token })))
-        .toEqual((yield* get("/api/v1/sales?from=2026-11-01&to=2026-11-30", key.token)).body)
+      const sales = yield* callTool("get_sales", range, { key: key.token })
+      expect(resultOf(sales)).toEqual((yield* get("/api/v1/sales?from=2026-11-01&to=2026-11-30", key.token)).body)
+      expect(sales.kind === "result" && sales.text).toContain("Sales 2026-11-01 to 2026-11-30.")
       expect(resultOf(yield* callTool("get_tour_analytics", range, { key: key.token })))
         .toEqual((yield* get("/api/v1/analytics/tours?from=2026-11-01&to=2026-11-30", key.token)).body)
       expect(resultOf(yield* callTool("get_site_analytics", range, { key: key.token })))
