@@ -263,5 +263,43 @@ layer(withAssistantTools(paymentsEnv()), { excludeTestServices: true, timeout: 1
         expect(problemOf(yield* callTool("cancel_booking", { id: s.bookingId, reason: " x " }, { key: s.key.token })))
           .toMatchObject({ status: 400, invalid_params: [{ name: "reason", reason: expect.any(String) }] })
       }))
+
+    it.effect("send_balance_payment_link: the amount owed changed after the summary: refused, nothing made or sent", () =>
+      Effect.gen(function*() {
+        const s = yield* setup
+        const sql = yield* SqlClient.SqlClient
+        const booking = yield* insertBooking({
+          operatorId: s.w.alpha,
+          payLater: {
+            status: "upcoming",
+            amountMinor: 45000,
+            currency: "NOK",
+            chargeAt: new Date(Date.now() + 10 * 86_400_000),
+            paidAt: null
+          }
+        })
+        const first = resultOf(yield* callTool("send_balance_payment_link", { id: booking }, { key: s.key.token }))
+        expect(first.summary).toContain("NOK 450.00")
+        yield* sql`UPDATE bookings SET pay_later_amount_minor = 30000 WHERE id = ${booking}`
+        const before = yield* sideEffects
+        const refused = problemOf(
+          yield* callTool("send_balance_payment_link", { id: booking, confirm_token: first.confirm_token }, {
+            key: s.key.token
+          })
+        )
+        expect(refused).toMatchObject({
+          status: 400,
+          invalid_params: [{ name: "confirm_token", reason: expect.any(String) }]
+        })
+        expect(yield* sideEffects).toEqual(before)
+        // Asked again, the new summary shows the new amount, and its token works.
+        const again = resultOf(yield* callTool("send_balance_payment_link", { id: booking }, { key: s.key.token }))
+        expect(again.summary).toContain("NOK 300.00")
+        expect(resultOf(
+          yield* callTool("send_balance_payment_link", { id: booking, confirm_token: again.confirm_token }, {
+            key: s.key.token
+          })
+        )).toMatchObject({ amount_minor: 30000, kind: "deferred_balance" })
+      }))
   }
 )
