@@ -1,18 +1,19 @@
 /**
  * Calls the assistant's tools (src/assistant/tools/) the way the MCP server does (contract "The tool
  * call"), without MCP: a real key (KeyAuth, as a connection's backing key) becomes `CurrentKey`, the
- * tool's scope is checked, the arguments are decoded with its input schema, `run` gets
+ * tool's scope is checked, the arguments are decoded with its input schema (decodeArguments, as
+ * REST shows a bad parameter), `run` gets
  * `AssistantConnection` and `AssistantToolsLive` (the real services on the test database and
  * sandboxes), and the answer is shaped like a `tools/call` result: `structuredContent` (the output
  * encoded with the output schema, through JSON) and the text, or `isError` with the RFC 9457 problem.
  * Test bodies use only `callTool` and `ToolReply`, so they can run through the MCP client later.
  */
-import { Clock, Duration, Effect, Either, Layer, ParseResult, Schema } from "effect"
+import { Clock, Duration, Effect, Either, Layer, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import type { AssistantConnectionInfo } from "../../src/assistant/connection.js"
 import { AssistantConnection } from "../../src/assistant/connection.js"
+import { decodeArguments } from "../../src/assistant/tools/arguments.js"
 import { assistantTools, AssistantToolsLive } from "../../src/assistant/tools/index.js"
-import { InvalidRequest } from "../../src/domain/errors.js"
 import { CurrentRequest } from "../../src/http/requestContext.js"
 import { KeyAuth } from "../../src/partner/auth/KeyAuth.js"
 import { CurrentKey } from "../../src/partner/auth/security.js"
@@ -47,16 +48,6 @@ const shiftedClock = (base: Clock.Clock, offsetMs: number): Clock.Clock => ({
   sleep: (d: Duration.Duration) => base.sleep(d)
 })
 
-/** The 400 of arguments that do not decode, naming the first field at fault. */
-const invalidArguments = (error: ParseResult.ParseError) => {
-  const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
-  const first = issues[0]
-  return new InvalidRequest({
-    detail: issues.map((i) => `${i.path.join(".") || "arguments"}: ${i.message}`).join("; "),
-    ...(first && first.path.length > 0 ? { field: first.path.map(String).join(".") } : {})
-  })
-}
-
 export const callTool = (name: string, args: unknown, caller: Caller) =>
   Effect.gen(function*() {
     const tool = assistantTools.find((t) => t.name === name)
@@ -79,8 +70,8 @@ export const callTool = (name: string, args: unknown, caller: Caller) =>
       if (p === undefined) throw new Error(`tool ${name} failed with a defect-like error: ${String(error)}`)
       return { kind: "result", isError: true, structuredContent: p.body, text: p.body.detail }
     }
-    const input = yield* Effect.either(Schema.decodeUnknown(tool.input)(args))
-    if (Either.isLeft(input)) return problem(invalidArguments(input.left))
+    const input = yield* Effect.either(decodeArguments(tool, args))
+    if (Either.isLeft(input)) return problem(input.left)
     const base = yield* Effect.clock
     const outcome = yield* tool.run(input.right).pipe(
       Effect.provideService(CurrentKey, key.right),
