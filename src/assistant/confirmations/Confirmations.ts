@@ -17,7 +17,7 @@
  * ends without a final answer (429, 409, 5xx) frees the token to be tried again. Any other use of a
  * token is refused with one error (rules.ts `confirmationRefused`). SQL: ConfirmationsRepo.
  */
-import { Clock, Duration, Effect, Exit, FiberRef, Option, Schema } from "effect"
+import { Clock, Duration, Effect, Either, Exit, FiberRef, Option, Schema } from "effect"
 import {
   IdempotencyInProgress,
   IdempotencyMismatch,
@@ -205,11 +205,13 @@ export class Confirmations extends Effect.Service<Confirmations>()("Assistant/Co
 
       if (row.used_at === null && row.result_status === null) {
         if ((yield* Clock.currentTimeMillis) >= row.expires_at.getTime()) return yield* refuse("expired", write.tool)
-        const now = yield* recheck
-        if (stateFingerprint(now.state) !== row.state_fingerprint) {
-          // Changed by a concurrent second call carrying this very confirmation out: wait for its answer.
+        const now = yield* Effect.either(recheck)
+        if (Either.isLeft(now) || stateFingerprint(now.right.state) !== row.state_fingerprint) {
+          // Changed (or being changed: 409) by a concurrent second call carrying this very
+          // confirmation out: wait for its answer. Otherwise the booking changed, or its check fails now.
           const again = yield* repo.byId(row.id)
           if (Option.isNone(again) || (again.value.used_at === null && again.value.result_status === null)) {
+            if (Either.isLeft(now)) return yield* Effect.fail(now.left)
             return yield* refuse("booking_changed", write.tool)
           }
           row = again.value

@@ -7,9 +7,9 @@
  */
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Fiber } from "effect"
 import { randomUUID } from "node:crypto"
-import { addDays } from "../../../src/sandbox/bokun/index.js"
+import { addDays, BokunSandbox } from "../../../src/sandbox/bokun/index.js"
 import { SurfboardSandbox } from "../../../src/sandbox/surfboard/index.js"
 import { callTool, problemOf, resultOf, withAssistantTools } from "../../support/assistantTools.js"
 import { createKey, insertBooking, makeWorld } from "../../support/fixtures.js"
@@ -300,6 +300,56 @@ layer(withAssistantTools(paymentsEnv()), { excludeTestServices: true, timeout: 1
             key: s.key.token
           })
         )).toMatchObject({ amount_minor: 30000, kind: "deferred_balance" })
+      }))
+
+    it.effect("cancel_booking: concurrent second calls make one cancel, one audit row, one count; all answer its result", () =>
+      Effect.gen(function*() {
+        const s = yield* setup
+        const sql = yield* SqlClient.SqlClient
+        const args = { id: s.bookingId, reason: "Storm warning" }
+        const token = resultOf(yield* callTool("cancel_booking", args, { key: s.key.token })).confirm_token
+        const replies = yield* Effect.all(
+          Array.from(
+            { length: 3 },
+            () => callTool("cancel_booking", { ...args, confirm_token: token }, { key: s.key.token })
+          ),
+          { concurrency: "unbounded" }
+        )
+        const results = replies.map(resultOf)
+        expect(results[0]).toMatchObject({ id: s.bookingId, already_cancelled: false, refund: { amount_minor: 99800 } })
+        for (const result of results) expect(result).toEqual(results[0])
+        expect(yield* usedToday(s.key.id, "cancels")).toBe(1)
+        expect((yield* auditRows(s.key.id)).map((a) => [a.action, a.outcome])).toEqual([["cancels", "done"]])
+        const [changes] = yield* sql<{ n: number }>`
+          SELECT count(*)::int AS n FROM booking_changes WHERE booking_id = ${s.bookingId} AND kind = 'cancel'`
+        expect(changes!.n).toBe(1)
+      }))
+
+    it.effect("cancel_booking: a second call made while the first is cancelling (the booking's change open) waits and answers its result", () =>
+      Effect.gen(function*() {
+        const s = yield* setup
+        const sql = yield* SqlClient.SqlClient
+        const bokun = yield* BokunSandbox
+        const args = { id: s.bookingId, reason: "Storm warning" }
+        const token = resultOf(yield* callTool("cancel_booking", args, { key: s.key.token })).confirm_token
+        // The booking system answers slowly: the first call holds the booking's change open for a while.
+        yield* bokun.faults.set({ latencyMs: 1500 }, { vendorId: s.vendor.id })
+        const first = yield* Effect.fork(
+          callTool("cancel_booking", { ...args, confirm_token: token }, { key: s.key.token })
+        )
+        // Until the cancel's change is open (the preview of another call would now answer 409).
+        yield* Effect.repeat(
+          sql<{ n: number }>`SELECT count(*)::int AS n FROM booking_changes WHERE booking_id = ${s.bookingId}`,
+          { until: (rows) => rows[0]!.n > 0 }
+        ).pipe(Effect.orDie)
+        const second = yield* callTool("cancel_booking", { ...args, confirm_token: token }, { key: s.key.token }).pipe(
+          Effect.ensuring(bokun.faults.set({ latencyMs: 0 }, { vendorId: s.vendor.id }))
+        )
+        const firstReply = yield* Fiber.join(first)
+        expect(resultOf(second)).toEqual(resultOf(firstReply))
+        expect(resultOf(second)).toMatchObject({ already_cancelled: false, refund: { amount_minor: 99800 } })
+        expect(yield* usedToday(s.key.id, "cancels")).toBe(1)
+        expect((yield* auditRows(s.key.id)).map((a) => a.outcome)).toEqual(["done"])
       }))
   }
 )
