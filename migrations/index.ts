@@ -33,6 +33,7 @@ import m0031 from "./0031_pay_later_charges.js"
 import m0032 from "./0032_commission_ledger.js"
 import m0033 from "./0033_commission_invoices.js"
 import m0034 from "./0034_assistant_oauth.js"
+import m0035 from "./0035_assistant_confirmations.js"
 
 export const migrations = {
   "0001_core": m0001,
@@ -68,5 +69,6 @@ export const migrations = {
   "0031_pay_later_charges": m0031,
   "0032_commission_ledger": m0032,
   "0033_commission_invoices": m0033,
-  "0034_assistant_oauth": m0034
+  "0034_assistant_oauth": m0034,
+  "0035_assistant_confirmations": m0035
 }

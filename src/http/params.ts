@@ -9,6 +9,16 @@ export const intParam = (min: number, max: number) =>
     Schema.filter((n) => n >= min && n <= max, { message: () => `must be a whole number from ${min} to ${max}` })
   ).annotations({ jsonSchema: { type: "integer", minimum: min, maximum: max } })
 
+/**
+ * The same rule as `intParam` for a JSON number (the assistant's tools take the REST parameters as
+ * JSON arguments): a whole number from `min` to `max`.
+ */
+export const intValue = (min: number, max: number) =>
+  Schema.Int.pipe(Schema.between(min, max)).annotations({
+    message: () => ({ message: `must be a whole number from ${min} to ${max}`, override: true }),
+    jsonSchema: { type: "integer", minimum: min, maximum: max }
+  })
+
 /** One of a fixed set of words, with a message that lists them. */
 export const oneOf = <const L extends ReadonlyArray<string>>(values: L) =>
   Schema.String.pipe(

@@ -1,18 +1,20 @@
 /**
  * One `tools/call` (contract "The tool call"): the per-key rate limit (as REST), the arguments
- * decoded with the tool's Effect Schema (a bad one is a 400 problem naming the field), the tool run
+ * decoded with the tool's Effect Schema (../tools/arguments.ts: a bad one is the 400 problem REST answers,
+ * `invalid_params` naming each argument), the tool run
  * with `CurrentKey` (the connection's key) and `AssistantConnection`, and the answer: the encoded
  * output as `structuredContent` plus its text, or an `isError` result carrying the RFC 9457 problem
  * the REST API would answer (src/partner/problem.ts), `retry_after` included on limits.
  */
 import type { CallToolResult } from "@modelcontextprotocol/server"
-import { Cause, type Context, Effect, Option, ParseResult, Schema } from "effect"
-import { InvalidRequest, RateLimited } from "../../domain/errors.js"
+import { Cause, type Context, Effect, Option, Schema } from "effect"
+import { RateLimited } from "../../domain/errors.js"
 import { RateLimiter } from "../../http/RateLimiter.js"
 import type { AuthenticatedKey } from "../../partner/auth/KeyAuth.js"
 import { CurrentKey } from "../../partner/auth/security.js"
 import { INTERNAL, type Problem, problemFor } from "../../partner/problem.js"
 import { AssistantConnection, type AssistantConnectionInfo } from "../connection.js"
+import { decodeArguments } from "../tools/arguments.js"
 import type { AssistantToolServices } from "../tools/index.js"
 import type { AssistantTool } from "../tools/tool.js"
 
@@ -20,18 +22,6 @@ export interface ToolCaller {
   readonly key: AuthenticatedKey
   readonly connection: AssistantConnectionInfo
   readonly requestId: string
-}
-
-/** The first issue of a decoding failure as the 400 the REST API answers for a bad parameter. */
-const invalidArguments = (error: ParseResult.ParseError) => {
-  const issue = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
-  const field = issue?.path.map(String).join(".") || undefined
-  return new InvalidRequest({
-    detail: field
-      ? `${field}: ${issue!.message}`
-      : (issue?.message ?? "the arguments do not match the tool's input schema"),
-    ...(field ? { field } : {})
-  })
 }
 
 export const problemResult = (problem: Problem): CallToolResult => ({
@@ -56,9 +46,7 @@ export const callTool = (
         retryAfterSeconds: decision.resetSeconds
       })
     }
-    const input = yield* Schema.decodeUnknown(tool.input)(args ?? {}, { onExcessProperty: "error" }).pipe(
-      Effect.mapError(invalidArguments)
-    )
+    const input = yield* decodeArguments(tool, args)
     const output = yield* tool.run(input).pipe(
       Effect.provideService(CurrentKey, caller.key),
       Effect.provideService(AssistantConnection, caller.connection),

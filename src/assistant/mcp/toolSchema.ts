@@ -11,8 +11,23 @@ import { JSONSchema, type Schema } from "effect"
 
 type Json = Record<string, unknown>
 
-/** JSON Schema of the encoded side, root inlined, without `$schema`. */
+/**
+ * JSON Schema of the encoded side, root inlined, without `$schema`, with `type: "object"` at its root
+ * as MCP's 2025-11-25 revision wants of `inputSchema` and `outputSchema` (else clients see a result
+ * wrapped as `{result: …}`): a union of objects (a write tool's output: `requires_confirmation` or
+ * the REST result) is marked an object too.
+ */
 export const toolJsonSchema = (schema: Schema.Schema.Any): Json => {
+  const inlined = inlineRoot(schema)
+  if (inlined.type !== undefined || !Array.isArray(inlined.anyOf)) return inlined
+  const defs = (inlined.$defs ?? {}) as Record<string, Json>
+  const isObject = (member: Json) =>
+    member.type === "object" ||
+    (typeof member.$ref === "string" && defs[member.$ref.slice("#/$defs/".length)]?.type === "object")
+  return (inlined.anyOf as Array<Json>).every(isObject) ? { ...inlined, type: "object" } : inlined
+}
+
+const inlineRoot = (schema: Schema.Schema.Any): Json => {
   const { $schema: _schema, ...made } = JSONSchema.make(schema) as unknown as Json
   const ref = made.$ref
   const defs = (made.$defs ?? {}) as Record<string, Json>

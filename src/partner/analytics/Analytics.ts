@@ -7,14 +7,16 @@
  */
 import { Clock, Effect, Either } from "effect"
 import { SalesConfig } from "../../config.js"
-import { NotFound, Unavailable } from "../../domain/errors.js"
+import { InvalidRequest, NotFound, Unavailable } from "../../domain/errors.js"
 import { DailyRates } from "../../rates/DailyRates.js"
 import { convertMinor } from "../../rates/rules.js"
+import type { AuthenticatedKey } from "../auth/KeyAuth.js"
+import { operatorIdsFor } from "../auth/visibility.js"
 import { ledgerGaps } from "../sales/rules.js"
 import { SalesRepo } from "../sales/SalesRepo.js"
 import { AnalyticsLimits, type Step } from "./AnalyticsLimits.js"
 import { AnalyticsRepo } from "./AnalyticsRepo.js"
-import type { AnalyticsSites, AnalyticsTours } from "./Api.js"
+import type { AnalyticsSites, AnalyticsTours, SitesParams, ToursParams } from "./Api.js"
 import * as rules from "./rules.js"
 import * as siteRules from "./siteRules.js"
 
@@ -43,6 +45,23 @@ const missingRate = (missing: ReadonlyArray<{ currency: string; day: string }>) 
     detail: `no exchange rate to EUR for ${first}${missing.length > 3 ? " and more" : ""} yet; retry later`
   })
 }
+
+/** The key, its operators in view (`partner_id` narrows; 404 outside the key) and the checked range. */
+const inView = (
+  key: AuthenticatedKey,
+  p: { readonly from: string; readonly to: string; readonly partner_id?: string | undefined }
+) =>
+  Effect.gen(function*() {
+    const range = rules.checkAnalyticsRange(p.from, p.to)
+    if (Either.isLeft(range)) return yield* new InvalidRequest(range.left)
+    const operatorIds = yield* operatorIdsFor(key, p.partner_id)
+    return {
+      keyId: key.id,
+      partners: key.partners.filter((k) => operatorIds.includes(k.id)),
+      from: p.from,
+      to: p.to
+    }
+  })
 
 export class Analytics extends Effect.Service<Analytics>()("Partner/Analytics", {
   effect: Effect.gen(function*() {
@@ -171,7 +190,19 @@ export class Analytics extends Effect.Service<Analytics>()("Partner/Analytics", 
         }))
     })
 
-    return { tours, sites } as const
+    /** GET /analytics/tours for a key (the REST handler and the assistant's `get_tour_analytics`). */
+    const toursFor = (key: AuthenticatedKey, p: typeof ToursParams.Type) =>
+      Effect.flatMap(
+        inView(key, p),
+        (base) =>
+          tours({ ...base, granularity: p.granularity ?? "day", tourId: p.tour_id, surface: p.surface?.toLowerCase() })
+      )
+
+    /** GET /analytics/sites for a key (the REST handler and the assistant's `get_site_analytics`). */
+    const sitesFor = (key: AuthenticatedKey, p: typeof SitesParams.Type) =>
+      Effect.flatMap(inView(key, p), (base) => sites({ ...base, site: p.site?.toLowerCase() }))
+
+    return { tours, sites, toursFor, sitesFor } as const
   }),
   dependencies: [AnalyticsRepo.Default, AnalyticsLimits.Default, SalesRepo.Default, DailyRates.Default]
 }) {}

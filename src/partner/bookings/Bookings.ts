@@ -4,9 +4,13 @@
  */
 import { Effect, Option } from "effect"
 import { toIso, toIsoOrNull } from "../../domain/dates.js"
-import { notYours } from "../../domain/errors.js"
+import { InvalidRequest, notYours } from "../../domain/errors.js"
 import type { CursorPosition } from "../../http/cursor.js"
-import { apiStatusOf, type BookingDetail, type BookingSummary } from "./booking.js"
+import { CursorSigner } from "../../http/CursorSigner.js"
+import type { AuthenticatedKey } from "../auth/KeyAuth.js"
+import { operatorIdsFor } from "../auth/visibility.js"
+import type { BookingListParams } from "./Api.js"
+import { apiStatusOf, type BookingDetail, type BookingPage, type BookingSummary } from "./booking.js"
 import { type BookingDetailRow, type BookingRow, BookingsRepo, type ListRequest } from "./BookingsRepo.js"
 
 export type { BookingDetailRow, BookingFilters, BookingRow, ListRequest } from "./BookingsRepo.js"
@@ -65,6 +69,7 @@ export interface BookingListPage {
 export class Bookings extends Effect.Service<Bookings>()("Partner/Bookings", {
   effect: Effect.gen(function*() {
     const repo = yield* BookingsRepo
+    const cursors = yield* CursorSigner
 
     const list = Effect.fn("Bookings.list")(function*(r: ListRequest) {
       const rows = yield* repo.list(r, r.limit + 1)
@@ -84,7 +89,50 @@ export class Bookings extends Effect.Service<Bookings>()("Partner/Bookings", {
       }
     )
 
-    return { list, get } as const
+    /**
+     * GET /bookings for a key (the REST handler and the assistant's `list_bookings`): the range
+     * check, the operators in view, the signed cursor bound to the filters, the page.
+     */
+    const page = Effect.fn("Bookings.page")(function*(key: AuthenticatedKey, p: typeof BookingListParams.Type) {
+      if (p.date_from && p.date_to && p.date_from > p.date_to) {
+        return yield* new InvalidRequest({ detail: "date_from must not be after date_to", field: "date_from" })
+      }
+      const operatorIds = yield* operatorIdsFor(key, p.partner_id)
+      const filters = {
+        date_from: p.date_from,
+        date_to: p.date_to,
+        // The instant, not its spelling: "…T13:00:00+01:00" and "…T12:00:00Z" are one filter.
+        updated_since: p.updated_since === undefined ? undefined : new Date(p.updated_since).toISOString(),
+        status: p.status,
+        partner_id: p.partner_id
+      }
+      const after = yield* cursors.decode(p.cursor, filters)
+      const listed = yield* list({
+        operatorIds,
+        limit: p.limit ?? 50,
+        after,
+        dateFrom: p.date_from,
+        dateTo: p.date_to,
+        updatedSince: p.updated_since,
+        status: p.status,
+        includeContact: key.scopes.includes("guests.contact:read")
+      })
+      const body: BookingPage = {
+        data: listed.rows,
+        next_cursor: listed.next ? cursors.encode(listed.next, filters) : null
+      }
+      return body
+    })
+
+    /** GET /bookings/{id} for a key (the REST handler and the assistant's `get_booking`). */
+    const detail = Effect.fn("Bookings.detail")(
+      function*(key: AuthenticatedKey, id: string, partnerId: string | undefined) {
+        const operatorIds = yield* operatorIdsFor(key, partnerId)
+        return yield* get(id, operatorIds, key.scopes.includes("guests.contact:read"))
+      }
+    )
+
+    return { list, get, page, detail } as const
   }),
-  dependencies: [BookingsRepo.Default]
+  dependencies: [BookingsRepo.Default, CursorSigner.Default]
 }) {}

@@ -120,6 +120,49 @@ export class Cancels extends Effect.Service<Cancels>()("Partner/Cancels", {
         return done
       })
 
+    /**
+     * What a cancel of this live booking would return, or why it cannot be made (422): the payments on
+     * record must add up to what was paid, the operator must be able to refund, the guest must be
+     * told a departure, the seats must be releasable.
+     */
+    const refundable = (b: CancelBooking) =>
+      Effect.gen(function*() {
+        const payments = paymentsToRefund(factsOf(b), yield* repo.paymentsOf(b.id))
+        if (Either.isLeft(payments)) return yield* refuse(payments.left)
+        if (payments.right.length > 0 && Option.isNone(yield* paymentAccounts.forOperator(b.operator_id))) {
+          return yield* refuse(
+            "the operator has no payment account, so the refund cannot be made; cancel it in the dashboard"
+          )
+        }
+        if (b.experience_date === null) {
+          return yield* refuse(
+            "the booking has no departure day, so the guest cannot be told what was cancelled; cancel it in the dashboard"
+          )
+        }
+        if (b.provider_reference !== null && b.account_id === null) {
+          return yield* refuse(
+            "the booking has a booking-system reference but its operator is not linked to a booking system, so its seats cannot be released"
+          )
+        }
+        return payments.right
+      })
+
+    /**
+     * Every check `cancel` makes before it changes anything, changing nothing (the assistant's first
+     * call of `cancel_booking`): the booking, whether it is already cancelled, and what the guest
+     * would get back. A change of the booking still open answers 409, as the cancel would.
+     */
+    const preview = Effect.fn("Cancels.preview")(function*(id: string, operatorIds: ReadonlyArray<string>) {
+      const b = yield* loadBooking(id, operatorIds)
+      if (!isLive(b.status)) return { booking: b, alreadyCancelled: true, refundMinor: 0 }
+      if ((yield* changes.seen(b.id)).open !== undefined) return yield* changeRunning()
+      if (Option.isSome(yield* changes.lastDoneCancel(b.id))) {
+        return { booking: b, alreadyCancelled: true, refundMinor: 0 }
+      }
+      const payments = yield* refundable(b)
+      return { booking: b, alreadyCancelled: false, refundMinor: payments.reduce((sum, p) => sum + p.amountMinor, 0) }
+    })
+
     const cancel = Effect.fn("Cancels.cancel")(
       function*(id: string, request: { readonly reason: string }, ctx: WriteContext) {
         // Before the booking is read: the claim holds only if no change was made since (src/partner/bookingChanges/BookingChanges.ts).
@@ -143,23 +186,7 @@ export class Cancels extends Effect.Service<Cancels>()("Partner/Cancels", {
         // Seats released earlier, refund still being finished: that cancel stands.
         if (Option.isSome(yield* changes.lastDoneCancel(b.id))) return yield* previousCancel(b)
 
-        const payments = paymentsToRefund(factsOf(b), yield* repo.paymentsOf(b.id))
-        if (Either.isLeft(payments)) return yield* refuse(payments.left)
-        if (payments.right.length > 0 && Option.isNone(yield* paymentAccounts.forOperator(b.operator_id))) {
-          return yield* refuse(
-            "the operator has no payment account, so the refund cannot be made; cancel it in the dashboard"
-          )
-        }
-        if (b.experience_date === null) {
-          return yield* refuse(
-            "the booking has no departure day, so the guest cannot be told what was cancelled; cancel it in the dashboard"
-          )
-        }
-        if (b.provider_reference !== null && b.account_id === null) {
-          return yield* refuse(
-            "the booking has a booking-system reference but its operator is not linked to a booking system, so its seats cannot be released"
-          )
-        }
+        yield* refundable(b)
 
         // Step 1: the intent, committed before the booking system is asked (and the daily slot taken).
         yield* ctx.beforeChange
@@ -222,7 +249,7 @@ export class Cancels extends Effect.Service<Cancels>()("Partner/Cancels", {
       }
     )
 
-    return { cancel, recover: recovery.recover, refundLate: refunds.refundLate } as const
+    return { cancel, preview, recover: recovery.recover, refundLate: refunds.refundLate } as const
   }),
   dependencies: [
     BookingSystemAccounts.Default,

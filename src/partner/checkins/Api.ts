@@ -7,7 +7,8 @@ import { writeOnId } from "../writes/writeEndpoint.js"
 
 const CheckinStatusParam = oneOf(["checked_in", "no_show", "clear"] as const)
 
-const CheckinBody = Schema.Struct({
+/** The body's fields (the assistant's `check_in_guests` takes them as arguments, beside `id`). */
+export const checkinBodyFields = {
   status: CheckinStatusParam.annotations({ description: "`checked_in`, `no_show`, or `clear` (back to not seen)." }),
   present: Schema.optional(Schema.NullOr(
     Schema.Int.pipe(Schema.greaterThanOrEqualTo(0)).annotations({
@@ -17,13 +18,19 @@ const CheckinBody = Schema.Struct({
     description:
       "With `checked_in` only: how many of the party turned up, 0 to the row's participants. Omit (or null) for everyone."
   })
-}).annotations({ message: () => "must be a JSON object with `status`" }).pipe(
-  Schema.filter((body) =>
-    body.present == null || body.status === "checked_in"
-      ? undefined
-      : { path: ["present"], message: "only with status checked_in" }
-  )
-)
+}
+
+/** `present` goes only with `checked_in` (a `Schema.filter` predicate). */
+export const presentOnlyWhenCheckedIn = (
+  body: { readonly status: string; readonly present?: number | null | undefined }
+) =>
+  body.present == null || body.status === "checked_in"
+    ? undefined
+    : { path: ["present"], message: "only with status checked_in" }
+
+const CheckinBody = Schema.Struct(checkinBodyFields)
+  .annotations({ message: () => "must be a JSON object with `status`" })
+  .pipe(Schema.filter(presentOnlyWhenCheckedIn))
 
 /** The check-in body; `present: null` is the same request as no `present`. */
 export const CheckinRequest = CheckinBody.pipe(

@@ -8,13 +8,23 @@
 import { Effect, Either, Option } from "effect"
 import { notYours } from "../../domain/errors.js"
 import type { WriteContext, WriteDone } from "../writes/rules.js"
-import { CheckinsRepo } from "./CheckinsRepo.js"
+import { CheckinsRepo, type TargetRow } from "./CheckinsRepo.js"
 import { type CheckinChange, type CheckinStatus, decideCheckin } from "./rules.js"
+
+export type { DescribedRow } from "./CheckinsRepo.js"
 
 export interface CheckinResult {
   readonly id: string
   readonly check_in: { readonly status: CheckinStatus | null; readonly present: number | null }
 }
+
+/** The rule applied to a row as read (the write and the assistant's preview). */
+const decide = (row: TargetRow, change: CheckinChange) =>
+  decideCheckin({
+    rowStatus: row.status,
+    participants: row.participants,
+    current: row.checkin_status === null ? null : { status: row.checkin_status, present: row.present }
+  }, change)
 
 export class Checkins extends Effect.Service<Checkins>()("Partner/Checkins", {
   effect: Effect.gen(function*() {
@@ -26,11 +36,7 @@ export class Checkins extends Effect.Service<Checkins>()("Partner/Checkins", {
       if (Option.isNone(target)) return yield* notYours("manifest row")
       const row = target.value
       yield* ctx.target(row.operator_id)
-      const decision = decideCheckin({
-        rowStatus: row.status,
-        participants: row.participants,
-        current: row.checkin_status === null ? null : { status: row.checkin_status, present: row.present }
-      }, change)
+      const decision = decide(row, change)
       if (Either.isLeft(decision)) return yield* decision.left
       const { next, noop } = decision.right
       if (!noop) {
@@ -43,7 +49,21 @@ export class Checkins extends Effect.Service<Checkins>()("Partner/Checkins", {
       } satisfies WriteDone<CheckinResult>
     })
 
-    return { set } as const
+    /**
+     * Every check `set` makes, changing nothing (the assistant's first call of `check_in_guests`):
+     * the row as a person recognises it and what the change would be.
+     */
+    const preview = Effect.fn("Checkins.preview")(
+      function*(rowId: string, change: CheckinChange, operatorIds: ReadonlyArray<string>) {
+        const found = yield* repo.describeTarget(rowId, operatorIds)
+        if (Option.isNone(found)) return yield* notYours("manifest row")
+        const decision = decide(found.value, change)
+        if (Either.isLeft(decision)) return yield* decision.left
+        return { row: found.value, ...decision.right }
+      }
+    )
+
+    return { set, preview } as const
   }),
   dependencies: [CheckinsRepo.Default]
 }) {}

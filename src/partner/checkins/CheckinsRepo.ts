@@ -23,6 +23,17 @@ export interface TargetRow {
   readonly present: number | null
 }
 
+/** The row as the assistant's confirmation shows it (who, which departure). */
+export interface DescribedRow extends TargetRow {
+  readonly operator_name: string
+  readonly reference: string | null
+  readonly guest_name: string | null
+  readonly product_title: string | null
+  readonly departure_date: string
+  readonly start_time: string | null
+  readonly timezone: string
+}
+
 export class CheckinsRepo extends Effect.Service<CheckinsRepo>()("Partner/CheckinsRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -49,6 +60,20 @@ export class CheckinsRepo extends Effect.Service<CheckinsRepo>()("Partner/Checki
           status = excluded.status, present = excluded.present,
           updated_at = excluded.updated_at, updated_by_key = excluded.updated_by_key`)
 
-    return repoEdge.untraced({ lockTarget, clear, upsert })
+    /** The row of one of these operators with its check-in and what a person recognises it by; no lock. */
+    const describeTarget = (rowId: string, operatorIds: ReadonlyArray<string>) =>
+      Effect.map(
+        sql<DescribedRow>`
+        SELECT r.id, r.operator_id, o.name AS operator_name, r.status, r.participants,
+          c.status AS checkin_status, c.present, coalesce(r.external_reference, r.reference) AS reference,
+          r.guest_name, r.product_title, r.departure_date::text AS departure_date, r.start_time, r.timezone
+        FROM manifest_rows r
+        JOIN operators o ON o.id = r.operator_id
+        LEFT JOIN manifest_checkins c ON c.row_id = r.id
+        WHERE r.id = ${rowId}::uuid AND r.operator_id = ANY(${toPgArray(operatorIds)}::uuid[])`,
+        (rows) => Option.fromNullable(rows[0])
+      )
+
+    return { ...repoEdge.untraced({ lockTarget, clear, upsert }), ...repoEdge("CheckinsRepo", { describeTarget }) }
   })
 }) {}

@@ -1,10 +1,9 @@
-/** GET /api/v1/manifest: decode (done by HttpApi), resolve the operators in view, read the day. */
+/** GET /api/v1/manifest: decode (done by HttpApi), read the day for the key (Manifest.forKey), encode. */
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import { jsonBody } from "../../http/json.js"
 import { PartnerApi } from "../Api.js"
 import { CurrentKey } from "../auth/security.js"
-import { operatorIdsFor } from "../auth/visibility.js"
 import { Manifest } from "./Manifest.js"
 import { Manifest as ManifestSchema } from "./schemas.js"
 
@@ -12,16 +11,8 @@ export const ManifestLive = HttpApiBuilder.group(PartnerApi, "manifest", (handle
   Effect.gen(function*() {
     const manifest = yield* Manifest
     return handlers.handle("day", ({ urlParams }) =>
-      Effect.gen(function*() {
-        const key = yield* CurrentKey
-        const operatorIds = yield* operatorIdsFor(key, urlParams.partner_id)
-        return jsonBody(
-          ManifestSchema,
-          yield* manifest.day({
-            date: urlParams.date,
-            operatorIds,
-            includeContact: key.scopes.includes("guests.contact:read")
-          })
-        )
-      }))
+      Effect.flatMap(CurrentKey, (key) =>
+        manifest.forKey(key, urlParams)).pipe(
+          Effect.map((day) => jsonBody(ManifestSchema, day))
+        ))
   })).pipe(Layer.provide(Manifest.Default))

@@ -5,6 +5,9 @@
  */
 import { Effect } from "effect"
 import { toIsoOrNull } from "../../domain/dates.js"
+import type { AuthenticatedKey } from "../auth/KeyAuth.js"
+import { operatorIdsFor } from "../auth/visibility.js"
+import type { ManifestParams } from "./Api.js"
 import { ManifestRepo, type ManifestRequest, type ManifestRowRecord } from "./ManifestRepo.js"
 import { buildManifest, type ManifestEntry, paxBreakdownOf } from "./rules.js"
 import type { Manifest as ManifestBody } from "./schemas.js"
@@ -57,7 +60,13 @@ export class Manifest extends Effect.Service<Manifest>()("Partner/Manifest", {
       ) satisfies ManifestBody
     })
 
-    return { day } as const
+    /** GET /manifest for a key (the REST handler and the assistant's `get_manifest`): the operators in view, the day. */
+    const forKey = Effect.fn("Manifest.forKey")(function*(key: AuthenticatedKey, p: typeof ManifestParams.Type) {
+      const operatorIds = yield* operatorIdsFor(key, p.partner_id)
+      return yield* day({ date: p.date, operatorIds, includeContact: key.scopes.includes("guests.contact:read") })
+    })
+
+    return { day, forKey } as const
   }),
   dependencies: [ManifestRepo.Default]
 }) {}

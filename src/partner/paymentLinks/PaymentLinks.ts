@@ -196,11 +196,31 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("Partner/Paymen
         }))
       })
 
+    /**
+     * Steps 1 and 2 and the operator's merchant: every check `send` makes before it changes anything.
+     * Alone (`plan` of the service) it changes nothing: the assistant's first call of
+     * `send_balance_payment_link` shows who would be sent what.
+     */
+    const planFor = (
+      id: string,
+      operatorIds: ReadonlyArray<string>,
+      onTarget: (operatorId: string) => Effect.Effect<void> = () => Effect.void
+    ) =>
+      Effect.gen(function*() {
+        const target = yield* resolve(id, operatorIds)
+        yield* onTarget(target.operatorId)
+        const owed = yield* owedFor(target)
+        const account = yield* accountFor(target.operatorId)
+        return { target, owed, account }
+      })
+
+    const plan = Effect.fn("PaymentLinks.plan")(function*(id: string, operatorIds: ReadonlyArray<string>) {
+      const { owed, target } = yield* planFor(id, operatorIds)
+      return { target, owed }
+    })
+
     const send = Effect.fn("PaymentLinks.send")(function*(id: string, ctx: WriteContext) {
-      const target = yield* resolve(id, ctx.operatorIds)
-      yield* ctx.target(target.operatorId)
-      const owed = yield* owedFor(target)
-      const account = yield* accountFor(target.operatorId)
+      const { account, owed, target } = yield* planFor(id, ctx.operatorIds, ctx.target)
       const link = yield* oneLink.ensure(target, owed, account)
       yield* crash.reached("payment_link.after_create")
 
@@ -226,7 +246,7 @@ export class PaymentLinks extends Effect.Service<PaymentLinks>()("Partner/Paymen
       } satisfies WriteDone<PaymentLinkResult>
     })
 
-    return { send } as const
+    return { send, plan } as const
   }),
   dependencies: [
     PaymentLinksRepo.Default,

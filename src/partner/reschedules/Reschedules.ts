@@ -34,6 +34,7 @@ import { apiStatusOf } from "../bookings/booking.js"
 import type { WriteContext, WriteDone } from "../writes/rules.js"
 import { facts, RescheduleReads } from "./RescheduleReads.js"
 import { RescheduleRecovery } from "./RescheduleRecovery.js"
+import type { RescheduleBooking } from "./ReschedulesRepo.js"
 import { checkReschedulable, decideMove, isAlreadyOn, isOnTarget, type RescheduleRequest } from "./rules.js"
 
 export interface RescheduleResultBody {
@@ -63,6 +64,49 @@ export class Reschedules extends Effect.Service<Reschedules>()("Partner/Reschedu
 
     const { accountOf, loadBooking, noLine, now, readLine } = yield* RescheduleReads
 
+    /**
+     * Every check of a move before anything changes: the booking can move at all, its line in the
+     * booking system, and either "already there" (a no-op) or the departure and rate it would move to
+     * (422 when the day has no place at the same price).
+     */
+    const planMove = (b: RescheduleBooking, request: RescheduleRequest) =>
+      Effect.gen(function*() {
+        const at = yield* now
+        const eligible = checkReschedulable(facts(b), at)
+        if (Either.isLeft(eligible)) return yield* refuse(eligible.left)
+        const account = yield* accountOf(b.account_id!)
+        const read = yield* readLine(account, b.provider_reference!, b.product_id!)
+        if (Either.isLeft(read)) return yield* refuse(yield* noLine(b.id, read.left))
+        const line: BookingLine = read.right
+        if (isAlreadyOn(line, request)) return { _tag: "AlreadyOn" as const, line }
+
+        const departures = yield* bookingSystem.availability(account, {
+          productId: b.product_id!,
+          from: request.date,
+          to: request.date
+        })
+          .pipe(
+            Effect.catchTag("BookingSystemUnavailable", () => Effect.fail(noAnswer("reading availability"))),
+            Effect.catchTag("BookingSystemRejected", (e) => Effect.fail(refuse(`date unavailable: ${e.detail}`)))
+          )
+        const decided = decideMove(line, request, departures, b.timezone, at)
+        if (Either.isLeft(decided)) return yield* refuse(decided.left)
+        return { _tag: "Move" as const, line, account, target: decided.right }
+      })
+
+    /**
+     * Every check `reschedule` makes before it changes anything, changing nothing (the assistant's
+     * first call of `reschedule_booking`). A change of the booking still open answers 409.
+     */
+    const preview = Effect.fn("Reschedules.preview")(
+      function*(id: string, request: RescheduleRequest, operatorIds: ReadonlyArray<string>) {
+        const seen = yield* bookingChanges.seen(id)
+        const b = yield* loadBooking(id, operatorIds)
+        if (seen.open !== undefined) return yield* changeRunning()
+        return { booking: b, plan: yield* planMove(b, request) }
+      }
+    )
+
     // ---------------------------------------------------------------------------------------------
     // The write
 
@@ -85,15 +129,10 @@ export class Reschedules extends Effect.Service<Reschedules>()("Partner/Reschedu
           }
         }
 
-        const at = yield* now
-        const eligible = checkReschedulable(facts(b), at)
-        if (Either.isLeft(eligible)) return yield* refuse(eligible.left)
-        const account = yield* accountOf(b.account_id!)
-        const read = yield* readLine(account, b.provider_reference!, b.product_id!)
-        if (Either.isLeft(read)) return yield* refuse(yield* noLine(b.id, read.left))
-        const line: BookingLine = read.right
+        const plan = yield* planMove(b, request)
+        const line: BookingLine = plan.line
 
-        if (isAlreadyOn(line, request)) {
+        if (plan._tag === "AlreadyOn") {
           // Not an answer read from a state another change has just left.
           yield* bookingChanges.unchangedSince(seen)
           const noop: WriteDone<RescheduleResultBody> = {
@@ -110,19 +149,7 @@ export class Reschedules extends Effect.Service<Reschedules>()("Partner/Reschedu
           }
           return noop
         }
-
-        const departures = yield* bookingSystem.availability(account, {
-          productId: b.product_id!,
-          from: request.date,
-          to: request.date
-        })
-          .pipe(
-            Effect.catchTag("BookingSystemUnavailable", () => Effect.fail(noAnswer("reading availability"))),
-            Effect.catchTag("BookingSystemRejected", (e) => Effect.fail(refuse(`date unavailable: ${e.detail}`)))
-          )
-        const decided = decideMove(line, request, departures, b.timezone, at)
-        if (Either.isLeft(decided)) return yield* refuse(decided.left)
-        const target = decided.right
+        const { account, target } = plan
 
         // Step 1: the intent, committed before the booking system is asked (and the daily slot taken).
         yield* ctx.beforeChange
@@ -207,7 +234,7 @@ export class Reschedules extends Effect.Service<Reschedules>()("Partner/Reschedu
       }
     )
 
-    return { reschedule, recoverStale: recovery.recover } as const
+    return { reschedule, preview, recoverStale: recovery.recover } as const
   }),
   dependencies: [
     CrashPoints.Default,

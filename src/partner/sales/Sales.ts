@@ -4,10 +4,13 @@
  * each day's rate (src/rates/), or `available: false` with the reasons when the sales ledger or a
  * rate cannot give them (./rules.ts decides).
  */
-import { Clock, Effect } from "effect"
+import { Clock, Effect, Either } from "effect"
 import { SalesConfig } from "../../config.js"
+import { InvalidRequest } from "../../domain/errors.js"
 import { DailyRates } from "../../rates/DailyRates.js"
-import type { SalesSummary } from "./Api.js"
+import type { AuthenticatedKey } from "../auth/KeyAuth.js"
+import { operatorIdsFor } from "../auth/visibility.js"
+import type { SalesParams, SalesSummary } from "./Api.js"
 import * as rules from "./rules.js"
 import { SalesRepo } from "./SalesRepo.js"
 
@@ -41,7 +44,20 @@ export class Sales extends Effect.Service<Sales>()("Partner/Sales", {
       return rules.salesSummary({ ...r, own, channelRows, accounts, gaps, table }) satisfies SalesSummary
     })
 
-    return { summary } as const
+    /** GET /sales for a key (the REST handler and the assistant's `get_sales`): the range, the operators in view, the sums. */
+    const forKey = Effect.fn("Sales.forKey")(function*(key: AuthenticatedKey, p: typeof SalesParams.Type) {
+      const range = rules.checkSalesRange(p.from, p.to)
+      if (Either.isLeft(range)) return yield* new InvalidRequest(range.left)
+      const operatorIds = yield* operatorIdsFor(key, p.partner_id)
+      return yield* summary({
+        partners: key.partners.filter((k) => operatorIds.includes(k.id)),
+        from: p.from,
+        to: p.to,
+        currency: p.currency ?? "NOK"
+      })
+    })
+
+    return { summary, forKey } as const
   }),
   dependencies: [SalesRepo.Default, DailyRates.Default]
 }) {}

@@ -26,7 +26,10 @@ export const AuditRow = Schema.Struct({
   outcome: Outcome,
   status: Schema.Number,
   reason: Schema.NullOr(Schema.String),
-  detail: Schema.NullOr(Schema.String)
+  detail: Schema.NullOr(Schema.String),
+  channel: Schema.Literal("api", "mcp"),
+  client_name: Schema.NullOr(Schema.String),
+  person_email: Schema.NullOr(Schema.String)
 })
 export type AuditRow = typeof AuditRow.Type
 
@@ -42,6 +45,16 @@ export interface AuditEntry {
   /** Problem type slug of a refusal or failure (`daily-limit-reached`, `not-found`, ...). */
   readonly reason: string | null
   readonly detail: string | null
+  /** The assistant channel's caller (absent: the REST API). */
+  readonly assistant?: AuditAssistant | undefined
+}
+
+/** Who made a write through the assistant-facing MCP server (src/assistant/connection.ts). */
+export interface AuditAssistant {
+  readonly clientId: string
+  readonly clientName: string
+  readonly personId: string
+  readonly personEmail: string
 }
 
 export class AuditRepo extends Effect.Service<AuditRepo>()("Partner/AuditRepo", {
@@ -52,10 +65,13 @@ export class AuditRepo extends Effect.Service<AuditRepo>()("Partner/AuditRepo", 
     const append = (e: AuditEntry) =>
       Effect.asVoid(sql`
         INSERT INTO write_audit (
-          key_id, operator_id, action, target_id, request_id, idempotency_key, outcome, status, reason, detail)
+          key_id, operator_id, action, target_id, request_id, idempotency_key, outcome, status, reason, detail,
+          channel, client_id, client_name, person_id, person_email)
         VALUES (
           ${e.keyId}, ${e.operatorId}, ${e.action}, ${e.targetId}, ${e.requestId}, ${e.idempotencyKey},
-          ${e.outcome}, ${e.status}, ${e.reason}, ${e.detail})`)
+          ${e.outcome}, ${e.status}, ${e.reason}, ${e.detail}, ${e.assistant ? "mcp" : "api"},
+          ${e.assistant?.clientId ?? null}, ${e.assistant?.clientName ?? null}, ${e.assistant?.personId ?? null},
+          ${e.assistant?.personEmail ?? null})`)
 
     /** Newest first, at most `limit`, of a key or an operator (an operator id that is a uuid). */
     const list = SqlSchema.findAll({
@@ -70,7 +86,8 @@ export class AuditRepo extends Effect.Service<AuditRepo>()("Partner/AuditRepo", 
         if (f.keyId !== undefined) clauses.push(sql`key_id = ${f.keyId}`)
         if (f.operatorId !== undefined) clauses.push(sql`operator_id = ${f.operatorId}::uuid`)
         return sql`
-            SELECT id, at, key_id, operator_id, action, target_id, request_id, idempotency_key, outcome, status, reason, detail
+            SELECT id, at, key_id, operator_id, action, target_id, request_id, idempotency_key, outcome, status, reason, detail,
+              channel, client_name, person_email
             FROM write_audit
             ${clauses.length > 0 ? sql`WHERE ${sql.and(clauses)}` : sql``}
             ORDER BY id DESC

@@ -6,7 +6,7 @@
  * stay counted. SQL: DailyLimitsRepo.
  */
 import { Effect } from "effect"
-import { InvalidRequest, NotFound } from "../../domain/errors.js"
+import { DailyLimitReached, InvalidRequest, NotFound } from "../../domain/errors.js"
 import { DailyLimitsRepo } from "./DailyLimitsRepo.js"
 import { DEFAULT_DAILY_LIMITS, WRITE_ACTIONS, type WriteAction } from "./rules.js"
 
@@ -29,6 +29,14 @@ export interface LimitStatus {
   readonly used_today: number
 }
 
+/** The 429 of a used-up daily limit (a write, or the assistant's first call checking the room). */
+export const limitReached = (action: WriteAction, limit: number, retryAfterSeconds: number) =>
+  new DailyLimitReached({
+    detail: `this key's daily limit of ${limit} ${action} is used up until 00:00 UTC`,
+    limit: action,
+    retryAfterSeconds
+  })
+
 export class DailyLimits extends Effect.Service<DailyLimits>()("Partner/DailyLimits", {
   effect: Effect.gen(function*() {
     const repo = yield* DailyLimitsRepo
@@ -41,6 +49,18 @@ export class DailyLimits extends Effect.Service<DailyLimits>()("Partner/DailyLim
         ? { _tag: "Reserved", day: row.day }
         : { _tag: "Exhausted", limit: row.daily_limit, retryAfterSeconds: Math.max(1, row.reset_seconds) }
       return reservation
+    })
+
+    /**
+     * Fails as a write would when today's limit has no room left, counting nothing (the assistant's
+     * first call of a write: src/assistant/confirmations/).
+     */
+    const checkRoom = Effect.fn("DailyLimits.checkRoom")(function*(keyId: string, action: WriteAction) {
+      yield* Effect.annotateCurrentSpan({ action })
+      const row = yield* repo.room({ keyId, action, defaultLimit: DEFAULT_DAILY_LIMITS[action] })
+      if (row.used >= row.daily_limit) {
+        return yield* limitReached(action, row.daily_limit, Math.max(1, row.reset_seconds))
+      }
     })
 
     /** Returns a slot (the write was refused or changed nothing). */
@@ -87,7 +107,7 @@ export class DailyLimits extends Effect.Service<DailyLimits>()("Partner/DailyLim
       actions: ReadonlyArray<WriteAction> = WRITE_ACTIONS
     ) => repo.clearLimits({ keyId, actions }))
 
-    return { reserve, giveBack, statusOf, setOverrides, clearOverrides } as const
+    return { reserve, checkRoom, giveBack, statusOf, setOverrides, clearOverrides } as const
   }),
   dependencies: [DailyLimitsRepo.Default]
 }) {}

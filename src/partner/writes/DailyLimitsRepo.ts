@@ -85,6 +85,27 @@ export class DailyLimitsRepo extends Effect.Service<DailyLimitsRepo>()("Partner/
           ON CONFLICT (key_id, action) DO UPDATE SET daily_limit = excluded.daily_limit, updated_at = now()`
     })
 
+    /**
+     * Today's count of one action against its limit, and the seconds to the next UTC midnight, counting
+     * nothing (the assistant's first call of a write checks the room it would need).
+     */
+    const room = SqlSchema.single({
+      Request: Schema.Struct({ keyId: Schema.String, action: Action, defaultLimit: Schema.Number }),
+      Result: Schema.Struct({ daily_limit: Schema.Number, used: Schema.Number, reset_seconds: Schema.Number }),
+      execute: (r) =>
+        sql`
+          SELECT
+            coalesce(
+              (SELECT daily_limit FROM api_key_daily_limits WHERE key_id = ${r.keyId} AND action = ${r.action}),
+              ${r.defaultLimit}::int) AS daily_limit,
+            coalesce(
+              (SELECT used FROM daily_write_counters
+               WHERE key_id = ${r.keyId} AND action = ${r.action} AND day = (now() AT TIME ZONE 'UTC')::date),
+              0) AS used,
+            ceil(extract(epoch FROM (((now() AT TIME ZONE 'UTC')::date + 1)::timestamp AT TIME ZONE 'UTC') - now()))::int
+              AS reset_seconds`
+    })
+
     /** Sets the key's own limits for these actions, in one transaction. */
     const setLimits = (keyId: string, limits: ReadonlyArray<readonly [WriteAction, number]>) =>
       sql.withTransaction(Effect.forEach(limits, ([action, limit]) => upsertLimit({ keyId, action, limit }), {
@@ -100,7 +121,7 @@ export class DailyLimitsRepo extends Effect.Service<DailyLimitsRepo>()("Partner/
 
     return {
       ...repoEdge.untraced({ reserve, giveBack }),
-      ...repoEdge("DailyLimitsRepo", { keyExists, usage, setLimits, clearLimits })
+      ...repoEdge("DailyLimitsRepo", { keyExists, usage, room, setLimits, clearLimits })
     }
   })
 }) {}

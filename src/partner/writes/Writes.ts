@@ -12,7 +12,8 @@
  *    refusal gives the slot back. A 5xx, a crash or an interruption frees the key at once and
  *    gives the slot back, so the client retries with the same key. A process that dies holding a
  *    claim leaves a lease that lapses (renewed while the action runs).
- * 5. One audit entry per attempt, whatever happened.
+ * 5. One audit entry per attempt, whatever happened (with the assistant's client and person when the
+ *    write comes through the MCP server: `AssistantConnection` in context).
  *
  * With `transactional: true` (database-only writes such as check-in) the action's changes, the
  * stored answer, the slot give-back and the audit entry commit in one transaction.
@@ -20,12 +21,19 @@
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { SqlClient, SqlError } from "@effect/sql"
 import { Cause, Data, Duration, Effect, Either, Exit, FiberRef, Option, Ref, type Schema } from "effect"
-import { DailyLimitReached, IdempotencyInProgress, IdempotencyMismatch, InvalidRequest } from "../../domain/errors.js"
+import { AssistantConnection } from "../../assistant/connection.js"
+import {
+  type DailyLimitReached,
+  IdempotencyInProgress,
+  IdempotencyMismatch,
+  InvalidRequest
+} from "../../domain/errors.js"
 import { CurrentRequest } from "../../http/requestContext.js"
 import { CurrentKey } from "../auth/security.js"
 import { INTERNAL, PROBLEM_CONTENT_TYPE, problemFor, problemResponse } from "../problem.js"
 import { Audit } from "./Audit.js"
-import { DailyLimits, type Slot } from "./DailyLimits.js"
+import type { AuditAssistant } from "./AuditRepo.js"
+import { DailyLimits, limitReached, type Slot } from "./DailyLimits.js"
 import { IdempotencyStore, type StoredResponse } from "./IdempotencyStore.js"
 import {
   type AuditOutcome,
@@ -73,7 +81,8 @@ interface Refusal {
 const pathOf = (url: string) => url.split("?")[0]!
 
 /** Whether an answer is the key's final answer (kept and replayed) or leaves the key free to retry. */
-const isFinal = (status: number) => status < 500 && status !== 409 && status !== 429
+export const isFinalStatus = (status: number) => status < 500 && status !== 409 && status !== 429
+const isFinal = isFinalStatus
 
 const asResponse = (stored: StoredResponse, replayed: boolean) =>
   HttpServerResponse.text(stored.body, {
@@ -81,6 +90,45 @@ const asResponse = (stored: StoredResponse, replayed: boolean) =>
     contentType: stored.contentType,
     headers: replayed ? { ...stored.headers, [IDEMPOTENT_REPLAYED_HEADER]: "true" } : stored.headers
   })
+
+/** How an attempt is named and shown: the REST request, or the assistant's confirmed call. */
+export interface WriteCall {
+  readonly idempotencyKey: string
+  /** "The same request" (rules.ts `requestFingerprint`). */
+  readonly fingerprint: string
+  readonly requestId: string
+  /** Where a refusal's problem says it happened. */
+  readonly method: string
+  readonly url: string
+}
+
+/** The audit's assistant columns, when the write comes through the MCP server. */
+const assistantOf = Effect.map(Effect.serviceOption(AssistantConnection), (connection) =>
+  Option.match(connection, {
+    onNone: () => undefined,
+    onSome: (c): AuditAssistant => ({
+      clientId: c.clientId,
+      clientName: c.clientName,
+      personId: c.userId,
+      personEmail: c.userEmail
+    })
+  }))
+
+/** A refusal as the client sees it (kept as the key's answer) and as the audit records it. */
+const renderFor = (call: Pick<WriteCall, "requestId" | "method" | "url">) => (error: unknown): Refusal | undefined => {
+  const problem = problemFor(error, call.requestId, call.method, call.url)
+  if (problem === undefined) return undefined
+  return {
+    stored: {
+      status: problem.type.status,
+      contentType: PROBLEM_CONTENT_TYPE,
+      headers: { ...problemResponse(problem).headers },
+      body: JSON.stringify(problem.body)
+    },
+    slug: problem.type.slug,
+    detail: problem.body.detail
+  }
+}
 
 const successOf = (body: unknown): StoredResponse => ({
   status: 200,
@@ -103,38 +151,25 @@ export class Writes extends Effect.Service<Writes>()("Partner/Writes", {
       )
 
     /**
-     * Runs `perform` as the write `spec` describes. The result is the response itself: the stored
-     * answer (a handler may answer an HttpServerResponse), the first time and on every replay.
+     * Runs `perform` as the write `spec` describes, for a caller that has already named its attempt
+     * (`call`): the REST API with the request's `Idempotency-Key` (`run` below), the assistant's
+     * confirmed second call with `mcp:<confirmation id>` (src/assistant/confirmations/). The result is
+     * the stored answer (its JSON text), the first time and on every replay; a refusal fails with
+     * its error, as `run`'s would.
      */
-    const run = Effect.fn("Writes.run")(
+    const execute = Effect.fn("Writes.execute")(
       function*<A, I, E, R>(
         spec: WriteSpec<A, I>,
-        perform: (ctx: WriteContext) => Effect.Effect<WriteDone<NoInfer<A>>, E, R>
+        perform: (ctx: WriteContext) => Effect.Effect<WriteDone<NoInfer<A>>, E, R>,
+        call: WriteCall
       ) {
         yield* Effect.annotateCurrentSpan({ action: spec.action })
         const key = yield* CurrentKey
-        const request = yield* HttpServerRequest.HttpServerRequest
-        const { requestId } = yield* FiberRef.get(CurrentRequest)
+        const assistant = yield* assistantOf
+        const { idempotencyKey, requestId } = call
         const operator = yield* Ref.make<string | null>(null)
-
-        /** A refusal as the client sees it (kept as the key's answer) and as the audit records it. */
-        const render = (error: unknown): Refusal | undefined => {
-          const problem = problemFor(error, requestId, request.method, request.url)
-          if (problem === undefined) return undefined
-          return {
-            stored: {
-              status: problem.type.status,
-              contentType: PROBLEM_CONTENT_TYPE,
-              headers: { ...problemResponse(problem).headers },
-              body: JSON.stringify(problem.body)
-            },
-            slug: problem.type.slug,
-            detail: problem.body.detail
-          }
-        }
-
+        const render = renderFor(call)
         const record = (
-          idempotencyKey: string | null,
           outcome: AuditOutcome,
           status: number,
           problem?: { readonly slug: string; readonly detail: string }
@@ -150,43 +185,35 @@ export class Writes extends Effect.Service<Writes>()("Partner/Writes", {
               outcome,
               status,
               reason: problem?.slug ?? null,
-              detail: problem?.detail ?? null
+              detail: problem?.detail ?? null,
+              assistant
             }))
 
         /** Refused before the action ran: audit, then fail with the error. */
-        const refuse = <X>(idempotencyKey: string | null, error: X) => {
+        const refuse = <X>(error: X) => {
           const problem = render(error)!
-          return Effect.zipRight(record(idempotencyKey, "refused", problem.stored.status, problem), Effect.fail(error))
+          return Effect.zipRight(record("refused", problem.stored.status, problem), Effect.fail(error))
         }
-
-        // 1. The header.
-        const parsed = parseIdempotencyKey(request.headers["idempotency-key"])
-        if (Either.isLeft(parsed)) {
-          return yield* refuse(null, new InvalidRequest({ detail: parsed.left, field: IDEMPOTENCY_KEY_HEADER }))
-        }
-        const idempotencyKey = parsed.right
 
         // 2. The claim.
         const claim = yield* store.claim({
           keyId: key.id,
           idempotencyKey,
           action: spec.action,
-          fingerprint: requestFingerprint(request.method, pathOf(request.url), spec.payload)
+          fingerprint: call.fingerprint
         })
         switch (claim._tag) {
           case "Replay":
-            yield* record(idempotencyKey, "replayed", claim.response.status)
-            return asResponse(claim.response, true)
+            yield* record("replayed", claim.response.status)
+            return { stored: claim.response, replayed: true }
           case "InProgress":
             return yield* refuse(
-              idempotencyKey,
               new IdempotencyInProgress({
                 detail: "an earlier request with this Idempotency-Key is still running; retry shortly with the same key"
               })
             )
           case "Mismatch":
             return yield* refuse(
-              idempotencyKey,
               new IdempotencyMismatch({
                 detail: "this Idempotency-Key was used for a different request in the last 24 hours " +
                   "(method, path or body differ); use a new key for a new action"
@@ -204,11 +231,7 @@ export class Writes extends Effect.Service<Writes>()("Partner/Writes", {
           if (reused !== null) return reused
           const reservation = yield* limits.reserve(key.id, spec.action)
           if (reservation._tag === "Exhausted") {
-            return yield* new DailyLimitReached({
-              detail: `this key's daily limit of ${reservation.limit} ${spec.action} is used up until 00:00 UTC`,
-              limit: spec.action,
-              retryAfterSeconds: reservation.retryAfterSeconds
-            })
+            return yield* limitReached(spec.action, reservation.limit, reservation.retryAfterSeconds)
           }
           const slot: Slot = { keyId: key.id, action: spec.action, day: reservation.day }
           yield* Ref.set(held, slot)
@@ -238,7 +261,7 @@ export class Writes extends Effect.Service<Writes>()("Partner/Writes", {
             const stored = successOf(done.body)
             if (!(yield* store.complete(token, stored))) return yield* new ClaimLost()
             if (done.noop && slot !== null) yield* limits.giveBack(slot)
-            yield* record(idempotencyKey, done.noop ? "noop" : "done", stored.status)
+            yield* record(done.noop ? "noop" : "done", stored.status)
             return stored
           })
 
@@ -254,12 +277,11 @@ export class Writes extends Effect.Service<Writes>()("Partner/Writes", {
         return yield* Effect.uninterruptibleMask((restore) =>
           Effect.gen(function*() {
             const exit = yield* Effect.exit(restore(attempt))
-            if (Exit.isSuccess(exit)) return asResponse(exit.value, false)
+            if (Exit.isSuccess(exit)) return { stored: exit.value, replayed: false }
             const failure = Cause.failureOption(exit.cause)
             const error = Option.getOrUndefined(failure)
             if (error instanceof ClaimLost) {
               return yield* refuse(
-                idempotencyKey,
                 new IdempotencyInProgress({
                   detail:
                     "another request with this Idempotency-Key took over while this one ran; retry with the same key"
@@ -271,7 +293,7 @@ export class Writes extends Effect.Service<Writes>()("Partner/Writes", {
               // A refusal is the key's final answer: keep it, give the slot back, audit.
               yield* inTransaction(Effect.gen(function*() {
                 if (yield* store.complete(token, problem.stored)) yield* giveBackHeld
-                yield* record(idempotencyKey, "refused", problem.stored.status, problem)
+                yield* record("refused", problem.stored.status, problem)
               }))
               return yield* Effect.failCause(exit.cause as Cause.Cause<E | DailyLimitReached>)
             }
@@ -280,7 +302,6 @@ export class Writes extends Effect.Service<Writes>()("Partner/Writes", {
               // When the claim was taken over, the slot went with it.
               if ((yield* store.release(token)).released) yield* giveBackHeld
               yield* record(
-                idempotencyKey,
                 problem !== undefined && problem.stored.status < 500 ? "refused" : "failed",
                 problem?.stored.status ?? 500,
                 problem ?? { slug: INTERNAL.slug, detail: failureSummary(exit.cause) }
@@ -289,6 +310,51 @@ export class Writes extends Effect.Service<Writes>()("Partner/Writes", {
             return yield* Effect.failCause(exit.cause as Cause.Cause<E | DailyLimitReached>)
           })
         )
+      }
+    )
+
+    /**
+     * Runs `perform` as the write `spec` describes, for a REST request (1. its `Idempotency-Key`
+     * header, then `execute`). The result is the response itself: the stored answer (a handler may
+     * answer an HttpServerResponse), the first time and on every replay.
+     */
+    const run = Effect.fn("Writes.run")(
+      function*<A, I, E, R>(
+        spec: WriteSpec<A, I>,
+        perform: (ctx: WriteContext) => Effect.Effect<WriteDone<NoInfer<A>>, E, R>
+      ) {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const { requestId } = yield* FiberRef.get(CurrentRequest)
+
+        // 1. The header.
+        const parsed = parseIdempotencyKey(request.headers["idempotency-key"])
+        if (Either.isLeft(parsed)) {
+          const error = new InvalidRequest({ detail: parsed.left, field: IDEMPOTENCY_KEY_HEADER })
+          const problem = renderFor({ requestId, method: request.method, url: request.url })(error)!
+          const key = yield* CurrentKey
+          yield* audit.record({
+            keyId: key.id,
+            operatorId: null,
+            action: spec.action,
+            targetId: spec.targetId,
+            requestId,
+            idempotencyKey: null,
+            outcome: "refused",
+            status: problem.stored.status,
+            reason: problem.slug,
+            detail: problem.detail,
+            assistant: yield* assistantOf
+          })
+          return yield* error
+        }
+        const { replayed, stored } = yield* execute(spec, perform, {
+          idempotencyKey: parsed.right,
+          fingerprint: requestFingerprint(request.method, pathOf(request.url), spec.payload),
+          requestId,
+          method: request.method,
+          url: request.url
+        })
+        return asResponse(stored, replayed)
       }
     )
 
@@ -301,7 +367,7 @@ export class Writes extends Effect.Service<Writes>()("Partner/Writes", {
         Effect.interruptible
       )
 
-    return { run } as const
+    return { run, execute } as const
   }),
   dependencies: [IdempotencyStore.Default, DailyLimits.Default, Audit.Default]
 }) {}
