@@ -4,7 +4,8 @@ import { Me, meOf } from "../../partner/Api.js"
 import { CurrentKey } from "../../partner/auth/security.js"
 import type { AssistantTool } from "./tool.js"
 
-const MeInput = Schema.Struct({})
+/** No arguments (an empty object: Effect's empty Struct alone would be "any object or array" in JSON Schema). */
+const MeInput = Schema.Struct({}).annotations({ jsonSchema: { type: "object", properties: {} } })
 type MeInput = typeof MeInput.Type
 
 export const meTool: AssistantTool<MeInput, typeof Me.Type> = {

@@ -147,6 +147,7 @@ layer(withAssistantTools(testServer()), { excludeTestServices: true, timeout: 12
   describe("the tool list", () => {
     it("the names, scopes and annotations of issue 16; JSON Schemas for every input and output", () => {
       expect(assistantTools.map((t) => [t.name, t.scope])).toEqual([
+        ["me", null],
         ["list_bookings", "bookings:read"],
         ["get_booking", "bookings:read"],
         ["get_manifest", "manifest:read"],
@@ -160,7 +161,7 @@ layer(withAssistantTools(testServer()), { excludeTestServices: true, timeout: 12
         ["reschedule_booking", "bookings.reschedule:write"]
       ])
       for (const tool of assistantTools) {
-        const reads = tool.name.startsWith("get_") || tool.name.startsWith("list_")
+        const reads = tool.name === "me" || tool.name.startsWith("get_") || tool.name.startsWith("list_")
         expect(tool.annotations.readOnlyHint, tool.name).toBe(reads)
         expect(tool.annotations.destructiveHint ?? false, tool.name).toBe(tool.name === "cancel_booking")
         const input = toolJsonSchema(tool.input) as any
@@ -173,8 +174,9 @@ layer(withAssistantTools(testServer()), { excludeTestServices: true, timeout: 12
           expect(JSON.stringify(output), tool.name).toContain("requires_confirmation")
         }
       }
-      const list = toolJsonSchema(assistantTools[0]!.input) as any
-      expect(toolJsonSchema(assistantTools[0]!.output)).toMatchObject({
+      const listBookings = assistantTools.find((t) => t.name === "list_bookings")!
+      const list = toolJsonSchema(listBookings.input) as any
+      expect(toolJsonSchema(listBookings.output)).toMatchObject({
         type: "object",
         required: ["data", "next_cursor"],
         $defs: expect.any(Object)
