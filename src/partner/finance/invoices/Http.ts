@@ -2,7 +2,6 @@
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect, Either, Layer } from "effect"
 import { CursorSigner } from "../../../http/CursorSigner.js"
-import { jsonBody } from "../../../http/json.js"
 import { PartnerApi } from "../../Api.js"
 import { CurrentKey } from "../../auth/security.js"
 import { operatorIdsFor } from "../../auth/visibility.js"
@@ -30,10 +29,16 @@ export const InvoicesLive = HttpApiBuilder.group(PartnerApi, "invoices", (handle
           after,
           limit: p.limit ?? INVOICE_LIMIT_DEFAULT
         })
-        return jsonBody(InvoicePage, {
-          data: page.data,
-          next_cursor: page.next ? cursors.encode(page.next, filters) : null
-        })
+        // A page of documents with all their lines (5 MB for 24 documents of 700 lines): written as
+        // the service built it (typed by the success schema, and checked against the OpenAPI document
+        // by the tests), as text, as the statements read does (bench/finance.ts).
+        const text = JSON.stringify(
+          {
+            data: page.data,
+            next_cursor: page.next ? cursors.encode(page.next, filters) : null
+          } satisfies typeof InvoicePage.Type
+        )
+        return HttpServerResponse.raw(text, { contentType: "application/json", contentLength: Buffer.byteLength(text) })
       }))
   })).pipe(Layer.provide([FinanceInvoices.Default, CursorSigner.Default]))
 
