@@ -40,6 +40,10 @@
  * transaction with AnalyticsLimits' timeout and slot statements, the answer built by the service's pure
  * rules (siteItem, tourFigures, ledgerGaps, makeRateTable, convertMinor) in Analytics.ts's order.
  *
+ * GET /api/v1/finance/{payouts,chargebacks,pay-later,statements,invoices} (`npm run bench:finance`,
+ * issue 15): after the same key lookup and rate limit (scope `finance:read`), the reads' statements
+ * verbatim and the service's pure mappers: bench/financeFloor.ts.
+ *
  * Env: DATABASE_URL, PORT, DB_POOL_SIZE (default 10), RATE_LIMIT_PER_MINUTE (default 300),
  * PUBLISHABLE_RATE_LIMIT_PER_MINUTE (default 1200).
  * Exits when its stdin closes (the runner holds the other end), so it never outlives the runner.
@@ -70,6 +74,7 @@ import { PUBLIC_TTL_SECONDS, publicCacheKey } from "../src/partner/tours/PublicC
 import { catalogueLocale, TOUR_LIST_DEFAULT, TOUR_LIST_MAX } from "../src/partner/tours/tour.js"
 import { toTourDetail, toTourSummary } from "../src/partner/tours/Tours.js"
 import { addDays, convertMinor, DEFAULT_LOOKBACK_DAYS, makeRateTable } from "../src/rates/rules.js"
+import { financeFloor } from "./financeFloor.js"
 
 // ---- connection: the same pool size and type parsers as src/db/Database.ts -----------------------
 
@@ -1027,6 +1032,16 @@ const analyticsTours = (key: Key, params: URLSearchParams) => {
   })
 }
 
+// GET /api/v1/finance/{payouts,chargebacks,pay-later,statements,invoices} (`npm run bench:finance`): bench/financeFloor.ts.
+const finance = financeFloor({
+  pool,
+  cursorSecret: () => cursorSecret!,
+  refuse: (status, detail) => {
+    throw new Refusal(status, detail)
+  },
+  base: () => `http://127.0.0.1:${process.env.PORT ?? 3001}`
+})
+
 const handle = async (req: IncomingMessage, res: ServerResponse) => {
   const requestId = randomUUID()
   const headers: Record<string, string> = { "x-request-id": requestId }
@@ -1043,7 +1058,10 @@ const handle = async (req: IncomingMessage, res: ServerResponse) => {
     if (url.pathname === "/healthz") return send(res, 200, { status: "ok" }, headers)
     if (await tours(req, url, res, headers)) return
     let body: unknown
-    if (url.pathname === "/api/v1/sales") {
+    const financeRead = finance[url.pathname]
+    if (financeRead !== undefined) {
+      body = await financeRead(await authenticate(req, headers, "finance:read"), url.searchParams)
+    } else if (url.pathname === "/api/v1/sales") {
       body = await salesSummary(await authenticate(req, headers, "finance:read"), url.searchParams)
     } else if (url.pathname === "/api/v1/analytics/sites") {
       body = await analyticsSites(await authenticate(req, headers, "analytics:read"), url.searchParams)
