@@ -94,7 +94,7 @@ const WINDOW_SECONDS = 60
 
 /** src/partner/auth/KeyAuthRepo.ts findKey */
 const FIND_KEY = `
-        SELECT k.id, k.name, k.scopes, k.created_at, k.expires_at, k.revoked_at, k.secret_hash,
+        SELECT k.id, k.name, k.scopes, k.created_at, k.expires_at, k.revoked_at, k.secret_hash, k.kind,
           coalesce(
             json_agg(json_build_object('id', o.id, 'name', o.name) ORDER BY o.name, o.id)
               FILTER (WHERE o.id IS NOT NULL),
@@ -288,7 +288,9 @@ const authenticate = async (req: IncomingMessage, headers: Record<string, string
   const parts = parseSecretKey(token)
   if (!parts) throw new Refusal(401, "the key is malformed")
   const { rows: [row] } = await pool.query(FIND_KEY, [parts.id])
-  if (!row || !secretMatches(parts.secret, row.secret_hash)) throw new Refusal(401, "the key is not valid")
+  if (!row || row.kind !== "secret" || !secretMatches(parts.secret, row.secret_hash)) {
+    throw new Refusal(401, "the key is not valid")
+  }
   if (row.revoked_at !== null) throw new Refusal(401, "the key has been revoked")
   if (row.expires_at.getTime() <= Date.now()) throw new Refusal(401, "the key has expired")
   if (row.partners.length === 0) {
