@@ -24,6 +24,7 @@ import { qrMatrix } from "../../../src/quickbook/tickets/ticketPdf.js"
 import { addDays } from "../../../src/sandbox/bokun/index.js"
 import { call, get, type Reply } from "../../support/http.js"
 import { paymentsEnv } from "../../support/payments.js"
+import { pdfText } from "../../support/pdf.js"
 import { BASE, sellingDesk } from "../../support/quickbook.js"
 import { TestServer } from "../../support/server.js"
 
@@ -110,27 +111,6 @@ const fetchUrl = (url: string) =>
     const res = await fetch(url)
     return { status: res.status, headers: res.headers, bytes: Buffer.from(await res.arrayBuffer()) }
   })
-
-/** The text a pdfkit document draws: the hex strings of its TJ/Tj operators, per operator, in Windows-1252. */
-const pdfText = (pdf: Buffer): Array<string> => {
-  const raw = pdf.toString("latin1")
-  const streams = [...raw.matchAll(/stream\r?\n([\s\S]*?)\r?\nendstream/g)].map((m) => {
-    const body = Buffer.from(m[1]!, "latin1")
-    try {
-      return inflateSync(body).toString("latin1")
-    } catch {
-      return body.toString("latin1")
-    }
-  })
-  const texts: Array<string> = []
-  for (const s of streams) {
-    for (const op of s.matchAll(/\[([^\]]*)\]\s*TJ|<([0-9a-fA-F]*)>\s*Tj/g)) {
-      const hex = op[1] !== undefined ? [...op[1].matchAll(/<([0-9a-fA-F]*)>/g)].map((h) => h[1]).join("") : op[2]!
-      texts.push(new TextDecoder("windows-1252").decode(Buffer.from(hex, "hex")))
-    }
-  }
-  return texts
-}
 
 /** The rectangles a content stream fills (`x y w h re`), rasterised and read back as a QR code. */
 const pdfQr = (pdf: Buffer): string | null => {
