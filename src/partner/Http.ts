@@ -4,12 +4,13 @@
  * Handlers only decode (done by HttpApi), call a service and shape the answer; every request runs
  * to its end, even when its client hangs up (src/http/apiApp.ts).
  */
-import { HttpApiBuilder, HttpApiScalar, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
 import { apiHttpApp } from "../http/apiApp.js"
 import { DocsRoutes } from "../http/docs/routes.js"
 import { RateLimiter } from "../http/RateLimiter.js"
+import { referencePageLayer } from "../http/referencePage.js"
 import { AnalyticsLive } from "./analytics/Http.js"
 import { meOf, PartnerApi } from "./Api.js"
 import { KeyAuth } from "./auth/KeyAuth.js"
@@ -25,7 +26,7 @@ import { PayLaterLive } from "./finance/payLater/Http.js"
 import { PayoutsLive } from "./finance/payouts/Http.js"
 import { StatementsLive } from "./finance/statements/Http.js"
 import { ManifestLive } from "./manifest/Http.js"
-import { openApiLayer } from "./openapi.js"
+import { openApiLayer, partnerOpenApi } from "./openapi.js"
 import { PaymentLinksLive } from "./paymentLinks/Http.js"
 import { answerProblems } from "./problem.js"
 import { ReschedulesLive } from "./reschedules/Http.js"
@@ -89,7 +90,7 @@ export const PartnerApiLive = HttpApiBuilder.api(PartnerApi).pipe(
  * page (/api/v1/docs) and the markdown docs, on a router of its own, with its problem+json mapping.
  */
 export const PartnerHttp = apiHttpApp(
-  Layer.mergeAll(openApiLayer, HttpApiScalar.layer({ path: "/api/v1/docs" }), DocsRoutes).pipe(
+  Layer.mergeAll(openApiLayer, referencePageLayer("/api/v1/docs", PartnerApi, partnerOpenApi), DocsRoutes).pipe(
     Layer.provideMerge(PartnerApiLive)
   ),
   answerProblems

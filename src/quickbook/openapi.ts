@@ -5,9 +5,10 @@
  * headers; the signed PDF link (`security: []`) gets 500 and no terminal header. The same document
  * is shown by the interactive reference at /api/quickbook/v1/docs (Scalar, as /api/v1/docs).
  */
-import { HttpApi, HttpApiBuilder, HttpApiError, HttpApiScalar, HttpServerResponse, OpenApi } from "@effect/platform"
-import { Context, Effect, Layer, Option, type Schema, SchemaAST } from "effect"
+import { HttpApiBuilder, HttpApiError, HttpServerResponse, OpenApi } from "@effect/platform"
+import { Effect, Option, type Schema, SchemaAST } from "effect"
 import { addErrorBodySchema, declaredErrors, dropUnreachableSchemas, type Json } from "../http/openapiSchemas.js"
+import { referencePageLayer } from "../http/referencePage.js"
 import { BodyTooLarge, MalformedBody, UnsupportedMediaType } from "../http/requestBody.js"
 import { MethodNotAllowed } from "../http/routing.js"
 import { QuickbookApi } from "./Api.js"
@@ -155,17 +156,5 @@ export const quickbookOpenApiLayer = HttpApiBuilder.Router.use((router) =>
   })
 )
 
-/**
- * The interactive reference of the Quickbook API at /api/quickbook/v1/docs: the Scalar page the
- * partner API has at /api/v1/docs, fed with the finished document above (terminal header, error
- * bodies) instead of the bare generated one.
- */
-export const quickbookDocsLayer = HttpApiScalar.layer({ path: `${QUICKBOOK_PREFIX}/docs` }).pipe(
-  Layer.provide(Layer.sync(HttpApi.Api, () => ({
-    api: QuickbookApi.annotate(
-      OpenApi.Transform,
-      () => quickbookOpenApi() as OpenApi.OpenAPISpec
-    ) as unknown as HttpApi.Api["Type"]["api"],
-    context: Context.empty()
-  })))
-)
+/** The interactive reference at /api/quickbook/v1/docs shows the finished document above. */
+export const quickbookDocsLayer = referencePageLayer(`${QUICKBOOK_PREFIX}/docs`, QuickbookApi, quickbookOpenApi)

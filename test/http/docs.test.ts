@@ -4,6 +4,7 @@ import pg from "pg"
 import { inject } from "vitest"
 import { readSection, SECTIONS } from "../../src/http/docs/routes.js"
 import { get } from "../support/http.js"
+import { expectReferenceShowsServedDocument } from "../support/openapi.js"
 import { TestServer, testServer } from "../support/server.js"
 
 layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("docs", (it) => {
@@ -42,11 +43,15 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("docs", (it
       const changelog = yield* get("/api/v1/changelog")
       expect(changelog.status).toBe(200)
       expect(changelog.text).toBe(readSection("changelog"))
-      const docs = yield* get("/api/v1/docs")
-      expect(docs.status).toBe(200)
-      expect(docs.headers.get("content-type")).toContain("text/html")
-      expect(docs.text).toContain("Partner API")
-      expect(docs.text).toContain("/api/v1/bookings")
+      // The reference shows the finished document as served: errors as problem+json, no internal schemas.
+      const { document, page } = yield* expectReferenceShowsServedDocument("/api/v1/docs", "/api/v1/openapi.json")
+      expect(page.text).toContain("Partner API")
+      expect(document.paths["/api/v1/bookings/{id}"].get.responses["404"].content).toHaveProperty([
+        "application/problem+json"
+      ])
+      for (const internal of ["HttpApiDecodeError", "Issue", "PropertyKey"]) {
+        expect(Object.keys(document.components.schemas)).not.toContain(internal)
+      }
     }))
 
   it.effect("health endpoints answer without a key", () =>

@@ -8,6 +8,7 @@ import { quickbookBucket } from "../../src/quickbook/limits.js"
 import { QuickbookKeys } from "../../src/quickbook/terminals/QuickbookKeys.js"
 import { createKey, makeWorld } from "../support/fixtures.js"
 import { call, get, type Reply } from "../support/http.js"
+import { expectReferenceShowsServedDocument } from "../support/openapi.js"
 import { withRoomInWindow } from "../support/rateWindow.js"
 import { testServer } from "../support/server.js"
 import { insertTour } from "../support/tours.js"
@@ -243,16 +244,13 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("quickbook 
 
   it.effect("the interactive reference shows that document, without a key", () =>
     Effect.gen(function*() {
-      const res = yield* get("/api/quickbook/v1/docs")
-      expect(res.status, res.text.slice(0, 200)).toBe(200)
-      expect(res.headers.get("content-type")).toContain("text/html")
-      expect(res.text).toContain("<title>Quickbook API</title>")
-      // The page embeds the finished document: the terminal header and the error body are in it.
-      const embedded = /<script id="api-reference" type="application\/json">([\s\S]*?)<\/script>/.exec(res.text)
-      expect(embedded).not.toBeNull()
-      const doc = JSON.parse(embedded![1]!)
-      expect(doc).toEqual((yield* get("/api/quickbook/v1/openapi.json")).body)
-      expect(doc.paths["/api/quickbook/v1/book"].post.parameters.map((p: any) => p.name)).toContain(
+      const { document, page } = yield* expectReferenceShowsServedDocument(
+        "/api/quickbook/v1/docs",
+        "/api/quickbook/v1/openapi.json"
+      )
+      expect(page.text).toContain("<title>Quickbook API</title>")
+      // The finished document: the terminal header is in it.
+      expect(document.paths["/api/quickbook/v1/book"].post.parameters.map((p: any) => p.name)).toContain(
         "Quickbook-Terminal"
       )
     }))

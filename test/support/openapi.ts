@@ -28,3 +28,19 @@ export const conforms = (spec: any, method: string, template: string, res: Reply
   const ok = validate(res.body)
   expect(ok, `${method} ${template} ${res.status}: ${JSON.stringify(validate.errors)}`).toBe(true)
 }
+
+/**
+ * The reference page at `pagePath` (Scalar) and the document served at `documentPath`: the page
+ * embeds that very document, so what a developer reads is what the API serves.
+ */
+export const expectReferenceShowsServedDocument = (pagePath: string, documentPath: string) =>
+  Effect.gen(function*() {
+    const page = yield* get(pagePath)
+    expect(page.status, page.text.slice(0, 200)).toBe(200)
+    expect(page.headers.get("content-type")).toContain("text/html")
+    const embedded = /<script id="api-reference" type="application\/json">([\s\S]*?)<\/script>/.exec(page.text)
+    expect(embedded, "the page embeds a document").not.toBeNull()
+    const served = (yield* get(documentPath)).body
+    expect(JSON.parse(embedded![1]!)).toEqual(served)
+    return { page, document: served as any }
+  })
