@@ -35,6 +35,11 @@ export const PaymentLinkResult = Schema.Struct({
 }).annotations({ identifier: "PaymentLinkResult" })
 
 export class PaymentLinksGroup extends HttpApiGroup.make("paymentLinks")
+  .annotate(OpenApi.Title, "Payment links")
+  .annotate(
+    OpenApi.Description,
+    "Email the guest a link to pay the balance a booking still owes. A write: `Idempotency-Key`, daily limit, audited."
+  )
   .add(
     writeOnId("paymentLink", "/bookings/:id/payment-link")
       .setPayload(PaymentLinkRequest)
