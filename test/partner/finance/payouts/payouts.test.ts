@@ -195,7 +195,9 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("GET /api/v
         sharedReport.payoutId
       ])
       yield* payouts(`?partner_id=${w.cetus}`, yield* w.finance([w.alpha]), 404)
-      yield* payouts(`?partner_id=not-an-operator`, yield* w.finance([w.alpha]), 404)
+      // Not an operator id at all: 400 naming partner_id (the document says: a UUID).
+      const notAnId = yield* payouts(`?partner_id=not-an-operator`, yield* w.finance([w.alpha]), 400)
+      expect(JSON.stringify(notAnId)).toContain("partner_id")
       // An operator without a payout account sees none.
       const sql = yield* SqlClient.SqlClient
       yield* sql`DELETE FROM operator_payment_accounts WHERE operator_id = ${w.beta}`
