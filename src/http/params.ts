@@ -40,9 +40,16 @@ export const UuidPath = Schema.UUID.annotations({
   jsonSchema: { type: "string", format: "uuid", pattern: UUID_PATTERN, minLength: 36, maxLength: 36 }
 })
 
-/** An operator id (a UUID, as `partners[].id` of GET /me). */
-export const PartnerId = UuidPath.annotations({
-  description: "Narrow to one of the key's operators; an id outside the key answers 404."
+/**
+ * An operator id (a UUID, as `partners[].id` of GET /me). Any other id of that shape, a UUID or not,
+ * is one the key does not act for: 404, like another tenant's (the tests of every list hold it);
+ * only what cannot be an id at all (too long, other characters) is a bad request.
+ */
+export const PartnerId = Schema.String.pipe(
+  Schema.pattern(/^[0-9A-Za-z-]{1,36}$/, { message: () => "must be an operator id (a UUID from GET /me)" })
+).annotations({
+  description: "Narrow to one of the key's operators (`partners[].id` of GET /me); an id outside the key answers 404.",
+  jsonSchema: { type: "string", pattern: "^[0-9A-Za-z-]{1,36}$", maxLength: 36 }
 })
 
 /** The path of an endpoint on one resource: `…/:id`, a UUID. */

@@ -195,9 +195,12 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("GET /api/v
         sharedReport.payoutId
       ])
       yield* payouts(`?partner_id=${w.cetus}`, yield* w.finance([w.alpha]), 404)
-      // Not an operator id at all: 400 naming partner_id (the document says: a UUID).
-      const notAnId = yield* payouts(`?partner_id=not-an-operator`, yield* w.finance([w.alpha]), 400)
-      expect(JSON.stringify(notAnId)).toContain("partner_id")
+      yield* payouts(`?partner_id=not-an-operator`, yield* w.finance([w.alpha]), 404)
+      // What cannot be an id at all (past the document's 36 characters, other characters): 400 naming partner_id.
+      for (const notAnId of ["a".repeat(37), "alpha;beta"]) {
+        const refused = yield* payouts(`?partner_id=${notAnId}`, yield* w.finance([w.alpha]), 400)
+        expect(refused.invalid_params[0].name).toBe("partner_id")
+      }
       // An operator without a payout account sees none.
       const sql = yield* SqlClient.SqlClient
       yield* sql`DELETE FROM operator_payment_accounts WHERE operator_id = ${w.beta}`
