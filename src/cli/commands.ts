@@ -15,6 +15,7 @@ import { DatabaseForCli } from "./database.js"
 import { invoices } from "./invoices.js"
 import { mail } from "./mail.js"
 import { mirror } from "./mirror.js"
+import { openapi } from "./openapi.js"
 import { payLater } from "./payLater.js"
 import { paymentAccounts } from "./paymentAccounts.js"
 import { publishableKeys } from "./publishableKeys.js"
@@ -256,5 +257,6 @@ export const adminCommands = [
   quickbook,
   settlements,
   invoices,
-  assistant
+  assistant,
+  openapi
 ] as const

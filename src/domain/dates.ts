@@ -18,7 +18,16 @@ export const IsoDate = Schema.String.pipe(
   Schema.pattern(/^\d{4}-\d{2}-\d{2}$/, { message: () => "must be a date YYYY-MM-DD" }),
   Schema.filter(isCalendarDate, { message: () => "must be a real calendar date" }),
   Schema.filter((s) => s <= LAST_DAY, { message: () => `must be a day up to ${LAST_DAY}` })
-).annotations({ identifier: "Date", jsonSchema: { type: "string", format: "date", example: "2026-11-21" } })
+).annotations({
+  identifier: "Date",
+  jsonSchema: {
+    type: "string",
+    format: "date",
+    pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
+    maxLength: 10,
+    example: "2026-11-21"
+  }
+})
 
 const RFC3339 = /^(\d{4}-\d{2}-\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/
 
@@ -29,12 +38,18 @@ export const IsoDateTimeWithOffset = Schema.String.pipe(
     return m !== null && isCalendarDate(m[1]!) && Number(m[2]) < 24 && Number(m[3]) < 60 && Number(m[4]) < 60 &&
       !Number.isNaN(Date.parse(s))
   }, { message: () => "must be a date-time with Z or an offset, e.g. 2026-11-21T08:00:00Z" })
-).annotations({ identifier: "DateTime", jsonSchema: { type: "string", format: "date-time" } })
+).annotations({
+  identifier: "DateTime",
+  // The longest RFC3339 form accepted: 2026-11-21T08:00:00.123456789+01:00.
+  jsonSchema: { type: "string", format: "date-time", maxLength: 35 }
+})
 
 /** A wall-clock time `HH:MM` (24 hour, 00:00 to 23:59) in a request. */
 export const IsoLocalTime = Schema.String.pipe(
   Schema.pattern(/^([01]\d|2[0-3]):[0-5]\d$/, { message: () => "must be a time HH:MM from 00:00 to 23:59" })
-).annotations({ jsonSchema: { type: "string", pattern: "^([01][0-9]|2[0-3]):[0-5][0-9]$", example: "09:30" } })
+).annotations({
+  jsonSchema: { type: "string", pattern: "^([01][0-9]|2[0-3]):[0-5][0-9]$", maxLength: 5, example: "09:30" }
+})
 
 /** Wall-clock `HH:MM`. */
 export const LocalTime = Schema.String.annotations({

@@ -51,6 +51,8 @@ export const meOf = (key: AuthenticatedKey): typeof Me.Type => ({
 })
 
 export class MeGroup extends HttpApiGroup.make("me")
+  .annotate(OpenApi.Title, "Key")
+  .annotate(OpenApi.Description, "The key you call with and the operators it acts for right now.")
   .add(
     HttpApiEndpoint.get("me", "/me")
       .addSuccess(Me)

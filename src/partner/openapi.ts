@@ -8,6 +8,7 @@
 import { HttpApiBuilder, HttpServerResponse, OpenApi } from "@effect/platform"
 import { Effect } from "effect"
 import { type ProblemType, problemTypeOfAst, problemTypeOfClass, RateLimited } from "../domain/errors.js"
+import { rateLimitHeaderDocs, withDocumentFacts } from "../http/openapiFacts.js"
 import { addErrorBodySchema, declaredErrors, dropUnreachableSchemas, type Json } from "../http/openapiSchemas.js"
 import { PartnerApi } from "./Api.js"
 import { requiredScopes } from "./auth/middleware.js"
@@ -20,16 +21,9 @@ const HEADER_DOCS: Json = {
   }
 }
 
-const RATE_LIMIT_HEADERS: Json = {
-  "RateLimit-Policy": { description: "IETF draft-11: `\"default\";q=300;w=60`.", schema: { type: "string" } },
-  "RateLimit": {
-    description: "IETF draft-11: `\"default\";r=<remaining>;t=<seconds to reset>`.",
-    schema: { type: "string" }
-  },
-  "RateLimit-Limit": { description: "Requests allowed per window.", schema: { type: "integer" } },
-  "RateLimit-Remaining": { description: "Requests left in the current window.", schema: { type: "integer" } },
-  "RateLimit-Reset": { description: "Seconds until the window resets.", schema: { type: "integer" } }
-}
+const RATE_LIMIT_HEADERS: Json = rateLimitHeaderDocs(
+  "`\"default\";q=300;w=60` for secret keys (RATE_LIMIT_PER_MINUTE), `\"publishable\";q=…;w=60` for a publishable key"
+)
 
 /** Per operation and status, the problem types of the errors it declares (each once, in order). */
 const declaredProblems = new Map(
@@ -125,8 +119,10 @@ const withScopes = (spec: Json): Json => {
   return spec
 }
 
+const CONTACT = { name: "Partner API support (quote `X-Request-Id`)" }
+
 export const partnerOpenApi = (): Json =>
-  withScopes(finishDocument(structuredClone(OpenApi.fromApi(PartnerApi)) as Json))
+  withDocumentFacts(withScopes(finishDocument(structuredClone(OpenApi.fromApi(PartnerApi)) as Json)), CONTACT)
 
 export const openApiLayer = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {

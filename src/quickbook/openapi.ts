@@ -7,6 +7,7 @@
  */
 import { HttpApiBuilder, HttpApiError, HttpServerResponse, OpenApi } from "@effect/platform"
 import { Effect, Option, type Schema, SchemaAST } from "effect"
+import { rateLimitHeaderDocs, withDocumentFacts } from "../http/openapiFacts.js"
 import { addErrorBodySchema, declaredErrors, dropUnreachableSchemas, type Json } from "../http/openapiSchemas.js"
 import { referencePageLayer } from "../http/referencePage.js"
 import { BodyTooLarge, MalformedBody, UnsupportedMediaType } from "../http/requestBody.js"
@@ -88,6 +89,13 @@ const OPERATION_STATUS_TEXT: Record<string, Record<string, string>> = {
   }
 }
 
+const CONTACT = { name: "Quickbook integration support (quote `X-Request-Id`)" }
+
+/** Counted per terminal once the key and terminal are known: every keyed answer but 401 carries them. */
+const RATE_LIMIT_HEADERS: Json = rateLimitHeaderDocs(
+  "`\"<budget>\";q=<per minute>;w=60`, the operation's budget: `writes` 60, `books` 60, `reads` 300"
+)
+
 const COMMON_HEADERS: Json = {
   "X-Request-Id": { description: "Id of this request (quote it to support).", schema: { type: "string" } },
   "Cache-Control": { description: "Always `no-store`.", schema: { type: "string" } }
@@ -124,7 +132,11 @@ export const quickbookOpenApi = (): Json => {
       ]
       for (const status of keyed ? ["400", "401", "403", "429", "500"] : ["500"]) op.responses[status] ??= {}
       for (const [status, response] of Object.entries<Json>(op.responses)) {
-        response.headers = { ...COMMON_HEADERS, ...response.headers }
+        response.headers = {
+          ...COMMON_HEADERS,
+          ...(keyed && status !== "401" ? RATE_LIMIT_HEADERS : {}),
+          ...response.headers
+        }
         if (Number(status) >= 400) {
           response.description = OPERATION_STATUS_TEXT[path]?.[status] ||
             (status === "500" ? INTERNAL_TEXT : declaredDescriptions.get(`${method} ${path}`)?.get(status)) ||
@@ -143,7 +155,7 @@ export const quickbookOpenApi = (): Json => {
       }
     }
   }
-  return dropUnreachableSchemas(spec)
+  return withDocumentFacts(dropUnreachableSchemas(spec), CONTACT)
 }
 
 export const quickbookOpenApiLayer = HttpApiBuilder.Router.use((router) =>

@@ -33,8 +33,16 @@ export const OTHER_MODE =
   "answers 403 `tour_not_sellable_here`, its clerk message saying which; nothing is read, held, booked or charged."
 export const Uuid = Schema.String.pipe(
   Schema.pattern(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i)
-)
+).annotations({
+  jsonSchema: {
+    type: "string",
+    format: "uuid",
+    pattern: "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
+    maxLength: 36
+  }
+})
 
 export const SaleReference = Schema.String.pipe(Schema.pattern(/^SVC-[A-Z0-9]{10}$/)).annotations({
-  description: "Sale reference `SVC-` + 10 uppercase letters or digits."
+  description: "Sale reference `SVC-` + 10 uppercase letters or digits.",
+  jsonSchema: { type: "string", pattern: "^SVC-[A-Z0-9]{10}$", maxLength: 14 }
 })

@@ -237,6 +237,21 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("quickbook 
       expect(op.parameters.map((p: any) => p.name)).toContain("Quickbook-Terminal")
       expect(op.responses["401"].content["application/json"].schema.$ref).toBe("#/components/schemas/QuickbookError")
       expect(doc.components.schemas.QuickbookError).toBeDefined()
+      // The RateLimit headers it lists are the ones a keyed answer carries; a 401 (decided before the
+      // limiter counts) lists and carries none.
+      const { key, terminal } = yield* desk
+      const served = yield* qb(key.token, terminal.id)
+      expect(served.status).toBe(200)
+      const documented = Object.keys(op.responses["200"].headers).filter((h) => h.startsWith("RateLimit"))
+      expect(documented.sort()).toEqual(
+        ["RateLimit", "RateLimit-Limit", "RateLimit-Policy", "RateLimit-Remaining", "RateLimit-Reset"]
+      )
+      for (const header of documented) expect(served.headers.get(header), header).toEqual(expect.any(String))
+      expect(served.headers.get("RateLimit-Policy")).toBe(`"reads";q=300;w=60`)
+      expect(Object.keys(op.responses["401"].headers).some((h) => h.startsWith("RateLimit"))).toBe(false)
+      const refused = yield* qb("svcqb_test_nope", terminal.id)
+      expect(refused.status).toBe(401)
+      expect(refused.headers.get("RateLimit")).toBeNull()
       // The partner document does not list quickbook paths.
       const partner = (yield* get("/api/v1/openapi.json")).body
       expect(Object.keys(partner.paths).some((p) => p.includes("quickbook"))).toBe(false)

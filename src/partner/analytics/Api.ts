@@ -309,6 +309,8 @@ const LIMITS = "At most 2 analytics requests at a time per key, across every ins
   "Figures come from daily rollups refreshed every five minutes, never from raw events."
 
 export class AnalyticsGroup extends HttpApiGroup.make("analytics")
+  .annotate(OpenApi.Title, "Analytics")
+  .annotate(OpenApi.Description, "Views, conversion and sales per tour, surface and day, and the traffic of one site.")
   .add(
     HttpApiEndpoint.get("tours", "/analytics/tours")
       .setUrlParams(ToursParams)

@@ -20,6 +20,11 @@ export const BookingListParams = Schema.Struct({
 })
 
 export class BookingsGroup extends HttpApiGroup.make("bookings")
+  .annotate(OpenApi.Title, "Bookings")
+  .annotate(
+    OpenApi.Description,
+    "The bookings of the key's operators: a page newest first, or one booking with its payment and commission."
+  )
   .add(
     HttpApiEndpoint.get("list", "/bookings")
       .setUrlParams(BookingListParams)

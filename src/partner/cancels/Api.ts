@@ -5,12 +5,20 @@ import { PartnerAuth, RequiredScope } from "../auth/security.js"
 import { writeOnId } from "../writes/writeEndpoint.js"
 import { CANCEL_REASON_MAX, CANCEL_REASON_MIN } from "./rules.js"
 
-const CancelReason = Schema.Trim.pipe(
+/**
+ * 3 to 500 characters as sent (what the document says) and once trimmed (what is kept): surrounding
+ * spaces count against the maximum and not towards the minimum.
+ */
+const CancelReason = Schema.String.pipe(
   Schema.minLength(CANCEL_REASON_MIN, {
-    message: () => `must be ${CANCEL_REASON_MIN} to ${CANCEL_REASON_MAX} characters (not counting surrounding spaces)`
+    message: () => `must be ${CANCEL_REASON_MIN} to ${CANCEL_REASON_MAX} characters`
   }),
   Schema.maxLength(CANCEL_REASON_MAX, {
     message: () => `must be ${CANCEL_REASON_MIN} to ${CANCEL_REASON_MAX} characters`
+  }),
+  Schema.compose(Schema.Trim),
+  Schema.minLength(CANCEL_REASON_MIN, {
+    message: () => `must be ${CANCEL_REASON_MIN} to ${CANCEL_REASON_MAX} characters (not counting surrounding spaces)`
   })
 )
 
@@ -47,6 +55,11 @@ export const CancelResult = Schema.Struct({
 }).annotations({ identifier: "CancelResult" })
 
 export class CancelsGroup extends HttpApiGroup.make("cancels")
+  .annotate(OpenApi.Title, "Cancellation")
+  .annotate(
+    OpenApi.Description,
+    "Cancel a booking with a full refund. A write: `Idempotency-Key`, daily limit, audited; cannot be undone."
+  )
   .add(
     writeOnId("cancel", "/bookings/:id/cancel")
       .setPayload(CancelRequest)

@@ -11,8 +11,10 @@ const CheckinStatusParam = oneOf(["checked_in", "no_show", "clear"] as const)
 export const checkinBodyFields = {
   status: CheckinStatusParam.annotations({ description: "`checked_in`, `no_show`, or `clear` (back to not seen)." }),
   present: Schema.optional(Schema.NullOr(
-    Schema.Int.pipe(Schema.greaterThanOrEqualTo(0)).annotations({
-      message: () => ({ message: "must be a whole number from 0 to the row's participants", override: true })
+    // The row's participants are a PostgreSQL integer: no party is larger than 2^31 - 1.
+    Schema.Int.pipe(Schema.between(0, 2 ** 31 - 1)).annotations({
+      message: () => ({ message: "must be a whole number from 0 to the row's participants", override: true }),
+      jsonSchema: { type: "integer", minimum: 0, maximum: 2 ** 31 - 1 }
     })
   )).annotations({
     description:
@@ -53,6 +55,11 @@ export const CheckinResult = Schema.Struct({
 }).annotations({ identifier: "CheckinResult" })
 
 export class CheckinsGroup extends HttpApiGroup.make("checkins")
+  .annotate(OpenApi.Title, "Check-in")
+  .annotate(
+    OpenApi.Description,
+    "Set a manifest row's check-in state. A write: `Idempotency-Key`, daily limit, audited."
+  )
   .add(
     writeOnId("checkin", "/manifest/:id/checkin")
       .setPayload(CheckinRequest)

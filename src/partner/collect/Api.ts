@@ -19,6 +19,7 @@ const Url = Schema.String.pipe(Schema.maxLength(MAX_URL_LENGTH)).annotations({
 
 export const CollectBody = Schema.Struct({
   key: Schema.String.pipe(Schema.pattern(/^pk_widget_[A-Za-z0-9]{24}$/)).annotations({
+    jsonSchema: { pattern: "^pk_widget_[A-Za-z0-9]{24}$", maxLength: 34 },
     description: "The site's publishable key (`pk_widget_...`).",
     message: () => ({ message: "must be a publishable key: pk_widget_ and 24 letters or digits", override: true })
   }),
@@ -40,6 +41,7 @@ export const CollectBody = Schema.Struct({
   }),
   booking_code: Schema.optional(Schema.NullOr(
     Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9_-]{1,64}$/)).annotations({
+      jsonSchema: { pattern: "^[A-Za-z0-9_-]{1,64}$", maxLength: 64 },
       message: () => ({ message: "must be 1 to 64 letters, digits, - or _", override: true })
     })
   )).annotations({
@@ -68,6 +70,11 @@ const alsoTextPlain = (operation: Json): Json => ({
 })
 
 export class CollectGroup extends HttpApiGroup.make("collect")
+  .annotate(OpenApi.Title, "Analytics collection")
+  .annotate(
+    OpenApi.Description,
+    "Page views and tour steps sent by the operators' sites with a publishable key (no Authorization header)."
+  )
   .add(
     HttpApiEndpoint.post("collect", "/collect")
       .setPayload(CollectBody)

@@ -16,6 +16,11 @@ export const ManifestParams = Schema.Struct({
 })
 
 export class ManifestGroup extends HttpApiGroup.make("manifest")
+  .annotate(OpenApi.Title, "Manifest")
+  .annotate(
+    OpenApi.Description,
+    "The passengers of one departure day, grouped into departures, with their check-in state."
+  )
   .add(
     HttpApiEndpoint.get("day", "/manifest")
       .setUrlParams(ManifestParams)

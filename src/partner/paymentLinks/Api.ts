@@ -6,11 +6,16 @@ import { writeOnId } from "../writes/writeEndpoint.js"
 import { PaymentLinkKind } from "./rules.js"
 
 /**
- * A JSON object; its members, if any, are ignored (decoded as `{}`, so they do not make two
- * requests differ). `Schema.Struct({})` would take any value but null, an array or a number too.
+ * An empty JSON object: the service decides the amount, so a member (`{"amount": 5}`) is refused,
+ * 400 naming it, rather than silently ignored. `Schema.Struct({})` would take any value but null, an
+ * array or a number too.
  */
-export const PaymentLinkRequest = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
-  message: () => "must be a JSON object (`{}`)"
+export const PaymentLinkRequest = Schema.Record({
+  key: Schema.String,
+  value: Schema.Never.annotations({ message: () => "is not a field of this request: send `{}`" })
+}).annotations({
+  message: () => "must be a JSON object (`{}`)",
+  jsonSchema: { type: "object", additionalProperties: false }
 }).pipe(
   Schema.transform(Schema.Struct({}), { strict: true, decode: () => ({}), encode: (body) => body })
 ).annotations({
@@ -35,6 +40,11 @@ export const PaymentLinkResult = Schema.Struct({
 }).annotations({ identifier: "PaymentLinkResult" })
 
 export class PaymentLinksGroup extends HttpApiGroup.make("paymentLinks")
+  .annotate(OpenApi.Title, "Payment links")
+  .annotate(
+    OpenApi.Description,
+    "Email the guest a link to pay the balance a booking still owes. A write: `Idempotency-Key`, daily limit, audited."
+  )
   .add(
     writeOnId("paymentLink", "/bookings/:id/payment-link")
       .setPayload(PaymentLinkRequest)

@@ -65,6 +65,11 @@ export const RescheduleResult = Schema.Struct({
 }).annotations({ identifier: "RescheduleResult" })
 
 export class ReschedulesGroup extends HttpApiGroup.make("reschedules")
+  .annotate(OpenApi.Title, "Reschedule")
+  .annotate(
+    OpenApi.Description,
+    "Where a booking can move on one day at the same price, and the move itself. A write: `Idempotency-Key`, daily limit, audited."
+  )
   .add(
     HttpApiEndpoint.get("options", "/bookings/:id/reschedule-options")
       .setPath(IdPath)

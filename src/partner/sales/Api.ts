@@ -136,6 +136,8 @@ export const SalesSummary = Schema.Struct({
 export type SalesSummary = typeof SalesSummary.Type
 
 export class SalesGroup extends HttpApiGroup.make("sales")
+  .annotate(OpenApi.Title, "Sales")
+  .annotate(OpenApi.Description, "Sales and commission of the key's operators over a date range, by channel.")
   .add(
     HttpApiEndpoint.get("summary", "/sales")
       .setUrlParams(SalesParams)

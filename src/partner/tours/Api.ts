@@ -45,6 +45,11 @@ export const TourAvailabilityParams = Schema.Struct({
 })
 
 export class ToursGroup extends HttpApiGroup.make("tours")
+  .annotate(OpenApi.Title, "Tours")
+  .annotate(
+    OpenApi.Description,
+    "The tour catalogue of the key's sites with live availability; the list also answers a publishable key."
+  )
   .add(
     HttpApiEndpoint.get("list", "/tours")
       .setUrlParams(TourListParams)

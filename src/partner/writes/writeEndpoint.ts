@@ -38,6 +38,7 @@ const documentIdempotency = (op: Json): Json => ({
       schema: {
         type: "string",
         pattern: "^\"?[A-Za-z0-9._~:+/=-]{8,255}\"?$",
+        maxLength: 257,
         example: "\"8e03978e-40d5-43e8-bc93-6894a57f9324\""
       }
     }

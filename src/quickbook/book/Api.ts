@@ -54,6 +54,7 @@ export const BookBody = Schema.Struct({
     }),
     phone: Schema.optional(
       Schema.String.pipe(Schema.pattern(PHONE_PATTERN)).annotations({
+        jsonSchema: { pattern: PHONE_PATTERN.source, maxLength: 16 },
         description:
           "International format: `+`, country code and number, digits only (e.g. `+4791234567`). Required when the " +
           "cart line's `requiresPhone` is true."
@@ -80,6 +81,8 @@ export const BookFailed = Schema.Struct({
 }).annotations({ identifier: "BookFailed" })
 
 export class BookGroup extends HttpApiGroup.make("book")
+  .annotate(OpenApi.Title, "Booking")
+  .annotate(OpenApi.Description, "Book a held sale once the card payment has completed on the terminal.")
   .add(
     HttpApiEndpoint.post("book", "/book")
       .setPayload(BookBody)

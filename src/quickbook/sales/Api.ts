@@ -1,18 +1,22 @@
 /** The `sales` group of the Quickbook API: quote a sale, hold its seats, release the hold. */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { intValue } from "../../http/params.js"
 import { BodyTooLarge, UnsupportedMediaType } from "../../http/requestBody.js"
 import { QbConflict, QbGone, QbNotFound, QbUnavailable, QbUnprocessable } from "../errors.js"
 import { Day, DayParam, OTHER_MODE, QUICKBOOK_PREFIX, SaleReference, Time, TimeParam, Uuid } from "../schemas.js"
 import { Budget, QuickbookAuth } from "../security.js"
+import { QUOTE_MAX_ENTRIES, QUOTE_MAX_GUESTS } from "./rules.js"
 
 export const QuoteBody = Schema.Struct({
   activityId: Uuid.annotations({ description: "A tour's `activityId` from GET /tours." }),
   start: Schema.Struct({ date: DayParam, time: TimeParam }),
   guests: Schema.Array(Schema.Struct({
     type: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100)),
-    count: Schema.Int.pipe(Schema.between(1, 50))
+    count: intValue(1, QUOTE_MAX_GUESTS)
   })).pipe(Schema.minItems(1)).annotations({
+    // QuickbookTours.quote refuses more entries with its own clerk message (too_many_guest_entries).
+    jsonSchema: { minItems: 1, maxItems: QUOTE_MAX_ENTRIES },
     description:
       "At most 10 entries and 50 guests in all (else 400 `invalid_request`); a type the tour does not sell " +
       "answers 409 `price_changed`."
@@ -78,6 +82,7 @@ export const ReserveBody = Schema.Struct({
   idempotencyKey: Schema.String.pipe(
     Schema.pattern(/^[\x21-\x7e]{1,100}$/, { message: () => "must be 1 to 100 visible ASCII characters, e.g. a UUID" })
   ).annotations({
+    jsonSchema: { pattern: "^[\\x21-\\x7e]{1,100}$", maxLength: 100 },
     description:
       "A new UUID per hold (1 to 100 visible ASCII characters, else 400 `invalid_request`: it is passed on " +
       "to the booking system); a retry with the same value returns the same hold. The hold belongs to the " +
@@ -102,6 +107,8 @@ export const ReleaseResponse = Schema.Struct({
 }).annotations({ identifier: "ReleaseResponse" })
 
 export class SalesGroup extends HttpApiGroup.make("sales")
+  .annotate(OpenApi.Title, "Sales")
+  .annotate(OpenApi.Description, "Quote a sale, hold its seats, release the hold.")
   .add(
     HttpApiEndpoint.post("quote", "/quote")
       .setPayload(QuoteBody)

@@ -60,6 +60,8 @@ export const SaleStatusResponse = Schema.Struct({
 const ReferencePath = Schema.Struct({ reference: Schema.String })
 
 export class TicketsGroup extends HttpApiGroup.make("tickets")
+  .annotate(OpenApi.Title, "Tickets")
+  .annotate(OpenApi.Description, "A sale's state and its ticket (with a signed link to the PDF).")
   .add(
     HttpApiEndpoint.get("status", "/sales/:reference")
       .setPath(ReferencePath)
@@ -95,6 +97,8 @@ export class TicketsGroup extends HttpApiGroup.make("tickets")
 
 /** The signed PDF link: no key, no terminal header (the signature is the authority). */
 export class TicketPdfGroup extends HttpApiGroup.make("ticketPdf")
+  .annotate(OpenApi.Title, "Ticket PDF")
+  .annotate(OpenApi.Description, "The ticket PDF behind a signed, expiring link: no key.")
   .add(
     HttpApiEndpoint.get("pdf", "/tickets/:file")
       .setPath(Schema.Struct({

@@ -75,6 +75,8 @@ export const DeskSlots = Schema.Struct({
 }).annotations({ identifier: "DeskSlots" })
 
 export class ToursGroup extends HttpApiGroup.make("tours")
+  .annotate(OpenApi.Title, "Tours")
+  .annotate(OpenApi.Description, "The tours the terminal sells and their departures (slots) of one day.")
   .add(
     HttpApiEndpoint.get("list", "/tours")
       .setUrlParams(Schema.Struct({ date: Schema.optional(DayParam) }))

@@ -559,6 +559,8 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/bookin
             { reason: "ab" },
             { reason: "      " },
             { reason: "x".repeat(501) },
+            // 499 characters once trimmed but 502 as sent: the document's maxLength (500) is on what is sent.
+            { reason: ` ${"x".repeat(499)}  ` },
             { reason: 42 },
             "nope"
           ]

@@ -118,6 +118,10 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("POST /api/
           const res = yield* checkin(row, body, { key: key.token })
           expectInvalid(res, field)
         }
+        // Past the document's maximum (2^31 - 1, a PostgreSQL integer): refused by the body's schema.
+        const huge = yield* checkin(row, { status: "checked_in", present: 2 ** 31 }, { key: key.token })
+        expectInvalid(huge, "present")
+        expect(huge.text).toContain("must be a whole number from 0 to the row's participants")
         // More than the party: decided against the row, after the key is claimed.
         const tooMany = yield* checkin(row, { status: "checked_in", present: 5 }, { key: key.token })
         expectInvalid(tooMany, "present")

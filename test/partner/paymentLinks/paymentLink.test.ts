@@ -441,6 +441,11 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("POST /api/v1/bookin
         expect(yield* mailTo(email)).toHaveLength(1)
         expectProblem(yield* paymentLink(other, { key: key.token, idempotencyKey: id }), 422, "idempotency-key-reused")
         expectProblem(yield* paymentLink(booking, { key: key.token, idempotencyKey: null }), 400, "invalid-request")
+        // The body is `{}` (the document: no properties): a member is refused naming it, not ignored; so is an array.
+        const withAmount = yield* paymentLink(other, { key: key.token, body: { amount: 5 } })
+        expectProblem(withAmount, 400, "invalid-request")
+        expect(withAmount.body.invalid_params[0].name).toBe("amount")
+        expectProblem(yield* paymentLink(other, { key: key.token, body: [] }), 400, "invalid-request")
         expect(yield* usedToday(key.id, "payment_links")).toBe(1)
         const audit = yield* auditOf(key.id)
         expect(audit.map((a) => a.outcome)).toEqual(["done", "replayed", "refused", "refused"])

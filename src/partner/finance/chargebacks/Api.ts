@@ -104,6 +104,8 @@ export const ChargebackPage = Schema.Struct(financePage(Chargeback)).annotations
 })
 
 export class ChargebacksGroup extends HttpApiGroup.make("chargebacks")
+  .annotate(OpenApi.Title, "Chargebacks")
+  .annotate(OpenApi.Description, "Card chargebacks recorded on the operators' payments, newest first.")
   .add(
     HttpApiEndpoint.get("list", "/finance/chargebacks")
       .setUrlParams(ChargebackListParams)

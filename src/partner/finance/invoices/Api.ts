@@ -285,6 +285,8 @@ export type InvoicePage = typeof InvoicePage.Type
 export type CommissionInvoice = typeof CommissionInvoice.Type
 
 export class InvoicesGroup extends HttpApiGroup.make("invoices")
+  .annotate(OpenApi.Title, "Invoices")
+  .annotate(OpenApi.Description, "Commission invoices and credit notes of the legal entity of the key's operators.")
   .add(
     HttpApiEndpoint.get("list", "/finance/invoices")
       .setUrlParams(InvoiceListParams)
@@ -307,6 +309,8 @@ export class InvoicesGroup extends HttpApiGroup.make("invoices")
 
 /** The signed file links: no key (the signature is the authority). */
 export class InvoiceFilesGroup extends HttpApiGroup.make("invoiceFiles")
+  .annotate(OpenApi.Title, "Invoice files")
+  .annotate(OpenApi.Description, "The PDF of one invoice or credit note.")
   .add(
     HttpApiEndpoint.get("file", "/finance/invoice-files/:file")
       .setPath(Schema.Struct({

@@ -12,7 +12,10 @@ export const MAX_MONTHS = 12
 
 export const IsoMonth = Schema.String.pipe(
   Schema.pattern(/^\d{4}-(0[1-9]|1[0-2])$/, { message: () => "must be a month YYYY-MM" })
-).annotations({ jsonSchema: { type: "string", pattern: "^\\d{4}-(0[1-9]|1[0-2])$" }, examples: ["2026-10"] })
+).annotations({
+  jsonSchema: { type: "string", pattern: "^\\d{4}-(0[1-9]|1[0-2])$", maxLength: 7 },
+  examples: ["2026-10"]
+})
 
 const monthIndex = (month: string) => Number(month.slice(0, 4)) * 12 + Number(month.slice(5, 7)) - 1
 

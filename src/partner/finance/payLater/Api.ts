@@ -159,6 +159,11 @@ export const PayLaterPage = Schema.Struct({
 })
 
 export class PayLaterGroup extends HttpApiGroup.make("payLater")
+  .annotate(OpenApi.Title, "Pay-later charges")
+  .annotate(
+    OpenApi.Description,
+    "Charges of the pay-later bookings: upcoming, failed, collected and cancelled, with totals."
+  )
   .add(
     HttpApiEndpoint.get("list", "/finance/pay-later")
       .setUrlParams(PayLaterParams)

@@ -117,6 +117,8 @@ export const PayoutPage = Schema.Struct(financePage(Payout)).annotations({
 export type PayoutPage = typeof PayoutPage.Type
 
 export class PayoutsGroup extends HttpApiGroup.make("payouts")
+  .annotate(OpenApi.Title, "Payouts")
+  .annotate(OpenApi.Description, "The payment provider's settlements to the operators' accounts, newest first.")
   .add(
     HttpApiEndpoint.get("list", "/finance/payouts")
       .setUrlParams(PayoutListParams)

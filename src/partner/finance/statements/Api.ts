@@ -24,7 +24,9 @@ import { FIRST_MONTH, LAST_MONTH, MONTH_PATTERN, STATEMENT_MAX_ENTRIES, STATEMEN
 
 export const Month = Schema.String.pipe(
   Schema.pattern(MONTH_PATTERN, { message: () => "must be a month YYYY-MM (UTC), e.g. 2026-10" })
-).annotations({ jsonSchema: { type: "string", pattern: "^[0-9]{4}-(0[1-9]|1[0-2])$", example: "2026-10" } })
+).annotations({
+  jsonSchema: { type: "string", pattern: "^[0-9]{4}-(0[1-9]|1[0-2])$", maxLength: 7, example: "2026-10" }
+})
 
 export const StatementsParams = Schema.Struct({
   month: Schema.optional(Month).annotations({
@@ -213,6 +215,8 @@ export const StatementsResponse = Schema.Struct({
 export type StatementsResponse = typeof StatementsResponse.Type
 
 export class StatementsGroup extends HttpApiGroup.make("statements")
+  .annotate(OpenApi.Title, "Commission statements")
+  .annotate(OpenApi.Description, "One month's commission statement per operator, entry by entry.")
   .add(
     HttpApiEndpoint.get("statements", "/finance/statements")
       .setUrlParams(StatementsParams)

@@ -196,6 +196,11 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("GET /api/v
       ])
       yield* payouts(`?partner_id=${w.cetus}`, yield* w.finance([w.alpha]), 404)
       yield* payouts(`?partner_id=not-an-operator`, yield* w.finance([w.alpha]), 404)
+      // What cannot be an id at all (past the document's 36 characters, other characters): 400 naming partner_id.
+      for (const notAnId of ["a".repeat(37), "alpha;beta"]) {
+        const refused = yield* payouts(`?partner_id=${notAnId}`, yield* w.finance([w.alpha]), 400)
+        expect(refused.invalid_params[0].name).toBe("partner_id")
+      }
       // An operator without a payout account sees none.
       const sql = yield* SqlClient.SqlClient
       yield* sql`DELETE FROM operator_payment_accounts WHERE operator_id = ${w.beta}`
