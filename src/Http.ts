@@ -8,6 +8,7 @@ import { Effect, Layer } from "effect"
 import { createServer } from "node:http"
 import { isAssistantUrl, makeAssistantHttp } from "./assistant/Http.js"
 import { AppConfig, baseUrlOf } from "./config.js"
+import { withHtmlSecurityHeaders } from "./http/securityHeaders.js"
 import { PartnerHttp } from "./partner/Http.js"
 import { QuickbookHttp } from "./quickbook/Http.js"
 import { isQuickbookUrl } from "./quickbook/schemas.js"
@@ -30,6 +31,9 @@ export const HttpLive = Layer.unwrapScoped(
       Effect.flatMap(
         HttpServerRequest.HttpServerRequest,
         (request) => (isQuickbookUrl(request.url) ? quickbook : isAssistantUrl(request.url) ? assistant : partner)
+      ).pipe(
+        // Every HTML page: CSP, nosniff, referrer policy, no framing (src/http/securityHeaders.ts).
+        Effect.map(withHtmlSecurityHeaders)
       )
     )
   })

@@ -14,6 +14,7 @@ import { Effect } from "effect"
 import { generateKeyPairSync, randomBytes } from "node:crypto"
 import Provider, { type Configuration, errors, interactionPolicy, type KoaContextWithOIDC } from "oidc-provider"
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnreachableError } from "../../db/unreachable.js"
+import { HTML_SECURITY_HEADERS, inlineScriptHashes, pageCsp } from "../../http/securityHeaders.js"
 import { SCOPES } from "../../partner/auth/scopes.js"
 import { makeAdapter } from "./adapter.js"
 import { OAuthStoreRepo } from "./OAuthStoreRepo.js"
@@ -174,6 +175,15 @@ export const makeProvider = (settings: ProviderSettings) =>
         ctx.query = { ...ctx.query, scope: SCOPES.join(" ") }
       }
       await next()
+    })
+    // The provider's own pages (errors, sign-out) get the headers of every HTML page (src/http/securityHeaders.ts).
+    // Set before the route runs: its error page (renderError, which sets its own CSP) is written outside this.
+    provider.use(async (ctx, next) => {
+      ctx.set(HTML_SECURITY_HEADERS)
+      await next()
+      if (ctx.response.is("html") && ctx.response.get("Content-Security-Policy") === "") {
+        ctx.set("Content-Security-Policy", pageCsp(inlineScriptHashes(typeof ctx.body === "string" ? ctx.body : "")))
+      }
     })
     // Behind TLS termination the service sees http; trust X-Forwarded-Proto when the issuer is https.
     if (settings.issuer.startsWith("https:")) provider.proxy = true
