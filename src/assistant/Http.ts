@@ -54,6 +54,24 @@ export const resourceMetadataUrlOf = (resource: string) => {
 }
 
 /**
+ * The largest body the sign-in forms and the authorization server's endpoints take (theirs are under
+ * 2 KiB). A declared `Content-Length` over it is refused with 413 before anything reads it; a chunked
+ * body over oidc-provider's own limit (56 KiB) is its 400 `invalid_request`. /mcp has the REST limit.
+ */
+export const OAUTH_BODY_LIMIT_BYTES = 16 * 1024
+
+const bodyTooLarge = (path: string) => {
+  const description = `the body is larger than ${OAUTH_BODY_LIMIT_BYTES} bytes, the most this endpoint takes`
+  const close = { Connection: "close", "Cache-Control": "no-store" }
+  return path.startsWith(INTERACTION_PREFIX)
+    ? messagePage("Too large", `The form sent is too large: ${description}.`, 413, close)
+    : HttpServerResponse.unsafeJson({ error: "invalid_request", error_description: description }, {
+      status: 413,
+      headers: close
+    })
+}
+
+/**
  * The database did not answer (src/db/unreachable.ts): on /mcp the 503 `unavailable` problem (JSON,
  * as a tool error carries it), on the sign-in pages a 503 page; both with `Retry-After`.
  */
@@ -148,6 +166,9 @@ export const makeAssistantHttp = (baseUrl: string) =>
         )
       }
       if (path === AS_METADATA || path === OIDC_METADATA) return toProvider(request, OIDC_METADATA)
+      if (path.startsWith("/oauth/") && Number(request.headers["content-length"]) > OAUTH_BODY_LIMIT_BYTES) {
+        return Effect.succeed(bodyTooLarge(path))
+      }
       if (path.startsWith(INTERACTION_PREFIX)) return interactions(request, path) ?? Effect.succeed(notFound)
       if (path.startsWith("/oauth/")) return toProvider(request)
       return Effect.succeed(notFound)
