@@ -8,6 +8,8 @@ import { Effect, Layer } from "effect"
 import { createServer } from "node:http"
 import { isAssistantUrl, makeAssistantHttp } from "./assistant/Http.js"
 import { AppConfig, baseUrlOf } from "./config.js"
+import { compressResponse } from "./http/compression.js"
+import { withHtmlSecurityHeaders } from "./http/securityHeaders.js"
 import { PartnerHttp } from "./partner/Http.js"
 import { QuickbookHttp } from "./quickbook/Http.js"
 import { isQuickbookUrl } from "./quickbook/schemas.js"
@@ -29,7 +31,13 @@ export const HttpLive = Layer.unwrapScoped(
     return HttpServer.serve(
       Effect.flatMap(
         HttpServerRequest.HttpServerRequest,
-        (request) => (isQuickbookUrl(request.url) ? quickbook : isAssistantUrl(request.url) ? assistant : partner)
+        (request) =>
+          (isQuickbookUrl(request.url) ? quickbook : isAssistantUrl(request.url) ? assistant : partner).pipe(
+            // Every HTML page: CSP, nosniff, referrer policy, no framing (src/http/securityHeaders.ts).
+            Effect.map(withHtmlSecurityHeaders),
+            // Large JSON, HTML and text gzip- or brotli-encoded when the client asks (src/http/compression.ts).
+            Effect.flatMap(compressResponse(request))
+          )
       )
     )
   })

@@ -13,9 +13,11 @@ import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Effect, Option, Runtime } from "effect"
 import { randomUUID } from "node:crypto"
 import { AssistantConfig } from "../config.js"
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnreachable } from "../db/unreachable.js"
 import { RateLimiter } from "../http/RateLimiter.js"
 import { KeyAuth } from "../partner/auth/KeyAuth.js"
 import { SCOPES } from "../partner/auth/scopes.js"
+import { databaseUnavailableProblem, problemResponse } from "../partner/problem.js"
 import { allowlists, makeMcpEndpoint } from "./mcp/endpoint.js"
 import { Connections } from "./oauth/Connections.js"
 import { makeInteractions } from "./oauth/interactions.js"
@@ -49,6 +51,41 @@ export const mcpUrlOf = (config: AssistantConfig, baseUrl: string) =>
 export const resourceMetadataUrlOf = (resource: string) => {
   const url = new URL(resource)
   return `${url.origin}${PROTECTED_RESOURCE}${url.pathname === "/" ? "" : url.pathname}`
+}
+
+/**
+ * The largest body the sign-in forms and the authorization server's endpoints take (theirs are under
+ * 2 KiB). A declared `Content-Length` over it is refused with 413 before anything reads it; a chunked
+ * body over oidc-provider's own limit (56 KiB) is its 400 `invalid_request`. /mcp has the REST limit.
+ */
+export const OAUTH_BODY_LIMIT_BYTES = 16 * 1024
+
+const bodyTooLarge = (path: string) => {
+  const description = `the body is larger than ${OAUTH_BODY_LIMIT_BYTES} bytes, the most this endpoint takes`
+  const close = { Connection: "close", "Cache-Control": "no-store" }
+  return path.startsWith(INTERACTION_PREFIX)
+    ? messagePage("Too large", `The form sent is too large: ${description}.`, 413, close)
+    : HttpServerResponse.unsafeJson({ error: "invalid_request", error_description: description }, {
+      status: 413,
+      headers: close
+    })
+}
+
+/**
+ * The database did not answer (src/db/unreachable.ts): on /mcp the 503 `unavailable` problem (JSON,
+ * as a tool error carries it), on the sign-in pages a 503 page; both with `Retry-After`.
+ */
+const databaseUnavailable = (path: string, requestId: string) => {
+  const retryAfter = { "Retry-After": String(DATABASE_RETRY_AFTER_SECONDS), "Cache-Control": "no-store" }
+  if (path !== MCP_PATH) {
+    return messagePage(
+      "Temporarily unavailable",
+      `The service cannot sign you in right now. Try again in a moment (reference: ${requestId}).`,
+      503,
+      retryAfter
+    )
+  }
+  return problemResponse(databaseUnavailableProblem(requestId)).pipe(HttpServerResponse.setHeaders(retryAfter))
 }
 
 /** The assistant surface for a service reachable at `baseUrl`; needs the database-backed services. */
@@ -129,6 +166,9 @@ export const makeAssistantHttp = (baseUrl: string) =>
         )
       }
       if (path === AS_METADATA || path === OIDC_METADATA) return toProvider(request, OIDC_METADATA)
+      if (path.startsWith("/oauth/") && Number(request.headers["content-length"]) > OAUTH_BODY_LIMIT_BYTES) {
+        return Effect.succeed(bodyTooLarge(path))
+      }
       if (path.startsWith(INTERACTION_PREFIX)) return interactions(request, path) ?? Effect.succeed(notFound)
       if (path.startsWith("/oauth/")) return toProvider(request)
       return Effect.succeed(notFound)
@@ -141,9 +181,13 @@ export const makeAssistantHttp = (baseUrl: string) =>
       const started = Date.now()
       const response = yield* route(request, requestId).pipe(
         Effect.catchAllCause((cause) =>
-          Effect.logError("assistant request failed unexpectedly", cause).pipe(
-            Effect.as(messagePage("Something went wrong", `Quote this reference: ${requestId}`, 500))
-          )
+          isDatabaseUnreachable(cause)
+            ? Effect.logWarning("database did not answer", cause).pipe(
+              Effect.as(databaseUnavailable(pathOf(request.url), requestId))
+            )
+            : Effect.logError("assistant request failed unexpectedly", cause).pipe(
+              Effect.as(messagePage("Something went wrong", `Quote this reference: ${requestId}`, 500))
+            )
         ),
         Effect.annotateLogs("request_id", requestId)
       )

@@ -9,6 +9,7 @@
  */
 import { HttpApiError, HttpServerError, HttpServerResponse } from "@effect/platform"
 import { Cause, Effect, Option, Predicate, Schema } from "effect"
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnreachable } from "../db/unreachable.js"
 import {
   DailyLimitReached,
   Forbidden,
@@ -49,7 +50,7 @@ export const Problem = Schema.Struct({
   ).annotations({ description: "Present on 400: each offending parameter or field and the rule it breaks." }),
   scope: Schema.optional(Schema.String).annotations({ description: "Present on 403: the scope the key lacks." }),
   retry_after: Schema.optional(Schema.Int).annotations({
-    description: "Present on 429: seconds to wait (as `Retry-After`)."
+    description: "Present on 429, and on a 503 that says when to retry: seconds to wait (as `Retry-After`)."
   }),
   limit: Schema.optional(Schema.String).annotations({
     description: "Present on a daily write limit 429: which limit (checkins, payment_links, cancels, reschedules)."
@@ -186,6 +187,35 @@ export const problemFor = (
   return render(type, requestId, error.detail, extra, headers)
 }
 
+/** The database did not answer (src/db/unreachable.ts): the 503 `unavailable` problem, with `Retry-After`. */
+export const databaseUnavailableProblem = (requestId: string) =>
+  render(
+    problemTypeOfClass(Unavailable),
+    requestId,
+    "the service's database did not answer; nothing was kept. Retry shortly (a write with the same Idempotency-Key)",
+    { retry_after: DATABASE_RETRY_AFTER_SECONDS },
+    { "Retry-After": String(DATABASE_RETRY_AFTER_SECONDS) }
+  )
+
+/**
+ * The problem a failed request's cause is shown as: its failure's, or 503 when the database did not
+ * answer (a defect at the repository edge, or a failure); undefined for a defect (answered `internal`).
+ */
+export const problemForCause = (
+  cause: Cause.Cause<unknown>,
+  requestId: string,
+  method: string,
+  url: string
+): RenderedProblem | undefined => {
+  const failure = Cause.failureOption(cause)
+  const mapped = Option.isSome(failure) ? problemFor(failure.value, requestId, method, url) : undefined
+  return mapped ?? (isDatabaseUnreachable(cause) ? databaseUnavailableProblem(requestId) : undefined)
+}
+
+/** The `internal` problem of a defect: nothing about it is the client's. */
+export const internalProblem = (requestId: string) =>
+  render(INTERNAL, requestId, "something went wrong on our side; quote the request_id if it persists")
+
 /**
  * Runs a partner request: refuses a secret key in the URL, maps every failure to its problem,
  * answers a defect 500 without internals (logged with the request id).
@@ -204,17 +234,15 @@ export const answerProblems: ErrorMapping = (app, request, requestId) =>
     : app.pipe(
       Effect.catchAllCause((cause) => {
         if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
-        const failure = Cause.failureOption(cause)
-        const mapped = Option.isSome(failure)
-          ? problemFor(failure.value, requestId, request.method, request.url)
-          : undefined
-        if (mapped) return Effect.succeed(problemResponse(mapped))
+        const mapped = problemForCause(cause, requestId, request.method, request.url)
+        if (mapped) {
+          // A defect answered 503 is the database not answering: worth a line, not an alert per request.
+          return Cause.isDie(cause)
+            ? Effect.logWarning("database did not answer", cause).pipe(Effect.as(problemResponse(mapped)))
+            : Effect.succeed(problemResponse(mapped))
+        }
         return Effect.logError("request failed unexpectedly", cause).pipe(
-          Effect.as(
-            problemResponse(
-              render(INTERNAL, requestId, "something went wrong on our side; quote the request_id if it persists")
-            )
-          )
+          Effect.as(problemResponse(internalProblem(requestId)))
         )
       })
     )

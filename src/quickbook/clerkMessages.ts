@@ -90,7 +90,8 @@ export const CLERK_MESSAGE_VARIANTS: Record<
   | "too_many_guest_entries"
   | "too_many_guests"
   | "payment_provider"
-  | "still_processing",
+  | "still_processing"
+  | "database",
   Record<ClerkLanguage, string>
 > = {
   no_ticket_yet: {
@@ -122,6 +123,10 @@ export const CLERK_MESSAGE_VARIANTS: Record<
   still_processing: {
     en: "This payment is still being processed. Check the sale's status before trying again.",
     nb: "Denne betalingen behandles fortsatt. Sjekk salgets status før du prøver igjen."
+  },
+  database: {
+    en: "The booking service is not answering right now, so nothing was done. Try again in a moment.",
+    nb: "Bookingtjenesten svarer ikke akkurat nå, så ingenting ble gjort. Prøv igjen om litt."
   }
 }
 

@@ -8,6 +8,7 @@
  */
 import { HttpApiError, HttpServerError, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Cause, Effect, Option, Schema } from "effect"
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnreachable } from "../db/unreachable.js"
 import { statusOf } from "../domain/errors.js"
 import { BodyTooLarge, MalformedBody, UnsupportedMediaType } from "../http/requestBody.js"
 import { MethodNotAllowed, quotablePath } from "../http/routing.js"
@@ -185,6 +186,15 @@ export const handleQuickbook = <R>(
             const detail = (failure.value as { detail?: unknown }).detail
             return Effect.logDebug("quickbook refusal", detail).pipe(Effect.as(mapped))
           }
+        }
+        // The database did not answer (src/db/unreachable.ts): 503 provider_unavailable, retry shortly.
+        if (isDatabaseUnreachable(cause)) {
+          return Effect.logWarning("database did not answer", cause).pipe(
+            Effect.as(respond(503, "provider_unavailable", lang, {
+              clerkMessage: CLERK_MESSAGE_VARIANTS.database[lang],
+              headers: { "Retry-After": String(DATABASE_RETRY_AFTER_SECONDS) }
+            }))
+          )
         }
         return Effect.logError("request failed unexpectedly", cause).pipe(Effect.as(respond(500, "internal", lang)))
       })

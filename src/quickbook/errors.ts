@@ -121,8 +121,9 @@ export class QbUnavailable extends Schema.TaggedError<QbUnavailable>()(
   HttpApiSchema.annotations({
     status: 503,
     description:
-      "`provider_unavailable`: the operator's booking system (or, on POST /book, the payment provider) did " +
-      "not answer in time, or the same payment is still being processed; try again shortly (`Retry-After`)."
+      "`provider_unavailable`: the operator's booking system (or, on POST /book, the payment provider, or on " +
+      "any endpoint the service's own database) did not answer in time, or the same payment is still being " +
+      "processed; try again shortly (`Retry-After`)."
   })
 ) {}
 export class QbRateLimited extends Schema.TaggedError<QbRateLimited>()(

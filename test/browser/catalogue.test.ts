@@ -13,8 +13,8 @@ import * as fs from "node:fs"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import * as path from "node:path"
-import { type Browser, chromium } from "playwright-core"
 import { PublishableKeys } from "../../src/partner/auth/PublishableKeys.js"
+import { browser } from "../support/browser.js"
 import { makeWorld } from "../support/fixtures.js"
 import { TestServer, testServer } from "../support/server.js"
 import { createSite, insertTour } from "../support/tours.js"
@@ -25,9 +25,6 @@ const SNIPPET = fs.readFileSync(path.resolve(import.meta.dirname, "../../example
 /** Headless Chromium says "HeadlessChrome" in its user agent, which the collector drops as a bot. */
 const USER_AGENT =
   "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36"
-
-/** Where Chromium is: CHROMIUM_PATH, or the Debian package's binary. */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
 
 /** A static server for the example page on 127.0.0.1 (a page origin of its own). */
 const pageServer = Effect.acquireRelease(
@@ -52,17 +49,6 @@ const pageServer = Effect.acquireRelease(
     )
   }),
   (server) => Effect.promise(() => new Promise<void>((r) => server.close(() => r())))
-)
-
-const browser = Effect.acquireRelease(
-  Effect.tryPromise({
-    try: () => chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] }),
-    catch: (e) =>
-      new Error(
-        `headless Chromium did not start from ${CHROMIUM} (install the Debian package: apt-get install chromium; or set CHROMIUM_PATH): ${e}`
-      )
-  }).pipe(Effect.orDie),
-  (b: Browser) => Effect.promise(() => b.close())
 )
 
 const env = PublishableKeys.Default.pipe(Layer.provideMerge(testServer()))

@@ -5,7 +5,7 @@
  * merchant and to a Bókun vendor.
  */
 import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, type Scope } from "effect"
 import { randomUUID } from "node:crypto"
 import { pgClientLayer } from "../../src/db/Database.js"
 import { addDays, BokunSandbox, BokunSandboxLive, localDay, type ProductSpec } from "../../src/sandbox/bokun/index.js"
@@ -23,11 +23,19 @@ export class ServerSettings extends Context.Tag("test/ServerSettings")<ServerSet
   readonly env: Record<string, string>
 }>() {}
 
-/** Sandboxes and the server on one fresh database; `extra` settings on top of the Surfboard ones. */
-export const paymentsEnv = (extra: Effect.Effect<Record<string, string>> = Effect.succeed({})) =>
-  Layer.unwrapEffect(Effect.gen(function*() {
+/**
+ * Sandboxes and the server on one fresh database; `extra` settings on top of the Surfboard ones.
+ * `serverDatabase` gives the server another way to the same database (e.g. through ./dbProxy.ts);
+ * the sandboxes and the settings keep the direct URL.
+ */
+export const paymentsEnv = (
+  extra: Effect.Effect<Record<string, string>> = Effect.succeed({}),
+  serverDatabase: (url: string) => Effect.Effect<string, never, Scope.Scope> = Effect.succeed
+) =>
+  Layer.unwrapScoped(Effect.gen(function*() {
     const more = yield* extra
     const url = yield* freshDatabase
+    const serverUrl = yield* serverDatabase(url)
     const sandboxes = Layer.mergeAll(SurfboardSandboxLive(), BokunSandboxLive()).pipe(
       Layer.provide(pgClientLayer(url, 4))
     )
@@ -44,7 +52,7 @@ export const paymentsEnv = (extra: Effect.Effect<Record<string, string>> = Effec
         BOKUN_RETRIES: "1",
         ...more
       }
-      return serverOn(url, env).pipe(
+      return serverOn(serverUrl, env).pipe(
         Layer.provideMerge(Layer.succeed(PartnerId, partner.id)),
         Layer.provideMerge(Layer.succeed(ServerSettings, { databaseUrl: url, env }))
       )

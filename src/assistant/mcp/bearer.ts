@@ -7,6 +7,7 @@
  */
 import { Effect, Option } from "effect"
 import type Provider from "oidc-provider"
+import { isDatabaseUnreachableError } from "../../db/unreachable.js"
 import { KeyAuth } from "../../partner/auth/KeyAuth.js"
 import { Connections } from "../oauth/Connections.js"
 import type { ToolCaller } from "./toolCall.js"
@@ -51,7 +52,14 @@ export const makeBearerAuth = (provider: Provider, resource: string) =>
       if (authorization === undefined || authorization === "") return refused(undefined, "send an access token")
       const token = BEARER.exec(authorization)?.[1]
       if (token === undefined) return refused("invalid_request", "use the Bearer scheme")
-      const found = yield* Effect.promise(() => provider.AccessToken.find(token).catch(() => undefined))
+      // A token that does not parse is not valid; a database that does not answer is a defect (503), never a 401
+      // that would make the assistant drop a good token.
+      const found = yield* Effect.promise(() =>
+        provider.AccessToken.find(token).catch((error: unknown) => {
+          if (isDatabaseUnreachableError(error)) throw error
+          return undefined
+        })
+      )
       if (found === undefined || found.isExpired) return refused("invalid_token", "the access token is not valid")
       const audiences = Array.isArray(found.aud) ? found.aud : [found.aud]
       if (!audiences.includes(resource)) {

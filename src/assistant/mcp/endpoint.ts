@@ -22,6 +22,7 @@ import { Context, Effect, Layer, Runtime } from "effect"
 import type Provider from "oidc-provider"
 import { AppConfig } from "../../config.js"
 import type { RateLimiter } from "../../http/RateLimiter.js"
+import { BODY_LIMIT_BYTES } from "../../http/requestBody.js"
 import { assistantTools, AssistantToolsLive } from "../tools/index.js"
 import type { AssistantTool } from "../tools/tool.js"
 import { challenge, makeBearerAuth } from "./bearer.js"
@@ -98,6 +99,8 @@ export const makeMcpEndpoint = (provider: Provider, settings: McpEndpointSetting
 
     const handler = createMcpHandler(factory, {
       legacy: "stateless",
+      // As every body of the REST APIs (src/http/requestBody.ts): past it the SDK answers 413 with a JSON-RPC error.
+      maxRequestBodySize: BODY_LIMIT_BYTES,
       onerror: (error) => Runtime.runFork(runtime)(Effect.logDebug("MCP request refused", error.message))
     })
     yield* Effect.addFinalizer(() => Effect.promise(() => handler.close()))

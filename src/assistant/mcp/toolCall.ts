@@ -7,12 +7,12 @@
  * the REST API would answer (src/partner/problem.ts), `retry_after` included on limits.
  */
 import type { CallToolResult } from "@modelcontextprotocol/server"
-import { Cause, type Context, Effect, Option, Schema } from "effect"
+import { type Context, Effect, Schema } from "effect"
 import { RateLimited } from "../../domain/errors.js"
 import { RateLimiter } from "../../http/RateLimiter.js"
 import type { AuthenticatedKey } from "../../partner/auth/KeyAuth.js"
 import { CurrentKey } from "../../partner/auth/security.js"
-import { INTERNAL, type Problem, problemFor } from "../../partner/problem.js"
+import { internalProblem, type Problem, problemForCause } from "../../partner/problem.js"
 import { AssistantConnection, type AssistantConnectionInfo } from "../connection.js"
 import { decodeArguments } from "../tools/arguments.js"
 import type { AssistantToolServices } from "../tools/index.js"
@@ -60,17 +60,11 @@ export const callTool = (
     return result
   }).pipe(
     Effect.catchAllCause((cause) => {
-      const failure = Cause.failureOption(cause)
-      const mapped = Option.isSome(failure) ? problemFor(failure.value, caller.requestId, "POST", "/mcp") : undefined
+      // The problem the REST API would answer (503 `unavailable` when the database did not answer).
+      const mapped = problemForCause(cause, caller.requestId, "POST", "/mcp")
       if (mapped) return Effect.succeed(problemResult(mapped.body))
       return Effect.logError("tool call failed unexpectedly", cause).pipe(
-        Effect.as(problemResult({
-          type: `/api/v1/docs/errors.md#${INTERNAL.slug}`,
-          title: INTERNAL.title,
-          status: INTERNAL.status,
-          detail: "something went wrong on our side; quote the request_id if it persists",
-          request_id: caller.requestId
-        }))
+        Effect.as(problemResult(internalProblem(caller.requestId).body))
       )
     }),
     Effect.annotateLogs({ request_id: caller.requestId, tool: tool.name }),

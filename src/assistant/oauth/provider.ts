@@ -13,6 +13,8 @@
 import { Effect } from "effect"
 import { generateKeyPairSync, randomBytes } from "node:crypto"
 import Provider, { type Configuration, errors, interactionPolicy, type KoaContextWithOIDC } from "oidc-provider"
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnreachableError } from "../../db/unreachable.js"
+import { HTML_SECURITY_HEADERS, inlineScriptHashes, pageCsp } from "../../http/securityHeaders.js"
 import { SCOPES } from "../../partner/auth/scopes.js"
 import { makeAdapter } from "./adapter.js"
 import { OAuthStoreRepo } from "./OAuthStoreRepo.js"
@@ -147,9 +149,18 @@ export const makeProvider = (settings: ProviderSettings) =>
         Session: 24 * 60 * 60,
         Grant: REFRESH_TOKEN_SECONDS
       },
-      renderError: (ctx: KoaContextWithOIDC, out) => {
+      renderError: (ctx: KoaContextWithOIDC, out, error) => {
         ctx.type = "html"
         ctx.set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")
+        if (isDatabaseUnreachableError(error)) {
+          // The database did not answer (src/db/unreachable.ts): a 503 page, not the provider's 500.
+          ctx.status = 503
+          ctx.set("Retry-After", String(DATABASE_RETRY_AFTER_SECONDS))
+          ctx.body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Temporarily unavailable` +
+            `</title></head><body><h1>Temporarily unavailable</h1><p>The service cannot sign you in right now. ` +
+            `Try again in a moment.</p></body></html>`
+          return
+        }
         ctx.body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign-in error</title></head>` +
           `<body><h1>Something went wrong</h1><p>${escapeHtml(String(out.error ?? "error"))}: ${
             escapeHtml(String(out.error_description ?? ""))
@@ -164,6 +175,15 @@ export const makeProvider = (settings: ProviderSettings) =>
         ctx.query = { ...ctx.query, scope: SCOPES.join(" ") }
       }
       await next()
+    })
+    // The provider's own pages (errors, sign-out) get the headers of every HTML page (src/http/securityHeaders.ts).
+    // Set before the route runs: its error page (renderError, which sets its own CSP) is written outside this.
+    provider.use(async (ctx, next) => {
+      ctx.set(HTML_SECURITY_HEADERS)
+      await next()
+      if (ctx.response.is("html") && ctx.response.get("Content-Security-Policy") === "") {
+        ctx.set("Content-Security-Policy", pageCsp(inlineScriptHashes(typeof ctx.body === "string" ? ctx.body : "")))
+      }
     })
     // Behind TLS termination the service sees http; trust X-Forwarded-Proto when the issuer is https.
     if (settings.issuer.startsWith("https:")) provider.proxy = true

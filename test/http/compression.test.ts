@@ -1,0 +1,109 @@
+/**
+ * Response compression (issue 17 item 12; src/http/compression.ts), read off the wire with
+ * node:http (fetch would decode it silently): large JSON and the reference page are gzip- or
+ * brotli-encoded when `Accept-Encoding` allows it, decode to the same bytes as the plain answer and
+ * say `Vary: Accept-Encoding`; small answers and clients that ask for nothing get the plain body.
+ */
+import { describe, expect, it, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import * as http from "node:http"
+import * as zlib from "node:zlib"
+import { chooseEncoding, COMPRESS_MIN_BYTES } from "../../src/http/compression.js"
+import { createKey, insertBooking, makeWorld } from "../support/fixtures.js"
+import { TestServer, testServer } from "../support/server.js"
+
+interface Wire {
+  readonly status: number
+  readonly headers: http.IncomingHttpHeaders
+  readonly bytes: Buffer
+}
+
+const onWire = (path: string, headers: Record<string, string> = {}) =>
+  Effect.flatMap(TestServer, ({ baseUrl }) =>
+    Effect.async<Wire>((resume) => {
+      const req = http.get(`${baseUrl}${path}`, { headers, agent: false }, (res) => {
+        const chunks: Array<Buffer> = []
+        res.on("data", (c: Buffer) => chunks.push(c))
+        res.on("end", () =>
+          resume(Effect.succeed({ status: res.statusCode!, headers: res.headers, bytes: Buffer.concat(chunks) })))
+      })
+      req.on("error", (e) =>
+        resume(Effect.die(e)))
+    }))
+
+const decoded = (wire: Wire) =>
+  wire.headers["content-encoding"] === "br"
+    ? zlib.brotliDecompressSync(wire.bytes)
+    : wire.headers["content-encoding"] === "gzip"
+    ? zlib.gunzipSync(wire.bytes)
+    : wire.bytes
+
+describe("chooseEncoding", () => {
+  it("prefers brotli, honours q-values and refusals", () => {
+    expect(chooseEncoding(undefined)).toBeUndefined()
+    expect(chooseEncoding("")).toBeUndefined()
+    expect(chooseEncoding("identity")).toBeUndefined()
+    expect(chooseEncoding("gzip, deflate, br")).toBe("br")
+    expect(chooseEncoding("gzip")).toBe("gzip")
+    expect(chooseEncoding("br;q=0.5, gzip")).toBe("gzip")
+    expect(chooseEncoding("br;q=0, gzip;q=0")).toBeUndefined()
+    expect(chooseEncoding("*")).toBe("br")
+    expect(chooseEncoding("*;q=0.1, br;q=0")).toBe("gzip")
+    expect(chooseEncoding("GZIP ; q=1")).toBe("gzip")
+  })
+})
+
+layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("response compression", (it) => {
+  it.effect("a large JSON list: br or gzip as asked, the same JSON once decoded, Vary: Accept-Encoding", () =>
+    Effect.gen(function*() {
+      const w = yield* makeWorld
+      const key = yield* createKey({ by: w.alice, operators: [w.alpha], scopes: ["bookings:read"] })
+      for (let i = 0; i < 30; i++) yield* insertBooking({ operatorId: w.alpha })
+      const path = "/api/v1/bookings?limit=30"
+      const auth = { authorization: `Bearer ${key.token}` }
+
+      const plain = yield* onWire(path, auth)
+      expect(plain.status).toBe(200)
+      expect(plain.bytes.length).toBeGreaterThan(COMPRESS_MIN_BYTES)
+      expect(plain.headers["content-encoding"]).toBeUndefined()
+      expect(plain.headers["vary"]).toContain("Accept-Encoding")
+
+      for (const [accept, encoding] of [["gzip", "gzip"], ["gzip, deflate, br", "br"]] as const) {
+        const wire = yield* onWire(path, { ...auth, "accept-encoding": accept })
+        expect(wire.status).toBe(200)
+        expect(wire.headers["content-encoding"], accept).toBe(encoding)
+        expect(wire.headers["vary"]).toContain("Accept-Encoding")
+        expect(wire.headers["content-type"]).toContain("application/json")
+        expect(wire.bytes.length).toBeLessThan(plain.bytes.length / 3)
+        expect(Number(wire.headers["content-length"])).toBe(wire.bytes.length)
+        expect(JSON.parse(decoded(wire).toString("utf8")).data).toEqual(JSON.parse(plain.bytes.toString("utf8")).data)
+      }
+      // Refused encodings are not used.
+      const refused = yield* onWire(path, { ...auth, "accept-encoding": "gzip;q=0, br;q=0" })
+      expect(refused.headers["content-encoding"]).toBeUndefined()
+    }))
+
+  it.effect("a small answer is sent as it is", () =>
+    Effect.gen(function*() {
+      const small = yield* onWire("/healthz", { "accept-encoding": "gzip, br" })
+      expect(small.status).toBe(200)
+      expect(small.bytes.length).toBeLessThan(COMPRESS_MIN_BYTES)
+      expect(small.headers["content-encoding"]).toBeUndefined()
+      expect(small.headers["vary"] ?? "").not.toContain("Accept-Encoding")
+    }))
+
+  it.effect("the OpenAPI document and the HTML reference page are compressed too", () =>
+    Effect.gen(function*() {
+      const doc = yield* onWire("/api/v1/openapi.json", { "accept-encoding": "gzip" })
+      expect(doc.headers["content-encoding"]).toBe("gzip")
+      expect(JSON.parse(decoded(doc).toString("utf8")).openapi).toBe("3.1.0")
+      const page = yield* onWire("/api/v1/docs", { "accept-encoding": "br" })
+      expect(page.headers["content-encoding"]).toBe("br")
+      expect(page.headers["content-security-policy"]).toContain("script-src")
+      const html = decoded(page).toString("utf8")
+      expect(html).toMatch(/^<!doctype html>/i)
+      // The same bytes as the plain page.
+      const plain = yield* onWire("/api/v1/docs")
+      expect(html).toBe(plain.bytes.toString("utf8"))
+    }))
+})
