@@ -3,9 +3,7 @@
  * mapping: src/http/apiApp.ts), mounted here by path.
  */
 import { HttpServer, HttpServerRequest } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
-import { createServer } from "node:http"
 import { isAssistantUrl, makeAssistantHttp } from "./assistant/Http.js"
 import { AppConfig, baseUrlOf } from "./config.js"
 import { compressResponse } from "./http/compression.js"
@@ -43,4 +41,5 @@ export const HttpLive = Layer.unwrapScoped(
   })
 ).pipe(HttpServer.withLogAddress)
 
-export const nodeServer = (host: string, port: number) => NodeHttpServer.layer(createServer, { host, port })
+/** The node:http server: listens before the app is ready, drains on shutdown (src/http/lifecycle/nodeServer.ts). */
+export { nodeServer } from "./http/lifecycle/nodeServer.js"

@@ -11,10 +11,12 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Effect, Layer } from "effect"
 import { adminCommands } from "./cli/commands.js"
+import { exitAfterShutdownDeadline } from "./http/lifecycle/shutdownDeadline.js"
 import { LoggingLive, ObservabilityForCli } from "./observability.js"
 
 const serve = Command.make("serve", {}, () =>
-  Effect.promise(() => import("./app.js")).pipe(
+  exitAfterShutdownDeadline.pipe(
+    Effect.zipRight(Effect.promise(() => import("./app.js"))),
     Effect.flatMap(({ ServiceLive }) => Layer.launch(ServiceLive)),
     Effect.provide(LoggingLive)
   ))

@@ -67,7 +67,9 @@ const start = async (
     if (child.exitCode !== null) throw new Error(`${step}: service exited ${child.exitCode}:\n${out}`)
     try {
       const res = await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(5_000) })
-      if (res.status === 200) return { child, output: () => out, base }
+      // Requests that arrive while the app is built wait for it (src/http/lifecycle/nodeServer.ts): the
+      // first answer can come a moment before the start banner is printed.
+      if (res.status === 200 && out.includes("Partner API listening on")) return { child, output: () => out, base }
       last = `status ${res.status}`
       await res.body?.cancel()
     } catch (e) {

@@ -32,12 +32,15 @@ export const pgClientLayer = (url: string, maxConnections = 10) =>
  * A second, small pool on the same database as the service's PgClient, for @effect/cluster's runner
  * and message storage only: its shard-lock connection (held for the runner's life) and pollers then
  * wait for their own connections and never for a request's. Named in pg_stat_activity; closed with
- * its scope.
+ * its scope. int8 comes back as text here (node-postgres's default), as @effect/cluster expects.
  */
 export const clusterPgClientLayer = (maxConnections: number) =>
-  Layer.unwrapEffect(Effect.map(PgClient.PgClient, (main) =>
+  Layer.unwrapEffect(Effect.map(PgClient.PgClient, ({ config: { types: _serviceTypes, ...config } }) =>
     PgClient.layer({
-      ...main.config,
+      // Not the service's type parsers: the cluster's message and reply ids are int8 snowflakes past
+      // 2^53 that it reads as strings; as numbers they were rounded, replies were saved under ids of
+      // no message, and runs were repeated after a restart (issue 17 defect 8, docs/decisions.md).
+      ...config,
       maxConnections,
       applicationName: "tour-partner-service/cluster"
     }).pipe(retryConnect)))

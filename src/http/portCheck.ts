@@ -14,7 +14,8 @@ export class PortUnavailable extends Schema.TaggedError<PortUnavailable>()("Port
 /** Listens on `host`:`port` for a moment; fails naming `setting` when that is refused. Port 0 always passes. */
 export const ensurePortFree = (setting: string, host: string, port: number) =>
   port === 0 ? Effect.void : Effect.async<void, PortUnavailable>((resume) => {
-    const probe = net.createServer()
+    // A client that connects in the probe's moment is cut at once rather than left waiting.
+    const probe = net.createServer((socket) => socket.destroy())
     probe.once("error", (e: NodeJS.ErrnoException) =>
       resume(Effect.fail(
         new PortUnavailable({

@@ -9,6 +9,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
 import { apiHttpApp } from "../http/apiApp.js"
 import { DocsRoutes } from "../http/docs/routes.js"
+import { Readiness } from "../http/lifecycle/Readiness.js"
 import { RateLimiter } from "../http/RateLimiter.js"
 import { referencePageLayer } from "../http/referencePage.js"
 import { AnalyticsLive } from "./analytics/Http.js"
@@ -42,22 +43,27 @@ export const MeLive = HttpApiBuilder.group(
 export const HealthLive = HttpApiBuilder.group(PartnerApi, "health", (handlers) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const readiness = yield* Readiness
+    const unavailable = Effect.sync(() => HttpServerResponse.unsafeJson({ status: "unavailable" }, { status: 503 }))
     return handlers
       .handle("healthz", () => Effect.succeed({ status: "ok" as const }))
       .handle("readyz", () =>
-        // The probe itself is never interrupted (src/http/apiApp.ts); past 2 s we answer without it
-        // (the wait is interruptible inside the uninterruptible request, so the deadline can cut it).
-        sql`SELECT 1`.pipe(
-          Effect.uninterruptible,
-          Effect.disconnect,
-          Effect.interruptible,
-          Effect.timeout("2 seconds"),
-          Effect.as({ status: "ok" as const }),
-          Effect.catchAllCause(() =>
-            Effect.succeed(HttpServerResponse.unsafeJson({ status: "unavailable" }, { status: 503 }))
-          )
-        ))
+        // Draining (a shutdown began): 503 at once, so the load balancer sends no new work here.
+        readiness.draining() ? unavailable : probe(sql, unavailable))
   }))
+
+/** Whether the database answers. */
+const probe = (sql: SqlClient.SqlClient, unavailable: Effect.Effect<HttpServerResponse.HttpServerResponse>) =>
+  // The probe itself is never interrupted (src/http/apiApp.ts); past 2 s we answer without it
+  // (the wait is interruptible inside the uninterruptible request, so the deadline can cut it).
+  sql`SELECT 1`.pipe(
+    Effect.uninterruptible,
+    Effect.disconnect,
+    Effect.interruptible,
+    Effect.timeout("2 seconds"),
+    Effect.as({ status: "ok" as const }),
+    Effect.catchAllCause(() => unavailable)
+  )
 
 /** The Partner API with every group implemented. */
 export const PartnerApiLive = HttpApiBuilder.api(PartnerApi).pipe(

@@ -7,8 +7,9 @@
  */
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Deferred, Effect, Fiber, Layer, Schedule } from "effect"
+import { Effect, Fiber, Layer, Schedule } from "effect"
 import { insertTraffic } from "../../support/analytics.js"
+import { analyticsSlots, holdTrafficTable, untilCount, waitingReads } from "../../support/analyticsLocks.js"
 import { createKey, makeWorld } from "../../support/fixtures.js"
 import { call, type Reply } from "../../support/http.js"
 import { serverOn, TestServer, testServer } from "../../support/server.js"
@@ -23,53 +24,6 @@ const instance = (env: Record<string, string> = {}) =>
     const ctx = yield* Layer.build(serverOn(first.databaseUrl, env))
     return (ctx.unsafeMap.get(TestServer.key) as { baseUrl: string }).baseUrl
   })
-
-/**
- * Holds ACCESS EXCLUSIVE on analytics_site_daily in a transaction of its own until `release` is
- * called: every read of site traffic waits behind it.
- */
-const holdTrafficTable = Effect.gen(function*() {
-  const sql = yield* SqlClient.SqlClient
-  const locked = yield* Deferred.make<void>()
-  const release = yield* Deferred.make<void>()
-  const fiber = yield* sql.withTransaction(
-    sql`LOCK TABLE analytics_site_daily IN ACCESS EXCLUSIVE MODE`.pipe(
-      Effect.zipRight(Deferred.succeed(locked, undefined)),
-      Effect.zipRight(Deferred.await(release))
-    )
-  ).pipe(Effect.orDie, Effect.fork)
-  yield* Deferred.await(locked)
-  return Effect.zipRight(Deferred.succeed(release, undefined), Fiber.join(fiber))
-})
-
-/**
- * Statements of other sessions of this test's database (other test files share the PostgreSQL server)
- * that wait for a lock on analytics_site_daily (the held reads).
- */
-const waitingReads = Effect.flatMap(
-  SqlClient.SqlClient,
-  (sql) =>
-    sql<{ n: number }>`
-      SELECT count(*)::int AS n FROM pg_stat_activity
-      WHERE datname = current_database() AND pid <> pg_backend_pid() AND state = 'active'
-        AND query LIKE '%FROM analytics_site_daily%'`
-)
-const analyticsSlots = Effect.flatMap(
-  SqlClient.SqlClient,
-  (sql) =>
-    sql<{ n: number }>`
-      SELECT count(*)::int AS n FROM pg_locks
-      WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`
-)
-
-const untilCount = (query: typeof waitingReads, n: number) =>
-  query.pipe(
-    Effect.orDie,
-    Effect.map((rows) => rows[0]!.n),
-    Effect.repeat({ until: (count) => count >= n, schedule: Schedule.spaced("20 millis") }),
-    Effect.timeoutFail({ duration: "30 seconds", onTimeout: () => new Error(`never saw ${n}`) }),
-    Effect.orDie
-  )
 
 const world = Effect.gen(function*() {
   const w = yield* makeWorld

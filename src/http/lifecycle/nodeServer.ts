@@ -1,0 +1,154 @@
+/**
+ * The service's node:http server, with the two things @effect/platform-node's `NodeHttpServer.layer`
+ * does not do (issue 17, defects 1 and 2):
+ *
+ * - **Start**: the stock layer listens first and attaches the request handler only when the HTTP
+ *   app is built (src/Http.ts builds the APIs after the server exists, since their URLs need its
+ *   port), and a request arriving in between is accepted by node and never answered. Here the server
+ *   has one request listener from the start; requests that arrive before the app is ready wait for
+ *   it and are then served.
+ * - **Stop**: the stock layer removes the request handler when the app's scope closes and then
+ *   calls `server.close()`, which stops listening but leaves the keep-alive sockets of requests in
+ *   flight open: a request sent on one of them afterwards reaches no handler and is never answered.
+ *   Here the end of the app's scope drains instead: `Readiness.draining()` turns true (GET /readyz
+ *   answers 503), the listener closes (new connections are refused), and every request already
+ *   accepted or arriving on an open socket is served to its end with `Connection: close`, so each
+ *   socket closes after its answer; keep-alive sockets still idle after IDLE_GRACE_MS are closed. The scope closes once every
+ *   socket is closed and every request's fiber has ended (a request runs to its end even when its
+ *   client left: src/http/apiApp.ts); the jobs and the database close after that (src/app.ts). The
+ *   whole shutdown is bounded by SHUTDOWN_TIMEOUT (./shutdownDeadline.ts).
+ *
+ * Node's header, request and keep-alive timeouts come from HttpServerConfig (src/config.ts).
+ */
+import { HttpServer, HttpServerError } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Context, Effect, Layer } from "effect"
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import * as net from "node:net"
+import { HttpServerConfig } from "../../config.js"
+import { Readiness } from "./Readiness.js"
+
+/**
+ * How long a keep-alive socket idle when the shutdown begins stays open: a request sent on it meanwhile
+ * is served (with `Connection: close`) rather than cut by a close it crossed on the wire.
+ */
+export const IDLE_GRACE_MS = 2_000
+
+type Handler = (request: IncomingMessage, response: ServerResponse) => void
+
+const make = (host: string, port: number) =>
+  Effect.gen(function*() {
+    const config = yield* HttpServerConfig
+    const server = createServer({
+      headersTimeout: config.headersTimeoutMs,
+      requestTimeout: config.requestTimeoutMs,
+      keepAliveTimeout: config.keepAliveTimeoutMs
+    })
+    let handler: Handler | undefined
+    let draining = false
+    const waiting: Array<[IncomingMessage, ServerResponse]> = []
+    /** Requests whose fiber has not ended, and what to call when there are none. */
+    let running = 0
+    let onIdle: (() => void) | undefined
+
+    /** Answers not finished yet. */
+    const open = new Set<ServerResponse>()
+
+    server.on("request", (request: IncomingMessage, response: ServerResponse) => {
+      open.add(response)
+      response.once("close", () => open.delete(response))
+      // A socket whose answer ends while draining is closed as soon as it is idle.
+      response.once("finish", () => {
+        if (draining) setImmediate(() => onIdle?.())
+      })
+      if (draining) response.shouldKeepAlive = false
+      if (handler) handler(request, response)
+      else waiting.push([request, response])
+    })
+
+    /**
+     * Stops listening, serves what is open with `Connection: close`, closes the sockets still idle
+     * after IDLE_GRACE_MS; resumes when every socket is closed and every request's fiber has ended.
+     */
+    const drain = Effect.async<void>((resume) => {
+      draining = true
+      for (const response of open) {
+        if (!response.headersSent) response.shouldKeepAlive = false
+      }
+      let closed = false
+      let graceOver = false
+      const check = () => {
+        if (closed && running === 0) resume(Effect.void)
+      }
+      onIdle = () => {
+        if (graceOver) server.closeIdleConnections()
+        check()
+      }
+      // net.Server's close: stops listening and leaves the open sockets be (http.Server's own close
+      // also closes the idle keep-alive sockets at once, where a request may be on its way).
+      net.Server.prototype.close.call(server, () => {
+        closed = true
+        check()
+      })
+      const timer = setTimeout(() => {
+        graceOver = true
+        onIdle?.()
+      }, IDLE_GRACE_MS).unref()
+      return Effect.sync(() => clearTimeout(timer))
+    })
+
+    yield* Effect.async<void, HttpServerError.ServeError>((resume) => {
+      const onError = (cause: Error) => resume(Effect.fail(new HttpServerError.ServeError({ cause })))
+      server.once("error", onError)
+      server.listen({ host, port }, () => {
+        server.off("error", onError)
+        resume(Effect.void)
+      })
+    })
+    // The listener's end when the app never got to serve (a failed start): requests that waited are refused.
+    yield* Effect.addFinalizer(() =>
+      Effect.async<void>((resume) => {
+        draining = true
+        for (const [, response] of waiting.splice(0)) {
+          response.writeHead(503, { "Retry-After": "5", Connection: "close" }).end()
+        }
+        if (!server.listening) return resume(Effect.void)
+        server.close(() => resume(Effect.void))
+        server.closeIdleConnections()
+      })
+    )
+
+    const address = server.address()
+    const httpServer = HttpServer.make({
+      address: typeof address === "object" && address
+        ? { _tag: "TcpAddress", hostname: address.address === "::" ? "0.0.0.0" : address.address, port: address.port }
+        : { _tag: "UnixAddress", path: String(address) },
+      serve: (app, middleware) =>
+        Effect.gen(function*() {
+          const counted = Effect.suspend(() => {
+            running++
+            return app
+          }).pipe(Effect.ensuring(Effect.sync(() => {
+            running--
+            if (draining) setImmediate(() => onIdle?.())
+          })))
+          const serve = yield* (middleware
+            ? NodeHttpServer.makeHandler(counted, middleware as never)
+            : NodeHttpServer.makeHandler(counted))
+          handler = serve
+          for (const [request, response] of waiting.splice(0)) handler(request, response)
+          yield* Effect.addFinalizer(() => drain)
+        })
+    })
+    return { httpServer, readiness: Readiness.of({ draining: () => draining }) }
+  })
+
+/** The HTTP server on `host`:`port` (0: a free port), with what NodeHttpServer.layer also gives, and Readiness. */
+export const nodeServer = (host: string, port: number) =>
+  Layer.scopedContext(
+    Effect.map(
+      make(host, port),
+      ({ httpServer, readiness }) =>
+        Context.make(HttpServer.HttpServer, httpServer).pipe(Context.add(Readiness, readiness))
+    )
+  ).pipe(Layer.provideMerge(NodeHttpServer.layerContext))
