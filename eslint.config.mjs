@@ -6,7 +6,17 @@ import eslint from "@eslint/js"
 import tseslint from "typescript-eslint"
 
 export default tseslint.config(
-  { ignores: ["node_modules/", ".data/", ".ci/", "coverage/", "examples/**/*.js"] },
+  {
+    ignores: [
+      "node_modules/",
+      ".data/",
+      ".ci/*",
+      "!.ci/conformance/",
+      ".ci/conformance/node_modules/",
+      "coverage/",
+      "examples/**/*.js"
+    ]
+  },
   eslint.configs.recommended,
   tseslint.configs.recommended,
   ...effectEslint.configs.dprint,

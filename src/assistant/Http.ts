@@ -5,7 +5,8 @@
  * - the authorization server (./oauth/provider.ts: oidc-provider, a Koa app handed the raw Node
  *   request and response): `/oauth/*`, RFC 8414 metadata at `/.well-known/oauth-authorization-server`
  *   (and `/.well-known/openid-configuration`);
- * - our sign-in and consent pages at `/oauth/interaction/*` (./oauth/interactions.ts).
+ * - our sign-in and consent pages at `/oauth/interaction/*` (./oauth/interactions.ts);
+ * - rate limits per client address on registration and the token endpoint (./oauth/endpointLimits.ts).
  * Each request gets a request id (`X-Request-Id`) and an access-log line (path only: no query).
  */
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
@@ -20,6 +21,7 @@ import { SCOPES } from "../partner/auth/scopes.js"
 import { databaseUnavailableProblem, problemResponse } from "../partner/problem.js"
 import { allowlists, makeMcpEndpoint } from "./mcp/endpoint.js"
 import { Connections } from "./oauth/Connections.js"
+import { makeOAuthEndpointLimits } from "./oauth/endpointLimits.js"
 import { makeInteractions } from "./oauth/interactions.js"
 import { OAuthStoreRepo } from "./oauth/OAuthStoreRepo.js"
 import { messagePage } from "./oauth/pages.js"
@@ -127,6 +129,7 @@ export const makeAssistantHttp = (baseUrl: string) =>
       allowedOrigins: lists.origins
     })
     const koa = provider.callback()
+    const overOAuthLimit = yield* makeOAuthEndpointLimits
 
     const resourceMetadata = {
       resource,
@@ -170,7 +173,12 @@ export const makeAssistantHttp = (baseUrl: string) =>
         return Effect.succeed(bodyTooLarge(path))
       }
       if (path.startsWith(INTERACTION_PREFIX)) return interactions(request, path) ?? Effect.succeed(notFound)
-      if (path.startsWith("/oauth/")) return toProvider(request)
+      if (path.startsWith("/oauth/")) {
+        return Effect.flatMap(
+          overOAuthLimit(request, path),
+          Option.match({ onNone: () => toProvider(request), onSome: Effect.succeed })
+        )
+      }
       return Effect.succeed(notFound)
     }
 

@@ -80,6 +80,29 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("MCP endpoi
         expect((result.content as any)[0].text).toContain(body.key.id)
       }))
 
+    it.scoped("capabilities: tools without listChanged (the tool list never changes), in both revisions", () =>
+      Effect.gen(function*() {
+        const { a, mcp, token } = yield* connected
+        expect(a.client.getServerCapabilities()?.tools).toEqual({ listChanged: false })
+        const discover = yield* Effect.promise(() =>
+          rpc(mcp, token, {
+            jsonrpc: "2.0",
+            id: 7,
+            method: "server/discover",
+            params: {
+              _meta: {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientInfo": { name: "probe", version: "1.0.0" },
+                "io.modelcontextprotocol/clientCapabilities": {}
+              }
+            }
+          }, { "mcp-protocol-version": "2026-07-28", "mcp-method": "server/discover" })
+        )
+        expect(discover.status, discover.text).toBe(200)
+        expect(discover.json.result.capabilities.tools?.listChanged ?? false).toBe(false)
+        expect(discover.json.result.capabilities.tools).toBeDefined()
+      }))
+
     it.scoped("Origin not allowed: 403; the service's own origin is fine", () =>
       Effect.gen(function*() {
         const { baseUrl, mcp, token } = yield* connected

@@ -148,6 +148,37 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("OAuth auth
         expect(replay.status).toBe(400)
       }))
 
+    it.effect("client ID metadata documents: advertised; an https client_id is read as one, never from a private address", () =>
+      Effect.gen(function*() {
+        const c = yield* registered()
+        const doc = yield* Effect.promise(() =>
+          fetch(`${c.baseUrl}/.well-known/oauth-authorization-server`).then((r) => r.json() as Promise<any>)
+        )
+        expect(doc.client_id_metadata_document_supported).toBe(true)
+        // A document on a loopback (special-use) address is never fetched (SSRF protection): the
+        // client is unknown, the person is not asked to sign in, and nothing is sent to the redirect URI.
+        for (const clientId of ["https://127.0.0.1:9/client.json", "https://localhost:9/client.json"]) {
+          const page = yield* Effect.promise(() =>
+            browse(new CookieJar(), c.authorize({ client_id: clientId }).toString())
+          )
+          expect(page.status, clientId).toBe(400)
+          expect(page.url.startsWith(REDIRECT_URL)).toBe(false)
+          expect(page.html).not.toContain("/login")
+          expect(page.html).toContain("invalid_client: client_id metadata document fetch failed")
+        }
+        // Only https URLs are metadata documents: an http one is just an unknown client_id.
+        const http = yield* Effect.promise(() =>
+          browse(new CookieJar(), c.authorize({ client_id: "http://client.example/client.json" }).toString())
+        )
+        expect(http.status).toBe(400)
+        expect(http.html).toContain("invalid_client")
+        expect(http.html).not.toContain("metadata document")
+        // The registered client still signs in as before.
+        const ok = yield* Effect.promise(() => browse(new CookieJar(), c.authorize().toString()))
+        expect(ok.status).toBe(200)
+        expect(ok.html).toContain("/login")
+      }))
+
     it.effect("PKCE is required and only S256; the redirect URI must match exactly; tokens only for the MCP resource", () =>
       Effect.gen(function*() {
         const c = yield* registered()

@@ -63,7 +63,9 @@ export const makeMcpEndpoint = (provider: Provider, settings: McpEndpointSetting
       const caller = (ctx.authInfo?.extra as { caller?: ToolCaller } | undefined)?.caller
       const server = new McpServer(
         { name: "tour-partner-service", title: "Tour operator assistant", version: "1.0.0" },
-        { capabilities: { tools: {} }, instructions: INSTRUCTIONS }
+        // The tool list is fixed for the life of the process: no `tools/list_changed` is ever sent,
+        // so none is promised (the SDK would advertise `listChanged: true` by default).
+        { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS }
       )
       for (const tool of tools) {
         server.registerTool(
