@@ -30,6 +30,12 @@ export interface AssistantTool<I = any, O = any> {
   readonly input: Schema.Schema<I, any, never>
   /** The REST response body (a write's first call answers `requires_confirmation` instead: see the tool). */
   readonly output: Schema.Schema<O, any, never>
+  /**
+   * The output's type is its JSON form already, as the REST handler sends it (`jsonBody`,
+   * src/http/json.ts): it goes out as it is, without a second pass through `output`'s encoder (for
+   * a day's manifest that pass cost more CPU than the rest of the call).
+   */
+  readonly outputIsJson?: true
   /** The scope the tool needs; null: any connection may call it (as REST `GET /me` takes any key). */
   readonly scope: Scope | null
   readonly annotations: ToolAnnotations
