@@ -59,7 +59,7 @@ export const makeMcpEndpoint = (provider: Provider, settings: McpEndpointSetting
     const runtime = yield* Effect.runtime<RateLimiter>()
     const tools = yield* AssistantToolList
     // What does not depend on the caller, made once: the SDK builds a server per request (stateless),
-    // and making the JSON Schemas on every request cost more than the read itself (bench/README.md).
+    // and `JSONSchema.make` of every tool's schemas was a visible share of each call's CPU (bench/README.md).
     const registrations = tools.map((tool) => ({
       tool,
       config: {
