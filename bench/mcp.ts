@@ -32,7 +32,7 @@ import * as path from "node:path"
 import pg from "pg"
 import { layerFromUrl } from "../src/db/Database.js"
 import { connectAssistantAsync, rpc, setPassword } from "../test/support/assistant.js"
-import { LOG_DIR, machine, startServiceAndFloor, step } from "./children.js"
+import { machine, startTracedServiceAndFloor, step } from "./children.js"
 import { bodyDifference, readTrace } from "./compare.js"
 import { ensureDataset } from "./generate.js"
 import { migrate } from "./generateTours.js"
@@ -178,20 +178,7 @@ const loadPart = (
       Effect.sync(() => new pg.Pool({ connectionString: url, max: 1, application_name: "bench-runner" })),
       (p) => Effect.promise(() => p.end())
     )
-    const traces = {
-      service: path.join(LOG_DIR, "mcp-service.sql.jsonl"),
-      floor: path.join(LOG_DIR, "mcp-floor.sql.jsonl")
-    }
-    fs.mkdirSync(LOG_DIR, { recursive: true })
-    for (const file of Object.values(traces)) fs.writeFileSync(file, "")
-    const { floor, service } = yield* startServiceAndFloor({
-      prefix: "mcp",
-      serviceEntry: settings.serviceEntry,
-      floorEntry: "bench/floor.ts",
-      env: { DATABASE_URL: url, DB_POOL_SIZE: String(settings.poolSize), RATE_LIMIT_PER_MINUTE: "1000000000" },
-      traces,
-      serviceTiming: path.join(LOG_DIR, "mcp-service.http.jsonl")
-    })
+    const { floor, service, traces } = yield* startTracedServiceAndFloor("mcp", settings, url)
 
     yield* step(`connecting an assistant: OAuth as ${person.email} (operator #1; ${SCOPES.join(", ")})`)
     const connected = yield* Effect.promise(() =>
