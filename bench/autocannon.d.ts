@@ -34,6 +34,7 @@ declare module "autocannon" {
       method?: string
       title?: string
       headers?: Record<string, string>
+      body?: string | Buffer
       requests?: ReadonlyArray<Request>
       initialContext?: Record<string, unknown>
       excludeErrorStats?: boolean

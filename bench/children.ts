@@ -164,6 +164,34 @@ export const startServiceAndFloor = (options: {
     })
   })
 
+/**
+ * startServiceAndFloor on database `url` with the read benchmarks' settings (pool of
+ * BENCH_POOL_SIZE, rate limit out of the way), their SQL traces `<prefix>-service.sql.jsonl` and
+ * `<prefix>-floor.sql.jsonl` in LOG_DIR started empty.
+ */
+export const startTracedServiceAndFloor = (
+  prefix: string,
+  settings: { readonly serviceEntry: string; readonly poolSize: number },
+  url: string
+) =>
+  Effect.gen(function*() {
+    const traces = {
+      service: path.join(LOG_DIR, `${prefix}-service.sql.jsonl`),
+      floor: path.join(LOG_DIR, `${prefix}-floor.sql.jsonl`)
+    }
+    fs.mkdirSync(LOG_DIR, { recursive: true })
+    for (const file of Object.values(traces)) fs.writeFileSync(file, "")
+    const started = yield* startServiceAndFloor({
+      prefix,
+      serviceEntry: settings.serviceEntry,
+      floorEntry: "bench/floor.ts",
+      env: { DATABASE_URL: url, DB_POOL_SIZE: String(settings.poolSize), RATE_LIMIT_PER_MINUTE: "1000000000" },
+      traces,
+      serviceTiming: path.join(LOG_DIR, `${prefix}-service.http.jsonl`)
+    })
+    return { ...started, traces }
+  })
+
 /** The machine a run measured on, for the results file. */
 export const machine = () => {
   const cpus = os.cpus()

@@ -28,11 +28,19 @@ export interface LoadTarget {
   readonly pid: number
   /** application_name of its PostgreSQL connections. */
   readonly applicationName: string
+  /** This target's own request, instead of the options' (bench/mcp.ts: one server, a REST and an MCP request). */
+  readonly request?: LoadRequest
 }
 
-export interface LoadOptions {
+/** What autocannon sends: GET `path` unless a method and body are given. */
+export interface LoadRequest {
   readonly path: string
+  readonly method?: "GET" | "POST"
   readonly headers?: Record<string, string>
+  readonly body?: string
+}
+
+export interface LoadOptions extends LoadRequest {
   readonly connections: number
   readonly seconds: number
   /** The runner's pool, to find the target's backends. */
@@ -67,17 +75,23 @@ export interface Measurement {
 const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits
 const now = () => performance.timeOrigin + performance.now()
 
+/** autocannon's options for `target`: its own request, else the options' one. */
+const cannon = (target: LoadTarget, options: Omit<LoadOptions, "admin" | "database">): autocannon.Options => {
+  const request = target.request ?? options
+  return {
+    url: target.base + request.path,
+    connections: options.connections,
+    duration: options.seconds,
+    timeout: 10,
+    ...(request.method === undefined ? {} : { method: request.method }),
+    ...(request.headers === undefined ? {} : { headers: request.headers }),
+    ...(request.body === undefined ? {} : { body: request.body })
+  }
+}
+
 /** autocannon against `target` for `seconds` (results discarded: a warmup). */
 export const warm = (target: LoadTarget, options: Omit<LoadOptions, "admin" | "database">) =>
-  Effect.promise(() =>
-    autocannon({
-      url: target.base + options.path,
-      connections: options.connections,
-      duration: options.seconds,
-      timeout: 10,
-      headers: options.headers
-    })
-  ).pipe(Effect.asVoid)
+  Effect.promise(() => autocannon(cannon(target, options))).pipe(Effect.asVoid)
 
 export const measureLoad = (target: LoadTarget, options: LoadOptions) =>
   Effect.gen(function*() {
@@ -86,15 +100,7 @@ export const measureLoad = (target: LoadTarget, options: LoadOptions) =>
     const machine0 = machineCpu()
     const procs0 = allProcesses()
     const t0 = now()
-    const result = yield* Effect.promise(() =>
-      autocannon({
-        url: target.base + options.path,
-        connections: options.connections,
-        duration: options.seconds,
-        timeout: 10,
-        headers: options.headers
-      })
-    )
+    const result = yield* Effect.promise(() => autocannon(cannon(target, options)))
     const t1 = now()
     const machine1 = machineCpu()
     const procs1 = allProcesses()

@@ -197,6 +197,45 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("MCP endpoi
           expect(res.status, method).toBe(405)
         }
       }))
+    it.scoped("the body: not JSON is a parse error; over 4 MiB is 413, declared or not; a 2025-era answer is one whole event stream", () =>
+      Effect.gen(function*() {
+        const { mcp, token } = yield* connected
+        const post = (body: string | ReadableStream<Uint8Array>, init: Record<string, unknown> = {}) =>
+          Effect.promise(async () => {
+            const res = await fetch(mcp, {
+              method: "POST",
+              headers: {
+                authorization: `Bearer ${token}`,
+                "content-type": "application/json",
+                accept: "application/json, text/event-stream",
+                "mcp-protocol-version": "2025-11-25"
+              },
+              body,
+              ...init
+            })
+            return { status: res.status, text: await res.text() }
+          })
+        const notJson = yield* post("{not json")
+        expect(notJson.status).toBe(400)
+        expect(notJson.text).toContain("-32700")
+        const big = JSON.stringify({
+          ...callMe,
+          params: { name: "me", arguments: { pad: "x".repeat(4 * 1024 * 1024) } }
+        })
+        expect((yield* post(big)).status).toBe(413)
+        const chunked = new ReadableStream<Uint8Array>({
+          start(controller) {
+            controller.enqueue(new TextEncoder().encode(big))
+            controller.close()
+          }
+        })
+        expect((yield* post(chunked, { duplex: "half" })).status).toBe(413)
+        const me = yield* Effect.promise(() => rpc(mcp, token, callMe))
+        expect(me.status).toBe(200)
+        expect(me.headers.get("content-type")).toContain("text/event-stream")
+        expect(me.headers.get("content-length")).toBe(String(Buffer.byteLength(me.text)))
+        expect(me.json.result.structuredContent.partners).toHaveLength(2)
+      }))
   })
 
   describe("the connection acts as a key", () => {

@@ -77,16 +77,26 @@ export const RequiresConfirmation = Schema.Struct({
 }).annotations({ identifier: "RequiresConfirmation" })
 export type RequiresConfirmation = typeof RequiresConfirmation.Type
 
+/** Decimals of a currency code (two for an unknown one), remembered: an Intl.NumberFormat is costly to make. */
+const decimals = new Map<string, number>()
+const decimalsOf = (code: string): number => {
+  let digits = decimals.get(code)
+  if (digits !== undefined) return digits
+  try {
+    digits = new Intl.NumberFormat("en", { style: "currency", currency: code }).resolvedOptions()
+      .maximumFractionDigits ?? 2
+  } catch {
+    // An unknown code: two decimals.
+    digits = 2
+  }
+  if (decimals.size < 1000) decimals.set(code, digits)
+  return digits
+}
+
 /** Minor units as a person reads them: "NOK 998.00". */
 export const money = (amountMinor: number, currency: string): string => {
   const c = currency.trim().toUpperCase()
-  let digits = 2
-  try {
-    digits = new Intl.NumberFormat("en", { style: "currency", currency: c }).resolvedOptions().maximumFractionDigits ??
-      2
-  } catch {
-    // An unknown code: two decimals.
-  }
+  const digits = decimalsOf(c)
   return `${c} ${(amountMinor / 10 ** digits).toFixed(digits)}`
 }
 

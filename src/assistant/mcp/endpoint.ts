@@ -1,13 +1,13 @@
 /**
  * The MCP endpoint (`{base}/mcp`, Streamable HTTP): the official SDK's web-standard handler
  * (`createMcpHandler`: protocol 2025-11-25 served statelessly, and the 2026-07-28 stateless revision)
- * mounted in the Effect HTTP server (HttpServerRequest → web Request → handler → HttpServerResponse).
+ * mounted in the Effect HTTP server (request → web Request → handler → response: ./webBridge.ts).
  * In front of it: Host and Origin validation (403, DNS rebinding), then the bearer token (401 with
  * the RFC 9728 challenge: ./bearer.ts). The SDK answers the protocol itself (version header 400,
  * notifications 202, GET/DELETE 405 as a stateless server), the per-tool scope check (403
  * `insufficient_scope`) and the tools/list; each tools/call runs through ./toolCall.ts.
  */
-import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import {
   createMcpHandler,
   hostHeaderValidationResponse,
@@ -28,6 +28,7 @@ import type { AssistantTool } from "../tools/tool.js"
 import { challenge, makeBearerAuth } from "./bearer.js"
 import { callTool, problemResult, type ToolCaller } from "./toolCall.js"
 import { standardOf } from "./toolSchema.js"
+import { serverResponseOf, webRequestOf, withBody } from "./webBridge.js"
 
 /** The tools served: every tool of `assistantTools` (tests serve extra probes through this reference). */
 export class AssistantToolList extends Context.Reference<AssistantToolList>()("Assistant/ToolList", {
@@ -58,6 +59,18 @@ export const makeMcpEndpoint = (provider: Provider, settings: McpEndpointSetting
     const toolServices = yield* Layer.build(AssistantToolsLive)
     const runtime = yield* Effect.runtime<RateLimiter>()
     const tools = yield* AssistantToolList
+    // What does not depend on the caller, made once: the SDK builds a server per request (stateless),
+    // and `JSONSchema.make` of every tool's schemas was a visible share of each call's CPU (bench/README.md).
+    const registrations = tools.map((tool) => ({
+      tool,
+      config: {
+        title: tool.title,
+        description: tool.description,
+        inputSchema: standardOf(tool.input),
+        outputSchema: standardOf(tool.output),
+        annotations: { title: tool.title, ...tool.annotations }
+      }
+    }))
 
     const factory: McpServerFactory = (ctx) => {
       const caller = (ctx.authInfo?.extra as { caller?: ToolCaller } | undefined)?.caller
@@ -67,15 +80,11 @@ export const makeMcpEndpoint = (provider: Provider, settings: McpEndpointSetting
         // so none is promised (the SDK would advertise `listChanged: true` by default).
         { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS }
       )
-      for (const tool of tools) {
+      for (const { config, tool } of registrations) {
         server.registerTool(
           tool.name,
           {
-            title: tool.title,
-            description: tool.description,
-            inputSchema: standardOf(tool.input),
-            outputSchema: standardOf(tool.output),
-            annotations: { title: tool.title, ...tool.annotations },
+            ...config,
             scopeChallenge: () =>
               caller === undefined || tool.scope === null || caller.key.scopes.includes(tool.scope)
                 ? undefined
@@ -130,11 +139,14 @@ export const makeMcpEndpoint = (provider: Provider, settings: McpEndpointSetting
         "Vary": "Origin"
       }
 
+    const unreadable = HttpServerResponse.unsafeJson({ error: "the request could not be read" }, { status: 400 })
+
     const serve = (request: HttpServerRequest.HttpServerRequest, requestId: string) =>
       Effect.gen(function*() {
-        const web = yield* HttpServerRequest.toWeb(request)
-        const rejected = hostHeaderValidationResponse(web, allowedHosts) ??
-          originValidationResponse(web, allowedOrigins)
+        const web = webRequestOf(request)
+        if (web === undefined) return unreadable
+        const rejected = hostHeaderValidationResponse(web.headersOnly, allowedHosts) ??
+          originValidationResponse(web.headersOnly, allowedOrigins)
         if (rejected) return HttpServerResponse.fromWeb(rejected)
         if (request.method === "OPTIONS") {
           return HttpServerResponse.empty({
@@ -149,8 +161,10 @@ export const makeMcpEndpoint = (provider: Provider, settings: McpEndpointSetting
         }
         const auth = yield* authenticate(request.headers.authorization)
         if (auth._tag === "Refused") return unauthorized(auth.error, auth.description)
+        const body = yield* withBody(request, web)
         const response = yield* Effect.promise(() =>
-          handler.fetch(web, {
+          handler.fetch(body.request, {
+            ...(body.parsedBody === undefined ? {} : { parsedBody: body.parsedBody }),
             authInfo: {
               token: auth.token,
               clientId: auth.clientId,
@@ -162,14 +176,8 @@ export const makeMcpEndpoint = (provider: Provider, settings: McpEndpointSetting
             }
           })
         )
-        return HttpServerResponse.fromWeb(response)
-      }).pipe(
-        Effect.catchTag(
-          "RequestError",
-          () =>
-            Effect.succeed(HttpServerResponse.unsafeJson({ error: "the request could not be read" }, { status: 400 }))
-        )
-      )
+        return yield* serverResponseOf(response, body)
+      }).pipe(Effect.catchTag("RequestError", () => Effect.succeed(unreadable)))
 
     return (request: HttpServerRequest.HttpServerRequest, requestId: string) => {
       const origin = request.headers.origin

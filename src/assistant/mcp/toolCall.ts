@@ -3,7 +3,7 @@
  * decoded with the tool's Effect Schema (../tools/arguments.ts: a bad one is the 400 problem REST answers,
  * `invalid_params` naming each argument), the tool run
  * with `CurrentKey` (the connection's key) and `AssistantConnection`, and the answer: the encoded
- * output as `structuredContent` plus its text, or an `isError` result carrying the RFC 9457 problem
+ * output (as it is when the tool says it is JSON already, as REST sends it) as `structuredContent` plus its text, or an `isError` result carrying the RFC 9457 problem
  * the REST API would answer (src/partner/problem.ts), `retry_after` included on limits.
  */
 import type { CallToolResult } from "@modelcontextprotocol/server"
@@ -52,7 +52,7 @@ export const callTool = (
       Effect.provideService(AssistantConnection, caller.connection),
       Effect.provide(toolServices)
     )
-    const encoded = yield* Schema.encode(tool.output)(output).pipe(Effect.orDie)
+    const encoded = tool.outputIsJson ? output : yield* Schema.encode(tool.output)(output).pipe(Effect.orDie)
     const result: CallToolResult = {
       content: [{ type: "text", text: tool.text(output) }],
       structuredContent: encoded as Record<string, unknown>

@@ -38,6 +38,7 @@ export const listBookings: AssistantTool<typeof ListBookingsInput.Type, typeof B
     "previous answer's `next_cursor` as `cursor`. Guest email and phone only with guests.contact:read.",
   input: ListBookingsInput,
   output: BookingPage,
+  outputIsJson: true,
   scope: "bookings:read",
   annotations: READ_ONLY,
   run: (input) =>
@@ -66,6 +67,7 @@ export const getBooking: AssistantTool<typeof GetBookingInput.Type, typeof Booki
     "belongs to none of the connection's operators (or not to `partner_id`).",
   input: GetBookingInput,
   output: BookingDetail,
+  outputIsJson: true,
   scope: "bookings:read",
   annotations: READ_ONLY,
   run: (input) =>
@@ -86,6 +88,7 @@ export const getManifest: AssistantTool<typeof ManifestParams.Type, typeof Manif
     "GET /api/v1/manifest. Row `id`s are what check_in_guests takes.",
   input: ManifestParams,
   output: ManifestBody,
+  outputIsJson: true,
   scope: "manifest:read",
   annotations: READ_ONLY,
   run: (input) =>
@@ -140,6 +143,7 @@ export const getTourAnalytics: AssistantTool<typeof ToursParams.Type, typeof Ana
     "GET /api/v1/analytics/tours.",
   input: ToursParams,
   output: AnalyticsTours,
+  outputIsJson: true,
   scope: "analytics:read",
   annotations: READ_ONLY,
   run: (input) =>
@@ -162,6 +166,7 @@ export const getSiteAnalytics: AssistantTool<typeof SitesParams.Type, typeof Ana
   description: "Traffic and conversion per site from `from` to `to`, as GET /api/v1/analytics/sites.",
   input: SitesParams,
   output: AnalyticsSites,
+  outputIsJson: true,
   scope: "analytics:read",
   annotations: READ_ONLY,
   run: (input) =>

@@ -30,6 +30,12 @@ export interface AssistantTool<I = any, O = any> {
   readonly input: Schema.Schema<I, any, never>
   /** The REST response body (a write's first call answers `requires_confirmation` instead: see the tool). */
   readonly output: Schema.Schema<O, any, never>
+  /**
+   * The output's type is its JSON form already, as the REST handler sends it (`jsonBody`,
+   * src/http/json.ts): it goes out as it is, without the full pass through `output`'s encoder that
+   * REST skips too (a day's manifest is some 1,000 passengers).
+   */
+  readonly outputIsJson?: true
   /** The scope the tool needs; null: any connection may call it (as REST `GET /me` takes any key). */
   readonly scope: Scope | null
   readonly annotations: ToolAnnotations
