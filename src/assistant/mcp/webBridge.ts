@@ -14,8 +14,9 @@
  *   subscription stream, an upgraded call with progress) is streamed as before.
  */
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { DEFAULT_MAX_REQUEST_BODY_SIZE, isLegacyRequest } from "@modelcontextprotocol/server"
+import { isLegacyRequest } from "@modelcontextprotocol/server"
 import { Effect, Option } from "effect"
+import { BODY_LIMIT_BYTES } from "../../http/requestBody.js"
 
 export interface WebRequest {
   /** The request without its body: enough for the header checks. */
@@ -37,19 +38,19 @@ export interface WebBody {
 }
 
 /**
- * The web request with its body, read once. The SDK keeps its own bound (4 MiB, 413): a declared
- * Content-Length over it is left to the SDK, which answers without reading; a longer body without
- * one is handed over unparsed, so the SDK measures it (the server reads at most 10 MiB of any body).
+ * The web request with its body, read once. The bound is the SDK's, set to the APIs' BODY_LIMIT_BYTES
+ * (src/assistant/mcp/endpoint.ts; 413): a declared Content-Length over it is left to the SDK, which
+ * answers without reading; a longer body without one is handed over unparsed, so the SDK measures it.
  */
 export const withBody = (request: HttpServerRequest.HttpServerRequest, web: WebRequest) =>
   Effect.gen(function*() {
     const declared = Number(request.headers["content-length"])
-    if (request.method !== "POST" || declared > DEFAULT_MAX_REQUEST_BODY_SIZE) {
+    if (request.method !== "POST" || declared > BODY_LIMIT_BYTES) {
       return { request: web.headersOnly, parsedBody: undefined } satisfies WebBody
     }
     const text = yield* request.text
     let parsedBody: unknown = undefined
-    if (text !== "" && Buffer.byteLength(text) <= DEFAULT_MAX_REQUEST_BODY_SIZE) {
+    if (text !== "" && Buffer.byteLength(text) <= BODY_LIMIT_BYTES) {
       try {
         parsedBody = JSON.parse(text)
       } catch {
