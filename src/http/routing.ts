@@ -29,17 +29,7 @@ export class MethodNotAllowed extends Schema.TaggedError<MethodNotAllowed>()(
 export const quotablePath = (url: string) => echo(url.split("?")[0]!)
 
 /** Whether a route path (`/api/v1/bookings/:id`, `*` for the rest) matches a request path. */
-const matches = (pattern: string, path: string) => {
-  const want = pattern.split("/")
-  const got = path.split("/")
-  for (let i = 0; i < want.length; i++) {
-    const segment = want[i]!
-    if (segment === "*") return true
-    if (i >= got.length) return false
-    if (segment.startsWith(":") ? got[i] === "" : segment !== got[i]) return false
-  }
-  return want.length === got.length
-}
+const matches = (pattern: string, path: string) => segmentsMatch(pattern.split("/"), path.split("/"))
 
 /** The methods the routes serve on a path, sorted, HEAD with GET (the router answers HEAD with GET). */
 export const methodsFor = (routes: Iterable<{ readonly method: string; readonly path: string }>, path: string) => {
@@ -79,3 +69,53 @@ export const refailWrongMethod =
           )
         })
     )
+
+/**
+ * The route template a request matched (`/api/v1/bookings/{id}`), for metrics: among the routes of
+ * the method (GET for HEAD) whose pattern matches the path, the one with the most literal segments
+ * (as the router prefers `/bookings/export` to `/bookings/:id`); `unmatched` when none does, so a
+ * raw path never becomes a label. The table is built on the first call, once every route is known.
+ */
+export const routeMatcher = (routes: () => Iterable<{ readonly method: string; readonly path: string }>) => {
+  let table: Map<
+    string,
+    Array<{ readonly segments: Array<string>; readonly literal: number; readonly template: string }>
+  >
+  const build = () => {
+    table = new Map()
+    for (const route of routes()) {
+      const segments = route.path.split("/")
+      const entry = {
+        segments,
+        literal: segments.filter((s) => !s.startsWith(":") && s !== "*").length,
+        template: route.path.replace(/:([A-Za-z0-9_]+)/g, "{$1}")
+      }
+      const list = table.get(route.method) ?? []
+      list.push(entry)
+      table.set(route.method, list)
+    }
+    return table
+  }
+  return (method: string, url: string): string => {
+    const byMethod = table ?? build()
+    const path = url.split("?")[0]!
+    const got = path.split("/")
+    let best: { readonly literal: number; readonly template: string } | undefined
+    for (const candidates of [byMethod.get(method === "HEAD" ? "GET" : method), byMethod.get("*")]) {
+      for (const route of candidates ?? []) {
+        if ((best === undefined || route.literal > best.literal) && segmentsMatch(route.segments, got)) best = route
+      }
+    }
+    return best?.template ?? "unmatched"
+  }
+}
+
+const segmentsMatch = (want: ReadonlyArray<string>, got: ReadonlyArray<string>) => {
+  for (let i = 0; i < want.length; i++) {
+    const segment = want[i]!
+    if (segment === "*") return true
+    if (i >= got.length) return false
+    if (segment.startsWith(":") ? got[i] === "" : segment !== got[i]) return false
+  }
+  return want.length === got.length
+}

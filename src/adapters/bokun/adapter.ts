@@ -19,11 +19,13 @@
  * | balance         | GET  /booking.json/booking/{code}                                     | yes     |
  */
 import { Clock, Effect, Schema } from "effect"
+import { withAnswerSpan } from "../../observability/answerSpan.js"
 import {
   type BookingLine,
   type BookingPayment,
   type BookingSystemAccount,
   type BookingSystemClient,
+  type BookingSystemError,
   BookingSystemRejected,
   BookingSystemUnavailable,
   type Guest
@@ -235,8 +237,14 @@ export const makeBokunAdapter = (options: BokunAdapterOptions = defaultAdapterOp
       lines: bookingLines(booking, account)
     })
 
+    // A rejection (404, sold out …) is the booking system's answer: the span ends OK (answerSpan.ts).
     const withSpan = (name: string, account: BookingSystemAccount) =>
-      Effect.withSpan(`BookingSystem.${name}`, { attributes: { "bokun.account_id": account.id } })
+      withAnswerSpan<BookingSystemError>(
+        `BookingSystem.${name}`,
+        { attributes: { "bokun.account_id": account.id } },
+        (error) => error._tag === "BookingSystemUnavailable",
+        (error) => error._tag
+      )
 
     return {
       bookingLines: bookingLinesIn,
