@@ -135,8 +135,8 @@ export const makeJsonHttp = <E>(
       withAnswerSpan(
         `${system}.${call.operation}`,
         { kind: "client", attributes: call.attributes },
-        (error) => errors.isUnavailable(error),
-        errors.tagOf
+        (error) => !errors.isUnavailable(error as E),
+        (error) => errors.tagOf(error as E)
       )
     )
   }

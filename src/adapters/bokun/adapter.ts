@@ -19,13 +19,12 @@
  * | balance         | GET  /booking.json/booking/{code}                                     | yes     |
  */
 import { Clock, Effect, Schema } from "effect"
-import { withAnswerSpan } from "../../observability/answerSpan.js"
+import { taggedAnswer, withAnswerSpan } from "../../observability/answerSpan.js"
 import {
   type BookingLine,
   type BookingPayment,
   type BookingSystemAccount,
   type BookingSystemClient,
-  type BookingSystemError,
   BookingSystemRejected,
   BookingSystemUnavailable,
   type Guest
@@ -239,11 +238,11 @@ export const makeBokunAdapter = (options: BokunAdapterOptions = defaultAdapterOp
 
     // A rejection (404, sold out …) is the booking system's answer: the span ends OK (answerSpan.ts).
     const withSpan = (name: string, account: BookingSystemAccount) =>
-      withAnswerSpan<BookingSystemError>(
+      withAnswerSpan(
         `BookingSystem.${name}`,
         { attributes: { "bokun.account_id": account.id } },
-        (error) => error._tag === "BookingSystemUnavailable",
-        (error) => error._tag
+        taggedAnswer("BookingSystemRejected"),
+        () => "BookingSystemRejected"
       )
 
     return {
