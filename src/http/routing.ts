@@ -77,12 +77,15 @@ export const refailWrongMethod =
  * raw path never becomes a label. The table is built on the first call, once every route is known.
  */
 export const routeMatcher = (routes: () => Iterable<{ readonly method: string; readonly path: string }>) => {
-  let table: Map<
-    string,
-    Array<{ readonly segments: Array<string>; readonly literal: number; readonly template: string }>
-  >
+  interface Entry {
+    readonly segments: Array<string>
+    readonly literal: number
+    readonly template: string
+  }
+  // By method, then by segment count (-1: patterns with `*`, which match any longer path).
+  let table: Map<string, Map<number, Array<Entry>>> | undefined
   const build = () => {
-    table = new Map()
+    const built = new Map<string, Map<number, Array<Entry>>>()
     for (const route of routes()) {
       const segments = route.path.split("/")
       const entry = {
@@ -90,20 +93,24 @@ export const routeMatcher = (routes: () => Iterable<{ readonly method: string; r
         literal: segments.filter((s) => !s.startsWith(":") && s !== "*").length,
         template: route.path.replace(/:([A-Za-z0-9_]+)/g, "{$1}")
       }
-      const list = table.get(route.method) ?? []
-      list.push(entry)
-      table.set(route.method, list)
+      const byLength = built.get(route.method) ?? new Map<number, Array<Entry>>()
+      const length = segments.includes("*") ? -1 : segments.length
+      byLength.set(length, [...(byLength.get(length) ?? []), entry])
+      built.set(route.method, byLength)
     }
-    return table
+    table = built
+    return built
   }
   return (method: string, url: string): string => {
     const byMethod = table ?? build()
-    const path = url.split("?")[0]!
-    const got = path.split("/")
-    let best: { readonly literal: number; readonly template: string } | undefined
-    for (const candidates of [byMethod.get(method === "HEAD" ? "GET" : method), byMethod.get("*")]) {
-      for (const route of candidates ?? []) {
-        if ((best === undefined || route.literal > best.literal) && segmentsMatch(route.segments, got)) best = route
+    const got = url.split("?")[0]!.split("/")
+    let best: Entry | undefined
+    for (const byLength of [byMethod.get(method === "HEAD" ? "GET" : method), byMethod.get("*")]) {
+      if (byLength === undefined) continue
+      for (const candidates of [byLength.get(got.length), byLength.get(-1)]) {
+        for (const route of candidates ?? []) {
+          if ((best === undefined || route.literal > best.literal) && segmentsMatch(route.segments, got)) best = route
+        }
       }
     }
     return best?.template ?? "unmatched"
