@@ -34,6 +34,7 @@ import m0032 from "./0032_commission_ledger.js"
 import m0033 from "./0033_commission_invoices.js"
 import m0034 from "./0034_assistant_oauth.js"
 import m0035 from "./0035_assistant_confirmations.js"
+import m0036 from "./0036_outbox_trace_context.js"
 
 export const migrations = {
   "0001_core": m0001,
@@ -70,5 +71,6 @@ export const migrations = {
   "0032_commission_ledger": m0032,
   "0033_commission_invoices": m0033,
   "0034_assistant_oauth": m0034,
-  "0035_assistant_confirmations": m0035
+  "0035_assistant_confirmations": m0035,
+  "0036_outbox_trace_context": m0036
 }

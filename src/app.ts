@@ -14,6 +14,7 @@ import { HttpLive, nodeServer } from "./Http.js"
 import { ensurePortFree } from "./http/portCheck.js"
 import { JobsLive } from "./jobs/index.js"
 import { Mirror } from "./mirror/Mirror.js"
+import { GaugesLive } from "./observability/gauges.js"
 import { BookingSystemAccounts } from "./operators/BookingSystemAccounts.js"
 import { IdempotencyStore } from "./partner/writes/IdempotencyStore.js"
 import { DailyRates } from "./rates/DailyRates.js"
@@ -58,6 +59,18 @@ const announce = Effect.gen(function*() {
       ? "  email:      sent through SMTP (SMTP_URL)"
       : "  email:      local mailbox, no SMTP_URL set (npm run cli -- mail list)"
   )
+  // A terminal gets the banner; a log collector (LOG_FORMAT json or logfmt) one event, without the
+  // demo key (docs/observability.md).
+  if (config.logFormat !== "pretty") {
+    return yield* Effect.logInfo("listening").pipe(Effect.annotateLogs({
+      partner_api: `${base}/api/v1`,
+      reference: `${base}/api/v1/docs`,
+      mcp: mcpUrl,
+      ...(demo.keysFile ? { demo_keys: path.resolve(demo.keysFile) } : {}),
+      ...(demo.sandboxUrl ? { sandbox: demo.sandboxUrl } : {}),
+      email: outbox.transport
+    }))
+  }
   yield* Effect.sync(() => console.log(lines.join("\n")))
 })
 
@@ -85,6 +98,7 @@ export const ServiceLive = Layer.unwrapScoped(
       Layer.provide(nodeServer(config.host, config.port)),
       Layer.provideMerge(DemoData.layer),
       Layer.provideMerge(JobsLive.pipe(Layer.provide(IdempotencyStore.Default))),
+      Layer.provideMerge(GaugesLive),
       Layer.provideMerge(OutboxLive),
       Layer.provideMerge(RatesLive),
       Layer.provideMerge(MirrorLive),

@@ -52,6 +52,17 @@ export const AppConfig = Config.all({
   ),
   dbPoolSize: Config.integer("DB_POOL_SIZE").pipe(Config.withDefault(10)),
   otlpEndpoint: Config.option(Config.string("OTEL_EXPORTER_OTLP_ENDPOINT")),
+  // --- observability (docs/observability.md) ---
+  /** Share of new traces kept when tracing is on (parent-based: a request follows its caller's flag). */
+  traceSampleRatio: Config.number("OTEL_TRACES_SAMPLER_ARG").pipe(
+    Config.validate({ message: "a ratio from 0 to 1", validation: (n) => n >= 0 && n <= 1 }),
+    Config.withDefault(1)
+  ),
+  /** Milliseconds between metric exports (and reads of the gauges that need SQL). */
+  metricExportIntervalMs: Config.integer("OTEL_METRIC_EXPORT_INTERVAL").pipe(Config.withDefault(60_000)),
+  /** Milliseconds between span and log batches sent. */
+  spanExportIntervalMs: Config.integer("OTEL_BSP_SCHEDULE_DELAY").pipe(Config.withDefault(5_000)),
+  // --- end observability ---
   logFormat: Config.literal("pretty", "json", "logfmt")("LOG_FORMAT").pipe(Config.withDefault("pretty" as const)),
   logLevel: Config.string("LOG_LEVEL").pipe(
     Config.mapOrFail((name) => {

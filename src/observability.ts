@@ -1,13 +1,16 @@
 /**
- * Tracing and logging. Spans are exported over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set
- * (HttpApiBuilder makes a server span per request; services add their own); otherwise tracing is off.
- * Logs are structured (json or logfmt) or pretty for a terminal, and carry the request id. They go
- * to stdout for the service and to stderr for the admin CLI, whose stdout is its JSON output.
- * The OTLP exporter is loaded only when configured.
+ * Tracing, metrics and logging (docs/observability.md). Spans, logs and metrics are exported over
+ * OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set (./observability/otlp.ts; HttpApiBuilder makes a
+ * server span per request, services add their own); otherwise tracing is off and no span is built.
+ * Logs are one line per event (json, logfmt) or pretty for a terminal, redacted, and carry the
+ * request id (./observability/logFormat.ts). They go to stdout for the service and to stderr for
+ * the admin CLI, whose stdout is its JSON output.
  */
 import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import { Effect, FiberRef, HashSet, Layer, Logger, Option } from "effect"
 import { AppConfig } from "./config.js"
+import { jsonLogger, logfmtLogger, prettyLogger } from "./observability/logFormat.js"
+import { otlpLayer } from "./observability/otlp.js"
 
 export const TracingLive = Layer.unwrapEffect(
   Effect.map(AppConfig, (config) =>
@@ -19,16 +22,7 @@ export const TracingLive = Layer.unwrapEffect(
           Layer.setTracerEnabled(false),
           Layer.locallyScoped(HttpMiddleware.currentTracerDisabledWhen, () => true)
         ),
-      onSome: (baseUrl) =>
-        Layer.unwrapEffect(Effect.promise(async () => {
-          const [{ Otlp, OtlpSerialization }, { FetchHttpClient }] = await Promise.all([
-            import("@effect/opentelemetry"),
-            import("@effect/platform")
-          ])
-          return Otlp.layer({ baseUrl, resource: { serviceName: "tour-partner-service" } }).pipe(
-            Layer.provide([FetchHttpClient.layer, OtlpSerialization.layerJson])
-          )
-        }))
+      onSome: (baseUrl) => otlpLayer(baseUrl, config)
     }))
 )
 
@@ -42,10 +36,10 @@ export const loggingTo = (stream: "stdout" | "stderr") =>
       const toStream = <M, O>(logger: Logger.Logger<M, O>) =>
         stream === "stderr" ? Logger.withConsoleError(logger) : Logger.withConsoleLog(logger)
       const logger = config.logFormat === "json"
-        ? toStream(Logger.jsonLogger)
+        ? toStream(jsonLogger)
         : config.logFormat === "logfmt"
-        ? toStream(Logger.logfmtLogger)
-        : Logger.prettyLogger({ stderr: stream === "stderr" })
+        ? toStream(logfmtLogger)
+        : prettyLogger({ stderr: stream === "stderr" })
       installed.add(logger)
       // NodeRuntime.runMain has already put its pretty logger (stdout) in place of the default one:
       // ours replaces both, or LOG_FORMAT=json would print every line twice, once pretty on stdout.

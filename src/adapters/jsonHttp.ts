@@ -7,6 +7,7 @@
  */
 import { Headers, type HttpClient, HttpClientRequest } from "@effect/platform"
 import { Duration, Effect, Fiber, Option, Schedule } from "effect"
+import { withAnswerSpan } from "../observability/answerSpan.js"
 
 export interface JsonHttpOptions {
   /** Time allowed for one attempt, answer body included. */
@@ -129,7 +130,14 @@ export const makeJsonHttp = <E>(
         Effect.annotateCurrentSpan(`${prefix}.error`, `${errors.tagOf(error)}:${errors.reasonOf(error)}`)
       ),
       Effect.locally(Headers.currentRedactedNames, redacted),
-      Effect.withSpan(`${system}.${call.operation}`, { kind: "client", attributes: call.attributes })
+      // A definite "no" (a 4xx the adapter turned into a rejection, such as a 404 the caller
+      // handles) ends the span OK; only "unavailable" marks it ERROR.
+      withAnswerSpan(
+        `${system}.${call.operation}`,
+        { kind: "client", attributes: call.attributes },
+        (error) => !errors.isUnavailable(error as E),
+        (error) => errors.tagOf(error as E)
+      )
     )
   }
 

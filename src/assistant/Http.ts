@@ -16,6 +16,7 @@ import { randomUUID } from "node:crypto"
 import { AssistantConfig } from "../config.js"
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnreachable } from "../db/unreachable.js"
 import { RateLimiter } from "../http/RateLimiter.js"
+import { recordRequest } from "../observability/metrics.js"
 import { KeyAuth } from "../partner/auth/KeyAuth.js"
 import { SCOPES } from "../partner/auth/scopes.js"
 import { databaseUnavailableProblem, problemResponse } from "../partner/problem.js"
@@ -32,6 +33,20 @@ export const MCP_PATH = "/mcp"
 const PROTECTED_RESOURCE = "/.well-known/oauth-protected-resource"
 const AS_METADATA = "/.well-known/oauth-authorization-server"
 const OIDC_METADATA = "/.well-known/openid-configuration"
+
+/**
+ * The route of an assistant request as metrics and span names give it: a fixed path as it is, an
+ * OAuth interaction `/oauth/interaction/{uid}…`, another OAuth endpoint by its first two segments
+ * (`/oauth/token`), anything else `unmatched`; never an id.
+ */
+const assistantRoute = (path: string) => {
+  if (path === MCP_PATH || path === AS_METADATA || path === OIDC_METADATA || path.startsWith(PROTECTED_RESOURCE)) {
+    return path.startsWith(PROTECTED_RESOURCE) ? PROTECTED_RESOURCE : path
+  }
+  if (path.startsWith(INTERACTION_PREFIX)) return `${INTERACTION_PREFIX}{uid}`
+  if (path.startsWith("/oauth/")) return `/oauth/${path.split("/")[2]?.replace(/[^a-z_-]/gi, "") || "unmatched"}`
+  return "unmatched"
+}
 
 const pathOf = (url: string) => {
   const q = url.indexOf("?")
@@ -186,7 +201,9 @@ export const makeAssistantHttp = (baseUrl: string) =>
       const request = yield* HttpServerRequest.HttpServerRequest
       const given = request.headers["x-request-id"]
       const requestId = given && /^[A-Za-z0-9._:-]{8,64}$/.test(given) ? given : randomUUID()
-      const started = Date.now()
+      const started = performance.now()
+      const routeLabel = assistantRoute(pathOf(request.url))
+      yield* Effect.annotateCurrentSpan({ "http.route": routeLabel, request_id: requestId })
       const response = yield* route(request, requestId).pipe(
         Effect.catchAllCause((cause) =>
           isDatabaseUnreachable(cause)
@@ -199,13 +216,18 @@ export const makeAssistantHttp = (baseUrl: string) =>
         ),
         Effect.annotateLogs("request_id", requestId)
       )
+      const ms = performance.now() - started
+      yield* recordRequest(
+        { api: "assistant", method: request.method, route: routeLabel, status: response.status },
+        ms / 1000
+      )
       yield* Effect.logInfo("request").pipe(
         Effect.annotateLogs({
           request_id: requestId,
           method: request.method,
           url: pathOf(request.url),
           status: response.status,
-          ms: Date.now() - started
+          ms: Math.round(ms)
         })
       )
       return HttpServerResponse.setHeader(response, "X-Request-Id", requestId)

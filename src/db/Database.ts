@@ -7,8 +7,10 @@ import { PgClient, PgMigrator } from "@effect/sql-pg"
 import { Duration, Effect, Layer, Option, Redacted, Schedule } from "effect"
 import { migrations } from "../../migrations/index.js"
 import { AppConfig } from "../config.js"
+import { redactText } from "../observability/redact.js"
 import { startEmbeddedPostgres } from "./embedded.js"
 import { pgTypes } from "./pgTypes.js"
+import { pgClientOnPool } from "./pools.js"
 
 const retryConnect = Layer.retry(Schedule.exponential("200 millis").pipe(Schedule.intersect(Schedule.recurs(8))))
 
@@ -20,8 +22,8 @@ const retryConnect = Layer.retry(Schedule.exponential("200 millis").pipe(Schedul
 const ACQUIRE_TIMEOUT = Duration.seconds(15)
 
 export const pgClientLayer = (url: string, maxConnections = 10) =>
-  PgClient.layer({
-    url: Redacted.make(url),
+  pgClientOnPool({
+    url,
     maxConnections,
     connectTimeout: ACQUIRE_TIMEOUT,
     types: pgTypes,
@@ -35,13 +37,15 @@ export const pgClientLayer = (url: string, maxConnections = 10) =>
  * its scope. int8 comes back as text here (node-postgres's default), as @effect/cluster expects.
  */
 export const clusterPgClientLayer = (maxConnections: number) =>
-  Layer.unwrapEffect(Effect.map(PgClient.PgClient, ({ config: { types: _serviceTypes, ...config } }) =>
-    PgClient.layer({
-      // Not the service's type parsers: the cluster's message and reply ids are int8 snowflakes past
-      // 2^53 that it reads as strings; as numbers they were rounded, replies were saved under ids of
-      // no message, and runs were repeated after a restart (issue 17 defect 8, docs/decisions.md).
-      ...config,
+  Layer.unwrapEffect(Effect.map(PgClient.PgClient, (main) =>
+    pgClientOnPool({
+      // Not the service's type parsers (no `types`): the cluster's message and reply ids are int8
+      // snowflakes past 2^53 that it reads as strings; as numbers they were rounded, replies were saved
+      // under ids of no message, and runs were repeated after a restart (issue 17 defect 8,
+      // docs/decisions.md).
+      url: main.config.url ? Redacted.value(main.config.url) : "",
       maxConnections,
+      connectTimeout: ACQUIRE_TIMEOUT,
       applicationName: "tour-partner-service/cluster"
     }).pipe(retryConnect)))
 
@@ -64,7 +68,9 @@ export const DatabaseUrl = Effect.gen(function*() {
     dataDir: config.dataDir,
     port: config.embeddedPgPort,
     onLog: (line) => {
-      if (/FATAL|PANIC|ERROR/.test(line) && !FIRST_START_PROBE.test(line)) console.error(`[postgres] ${line}`)
+      if (/FATAL|PANIC|ERROR/.test(line) && !FIRST_START_PROBE.test(line)) {
+        console.error(`[postgres] ${redactText(line)}`)
+      }
     }
   })
   yield* Effect.logInfo(`embedded PostgreSQL ready on 127.0.0.1:${server.port} (data in ${config.dataDir}/pg)`)

@@ -12,6 +12,7 @@
 import { Effect, Either, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { MailConfig } from "../config.js"
+import { currentTraceparent } from "../observability/traceContext.js"
 import { Mailer } from "../ports/Mailer.js"
 import { OutboxRepo, type OutboxStatus } from "./OutboxRepo.js"
 import { OutboxSender } from "./OutboxSender.js"
@@ -93,7 +94,8 @@ export class Outbox extends Effect.Service<Outbox>()("Email/Outbox", {
         subject,
         text,
         html,
-        notSendable: unusable.length > 0 ? `not sendable: unusable recipient address ${unusable.join(", ")}` : null
+        notSendable: unusable.length > 0 ? `not sendable: unusable recipient address ${unusable.join(", ")}` : null,
+        traceparent: yield* currentTraceparent
       })
       if (Option.isSome(stored)) {
         const row = stored.value

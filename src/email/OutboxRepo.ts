@@ -52,7 +52,9 @@ const NewMessage = Schema.Struct({
   subject: Schema.String,
   text: Schema.String,
   html: Schema.String,
-  notSendable: Schema.NullOr(Schema.String)
+  notSendable: Schema.NullOr(Schema.String),
+  /** The enqueuing span's W3C traceparent (migrations/0036), null without tracing. */
+  traceparent: Schema.NullOr(Schema.String)
 })
 
 const Stored = Schema.Struct({ id: Schema.String, message_id: Schema.String, status: OutboxStatus })
@@ -76,14 +78,14 @@ export class OutboxRepo extends Effect.Service<OutboxRepo>()("Email/OutboxRepo",
         sql`
           INSERT INTO email_outbox (
             id, dedupe_key, template, locale, data, operator_id, booking_id, message_id, from_address,
-            to_addresses, reply_to, subject, text_body, html_body, status, last_error, failed_at)
+            to_addresses, reply_to, subject, text_body, html_body, status, last_error, failed_at, traceparent)
           VALUES (
             ${m.id}, ${m.dedupeKey}, ${m.template}, ${m.locale}, ${m.data}::jsonb,
             ${m.operatorId}, ${m.bookingId}, ${m.messageId}, ${m.from},
             ${m.to}::text[], ${m.replyTo}, ${m.subject}, ${m.text}, ${m.html},
             ${m.notSendable === null ? "pending" : "failed"},
             ${m.notSendable},
-            ${m.notSendable === null ? null : sql.literal("now()")})
+            ${m.notSendable === null ? null : sql.literal("now()")}, ${m.traceparent})
           ON CONFLICT (dedupe_key) DO NOTHING
           RETURNING id, message_id, status`
     })

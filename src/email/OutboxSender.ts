@@ -13,6 +13,7 @@
 import { Cause, Effect, Either, Option, Random } from "effect"
 import { randomUUID } from "node:crypto"
 import { MailConfig } from "../config.js"
+import { linksTo } from "../observability/traceContext.js"
 import { type Delivered, Mailer, type MailError, MailUnavailable, type OutgoingMessage } from "../ports/Mailer.js"
 import { type ClaimedRow, OutboxSenderRepo } from "./OutboxSenderRepo.js"
 import { retryDelayMillis } from "./rules.js"
@@ -105,17 +106,24 @@ export class OutboxSender extends Effect.Service<OutboxSender>()("Email/OutboxSe
     })
 
     /** Sends one claimed message and records the outcome: one uninterruptible step. */
-    const deliver = Effect.fn("OutboxSender.deliver")(function*(row: ClaimedRow, token: string) {
-      yield* Effect.annotateCurrentSpan({ "outbox.id": row.id, "outbox.attempt": row.attempts })
-      const result = yield* mailer.send(toMessage(row)).pipe(
-        Effect.either,
-        // A defect in a transport is one more failed attempt, not a dead sender.
-        Effect.catchAllDefect((defect) =>
-          Effect.succeed(Either.left(new MailUnavailable({ reason: "other", detail: Cause.pretty(Cause.die(defect)) })))
+    // Its span links to the trace that enqueued the message (the request's), kept in the row.
+    const deliver = (row: ClaimedRow, token: string) =>
+      Effect.gen(function*() {
+        yield* Effect.annotateCurrentSpan({ "outbox.id": row.id, "outbox.attempt": row.attempts })
+        const result = yield* mailer.send(toMessage(row)).pipe(
+          Effect.either,
+          // A defect in a transport is one more failed attempt, not a dead sender.
+          Effect.catchAllDefect((defect) =>
+            Effect.succeed(
+              Either.left(new MailUnavailable({ reason: "other", detail: Cause.pretty(Cause.die(defect)) }))
+            )
+          )
         )
+        return yield* finish(row, token, result)
+      }).pipe(
+        Effect.uninterruptible,
+        Effect.withSpan("OutboxSender.deliver", { links: linksTo(row.traceparent) })
       )
-      return yield* finish(row, token, result)
-    }, Effect.uninterruptible)
 
     /** Sends what was claimed; gives back (on interruption) the claims it had not started. */
     const sendClaimed = (rows: ReadonlyArray<ClaimedRow>, token: string) => {

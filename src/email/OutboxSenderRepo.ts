@@ -20,7 +20,9 @@ export const ClaimedRow = Schema.Struct({
   subject: Schema.String,
   text_body: Schema.String,
   html_body: Schema.NullOr(Schema.String),
-  attempts: Schema.Number
+  attempts: Schema.Number,
+  /** The enqueuing span's traceparent: the send links to it. */
+  traceparent: Schema.NullOr(Schema.String)
 })
 export type ClaimedRow = typeof ClaimedRow.Type
 
@@ -31,7 +33,7 @@ const Claim = Schema.Struct({ token: Schema.String, leaseSeconds: Schema.Number,
 const Settle = Schema.Struct({ id: Schema.String, token: Schema.String, lastError: Schema.NullOr(Schema.String) })
 
 const CLAIMED_COLUMNS =
-  "o.id, o.dedupe_key, o.message_id, o.from_address, o.to_addresses, o.reply_to, o.subject, o.text_body, o.html_body, o.attempts"
+  "o.id, o.dedupe_key, o.message_id, o.from_address, o.to_addresses, o.reply_to, o.subject, o.text_body, o.html_body, o.attempts, o.traceparent"
 
 export class OutboxSenderRepo extends Effect.Service<OutboxSenderRepo>()("Email/OutboxSenderRepo", {
   effect: Effect.gen(function*() {

@@ -4,6 +4,7 @@
  * no read-then-write race between instances. SQL: RateLimiterRepo.
  */
 import { Effect } from "effect"
+import { countRefusal } from "../observability/metrics.js"
 import { RateLimiterRepo } from "./RateLimiterRepo.js"
 
 export interface RateLimitDecision {
@@ -20,7 +21,9 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("Http/RateLimiter
     const repo = yield* RateLimiterRepo
 
     const hit = Effect.fn("RateLimiter.hit")(function*(bucket: string, limit: number, windowSeconds: number) {
-      yield* Effect.annotateCurrentSpan({ bucket })
+      // The kind only: a bucket names a key, a terminal, an address or a sign-in email.
+      const kind = bucketKind(bucket)
+      yield* Effect.annotateCurrentSpan({ "rate_limit.bucket": kind })
       const row = yield* repo.count({ bucket, windowSeconds })
       const decision: RateLimitDecision = {
         allowed: row.count <= limit,
@@ -29,6 +32,7 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("Http/RateLimiter
         resetSeconds: Math.max(1, row.reset_seconds),
         windowSeconds
       }
+      if (!decision.allowed) yield* countRefusal(kind)
       return decision
     })
 
@@ -36,6 +40,15 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("Http/RateLimiter
   }),
   dependencies: [RateLimiterRepo.Default]
 }) {}
+
+/**
+ * What a bucket counts, without whose: `partner`, `publishable`, `collect`, `signin`, `quickbook:reads` …
+ * (the prefix before the id; a quickbook bucket keeps its budget).
+ */
+export const bucketKind = (bucket: string) => {
+  const parts = bucket.split(":")
+  return parts[0] === "quickbook" && parts.length > 2 ? `${parts[0]}:${parts[1]}` : parts[0]!
+}
 
 /** Both header styles: IETF draft-11 structured fields and the widely read trio. */
 export const rateLimitHeaders = (d: RateLimitDecision, policy = "default"): Record<string, string> => ({

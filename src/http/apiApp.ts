@@ -21,12 +21,14 @@ import {
   HttpServerRequest,
   HttpServerResponse
 } from "@effect/platform"
-import { Effect, Layer, type Scope } from "effect"
+import { Chunk, Effect, Layer, type Scope } from "effect"
 import { randomUUID } from "node:crypto"
+import { recordRequest } from "../observability/metrics.js"
 import { decodedUrl, urlCarriesSecretKey } from "../partner/auth/apiKey.js"
+import { isQuickbookUrl } from "../quickbook/schemas.js"
 import { refailBodyRejections, withJsonBody } from "./requestBody.js"
 import { CurrentRequest } from "./requestContext.js"
-import { refailWrongMethod } from "./routing.js"
+import { refailWrongMethod, routeMatcher } from "./routing.js"
 
 /**
  * An API's error mapping: runs the API's routes for one request (`app`, which may fail with a
@@ -58,9 +60,13 @@ export const apiMiddleware = (
   router: { readonly router: Effect.Effect<HttpRouter.HttpRouter<unknown, unknown>> },
   errors: ErrorMapping
 ) =>
-<E, R>(inner: HttpApp.Default<E, R>): HttpApp.Default<unknown, R> =>
-  Effect.gen(function*() {
+<E, R>(inner: HttpApp.Default<E, R>): HttpApp.Default<unknown, R> => {
+  // The route templates for the request metric, read from the router on the first request.
+  let routes: ReadonlyArray<HttpRouter.Route<unknown, unknown>> | undefined
+  const routeOf = routeMatcher(() => routes ?? [])
+  return Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
+    if (routes === undefined) routes = Chunk.toReadonlyArray((yield* router.router).routes)
     const given = request.headers["x-request-id"]
     const requestId = given && REQUEST_ID.test(given) ? given : randomUUID()
     const ctx = { requestId, headers: {} as Record<string, string> }
@@ -72,7 +78,7 @@ export const apiMiddleware = (
       refailWrongMethod(router),
       Effect.provideService(HttpServerRequest.HttpServerRequest, withJsonBody(request))
     )
-    const started = Date.now()
+    const started = performance.now()
     // Every request runs to its end, even when its client hangs up: @effect/sql-pg 0.53 answers an
     // interrupted statement with pg_cancel_backend(pid), which can land on the next statement of that
     // pooled connection, another caller's (a 500 for them; seen in the benchmark, docs/decisions.md).
@@ -83,13 +89,20 @@ export const apiMiddleware = (
       Effect.annotateLogs("request_id", requestId),
       Effect.uninterruptible
     )
+    const ms = performance.now() - started
+    yield* recordRequest({
+      api: isQuickbookUrl(request.url) ? "quickbook" : "partner",
+      method: request.method,
+      route: routeOf(request.method, request.url),
+      status: response.status
+    }, ms / 1000)
     yield* Effect.logInfo("request").pipe(
       Effect.annotateLogs({
         request_id: requestId,
         method: request.method,
         url: loggableUrl(request.url),
         status: response.status,
-        ms: Date.now() - started
+        ms: Math.round(ms)
       })
     )
     return HttpServerResponse.setHeaders(response, {
@@ -99,6 +112,7 @@ export const apiMiddleware = (
       ...(response.status === 413 ? { Connection: "close" } : {})
     })
   })
+}
 
 /**
  * Builds `layer` (an HttpApi with its groups, and whatever else it puts on its router: documents,

@@ -29,17 +29,7 @@ export class MethodNotAllowed extends Schema.TaggedError<MethodNotAllowed>()(
 export const quotablePath = (url: string) => echo(url.split("?")[0]!)
 
 /** Whether a route path (`/api/v1/bookings/:id`, `*` for the rest) matches a request path. */
-const matches = (pattern: string, path: string) => {
-  const want = pattern.split("/")
-  const got = path.split("/")
-  for (let i = 0; i < want.length; i++) {
-    const segment = want[i]!
-    if (segment === "*") return true
-    if (i >= got.length) return false
-    if (segment.startsWith(":") ? got[i] === "" : segment !== got[i]) return false
-  }
-  return want.length === got.length
-}
+const matches = (pattern: string, path: string) => segmentsMatch(pattern.split("/"), path.split("/"))
 
 /** The methods the routes serve on a path, sorted, HEAD with GET (the router answers HEAD with GET). */
 export const methodsFor = (routes: Iterable<{ readonly method: string; readonly path: string }>, path: string) => {
@@ -79,3 +69,60 @@ export const refailWrongMethod =
           )
         })
     )
+
+/**
+ * The route template a request matched (`/api/v1/bookings/{id}`), for metrics: among the routes of
+ * the method (GET for HEAD) whose pattern matches the path, the one with the most literal segments
+ * (as the router prefers `/bookings/export` to `/bookings/:id`); `unmatched` when none does, so a
+ * raw path never becomes a label. The table is built on the first call, once every route is known.
+ */
+export const routeMatcher = (routes: () => Iterable<{ readonly method: string; readonly path: string }>) => {
+  interface Entry {
+    readonly segments: Array<string>
+    readonly literal: number
+    readonly template: string
+  }
+  // By method, then by segment count (-1: patterns with `*`, which match any longer path).
+  let table: Map<string, Map<number, Array<Entry>>> | undefined
+  const build = () => {
+    const built = new Map<string, Map<number, Array<Entry>>>()
+    for (const route of routes()) {
+      const segments = route.path.split("/")
+      const entry = {
+        segments,
+        literal: segments.filter((s) => !s.startsWith(":") && s !== "*").length,
+        template: route.path.replace(/:([A-Za-z0-9_]+)/g, "{$1}")
+      }
+      const byLength = built.get(route.method) ?? new Map<number, Array<Entry>>()
+      const length = segments.includes("*") ? -1 : segments.length
+      byLength.set(length, [...(byLength.get(length) ?? []), entry])
+      built.set(route.method, byLength)
+    }
+    table = built
+    return built
+  }
+  return (method: string, url: string): string => {
+    const byMethod = table ?? build()
+    const got = url.split("?")[0]!.split("/")
+    let best: Entry | undefined
+    for (const byLength of [byMethod.get(method === "HEAD" ? "GET" : method), byMethod.get("*")]) {
+      if (byLength === undefined) continue
+      for (const candidates of [byLength.get(got.length), byLength.get(-1)]) {
+        for (const route of candidates ?? []) {
+          if ((best === undefined || route.literal > best.literal) && segmentsMatch(route.segments, got)) best = route
+        }
+      }
+    }
+    return best?.template ?? "unmatched"
+  }
+}
+
+const segmentsMatch = (want: ReadonlyArray<string>, got: ReadonlyArray<string>) => {
+  for (let i = 0; i < want.length; i++) {
+    const segment = want[i]!
+    if (segment === "*") return true
+    if (i >= got.length) return false
+    if (segment.startsWith(":") ? got[i] === "" : segment !== got[i]) return false
+  }
+  return want.length === got.length
+}

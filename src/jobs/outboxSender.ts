@@ -8,12 +8,14 @@
  * claim messages with `FOR UPDATE SKIP LOCKED`, so each message goes to one of them.
  *
  * A tick that sent or tried something leaves a `job_runs` row with its counts; idle ticks leave
- * nothing (8,640 empty rows a day would drown the other jobs' history).
+ * nothing (8,640 empty rows a day would drown the other jobs' history), and count in the `job.runs`
+ * metric only when they sent or tried something, or failed.
  */
 import { Singleton } from "@effect/cluster"
 import { Effect, Schedule } from "effect"
 import type { JobsConfig } from "../config.js"
 import { Outbox } from "../email/Outbox.js"
+import { recordJobRun } from "../observability/metrics.js"
 import { JobRunsRepo } from "./JobRunsRepo.js"
 import { instanceName } from "./runs.js"
 
@@ -27,8 +29,11 @@ export const outboxTick = Effect.gen(function*() {
   const outbox = yield* Outbox
   const runs = yield* JobRunsRepo
   const startedAt = new Date()
-  const summary = yield* outbox.flush({ maxBatches: MAX_BATCHES_PER_TICK })
+  const summary = yield* outbox.flush({ maxBatches: MAX_BATCHES_PER_TICK }).pipe(
+    Effect.tapErrorCause(() => recordJobRun(OUTBOX_SENDER, "failed", (Date.now() - startedAt.getTime()) / 1000))
+  )
   if (summary.claimed === 0) return
+  yield* recordJobRun(OUTBOX_SENDER, "ok", (Date.now() - startedAt.getTime()) / 1000)
   yield* Effect.annotateCurrentSpan({ ...summary })
   yield* Effect.logInfo(`outbox: ${summary.sent} sent, ${summary.retried} to retry, ${summary.failed} failed`)
   yield* runs.insertFinished({

@@ -9,6 +9,7 @@
  */
 import { DateTime, Effect, HashMap, Option } from "effect"
 import * as os from "node:os"
+import { recordJobRun } from "../observability/metrics.js"
 import { JobRunsRepo } from "./JobRunsRepo.js"
 
 /** This process, as job_runs names it. */
@@ -24,7 +25,8 @@ const scheduledFor = Effect.map(Effect.logAnnotations, (annotations) =>
 
 /**
  * Runs `job` as a recorded run: a span named after the job, a `job_runs` row that ends `ok` with
- * the job's summary or `failed` with the cause. Never fails: a scheduler must keep going.
+ * the job's summary or `failed` with the cause, and the `job.runs`/`job.duration` metrics. Never
+ * fails: a scheduler must keep going.
  */
 export const recordedRun = <A extends object, E, R>(name: string, job: (jobRunId: string) => Effect.Effect<A, E, R>) =>
   Effect.gen(function*() {
@@ -33,10 +35,13 @@ export const recordedRun = <A extends object, E, R>(name: string, job: (jobRunId
     const started = yield* runs.start({ job: name, instance: instanceName, scheduledFor: scheduled })
     if (Option.isNone(started)) {
       yield* runs.countDuplicate({ job: name, scheduledFor: scheduled })
+      yield* recordJobRun(name, "skipped")
       return yield* Effect.logInfo(`job ${name}: the run scheduled for ${scheduled} already ran; skipped`)
     }
     const run = started.value
+    const startedAt = performance.now()
     const exit = yield* Effect.exit(job(run.id))
+    yield* recordJobRun(name, exit._tag === "Success" ? "ok" : "failed", (performance.now() - startedAt) / 1000)
     if (exit._tag === "Success") {
       yield* runs.finish({ id: run.id, outcome: "ok", summary: JSON.stringify(exit.value) })
     } else {

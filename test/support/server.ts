@@ -13,6 +13,7 @@ import { layerFromUrl } from "../../src/db/Database.js"
 import { createDatabase } from "../../src/db/embedded.js"
 import { HttpLive, nodeServer } from "../../src/Http.js"
 import { ObservabilityLive } from "../../src/observability.js"
+import { GaugesLive } from "../../src/observability/gauges.js"
 import { Operators } from "../../src/operators/Operators.js"
 
 export interface ServerOptions {
@@ -50,6 +51,7 @@ export const serverOn = (databaseUrl: string, env: Record<string, string> = {}) 
   ).pipe(
     Layer.provideMerge(HttpLive),
     Layer.provide(nodeServer("127.0.0.1", 0)),
+    Layer.provideMerge(GaugesLive),
     // What the write handlers call: the booking system and payment provider (real adapters, settings
     // from env) and the outbox.
     Layer.provideMerge(OutboxLive),

@@ -19,6 +19,7 @@
  * | balance         | GET  /booking.json/booking/{code}                                     | yes     |
  */
 import { Clock, Effect, Schema } from "effect"
+import { taggedAnswer, withAnswerSpan } from "../../observability/answerSpan.js"
 import {
   type BookingLine,
   type BookingPayment,
@@ -235,8 +236,14 @@ export const makeBokunAdapter = (options: BokunAdapterOptions = defaultAdapterOp
       lines: bookingLines(booking, account)
     })
 
+    // A rejection (404, sold out …) is the booking system's answer: the span ends OK (answerSpan.ts).
     const withSpan = (name: string, account: BookingSystemAccount) =>
-      Effect.withSpan(`BookingSystem.${name}`, { attributes: { "bokun.account_id": account.id } })
+      withAnswerSpan(
+        `BookingSystem.${name}`,
+        { attributes: { "bokun.account_id": account.id } },
+        taggedAnswer("BookingSystemRejected"),
+        () => "BookingSystemRejected"
+      )
 
     return {
       bookingLines: bookingLinesIn,

@@ -19,6 +19,7 @@
  * call's answer instead of moving money again.
  */
 import { Clock, Effect, Either, Schema } from "effect"
+import { taggedAnswer, withAnswerSpan } from "../../observability/answerSpan.js"
 import {
   type OrderStatus,
   type PaymentAccount,
@@ -46,10 +47,16 @@ const isPositiveMinor = (n: number) => Number.isSafeInteger(n) && n > 0
 
 export const makeSurfboardAdapter = (options: SurfboardAdapterOptions = defaultAdapterOptions) =>
   Effect.map(makeSurfboardHttp(options), (http: SurfboardHttp): PaymentProviderClient => {
+    // A rejection (declined, invalid …) is the provider's answer: the span ends OK (answerSpan.ts).
     const withSpan = (name: string, account: PaymentAccount, attributes: Record<string, unknown> = {}) =>
-      Effect.withSpan(`PaymentProvider.${name}`, {
-        attributes: { "surfboard.account_id": account.id, "surfboard.merchant_id": account.merchantId, ...attributes }
-      })
+      withAnswerSpan(
+        `PaymentProvider.${name}`,
+        {
+          attributes: { "surfboard.account_id": account.id, "surfboard.merchant_id": account.merchantId, ...attributes }
+        },
+        taggedAnswer("PaymentProviderRejected"),
+        () => "PaymentProviderRejected"
+      )
 
     /** The alpha code's numeric form, or a definite "no" before anything is sent. */
     const currencyFor = (account: PaymentAccount, operation: string, currency: string) => {
