@@ -6,7 +6,7 @@ import eslint from "@eslint/js"
 import tseslint from "typescript-eslint"
 
 export default tseslint.config(
-  { ignores: ["node_modules/", ".data/", ".ci/", "coverage/", "examples/**/*.js"] },
+  { ignores: ["node_modules/", ".data/", "dist/", ".ci/", "coverage/", "examples/**/*.js"] },
   eslint.configs.recommended,
   tseslint.configs.recommended,
   ...effectEslint.configs.dprint,
