@@ -102,8 +102,12 @@ try {
   console.error(Buffer.concat(output).toString("utf8").split("\n").slice(-40).join("\n"))
 } finally {
   if (!exit) {
-    child.kill("SIGKILL")
-    await exited
+    // A failed check still stops the service the way that lets it stop its embedded PostgreSQL.
+    child.kill("SIGTERM")
+    if (!(await Promise.race([exited, sleep(EXIT_WITHIN_MS)]))) {
+      child.kill("SIGKILL")
+      await exited
+    }
   }
   if (ownDataDir) fs.rmSync(dataDir, { recursive: true, force: true })
 }
