@@ -1,6 +1,6 @@
 # The production image (docs/deploy.md): the esbuild bundle in dist/ on a production install of the
 # dependencies, run as the unprivileged `node` user. CI checks the same steps without Docker:
-# `npm run build`, then .ci/smoke-build.mjs starts `node dist/main.js serve`.
+# `npm run build`, then scripts/smokeBuild.ts starts `node dist/main.js serve`.
 #   docker build -t tour-partner-service .
 #   docker run --env-file prod.env -p 3000:3000 tour-partner-service
 # Supported Node.js: 22.12+ and 24 (package.json engines).
