@@ -5,11 +5,13 @@
 import { HttpApiBuilder, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
 import * as fs from "node:fs"
-import { fileURLToPath } from "node:url"
+import * as path from "node:path"
+import { packageRoot } from "../../lib/packageRoot.js"
 import { partnerOpenApi } from "../../partner/openapi.js"
 import type { Json } from "../openapiSchemas.js"
 
-const DOCS_DIR = fileURLToPath(new URL("../../../docs/api/", import.meta.url))
+/** docs/api/ of the project, from src/http/docs/ or from the build in dist/. */
+const DOCS_DIR = path.join(packageRoot(import.meta.url), "docs", "api") + path.sep
 
 /** Sections in reading order; each file is docs/api/<name>.md. */
 export const SECTIONS = [
