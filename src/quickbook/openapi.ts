@@ -13,6 +13,7 @@ import { referencePageLayer } from "../http/referencePage.js"
 import { BodyTooLarge, MalformedBody, UnsupportedMediaType } from "../http/requestBody.js"
 import { MethodNotAllowed } from "../http/routing.js"
 import { QuickbookApi } from "./Api.js"
+import { errorExamples } from "./errorExamples.js"
 import { QuickbookErrorBody, REQUEST_REFUSAL_CODE } from "./errorMapping.js"
 import { QUICKBOOK_PREFIX } from "./schemas.js"
 
@@ -141,7 +142,9 @@ export const quickbookOpenApi = (): Json => {
           response.description = OPERATION_STATUS_TEXT[path]?.[status] ||
             (status === "500" ? INTERNAL_TEXT : declaredDescriptions.get(`${method} ${path}`)?.get(status)) ||
             response.description || "Error"
-          response.content = errorContent
+          response.content = {
+            "application/json": { ...errorContent["application/json"], examples: errorExamples(response.description) }
+          }
           if (status === "401") {
             response.headers["WWW-Authenticate"] = {
               description: "`Bearer realm=\"svc-quickbook\"`",
