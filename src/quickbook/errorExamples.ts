@@ -8,7 +8,7 @@ import { QuickbookCode } from "./errors.js"
 const CODES = new Set<string>(QuickbookCode.literals)
 
 /** A sale reference as the service issues them (the one the quickbook examples follow). */
-export const EXAMPLE_SALE_REFERENCE = "QB-7H3K9M"
+export const EXAMPLE_SALE_REFERENCE = "SVC-7H3K9M2Q4R"
 
 /** Codes whose failure concerns one sale: the body names it. */
 const ABOUT_A_SALE = new Set<QuickbookCode>([

@@ -7,6 +7,7 @@
  */
 import { HttpApiBuilder, HttpApiError, HttpServerResponse, OpenApi } from "@effect/platform"
 import { Effect, Option, type Schema, SchemaAST } from "effect"
+import { withOperationExamples } from "../http/openapiExamples.js"
 import { rateLimitHeaderDocs, withDocumentFacts } from "../http/openapiFacts.js"
 import { addErrorBodySchema, declaredErrors, dropUnreachableSchemas, type Json } from "../http/openapiSchemas.js"
 import { referencePageLayer } from "../http/referencePage.js"
@@ -15,6 +16,7 @@ import { MethodNotAllowed } from "../http/routing.js"
 import { QuickbookApi } from "./Api.js"
 import { errorExamples } from "./errorExamples.js"
 import { QuickbookErrorBody, REQUEST_REFUSAL_CODE } from "./errorMapping.js"
+import { QUICKBOOK_EXAMPLES } from "./examples.js"
 import { QUICKBOOK_PREFIX } from "./schemas.js"
 
 /** A defect: the one answer without an error class. */
@@ -158,7 +160,7 @@ export const quickbookOpenApi = (): Json => {
       }
     }
   }
-  return withDocumentFacts(dropUnreachableSchemas(spec), CONTACT)
+  return withOperationExamples(withDocumentFacts(dropUnreachableSchemas(spec), CONTACT), QUICKBOOK_EXAMPLES)
 }
 
 export const quickbookOpenApiLayer = HttpApiBuilder.Router.use((router) =>
