@@ -20,6 +20,7 @@ import {
 
 import type { OperationExamples } from "../http/openapiExamples.js"
 import { ANALYTICS_EXAMPLES } from "./analytics/examples.js"
+import { SALES_EXAMPLES } from "./sales/examples.js"
 import { EXAMPLE_TOUR_ID, TOUR_EXAMPLES } from "./tours/examples.js"
 
 type Json = Record<string, unknown>
@@ -206,5 +207,6 @@ const BOOKING_EXAMPLES: Readonly<Record<string, OperationExamples>> = {
 export const PARTNER_EXAMPLES: Readonly<Record<string, OperationExamples>> = {
   ...BOOKING_EXAMPLES,
   ...TOUR_EXAMPLES,
-  ...ANALYTICS_EXAMPLES
+  ...ANALYTICS_EXAMPLES,
+  ...SALES_EXAMPLES
 }

@@ -4,7 +4,7 @@
  * Fjord Safari booking FJX-7K2M9Q on 2 October 2026.
  */
 import type { OperationExamples } from "../../http/openapiExamples.js"
-import { EXAMPLE_BOOKING, EXAMPLE_PARTNER, EXAMPLE_TOUR } from "../finance/examples.js"
+import { EXAMPLE_PARTNER, EXAMPLE_TOUR } from "../finance/examples.js"
 import { EXAMPLE_TOUR_ID } from "../tours/examples.js"
 
 const DAY = "2026-10-02"
@@ -106,29 +106,6 @@ export const ANALYTICS_EXAMPLES: Readonly<Record<string, OperationExamples>> = {
           ],
           sales: { bookings: 7, revenue_minor: REVENUE_EUR_MINOR }
         }]
-      }
-    }
-  },
-  getSalesSummary: {
-    response: {
-      summary: `2 October 2026: ${EXAMPLE_BOOKING.confirmation_code} among the day's sales`,
-      value: {
-        from: DAY,
-        to: DAY,
-        panion: {
-          days: [{ date: DAY, revenue_minor: 480000, bookings: 4, currency: "NOK", partner: EXAMPLE_PARTNER }],
-          totals: [{ currency: "NOK", partner: EXAMPLE_PARTNER, revenue_minor: 480000, bookings: 4 }]
-        },
-        other_channels: {
-          currency: "NOK",
-          partners: [EXAMPLE_PARTNER],
-          available: true,
-          as_of: "2026-10-03T04:00:00.000Z",
-          days: [{ date: DAY, revenue_minor: 210000, bookings: 2 }],
-          channels: [{ label: "GetYourGuide", revenue_minor: 210000, bookings: 2, participants: 5 }],
-          totals: { revenue_minor: 210000, bookings: 2, participants: 5 },
-          unavailable: []
-        }
       }
     }
   }
