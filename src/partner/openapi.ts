@@ -69,7 +69,9 @@ export const finishDocument = (spec: Json): Json => {
         if (code >= 400) {
           const types = problems?.get(status) ?? []
           if (types.length > 0) response.description = describe(types)
-          response.content = { [PROBLEM_CONTENT_TYPE]: { schema: problemRef, examples: problemExamples(types) } }
+          response.content = {
+            [PROBLEM_CONTENT_TYPE]: { schema: problemRef, examples: problemExamples(types, method, path, op) }
+          }
           if (code === 429) {
             response.headers["Retry-After"] = { description: "Seconds to wait.", schema: { type: "integer" } }
           }
@@ -89,13 +91,17 @@ export const finishDocument = (spec: Json): Json => {
             ...RATE_LIMIT_HEADERS,
             "Retry-After": { description: "Seconds to wait.", schema: { type: "integer" } }
           },
-          content: { [PROBLEM_CONTENT_TYPE]: { schema: problemRef, examples: problemExamples([RATE_LIMITED]) } }
+          content: {
+            [PROBLEM_CONTENT_TYPE]: { schema: problemRef, examples: problemExamples([RATE_LIMITED], method, path, op) }
+          }
         }
       }
       op.responses["500"] ??= {
         description: describe([INTERNAL]),
         headers: { ...HEADER_DOCS, ...(secured ? RATE_LIMIT_HEADERS : {}) },
-        content: { [PROBLEM_CONTENT_TYPE]: { schema: problemRef, examples: problemExamples([INTERNAL]) } }
+        content: {
+          [PROBLEM_CONTENT_TYPE]: { schema: problemRef, examples: problemExamples([INTERNAL], method, path, op) }
+        }
       }
     }
   }
