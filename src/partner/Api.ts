@@ -50,12 +50,25 @@ export const meOf = (key: AuthenticatedKey): typeof Me.Type => ({
   partners: key.partners
 })
 
+/** The guides the reference landing links (docs/api/<section>.md, served under /api/v1/docs/). */
+const GUIDES = [
+  ["Authentication", "authentication.md"],
+  ["Pagination", "pagination.md"],
+  ["Rate and daily limits", "rate-limits.md"],
+  ["Errors", "errors.md"],
+  ["Idempotency", "writes.md#idempotency-key"],
+  ["Versioning", "versioning.md"],
+  ["Changelog", "changelog.md"]
+].map(([title, page]) => `- [${title}](/api/v1/docs/${page})`).join("\n")
+const GUIDE_LIST = `Guides:\n\n${GUIDES}`
+
 export class MeGroup extends HttpApiGroup.make("me")
   .annotate(OpenApi.Title, "Key")
   .annotate(OpenApi.Description, "The key you call with and the operators it acts for right now.")
   .add(
     HttpApiEndpoint.get("me", "/me")
       .addSuccess(Me)
+      .annotate(OpenApi.Identifier, "getMe")
       .annotate(OpenApi.Summary, "The key and the operators it acts for")
       .annotate(OpenApi.Description, "Any valid key. `partners` lists the operators the key acts for right now.")
   )
@@ -96,6 +109,7 @@ export class PartnerApi extends HttpApi.make("partner")
     OpenApi.Description,
     "Read bookings, the daily manifest, sales, analytics, finance records and the tour catalogue of the operators on your key. Money is integer minor units with an ISO 4217 currency; " +
       "timestamps are ISO 8601; departure times are local HH:MM with an IANA time zone. Every error is " +
-      "RFC 9457 problem details (application/problem+json) with a `request_id`."
+      "RFC 9457 problem details (application/problem+json) with a `request_id`.\n\n" +
+      GUIDE_LIST
   )
 {}

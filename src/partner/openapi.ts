@@ -8,11 +8,14 @@
 import { HttpApiBuilder, HttpServerResponse, OpenApi } from "@effect/platform"
 import { Effect } from "effect"
 import { type ProblemType, problemTypeOfAst, problemTypeOfClass, RateLimited } from "../domain/errors.js"
+import { withOperationExamples } from "../http/openapiExamples.js"
 import { rateLimitHeaderDocs, withDocumentFacts } from "../http/openapiFacts.js"
 import { addErrorBodySchema, declaredErrors, dropUnreachableSchemas, type Json } from "../http/openapiSchemas.js"
 import { PartnerApi } from "./Api.js"
 import { requiredScopes } from "./auth/middleware.js"
+import { PARTNER_EXAMPLES } from "./examples.js"
 import { DECODE_ERROR, INTERNAL, Problem, PROBLEM_CONTENT_TYPE } from "./problem.js"
+import { problemExamples } from "./problemExamples.js"
 
 const HEADER_DOCS: Json = {
   "X-Request-Id": {
@@ -66,7 +69,9 @@ export const finishDocument = (spec: Json): Json => {
         if (code >= 400) {
           const types = problems?.get(status) ?? []
           if (types.length > 0) response.description = describe(types)
-          response.content = { [PROBLEM_CONTENT_TYPE]: { schema: problemRef } }
+          response.content = {
+            [PROBLEM_CONTENT_TYPE]: { schema: problemRef, examples: problemExamples(types, method, path, op) }
+          }
           if (code === 429) {
             response.headers["Retry-After"] = { description: "Seconds to wait.", schema: { type: "integer" } }
           }
@@ -86,13 +91,17 @@ export const finishDocument = (spec: Json): Json => {
             ...RATE_LIMIT_HEADERS,
             "Retry-After": { description: "Seconds to wait.", schema: { type: "integer" } }
           },
-          content: { [PROBLEM_CONTENT_TYPE]: { schema: problemRef } }
+          content: {
+            [PROBLEM_CONTENT_TYPE]: { schema: problemRef, examples: problemExamples([RATE_LIMITED], method, path, op) }
+          }
         }
       }
       op.responses["500"] ??= {
         description: describe([INTERNAL]),
         headers: { ...HEADER_DOCS, ...(secured ? RATE_LIMIT_HEADERS : {}) },
-        content: { [PROBLEM_CONTENT_TYPE]: { schema: problemRef } }
+        content: {
+          [PROBLEM_CONTENT_TYPE]: { schema: problemRef, examples: problemExamples([INTERNAL], method, path, op) }
+        }
       }
     }
   }
@@ -122,7 +131,10 @@ const withScopes = (spec: Json): Json => {
 const CONTACT = { name: "Partner API support (quote `X-Request-Id`)" }
 
 export const partnerOpenApi = (): Json =>
-  withDocumentFacts(withScopes(finishDocument(structuredClone(OpenApi.fromApi(PartnerApi)) as Json)), CONTACT)
+  withOperationExamples(
+    withDocumentFacts(withScopes(finishDocument(structuredClone(OpenApi.fromApi(PartnerApi)) as Json)), CONTACT),
+    PARTNER_EXAMPLES
+  )
 
 export const openApiLayer = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {

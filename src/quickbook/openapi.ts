@@ -7,13 +7,16 @@
  */
 import { HttpApiBuilder, HttpApiError, HttpServerResponse, OpenApi } from "@effect/platform"
 import { Effect, Option, type Schema, SchemaAST } from "effect"
+import { withOperationExamples } from "../http/openapiExamples.js"
 import { rateLimitHeaderDocs, withDocumentFacts } from "../http/openapiFacts.js"
 import { addErrorBodySchema, declaredErrors, dropUnreachableSchemas, type Json } from "../http/openapiSchemas.js"
 import { referencePageLayer } from "../http/referencePage.js"
 import { BodyTooLarge, MalformedBody, UnsupportedMediaType } from "../http/requestBody.js"
 import { MethodNotAllowed } from "../http/routing.js"
 import { QuickbookApi } from "./Api.js"
+import { errorExamples } from "./errorExamples.js"
 import { QuickbookErrorBody, REQUEST_REFUSAL_CODE } from "./errorMapping.js"
+import { QUICKBOOK_EXAMPLES } from "./examples.js"
 import { QUICKBOOK_PREFIX } from "./schemas.js"
 
 /** A defect: the one answer without an error class. */
@@ -141,7 +144,9 @@ export const quickbookOpenApi = (): Json => {
           response.description = OPERATION_STATUS_TEXT[path]?.[status] ||
             (status === "500" ? INTERNAL_TEXT : declaredDescriptions.get(`${method} ${path}`)?.get(status)) ||
             response.description || "Error"
-          response.content = errorContent
+          response.content = {
+            "application/json": { ...errorContent["application/json"], examples: errorExamples(response.description) }
+          }
           if (status === "401") {
             response.headers["WWW-Authenticate"] = {
               description: "`Bearer realm=\"svc-quickbook\"`",
@@ -155,7 +160,7 @@ export const quickbookOpenApi = (): Json => {
       }
     }
   }
-  return withDocumentFacts(dropUnreachableSchemas(spec), CONTACT)
+  return withOperationExamples(withDocumentFacts(dropUnreachableSchemas(spec), CONTACT), QUICKBOOK_EXAMPLES)
 }
 
 export const quickbookOpenApiLayer = HttpApiBuilder.Router.use((router) =>

@@ -319,6 +319,7 @@ export class AnalyticsGroup extends HttpApiGroup.make("analytics")
       .addError(NotFound)
       .addError(Unavailable)
       .annotateContext(OpenApi.annotations({
+        identifier: "getTourAnalytics",
         summary: "Tour funnel and sales per surface (sites and other channels)",
         description: "Scope `analytics:read`. Rows per tour, surface (a site powered by the service, or another " +
           "sales channel of the booking system) and UTC day, revenue in EUR at each day's rate. Visible: the " +
@@ -337,6 +338,7 @@ export class AnalyticsGroup extends HttpApiGroup.make("analytics")
       .addError(NotFound)
       .addError(Unavailable)
       .annotateContext(OpenApi.annotations({
+        identifier: "getSiteAnalytics",
         summary: "Site traffic, sources, funnel and sales",
         description: "Scope `analytics:read`. Every site the key's operators are on: whole-site traffic per day " +
           "and sources (top 25 per dimension). On a site they own (`role: owner`) sources also carry conversions " +

@@ -32,6 +32,7 @@ export class BookingsGroup extends HttpApiGroup.make("bookings")
       .addError(InvalidRequest)
       .addError(NotFound)
       .annotateContext(OpenApi.annotations({
+        identifier: "listBookings",
         summary: "List bookings, newest first",
         description:
           "Scope `bookings:read`. Newest first by creation; keyset pages with `next_cursor`. Holds and abandoned " +
@@ -45,6 +46,7 @@ export class BookingsGroup extends HttpApiGroup.make("bookings")
       .addSuccess(BookingDetail)
       .addError(NotFound)
       .annotateContext(OpenApi.annotations({
+        identifier: "getBooking",
         summary: "One booking",
         description:
           "Scope `bookings:read`. 404 when the booking's tour belongs to none of the key's operators (or not to `partner_id`)."

@@ -65,6 +65,7 @@ export class CancelsGroup extends HttpApiGroup.make("cancels")
       .setPayload(CancelRequest)
       .addSuccess(CancelResult)
       .annotateContext(OpenApi.annotations({
+        identifier: "cancelBooking",
         summary: "Cancel a booking with a full refund",
         description:
           "Scope `bookings.cancel:write`; header `Idempotency-Key` required. Seats are released in the booking system " +

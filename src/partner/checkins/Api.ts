@@ -65,6 +65,7 @@ export class CheckinsGroup extends HttpApiGroup.make("checkins")
       .setPayload(CheckinRequest)
       .addSuccess(CheckinResult)
       .annotateContext(OpenApi.annotations({
+        identifier: "checkInGuests",
         summary: "Check a manifest row in, mark it no-show, or clear it",
         description:
           "Scope `checkins:write`; header `Idempotency-Key` required. Stores only the check-in: the booking, " +

@@ -85,6 +85,7 @@ export class CollectGroup extends HttpApiGroup.make("collect")
       .addError(BodyTooLarge)
       .addError(UnsupportedMediaType)
       .annotateContext(OpenApi.annotations({
+        identifier: "collectEvent",
         transform: alsoTextPlain,
         summary: "Report a page view or a tour step (site analytics)",
         description:

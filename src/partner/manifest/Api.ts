@@ -27,6 +27,7 @@ export class ManifestGroup extends HttpApiGroup.make("manifest")
       .addSuccess(Manifest)
       .addError(NotFound)
       .annotateContext(OpenApi.annotations({
+        identifier: "getManifest",
         summary: "The manifest of one departure day",
         description:
           "Scope `manifest:read`. Passengers of every sales channel departing on `date` (the local day in each " +

@@ -50,6 +50,7 @@ export class PaymentLinksGroup extends HttpApiGroup.make("paymentLinks")
       .setPayload(PaymentLinkRequest)
       .addSuccess(PaymentLinkResult)
       .annotateContext(OpenApi.annotations({
+        identifier: "createPaymentLink",
         summary: "Email the guest a link to pay the balance owed",
         description:
           "Scope `payment_links:write`; header `Idempotency-Key` required; body `{}`. `id` is a booking id from " +

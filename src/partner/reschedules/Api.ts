@@ -79,6 +79,7 @@ export class ReschedulesGroup extends HttpApiGroup.make("reschedules")
       .addError(NotFound)
       .addError(Unavailable)
       .annotateContext(OpenApi.annotations({
+        identifier: "listRescheduleOptions",
         summary: "Where a booking can move on one day, at the same price",
         description:
           "Scope `bookings.reschedule:write`. Read only: one availability read of the booking system for `date`. " +
@@ -93,6 +94,7 @@ export class ReschedulesGroup extends HttpApiGroup.make("reschedules")
       .setPayload(RescheduleRequest)
       .addSuccess(RescheduleResult)
       .annotateContext(OpenApi.annotations({
+        identifier: "rescheduleBooking",
         summary: "Move a booking to another departure at the same price",
         description:
           "Scope `bookings.reschedule:write`; header `Idempotency-Key` required. Moves the booking in the booking system " +

@@ -145,6 +145,7 @@ export class SalesGroup extends HttpApiGroup.make("sales")
       .addError(InvalidRequest)
       .addError(NotFound)
       .annotateContext(OpenApi.annotations({
+        identifier: "getSalesSummary",
         summary: "Sales summary: own sales and other channels by booking day",
         description:
           "Scope `finance:read`. Days are UTC days of the booking's creation, `from` and `to` included (at most " +

@@ -57,6 +57,7 @@ export class ToursGroup extends HttpApiGroup.make("tours")
       .addError(InvalidRequest)
       .addError(NotFound)
       .annotateContext(OpenApi.annotations({
+        identifier: "listTours",
         transform: eitherKey,
         summary: "The tour catalogue of the key's sites",
         description:
@@ -75,6 +76,7 @@ export class ToursGroup extends HttpApiGroup.make("tours")
       .addError(InvalidRequest)
       .addError(NotFound)
       .annotateContext(OpenApi.annotations({
+        identifier: "getTour",
         transform: eitherKey,
         summary: "One tour with its detail fields",
         description:
@@ -91,6 +93,7 @@ export class ToursGroup extends HttpApiGroup.make("tours")
       .addError(InvalidRequest)
       .addError(NotFound)
       .annotateContext(OpenApi.annotations({
+        identifier: "getTourAvailability",
         transform: eitherKey,
         summary: "A tour's live availability over a range of days",
         description:

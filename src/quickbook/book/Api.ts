@@ -94,6 +94,7 @@ export class BookGroup extends HttpApiGroup.make("book")
       .addError(QbUnprocessable)
       .addError(QbUnavailable)
       .annotateContext(OpenApi.annotations({
+        identifier: "bookSale",
         summary: "Book a paid sale",
         description:
           "Books budget. Call after the payment at the terminal, with its `orderId` and `paymentId`. The service reads the " +

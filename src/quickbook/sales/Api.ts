@@ -118,6 +118,7 @@ export class SalesGroup extends HttpApiGroup.make("sales")
       .addError(QbConflict)
       .addError(QbUnavailable)
       .annotateContext(OpenApi.annotations({
+        identifier: "quoteSale",
         summary: "Quote a sale (holds nothing)",
         description:
           "Writes budget. Checks the tour is sellable here (403 `tour_not_sellable_here` also when the terminal has no " +
@@ -137,6 +138,7 @@ export class SalesGroup extends HttpApiGroup.make("sales")
       .addError(QbUnprocessable)
       .addError(QbUnavailable)
       .annotateContext(OpenApi.annotations({
+        identifier: "reserveSeats",
         summary: "Hold the seats of a quoted sale (optional)",
         description:
           "Writes budget. Checks the departure again (409 `sold_out`; 409 `price_changed` for a guest type no longer " +
@@ -155,6 +157,7 @@ export class SalesGroup extends HttpApiGroup.make("sales")
       .addError(QbNotFound)
       .addError(QbUnavailable)
       .annotateContext(OpenApi.annotations({
+        identifier: "releaseHold",
         summary: "Release a hold",
         description:
           "Writes budget. Releases the seats; the sale is `quoted` again (or `expired` past `validUntil`). Idempotent: " +

@@ -68,6 +68,7 @@ export class TicketsGroup extends HttpApiGroup.make("tickets")
       .addSuccess(SaleStatusResponse)
       .addError(QbNotFound)
       .annotateContext(OpenApi.annotations({
+        identifier: "getSale",
         summary: "A sale's status (and its ticket once confirmed)",
         description:
           "Reads budget. Call it after a timeout before calling POST /book again. `status` per spec §3; a quote or hold " +
@@ -84,6 +85,7 @@ export class TicketsGroup extends HttpApiGroup.make("tickets")
       .addSuccess(TicketSchema)
       .addError(QbNotFound)
       .annotateContext(OpenApi.annotations({
+        identifier: "getTicket",
         summary: "Reprint a confirmed sale's ticket",
         description:
           "Reads budget. Query `lang` en (default) or nb. 404 `not_found` for a reference that is unknown, malformed or " +
@@ -114,6 +116,7 @@ export class TicketPdfGroup extends HttpApiGroup.make("ticketPdf")
       .addError(QbNotFound)
       .addError(QbRateLimited)
       .annotateContext(OpenApi.annotations({
+        identifier: "getTicketPdf",
         summary: "A ticket as PDF, by its signed link",
         description:
           "Open the `pdfUrl` of a Ticket as given; it needs no key. 404 `not_found` when the signature does not verify, " +

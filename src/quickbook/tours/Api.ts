@@ -82,6 +82,7 @@ export class ToursGroup extends HttpApiGroup.make("tours")
       .setUrlParams(Schema.Struct({ date: Schema.optional(DayParam) }))
       .addSuccess(DeskTourList)
       .annotateContext(OpenApi.annotations({
+        identifier: "listTours",
         summary: "Tours this terminal can sell on a day",
         description:
           "Reads budget. Query `date` (YYYY-MM-DD, the tour's local day; default today in each tour's zone; from yesterday to " +
@@ -99,6 +100,7 @@ export class ToursGroup extends HttpApiGroup.make("tours")
       .addSuccess(DeskSlots)
       .addError(QbUnavailable)
       .annotateContext(OpenApi.annotations({
+        identifier: "listSlots",
         summary: "Start times, seats and guest prices of a tour on a day",
         description: "Reads budget. Query `date` (YYYY-MM-DD, default today in the tour's zone; from yesterday to " +
           `${DESK_DAYS_AHEAD} days ahead, else 400 \`invalid_request\`). Read live from the operator's booking ` +

@@ -113,6 +113,7 @@ export class ChargebacksGroup extends HttpApiGroup.make("chargebacks")
       .addError(InvalidRequest)
       .addError(NotFound)
       .annotateContext(OpenApi.annotations({
+        identifier: "listChargebacks",
         summary: "Chargebacks on the operators' bookings, newest first",
         description:
           "Scope `finance:read`. Disputed card payments of bookings of the key's operators' tours (or `partner_id`'s), " +

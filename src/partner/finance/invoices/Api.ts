@@ -294,6 +294,7 @@ export class InvoicesGroup extends HttpApiGroup.make("invoices")
       .addError(InvalidRequest)
       .addError(NotFound)
       .annotateContext(OpenApi.annotations({
+        identifier: "listInvoices",
         summary: "Commission invoices and credit notes, newest delivery month first",
         description: "Scope `finance:read`. The documents the marketplace issued to the legal entities (payout " +
           "accounts) of the key's operators (or of `partner_id`): operators paid through one account see the same " +
@@ -325,6 +326,7 @@ export class InvoiceFilesGroup extends HttpApiGroup.make("invoiceFiles")
       .addSuccess(HttpApiSchema.Uint8Array({ contentType: "application/pdf" }))
       .addError(NotFound)
       .annotateContext(OpenApi.annotations({
+        identifier: "getInvoiceFile",
         summary: "A commission document's PDF or CSV, by its signed link",
         description:
           "Open `files.pdf_url` or `files.csv_url` as given; no key. The PDF is `application/pdf`, the CSV " +

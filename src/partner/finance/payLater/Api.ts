@@ -171,6 +171,7 @@ export class PayLaterGroup extends HttpApiGroup.make("payLater")
       .addError(InvalidRequest)
       .addError(NotFound)
       .annotateContext(OpenApi.annotations({
+        identifier: "listPayLaterCharges",
         summary: "Pay-later charges, by charge time",
         description: "Scope `finance:read`. The balance charges of the operators' pay-later bookings, ordered by " +
           "`charge_at` (then id), keyset pages with `next_cursor` (bound to the filters). `from`/`to` are UTC " +

@@ -126,6 +126,7 @@ export class PayoutsGroup extends HttpApiGroup.make("payouts")
       .addError(InvalidRequest)
       .addError(NotFound)
       .annotateContext(OpenApi.annotations({
+        identifier: "listPayouts",
         summary: "Payouts from the payment provider, newest settlement day first",
         description:
           "Scope `finance:read`. The payment provider's payouts (settlement reports) to the payout accounts of the " +

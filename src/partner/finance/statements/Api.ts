@@ -224,6 +224,7 @@ export class StatementsGroup extends HttpApiGroup.make("statements")
       .addError(InvalidRequest)
       .addError(NotFound)
       .annotateContext(OpenApi.annotations({
+        identifier: "listStatements",
         summary: "Monthly commission statements per operator",
         description: "Scope `finance:read`. The commission ledger of one UTC month per operator in view: every " +
           "sale, cancellation (commission given back) and party difference of the operators' bookings, written " +
