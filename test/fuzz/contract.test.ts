@@ -38,38 +38,46 @@ const campaign = (input: Omit<CampaignInput, "seed" | "runs">) =>
   )
 
 layer(env, { excludeTestServices: true, timeout: TIMEOUT })("contract fuzzer", (it) => {
-  it.effect("partner API: no 5xx, no hang, problem+json for every 4xx, every 2xx as documented", () =>
-    Effect.gen(function*() {
-      const { baseUrl } = yield* TestServer
-      const world = yield* fuzzWorld
-      const report = yield* campaign({
-        name: "partner",
-        spec: yield* spec(baseUrl, "/api/v1/openapi.json"),
-        style: "problem",
-        baseUrl,
-        keys: world.partnerKeys,
-        pool: world.partnerPool
-      })
-      expect(report.requests).toBe(RUNS)
-      // A campaign that never got past authentication or validation would prove little.
-      expect(report.byStatus["200"] ?? 0).toBeGreaterThan(RUNS / 20)
-      expect(report.findings.map((f) => `${f.what}\n  ${f.request}\n  ${f.answer}`)).toEqual([])
-    }), TIMEOUT)
+  it.effect(
+    "partner API: no 5xx, no hang, problem+json for every 4xx, every 2xx as documented",
+    () =>
+      Effect.gen(function*() {
+        const { baseUrl } = yield* TestServer
+        const world = yield* fuzzWorld
+        const report = yield* campaign({
+          name: "partner",
+          spec: yield* spec(baseUrl, "/api/v1/openapi.json"),
+          style: "problem",
+          baseUrl,
+          keys: world.partnerKeys,
+          pool: world.partnerPool
+        })
+        expect(report.requests).toBe(RUNS)
+        // A campaign that never got past authentication or validation would prove little.
+        expect(report.byStatus["200"] ?? 0).toBeGreaterThan(RUNS / 20)
+        expect(report.findings.map((f) => `${f.what}\n  ${f.request}\n  ${f.answer}`)).toEqual([])
+      }),
+    TIMEOUT
+  )
 
-  it.effect("quickbook: no 5xx, no hang, {error:{code,clerkMessage}} for every 4xx, every 2xx as documented", () =>
-    Effect.gen(function*() {
-      const { baseUrl } = yield* TestServer
-      const world = yield* fuzzWorld
-      const report = yield* campaign({
-        name: "quickbook",
-        spec: yield* spec(baseUrl, "/api/quickbook/v1/openapi.json"),
-        style: "quickbook",
-        baseUrl,
-        keys: world.quickbookKeys,
-        pool: world.quickbookPool
-      })
-      expect(report.requests).toBe(RUNS)
-      expect(report.byStatus["200"] ?? 0).toBeGreaterThan(RUNS / 20)
-      expect(report.findings.map((f) => `${f.what}\n  ${f.request}\n  ${f.answer}`)).toEqual([])
-    }), TIMEOUT)
+  it.effect(
+    "quickbook: no 5xx, no hang, {error:{code,clerkMessage}} for every 4xx, every 2xx as documented",
+    () =>
+      Effect.gen(function*() {
+        const { baseUrl } = yield* TestServer
+        const world = yield* fuzzWorld
+        const report = yield* campaign({
+          name: "quickbook",
+          spec: yield* spec(baseUrl, "/api/quickbook/v1/openapi.json"),
+          style: "quickbook",
+          baseUrl,
+          keys: world.quickbookKeys,
+          pool: world.quickbookPool
+        })
+        expect(report.requests).toBe(RUNS)
+        expect(report.byStatus["200"] ?? 0).toBeGreaterThan(RUNS / 20)
+        expect(report.findings.map((f) => `${f.what}\n  ${f.request}\n  ${f.answer}`)).toEqual([])
+      }),
+    TIMEOUT
+  )
 })

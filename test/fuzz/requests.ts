@@ -44,7 +44,8 @@ interface Param {
   readonly schema?: Record<string, any>
 }
 
-const paramsOf = (o: Operation): Array<Param> => (o.op.parameters ?? []).filter((p: Param) => p.in !== "cookie")
+const paramsOf = (o: Operation): Array<Param> =>
+  (o.op.parameters ?? []).filter((p: { in: string }) => ["path", "query", "header"].includes(p.in))
 const jsonSchemaOf = (o: Operation) => o.op.requestBody?.content?.["application/json"]?.schema
 
 type Values = Record<string, string | undefined>
@@ -116,7 +117,7 @@ export const requestFor = (o: Operation, keys: Keys, pool: Pool): fc.Arbitrary<F
   const valuesArb = fc.record(
     Object.fromEntries(params.map((p) => [
       p.name,
-      p.required ? named(p.name, p.schema, pool).map(asText) : fc.option(
+      p.required ? named(p.name, p.schema, pool).map(asText).filter((v) => p.in !== "path" || v !== "") : fc.option(
         named(p.name, p.schema, pool).map(asText),
         { nil: undefined, freq: 2 }
       )
@@ -139,16 +140,22 @@ export const requestFor = (o: Operation, keys: Keys, pool: Pool): fc.Arbitrary<F
     fc.constantFrom(...NASTY_STRINGS)
   ).chain(([values, bodyValue, key, kind, n, wrong, nasty]) => {
     const json = bodyValue === undefined ? undefined : { body: JSON.stringify(bodyValue), type: "application/json" }
-    const send = (v: Values, b: typeof json, extra: Array<[string, string]>, mutation: string) =>
-      fc.constant(build(o, params, v, extra, key, b, mutation))
+    const send = (
+      v: Values,
+      b: { body?: string; type?: string } | undefined,
+      extra: Array<[string, string]>,
+      mutation: string
+    ) => fc.constant(build(o, params, v, extra, key, b, mutation))
     if (kind === "param" && params.length > 0) {
       const p = params[n % params.length]!
-      return fc.oneof(
-        broken(p.schema).map((bad) =>
-          build(o, params, { ...values, [p.name]: asText(bad) }, [], key, json, `${p.in} ${p.name} broken`)
-        ),
-        send({ ...values, [p.name]: undefined }, json, [], `${p.in} ${p.name} missing`)
+      const bad = broken(p.schema).map(asText).filter((v) => p.in !== "path" || v !== "")
+      const brokenOne = bad.map((v) =>
+        build(o, params, { ...values, [p.name]: v }, [], key, json, `${p.in} ${p.name} broken`)
       )
+      // A path parameter cannot be missing: an empty segment is another route.
+      return p.in === "path"
+        ? brokenOne
+        : fc.oneof(brokenOne, send({ ...values, [p.name]: undefined }, json, [], `${p.in} ${p.name} missing`))
     }
     if (kind === "duplicate" && params.some((p) => p.in === "query")) {
       const qs = params.filter((p) => p.in === "query")

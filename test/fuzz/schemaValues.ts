@@ -140,7 +140,9 @@ export const valid = (schema: Schema | undefined, pool: Pool = {}, depth = 0): f
       if (!schema.properties) return fc.constant({})
       const required = new Set<string>(schema.required ?? [])
       const model: Record<string, fc.Arbitrary<unknown>> = {}
-      for (const [name, sub] of Object.entries<Schema>(schema.properties)) model[name] = named(name, sub, pool, depth + 1)
+      for (const [name, sub] of Object.entries<Schema>(schema.properties)) {
+        model[name] = named(name, sub, pool, depth + 1)
+      }
       return fc.record(model, { requiredKeys: [...required] })
     }
     default:

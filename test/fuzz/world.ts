@@ -6,10 +6,13 @@
  */
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
+import { QuickbookKeys } from "../../src/quickbook/terminals/QuickbookKeys.js"
 import { ALL_SCOPES, createKey, insertBooking } from "../support/fixtures.js"
 import { deskWorld } from "../support/quickbook.js"
 import type { Keys } from "./requests.js"
 import type { Pool } from "./schemaValues.js"
+
+const DESKS = 40
 
 export const fuzzWorld = Effect.gen(function*() {
   const s = yield* deskWorld
@@ -30,6 +33,15 @@ export const fuzzWorld = Effect.gen(function*() {
   ]
   const betaBooking = yield* insertBooking({ operatorId: w.beta })
   const quote = yield* s.quote(1)
+  // Quickbook budgets are per terminal (60 writes, 300 reads a minute): desks enough for a long campaign.
+  const keys = yield* QuickbookKeys
+  const desks = [s.terminal.id]
+  for (let i = 0; i < DESKS; i++) desks.push((yield* keys.registerTerminal(w.alpha, `Desk ${i}`)).id)
+  yield* keys.bindKey(s.key.id, desks.slice(1))
+  const expiredDesk = yield* keys.issueKey({ mode: "test", name: "Expired", terminals: [s.terminal.id] })
+  yield* keys.expireKey(expiredDesk.id, new Date(Date.now() - 60_000))
+  const betaDesk = yield* keys.registerTerminal(w.beta, "Beta desk")
+  const betaKey = yield* keys.issueKey({ mode: "test", name: "Beta desk app", terminals: [betaDesk.id] })
   const wrong = `sk_test_${randomUUID().replaceAll("-", "")}_${randomUUID().replaceAll("-", "")}`
 
   const partnerKeys: Keys = {
@@ -52,11 +64,13 @@ export const fuzzWorld = Effect.gen(function*() {
   const quickbookKeys: Keys = {
     good: s.key.token,
     none: undefined,
-    wrong: `qb_test_${randomUUID().replaceAll("-", "")}`,
+    wrong: `svcqb_test_${randomUUID().replaceAll("-", "")}`,
+    expired: expiredDesk.token,
+    "another tenant's": betaKey.token,
     "a partner key": good.token
   }
   const quickbookPool: Pool = {
-    "Quickbook-Terminal": [s.terminal.id],
+    "Quickbook-Terminal": [...desks, betaDesk.id],
     activityId: [s.tour],
     date: [s.day],
     reference: [quote.reference],
@@ -64,4 +78,4 @@ export const fuzzWorld = Effect.gen(function*() {
     idempotencyKey: [randomUUID()]
   }
   return { partnerKeys, partnerPool, quickbookKeys, quickbookPool }
-})
+}).pipe(Effect.provide(QuickbookKeys.Default))
