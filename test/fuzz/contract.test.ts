@@ -8,9 +8,12 @@
 import SwaggerParser from "@apidevtools/swagger-parser"
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { connectAssistant, rpc, setPassword } from "../support/assistant.js"
+import { ALL_SCOPES } from "../support/fixtures.js"
 import { paymentsEnv } from "../support/payments.js"
 import { TestServer } from "../support/server.js"
 import { type CampaignInput, printReport, runCampaign } from "./campaign.js"
+import { runToolsCampaign } from "./tools.js"
 import { fuzzWorld } from "./world.js"
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 300)
@@ -76,6 +79,36 @@ layer(env, { excludeTestServices: true, timeout: TIMEOUT })("contract fuzzer", (
         })
         expect(report.requests).toBe(RUNS)
         expect(report.byStatus["200"] ?? 0).toBeGreaterThan(RUNS / 20)
+        expect(report.findings.map((f) => `${f.what}\n  ${f.request}\n  ${f.answer}`)).toEqual([])
+      }),
+    TIMEOUT
+  )
+
+  it.scoped(
+    "MCP tools: no 5xx, no hang, no internal error, tool errors as problems, results as documented",
+    () =>
+      Effect.gen(function*() {
+        const { baseUrl } = yield* TestServer
+        const world = yield* fuzzWorld
+        yield* setPassword(world.ownerEmail, "correct horse battery")
+        const connected = yield* connectAssistant(baseUrl, {
+          email: world.ownerEmail,
+          password: "correct horse battery",
+          operatorIds: [world.partnerPool.partner_id![0] as string],
+          scopes: [...ALL_SCOPES]
+        })
+        const report = yield* Effect.promise(() =>
+          runToolsCampaign({
+            mcpUrl: `${baseUrl}/mcp`,
+            tokens: { good: connected.tokens.access_token, none: undefined, wrong: "not-a-token" },
+            pool: world.partnerPool,
+            seed: SEED,
+            runs: RUNS,
+            rpc
+          })
+        )
+        printReport(report)
+        expect(report.byStatus["200 result"] ?? 0).toBeGreaterThan(RUNS / 10)
         expect(report.findings.map((f) => `${f.what}\n  ${f.request}\n  ${f.answer}`)).toEqual([])
       }),
     TIMEOUT

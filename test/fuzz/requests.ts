@@ -75,8 +75,13 @@ const BODY_BREAKS: ReadonlyArray<[string, (json: string) => { body?: string; typ
   ["charset latin1", (json) => ({ body: json, type: "application/json; charset=iso-8859-1" })]
 ]
 
+const wellFormed = (s: string) =>
+  s.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, "\ufffd")
+
 const fill = (template: string, values: Values) =>
-  template.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(values[name] ?? ""))
+  template.replace(/\{([^}]+)\}/g, (_, name: string) =>
+    // A lone surrogate has no UTF-8 form: sent as U+FFFD, as URLSearchParams does in the query.
+    encodeURIComponent(wellFormed(values[name] ?? "")))
 
 const build = (
   o: Operation,

@@ -77,5 +77,5 @@ export const fuzzWorld = Effect.gen(function*() {
     holdRef: [randomUUID()],
     idempotencyKey: [randomUUID()]
   }
-  return { partnerKeys, partnerPool, quickbookKeys, quickbookPool }
+  return { partnerKeys, partnerPool, quickbookKeys, quickbookPool, ownerEmail: `alice-${w.tag}@example.com` }
 }).pipe(Effect.provide(QuickbookKeys.Default))
