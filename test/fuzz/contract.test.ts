@@ -12,7 +12,8 @@ import { connectAssistant, rpc, setPassword } from "../support/assistant.js"
 import { ALL_SCOPES } from "../support/fixtures.js"
 import { paymentsEnv } from "../support/payments.js"
 import { TestServer } from "../support/server.js"
-import { type CampaignInput, printReport, runCampaign } from "./campaign.js"
+import { printReport, type Report, runCampaign } from "./campaign.js"
+import type { ErrorStyle } from "./oracle.js"
 import { runToolsCampaign } from "./tools.js"
 import { fuzzWorld } from "./world.js"
 
@@ -35,52 +36,43 @@ const spec = (baseUrl: string, path: string) =>
     return SwaggerParser.dereference(raw as any)
   })
 
-const campaign = (input: Omit<CampaignInput, "seed" | "runs">) =>
-  Effect.promise(() => runCampaign({ ...input, seed: SEED, runs: RUNS })).pipe(
-    Effect.tap((report) => Effect.sync(() => printReport(report)))
-  )
+/** The findings as the test shows them: each with its first request and answer. */
+const shown = (report: Report) => report.findings.map((f) => `${f.what}\n  ${f.request}\n  ${f.answer}`)
+
+/** A campaign on one API's served document, with the world's keys and ids for it. */
+const apiCampaign = (name: "partner" | "quickbook", documentPath: string, style: ErrorStyle) =>
+  Effect.gen(function*() {
+    const { baseUrl } = yield* TestServer
+    const world = yield* fuzzWorld
+    const report = yield* Effect.promise(async () =>
+      runCampaign({
+        name,
+        spec: await spec(baseUrl, documentPath),
+        style,
+        baseUrl,
+        keys: name === "partner" ? world.partnerKeys : world.quickbookKeys,
+        pool: name === "partner" ? world.partnerPool : world.quickbookPool,
+        seed: SEED,
+        runs: RUNS
+      })
+    )
+    printReport(report)
+    expect(report.requests).toBe(RUNS)
+    // A campaign that never got past authentication or validation would prove little.
+    expect(report.byStatus["200"] ?? 0).toBeGreaterThan(RUNS / 20)
+    expect(shown(report)).toEqual([])
+  })
 
 layer(env, { excludeTestServices: true, timeout: TIMEOUT })("contract fuzzer", (it) => {
   it.effect(
     "partner API: no 5xx, no hang, problem+json for every 4xx, every 2xx as documented",
-    () =>
-      Effect.gen(function*() {
-        const { baseUrl } = yield* TestServer
-        const world = yield* fuzzWorld
-        const report = yield* campaign({
-          name: "partner",
-          spec: yield* spec(baseUrl, "/api/v1/openapi.json"),
-          style: "problem",
-          baseUrl,
-          keys: world.partnerKeys,
-          pool: world.partnerPool
-        })
-        expect(report.requests).toBe(RUNS)
-        // A campaign that never got past authentication or validation would prove little.
-        expect(report.byStatus["200"] ?? 0).toBeGreaterThan(RUNS / 20)
-        expect(report.findings.map((f) => `${f.what}\n  ${f.request}\n  ${f.answer}`)).toEqual([])
-      }),
+    () => apiCampaign("partner", "/api/v1/openapi.json", "problem"),
     TIMEOUT
   )
 
   it.effect(
     "quickbook: no 5xx, no hang, {error:{code,clerkMessage}} for every 4xx, every 2xx as documented",
-    () =>
-      Effect.gen(function*() {
-        const { baseUrl } = yield* TestServer
-        const world = yield* fuzzWorld
-        const report = yield* campaign({
-          name: "quickbook",
-          spec: yield* spec(baseUrl, "/api/quickbook/v1/openapi.json"),
-          style: "quickbook",
-          baseUrl,
-          keys: world.quickbookKeys,
-          pool: world.quickbookPool
-        })
-        expect(report.requests).toBe(RUNS)
-        expect(report.byStatus["200"] ?? 0).toBeGreaterThan(RUNS / 20)
-        expect(report.findings.map((f) => `${f.what}\n  ${f.request}\n  ${f.answer}`)).toEqual([])
-      }),
+    () => apiCampaign("quickbook", "/api/quickbook/v1/openapi.json", "quickbook"),
     TIMEOUT
   )
 
@@ -109,7 +101,7 @@ layer(env, { excludeTestServices: true, timeout: TIMEOUT })("contract fuzzer", (
         )
         printReport(report)
         expect(report.byStatus["200 result"] ?? 0).toBeGreaterThan(RUNS / 10)
-        expect(report.findings.map((f) => `${f.what}\n  ${f.request}\n  ${f.answer}`)).toEqual([])
+        expect(shown(report)).toEqual([])
       }),
     TIMEOUT
   )

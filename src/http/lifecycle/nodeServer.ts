@@ -58,10 +58,17 @@ const make = (host: string, port: number) =>
     let running = 0
     let onIdle: (() => void) | undefined
 
+    /** Answers not finished yet. */
+    const open = new Set<ServerResponse>()
+    /** Per connection, how many of its requests are not answered yet (pipelined requests queue up). */
+    const answering = new Map<net.Socket, number>()
+
     // What node does without a listener (lib/_http_server.js socketOnError), except that a request
-    // head over its limit gets the API's own 400 (./oversizedHead.ts) instead of a bare 431.
+    // head over its limit gets the API's own 400 (./oversizedHead.ts) instead of a bare 431, and that
+    // node answers only a connection's first request (bytesWritten 0), dropping a later one on a
+    // keep-alive connection unanswered: here any is answered while no answer is being written on it.
     server.on("clientError", (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: net.Socket) => {
-      if (socket.writable && socket.bytesWritten === 0) {
+      if (socket.writable && !answering.has(socket)) {
         socket.write(
           error.code === "HPE_HEADER_OVERFLOW"
             ? rawHttp(oversizedHeadResponse(error.rawPacket?.subarray(0, 64).toString("latin1") ?? ""))
@@ -71,12 +78,16 @@ const make = (host: string, port: number) =>
       socket.destroy(error)
     })
 
-    /** Answers not finished yet. */
-    const open = new Set<ServerResponse>()
-
     server.on("request", (request: IncomingMessage, response: ServerResponse) => {
       open.add(response)
-      response.once("close", () => open.delete(response))
+      const socket = request.socket
+      answering.set(socket, (answering.get(socket) ?? 0) + 1)
+      response.once("close", () => {
+        open.delete(response)
+        const left = (answering.get(socket) ?? 1) - 1
+        if (left > 0) answering.set(socket, left)
+        else answering.delete(socket)
+      })
       // A socket whose answer ends while draining is closed as soon as it is idle.
       response.once("finish", () => {
         if (draining) setImmediate(() => onIdle?.())
