@@ -5,7 +5,7 @@
  */
 import fc from "fast-check"
 import { type Answer, type ErrorStyle, violation } from "./oracle.js"
-import { type FuzzRequest, type Keys, operations, requestFor } from "./requests.js"
+import { type FuzzRequest, type Keys, type Operation, operations, requestFor } from "./requests.js"
 import type { Pool } from "./schemaValues.js"
 
 export interface CampaignInput {
@@ -36,6 +36,8 @@ export interface Report {
   readonly requests: number
   readonly byStatus: Record<string, number>
   readonly findings: Array<Finding>
+  /** Operations no request got a 2xx from (their handlers past validation went unexercised). */
+  readonly never2xx?: ReadonlyArray<string>
 }
 
 const send = async (base: string, r: FuzzRequest, timeoutMs: number): Promise<Answer | "hang" | "refused"> => {
@@ -76,6 +78,7 @@ export const runCampaign = async (input: CampaignInput): Promise<Report> => {
     if (seen) seen.count++
     else findings.set(id, { what: id, count: 1, request: describeRequest(r), answer: answer.slice(0, 500) })
   }
+  const succeeded = new Set<Operation>()
   let next = 0
   const worker = async () => {
     while (next < input.runs) {
@@ -83,6 +86,7 @@ export const runCampaign = async (input: CampaignInput): Promise<Report> => {
       const answer = await send(input.baseUrl, r, input.timeoutMs ?? 10_000)
       const status = typeof answer === "string" ? answer : String(answer.status)
       byStatus[status] = (byStatus[status] ?? 0) + 1
+      if (typeof answer !== "string" && answer.status < 300) succeeded.add(r.operation)
       if (answer === "hang") note(r, "no answer in time", "")
       else if (answer !== "refused") {
         const wrong = violation(r.operation, input.style, answer)
@@ -91,7 +95,14 @@ export const runCampaign = async (input: CampaignInput): Promise<Report> => {
     }
   }
   await Promise.all(Array.from({ length: input.concurrency ?? 4 }, worker))
-  return { name: input.name, seed: input.seed, requests: input.runs, byStatus, findings: [...findings.values()] }
+  return {
+    name: input.name,
+    seed: input.seed,
+    requests: input.runs,
+    byStatus,
+    findings: [...findings.values()],
+    never2xx: ops.filter((o) => !succeeded.has(o)).map((o) => `${o.method.toUpperCase()} ${o.template}`)
+  }
 }
 
 export const printReport = (r: Report) => {
@@ -99,6 +110,7 @@ export const printReport = (r: Report) => {
   const lines = [
     `fuzz ${r.name}: ${r.requests} requests, seed ${r.seed} (FUZZ_SEED=${r.seed} to replay)`,
     `  by status: ${statuses.join(", ")}`,
+    ...(r.never2xx?.length ? [`  never a 2xx: ${r.never2xx.join(", ")}`] : []),
     `  findings: ${r.findings.length}`,
     ...r.findings.map((f) => `  - ${f.what} (×${f.count})\n      request: ${f.request}\n      answer: ${f.answer}`)
   ]
