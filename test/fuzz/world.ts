@@ -73,6 +73,9 @@ export const fuzzWorld = Effect.gen(function*() {
     "Quickbook-Terminal": [...desks, betaDesk.id],
     activityId: [s.tour],
     date: [s.day],
+    // A quote's departure and guest type as the desk's tour has them, so that some quotes succeed.
+    time: ["10:00"],
+    type: ["adult"],
     reference: [quote.reference],
     holdRef: [randomUUID()],
     idempotencyKey: [randomUUID()]
