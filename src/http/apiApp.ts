@@ -43,7 +43,7 @@ export interface ErrorMapping {
   ): Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R>
 }
 
-/** Node refuses request heads over 16 KiB (431), so no path parameter is longer. */
+/** Node refuses request heads over 16 KiB (answered 400: ./lifecycle/oversizedHead.ts), so no path parameter is longer. */
 const MAX_PATH_PARAM_LENGTH = 16 * 1024
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{8,64}$/

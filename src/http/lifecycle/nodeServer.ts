@@ -26,6 +26,7 @@ import { Context, Effect, Layer } from "effect"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import * as net from "node:net"
 import { HttpServerConfig } from "../../config.js"
+import { oversizedHeadResponse, rawHttp } from "./oversizedHead.js"
 import { Readiness } from "./Readiness.js"
 
 /**
@@ -33,6 +34,12 @@ import { Readiness } from "./Readiness.js"
  * is served (with `Connection: close`) rather than cut by a close it crossed on the wire.
  */
 export const IDLE_GRACE_MS = 2_000
+
+/** Node's bare answers to the other requests its parser refuses. */
+const NODE_ANSWERS: Record<string, string> = {
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: "413 Payload Too Large",
+  ERR_HTTP_REQUEST_TIMEOUT: "408 Request Timeout"
+}
 
 type Handler = (request: IncomingMessage, response: ServerResponse) => void
 
@@ -53,10 +60,34 @@ const make = (host: string, port: number) =>
 
     /** Answers not finished yet. */
     const open = new Set<ServerResponse>()
+    /** Per connection, how many of its requests are not answered yet (pipelined requests queue up). */
+    const answering = new Map<net.Socket, number>()
+
+    // What node does without a listener (lib/_http_server.js socketOnError), except that a request
+    // head over its limit gets the API's own 400 (./oversizedHead.ts) instead of a bare 431, and that
+    // node answers only a connection's first request (bytesWritten 0), dropping a later one on a
+    // keep-alive connection unanswered: here any is answered while no answer is being written on it.
+    server.on("clientError", (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: net.Socket) => {
+      if (socket.writable && !answering.has(socket)) {
+        socket.write(
+          error.code === "HPE_HEADER_OVERFLOW"
+            ? rawHttp(oversizedHeadResponse(error.rawPacket?.subarray(0, 64).toString("latin1") ?? ""))
+            : `HTTP/1.1 ${NODE_ANSWERS[error.code ?? ""] ?? "400 Bad Request"}\r\nConnection: close\r\n\r\n`
+        )
+      }
+      socket.destroy(error)
+    })
 
     server.on("request", (request: IncomingMessage, response: ServerResponse) => {
       open.add(response)
-      response.once("close", () => open.delete(response))
+      const socket = request.socket
+      answering.set(socket, (answering.get(socket) ?? 0) + 1)
+      response.once("close", () => {
+        open.delete(response)
+        const left = (answering.get(socket) ?? 1) - 1
+        if (left > 0) answering.set(socket, left)
+        else answering.delete(socket)
+      })
       // A socket whose answer ends while draining is closed as soon as it is idle.
       response.once("finish", () => {
         if (draining) setImmediate(() => onIdle?.())
