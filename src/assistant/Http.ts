@@ -20,6 +20,7 @@ import { recordRequest } from "../observability/metrics.js"
 import { KeyAuth } from "../partner/auth/KeyAuth.js"
 import { SCOPES } from "../partner/auth/scopes.js"
 import { databaseUnavailableProblem, problemResponse } from "../partner/problem.js"
+import { BearerRepo } from "./mcp/BearerRepo.js"
 import { allowlists, makeMcpEndpoint } from "./mcp/endpoint.js"
 import { Connections } from "./oauth/Connections.js"
 import { makeOAuthEndpointLimits } from "./oauth/endpointLimits.js"
@@ -234,6 +235,7 @@ export const makeAssistantHttp = (baseUrl: string) =>
     })
   }).pipe(
     Effect.provide(Connections.Default),
+    Effect.provide(BearerRepo.Default),
     Effect.provide(SignInRepo.Default),
     Effect.provide(OAuthStoreRepo.Default),
     Effect.provide(KeyAuth.Default),

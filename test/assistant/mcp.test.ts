@@ -3,6 +3,7 @@
  * challenges, Origin and protocol-version checks, notifications, GET/DELETE, the `me` tool, and the
  * connection's life (the person demoted, revoked by the CLI, an assistant key refused on REST).
  */
+import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import * as http from "node:http"
@@ -266,6 +267,65 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("MCP endpoi
         const after = yield* admin.listConnections(`bob-${w.tag}@example.com`)
         expect(after[0]!.revoked_at).not.toBeNull()
       }).pipe(Effect.provide(AssistantAdmin.Default)))
+
+    // The token, its connection and the connection's key are read in one statement on every call
+    // (src/assistant/mcp/BearerRepo.ts): each of its rules is checked on the call right after a change.
+    it.scoped("read fresh on every call: the key revoked, the key expired, the token expired, a scope taken", () =>
+      Effect.gen(function*() {
+        const { mcp, token } = yield* connected
+        const sql = yield* SqlClient.SqlClient
+        const me = yield* Effect.promise(() => rpc(mcp, token, callMe))
+        expect(me.status).toBe(200)
+        const keyId: string = me.json.result.structuredContent.key.id
+        const refusedWith = (description: string) =>
+          Effect.promise(() => rpc(mcp, token, callMe)).pipe(Effect.map((res) => {
+            expect(res.status).toBe(401)
+            expect(res.headers.get("www-authenticate")).toContain(`error="invalid_token"`)
+            expect(res.json.error_description).toBe(description)
+          }))
+        const ok = Effect.map(Effect.promise(() => rpc(mcp, token, callMe)), (res) => expect(res.status).toBe(200))
+
+        // The key row alone revoked (its tokens still stored): 401 at once.
+        yield* sql`UPDATE api_keys SET revoked_at = now() WHERE id = ${keyId}`
+        yield* refusedWith("the key has been revoked")
+        yield* sql`UPDATE api_keys SET revoked_at = NULL WHERE id = ${keyId}`
+        yield* ok
+
+        yield* sql`UPDATE api_keys SET expires_at = now() - interval '1 second' WHERE id = ${keyId}`
+        yield* refusedWith("the key has expired")
+        yield* sql`UPDATE api_keys SET expires_at = now() + interval '1 day' WHERE id = ${keyId}`
+        yield* ok
+
+        // A scope taken from the connection: the next call of a tool needing it is refused.
+        const bookings = {
+          jsonrpc: "2.0",
+          id: 3,
+          method: "tools/call",
+          params: { name: "list_bookings", arguments: {} }
+        }
+        expect((yield* Effect.promise(() => rpc(mcp, token, bookings))).status).toBe(200)
+        yield* sql`UPDATE api_keys SET scopes = array_remove(scopes, 'bookings:read') WHERE id = ${keyId}`
+        const lacking = yield* Effect.promise(() => rpc(mcp, token, bookings))
+        expect(lacking.status).toBe(403)
+        expect(lacking.headers.get("www-authenticate")).toContain(`error="insufficient_scope"`)
+
+        // The token's stored entry past its expiry: not valid.
+        yield* sql`UPDATE oauth_store SET expires_at = now() - interval '1 second'
+          WHERE model = 'AccessToken' AND grant_id = (SELECT grant_id FROM assistant_connections WHERE key_id = ${keyId})`
+        yield* refusedWith("the access token is not valid")
+      }))
+
+    it.scoped("a token whose grant has no connection: 401", () =>
+      Effect.gen(function*() {
+        const { mcp, token } = yield* connected
+        const sql = yield* SqlClient.SqlClient
+        const me = yield* Effect.promise(() => rpc(mcp, token, callMe))
+        const keyId: string = me.json.result.structuredContent.key.id
+        yield* sql`DELETE FROM assistant_connections WHERE key_id = ${keyId}`
+        const res = yield* Effect.promise(() => rpc(mcp, token, callMe))
+        expect(res.status).toBe(401)
+        expect(res.json.error_description).toBe("the connection does not exist")
+      }))
 
     it.scoped("the connection's key id is refused as a REST bearer", () =>
       Effect.gen(function*() {

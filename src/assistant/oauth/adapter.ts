@@ -3,10 +3,21 @@
  * the hash of their id. The id itself (`jti`) is left out of the stored payload and put back from
  * the id asked for; an entry found by another key (a session by its uid) comes back without it,
  * which the provider only reads (to check who is signed in).
+ *
+ * An access token already read with its connection and key (src/assistant/mcp/BearerRepo.ts: one
+ * statement per MCP call) is handed to `AccessToken.find` through `withReadAccessToken`, so that the
+ * provider's own checks run on that row without reading it a second time.
  */
 import { Effect, Option, Runtime } from "effect"
+import { AsyncLocalStorage } from "node:async_hooks"
 import type { Adapter, AdapterPayload } from "oidc-provider"
 import { OAuthStoreRepo, type StoredRow } from "./OAuthStoreRepo.js"
+
+const readAccessToken = new AsyncLocalStorage<{ readonly id: string; readonly row: Option.Option<StoredRow> }>()
+
+/** Runs `find` (a call of `provider.AccessToken.find(id)`) with the entry of the access token `id` as already read. */
+export const withReadAccessToken = <A>(id: string, row: Option.Option<StoredRow>, find: () => Promise<A>) =>
+  readAccessToken.run({ id, row }, find)
 
 /** Builds the adapter factory oidc-provider takes (`adapter: (model) => Adapter`). */
 export const makeAdapter = Effect.gen(function*() {
@@ -35,7 +46,11 @@ export const makeAdapter = Effect.gen(function*() {
         expiresAt: typeof expiresIn === "number" ? new Date(Date.now() + expiresIn * 1000) : null
       }))
     },
-    find: (id) => run(Effect.map(repo.find(model, id), (row) => restore(row, id))),
+    find: (id) => {
+      const read = model === "AccessToken" ? readAccessToken.getStore() : undefined
+      if (read !== undefined && read.id === id) return Promise.resolve(restore(read.row, id))
+      return run(Effect.map(repo.find(model, id), (row) => restore(row, id)))
+    },
     findByUid: (uid) => run(Effect.map(repo.findByUid(model, uid), (row) => restore(row))),
     findByUserCode: (userCode) => run(Effect.map(repo.findByUserCode(model, userCode), (row) => restore(row))),
     consume: (id) => run(repo.consume(model, id)),

@@ -25,6 +25,13 @@ import type { AssistantTool } from "./tool.js"
 
 const READ_ONLY = { readOnlyHint: true, openWorldHint: false } as const
 
+/** `46 CONFIRMED, 4 CANCELLED`: how many of each value, in order of first appearance. */
+const countsOf = (values: ReadonlyArray<string>) => {
+  const counts = new Map<string, number>()
+  for (const value of values) counts.set(value, (counts.get(value) ?? 0) + 1)
+  return [...counts].map(([value, n]) => `${n} ${value}`).join(", ")
+}
+
 const ListBookingsInput = Schema.Struct({
   ...BookingListParams.fields,
   limit: Schema.optional(intValue(1, 100)).annotations({ description: "1 to 100, default 50." })
@@ -46,13 +53,8 @@ export const listBookings: AssistantTool<typeof ListBookingsInput.Type, typeof B
   text: (page) =>
     page.data.length === 0
       ? "No bookings."
-      : page.data.map((b) =>
-        `${b.confirmation_code} ${b.status} ${b.experience_date ?? "no date"}${
-          b.start_time ? ` ${b.start_time}` : ""
-        } ` +
-        `${b.tour.name ?? "?"}, ${b.participants ?? "?"} guests, ${b.guest.name ?? "no name"}, ` +
-        `${money(b.amount_minor, b.currency)} (id ${b.id})`
-      ).join("\n") + (page.next_cursor ? `\nMore: cursor ${page.next_cursor}` : "")
+      : `${page.data.length} bookings (${countsOf(page.data.map((b) => b.status))}); each in structuredContent.` +
+        (page.next_cursor ? ` More: cursor ${page.next_cursor}` : "")
 }
 
 const GetBookingInput = Schema.Struct({
@@ -93,22 +95,14 @@ export const getManifest: AssistantTool<typeof ManifestParams.Type, typeof Manif
   annotations: READ_ONLY,
   run: (input) =>
     Effect.flatMap(Manifest, (manifest) => Effect.flatMap(CurrentKey, (key) => manifest.forKey(key, input))),
-  text: (m) =>
-    m.departures.length === 0
-      ? `No departures on ${m.date}.`
-      : m.departures.map((d) =>
-        `${d.start_time ?? "--:--"} ${d.product_title ?? "?"}${d.rate_title ? ` (${d.rate_title})` : ""}: ` +
-        `${d.passengers} guests, ${d.checked_in} checked in, ${d.no_show} no-show\n` +
-        d.bookings.map((r) =>
-          `  ${r.guest.name ?? "no name"} x${r.participants} ${r.status}` +
-          `${
-            r.check_in.status
-              ? ` ${r.check_in.status}${r.check_in.present === null ? "" : ` ${r.check_in.present}`}`
-              : ""
-          }` +
-          ` (row ${r.id})`
-        ).join("\n")
-      ).join("\n")
+  text: (m) => {
+    if (m.departures.length === 0) return `No departures on ${m.date}.`
+    const sum = (count: (d: (typeof m.departures)[number]) => number) =>
+      m.departures.reduce((total, d) => total + count(d), 0)
+    return `Manifest of ${m.date}: ${m.departures.length} departures, ${sum((d) => d.passengers)} guests, ` +
+      `${sum((d) => d.checked_in)} checked in, ${sum((d) => d.no_show)} no-show; ` +
+      `the departures and rows (with their ids) in structuredContent.`
+  }
 }
 
 export const getSales: AssistantTool<typeof SalesParams.Type, typeof SalesSummary.Type> = {

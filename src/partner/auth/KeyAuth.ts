@@ -45,6 +45,16 @@ const usable = (row: KeyRow) =>
     } satisfies AuthenticatedKey
   })
 
+/**
+ * The key behind an MCP connection as it acts right now, from its row (read by `findKey`, or with the
+ * access token in one statement: src/assistant/mcp/BearerRepo.ts): an assistant key, and the rules of
+ * `usable` (revoked, expired, no operator left where its person is owner/admin), else the 401.
+ */
+export const connectionKey = (found: Option.Option<KeyRow>) =>
+  Option.isNone(found) || found.value.kind !== "assistant"
+    ? Effect.fail(unauthorized("the connection is not valid"))
+    : usable(found.value)
+
 export class KeyAuth extends Effect.Service<KeyAuth>()("Partner/KeyAuth", {
   effect: Effect.gen(function*() {
     const repo = yield* KeyAuthRepo
@@ -71,11 +81,7 @@ export class KeyAuth extends Effect.Service<KeyAuth>()("Partner/KeyAuth", {
      * same rules as a secret key (revoked, expired, no operator left where its person is owner/admin).
      */
     const authenticateConnection = Effect.fn("KeyAuth.authenticateConnection")(function*(connectionId: string) {
-      const found = yield* repo.findKey(connectionId)
-      if (Option.isNone(found) || found.value.kind !== "assistant") {
-        return yield* unauthorized("the connection is not valid")
-      }
-      return yield* usable(found.value)
+      return yield* connectionKey(yield* repo.findKey(connectionId))
     })
 
     return { authenticate, authenticateConnection } as const

@@ -26,24 +26,35 @@ export interface KeyRow {
   readonly partners: Array<{ readonly id: string; readonly name: string }>
 }
 
-export class KeyAuthRepo extends Effect.Service<KeyAuthRepo>()("Partner/KeyAuthRepo", {
-  effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-
-    const findKey = (id: string) =>
-      Effect.map(
-        sql<KeyRow>`
-        SELECT k.id, k.name, k.scopes, k.created_at, k.expires_at, k.revoked_at, k.secret_hash, k.kind,
+/**
+ * A key row's columns (KeyRow, over `api_keys k`) and the joins that give the operators it acts for
+ * right now; a statement using them groups by `k.id`. Shared with the MCP bearer's look-up
+ * (src/assistant/mcp/BearerRepo.ts), which reads the connection's key in the same statement as its token.
+ */
+export const keyRowSql = (sql: SqlClient.SqlClient) => ({
+  columns: sql`k.id, k.name, k.scopes, k.created_at, k.expires_at, k.revoked_at, k.secret_hash, k.kind,
           coalesce(
             json_agg(json_build_object('id', o.id, 'name', o.name) ORDER BY o.name, o.id)
               FILTER (WHERE o.id IS NOT NULL),
             '[]'
-          ) AS partners
-        FROM api_keys k
-        LEFT JOIN api_key_operators ko ON ko.key_id = k.id
+          ) AS partners`,
+  operatorJoins: sql`LEFT JOIN api_key_operators ko ON ko.key_id = k.id
         LEFT JOIN memberships m
           ON m.operator_id = ko.operator_id AND m.user_id = k.created_by AND m.role IN ('owner', 'admin')
-        LEFT JOIN operators o ON o.id = m.operator_id
+        LEFT JOIN operators o ON o.id = m.operator_id`
+})
+
+export class KeyAuthRepo extends Effect.Service<KeyAuthRepo>()("Partner/KeyAuthRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const { columns, operatorJoins } = keyRowSql(sql)
+
+    const findKey = (id: string) =>
+      Effect.map(
+        sql<KeyRow>`
+        SELECT ${columns}
+        FROM api_keys k
+        ${operatorJoins}
         WHERE k.id = ${id}
         GROUP BY k.id`,
         (rows) => Option.fromNullable(rows[0])

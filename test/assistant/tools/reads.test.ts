@@ -36,12 +36,16 @@ layer(withAssistantTools(testServer()), { excludeTestServices: true, timeout: 12
   it.effect("list_bookings answers what GET /bookings answers, page by page, with the same cursor", () =>
     Effect.gen(function*() {
       const { bookings, key } = yield* setup
-      const first = resultOf(yield* callTool("list_bookings", { limit: 2 }, { key: key.token }))
+      const firstCall = yield* callTool("list_bookings", { limit: 2 }, { key: key.token })
+      const first = resultOf(firstCall)
       const rest = yield* get("/api/v1/bookings?limit=2", key.token)
       expect(rest.status).toBe(200)
       expect(first).toEqual(rest.body)
       expect(first.data).toHaveLength(2)
       expect(first.next_cursor).toEqual(expect.any(String))
+      // The text is a short summary (the rows are in structuredContent), with the cursor for text-only clients.
+      expect(firstCall.kind === "result" && firstCall.text)
+        .toBe(`2 bookings (2 CONFIRMED); each in structuredContent. More: cursor ${first.next_cursor}`)
       const second = resultOf(
         yield* callTool("list_bookings", { limit: 2, cursor: first.next_cursor }, { key: key.token })
       )
@@ -99,7 +103,11 @@ layer(withAssistantTools(testServer()), { excludeTestServices: true, timeout: 12
   it.effect("get_manifest: the REST manifest of the day, only the connection's operators' rows", () =>
     Effect.gen(function*() {
       const { betaRow, key, row } = yield* setup
-      const day = resultOf(yield* callTool("get_manifest", { date: "2026-12-01" }, { key: key.token }))
+      const dayCall = yield* callTool("get_manifest", { date: "2026-12-01" }, { key: key.token })
+      const day = resultOf(dayCall)
+      expect(dayCall.kind === "result" && dayCall.text).toMatch(
+        /^Manifest of 2026-12-01: 1 departures, 3 guests, 0 checked in, 0 no-show; the departures and rows/
+      )
       expect(day).toEqual((yield* get("/api/v1/manifest?date=2026-12-01", key.token)).body)
       const ids = day.departures.flatMap((d: any) => d.bookings.map((r: any) => r.id))
       expect(ids).toContain(row)
