@@ -7,6 +7,7 @@ import { Effect, Layer } from "effect"
 import { isAssistantUrl, makeAssistantHttp } from "./assistant/Http.js"
 import { AppConfig, baseUrlOf } from "./config.js"
 import { compressResponse } from "./http/compression.js"
+import { withDocumentCaching } from "./http/documentCaching.js"
 import { withHtmlSecurityHeaders } from "./http/securityHeaders.js"
 import { PartnerHttp } from "./partner/Http.js"
 import { QuickbookHttp } from "./quickbook/Http.js"
@@ -33,6 +34,8 @@ export const HttpLive = Layer.unwrapScoped(
           (isQuickbookUrl(request.url) ? quickbook : isAssistantUrl(request.url) ? assistant : partner).pipe(
             // Every HTML page: CSP, nosniff, referrer policy, no framing (src/http/securityHeaders.ts).
             Effect.map(withHtmlSecurityHeaders),
+            // The documents and reference pages: ETag, 5 minutes' lifetime, 304 (src/http/documentCaching.ts).
+            Effect.map(withDocumentCaching(request)),
             // Large JSON, HTML and text gzip- or brotli-encoded when the client asks (src/http/compression.ts).
             Effect.flatMap(compressResponse(request))
           )

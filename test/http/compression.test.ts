@@ -9,6 +9,7 @@ import { Effect } from "effect"
 import * as http from "node:http"
 import * as zlib from "node:zlib"
 import { chooseEncoding, COMPRESS_MIN_BYTES } from "../../src/http/compression.js"
+import { DOCUMENT_CACHE_CONTROL, DOCUMENT_PATHS } from "../../src/http/documentCaching.js"
 import { createKey, insertBooking, makeWorld } from "../support/fixtures.js"
 import { TestServer, testServer } from "../support/server.js"
 
@@ -105,5 +106,31 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("response c
       // The same bytes as the plain page.
       const plain = yield* onWire("/api/v1/docs")
       expect(html).toBe(plain.bytes.toString("utf8"))
+    }))
+  it.effect("the documents and reference pages are cacheable: one weak ETag per document, 304 when the client has it", () =>
+    Effect.gen(function*() {
+      for (const path of DOCUMENT_PATHS) {
+        const first = yield* onWire(path, { "accept-encoding": "br" })
+        expect(first.status, path).toBe(200)
+        const tag = first.headers["etag"]
+        expect(tag, path).toMatch(/^W\/"[A-Za-z0-9_-]{43}"$/)
+        expect(first.headers["cache-control"]).toBe(DOCUMENT_CACHE_CONTROL)
+        // The same tag with or without compression: it names the document, not the bytes sent.
+        expect((yield* onWire(path)).headers["etag"]).toBe(tag)
+        for (const ifNoneMatch of [tag!, `"other", ${tag}`, tag!.slice(2), "*"]) {
+          const again = yield* onWire(path, { "if-none-match": ifNoneMatch, "accept-encoding": "br" })
+          expect(again.status, `${path} ${ifNoneMatch}`).toBe(304)
+          expect(again.bytes.length).toBe(0)
+          expect(again.headers["etag"]).toBe(tag)
+        }
+        expect((yield* onWire(path, { "if-none-match": "W/\"stale\"" })).status).toBe(200)
+      }
+      // The two APIs' documents differ, so do their tags; an API answer gets none.
+      expect((yield* onWire("/api/v1/openapi.json")).headers["etag"]).not.toBe(
+        (yield* onWire("/api/quickbook/v1/openapi.json")).headers["etag"]
+      )
+      const health = yield* onWire("/healthz")
+      expect(health.headers["etag"]).toBeUndefined()
+      expect(health.headers["cache-control"] ?? "").not.toContain("public")
     }))
 })
