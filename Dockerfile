@@ -3,7 +3,7 @@
 # `npm run build`, then scripts/smokeBuild.ts starts `node dist/main.js serve`.
 #   docker build -t tour-partner-service .
 #   docker run --env-file prod.env -p 3000:3000 tour-partner-service
-# Supported Node.js: 22.12+ and 24 (package.json engines).
+# Node.js in production: 22 LTS or 24 (docs/deploy.md, "Runtime"); the image uses 24.
 
 # Build: every dependency (esbuild is a dev one), then the bundle.
 FROM node:24-bookworm-slim AS build
