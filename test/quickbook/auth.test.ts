@@ -2,6 +2,7 @@ import SwaggerParser from "@apidevtools/swagger-parser"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
+import { DOCUMENT_CACHE_CONTROL } from "../../src/http/documentCaching.js"
 import { RateLimiter } from "../../src/http/RateLimiter.js"
 import { CLERK_MESSAGES, unknownEndpointMessage } from "../../src/quickbook/clerkMessages.js"
 import { quickbookBucket } from "../../src/quickbook/limits.js"
@@ -227,7 +228,9 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("quickbook 
     Effect.gen(function*() {
       const res = yield* get("/api/quickbook/v1/openapi.json")
       expect(res.status).toBe(200)
-      expectCommonHeaders(res)
+      expect(res.headers.get("x-request-id")).toEqual(expect.any(String))
+      // The document is not sales data: cacheable like the partner one (src/http/documentCaching.ts).
+      expect(res.headers.get("cache-control")).toBe(DOCUMENT_CACHE_CONTROL)
       const doc = res.body
       expect(doc.openapi).toBe("3.1.0")
       expect(doc.info).toMatchObject({ title: "Quickbook API", version: "1.0.0" })
