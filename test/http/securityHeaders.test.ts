@@ -77,7 +77,13 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("security h
         await page.getByText("The key and the operators it acts for", { exact: false }).first().waitFor({
           timeout: 30_000
         })
-        const text = await page.locator("body").innerText()
+        // Scalar renders in steps: read the page until the rest is there too, not only the first
+        // summary (read from here, polling: the page's CSP refuses the string evaluation of waitForFunction).
+        let text = await page.locator("body").innerText()
+        for (const deadline = Date.now() + 30_000; text.length <= 1000 && Date.now() < deadline;) {
+          await new Promise((resolve) => setTimeout(resolve, 200))
+          text = await page.locator("body").innerText()
+        }
         await page.close()
         return { violations, text }
       })
