@@ -14,6 +14,7 @@
 import { spawn } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { chromium } from "playwright-core"
+import { registerPublicClient } from "../../test/support/oauthFlow.js"
 
 const separator = process.argv.indexOf("--")
 const [base, port, demoFile, outDir] = process.argv.slice(2, separator)
@@ -29,17 +30,7 @@ const demo = JSON.parse(readFileSync(demoFile, "utf8")) as {
 const person = demo.mcp.users[0]!
 const redirectUri = `http://127.0.0.1:${port}/callback`
 
-const registration = await fetch(`${base}/oauth/register`, {
-  method: "POST",
-  headers: { "content-type": "application/json" },
-  body: JSON.stringify({
-    client_name: "MCP conformance suite",
-    redirect_uris: [redirectUri],
-    grant_types: ["authorization_code", "refresh_token"],
-    response_types: ["code"],
-    token_endpoint_auth_method: "none"
-  })
-})
+const registration = await registerPublicClient(base, "MCP conformance suite", redirectUri)
 if (registration.status !== 201) throw new Error(`registration answered ${registration.status}`)
 const { client_id: clientId } = await registration.json() as { client_id: string }
 const metadata = await (await fetch(`${base}/.well-known/oauth-authorization-server`)).json() as {

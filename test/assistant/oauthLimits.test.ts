@@ -8,21 +8,16 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { OAUTH_ENDPOINT_LIMITS } from "../../src/assistant/oauth/endpointLimits.js"
-import { REDIRECT_URL, tokenRequest } from "../support/assistant.js"
+import { tokenRequest } from "../support/assistant.js"
+import { registerPublicClient } from "../support/oauthFlow.js"
 import { TestServer, testServer } from "../support/server.js"
 
 const register = (baseUrl: string) =>
-  fetch(`${baseUrl}/oauth/register`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      client_name: "Limit Probe",
-      redirect_uris: [REDIRECT_URL],
-      grant_types: ["authorization_code", "refresh_token"],
-      response_types: ["code"],
-      token_endpoint_auth_method: "none"
-    })
-  }).then(async (r) => ({ status: r.status, headers: r.headers, json: await r.json() as any }))
+  registerPublicClient(baseUrl, "Limit Probe").then(async (r) => ({
+    status: r.status,
+    headers: r.headers,
+    json: await r.json() as any
+  }))
 
 const badGrant = (baseUrl: string) =>
   fetch(`${baseUrl}/oauth/token`, {

@@ -21,6 +21,23 @@ import {
 
 export const REDIRECT_URL = "http://127.0.0.1:9/callback"
 
+/** A public client's registration (RFC 7591) as assistants send it: code + refresh, PKCE, no secret. */
+export const publicClientMetadata = (name: string, redirectUri = REDIRECT_URL): OAuthClientMetadata => ({
+  client_name: name,
+  redirect_uris: [redirectUri],
+  grant_types: ["authorization_code", "refresh_token"],
+  response_types: ["code"],
+  token_endpoint_auth_method: "none"
+})
+
+/** Registers a public client at `{base}/oauth/register`; the raw answer (tests check its status). */
+export const registerPublicClient = (base: string, name: string, redirectUri = REDIRECT_URL) =>
+  fetch(`${base}/oauth/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(publicClientMetadata(name, redirectUri))
+  })
+
 /** A test client's OAuth state, in memory. */
 export class TestOAuthProvider implements OAuthClientProvider {
   info: OAuthClientInformationMixed | undefined
@@ -32,13 +49,7 @@ export class TestOAuthProvider implements OAuthClientProvider {
     return REDIRECT_URL
   }
   get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: this.name,
-      redirect_uris: [REDIRECT_URL],
-      grant_types: ["authorization_code", "refresh_token"],
-      response_types: ["code"],
-      token_endpoint_auth_method: "none"
-    }
+    return publicClientMetadata(this.name)
   }
   clientInformation() {
     return this.info
