@@ -2,7 +2,8 @@
  * A request whose line and headers pass node's 16 KiB limit (found by the contract fuzzer: a query or
  * path parameter thousands of characters long) is answered in its API's error form, 400, not with
  * node's bare 431 that no client of ours can read, also as the second request of a keep-alive
- * connection (where node closed the connection without a word); the server keeps serving.
+ * connection (where node closed the connection without a word); the server keeps serving. The
+ * assistant's surfaces answer in theirs (JSON-RPC on /mcp, OAuth errors, a sign-in page).
  */
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
@@ -58,6 +59,22 @@ layer(testServer(), { excludeTestServices: true })("request heads over 16 KiB", 
       expect(res.headers.get("content-type")).toContain("application/json")
       expect(res.body.error.code).toBe("invalid_request")
       expect(res.body.error.clerkMessage.length).toBeGreaterThan(0)
+    }))
+
+  it.effect("the assistant's surfaces answer in their own forms: JSON-RPC on /mcp, OAuth on /oauth, a page when signing in", () =>
+    Effect.gen(function*() {
+      const mcp = yield* call(`/mcp?x=${encodeURIComponent(LONG)}`, { method: "POST", body: {} })
+      expect(mcp.status, mcp.text).toBe(400)
+      expect(mcp.body).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32600 } })
+      expect(mcp.body.error.message).toContain("16 KiB")
+      const token = yield* call(`/oauth/token?x=${encodeURIComponent(LONG)}`, { method: "POST", body: {} })
+      expect(token.status, token.text).toBe(400)
+      expect(token.body).toMatchObject({ error: "invalid_request" })
+      expect(token.body.error_description).toContain("16 KiB")
+      const signIn = yield* get(`/oauth/interaction/abc?x=${encodeURIComponent(LONG)}`)
+      expect(signIn.status).toBe(400)
+      expect(signIn.headers.get("content-type")).toContain("text/html")
+      expect(signIn.text).toContain("16 KiB")
     }))
 
   it.effect("the second request of a keep-alive connection is answered too", () =>
