@@ -13,8 +13,9 @@ import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Effect, Option, Runtime } from "effect"
 import { randomUUID } from "node:crypto"
+import type { KoaContextWithOIDC } from "oidc-provider"
 import { AssistantConfig } from "../config.js"
-import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnreachable } from "../db/unreachable.js"
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnreachable, isDatabaseUnreachableError } from "../db/unreachable.js"
 import { RateLimiter } from "../http/RateLimiter.js"
 import { recordRequest } from "../observability/metrics.js"
 import { KeyAuth } from "../partner/auth/KeyAuth.js"
@@ -27,7 +28,7 @@ import { makeOAuthEndpointLimits } from "./oauth/endpointLimits.js"
 import { makeInteractions } from "./oauth/interactions.js"
 import { OAuthStoreRepo } from "./oauth/OAuthStoreRepo.js"
 import { messagePage } from "./oauth/pages.js"
-import { INTERACTION_PREFIX, makeProvider } from "./oauth/provider.js"
+import { INTERACTION_PREFIX, makeProvider, OAUTH_ROUTES } from "./oauth/provider.js"
 import { SignInRepo } from "./oauth/SignInRepo.js"
 
 export const MCP_PATH = "/mcp"
@@ -89,13 +90,27 @@ const bodyTooLarge = (path: string) => {
     })
 }
 
+/** The OAuth error body when the database did not answer (the JSON endpoints' 503). */
+const oauthUnavailable = {
+  error: "temporarily_unavailable",
+  error_description: "the service cannot answer right now: try again in a moment"
+}
+
+/** The authorization server's pages a person's browser opens (the rest of /oauth answers JSON). */
+const isBrowserPath = (path: string) =>
+  path.startsWith(INTERACTION_PREFIX) || path === OAUTH_ROUTES.authorization || path === OAUTH_ROUTES.end_session
+
 /**
- * The database did not answer (src/db/unreachable.ts): on /mcp the 503 `unavailable` problem (JSON,
- * as a tool error carries it), on the sign-in pages a 503 page; both with `Retry-After`.
+ * The database did not answer (src/db/unreachable.ts), all with `Retry-After`: on /mcp the 503
+ * `unavailable` problem (JSON, as a tool error carries it), on the sign-in pages a 503 page, on the
+ * authorization server's JSON endpoints (token, registration…) the OAuth error form.
  */
 const databaseUnavailable = (path: string, requestId: string) => {
   const retryAfter = { "Retry-After": String(DATABASE_RETRY_AFTER_SECONDS), "Cache-Control": "no-store" }
-  if (path !== MCP_PATH) {
+  if (path === MCP_PATH) {
+    return problemResponse(databaseUnavailableProblem(requestId)).pipe(HttpServerResponse.setHeaders(retryAfter))
+  }
+  if (isBrowserPath(path)) {
     return messagePage(
       "Temporarily unavailable",
       `The service cannot sign you in right now. Try again in a moment (reference: ${requestId}).`,
@@ -103,7 +118,7 @@ const databaseUnavailable = (path: string, requestId: string) => {
       retryAfter
     )
   }
-  return problemResponse(databaseUnavailableProblem(requestId)).pipe(HttpServerResponse.setHeaders(retryAfter))
+  return HttpServerResponse.unsafeJson(oauthUnavailable, { status: 503, headers: retryAfter })
 }
 
 /** The assistant surface for a service reachable at `baseUrl`; needs the database-backed services. */
@@ -133,7 +148,18 @@ export const makeAssistantHttp = (baseUrl: string) =>
       Runtime.runFork(runtime)(connections.grantRevoked(grantId))
     })
     // The provider's own failures go to our log (its error, never a token: they are not in the message).
-    provider.on("server_error", (_ctx: unknown, error: Error) => {
+    // The database not answering is no server error: the JSON endpoints (token, registration…) answer
+    // 503 with Retry-After, as the pages do (renderError in ./oauth/provider.ts). The provider emits
+    // this after setting its answer and before it is sent, so the answer can still be changed here.
+    provider.on("server_error", (ctx: KoaContextWithOIDC, error: Error) => {
+      if (isDatabaseUnreachableError(error)) {
+        if (ctx.status === 500 && ctx.type === "application/json") {
+          ctx.status = 503
+          ctx.set("Retry-After", String(DATABASE_RETRY_AFTER_SECONDS))
+          ctx.body = oauthUnavailable
+        }
+        return
+      }
       Runtime.runFork(runtime)(Effect.logError("authorization server error", error.message))
     })
     const interactions = yield* makeInteractions(provider, resource)

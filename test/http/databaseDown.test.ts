@@ -144,6 +144,28 @@ layer(env, { excludeTestServices: true, timeout: 180_000 })("the database down",
         expect(page.headers.get("retry-after")).toBe("5")
         expect(page.headers.get("content-type")).toContain("text/html")
         expect(yield* Effect.promise(() => page.text())).toContain("Temporarily unavailable")
+        // The token endpoint (JSON): 503 with the OAuth error form, not the provider's 500 server_error.
+        // The JSON endpoints (the token endpoint behind our rate limit, revocation the provider's
+        // alone): 503 in the OAuth error form, not the provider's 500 server_error.
+        const form = (path: string, fields: Record<string, string>) =>
+          Effect.promise(() =>
+            fetch(`${baseUrl}${path}`, {
+              method: "POST",
+              headers: { "content-type": "application/x-www-form-urlencoded" },
+              body: new URLSearchParams(fields).toString()
+            }).then(async (r) => ({ status: r.status, headers: r.headers, json: await r.json() }))
+          )
+        const refresh = a.tokens.refresh_token!
+        for (
+          const answer of [
+            yield* form("/oauth/token", { grant_type: "refresh_token", refresh_token: refresh, client_id: a.clientId }),
+            yield* form("/oauth/revoke", { token: refresh, client_id: a.clientId })
+          ]
+        ) {
+          expect(answer.status, JSON.stringify(answer.json)).toBe(503)
+          expect(answer.headers.get("retry-after")).toBe("5")
+          expect(answer.json).toMatchObject({ error: "temporarily_unavailable" })
+        }
       }))
 
       const back = yield* Effect.promise(() => rpc(`${baseUrl}/mcp`, token, callMe))
