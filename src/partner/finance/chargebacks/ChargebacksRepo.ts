@@ -2,6 +2,10 @@
  * The SQL of GET /api/v1/finance/chargebacks (migration 0030): chargebacks matched to bookings of
  * the operators in view (listed booking statuses only), newest first (keyset on `first_seen_at, id`,
  * index chargebacks_by_operator). Unmatched chargebacks have no operator and never appear.
+ *
+ * No span of its own (`repoEdge.untraced`, as BookingsRepo): Chargebacks.list's span and the
+ * driver's cover it, and a span per statement was a measurable share of this cheap read's Node CPU
+ * over the floor's (bench/README.md, issue 15: the finance lists).
  */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
@@ -50,6 +54,6 @@ export class ChargebacksRepo extends Effect.Service<ChargebacksRepo>()("Partner/
         LIMIT ${take}`
     }
 
-    return repoEdge("ChargebacksRepo", { list })
+    return repoEdge.untraced({ list })
   })
 }) {}

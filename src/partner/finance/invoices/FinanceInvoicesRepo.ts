@@ -2,6 +2,9 @@
  * The SQL of GET /api/v1/finance/invoices: the payout accounts (legal entities) of the operators in
  * view, their documents newest delivery month first (keyset on `list_key`, id; index
  * commission_invoices_list), the documents' lines, the operators' names, and a stored file.
+ *
+ * The list's statements have no spans of their own (`repoEdge.untraced`, as BookingsRepo):
+ * FinanceInvoices.list's span and the driver's cover them (bench/README.md, issue 15: the finance lists).
  */
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
@@ -80,6 +83,6 @@ export class FinanceInvoicesRepo extends Effect.Service<FinanceInvoicesRepo>()("
         (rows) => Option.fromNullable(rows[0])
       )
 
-    return repoEdge("FinanceInvoicesRepo", { merchantsOf, list, operatorNames, file })
+    return { ...repoEdge.untraced({ merchantsOf, list, operatorNames }), ...repoEdge("FinanceInvoicesRepo", { file }) }
   })
 }) {}

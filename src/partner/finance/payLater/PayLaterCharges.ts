@@ -1,6 +1,7 @@
 /** The pay-later read's use case: one page of charges and the totals over every matching charge. */
 import { Effect } from "effect"
 import { CursorSigner } from "../../../http/CursorSigner.js"
+import { both } from "../../../lib/both.js"
 import { type PayLaterFilter, PayLaterReadRepo } from "./PayLaterReadRepo.js"
 import { toCharge } from "./rules.js"
 
@@ -24,9 +25,7 @@ export class PayLaterCharges extends Effect.Service<PayLaterCharges>()("Partner/
       const bound = { state: r.state ?? null, from: r.from ?? null, to: r.to ?? null, partner_id: r.partnerId ?? null }
       const after = yield* cursors.decode(r.cursor, bound)
       const filter: PayLaterFilter = { operatorIds: r.operatorIds, state: r.state, from: r.from, to: r.to }
-      const [rows, totals] = yield* Effect.all([repo.page(filter, after, r.limit + 1), repo.totals(filter)], {
-        concurrency: 2
-      })
+      const [rows, totals] = yield* both(repo.page(filter, after, r.limit + 1), repo.totals(filter))
       const page = rows.slice(0, r.limit)
       const last = page[page.length - 1]
       return {

@@ -2,6 +2,9 @@
  * The SQL of GET /api/v1/finance/pay-later: a page of the operators' charges by charge time (keyset
  * on (charge_at, id); indexes pay_later_charges_by_operator / _by_state) and the totals per state
  * and currency over every matching charge. Bookings the API never shows (holds) are left out.
+ *
+ * No spans of its own (`repoEdge.untraced`, as BookingsRepo): PayLaterCharges.list's span and the
+ * driver's cover both statements (bench/README.md, issue 15: the finance lists).
  */
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
@@ -91,9 +94,6 @@ export class PayLaterReadRepo extends Effect.Service<PayLaterReadRepo>()("Partne
           GROUP BY c.state, trim(c.currency)
           ORDER BY c.state, trim(c.currency)`
 
-    return repoEdge("PayLaterReadRepo", {
-      page,
-      totals
-    })
+    return repoEdge.untraced({ page, totals })
   })
 }) {}

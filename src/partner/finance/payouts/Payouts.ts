@@ -5,6 +5,7 @@
  */
 import { Effect } from "effect"
 import type { CursorPosition } from "../../../http/cursor.js"
+import { both } from "../../../lib/both.js"
 import type { Payout } from "./Api.js"
 import { type PayoutListRequest, PayoutsRepo } from "./PayoutsRepo.js"
 import { type AdjustmentRow, type MerchantPartnerRow, toPayout } from "./rules.js"
@@ -33,10 +34,10 @@ export class Payouts extends Effect.Service<Payouts>()("Partner/Payouts", {
       const rows = yield* repo.list(r, r.limit + 1)
       const page = rows.slice(0, r.limit)
       if (page.length === 0) return { rows: [], next: undefined } satisfies PayoutListPage
-      const [adjustments, partners] = yield* Effect.all([
+      const [adjustments, partners] = yield* both(
         repo.adjustments(page.map((p) => p.id)),
         repo.partners([...new Set(page.map((p) => p.merchant_id))])
-      ], { concurrency: 2 })
+      )
       const byPayout = groupBy<AdjustmentRow>(adjustments, (a) => a.payout_row_id)
       const byMerchant = groupBy<MerchantPartnerRow>(partners, (p) => p.merchant_id)
       const last = page[page.length - 1]!

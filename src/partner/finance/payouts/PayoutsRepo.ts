@@ -2,6 +2,9 @@
  * The SQL of GET /api/v1/finance/payouts (migration 0030): the payouts of the merchants the
  * operators in view are paid through, newest settlement day first (keyset on `sort_at, id`), their
  * adjustments, and every operator paid through each merchant.
+ *
+ * No spans of its own (`repoEdge.untraced`, as BookingsRepo): Payouts.list's span and the driver's
+ * cover its three statements (bench/README.md, issue 15: the finance lists).
  */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
@@ -61,6 +64,6 @@ export class PayoutsRepo extends Effect.Service<PayoutsRepo>()("Partner/PayoutsR
         WHERE a.merchant_id IN ${sql.in(merchantIds)}
         ORDER BY o.name, o.id`
 
-    return repoEdge("PayoutsRepo", { list, adjustments, partners })
+    return repoEdge.untraced({ list, adjustments, partners })
   })
 }) {}

@@ -4,6 +4,7 @@
  * sections, numbers and first entries (StatementsRepo), shaped by ./rules.ts.
  */
 import { Effect } from "effect"
+import { both } from "../../../lib/both.js"
 import type { StatementsResponse } from "./Api.js"
 import * as rules from "./rules.js"
 import { StatementsRepo } from "./StatementsRepo.js"
@@ -28,7 +29,7 @@ export class Statements extends Effect.Service<Statements>()("Partner/Statements
         return { ...head, too_many: true, statements: [] } satisfies StatementsResponse
       }
       const range = { operatorIds: r.partners.map((p) => p.id), start: r.period.start, end: r.period.end }
-      const [sections, numbers] = yield* Effect.all([repo.sections(range), repo.numbers(range)], { concurrency: 2 })
+      const [sections, numbers] = yield* both(repo.sections(range), repo.numbers(range))
       const entries = sections.length === 0 ? [] : yield* repo.entries({
         ...range,
         operatorIds: sections.map((s) => s.operator_id),
