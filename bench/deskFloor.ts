@@ -114,7 +114,8 @@ const ACCOUNT = `
 
 /** QuickbookTicketsRepo.findSale (src/quickbook/tickets/QuickbookTicketsRepo.ts), scoped to the terminal */
 const SALE = `
-      SELECT reference, terminal_id, selling_operator_id, status, valid_until, hold_expires_at, cart_line, customer,
+      SELECT reference, terminal_id, (SELECT k.mode FROM quickbook_keys k WHERE k.id = s.key_id) AS key_mode,
+        selling_operator_id, status, valid_until, hold_expires_at, cart_line, customer,
         language, booking_code, confirmed_at, failed_at, failure_reason,
         (SELECT p.state = 'refunded' FROM quickbook_payments p
           WHERE p.sale_reference = s.reference AND p.payment_id = s.paid_by_payment_id) AS money_returned,
@@ -275,7 +276,13 @@ const slots = async (terminal: Terminal, tourId: string, url: URL) => {
     date,
     timeZone: tour.timezone,
     currency: tour.currency,
-    slots: found.map((s) => ({ time: s.time, seatsLeft: s.seatsLeft, soldOut: s.soldOut, guests: s.guests }))
+    slots: found.map((s) => ({
+      time: s.time,
+      seatsLeft: s.seatsLeft,
+      soldOut: s.soldOut,
+      guests: s.guests,
+      bookingPriceMinor: s.bookingPriceMinor
+    }))
   }
 }
 
@@ -286,6 +293,7 @@ const ticket = async (terminal: Terminal, reference: string, url: URL) => {
   if (!REFERENCE_PATTERN.test(reference)) throw new Refusal(404, "not_found", "no such sale")
   const { rows: [sale] } = await pool.query(SALE, [reference, terminal.id])
   if (!sale) throw new Refusal(404, "not_found", "no such sale")
+  if (sale.key_mode !== terminal.mode) throw new Refusal(403, "tour_not_sellable_here", "sale of the other mode")
   if (sale.status !== "confirmed" || sale.booking_code === null || sale.customer === null) {
     throw new Refusal(404, "not_found", "no ticket yet")
   }

@@ -23,12 +23,13 @@ export const readDepartures = (
   deadline: Duration.DurationInput
 ): Effect.Effect<ReadonlyArray<DepartureAvailability>, BookingSystemError> => {
   const chunks = chunksOf(query.from, query.to)
-  return Effect.forEach(
-    chunks,
-    (chunk) => bookingSystem.availability(account, { productId: query.productId, from: chunk.from, to: chunk.to }),
-    { concurrency: CHUNK_CONCURRENCY }
-  ).pipe(
-    Effect.map((parts) => parts.flat()),
+  const read = (chunk: { readonly from: string; readonly to: string }) =>
+    bookingSystem.availability(account, { productId: query.productId, from: chunk.from, to: chunk.to })
+  // One chunk (a desk's day, a short range) is read as it is: no fiber per chunk (bench:desk reads one day per request).
+  const all = chunks.length === 1
+    ? read(chunks[0]!)
+    : Effect.map(Effect.forEach(chunks, read, { concurrency: CHUNK_CONCURRENCY }), (parts) => parts.flat())
+  return all.pipe(
     // Interruptible even inside a request, which runs uninterruptibly (src/http/apiApp.ts): the deadline must be
     // able to cut a booking system that hangs. Only HTTP calls run in here, no SQL.
     Effect.interruptible,

@@ -1,15 +1,35 @@
 /** Local calendar days in IANA time zones (pure; no I/O). */
 import { Either } from "effect"
 
-const formatters = new Map<string, Intl.DateTimeFormat>()
-
-const formatterFor = (timeZone: string) => {
-  let f = formatters.get(timeZone)
-  if (!f) {
-    f = new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" })
-    formatters.set(timeZone, f)
+/**
+ * Formatters made once per zone (in `cache`): building an Intl.DateTimeFormat costs far more than
+ * formatting with it, and the slot and availability reads format once per departure (bench/README.md).
+ */
+const cachedFormatter =
+  (options: Intl.DateTimeFormatOptions, cache = new Map<string, Intl.DateTimeFormat>()) => (timeZone: string) => {
+    let f = cache.get(timeZone)
+    if (!f) {
+      f = new Intl.DateTimeFormat("en-CA", { ...options, timeZone })
+      cache.set(timeZone, f)
+    }
+    return f
   }
-  return f
+
+const formatterFor = cachedFormatter({ year: "numeric", month: "2-digit", day: "2-digit" })
+const minuteFormatterFor = cachedFormatter({
+  year: "numeric",
+  month: "2-digit",
+  day: "2-digit",
+  hour: "2-digit",
+  minute: "2-digit",
+  hourCycle: "h23"
+})
+
+/** Local `YYYY-MM-DDTHH:MM` at `at` in `timeZone` (comparable as a string). */
+export const localMinuteAt = (timeZone: string, at: Date): string => {
+  const parts = minuteFormatterFor(timeZone).formatToParts(at)
+  const get = (type: string) => parts.find((p) => p.type === type)!.value
+  return `${get("year")}-${get("month")}-${get("day")}T${get("hour")}:${get("minute")}`
 }
 
 /** Whether `timeZone` is a time zone this runtime knows (an IANA name such as Europe/Oslo, or UTC). */

@@ -5,6 +5,7 @@
  * availability, and these functions decide. See docs/decisions.md ("Reschedule: ...").
  */
 import { Either } from "effect"
+import { localMinuteAt } from "../../domain/localDay.js"
 import type { BookingLine, DepartureAvailability, DepartureRate } from "../../ports/BookingSystem.js"
 
 /**
@@ -49,20 +50,7 @@ export const NOT_AVAILABLE = {
   priceDiffers: "price differs: the new departure costs a different amount; only moves at the same price are possible"
 } as const
 
-/** Local `YYYY-MM-DDTHH:MM` at `at` in `timeZone` (comparable as a string). */
-export const localMinuteAt = (timeZone: string, at: Date): string => {
-  const parts = new Intl.DateTimeFormat("en-CA", {
-    timeZone,
-    year: "numeric",
-    month: "2-digit",
-    day: "2-digit",
-    hour: "2-digit",
-    minute: "2-digit",
-    hourCycle: "h23"
-  }).formatToParts(at)
-  const get = (type: string) => parts.find((p) => p.type === type)!.value
-  return `${get("year")}-${get("month")}-${get("day")}T${get("hour")}:${get("minute")}`
-}
+export { localMinuteAt }
 
 /** A departure has started when the local time has reached its start (00:00 when it has none). */
 export const hasStarted = (date: string, startTime: string | null, timeZone: string, now: Date): boolean =>

@@ -19,7 +19,7 @@ import { PublishableKeys } from "../auth/PublishableKeys.js"
 import { CurrentCaller } from "../auth/security.js"
 import { operatorIdsFor } from "../auth/visibility.js"
 import { CatalogueAuthLive, CatalogueCorsRoutes } from "./catalogueAuth.js"
-import { PUBLIC_TTL_SECONDS, publicCacheKey, PublicCatalogueCache } from "./PublicCatalogueCache.js"
+import { answerBytes, PUBLIC_TTL_SECONDS, PublicCatalogueCache } from "./PublicCatalogueCache.js"
 import { catalogueLocale, TOUR_LIST_DEFAULT, TourDetail, TourPage } from "./tour.js"
 import { TourAvailability } from "./TourAvailability.js"
 import { Tours } from "./Tours.js"
@@ -55,15 +55,15 @@ const answer = <A, I, E, R>(
     const caller = yield* CurrentCaller
     if (caller._tag === "Secret") return jsonBody(schema, yield* compute)
     const request = yield* HttpServerRequest.HttpServerRequest
-    const key = publicCacheKey(caller.key.id, request.url)
+    const key = cache.keyOf(caller.key.id, request)
     const held = yield* cache.get(key)
-    const body = held ?? JSON.stringify(yield* compute)
+    const body = held ?? answerBytes(yield* compute)
     if (held === undefined) yield* cache.set(key, body, PUBLIC_TTL_SECONDS[kind])
     yield* addResponseHeaders({
       "Cache-Control": PUBLIC_CACHE_CONTROL[kind],
       "X-Cache": held === undefined ? "MISS" : "HIT"
     })
-    return HttpServerResponse.text(body, { contentType: "application/json" })
+    return HttpServerResponse.uint8Array(body, { contentType: "application/json" })
   })
 
 const ToursHandlers = HttpApiBuilder.group(PartnerApi, "tours", (handlers) =>

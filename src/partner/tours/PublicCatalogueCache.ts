@@ -6,12 +6,18 @@
  * dropped first); nothing is invalidated early, so a catalogue edit reaches publishable keys within
  * those times, the same as through any CDN. Secret keys never use it.
  */
+import type { HttpServerRequest } from "@effect/platform"
 import { Clock, Effect } from "effect"
 
 /** Seconds an answer stays fresh, by endpoint (the `s-maxage` of PUBLIC_CACHE_CONTROL). */
 export const PUBLIC_TTL_SECONDS = { list: 300, detail: 600, availability: 60 } as const
 
 const MAX_ENTRIES = 20_000
+
+const utf8 = new TextEncoder()
+
+/** An answer as it is kept and sent: its JSON's UTF-8 bytes, encoded once when it is computed. */
+export const answerBytes = (answer: unknown): Uint8Array => utf8.encode(JSON.stringify(answer))
 
 /** The cache key: the publishable key, the path and the query without `key`, parameters sorted. */
 export const publicCacheKey = (keyId: string, url: string) => {
@@ -24,11 +30,26 @@ export const publicCacheKey = (keyId: string, url: string) => {
 
 export class PublicCatalogueCache extends Effect.Service<PublicCatalogueCache>()("Partner/PublicCatalogueCache", {
   sync: () => {
-    const entries = new Map<string, { readonly body: string; readonly expires: number }>()
+    // The bytes, not the text: a HIT is sent without encoding the answer again (a list page is about
+    // 100 KB), and the same array each time lets response compression reuse its compressed copy
+    // (src/http/compression.ts). bench/README.md, "Issue 5".
+    const entries = new Map<string, { readonly body: Uint8Array; readonly expires: number }>()
+    // A request's cache key, computed once: the security and the handler both ask for it.
+    const keys = new WeakMap<HttpServerRequest.HttpServerRequest, string>()
 
-    // No spans on get and set (the house rule's exception): they are in-memory look-ups on the
+    // No spans on these (the house rule's exception): they are in-memory look-ups on the
     // cached catalogue path (`npm run bench:tours`, X-Cache: HIT), and a span, even a no-op one with
     // tracing off, costs several microseconds: more than the look-up it would describe.
+
+    /** The cache key of `request`, read with the publishable key `keyId` (`publicCacheKey`). */
+    const keyOf = (keyId: string, request: HttpServerRequest.HttpServerRequest) => {
+      let key = keys.get(request)
+      if (key === undefined) {
+        key = publicCacheKey(keyId, request.url)
+        keys.set(request, key)
+      }
+      return key
+    }
 
     /** The fresh answer stored under `key`, if any. */
     const get = (key: string) =>
@@ -42,13 +63,13 @@ export class PublicCatalogueCache extends Effect.Service<PublicCatalogueCache>()
         return entry.body
       })
 
-    const set = (key: string, body: string, ttlSeconds: number) =>
+    const set = (key: string, body: Uint8Array, ttlSeconds: number) =>
       Effect.map(Clock.currentTimeMillis, (now) => {
         entries.delete(key)
         entries.set(key, { body, expires: now + ttlSeconds * 1000 })
         while (entries.size > MAX_ENTRIES) entries.delete(entries.keys().next().value!)
       })
 
-    return { get, set } as const
+    return { keyOf, get, set } as const
   }
 }) {}

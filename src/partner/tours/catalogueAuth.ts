@@ -18,7 +18,7 @@ import { makeSecretKeyAuth, queryKeys } from "../auth/middleware.js"
 import { originAllowed } from "../auth/publishableKey.js"
 import { type PublishableKey, PublishableKeys } from "../auth/PublishableKeys.js"
 import { CatalogueAuth, type CatalogueCaller } from "../auth/security.js"
-import { publicCacheKey, PublicCatalogueCache } from "./PublicCatalogueCache.js"
+import { PublicCatalogueCache } from "./PublicCatalogueCache.js"
 
 /** Response headers a browser page may read besides the CORS-safelisted ones. */
 const EXPOSED =
@@ -67,7 +67,7 @@ export const CatalogueAuthLive = Layer.effect(
         "Vary": "Origin"
       })
       // An answer the service still holds is served as a CDN would: not counted.
-      if ((yield* cache.get(publicCacheKey(key.id, request.url))) !== undefined) {
+      if ((yield* cache.get(cache.keyOf(key.id, request))) !== undefined) {
         return { _tag: "Publishable", key } satisfies CatalogueCaller
       }
       const decision = yield* limiter.hit(`publishable:${key.id}`, publishableRateLimitPerMinute, 60)

@@ -1,9 +1,14 @@
-/** GET /sales/{reference}, GET /sales/{reference}/ticket and the signed PDF link: decode, ask QuickbookTickets, encode. */
+/**
+ * GET /sales/{reference}, GET /sales/{reference}/ticket and the signed PDF link: decode, ask
+ * QuickbookTickets, encode (the ticket serialised directly, http/json.ts: a hot read, bench:desk).
+ */
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Layer } from "effect"
+import { jsonBody } from "../../http/json.js"
 import { QuickbookApi } from "../Api.js"
 import { clerkLanguage } from "../clerkMessages.js"
 import { CurrentTerminal } from "../security.js"
+import { TicketSchema } from "./Api.js"
 import { QuickbookTickets } from "./QuickbookTickets.js"
 
 export const QuickbookTicketsLive = HttpApiBuilder.group(QuickbookApi, "tickets", (handlers) =>
@@ -18,7 +23,10 @@ export const QuickbookTicketsLive = HttpApiBuilder.group(QuickbookApi, "tickets"
         }))
       .handle("ticket", ({ path, urlParams }) =>
         Effect.flatMap(CurrentTerminal, (caller) =>
-          tickets.ticket(caller, path.reference, urlParams.lang ?? "en")))
+          Effect.map(
+            tickets.ticket(caller, path.reference, urlParams.lang ?? "en"),
+            (ticket) => jsonBody(TicketSchema, ticket)
+          )))
   })).pipe(Layer.provide(QuickbookTickets.Default))
 
 export const QuickbookTicketPdfLive = HttpApiBuilder.group(

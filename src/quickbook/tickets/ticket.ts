@@ -174,16 +174,18 @@ export const formatTicketAmount = (lang: TicketLanguage, amountMinor: number, cu
   return format.format(amountMinor / 10 ** digits).replace(/[\u00a0\u202f]/g, " ").replace(/\u2212/g, "-")
 }
 
+/** Made once per language: building a formatter costs far more than formatting (each ticket read formats its day twice). */
+const dayFormat = (tag: string) =>
+  new Intl.DateTimeFormat(tag, { timeZone: "UTC", weekday: "short", day: "numeric", month: "short", year: "numeric" })
+const dayFormats: Record<TicketLanguage, Intl.DateTimeFormat> = {
+  en: dayFormat(LOCALE_TAGS.en),
+  nb: dayFormat(LOCALE_TAGS.nb)
+}
+
 /** A local calendar day, short: `Sat, 21 Nov 2026`, `lør. 21. nov. 2026`. */
 export const formatTicketDay = (lang: TicketLanguage, day: string): string => {
   const [y, m, d] = day.split("-").map(Number)
-  return new Intl.DateTimeFormat(LOCALE_TAGS[lang], {
-    timeZone: "UTC",
-    weekday: "short",
-    day: "numeric",
-    month: "short",
-    year: "numeric"
-  }).format(new Date(Date.UTC(y!, m! - 1, d!))).replace(/[\u00a0\u202f]/g, " ")
+  return dayFormats[lang].format(new Date(Date.UTC(y!, m! - 1, d!))).replace(/[\u00a0\u202f]/g, " ")
 }
 
 interface TicketWords {

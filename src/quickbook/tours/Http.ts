@@ -1,13 +1,16 @@
 /**
  * GET /tours and GET /tours/{activityId}/slots: decode, ask QuickbookTours (the desk catalogue; it
- * lives in ../sales/ because it also quotes), encode.
+ * lives in ../sales/ because it also quotes), encode. The answers are serialised directly
+ * (http/json.ts: typed by the success schema, not encoded through it a second time; bench:desk).
  */
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Layer } from "effect"
+import { jsonBody } from "../../http/json.js"
 import { QuickbookApi } from "../Api.js"
 import { QuickbookTours } from "../sales/QuickbookTours.js"
 import { guestTypesOf } from "../sales/rules.js"
 import { CurrentTerminal } from "../security.js"
+import { DeskSlots, DeskTourList } from "./Api.js"
 
 export const QuickbookToursLive = HttpApiBuilder.group(QuickbookApi, "tours", (handlers) =>
   Effect.gen(function*() {
@@ -18,7 +21,7 @@ export const QuickbookToursLive = HttpApiBuilder.group(QuickbookApi, "tours", (h
           const caller = yield* CurrentTerminal
           const { terminal } = caller
           const rows = yield* tours.list(caller, yield* tours.deskDay("date", urlParams.date))
-          return {
+          return jsonBody(DeskTourList, {
             terminal: { id: terminal.id, name: terminal.name, operatorName: terminal.operatorName },
             tours: rows.map(({ available, date, tour: r }) => ({
               activityId: r.id,
@@ -32,13 +35,13 @@ export const QuickbookToursLive = HttpApiBuilder.group(QuickbookApi, "tours", (h
               date,
               available
             }))
-          }
+          })
         }))
       .handle("slots", ({ path, urlParams }) =>
         Effect.gen(function*() {
           const day = yield* tours.deskDay("date", urlParams.date)
           const { date, slots, tour } = yield* tours.slots(yield* CurrentTerminal, path.activityId, day)
-          return {
+          return jsonBody(DeskSlots, {
             activityId: tour.id,
             date,
             timeZone: tour.timezone,
@@ -50,6 +53,6 @@ export const QuickbookToursLive = HttpApiBuilder.group(QuickbookApi, "tours", (h
               guests: s.guests,
               bookingPriceMinor: s.bookingPriceMinor
             }))
-          }
+          })
         }))
   })).pipe(Layer.provide(QuickbookTours.Default))
