@@ -4,7 +4,7 @@
  * request and the machine's load; and the table of the phase.
  */
 import { Effect } from "effect"
-import { allProcesses, cpuSeconds, machineCpu, otherLoad } from "./cpu.js"
+import { allProcesses, cpuSeconds, machineCpu, NOISY_PERCENT, otherLoad } from "./cpu.js"
 import { withPeakRss } from "./memory.js"
 import { openLoop, type OpenLoopOptions, type OpenLoopResult } from "./openLoop.js"
 
@@ -83,7 +83,9 @@ const verdict = (line: OpenLoopLine) => {
   const target = line.p99Met === null
     ? "no target"
     : `p99 < ${line.p99TargetMs} ms ${line.p99Met ? "ok" : "MISSED"}`
-  return slow ? `${target}, offered rate NOT achieved` : target
+  const other = Math.max(line.service.machine?.otherPercent ?? 0, line.floor.machine?.otherPercent ?? 0)
+  const noisy = other > NOISY_PERCENT ? ` [noisy: other processes used ${other.toFixed(0)}% of the CPUs]` : ""
+  return (slow ? `${target}, offered rate NOT achieved` : target) + noisy
 }
 
 export const openLoopTable = (lines: ReadonlyArray<OpenLoopLine>, connections: number) => {
