@@ -37,7 +37,7 @@ import {
   waitForQuiet
 } from "./cpu.js"
 import { type BenchKey, type Dataset, ensureDataset } from "./generate.js"
-import { highWaterMb, maxMb, withPeakRss } from "./memory.js"
+import { highWaterMb, maxMb, rssMb, withPeakRss } from "./memory.js"
 import {
   measureOpenLoop,
   OPEN_LOOP_SHARE,
@@ -702,12 +702,17 @@ const cpuTable = (rows: ReadonlyArray<Row>) => {
 const rssTable = (
   rows: ReadonlyArray<Row>,
   openLoops: ReadonlyMap<Scenario, OpenLoopLine>,
-  overall: Record<TargetName, { peakMb: number | null; highWaterMb: number | null }>,
+  overall: Record<TargetName, { startedMb: number | null; peakMb: number | null; highWaterMb: number | null }>,
   met: boolean | null
 ) => {
   const f = (n: number | null) => (n === null ? "-" : n.toFixed(0))
   const header = [pad("peak RSS MiB", 26), lpad("service", 8), lpad("floor", 8)].join(" ")
-  const lines = [header, "-".repeat(header.length)]
+  const lines = [
+    header,
+    "-".repeat(header.length),
+    [pad("started, before any load", 26), lpad(f(overall.service.startedMb), 8), lpad(f(overall.floor.startedMb), 8)]
+      .join(" ")
+  ]
   for (const r of rows) {
     const open = openLoops.get(r.scenario)
     lines.push([
@@ -759,6 +764,9 @@ const main = Effect.gen(function*() {
     DATA_DIR: path.join(DATA_DIR, "service")
   }, "tour-partner-service")
   const floor = yield* startTarget("floor", ["bench/floor.ts"], common, "bench-floor")
+
+  // Resident memory once started, before any load (the RSS table sets the peaks against it).
+  const startedRss = { service: rssMb(service.child.pid!), floor: rssMb(floor.child.pid!) }
 
   const all = yield* makeScenarios(dataset, service, admin)
   const scenarios = settings.only.length === 0 ? all : all.filter((s) => settings.only.some((o) => s.name.includes(o)))
@@ -902,7 +910,7 @@ const main = Effect.gen(function*() {
       (peak, r) => maxMb(peak, maxMb(r[name].rssPeakMb, openLoops.get(r.scenario)?.[name].rssPeakMb ?? null)),
       null
     )
-    return { peakMb, highWaterMb: highWaterMb(pid) }
+    return { startedMb: startedRss[name], peakMb, highWaterMb: highWaterMb(pid) }
   }
   const rssOverall = {
     targetMb: RSS_TARGET_MB,
