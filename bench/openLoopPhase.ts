@@ -70,7 +70,7 @@ export interface OpenLoopLine {
 const pad = (s: string, n: number) => (s.length >= n ? s : s + " ".repeat(n - s.length))
 const lpad = (s: string, n: number) => (s.length >= n ? s : " ".repeat(n - s.length) + s)
 
-const failures = (m: OpenLoopMeasurement) => m.ok ? "" : `${m.non2xx} non-2xx/${m.errors} errors/${m.timeouts} timeouts`
+const failures = (m: OpenLoopMeasurement) => m.ok ? "" : `${m.non2xx} non-2xx/${m.errors} errors`
 
 const verdict = (line: OpenLoopLine) => {
   const broken = [
@@ -84,8 +84,13 @@ const verdict = (line: OpenLoopLine) => {
     ? "no target"
     : `p99 < ${line.p99TargetMs} ms ${line.p99Met ? "ok" : "MISSED"}`
   const other = Math.max(line.service.machine?.otherPercent ?? 0, line.floor.machine?.otherPercent ?? 0)
+  const gaveUp = [
+    line.service.timeouts > 0 ? `service ${line.service.timeouts}` : "",
+    line.floor.timeouts > 0 ? `floor ${line.floor.timeouts}` : ""
+  ].filter(Boolean)
   const noisy = other > NOISY_PERCENT ? ` [noisy: other processes used ${other.toFixed(0)}% of the CPUs]` : ""
-  return (slow ? `${target}, offered rate NOT achieved` : target) + noisy
+  return (slow ? `${target}, offered rate NOT achieved` : target) +
+    (gaveUp.length > 0 ? `, timeouts (counted as latency): ${gaveUp.join(", ")}` : "") + noisy
 }
 
 export const openLoopTable = (lines: ReadonlyArray<OpenLoopLine>, connections: number) => {
