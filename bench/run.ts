@@ -9,7 +9,11 @@
  *    statements with the same parameters. Then tracing is switched off (SIGUSR2).
  * 5. Per scenario, service and floor in turn (the order alternates): warmup, then a measured
  *    autocannon run. Any non-2xx answer, error or timeout fails the scenario.
- * 6. The table (req/s, p99, ratio, targets), CPU per request, and bench/results.json.
+ * 6. Open loop (BENCH_OPEN_LOOP=0 skips it): per read scenario, service and floor in turn at a fixed
+ *    offered rate of half the floor's closed-loop req/s of this run (bench/openLoop.ts), latency
+ *    from each request's intended send time.
+ * 7. The tables (req/s, p99, ratio, targets; open loop; peak RSS), CPU per request, and
+ *    bench/results.json. The servers' resident memory is sampled during every load (bench/memory.ts).
  * Every child process is stopped when the run ends, fails or is interrupted.
  */
 import { NodeRuntime } from "@effect/platform-node"
@@ -33,6 +37,14 @@ import {
   waitForQuiet
 } from "./cpu.js"
 import { type BenchKey, type Dataset, ensureDataset } from "./generate.js"
+import { highWaterMb, maxMb, rssMb, withPeakRss } from "./memory.js"
+import {
+  measureOpenLoop,
+  OPEN_LOOP_SHARE,
+  type OpenLoopLine,
+  type OpenLoopMeasurement,
+  openLoopTable
+} from "./openLoopPhase.js"
 import { benchServer } from "./server.js"
 import { DATA_DIR, PROJECT_DIR, readSettings, type Settings } from "./settings.js"
 
@@ -42,13 +54,17 @@ interface Targets {
   readonly ratio: number | null
   /** Service p99 below this, in ms. */
   readonly p99Ms: number | null
+  /** Issue 18: service p99 below this, in ms, at half the floor's throughput offered open loop. */
+  readonly openLoopP99Ms: number | null
 }
-/** Issue 2: the bookings reads. */
-const BOOKINGS_TARGETS: Targets = { ratio: 0.7, p99Ms: 20 }
-/** Issue 3: the manifest of one day (the ratio to the floor is reported). */
-const MANIFEST_TARGETS: Targets = { ratio: null, p99Ms: 25 }
-/** Issue 3: a check-in write (its overhead over a bare write is reported). */
-const WRITE_TARGETS: Targets = { ratio: null, p99Ms: null }
+/** Issue 2: the bookings reads; issue 18: their open-loop p99. */
+const BOOKINGS_TARGETS: Targets = { ratio: 0.7, p99Ms: 20, openLoopP99Ms: 20 }
+/** Issue 3: the manifest of one day (the ratio to the floor is reported); issue 18: its open-loop p99. */
+const MANIFEST_TARGETS: Targets = { ratio: null, p99Ms: 25, openLoopP99Ms: 30 }
+/** Issue 3: a check-in write (its overhead over a bare write is reported; no open-loop run). */
+const WRITE_TARGETS: Targets = { ratio: null, p99Ms: null, openLoopP99Ms: null }
+/** Issue 18: the service's resident set under load below this, in MiB (sampled from /proc). */
+const RSS_TARGET_MB = 300
 
 type TargetName = "service" | "floor"
 
@@ -123,6 +139,8 @@ interface Measurement {
   readonly errors: number
   readonly timeouts: number
   readonly ok: boolean
+  /** Peak VmRSS of the server's process during the warmup and the measurement, MiB. */
+  readonly rssPeakMb: number | null
   /** CPU milliseconds per request: the server's Node process, its PostgreSQL backends, autocannon (this process). */
   readonly cpuMsPerRequest: {
     readonly node: number | null
@@ -492,7 +510,13 @@ const load = (target: Target, scenario: Scenario, settings: Settings, seconds: n
       })
     ))
 
+/** measureOnce with the server's resident set sampled during the warmup and the measurement. */
 const measure = (target: Target, scenario: Scenario, settings: Settings, admin: pg.Pool, database: string) =>
+  withPeakRss(target.child.pid!, measureOnce(target, scenario, settings, admin, database)).pipe(
+    Effect.map(([m, rssPeakMb]): Measurement => ({ ...m, rssPeakMb }))
+  )
+
+const measureOnce = (target: Target, scenario: Scenario, settings: Settings, admin: pg.Pool, database: string) =>
   Effect.gen(function*() {
     if (settings.warmup > 0) {
       yield* load(target, scenario, settings, settings.warmup)
@@ -553,7 +577,7 @@ const measure = (target: Target, scenario: Scenario, settings: Settings, admin: 
           return { otherPercent: other.percent, busiestOthers: other.busiest }
         })()
       }
-    } satisfies Measurement
+    } satisfies Omit<Measurement, "rssPeakMb">
   })
 
 // ---- report ----------------------------------------------------------------------------------------
@@ -674,6 +698,41 @@ const cpuTable = (rows: ReadonlyArray<Row>) => {
   return lines.join("\n")
 }
 
+/** Peak resident set per scenario (closed and open loop), and over the run. */
+const rssTable = (
+  rows: ReadonlyArray<Row>,
+  openLoops: ReadonlyMap<Scenario, OpenLoopLine>,
+  overall: Record<TargetName, { startedMb: number | null; peakMb: number | null; highWaterMb: number | null }>,
+  met: boolean | null
+) => {
+  const f = (n: number | null) => (n === null ? "-" : n.toFixed(0))
+  const header = [pad("peak RSS MiB", 26), lpad("service", 8), lpad("floor", 8)].join(" ")
+  const lines = [
+    header,
+    "-".repeat(header.length),
+    [pad("started, before any load", 26), lpad(f(overall.service.startedMb), 8), lpad(f(overall.floor.startedMb), 8)]
+      .join(" ")
+  ]
+  for (const r of rows) {
+    const open = openLoops.get(r.scenario)
+    lines.push([
+      pad(r.scenario.name, 26),
+      lpad(f(maxMb(r.service.rssPeakMb, open?.service.rssPeakMb ?? null)), 8),
+      lpad(f(maxMb(r.floor.rssPeakMb, open?.floor.rssPeakMb ?? null)), 8)
+    ].join(" "))
+  }
+  lines.push(
+    [pad("all scenarios", 26), lpad(f(overall.service.peakMb), 8), lpad(f(overall.floor.peakMb), 8)].join(" "),
+    [pad("VmHWM (whole life)", 26), lpad(f(overall.service.highWaterMb), 8), lpad(f(overall.floor.highWaterMb), 8)]
+      .join(" "),
+    "",
+    `target: service peak RSS under load < ${RSS_TARGET_MB} MiB: ${
+      met === null ? "not measured" : met ? "ok" : "MISSED"
+    } (VmRSS sampled every 100 ms during each warmup and measurement; VmHWM includes startup)`
+  )
+  return lines.join("\n")
+}
+
 // ---- main ------------------------------------------------------------------------------------------
 
 const main = Effect.gen(function*() {
@@ -705,6 +764,9 @@ const main = Effect.gen(function*() {
     DATA_DIR: path.join(DATA_DIR, "service")
   }, "tour-partner-service")
   const floor = yield* startTarget("floor", ["bench/floor.ts"], common, "bench-floor")
+
+  // Resident memory once started, before any load (the RSS table sets the peaks against it).
+  const startedRss = { service: rssMb(service.child.pid!), floor: rssMb(floor.child.pid!) }
 
   const all = yield* makeScenarios(dataset, service, admin)
   const scenarios = settings.only.length === 0 ? all : all.filter((s) => settings.only.some((o) => s.name.includes(o)))
@@ -801,13 +863,74 @@ const main = Effect.gen(function*() {
     })
   }
 
+  // Open loop: half the floor's saturation throughput (its closed-loop req/s above), offered to
+  // each server in turn; latency from each request's intended send time.
+  const openLoops = new Map<Scenario, OpenLoopLine>()
+  if (settings.openLoop.enabled) {
+    for (const [index, row] of rows.entries()) {
+      const scenario = row.scenario
+      if (scenario.kind !== "read" || scenario.targets.openLoopP99Ms === null || row.failed) continue
+      const rate = Math.max(1, Math.round(row.floor.requestsPerSecond * OPEN_LOOP_SHARE))
+      const order: ReadonlyArray<Target> = index % 2 === 0 ? [service, floor] : [floor, service]
+      const results = {} as Record<TargetName, OpenLoopMeasurement>
+      yield* waitForQuiet(settings.quietTimeout)
+      for (const target of order) {
+        yield* step(`open loop: ${scenario.name} -> ${target.name} (${rate} req/s offered for ${settings.duration} s)`)
+        const m = yield* measureOpenLoop({ name: target.name, base: target.base, pid: target.child.pid! }, {
+          paths: scenario.paths,
+          headers: authHeaders(scenario.key),
+          rate,
+          seconds: settings.duration,
+          connections: settings.openLoop.connections,
+          timeoutMs: 10_000
+        })
+        results[target.name] = m
+        yield* step(
+          `  got ${m.achievedPerSecond} req/s; p50 ${m.latencyMs.p50} ms, p99 ${m.latencyMs.p99} ms, max ` +
+            `${m.latencyMs.max} ms; ${m.non2xx} non-2xx, ${m.errors} errors, ${m.timeouts} timeouts; ` +
+            `peak ${m.peakInFlight} in flight; RSS peak ${m.rssPeakMb} MiB; machine ${
+              m.machine?.busyPercent ?? "?"
+            }% busy, others ${m.machine?.otherPercent ?? "?"}%`
+        )
+        yield* Effect.sleep("1 second")
+      }
+      const target = scenario.targets.openLoopP99Ms
+      openLoops.set(scenario, {
+        name: scenario.name,
+        offeredPerSecond: rate,
+        service: results.service,
+        floor: results.floor,
+        p99TargetMs: target,
+        p99Met: results.service.latencyMs.p99 < target
+      })
+    }
+  }
+  const rss = (name: TargetName, pid: number) => {
+    const peakMb = rows.reduce<number | null>(
+      (peak, r) => maxMb(peak, maxMb(r[name].rssPeakMb, openLoops.get(r.scenario)?.[name].rssPeakMb ?? null)),
+      null
+    )
+    return { startedMb: startedRss[name], peakMb, highWaterMb: highWaterMb(pid) }
+  }
+  const rssOverall = {
+    targetMb: RSS_TARGET_MB,
+    service: rss("service", service.child.pid!),
+    floor: rss("floor", floor.child.pid!)
+  }
+  const rssMet = rssOverall.service.peakMb === null ? null : rssOverall.service.peakMb < RSS_TARGET_MB
+
   const printed = table(rows, settings)
   const audits = rows.filter((r) => r.audited !== null).map((r) =>
     `${r.scenario.name}: the service's audit log of these runs: ` +
     Object.entries(r.audited!).map(([outcome, n]) => `${n} ${outcome}`).join(", ") +
     " (a noop would be a write that found its row already in the asked state: not a real change)"
   )
-  console.log(`\n${printed}\n\n${cpuTable(rows)}\n${audits.length > 0 ? `\n${audits.join("\n")}\n` : ""}`)
+  const openLoopLines = rows.flatMap((r) => openLoops.get(r.scenario) ?? [])
+  console.log(
+    `\n${printed}\n\n${cpuTable(rows)}\n${audits.length > 0 ? `\n${audits.join("\n")}\n` : ""}` +
+      (openLoopLines.length > 0 ? `\n${openLoopTable(openLoopLines, settings.openLoop.connections)}\n` : "") +
+      `\n${rssTable(rows, openLoops, rssOverall, rssMet)}\n`
+  )
 
   const report = {
     finishedAt: new Date().toISOString(),
@@ -817,7 +940,10 @@ const main = Effect.gen(function*() {
       serviceEntry: settings.serviceEntry,
       durationSeconds: settings.duration,
       warmupSeconds: settings.warmup,
-      poolSize: settings.poolSize
+      poolSize: settings.poolSize,
+      openLoop: settings.openLoop.enabled
+        ? { share: OPEN_LOOP_SHARE, connections: settings.openLoop.connections }
+        : null
     },
     dataset: {
       bookings: dataset.bookings,
@@ -845,14 +971,22 @@ const main = Effect.gen(function*() {
       ratioMet: r.ratioMet,
       p99Met: r.p99Met,
       failed: r.failed,
-      ...(r.audited === null ? {} : { serviceAudit: r.audited })
-    }))
+      ...(r.audited === null ? {} : { serviceAudit: r.audited }),
+      openLoop: openLoops.get(r.scenario) ?? null,
+      rssPeakMb: {
+        service: maxMb(r.service.rssPeakMb, openLoops.get(r.scenario)?.service.rssPeakMb ?? null),
+        floor: maxMb(r.floor.rssPeakMb, openLoops.get(r.scenario)?.floor.rssPeakMb ?? null)
+      }
+    })),
+    rss: { ...rssOverall, met: rssMet }
   }
   fs.writeFileSync(settings.resultsFile, JSON.stringify(report, null, 2) + "\n")
   yield* step(`results written to ${path.relative(PROJECT_DIR, settings.resultsFile)}`)
 
-  const failed = rows.some((r) => r.failed)
-  const missed = rows.some((r) => r.ratioMet === false || r.p99Met === false)
+  const openLoopFailed = openLoopLines.some((l) => !l.service.ok || !l.floor.ok)
+  const failed = rows.some((r) => r.failed) || openLoopFailed
+  const missed = rows.some((r) => r.ratioMet === false || r.p99Met === false) ||
+    openLoopLines.some((l) => l.p99Met === false) || rssMet === false
   if (failed) process.exitCode = 1
   else if (missed && settings.strict) process.exitCode = 2
 })

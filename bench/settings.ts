@@ -61,6 +61,13 @@ export interface Settings {
   readonly serviceEntry: string
   /** Where the run's results go (bench/results.json; another file keeps a supplementary run apart). */
   readonly resultsFile: string
+  /** `npm run bench`: the open-loop phase after the closed-loop runs (bench/openLoop.ts). */
+  readonly openLoop: {
+    /** BENCH_OPEN_LOOP=0 skips it. */
+    readonly enabled: boolean
+    /** Sockets the generator may open per run (requests beyond them wait, and that counts). */
+    readonly connections: number
+  }
   /** bench/mirror.ts: booking lines in the sandbox, the database it rebuilds, its results file. */
   readonly mirror: {
     readonly lines: number
@@ -97,6 +104,10 @@ export const readSettings = (argv: ReadonlyArray<string> = process.argv.slice(2)
   quietTimeout: int("BENCH_QUIET_TIMEOUT", 60, 0),
   serviceEntry: process.env.BENCH_SERVICE_ENTRY || "src/main.ts",
   resultsFile: path.resolve(PROJECT_DIR, process.env.BENCH_RESULTS || path.join(BENCH_DIR, "results.json")),
+  openLoop: {
+    enabled: !/^(0|false|no|off)$/i.test(process.env.BENCH_OPEN_LOOP ?? ""),
+    connections: int("BENCH_OPEN_LOOP_CONNECTIONS", 256)
+  },
   mirror: {
     lines: int("BENCH_MIRROR_LINES", 100_000, 100),
     databaseName: process.env.BENCH_MIRROR_DB || "partner_bench_mirror",
