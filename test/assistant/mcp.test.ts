@@ -208,6 +208,23 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("MCP endpoi
         expect(text.status).toBe(415)
       }))
 
+    it.scoped("a tools/call naming no tool of this server: a JSON-RPC error saying so, not a missing method", () =>
+      Effect.gen(function*() {
+        const { mcp, token } = yield* connected
+        const res = yield* Effect.promise(() =>
+          rpc(mcp, token, {
+            jsonrpc: "2.0",
+            id: 7,
+            method: "tools/call",
+            params: { name: "no_such_tool", arguments: {} }
+          })
+        )
+        expect(res.status).toBe(200)
+        expect(res.json.id).toBe(7)
+        expect(res.json.error.code).toBe(-32602)
+        expect(res.json.error.message).toContain("Tool no_such_tool not found")
+      }))
+
     it.scoped("the body: not JSON is a parse error; over 4 MiB is 413, declared or not; a 2025-era answer is one JSON body", () =>
       Effect.gen(function*() {
         const { mcp, token } = yield* connected

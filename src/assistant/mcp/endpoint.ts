@@ -14,6 +14,7 @@ import {
   hostHeaderValidationResponse,
   localhostAllowedHostnames,
   localhostAllowedOrigins,
+  type McpRequestContext,
   McpServer,
   type McpServerFactory,
   originValidationResponse,
@@ -27,7 +28,7 @@ import { BODY_LIMIT_BYTES } from "../../http/requestBody.js"
 import { assistantTools, AssistantToolsLive } from "../tools/index.js"
 import type { AssistantTool } from "../tools/tool.js"
 import { challenge, makeBearerAuth } from "./bearer.js"
-import { answerAsJson, isLegacyPost } from "./jsonAnswer.js"
+import { answerAsJson, calledTool, isLegacyPost } from "./jsonAnswer.js"
 import { callTool, problemResult, type ToolCaller } from "./toolCall.js"
 import { standardOf } from "./toolSchema.js"
 import { serverResponseOf, webRequestOf, withBody } from "./webBridge.js"
@@ -74,7 +75,14 @@ export const makeMcpEndpoint = (provider: Provider, settings: McpEndpointSetting
       }
     }))
 
-    const factory: McpServerFactory = (ctx) => {
+    const names = new Set(tools.map((tool) => tool.name))
+
+    /**
+     * A server for one request. `only`: the tool a `tools/call` names, when it is one of ours: the
+     * server registers that tool alone (the other twelve registrations would serve nothing in this
+     * request); any other request, or an unknown name (answered "Tool … not found" as before), gets all.
+     */
+    const serverFor = (ctx: McpRequestContext, only?: string) => {
       const caller = (ctx.authInfo?.extra as { caller?: ToolCaller } | undefined)?.caller
       const server = new McpServer(
         { name: "tour-partner-service", title: "Tour operator assistant", version: "1.0.0" },
@@ -83,6 +91,7 @@ export const makeMcpEndpoint = (provider: Provider, settings: McpEndpointSetting
         { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS }
       )
       for (const { config, tool } of registrations) {
+        if (only !== undefined && names.has(only) && tool.name !== only) continue
         server.registerTool(
           tool.name,
           {
@@ -109,6 +118,7 @@ export const makeMcpEndpoint = (provider: Provider, settings: McpEndpointSetting
       }
       return server
     }
+    const factory: McpServerFactory = (ctx) => serverFor(ctx)
 
     const onerror = (error: Error) => Runtime.runFork(runtime)(Effect.logDebug("MCP request refused", error.message))
     const handler = createMcpHandler(factory, {
@@ -178,7 +188,14 @@ export const makeMcpEndpoint = (provider: Provider, settings: McpEndpointSetting
         const response = yield* Effect.promise(async () =>
           // A 2025-era POST (what clients send today): one JSON answer (./jsonAnswer.ts); the rest as the SDK serves it.
           await isLegacyPost(body.headersOnly, body.parsedBody, BODY_LIMIT_BYTES)
-            ? answerAsJson(factory, body.headersOnly, body.parsedBody, authInfo, BODY_LIMIT_BYTES, onerror)
+            ? answerAsJson(
+              (ctx) => serverFor(ctx, calledTool(body.parsedBody)),
+              body.headersOnly,
+              body.parsedBody,
+              authInfo,
+              BODY_LIMIT_BYTES,
+              onerror
+            )
             : handler.fetch(body.request(), {
               ...(body.parsedBody === undefined ? {} : { parsedBody: body.parsedBody }),
               authInfo

@@ -32,6 +32,13 @@ export const isLegacyPost = (request: Request, parsedBody: unknown, maxRequestBo
   request.method === "POST" && parsedBody !== undefined &&
   isLegacyRequest(request, parsedBody, { maxRequestBodySize })
 
+/** The tool a single `tools/call` request names (undefined for anything else, batches included). */
+export const calledTool = (body: unknown): string | undefined => {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return undefined
+  const { method, params } = body as { method?: unknown; params?: { name?: unknown } }
+  return method === "tools/call" && typeof params?.name === "string" ? params.name : undefined
+}
+
 /**
  * Serves one 2025-era POST with a fresh server from `factory` and answers JSON. `request` needs only
  * its method and headers: the body is `parsedBody`.
