@@ -6,7 +6,7 @@
  * statement without a span of its own (`repoEdge.untraced`: Audit.record's and the driver's cover
  * it); see IdempotencyStoreRepo for the measurement.
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { repoEdge } from "../../db/repoEdge.js"
 import { type AuditOutcome, WRITE_ACTIONS, type WriteAction } from "./rules.js"
@@ -57,21 +57,29 @@ export interface AuditAssistant {
   readonly personEmail: string
 }
 
+/**
+ * The statement that appends `e` when `when` holds: `append` below, and the write's final statement
+ * that stores its answer and audits it in one round trip (IdempotencyStoreRepo `complete`).
+ */
+export const auditInsert = (sql: SqlClient.SqlClient, e: AuditEntry, when: Statement.Fragment) =>
+  sql`
+    INSERT INTO write_audit (
+      key_id, operator_id, action, target_id, request_id, idempotency_key, outcome, status, reason, detail,
+      channel, client_id, client_name, person_id, person_email)
+    SELECT
+      ${e.keyId}::text, ${e.operatorId}::uuid, ${e.action}::text, ${e.targetId}::text, ${e.requestId}::text,
+      ${e.idempotencyKey}::text, ${e.outcome}::text, ${e.status}::int, ${e.reason}::text, ${e.detail}::text,
+      ${e.assistant ? "mcp" : "api"}::text, ${e.assistant?.clientId ?? null}::text,
+      ${e.assistant?.clientName ?? null}::text, ${e.assistant?.personId ?? null}::text,
+      ${e.assistant?.personEmail ?? null}::text
+    WHERE ${when}`
+
 export class AuditRepo extends Effect.Service<AuditRepo>()("Partner/AuditRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
     /** Appends one entry (inside the caller's transaction when there is one; on every write: see above). */
-    const append = (e: AuditEntry) =>
-      Effect.asVoid(sql`
-        INSERT INTO write_audit (
-          key_id, operator_id, action, target_id, request_id, idempotency_key, outcome, status, reason, detail,
-          channel, client_id, client_name, person_id, person_email)
-        VALUES (
-          ${e.keyId}, ${e.operatorId}, ${e.action}, ${e.targetId}, ${e.requestId}, ${e.idempotencyKey},
-          ${e.outcome}, ${e.status}, ${e.reason}, ${e.detail}, ${e.assistant ? "mcp" : "api"},
-          ${e.assistant?.clientId ?? null}, ${e.assistant?.clientName ?? null}, ${e.assistant?.personId ?? null},
-          ${e.assistant?.personEmail ?? null})`)
+    const append = (e: AuditEntry) => Effect.asVoid(auditInsert(sql, e, sql`true`))
 
     /** Newest first, at most `limit`, of a key or an operator (an operator id that is a uuid). */
     const list = SqlSchema.findAll({

@@ -8,12 +8,43 @@
  * DailyLimits.reserve's and giveBack's and the driver's cover them); see IdempotencyStoreRepo for the
  * measurement.
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { repoEdge } from "../../db/repoEdge.js"
 import { WRITE_ACTIONS, type WriteAction } from "./rules.js"
 
 const Action = Schema.Literal(...WRITE_ACTIONS)
+
+export interface SlotRequest {
+  readonly keyId: string
+  readonly action: WriteAction
+  readonly defaultLimit: number
+}
+
+/**
+ * The two CTEs that take one slot of today's (UTC, database clock) counter unless it reached the
+ * key's limit (`defaultLimit` when the key has none): `lim` (the limit, today) and `slot` (the
+ * conditional increment, the counter row locked while it is checked; no row when nothing was
+ * counted). `when` is a further condition on taking it. Used by `reserve` below and by the
+ * Idempotency-Key claim, which takes the slot of a new key in the same statement (IdempotencyStoreRepo).
+ */
+export const slotCtes = (sql: SqlClient.SqlClient, r: SlotRequest, when: Statement.Fragment) =>
+  sql`lim AS (
+          SELECT coalesce(
+              (SELECT daily_limit FROM api_key_daily_limits WHERE key_id = ${r.keyId} AND action = ${r.action}),
+              ${r.defaultLimit}::int) AS value,
+            (now() AT TIME ZONE 'UTC')::date AS day
+        ), slot AS (
+          INSERT INTO daily_write_counters AS c (key_id, action, day, used)
+          SELECT ${r.keyId}, ${r.action}, lim.day, 1 FROM lim WHERE lim.value >= 1 AND ${when}
+          ON CONFLICT (key_id, action, day) DO UPDATE SET used = c.used + 1
+          WHERE c.used < (SELECT value FROM lim)
+          RETURNING c.used, c.day
+        )`
+
+/** Seconds from now to the next UTC midnight after `lim.day` (with `slotCtes`). */
+export const resetSeconds = (sql: SqlClient.SqlClient) =>
+  sql`ceil(extract(epoch FROM ((lim.day + 1)::timestamp AT TIME ZONE 'UTC') - now()))::int`
 
 export class DailyLimitsRepo extends Effect.Service<DailyLimitsRepo>()("Partner/DailyLimitsRepo", {
   effect: Effect.gen(function*() {
@@ -24,23 +55,12 @@ export class DailyLimitsRepo extends Effect.Service<DailyLimitsRepo>()("Partner/
      * (`defaultLimit` when the key has none): one conditional increment, the counter row locked while
      * it is checked. `used` is null when the limit was reached (nothing counted). On every write: see above.
      */
-    const reserve = (r: { readonly keyId: string; readonly action: WriteAction; readonly defaultLimit: number }) =>
+    const reserve = (r: SlotRequest) =>
       Effect.flatMap(
         sql<{ daily_limit: number; day: string; used: number | null; reset_seconds: number }>`
-        WITH lim AS (
-          SELECT coalesce(
-              (SELECT daily_limit FROM api_key_daily_limits WHERE key_id = ${r.keyId} AND action = ${r.action}),
-              ${r.defaultLimit}::int) AS value,
-            (now() AT TIME ZONE 'UTC')::date AS day
-        ), slot AS (
-          INSERT INTO daily_write_counters AS c (key_id, action, day, used)
-          SELECT ${r.keyId}, ${r.action}, lim.day, 1 FROM lim WHERE lim.value >= 1
-          ON CONFLICT (key_id, action, day) DO UPDATE SET used = c.used + 1
-          WHERE c.used < (SELECT value FROM lim)
-          RETURNING c.used
-        )
+        WITH ${slotCtes(sql, r, sql`true`)}
         SELECT lim.value AS daily_limit, lim.day::text AS day, slot.used,
-          ceil(extract(epoch FROM ((lim.day + 1)::timestamp AT TIME ZONE 'UTC') - now()))::int AS reset_seconds
+          ${resetSeconds(sql)} AS reset_seconds
         FROM lim LEFT JOIN slot ON true`,
         // The CTE answers one row, always.
         ([row]) =>

@@ -9,10 +9,13 @@
  * Every later change is fenced on the claim token, so an attempt that lost its claim can never
  * overwrite the outcome of the one that took over. SQL: IdempotencyStoreRepo.
  */
-import { Effect, Option } from "effect"
+import { Duration, Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { AppConfig } from "../../config.js"
+import type { AuditEntry } from "./AuditRepo.js"
+import { DailyLimits, type Slot } from "./DailyLimits.js"
 import { IdempotencyStoreRepo } from "./IdempotencyStoreRepo.js"
+import { DEFAULT_DAILY_LIMITS, type WriteAction } from "./rules.js"
 
 /** A response as replayed: status, content type, the headers worth repeating, exact body text. */
 export interface StoredResponse {
@@ -25,16 +28,23 @@ export interface StoredResponse {
 export interface ClaimRequest {
   readonly keyId: string
   readonly idempotencyKey: string
-  readonly action: string
+  readonly action: WriteAction
   readonly fingerprint: string
+  /** Take today's daily-limit slot with the claim (one statement), for a write that counts before it acts. */
+  readonly takeSlot: boolean
 }
 
 export type Claim =
   | {
     readonly _tag: "Claimed"
     readonly token: string
-    /** The UTC day (YYYY-MM-DD) whose daily-limit slot a dead earlier attempt already reserved, if today. */
+    /**
+     * The UTC day (YYYY-MM-DD) of the daily-limit slot the claim holds: taken with the claim
+     * (`takeSlot`), or reserved today by a dead earlier attempt it took over; null when none.
+     */
     readonly slotDay: string | null
+    /** With `takeSlot`: the limit was used up (no slot taken); the 429's figures. */
+    readonly exhausted: { readonly limit: number; readonly retryAfterSeconds: number } | null
   }
   | { readonly _tag: "Replay"; readonly response: StoredResponse }
   | { readonly _tag: "InProgress" }
@@ -44,18 +54,27 @@ export type Claim =
 const CLAIM_ATTEMPTS = 5
 
 export class IdempotencyStore extends Effect.Service<IdempotencyStore>()("Partner/IdempotencyStore", {
-  effect: Effect.gen(function*() {
+  scoped: Effect.gen(function*() {
     const repo = yield* IdempotencyStoreRepo
+    const limits = yield* DailyLimits
     const { idempotencyLeaseSeconds: leaseSeconds } = yield* AppConfig
 
-    /** Claims the key, or says why not. */
+    /** Claims the key (with today's daily-limit slot when `takeSlot`), or says why not. */
     const claim = Effect.fn("IdempotencyStore.claim")(function*(r: ClaimRequest) {
       yield* Effect.annotateCurrentSpan({ action: r.action })
       const token = randomUUID()
+      const slot = r.takeSlot ? { defaultLimit: DEFAULT_DAILY_LIMITS[r.action] } : undefined
       for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
-        const claimed = yield* repo.tryClaim({ ...r, token, leaseSeconds })
-        if (Option.isSome(claimed)) {
-          return { _tag: "Claimed", token, slotDay: claimed.value.slot_day } satisfies Claim as Claim
+        const claimed = yield* repo.tryClaim({ ...r, token, leaseSeconds, slot })
+        if (claimed.claimed) {
+          const exhausted = claimed.slot_tried && claimed.slot_day === null
+            ? { limit: claimed.daily_limit, retryAfterSeconds: Math.max(1, claimed.reset_seconds) }
+            : null
+          return { _tag: "Claimed", token, slotDay: claimed.slot_day, exhausted } satisfies Claim as Claim
+        }
+        // A concurrent request with the same key won the claim after this statement took a slot: not ours to keep.
+        if (claimed.reserved_day !== null) {
+          yield* limits.giveBack({ keyId: r.keyId, action: r.action, day: claimed.reserved_day })
         }
         const found = yield* repo.existing(r)
         // Gone (released) or lapsed since the upsert looked: try again.
@@ -78,21 +97,57 @@ export class IdempotencyStore extends Effect.Service<IdempotencyStore>()("Partne
       return { _tag: "InProgress" } satisfies Claim as Claim
     })
 
-    /** Extends the lease of a running claim; false when the claim is no longer ours. */
-    const renew = Effect.fn("IdempotencyStore.renew")((token: string) => repo.renew(token, leaseSeconds))
+    /**
+     * The claims this process holds while their actions run: one fiber renews all their leases every
+     * third of the lease (one statement for all of them), instead of a fiber per request. A claim
+     * taken over meanwhile (its renewal finds it no longer ours) is dropped from the set.
+     */
+    const running = new Set<string>()
+    const renewRunning = Effect.suspend(() => {
+      if (running.size === 0) return Effect.void
+      const tokens = [...running]
+      return Effect.map(repo.renewAll(tokens, leaseSeconds), (ours) => {
+        const kept = new Set(ours)
+        for (const token of tokens) if (!kept.has(token)) running.delete(token)
+      })
+    }).pipe(
+      Effect.catchAllCause((cause) => Effect.logWarning("could not renew the idempotency leases", cause)),
+      Effect.withSpan("IdempotencyStore.renewRunning")
+    )
+    yield* renewRunning.pipe(
+      Effect.delay(Duration.millis(leaseSeconds * 1000 / 3)),
+      Effect.forever,
+      Effect.forkScoped
+    )
+
+    /** Keeps the claim's lease renewed while `effect` runs. */
+    const whileHolding = (token: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+      Effect.suspend(() => {
+        running.add(token)
+        return Effect.ensuring(effect, Effect.sync(() => running.delete(token)))
+      })
 
     /** Notes the daily-limit slot the claim holds, so that a retry after a crash reuses it. */
     const holdSlot = Effect.fn("IdempotencyStore.holdSlot")((token: string, day: string) => repo.holdSlot(token, day))
 
-    /** Stores the final response; false when the claim is no longer ours (nothing stored). */
-    const complete = Effect.fn("IdempotencyStore.complete")(function*(token: string, response: StoredResponse) {
+    /**
+     * Stores the final response, gives `giveBack` back and appends the audit entry, in one statement;
+     * false when the claim is no longer ours (nothing stored, nothing given back; the entry appended
+     * only with `auditAnyway`).
+     */
+    const complete = Effect.fn("IdempotencyStore.complete")(function*(
+      token: string,
+      response: StoredResponse,
+      then: { readonly giveBack: Slot | null; readonly audit: AuditEntry; readonly auditAnyway: boolean }
+    ) {
       yield* Effect.annotateCurrentSpan({ status: response.status })
       return yield* repo.complete({
         token,
         status: response.status,
         contentType: response.contentType,
         headers: JSON.stringify(response.headers),
-        body: response.body
+        body: response.body,
+        ...then
       })
     })
 
@@ -106,7 +161,7 @@ export class IdempotencyStore extends Effect.Service<IdempotencyStore>()("Partne
       Effect.map(repo.purgeExpired(), (row) => row.n)
     )
 
-    return { leaseSeconds, claim, renew, holdSlot, complete, release, purgeExpired } as const
+    return { claim, whileHolding, holdSlot, complete, release, purgeExpired } as const
   }),
-  dependencies: [IdempotencyStoreRepo.Default]
+  dependencies: [IdempotencyStoreRepo.Default, DailyLimits.Default]
 }) {}

@@ -12,7 +12,11 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { repoEdge } from "../../db/repoEdge.js"
-import { IDEMPOTENCY_WINDOW_HOURS } from "./rules.js"
+import { toPgArray } from "../../db/sql.js"
+import { type AuditEntry, auditInsert } from "./AuditRepo.js"
+import type { Slot } from "./DailyLimits.js"
+import { resetSeconds, slotCtes } from "./DailyLimitsRepo.js"
+import { IDEMPOTENCY_WINDOW_HOURS, type WriteAction } from "./rules.js"
 
 export interface ExistingRecord {
   readonly fingerprint: string
@@ -31,14 +35,31 @@ export interface ExistingRecord {
 export interface ClaimAttempt {
   readonly keyId: string
   readonly idempotencyKey: string
-  readonly action: string
+  readonly action: WriteAction
   readonly fingerprint: string
   readonly token: string
   readonly leaseSeconds: number
+  /** Take today's daily-limit slot with the claim of a new key (the writes that count before they act). */
+  readonly slot?: { readonly defaultLimit: number } | undefined
+}
+
+export interface ClaimRow {
+  readonly claimed: boolean
+  readonly slot_day: string | null
+  readonly reserved_day: string | null
+  readonly slot_tried: boolean
+  readonly daily_limit: number
+  readonly reset_seconds: number
 }
 
 export interface Completion {
   readonly token: string
+  /** The slot to give back with the answer (a refusal or a no-op), if any. */
+  readonly giveBack: Slot | null
+  /** The attempt's audit entry. */
+  readonly audit: AuditEntry
+  /** Append the entry even when the claim is no longer ours (a refusal is audited whatever happens). */
+  readonly auditAnyway: boolean
   readonly status: number
   readonly contentType: string
   /** The headers as JSON. */
@@ -50,35 +71,62 @@ export class IdempotencyStoreRepo extends Effect.Service<IdempotencyStoreRepo>()
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
+    /** The key has no record in its window (as this statement's snapshot sees it). */
+    const newKey = (r: ClaimAttempt) =>
+      sql`NOT EXISTS (
+            SELECT 1 FROM idempotency_records
+            WHERE key_id = ${r.keyId} AND idempotency_key = ${r.idempotencyKey} AND expires_at > now())`
+
     /**
      * Claims the key when it is new, its window has passed, or an earlier attempt at the same request
-     * died holding it (its lease lapsed); None otherwise. `slot_day`: the daily-limit slot (today's)
-     * that attempt had reserved.
+     * died holding it (its lease lapsed). `slot_day`: the daily-limit slot (today's) the claim holds,
+     * either the one that dead attempt had reserved or, with `slot`, one taken in this statement.
+     *
+     * With `slot`, a key that is new (or whose window has passed) also takes today's daily-limit slot
+     * in this statement, recorded on the claim (one round trip instead of claim, reservation and
+     * holdSlot; a crash can no longer separate the slot from its claim). `reserved_day`: the day of a
+     * slot this statement took (then the caller owns it, also when `claimed` is false because a
+     * concurrent request with the same key won the claim: it must give it back); `slot_tried`: a slot
+     * was to be taken (claimed, `slot_tried` and no `slot_day`: the limit is used up, `daily_limit`
+     * and `reset_seconds` say which and until when).
      */
     const tryClaim = (r: ClaimAttempt) =>
       Effect.map(
-        sql<{ slot_day: string | null }>`
-        INSERT INTO idempotency_records AS r (
-          key_id, idempotency_key, action, fingerprint, state, claim_token, lease_until, created_at, expires_at)
-        VALUES (
-          ${r.keyId}, ${r.idempotencyKey}, ${r.action}, ${r.fingerprint}, 'running', ${r.token}::uuid,
-          now() + make_interval(secs => ${r.leaseSeconds}), now(),
-          now() + make_interval(hours => ${IDEMPOTENCY_WINDOW_HOURS}))
-        ON CONFLICT (key_id, idempotency_key) DO UPDATE SET
-          action = excluded.action,
-          fingerprint = excluded.fingerprint,
-          state = 'running',
-          claim_token = excluded.claim_token,
-          lease_until = excluded.lease_until,
-          created_at = CASE WHEN r.expires_at <= now() THEN excluded.created_at ELSE r.created_at END,
-          expires_at = CASE WHEN r.expires_at <= now() THEN excluded.expires_at ELSE r.expires_at END,
-          slot_day = CASE WHEN r.expires_at <= now() THEN NULL ELSE r.slot_day END,
-          response_status = NULL, response_content_type = NULL, response_headers = NULL, response_body = NULL,
-          completed_at = NULL
-        WHERE r.expires_at <= now()
-          OR (r.state = 'running' AND r.lease_until <= now() AND r.fingerprint = excluded.fingerprint)
-        RETURNING CASE WHEN slot_day = (now() AT TIME ZONE 'UTC')::date THEN slot_day::text END AS slot_day`,
-        (rows) => Option.fromNullable(rows[0])
+        sql<ClaimRow>`
+        WITH ${
+          slotCtes(
+            sql,
+            { keyId: r.keyId, action: r.action, defaultLimit: r.slot?.defaultLimit ?? 0 },
+            r.slot === undefined ? sql`false` : newKey(r)
+          )
+        }, claim AS (
+          INSERT INTO idempotency_records AS r (
+            key_id, idempotency_key, action, fingerprint, state, claim_token, lease_until, slot_day, created_at,
+            expires_at)
+          VALUES (
+            ${r.keyId}, ${r.idempotencyKey}, ${r.action}, ${r.fingerprint}, 'running', ${r.token}::uuid,
+            now() + make_interval(secs => ${r.leaseSeconds}), (SELECT day FROM slot), now(),
+            now() + make_interval(hours => ${IDEMPOTENCY_WINDOW_HOURS}))
+          ON CONFLICT (key_id, idempotency_key) DO UPDATE SET
+            action = excluded.action,
+            fingerprint = excluded.fingerprint,
+            state = 'running',
+            claim_token = excluded.claim_token,
+            lease_until = excluded.lease_until,
+            created_at = CASE WHEN r.expires_at <= now() THEN excluded.created_at ELSE r.created_at END,
+            expires_at = CASE WHEN r.expires_at <= now() THEN excluded.expires_at ELSE r.expires_at END,
+            slot_day = CASE WHEN r.expires_at <= now() THEN excluded.slot_day ELSE r.slot_day END,
+            response_status = NULL, response_content_type = NULL, response_headers = NULL, response_body = NULL,
+            completed_at = NULL
+          WHERE r.expires_at <= now()
+            OR (r.state = 'running' AND r.lease_until <= now() AND r.fingerprint = excluded.fingerprint)
+          RETURNING CASE WHEN slot_day = (now() AT TIME ZONE 'UTC')::date THEN slot_day::text END AS slot_day
+        )
+        SELECT EXISTS (SELECT 1 FROM claim) AS claimed, (SELECT slot_day FROM claim) AS slot_day,
+          (SELECT day::text FROM slot) AS reserved_day, ${r.slot === undefined ? sql`false` : newKey(r)} AS slot_tried,
+          lim.value AS daily_limit, ${resetSeconds(sql)} AS reset_seconds
+        FROM lim`,
+        (rows) => rows[0]!
       )
 
     /** The record a claim did not get, as it stands. */
@@ -92,14 +140,14 @@ export class IdempotencyStoreRepo extends Effect.Service<IdempotencyStoreRepo>()
         (rows) => Option.fromNullable(rows[0])
       )
 
-    /** Extends a running claim's lease; false when the claim is no longer ours. */
-    const renew = (token: string, leaseSeconds: number) =>
+    /** Extends the leases of these running claims; answers the tokens still ours. */
+    const renewAll = (tokens: ReadonlyArray<string>, leaseSeconds: number) =>
       Effect.map(
-        sql`
+        sql<{ token: string }>`
         UPDATE idempotency_records SET lease_until = now() + make_interval(secs => ${leaseSeconds})
-        WHERE claim_token = ${token}::uuid AND state = 'running'
-        RETURNING 1 AS ok`,
-        (rows) => rows.length > 0
+        WHERE claim_token = ANY(${toPgArray(tokens)}::uuid[]) AND state = 'running'
+        RETURNING claim_token::text AS token`,
+        (rows) => rows.map((row) => row.token)
       )
 
     /** Notes the daily-limit slot a running claim holds. */
@@ -108,20 +156,34 @@ export class IdempotencyStoreRepo extends Effect.Service<IdempotencyStoreRepo>()
         UPDATE idempotency_records SET slot_day = ${day}::date
         WHERE claim_token = ${token}::uuid AND state = 'running'`)
 
-    /** Stores the final response of a running claim; false when the claim is no longer ours. */
+    /**
+     * Stores the final response of a running claim, gives the slot back (`giveBack`) and appends the
+     * audit entry, in one statement; false when the claim is no longer ours (then nothing changes,
+     * and the entry is appended only with `auditAnyway`).
+     */
     const complete = (c: Completion) =>
       Effect.map(
-        sql`
-        UPDATE idempotency_records SET
-          state = 'done',
-          response_status = ${c.status},
-          response_content_type = ${c.contentType},
-          response_headers = ${c.headers}::jsonb,
-          response_body = ${c.body},
-          completed_at = now()
-        WHERE claim_token = ${c.token}::uuid AND state = 'running'
-        RETURNING 1 AS ok`,
-        (rows) => rows.length > 0
+        sql<{ ok: boolean }>`
+        WITH done AS (
+          UPDATE idempotency_records SET
+            state = 'done',
+            response_status = ${c.status},
+            response_content_type = ${c.contentType},
+            response_headers = ${c.headers}::jsonb,
+            response_body = ${c.body},
+            completed_at = now()
+          WHERE claim_token = ${c.token}::uuid AND state = 'running'
+          RETURNING 1
+        ), back AS (${
+          c.giveBack === null
+            ? sql`SELECT`
+            : sql`
+          UPDATE daily_write_counters SET used = used - 1
+          WHERE key_id = ${c.giveBack.keyId} AND action = ${c.giveBack.action} AND day = ${c.giveBack.day}::date
+            AND used > 0 AND EXISTS (SELECT 1 FROM done)`
+        }), audit AS (${auditInsert(sql, c.audit, c.auditAnyway ? sql`true` : sql`EXISTS (SELECT 1 FROM done)`)})
+        SELECT EXISTS (SELECT 1 FROM done) AS ok`,
+        (rows) => rows[0]!.ok
       )
 
     /** Frees a running claim's key; false when the claim is no longer ours. */
@@ -144,7 +206,7 @@ export class IdempotencyStoreRepo extends Effect.Service<IdempotencyStoreRepo>()
     })
 
     return {
-      ...repoEdge.untraced({ tryClaim, existing, renew, holdSlot, complete, release }),
+      ...repoEdge.untraced({ tryClaim, existing, renewAll, holdSlot, complete, release }),
       ...repoEdge("IdempotencyStoreRepo", { purgeExpired: () => purgeExpired(undefined) })
     }
   })

@@ -20,7 +20,7 @@
  */
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { SqlClient, SqlError } from "@effect/sql"
-import { Cause, Data, Duration, Effect, Either, Exit, FiberRef, Option, Ref, type Schema } from "effect"
+import { Cause, Data, Effect, Either, Exit, FiberRef, Option, Ref, type Schema } from "effect"
 import { AssistantConnection } from "../../assistant/connection.js"
 import {
   type DailyLimitReached,
@@ -32,7 +32,7 @@ import { CurrentRequest } from "../../http/requestContext.js"
 import { CurrentKey } from "../auth/security.js"
 import { INTERNAL, PROBLEM_CONTENT_TYPE, problemFor, problemResponse } from "../problem.js"
 import { Audit } from "./Audit.js"
-import type { AuditAssistant } from "./AuditRepo.js"
+import type { AuditAssistant, AuditEntry } from "./AuditRepo.js"
 import { DailyLimits, limitReached, type Slot } from "./DailyLimits.js"
 import { IdempotencyStore, type StoredResponse } from "./IdempotencyStore.js"
 import {
@@ -169,25 +169,30 @@ export class Writes extends Effect.Service<Writes>()("Partner/Writes", {
         const { idempotencyKey, requestId } = call
         const operator = yield* Ref.make<string | null>(null)
         const render = renderFor(call)
-        const record = (
+        /** The attempt's audit entry. */
+        const entry = (
           outcome: AuditOutcome,
           status: number,
           problem?: { readonly slug: string; readonly detail: string }
         ) =>
-          Effect.flatMap(Ref.get(operator), (operatorId) =>
-            audit.record({
-              keyId: key.id,
-              operatorId,
-              action: spec.action,
-              targetId: spec.targetId,
-              requestId,
-              idempotencyKey,
-              outcome,
-              status,
-              reason: problem?.slug ?? null,
-              detail: problem?.detail ?? null,
-              assistant
-            }))
+          Effect.map(Ref.get(operator), (operatorId): AuditEntry => ({
+            keyId: key.id,
+            operatorId,
+            action: spec.action,
+            targetId: spec.targetId,
+            requestId,
+            idempotencyKey,
+            outcome,
+            status,
+            reason: problem?.slug ?? null,
+            detail: problem?.detail ?? null,
+            assistant
+          }))
+        const record = (
+          outcome: AuditOutcome,
+          status: number,
+          problem?: { readonly slug: string; readonly detail: string }
+        ) => Effect.flatMap(entry(outcome, status, problem), audit.record)
 
         /** Refused before the action ran: audit, then fail with the error. */
         const refuse = <X>(error: X) => {
@@ -200,7 +205,8 @@ export class Writes extends Effect.Service<Writes>()("Partner/Writes", {
           keyId: key.id,
           idempotencyKey,
           action: spec.action,
-          fingerprint: call.fingerprint
+          fingerprint: call.fingerprint,
+          takeSlot: !spec.slotBeforeChange
         })
         switch (claim._tag) {
           case "Replay":
@@ -229,6 +235,10 @@ export class Writes extends Effect.Service<Writes>()("Partner/Writes", {
         const reserveSlot = Effect.gen(function*() {
           const reused = yield* Ref.get(held)
           if (reused !== null) return reused
+          // The claim tried to take the slot and found the limit used up.
+          if (claim.exhausted !== null) {
+            return yield* limitReached(spec.action, claim.exhausted.limit, claim.exhausted.retryAfterSeconds)
+          }
           const reservation = yield* limits.reserve(key.id, spec.action)
           if (reservation._tag === "Exhausted") {
             return yield* limitReached(spec.action, reservation.limit, reservation.retryAfterSeconds)
@@ -251,7 +261,7 @@ export class Writes extends Effect.Service<Writes>()("Partner/Writes", {
           (slot) => (slot === null ? Effect.void : limits.giveBack(slot))
         )
 
-        /** The stored answer, the slot give-back and the audit entry of a result. */
+        /** The stored answer, the slot give-back and the audit entry of a result: one statement. */
         const finishDone = (done: WriteDone<A>) =>
           Effect.gen(function*() {
             const slot = yield* Ref.get(held)
@@ -259,20 +269,22 @@ export class Writes extends Effect.Service<Writes>()("Partner/Writes", {
               return yield* Effect.dieMessage(`${spec.action}: changed something without ctx.beforeChange`)
             }
             const stored = successOf(done.body)
-            if (!(yield* store.complete(token, stored))) return yield* new ClaimLost()
-            if (done.noop && slot !== null) yield* limits.giveBack(slot)
-            yield* record(done.noop ? "noop" : "done", stored.status)
+            const completed = yield* store.complete(token, stored, {
+              giveBack: done.noop ? slot : null,
+              audit: yield* entry(done.noop ? "noop" : "done", stored.status),
+              auditAnyway: false
+            })
+            if (!completed) return yield* new ClaimLost()
             return stored
           })
 
-        // 4. The action, with the lease renewed while it runs.
+        // 4. The action, with the lease renewed while it runs (the final statement is atomic on its own).
         const attempt = Effect.gen(function*() {
           if (!spec.slotBeforeChange) yield* reserveSlot
-          yield* Effect.forkScoped(renewWhileRunning(token))
           return yield* spec.transactional
             ? inTransaction(Effect.flatMap(perform(ctx), finishDone))
-            : Effect.flatMap(perform(ctx), (done) => inTransaction(finishDone(done)))
-        }).pipe(Effect.scoped)
+            : Effect.flatMap(perform(ctx), finishDone)
+        }).pipe(store.whileHolding(token))
 
         return yield* Effect.uninterruptibleMask((restore) =>
           Effect.gen(function*() {
@@ -290,11 +302,12 @@ export class Writes extends Effect.Service<Writes>()("Partner/Writes", {
             }
             const problem = Cause.isInterrupted(exit.cause) ? undefined : render(error)
             if (problem !== undefined && isFinal(problem.stored.status)) {
-              // A refusal is the key's final answer: keep it, give the slot back, audit.
-              yield* inTransaction(Effect.gen(function*() {
-                if (yield* store.complete(token, problem.stored)) yield* giveBackHeld
-                yield* record("refused", problem.stored.status, problem)
-              }))
+              // A refusal is the key's final answer: keep it, give the slot back, audit (one statement).
+              yield* store.complete(token, problem.stored, {
+                giveBack: yield* Ref.get(held),
+                audit: yield* entry("refused", problem.stored.status, problem),
+                auditAnyway: true
+              })
               return yield* Effect.failCause(exit.cause as Cause.Cause<E | DailyLimitReached>)
             }
             // No final answer (429, 5xx, crash, interruption): free the key now and give the slot back.
@@ -357,15 +370,6 @@ export class Writes extends Effect.Service<Writes>()("Partner/Writes", {
         return asResponse(stored, replayed)
       }
     )
-
-    /** Renews the claim's lease every third of its length; stops when the claim is no longer ours. */
-    const renewWhileRunning = (token: string) =>
-      Effect.sleep(Duration.seconds(store.leaseSeconds / 3)).pipe(
-        Effect.zipRight(Effect.uninterruptible(store.renew(token))),
-        Effect.repeat({ while: (ours) => ours }),
-        Effect.catchAllCause((cause) => Effect.logWarning("could not renew an idempotency lease", cause)),
-        Effect.interruptible
-      )
 
     return { run, execute } as const
   }),

@@ -94,7 +94,15 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("daily writ
       expect((yield* checkin(a!, { status: "checked_in" }, { key: key.token })).status).toBe(200)
       expect((yield* checkin(a!, { status: "checked_in" }, { key: key.token })).status).toBe(200) // no-op
       expect(yield* usedToday(key.id)).toBe(1)
-      expect((yield* checkin(b!, { status: "no_show" }, { key: key.token })).status).toBe(200)
+      const lastId = randomUUID()
+      const last = yield* checkin(b!, { status: "no_show" }, { key: key.token, idempotencyKey: lastId })
+      expect(last.status).toBe(200)
+      expect(yield* usedToday(key.id)).toBe(2)
+      // At the limit, a replay still answers the stored response: it takes no slot.
+      const replay = yield* checkin(b!, { status: "no_show" }, { key: key.token, idempotencyKey: lastId })
+      expect(replay.status).toBe(200)
+      expect(replay.headers.get("idempotent-replayed")).toBe("true")
+      expect(replay.text).toBe(last.text)
       expect(yield* usedToday(key.id)).toBe(2)
 
       const toMidnight = yield* secondsToUtcMidnight

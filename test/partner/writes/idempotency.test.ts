@@ -400,6 +400,48 @@ layer(testServer({ env: { IDEMPOTENCY_LEASE_SECONDS: "2" } }), { excludeTestServ
         yield* sql.unsafe(`DROP TRIGGER slow_checkin ON manifest_checkins`)
       }))
 
+    it.effect("two requests running longer than the lease at once: the one renewal of this instance keeps both claims", () =>
+      Effect.gen(function*() {
+        const { key, rows } = yield* setup(2)
+        const sql = yield* SqlClient.SqlClient
+        yield* sql.unsafe(`
+          CREATE OR REPLACE FUNCTION slow_checkin3() RETURNS trigger LANGUAGE plpgsql AS $$
+          BEGIN PERFORM pg_sleep(3.5); RETURN NEW; END $$;
+          CREATE TRIGGER slow_checkin3 BEFORE INSERT ON manifest_checkins
+            FOR EACH ROW WHEN (NEW.row_id IN ('${rows[0]}'::uuid, '${
+          rows[1]
+        }'::uuid)) EXECUTE FUNCTION slow_checkin3();`)
+        const ids = [randomUUID(), randomUUID()]
+        const slow = yield* Effect.all(
+          rows.map((row, i) =>
+            Effect.fork(checkin(row, { status: "checked_in" }, { key: key.token, idempotencyKey: ids[i]! }))
+          )
+        )
+        yield* Effect.sleep("2500 millis")
+        const records = yield* sql<{ state: string; lease_left: number; slot_day: string | null }>`
+          SELECT state, extract(epoch FROM lease_until - now())::float8 AS lease_left, slot_day::text AS slot_day
+          FROM idempotency_records WHERE key_id = ${key.id} ORDER BY idempotency_key`
+        expect(records).toHaveLength(2)
+        for (const record of records) {
+          expect(record.state).toBe("running")
+          expect(record.lease_left).toBeGreaterThan(0)
+          // The claim took its daily-limit slot in the same statement and holds it.
+          expect(record.slot_day).not.toBeNull()
+        }
+        expect(yield* usedToday(key.id)).toBe(2)
+        for (const [i, row] of rows.entries()) {
+          expectProblem(
+            yield* checkin(row, { status: "checked_in" }, { key: key.token, idempotencyKey: ids[i]! }),
+            409,
+            "idempotency-in-progress"
+          )
+        }
+        for (const fiber of slow) expect((yield* fiber.await.pipe(Effect.flatten)).status).toBe(200)
+        expect(yield* usedToday(key.id)).toBe(2)
+        expect((yield* auditOf(key.id)).map((a) => a.outcome).sort()).toEqual(["done", "done", "refused", "refused"])
+        yield* sql.unsafe(`DROP TRIGGER slow_checkin3 ON manifest_checkins`)
+      }))
+
     it.effect("a request whose claim was taken over meanwhile stores nothing: its check-in rolls back and it answers 409", () =>
       Effect.gen(function*() {
         const { key, row } = yield* setup()
