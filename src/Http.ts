@@ -31,13 +31,13 @@ export const HttpLive = Layer.unwrapScoped(
       Effect.flatMap(
         HttpServerRequest.HttpServerRequest,
         (request) =>
-          (isQuickbookUrl(request.url) ? quickbook : isAssistantUrl(request.url) ? assistant : partner).pipe(
-            // Every HTML page: CSP, nosniff, referrer policy, no framing (src/http/securityHeaders.ts).
-            Effect.map(withHtmlSecurityHeaders),
-            // The documents and reference pages: ETag, 5 minutes' lifetime, 304 (src/http/documentCaching.ts).
-            Effect.map(withDocumentCaching(request)),
-            // Large JSON, HTML and text gzip- or brotli-encoded when the client asks (src/http/compression.ts).
-            Effect.flatMap(compressResponse(request))
+          Effect.flatMap(
+            isQuickbookUrl(request.url) ? quickbook : isAssistantUrl(request.url) ? assistant : partner,
+            // One step per response (plain functions, no effect each): every HTML page gets CSP,
+            // nosniff, referrer policy, no framing (src/http/securityHeaders.ts); the documents and
+            // reference pages ETag, 5 minutes' lifetime, 304 (src/http/documentCaching.ts); large JSON,
+            // HTML and text are gzip- or brotli-encoded when the client asks (src/http/compression.ts).
+            (response) => compressResponse(request)(withDocumentCaching(request)(withHtmlSecurityHeaders(response)))
           )
       )
     )

@@ -5,6 +5,7 @@
  */
 import { Effect } from "effect"
 import { countRefusal } from "../observability/metrics.js"
+import { spanFn } from "../observability/spanFn.js"
 import { RateLimiterRepo } from "./RateLimiterRepo.js"
 
 export interface RateLimitDecision {
@@ -20,7 +21,7 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("Http/RateLimiter
   effect: Effect.gen(function*() {
     const repo = yield* RateLimiterRepo
 
-    const hit = Effect.fn("RateLimiter.hit")(function*(bucket: string, limit: number, windowSeconds: number) {
+    const hit = spanFn("RateLimiter.hit")(function*(bucket: string, limit: number, windowSeconds: number) {
       // The kind only: a bucket names a key, a terminal, an address or a sign-in email.
       const kind = bucketKind(bucket)
       yield* Effect.annotateCurrentSpan({ "rate_limit.bucket": kind })

@@ -21,7 +21,7 @@ import {
   HttpServerRequest,
   HttpServerResponse
 } from "@effect/platform"
-import { Chunk, Effect, Layer, type Scope } from "effect"
+import { Chunk, Effect, FiberRef, Layer, LogLevel, type Scope } from "effect"
 import { randomUUID } from "node:crypto"
 import { recordRequest } from "../observability/metrics.js"
 import { decodedUrl, urlCarriesSecretKey } from "../partner/auth/apiKey.js"
@@ -73,11 +73,12 @@ export const apiMiddleware = (
     yield* Effect.annotateCurrentSpan("request_id", requestId)
     // Bodies read by ./requestBody.ts, a known path with another method is 405. (The platform
     // types the app's failures as never; the API's error mapping answers whatever fails.)
-    const app = inner.pipe(
-      refailBodyRejections,
-      refailWrongMethod(router),
-      Effect.provideService(HttpServerRequest.HttpServerRequest, withJsonBody(request))
-    )
+    const bodied = withJsonBody(request)
+    const checked = inner.pipe(refailBodyRejections, refailWrongMethod(router))
+    // A request without a body is served as it came (no copy of the fiber's context for it).
+    const app = bodied === request
+      ? checked
+      : Effect.provideService(checked, HttpServerRequest.HttpServerRequest, bodied)
     const started = performance.now()
     // Every request runs to its end, even when its client hangs up: @effect/sql-pg 0.53 answers an
     // interrupted statement with pg_cancel_backend(pid), which can land on the next statement of that
@@ -96,15 +97,18 @@ export const apiMiddleware = (
       route: routeOf(request.method, request.url),
       status: response.status
     }, ms / 1000)
-    yield* Effect.logInfo("request").pipe(
-      Effect.annotateLogs({
-        request_id: requestId,
-        method: request.method,
-        url: loggableUrl(request.url),
-        status: response.status,
-        ms: Math.round(ms)
-      })
-    )
+    // The access log line; its fields (a URL redaction among them) are built only when Info is logged.
+    if (LogLevel.greaterThanEqual(LogLevel.Info, yield* FiberRef.get(FiberRef.currentMinimumLogLevel))) {
+      yield* Effect.logInfo("request").pipe(
+        Effect.annotateLogs({
+          request_id: requestId,
+          method: request.method,
+          url: loggableUrl(request.url),
+          status: response.status,
+          ms: Math.round(ms)
+        })
+      )
+    }
     return HttpServerResponse.setHeaders(response, {
       ...ctx.headers,
       "X-Request-Id": requestId,

@@ -5,6 +5,7 @@
  */
 import { Clock, Effect, Option } from "effect"
 import { Unauthorized } from "../../domain/errors.js"
+import { spanFn } from "../../observability/spanFn.js"
 import { parseSecretKey, secretMatches } from "./apiKey.js"
 import { KeyAuthRepo, type KeyRow } from "./KeyAuthRepo.js"
 import type { Scope } from "./scopes.js"
@@ -59,7 +60,7 @@ export class KeyAuth extends Effect.Service<KeyAuth>()("Partner/KeyAuth", {
   effect: Effect.gen(function*() {
     const repo = yield* KeyAuthRepo
 
-    const authenticate = Effect.fn("KeyAuth.authenticate")(function*(token: string) {
+    const authenticate = spanFn("KeyAuth.authenticate")(function*(token: string) {
       if (token === "") return yield* unauthorized("send the key as `Authorization: Bearer svc_live_...`")
       if (token.startsWith("svcqb_")) {
         return yield* unauthorized("a quickbook key (svcqb_...) works only on the Quickbook API (/api/quickbook/v1)")

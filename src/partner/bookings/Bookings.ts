@@ -7,6 +7,7 @@ import { toIso, toIsoOrNull } from "../../domain/dates.js"
 import { InvalidRequest, notYours } from "../../domain/errors.js"
 import type { CursorPosition } from "../../http/cursor.js"
 import { CursorSigner } from "../../http/CursorSigner.js"
+import { spanFn } from "../../observability/spanFn.js"
 import type { AuthenticatedKey } from "../auth/KeyAuth.js"
 import { operatorIdsFor } from "../auth/visibility.js"
 import type { BookingListParams } from "./Api.js"
@@ -71,7 +72,7 @@ export class Bookings extends Effect.Service<Bookings>()("Partner/Bookings", {
     const repo = yield* BookingsRepo
     const cursors = yield* CursorSigner
 
-    const list = Effect.fn("Bookings.list")(function*(r: ListRequest) {
+    const list = spanFn("Bookings.list")(function*(r: ListRequest) {
       const rows = yield* repo.list(r, r.limit + 1)
       const page = rows.slice(0, r.limit)
       const last = page[page.length - 1]
@@ -81,7 +82,7 @@ export class Bookings extends Effect.Service<Bookings>()("Partner/Bookings", {
       } satisfies BookingListPage
     })
 
-    const get = Effect.fn("Bookings.get")(
+    const get = spanFn("Bookings.get")(
       function*(id: string, operatorIds: ReadonlyArray<string>, includeContact: boolean) {
         const row = yield* repo.findById(id, operatorIds)
         if (Option.isNone(row)) return yield* Effect.fail(notYours("booking"))
@@ -93,7 +94,7 @@ export class Bookings extends Effect.Service<Bookings>()("Partner/Bookings", {
      * GET /bookings for a key (the REST handler and the assistant's `list_bookings`): the range
      * check, the operators in view, the signed cursor bound to the filters, the page.
      */
-    const page = Effect.fn("Bookings.page")(function*(key: AuthenticatedKey, p: typeof BookingListParams.Type) {
+    const page = spanFn("Bookings.page")(function*(key: AuthenticatedKey, p: typeof BookingListParams.Type) {
       if (p.date_from && p.date_to && p.date_from > p.date_to) {
         return yield* new InvalidRequest({ detail: "date_from must not be after date_to", field: "date_from" })
       }
@@ -125,7 +126,7 @@ export class Bookings extends Effect.Service<Bookings>()("Partner/Bookings", {
     })
 
     /** GET /bookings/{id} for a key (the REST handler and the assistant's `get_booking`). */
-    const detail = Effect.fn("Bookings.detail")(
+    const detail = spanFn("Bookings.detail")(
       function*(key: AuthenticatedKey, id: string, partnerId: string | undefined) {
         const operatorIds = yield* operatorIdsFor(key, partnerId)
         return yield* get(id, operatorIds, key.scopes.includes("guests.contact:read"))

@@ -5,6 +5,7 @@
  */
 import { Effect } from "effect"
 import { toIsoOrNull } from "../../domain/dates.js"
+import { spanFn } from "../../observability/spanFn.js"
 import type { AuthenticatedKey } from "../auth/KeyAuth.js"
 import { operatorIdsFor } from "../auth/visibility.js"
 import type { ManifestParams } from "./Api.js"
@@ -47,7 +48,7 @@ export class Manifest extends Effect.Service<Manifest>()("Partner/Manifest", {
   effect: Effect.gen(function*() {
     const repo = yield* ManifestRepo
 
-    const day = Effect.fn("Manifest.day")(function*(r: ManifestRequest) {
+    const day = spanFn("Manifest.day")(function*(r: ManifestRequest) {
       yield* Effect.annotateCurrentSpan({ date: r.date, operators: r.operatorIds.length })
       const rows = yield* repo.day(r)
       const first = rows[0]
@@ -61,7 +62,7 @@ export class Manifest extends Effect.Service<Manifest>()("Partner/Manifest", {
     })
 
     /** GET /manifest for a key (the REST handler and the assistant's `get_manifest`): the operators in view, the day. */
-    const forKey = Effect.fn("Manifest.forKey")(function*(key: AuthenticatedKey, p: typeof ManifestParams.Type) {
+    const forKey = spanFn("Manifest.forKey")(function*(key: AuthenticatedKey, p: typeof ManifestParams.Type) {
       const operatorIds = yield* operatorIdsFor(key, p.partner_id)
       return yield* day({ date: p.date, operatorIds, includeContact: key.scopes.includes("guests.contact:read") })
     })
