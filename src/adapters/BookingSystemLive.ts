@@ -3,7 +3,6 @@
  * account each call names (only Bókun today). Needs an HttpClient (e.g. NodeHttpClient.layer).
  */
 import { Effect, Layer } from "effect"
-import { BookingSystemConfig } from "../config.js"
 import {
   type AdapterKind,
   BookingSystem,
@@ -11,6 +10,7 @@ import {
   type BookingSystemClient
 } from "../ports/BookingSystem.js"
 import { type BokunAdapterOptions, defaultAdapterOptions, makeBokunAdapter } from "./bokun/adapter.js"
+import { BookingSystemConfig } from "./config.js"
 
 export type BookingSystemOptions = Partial<BokunAdapterOptions>
 

@@ -7,9 +7,9 @@
  * rates sandbox is started in-process for the life of the service and serves both (src/demo/rates.ts).
  */
 import { Effect, Layer, Option } from "effect"
-import { ExchangeRatesConfig } from "../config.js"
 import { demoRatesSandbox } from "../demo/rates.js"
 import { ExchangeRates } from "../ports/ExchangeRates.js"
+import { ExchangeRatesConfig } from "../rates/config.js"
 import {
   defaultAdapterOptions,
   type ExchangeRatesAdapterOptions,

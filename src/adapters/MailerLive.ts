@@ -3,7 +3,7 @@
  * mailbox table. Says at start which one it is (never the credentials).
  */
 import { Effect, Layer, Option } from "effect"
-import { MailConfig } from "../config.js"
+import { MailConfig } from "../email/config.js"
 import { formatMailbox } from "../email/rules.js"
 import { Mailer } from "../ports/Mailer.js"
 import { makeMailboxMailer } from "./mailbox.js"

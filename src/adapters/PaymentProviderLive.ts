@@ -4,7 +4,7 @@
  * configuration (`livePaymentAccount`), the sandbox's from `sandbox.account(merchant)`.
  */
 import { Effect, Layer, Option } from "effect"
-import { PaymentProviderConfig } from "../config.js"
+import { PaymentProviderConfig } from "../payments/config.js"
 import { type PaymentAccount, PaymentProvider } from "../ports/PaymentProvider.js"
 import { defaultAdapterOptions, makeSurfboardAdapter, type SurfboardAdapterOptions } from "./surfboard/adapter.js"
 

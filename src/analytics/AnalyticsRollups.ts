@@ -26,7 +26,6 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
-import { AnalyticsRollupsConfig } from "../config.js"
 import { transactionAtEdge } from "../db/repoEdge.js"
 import { CrashPoints } from "../lib/CrashPoints.js"
 import { DailyRatesRepo } from "../rates/DailyRatesRepo.js"
@@ -38,6 +37,7 @@ import {
   type SourceCounters,
   type TourCounters
 } from "./AnalyticsRollupsRepo.js"
+import { AnalyticsRollupsConfig } from "./config.js"
 import {
   type AttributionChange,
   attributionDeltas,

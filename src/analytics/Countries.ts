@@ -6,7 +6,7 @@
  */
 import { Effect, Option } from "effect"
 import maxmind, { type CountryResponse, type Reader } from "maxmind"
-import { AnalyticsCollectConfig } from "../config.js"
+import { AnalyticsCollectConfig } from "./config.js"
 import { countryFromHeader } from "./events.js"
 
 export class GeoipDatabaseError extends Error {}

@@ -8,7 +8,7 @@
  * (and counted in the log) rather than filling the memory. SQL: SiteEventsRepo.
  */
 import { Duration, Effect, Schedule } from "effect"
-import { AnalyticsCollectConfig } from "../config.js"
+import { AnalyticsCollectConfig } from "./config.js"
 import { monthStart, type SiteEvent } from "./events.js"
 import { SiteEventsRepo } from "./SiteEventsRepo.js"
 

@@ -9,7 +9,7 @@
  */
 import { Effect } from "effect"
 import { randomBytes } from "node:crypto"
-import { AnalyticsCollectConfig } from "../config.js"
+import { AnalyticsCollectConfig } from "./config.js"
 import { addMonths, monthStart, partitionName, utcDay } from "./events.js"
 import { SiteEventsRepo } from "./SiteEventsRepo.js"
 

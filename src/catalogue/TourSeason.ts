@@ -28,11 +28,11 @@
  * as not known). SQL: TourSeasonRepo.
  */
 import { Cause, Clock, Duration, Effect, Option } from "effect"
-import { TourAvailabilityConfig } from "../config.js"
 import { localDayAt } from "../domain/localDay.js"
 import { BookingSystemAccounts } from "../operators/BookingSystemAccounts.js"
 import { BookingSystem, type BookingSystemAccount, BookingSystemUnavailable } from "../ports/BookingSystem.js"
 import { seasonOf, seasonWindow } from "./availability.js"
+import { TourAvailabilityConfig } from "./config.js"
 import { readDepartures } from "./readDepartures.js"
 import { tourFactsOf } from "./tourFacts.js"
 import { type SeasonTour, TourSeasonRepo } from "./TourSeasonRepo.js"

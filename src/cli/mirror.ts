@@ -5,7 +5,7 @@
 import { Command, Options } from "@effect/cli"
 import { SqlClient } from "@effect/sql"
 import { Console, Effect, Layer, Option } from "effect"
-import { MirrorConfig } from "../config.js"
+import { MirrorConfig } from "../mirror/config.js"
 import { Mirror } from "../mirror/Mirror.js"
 import { DatabaseForCli } from "./database.js"
 

@@ -11,9 +11,9 @@
  */
 import { Effect, Either, Option } from "effect"
 import { randomUUID } from "node:crypto"
-import { MailConfig } from "../config.js"
 import { currentTraceparent } from "../observability/traceContext.js"
 import { Mailer } from "../ports/Mailer.js"
+import { MailConfig } from "./config.js"
 import { OutboxRepo, type OutboxStatus } from "./OutboxRepo.js"
 import { OutboxSender } from "./OutboxSender.js"
 import { formatMailbox, isEmailAddress, type Locale, messageIdFor } from "./rules.js"

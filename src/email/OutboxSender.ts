@@ -12,9 +12,9 @@
  */
 import { Cause, Effect, Either, Option, Random } from "effect"
 import { randomUUID } from "node:crypto"
-import { MailConfig } from "../config.js"
 import { linksTo } from "../observability/traceContext.js"
 import { type Delivered, Mailer, type MailError, MailUnavailable, type OutgoingMessage } from "../ports/Mailer.js"
+import { MailConfig } from "./config.js"
 import { type ClaimedRow, OutboxSenderRepo } from "./OutboxSenderRepo.js"
 import { retryDelayMillis } from "./rules.js"
 

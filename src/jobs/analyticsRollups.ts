@@ -6,7 +6,7 @@
 import { ClusterCron } from "@effect/cluster"
 import { Effect, Layer } from "effect"
 import { AnalyticsRollups } from "../analytics/AnalyticsRollups.js"
-import { AnalyticsRollupsConfig } from "../config.js"
+import { AnalyticsRollupsConfig } from "../analytics/config.js"
 import { recordedRun } from "./runs.js"
 
 export const ANALYTICS_ROLLUPS = "analytics-rollups"

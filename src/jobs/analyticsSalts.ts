@@ -5,9 +5,9 @@
  */
 import { ClusterCron } from "@effect/cluster"
 import { Clock, Effect, Layer } from "effect"
+import { AnalyticsCollectConfig } from "../analytics/config.js"
 import { rotateSalts } from "../analytics/rotateSalts.js"
 import { SiteEventsRepo } from "../analytics/SiteEventsRepo.js"
-import { AnalyticsCollectConfig } from "../config.js"
 import { recordedRun } from "./runs.js"
 
 export const ANALYTICS_SALTS = "analytics-salts"

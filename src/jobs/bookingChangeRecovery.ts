@@ -8,9 +8,9 @@
  */
 import { ClusterCron } from "@effect/cluster"
 import { Effect, Layer } from "effect"
-import type { JobsConfig } from "../config.js"
 import { CancelRecovery } from "../partner/cancels/CancelRecovery.js"
 import { RescheduleRecovery } from "../partner/reschedules/RescheduleRecovery.js"
+import type { JobsConfig } from "./config.js"
 import { recordedRun } from "./runs.js"
 
 export const BOOKING_CHANGE_RECOVERY = "booking-change-recovery"

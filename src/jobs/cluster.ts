@@ -27,8 +27,8 @@ import { SocketServer } from "@effect/platform"
 import { NodeClusterSocket, NodeSocketServer } from "@effect/platform-node"
 import { RpcSerialization } from "@effect/rpc"
 import { Duration, Effect, Layer, Option, Schema } from "effect"
-import type { JobsConfig } from "../config.js"
 import { clusterPgClientLayer } from "../db/Database.js"
+import type { JobsConfig } from "./config.js"
 
 /** The job runner's socket could not be opened: the message names the setting to change. */
 export class ClusterPortUnavailable extends Schema.TaggedError<ClusterPortUnavailable>()("ClusterPortUnavailable", {

@@ -7,7 +7,7 @@
  */
 import { ClusterCron } from "@effect/cluster"
 import { Clock, Effect, Layer } from "effect"
-import { InvoiceConfig } from "../config.js"
+import { InvoiceConfig } from "../invoices/config.js"
 import { InvoiceIssuing } from "../invoices/InvoiceIssuing.js"
 import { monthOf, previousMonth } from "../invoices/rules.js"
 import { recordedRun } from "./runs.js"

@@ -7,7 +7,7 @@
  */
 import { ClusterCron } from "@effect/cluster"
 import { Effect, Layer } from "effect"
-import { ExchangeRatesConfig } from "../config.js"
+import { ExchangeRatesConfig } from "../rates/config.js"
 import { DailyRates } from "../rates/DailyRates.js"
 import { recordedRun } from "./runs.js"
 

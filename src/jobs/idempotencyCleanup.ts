@@ -5,8 +5,8 @@
 import { ClusterCron } from "@effect/cluster"
 import { Effect } from "effect"
 import { ConfirmationsRepo } from "../assistant/confirmations/ConfirmationsRepo.js"
-import type { JobsConfig } from "../config.js"
 import { IdempotencyStore } from "../partner/writes/IdempotencyStore.js"
+import type { JobsConfig } from "./config.js"
 import { recordedRun } from "./runs.js"
 
 export const IDEMPOTENCY_CLEANUP = "idempotency-cleanup"

@@ -1,11 +1,11 @@
 /** Every scheduled job, registered in one place, on the cluster (or none when JOBS=false). */
 import { Effect, Layer } from "effect"
-import { JobsConfig } from "../config.js"
 import { analyticsRollupsJobLive } from "./analyticsRollups.js"
 import { analyticsSaltsJobLive } from "./analyticsSalts.js"
 import { bookingChangeRecoveryJob } from "./bookingChangeRecovery.js"
 import { clusterLayer } from "./cluster.js"
 import { commissionCloseJob } from "./commissionClose.js"
+import { JobsConfig } from "./config.js"
 import { exchangeRatesJobLive } from "./exchangeRates.js"
 import { idempotencyCleanupJob } from "./idempotencyCleanup.js"
 import { mirrorJobs } from "./mirrorRefresh.js"

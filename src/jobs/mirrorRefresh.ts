@@ -4,8 +4,9 @@
  */
 import { ClusterCron } from "@effect/cluster"
 import { Effect, Layer } from "effect"
-import { type JobsConfig, MirrorConfig } from "../config.js"
+import { MirrorConfig } from "../mirror/config.js"
 import { Mirror } from "../mirror/Mirror.js"
+import { type JobsConfig } from "./config.js"
 import { recordedRun } from "./runs.js"
 
 export const MIRROR_NEAR_TERM = "mirror-near-term"

@@ -6,7 +6,7 @@
 import { ClusterCron } from "@effect/cluster"
 import { Effect, Layer } from "effect"
 import { OAuthStoreRepo } from "../assistant/oauth/OAuthStoreRepo.js"
-import type { JobsConfig } from "../config.js"
+import type { JobsConfig } from "./config.js"
 import { recordedRun } from "./runs.js"
 
 export const OAUTH_CLEANUP = "oauth-cleanup"

@@ -13,9 +13,9 @@
  */
 import { Singleton } from "@effect/cluster"
 import { Effect, Schedule } from "effect"
-import type { JobsConfig } from "../config.js"
 import { Outbox } from "../email/Outbox.js"
 import { recordJobRun } from "../observability/metrics.js"
+import type { JobsConfig } from "./config.js"
 import { JobRunsRepo } from "./JobRunsRepo.js"
 import { instanceName } from "./runs.js"
 

@@ -6,7 +6,7 @@
  */
 import { ClusterCron } from "@effect/cluster"
 import { Effect, Layer } from "effect"
-import { PayLaterConfig } from "../config.js"
+import { PayLaterConfig } from "../payLater/config.js"
 import { PayLaterCharger } from "../payLater/PayLaterCharger.js"
 import { recordedRun } from "./runs.js"
 

@@ -6,8 +6,8 @@
  */
 import { ClusterCron } from "@effect/cluster"
 import { Effect, Layer } from "effect"
-import type { JobsConfig } from "../config.js"
 import { LinkStatusChecks } from "../partner/paymentLinks/LinkStatusChecks.js"
+import type { JobsConfig } from "./config.js"
 import { recordedRun } from "./runs.js"
 
 export const PAYMENT_LINK_WATCH = "payment-link-watch"

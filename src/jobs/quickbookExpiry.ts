@@ -5,8 +5,8 @@
  */
 import { ClusterCron } from "@effect/cluster"
 import { Effect, Layer } from "effect"
-import type { JobsConfig } from "../config.js"
 import { QuickbookExpiry } from "../quickbook/sales/QuickbookExpiry.js"
+import type { JobsConfig } from "./config.js"
 import { recordedRun } from "./runs.js"
 
 export const QUICKBOOK_EXPIRY = "quickbook-expiry"

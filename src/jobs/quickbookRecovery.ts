@@ -6,8 +6,8 @@
  */
 import { ClusterCron } from "@effect/cluster"
 import { Effect, Layer } from "effect"
-import type { JobsConfig } from "../config.js"
 import { QuickbookBookRecovery } from "../quickbook/book/QuickbookBookRecovery.js"
+import type { JobsConfig } from "./config.js"
 import { recordedRun } from "./runs.js"
 
 export const QUICKBOOK_RECOVERY = "quickbook-recovery"

@@ -8,7 +8,7 @@
  */
 import { ClusterCron } from "@effect/cluster"
 import { Effect, Layer } from "effect"
-import { SalesLedgerConfig } from "../config.js"
+import { SalesLedgerConfig } from "../sales/config.js"
 import { SalesLedger } from "../sales/SalesLedger.js"
 import { recordedRun } from "./runs.js"
 

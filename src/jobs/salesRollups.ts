@@ -5,8 +5,8 @@
  */
 import { ClusterCron } from "@effect/cluster"
 import { Effect, Layer } from "effect"
-import type { JobsConfig } from "../config.js"
 import { SalesRollups } from "../sales/SalesRollups.js"
+import type { JobsConfig } from "./config.js"
 import { recordedRun } from "./runs.js"
 
 export const SALES_ROLLUPS = "sales-rollups"

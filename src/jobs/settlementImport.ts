@@ -7,7 +7,7 @@
  */
 import { ClusterCron } from "@effect/cluster"
 import { Effect, Layer } from "effect"
-import { SettlementConfig } from "../config.js"
+import { SettlementConfig } from "../settlements/config.js"
 import { SettlementImport } from "../settlements/SettlementImport.js"
 import { recordedRun } from "./runs.js"
 

@@ -8,7 +8,7 @@
 import { ClusterCron } from "@effect/cluster"
 import { Effect, Layer } from "effect"
 import { TourSeason } from "../catalogue/TourSeason.js"
-import type { JobsConfig } from "../config.js"
+import type { JobsConfig } from "./config.js"
 import { recordedRun } from "./runs.js"
 
 export const TOUR_SEASON = "tour-season"

@@ -9,11 +9,11 @@
  * - Everything an account's refresh writes is one transaction: a half-applied refresh never shows.
  */
 import { Clock, Duration, Effect, Schedule } from "effect"
-import { MirrorConfig } from "../config.js"
 import { isTimeZone, mirrorWindow } from "../domain/localDay.js"
 import { BookingSystemAccounts, type MirroredAccount } from "../operators/BookingSystemAccounts.js"
 import { type BookingLine, BookingSystem, type BookingSystemError } from "../ports/BookingSystem.js"
 import { type AccountRunsSummary, summarizeAccountRuns } from "./accountRuns.js"
+import { MirrorConfig } from "./config.js"
 import { type DayWindow, MirrorRepo, type MissingLine } from "./MirrorRepo.js"
 
 export type RefreshKind = "near_term" | "nightly" | "manual"

@@ -20,7 +20,6 @@
  * One charge's failure (a defect included) is logged and counted, never the run's.
  */
 import { Cause, Clock, Effect, Option } from "effect"
-import { PayLaterConfig } from "../config.js"
 import { CrashPoints } from "../lib/CrashPoints.js"
 import { OperatorPaymentAccounts } from "../payments/OperatorPaymentAccounts.js"
 import {
@@ -29,6 +28,7 @@ import {
   type PaymentProviderError,
   type SavedCardChargeResult
 } from "../ports/PaymentProvider.js"
+import { PayLaterConfig } from "./config.js"
 import { PayLaterFailureNotice } from "./FailureNotice.js"
 import { type DueCharge, PayLaterChargesRepo } from "./PayLaterChargesRepo.js"
 import { afterAttempt, attemptReference, beforeAttempt } from "./rules.js"

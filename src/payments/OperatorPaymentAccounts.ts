@@ -6,9 +6,9 @@
  * SQL: OperatorPaymentAccountsRepo.
  */
 import { Effect, Option, Redacted } from "effect"
-import { PaymentProviderConfig } from "../config.js"
 import { AdminError } from "../operators/Operators.js"
 import type { PaymentAccount } from "../ports/PaymentProvider.js"
+import { PaymentProviderConfig } from "./config.js"
 import { OperatorPaymentAccountsRepo } from "./OperatorPaymentAccountsRepo.js"
 
 export interface PaymentAccountInput {

@@ -6,8 +6,8 @@
  * a rate stored late needs no rebuild of anything.
  */
 import { Clock, Effect } from "effect"
-import { ExchangeRatesConfig } from "../config.js"
 import { ExchangeRates } from "../ports/ExchangeRates.js"
+import { ExchangeRatesConfig } from "./config.js"
 import { DailyRatesRepo } from "./DailyRatesRepo.js"
 import { addDays, DEFAULT_LOOKBACK_DAYS, makeRateTable, type RateTable } from "./rules.js"
 

@@ -20,7 +20,6 @@
  *   `last_outcome = 'failed'` with the error for that account and never stops the others.
  */
 import { Clock, Duration, Effect, Schedule, Stream } from "effect"
-import { SalesLedgerConfig } from "../config.js"
 import { type AccountRunsSummary, summarizeAccountRuns } from "../mirror/accountRuns.js"
 import { BookingSystemAccounts, type MirroredAccount } from "../operators/BookingSystemAccounts.js"
 import {
@@ -30,6 +29,7 @@ import {
   type BookingSystemError,
   createdLinePages
 } from "../ports/BookingSystem.js"
+import { SalesLedgerConfig } from "./config.js"
 import { addUtcDays, type Coverage, type LedgerNotStored, SalesLedgerRepo } from "./SalesLedgerRepo.js"
 
 export type LedgerRunKind = "recent" | "nightly" | "backfill"

@@ -8,8 +8,8 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
-import { SalesConfig } from "../config.js"
 import { transactionAtEdge } from "../db/repoEdge.js"
+import { SalesConfig } from "./config.js"
 import { type Group, type Rollup, SalesRollupsRepo } from "./SalesRollupsRepo.js"
 
 /** Groups rebuilt per statement: keeps one statement's arrays and locks small. */

@@ -10,7 +10,7 @@
  * The admin CLI's settlement file goes through `importFile`: the same storing, source `file`.
  */
 import { Clock, Data, Effect, Option, Redacted } from "effect"
-import { PaymentProviderConfig, SettlementConfig } from "../config.js"
+import { PaymentProviderConfig } from "../payments/config.js"
 import {
   type PaymentAccount,
   PaymentProvider,
@@ -18,6 +18,7 @@ import {
   type SettlementCharges,
   type SettlementReport
 } from "../ports/PaymentProvider.js"
+import { SettlementConfig } from "./config.js"
 import { adjustmentsOf, chargebacksOf, importFrom, type ParsedReport, sortAtOf } from "./rules.js"
 import { type MerchantToImport, SettlementsRepo } from "./SettlementsRepo.js"
 

@@ -25,7 +25,7 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { Context, Effect, Layer } from "effect"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import * as net from "node:net"
-import { HttpServerConfig } from "../../config.js"
+import { HttpServerConfig } from "./config.js"
 import { oversizedHeadResponse, rawHttp } from "./oversizedHead.js"
 import { Readiness } from "./Readiness.js"
 

@@ -6,7 +6,7 @@
  * finishes its request, can no longer keep it running.
  */
 import { Duration, Effect, Runtime } from "effect"
-import { ShutdownConfig } from "../../config.js"
+import { ShutdownConfig } from "./config.js"
 
 export const exitAfterShutdownDeadline = Effect.gen(function*() {
   const { timeout } = yield* ShutdownConfig

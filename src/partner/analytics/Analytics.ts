@@ -6,10 +6,10 @@
  * Whether other-channel sales can be given is what issue 13's ledger coverage says (sales rules).
  */
 import { Clock, Effect, Either } from "effect"
-import { SalesConfig } from "../../config.js"
 import { InvalidRequest, NotFound, Unavailable } from "../../domain/errors.js"
 import { DailyRates } from "../../rates/DailyRates.js"
 import { convertMinor } from "../../rates/rules.js"
+import { SalesConfig } from "../../sales/config.js"
 import type { AuthenticatedKey } from "../auth/KeyAuth.js"
 import { operatorIdsFor } from "../auth/visibility.js"
 import { ledgerGaps } from "../sales/rules.js"

@@ -18,10 +18,10 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option, Predicate } from "effect"
-import { AnalyticsReadsConfig } from "../../config.js"
 import { transactionAtEdge } from "../../db/repoEdge.js"
 import { RateLimited, Unavailable } from "../../domain/errors.js"
 import { AnalyticsRepo } from "./AnalyticsRepo.js"
+import { AnalyticsReadsConfig } from "./config.js"
 import { CONCURRENCY_RETRY_AFTER_SECONDS } from "./rules.js"
 
 /** PostgreSQL's query_canceled: a statement stopped by statement_timeout. */

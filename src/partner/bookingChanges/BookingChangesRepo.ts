@@ -7,8 +7,8 @@
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
-import { BookingChangeConfig } from "../../config.js"
 import { IdRow, repoEdge } from "../../db/repoEdge.js"
+import { BookingChangeConfig } from "./config.js"
 import { ABANDONABLE_STATES, ANY_OPEN_STATE, type ChangeKind, type ChangesSeen, OPEN_STATES } from "./rules.js"
 
 const Kind = Schema.Literal("cancel", "reschedule")

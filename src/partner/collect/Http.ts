@@ -7,8 +7,8 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Layer, Option } from "effect"
 import { Collector } from "../../analytics/Collector.js"
+import { AnalyticsCollectConfig } from "../../analytics/config.js"
 import { clientIp } from "../../analytics/events.js"
-import { AnalyticsCollectConfig } from "../../config.js"
 import { addResponseHeaders } from "../../http/requestContext.js"
 import { PartnerApi } from "../Api.js"
 

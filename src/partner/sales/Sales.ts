@@ -5,9 +5,9 @@
  * rate cannot give them (./rules.ts decides).
  */
 import { Clock, Effect, Either } from "effect"
-import { SalesConfig } from "../../config.js"
 import { InvalidRequest } from "../../domain/errors.js"
 import { DailyRates } from "../../rates/DailyRates.js"
+import { SalesConfig } from "../../sales/config.js"
 import type { AuthenticatedKey } from "../auth/KeyAuth.js"
 import { operatorIdsFor } from "../auth/visibility.js"
 import type { SalesParams, SalesSummary } from "./Api.js"

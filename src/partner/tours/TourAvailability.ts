@@ -12,8 +12,8 @@ import {
   type TourAvailability as TourAvailabilityBody,
   unknownDays
 } from "../../catalogue/availability.js"
+import { TourAvailabilityConfig } from "../../catalogue/config.js"
 import { readDepartures } from "../../catalogue/readDepartures.js"
-import { TourAvailabilityConfig } from "../../config.js"
 import { BookingSystemAccounts } from "../../operators/BookingSystemAccounts.js"
 import { BookingSystem } from "../../ports/BookingSystem.js"
 import { type CatalogueView, Tours } from "./Tours.js"

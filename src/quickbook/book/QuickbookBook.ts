@@ -37,8 +37,8 @@
  * `quickbook.book.after_failed` (failure and refund reference recorded, refund not sent).
  */
 import { Clock, Duration, Effect, Fiber, Option } from "effect"
-import { QuickbookConfig } from "../../config.js"
 import { type ClerkLanguage } from "../clerkMessages.js"
+import { QuickbookConfig } from "../config.js"
 import { QbBadRequest, QbConflict, QbNotFound, QbUnavailable, QbUnprocessable } from "../errors.js"
 import type { QuickbookCaller } from "../terminals/QuickbookKeys.js"
 import { otherModeSale } from "../terminals/testKeys.js"

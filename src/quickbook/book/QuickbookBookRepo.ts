@@ -8,8 +8,8 @@
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, flow, Option, Schema } from "effect"
-import { QuickbookConfig } from "../../config.js"
 import { moves, repoEdge } from "../../db/repoEdge.js"
+import { QuickbookConfig } from "../config.js"
 import {
   IntakeSale,
   MismatchFacts,

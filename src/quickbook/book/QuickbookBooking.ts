@@ -15,10 +15,10 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Clock, Duration, Effect, Either, Option, Schedule } from "effect"
-import { QuickbookConfig } from "../../config.js"
 import { CrashPoints } from "../../lib/CrashPoints.js"
 import { BookingSystemAccounts } from "../../operators/BookingSystemAccounts.js"
 import { BookingSystem, type BookingSystemError } from "../../ports/BookingSystem.js"
+import { QuickbookConfig } from "../config.js"
 import { QuickbookTours } from "../sales/QuickbookTours.js"
 import { QuickbookKeys } from "../terminals/QuickbookKeys.js"
 import { QuickbookSaleMail } from "../tickets/QuickbookSaleMail.js"

@@ -13,7 +13,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Clock, Duration, Effect, Option } from "effect"
-import { TourAvailabilityConfig } from "../../config.js"
+import { TourAvailabilityConfig } from "../../catalogue/config.js"
 import { BookingSystemAccounts } from "../../operators/BookingSystemAccounts.js"
 import { BookingSystem } from "../../ports/BookingSystem.js"
 import { modeMayUse } from "../terminals/testKeys.js"

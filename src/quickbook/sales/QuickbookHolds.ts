@@ -15,7 +15,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Clock, Duration, Effect, Option } from "effect"
-import { TourAvailabilityConfig } from "../../config.js"
+import { TourAvailabilityConfig } from "../../catalogue/config.js"
 import { BookingSystemAccounts } from "../../operators/BookingSystemAccounts.js"
 import { BookingSystem, type BookingSystemError } from "../../ports/BookingSystem.js"
 import { QbConflict, QbForbidden, QbGone, QbNotFound, QbUnavailable, QbUnprocessable } from "../errors.js"

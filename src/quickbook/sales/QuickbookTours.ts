@@ -13,11 +13,12 @@
  * SQL: QuickbookToursRepo.
  */
 import { Clock, Duration, Effect, Either, Option } from "effect"
+import { TourAvailabilityConfig } from "../../catalogue/config.js"
 import { readDepartures } from "../../catalogue/readDepartures.js"
-import { QuickbookConfig, TourAvailabilityConfig } from "../../config.js"
 import { localDayAt } from "../../domain/localDay.js"
 import { BookingSystemAccounts } from "../../operators/BookingSystemAccounts.js"
 import { BookingSystem } from "../../ports/BookingSystem.js"
+import { QuickbookConfig } from "../config.js"
 import { QbBadRequest, QbConflict, QbForbidden, QbUnavailable } from "../errors.js"
 import type { QuickbookCaller } from "../terminals/QuickbookKeys.js"
 import { modeMayUse, sandboxMismatch } from "../terminals/testKeys.js"

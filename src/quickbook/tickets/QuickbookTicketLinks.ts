@@ -9,8 +9,9 @@
  */
 import { HttpServer } from "@effect/platform"
 import { Effect, Option, Redacted } from "effect"
-import { AppConfig, baseUrlOf, QuickbookTicketConfig } from "../../config.js"
+import { AppConfig, baseUrlOf } from "../../config.js"
 import { ServiceSecretsRepo } from "../../http/ServiceSecretsRepo.js"
+import { QuickbookTicketConfig } from "../config.js"
 import type { TicketLanguage, TicketLinks } from "./ticket.js"
 import { checkTicketLink, deriveTicketLinkSecret, signTicketLink, type TicketLinkCheck } from "./ticketLinkSignature.js"
 
