@@ -30,6 +30,16 @@ const env = paymentsEnv(Effect.succeed({
   TOUR_AVAILABILITY_TIMEOUT_MS: "1500"
 }))
 
+/**
+ * Operations (tools) the campaign may leave without a 2xx (a result), each with its reason; every
+ * other one must succeed at least once, else its handler's success path went unfuzzed.
+ */
+const NEVER_2XX: Record<"partner" | "quickbook" | "tools", ReadonlyArray<string>> = {
+  partner: [],
+  quickbook: [],
+  tools: []
+}
+
 /** The document served at `path`, every `$ref` resolved. */
 const spec = async (baseUrl: string, path: string) =>
   SwaggerParser.dereference(await (await fetch(baseUrl + path)).json() as any)
@@ -50,6 +60,8 @@ const apiCampaign = (name: "partner" | "quickbook", documentPath: string, style:
         baseUrl,
         keys: name === "partner" ? world.partnerKeys : world.quickbookKeys,
         pool: name === "partner" ? world.partnerPool : world.quickbookPool,
+        perOperation: name === "partner" ? world.partnerOperations : world.quickbookOperations,
+        learn: name === "partner" ? world.learnPartner : world.learnQuickbook,
         seed: SEED,
         runs: RUNS
       })
@@ -59,6 +71,8 @@ const apiCampaign = (name: "partner" | "quickbook", documentPath: string, style:
     // A campaign that never got past authentication or validation would prove little.
     expect(report.byStatus["200"] ?? 0).toBeGreaterThan(RUNS / 20)
     expect(shown(report)).toEqual([])
+    // Every operation's success path ran: valid requests of each got a 2xx at least once.
+    expect(report.never2xx).toEqual(NEVER_2XX[name])
   })
 
 layer(env, { excludeTestServices: true, timeout: TIMEOUT })("contract fuzzer", (it) => {
@@ -92,6 +106,7 @@ layer(env, { excludeTestServices: true, timeout: TIMEOUT })("contract fuzzer", (
             mcpUrl: `${baseUrl}/mcp`,
             tokens: { good: connected.tokens.access_token, none: undefined, wrong: "not-a-token" },
             pool: world.partnerPool,
+            perTool: world.toolPools,
             seed: SEED,
             runs: RUNS,
             rpc
@@ -100,6 +115,7 @@ layer(env, { excludeTestServices: true, timeout: TIMEOUT })("contract fuzzer", (
         printReport(report)
         expect(report.byStatus["200 result"] ?? 0).toBeGreaterThan(RUNS / 20)
         expect(shown(report)).toEqual([])
+        expect(report.never2xx).toEqual(NEVER_2XX.tools)
       }),
     TIMEOUT
   )
