@@ -2,7 +2,8 @@
  * The contract fuzzer (issue 18 item 4): requests generated from the served documents of the partner
  * API and quickbook, valid and broken in one place each, with every kind of key, against the real
  * server on a fresh database with the sandboxes. Whatever is asked: never a 5xx, never a hang, every
- * 4xx the API's error body, every 2xx valid against the document. A short fixed-seed campaign here
+ * 4xx the API's error body, every 2xx valid against the document; and every operation and tool
+ * answers a valid request with a 2xx (a result) at least once (./world.ts). A short fixed-seed campaign here
  * (CI); `npm run fuzz` runs a long one (FUZZ_RUNS requests per API, default 10,000; FUZZ_SEED).
  */
 import SwaggerParser from "@apidevtools/swagger-parser"
