@@ -17,10 +17,19 @@ export interface CampaignInput {
   readonly pool: Pool
   readonly seed: number
   readonly runs: number
+  /** What one operation (by "METHOD template") is asked with on top of `pool`: its own values and headers. */
+  readonly perOperation?: Readonly<Record<string, OperationWorld>>
+  /** Told every 2xx answer's JSON body, to add what it returned (a reference, a link) to the pools. */
+  readonly learn?: (operation: string, body: unknown, request: FuzzRequest) => void
   /** Operations left out (e.g. the reference pages), by "METHOD template". */
   readonly skip?: ReadonlyArray<string>
   readonly timeoutMs?: number
   readonly concurrency?: number
+}
+
+export interface OperationWorld {
+  readonly pool?: Pool
+  readonly headers?: Readonly<Record<string, string>>
 }
 
 export interface Finding {
@@ -36,8 +45,10 @@ export interface Report {
   readonly requests: number
   readonly byStatus: Record<string, number>
   readonly findings: Array<Finding>
-  /** Operations no request got a 2xx from (their handlers past validation went unexercised). */
+  /** Operations (or tools) no request got a 2xx (a result) from: their handlers' success went unexercised. */
   readonly never2xx?: ReadonlyArray<string>
+  /** For each of those, the last answer to a valid request with the good key: why it did not succeed. */
+  readonly lastRefusal?: Readonly<Record<string, string>>
 }
 
 const send = async (base: string, r: FuzzRequest, timeoutMs: number): Promise<Answer | "hang" | "refused"> => {
@@ -64,10 +75,23 @@ const describeRequest = (r: FuzzRequest) =>
     JSON.stringify({ ...r.headers, authorization: r.headers.authorization ? "Bearer …" : undefined })
   } ${(r.body ?? "").slice(0, 300)}`
 
+const learnFrom = (learn: NonNullable<CampaignInput["learn"]>, operation: string, text: string, r: FuzzRequest) => {
+  try {
+    learn(operation, JSON.parse(text), r)
+  } catch {
+    // Not JSON: the oracle reports it.
+  }
+}
+
 export const runCampaign = async (input: CampaignInput): Promise<Report> => {
   const skip = new Set(input.skip ?? [])
   const ops = operations(input.spec).filter((o) => !skip.has(`${o.method.toUpperCase()} ${o.template}`))
-  const arb = fc.oneof(...ops.map((o) => requestFor(o, input.keys, input.pool)))
+  const nameOf = (o: Operation) => `${o.method.toUpperCase()} ${o.template}`
+  const goodKey = Object.keys(input.keys)[0]
+  const arb = fc.oneof(...ops.map((o) => {
+    const own = input.perOperation?.[nameOf(o)]
+    return requestFor(o, input.keys, { ...input.pool, ...own?.pool }, own?.headers)
+  }))
   // One request at a time from seed + index: the same campaign for a seed, without holding it all in memory.
   const requestAt = (i: number) => fc.sample(arb, { seed: input.seed + i, numRuns: 1 })[0]!
   const byStatus: Record<string, number> = {}
@@ -79,6 +103,7 @@ export const runCampaign = async (input: CampaignInput): Promise<Report> => {
     else findings.set(id, { what: id, count: 1, request: describeRequest(r), answer: answer.slice(0, 500) })
   }
   const succeeded = new Set<Operation>()
+  const lastRefusal: Record<string, string> = {}
   let next = 0
   const worker = async () => {
     while (next < input.runs) {
@@ -86,7 +111,12 @@ export const runCampaign = async (input: CampaignInput): Promise<Report> => {
       const answer = await send(input.baseUrl, r, input.timeoutMs ?? 10_000)
       const status = typeof answer === "string" ? answer : String(answer.status)
       byStatus[status] = (byStatus[status] ?? 0) + 1
-      if (typeof answer !== "string" && answer.status < 300) succeeded.add(r.operation)
+      if (typeof answer !== "string" && answer.status < 300) {
+        succeeded.add(r.operation)
+        if (input.learn && answer.type.includes("json")) learnFrom(input.learn, nameOf(r.operation), answer.text, r)
+      } else if (typeof answer !== "string" && r.mutation === "valid" && r.key === goodKey) {
+        lastRefusal[nameOf(r.operation)] = `${answer.status} ${answer.text.slice(0, 300)}`
+      }
       if (answer === "hang") note(r, "no answer in time", "")
       else if (answer !== "refused") {
         const wrong = violation(r.operation, input.style, answer)
@@ -101,7 +131,10 @@ export const runCampaign = async (input: CampaignInput): Promise<Report> => {
     requests: input.runs,
     byStatus,
     findings: [...findings.values()],
-    never2xx: ops.filter((o) => !succeeded.has(o)).map((o) => `${o.method.toUpperCase()} ${o.template}`)
+    never2xx: ops.filter((o) => !succeeded.has(o)).map(nameOf),
+    lastRefusal: Object.fromEntries(
+      ops.filter((o) => !succeeded.has(o)).map(nameOf).flatMap((n) => lastRefusal[n] ? [[n, lastRefusal[n]]] : [])
+    )
   }
 }
 
@@ -110,7 +143,8 @@ export const printReport = (r: Report) => {
   const lines = [
     `fuzz ${r.name}: ${r.requests} requests, seed ${r.seed} (FUZZ_SEED=${r.seed} to replay)`,
     `  by status: ${statuses.join(", ")}`,
-    ...(r.never2xx?.length ? [`  never a 2xx: ${r.never2xx.join(", ")}`] : []),
+    ...(r.never2xx?.length ? [`  never a 2xx (a tool: never a result): ${r.never2xx.join(", ")}`] : []),
+    ...Object.entries(r.lastRefusal ?? {}).map(([op, answer]) => `    ${op}, last valid request: ${answer}`),
     `  findings: ${r.findings.length}`,
     ...r.findings.map((f) => `  - ${f.what} (×${f.count})\n      request: ${f.request}\n      answer: ${f.answer}`)
   ]

@@ -2,7 +2,8 @@
  * The contract fuzzer (issue 18 item 4): requests generated from the served documents of the partner
  * API and quickbook, valid and broken in one place each, with every kind of key, against the real
  * server on a fresh database with the sandboxes. Whatever is asked: never a 5xx, never a hang, every
- * 4xx the API's error body, every 2xx valid against the document. A short fixed-seed campaign here
+ * 4xx the API's error body, every 2xx valid against the document; and every operation and tool
+ * answers a valid request with a 2xx (a result) at least once (./world.ts). A short fixed-seed campaign here
  * (CI); `npm run fuzz` runs a long one (FUZZ_RUNS requests per API, default 10,000; FUZZ_SEED).
  */
 import SwaggerParser from "@apidevtools/swagger-parser"
@@ -30,6 +31,16 @@ const env = paymentsEnv(Effect.succeed({
   TOUR_AVAILABILITY_TIMEOUT_MS: "1500"
 }))
 
+/**
+ * Operations (tools) the campaign may leave without a 2xx (a result), each with its reason; every
+ * other one must succeed at least once, else its handler's success path went unfuzzed.
+ */
+const NEVER_2XX: Record<"partner" | "quickbook" | "tools", ReadonlyArray<string>> = {
+  partner: [],
+  quickbook: [],
+  tools: []
+}
+
 /** The document served at `path`, every `$ref` resolved. */
 const spec = async (baseUrl: string, path: string) =>
   SwaggerParser.dereference(await (await fetch(baseUrl + path)).json() as any)
@@ -50,6 +61,8 @@ const apiCampaign = (name: "partner" | "quickbook", documentPath: string, style:
         baseUrl,
         keys: name === "partner" ? world.partnerKeys : world.quickbookKeys,
         pool: name === "partner" ? world.partnerPool : world.quickbookPool,
+        perOperation: name === "partner" ? world.partnerOperations : world.quickbookOperations,
+        learn: name === "partner" ? world.learnPartner : world.learnQuickbook,
         seed: SEED,
         runs: RUNS
       })
@@ -59,6 +72,8 @@ const apiCampaign = (name: "partner" | "quickbook", documentPath: string, style:
     // A campaign that never got past authentication or validation would prove little.
     expect(report.byStatus["200"] ?? 0).toBeGreaterThan(RUNS / 20)
     expect(shown(report)).toEqual([])
+    // Every operation's success path ran: valid requests of each got a 2xx at least once.
+    expect(report.never2xx).toEqual(NEVER_2XX[name])
   })
 
 layer(env, { excludeTestServices: true, timeout: TIMEOUT })("contract fuzzer", (it) => {
@@ -92,6 +107,7 @@ layer(env, { excludeTestServices: true, timeout: TIMEOUT })("contract fuzzer", (
             mcpUrl: `${baseUrl}/mcp`,
             tokens: { good: connected.tokens.access_token, none: undefined, wrong: "not-a-token" },
             pool: world.partnerPool,
+            perTool: world.toolPools,
             seed: SEED,
             runs: RUNS,
             rpc
@@ -100,6 +116,7 @@ layer(env, { excludeTestServices: true, timeout: TIMEOUT })("contract fuzzer", (
         printReport(report)
         expect(report.byStatus["200 result"] ?? 0).toBeGreaterThan(RUNS / 20)
         expect(shown(report)).toEqual([])
+        expect(report.never2xx).toEqual(NEVER_2XX.tools)
       }),
     TIMEOUT
   )

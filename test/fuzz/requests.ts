@@ -90,10 +90,11 @@ const build = (
   extraQuery: Array<[string, string]>,
   key: [string, string | undefined],
   body: { body?: string; type?: string } | undefined,
-  mutation: string
+  mutation: string,
+  extraHeaders: Readonly<Record<string, string>>
 ): FuzzRequest => {
   const query = new URLSearchParams()
-  const headers: Record<string, string> = {}
+  const headers: Record<string, string> = { ...extraHeaders }
   for (const p of params) {
     const v = values[p.name]
     if (v === undefined) continue
@@ -115,11 +116,19 @@ const build = (
   }
 }
 
-/** Requests for operation `o`: about a third valid, the rest broken in one place each. */
-export const requestFor = (o: Operation, keys: Keys, pool: Pool): fc.Arbitrary<FuzzRequest> => {
+/**
+ * Requests for operation `o`: about a third valid, the rest broken in one place each; `headers` are
+ * sent with every request (what no parameter documents, e.g. a browser's Origin).
+ */
+export const requestFor = (
+  o: Operation,
+  keys: Keys,
+  pool: Pool,
+  headers: Readonly<Record<string, string>> = {}
+): fc.Arbitrary<FuzzRequest> => {
   const params = paramsOf(o)
   const bodySchema = jsonSchemaOf(o)
-  const valuesArb = fc.record(
+  const generated = fc.record(
     Object.fromEntries(params.map((p) => [
       p.name,
       p.required ? named(p.name, p.schema, pool).map(asText).filter((v) => p.in !== "path" || v !== "") : fc.option(
@@ -128,6 +137,19 @@ export const requestFor = (o: Operation, keys: Keys, pool: Pool): fc.Arbitrary<F
       )
     ]))
   ) as fc.Arbitrary<Values>
+  // Without a body, the pool's "" holds whole parameter sets (a signed link's file, exp and sig belong together).
+  const wholeParams = bodySchema ? undefined : pool[""] as ReadonlyArray<Values> | undefined
+  const valuesArb = wholeParams
+    ? fc.oneof(
+      {
+        weight: 4,
+        arbitrary: fc.nat().chain((n) =>
+          wholeParams.length > 0 ? fc.constant(wholeParams[n % wholeParams.length]!) : generated
+        )
+      },
+      { weight: 1, arbitrary: generated }
+    )
+    : generated
   const bodyArb = bodySchema ? named("", bodySchema, pool) : fc.constant(undefined)
   const keyEntries = Object.entries(keys)
   const keyArb = fc.oneof(
@@ -150,12 +172,12 @@ export const requestFor = (o: Operation, keys: Keys, pool: Pool): fc.Arbitrary<F
       b: { body?: string; type?: string } | undefined,
       extra: Array<[string, string]>,
       mutation: string
-    ) => fc.constant(build(o, params, v, extra, key, b, mutation))
+    ) => fc.constant(build(o, params, v, extra, key, b, mutation, headers))
     if (kind === "param" && params.length > 0) {
       const p = params[n % params.length]!
       const bad = broken(p.schema).map(asText).filter((v) => p.in !== "path" || v !== "")
       const brokenOne = bad.map((v) =>
-        build(o, params, { ...values, [p.name]: v }, [], key, json, `${p.in} ${p.name} broken`)
+        build(o, params, { ...values, [p.name]: v }, [], key, json, `${p.in} ${p.name} broken`, headers)
       )
       // A path parameter cannot be missing: an empty segment is another route.
       return p.in === "path"
@@ -166,7 +188,7 @@ export const requestFor = (o: Operation, keys: Keys, pool: Pool): fc.Arbitrary<F
       const qs = params.filter((p) => p.in === "query")
       const p = qs[n % qs.length]!
       return named(p.name, p.schema, {}).map((other) =>
-        build(o, params, values, [[p.name, asText(other)]], key, json, `query ${p.name} repeated`)
+        build(o, params, values, [[p.name, asText(other)]], key, json, `query ${p.name} repeated`, headers)
       )
     }
     if (kind === "unknown query") return send(values, json, [["unexpected", nasty]], "unknown query parameter")

@@ -82,16 +82,20 @@ const pick = (schema: Schema): Schema => {
   return alternatives ? alternatives[0] : schema
 }
 
-/** Values the world holds for a parameter or field of this name (ids that exist, another tenant's). */
+/**
+ * Values the world holds for a parameter or field of this name (ids that exist, another tenant's);
+ * the name "" holds whole request bodies (or tool arguments). The arrays are read when a request is
+ * made, so a campaign can add what the answers return (a quote's reference, a hold) as it goes.
+ */
 export type Pool = Readonly<Record<string, ReadonlyArray<unknown>>>
 
 /** A value for the field `name`: mostly one the world holds when it holds some, else from the schema. */
 export const named = (name: string, schema: Schema | undefined, pool: Pool, depth = 0): fc.Arbitrary<unknown> => {
   const held = pool[name]
   const fromSchema = valid(schema, pool, depth)
-  return held && held.length > 0
-    ? fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...held) }, { weight: 1, arbitrary: fromSchema })
-    : fromSchema
+  if (!held) return fromSchema
+  const fromHeld = fc.nat().chain((n) => held.length > 0 ? fc.constant(held[n % held.length]) : fromSchema)
+  return fc.oneof({ weight: 4, arbitrary: fromHeld }, { weight: 1, arbitrary: fromSchema })
 }
 
 /** Values `schema` accepts. */

@@ -26,7 +26,12 @@ interface Call {
   readonly mutation: string
 }
 
-const callArb = (tools: ReadonlyArray<Tool>, tokens: Readonly<Record<string, string | undefined>>, pool: Pool) => {
+const callArb = (
+  tools: ReadonlyArray<Tool>,
+  tokens: Readonly<Record<string, string | undefined>>,
+  pool: Pool,
+  perTool: Readonly<Record<string, Pool>>
+) => {
   const tokenArb = fc.oneof(
     { weight: 8, arbitrary: fc.constant(Object.keys(tokens)[0]!) },
     { weight: 1, arbitrary: fc.constantFrom(...Object.keys(tokens)) }
@@ -34,7 +39,13 @@ const callArb = (tools: ReadonlyArray<Tool>, tokens: Readonly<Record<string, str
   return fc.oneof(
     ...tools.map((t) => {
       const fields = Object.keys(t.inputSchema.properties ?? {})
-      return fc.tuple(named("", t.inputSchema, pool), tokenArb, fc.nat(), broken(undefined), fc.nat(9)).map(
+      return fc.tuple(
+        named("", t.inputSchema, { ...pool, ...perTool[t.name] }),
+        tokenArb,
+        fc.nat(),
+        broken(undefined),
+        fc.nat(9)
+      ).map(
         ([args, token, n, wrong, kind]): Call => {
           if (kind < 4 || typeof args !== "object" || args === null) {
             return { tool: t.name, args, token, mutation: "valid" }
@@ -80,6 +91,8 @@ export const runToolsCampaign = async (input: {
   readonly mcpUrl: string
   readonly tokens: Readonly<Record<string, string | undefined>>
   readonly pool: Pool
+  /** A tool's own values on top of `pool` (by tool name; "" holds whole argument objects). */
+  readonly perTool?: Readonly<Record<string, Pool>>
   readonly seed: number
   readonly runs: number
   readonly rpc: (url: string, token: string | undefined, body: unknown) => Promise<{ status: number; json: any }>
@@ -87,7 +100,9 @@ export const runToolsCampaign = async (input: {
   const first = Object.values(input.tokens)[0]
   const listed = await input.rpc(input.mcpUrl, first, { jsonrpc: "2.0", id: 0, method: "tools/list", params: {} })
   const tools: Array<Tool> = listed.json.result.tools
-  const arb = callArb(tools, input.tokens, input.pool)
+  const arb = callArb(tools, input.tokens, input.pool, input.perTool ?? {})
+  const succeeded = new Set<string>()
+  const lastRefusal: Record<string, string> = {}
   const byStatus: Record<string, number> = {}
   const findings = new Map<string, Finding>()
   for (let i = 0; i < input.runs; i++) {
@@ -107,6 +122,10 @@ export const runToolsCampaign = async (input: {
       ? "200 tool error"
       : "200 result"
     byStatus[status] = (byStatus[status] ?? 0) + 1
+    if (status === "200 result") succeeded.add(c.tool)
+    else if (answer !== "hang" && c.mutation === "valid" && c.token === Object.keys(input.tokens)[0]) {
+      lastRefusal[c.tool] = `${status} ${JSON.stringify(answer.json).slice(0, 300)}`
+    }
     const wrong = answer === "hang"
       ? "no answer in time"
       : violation(tools.find((t) => t.name === c.tool), answer.status, answer.json)
@@ -124,5 +143,14 @@ export const runToolsCampaign = async (input: {
       }
     }
   }
-  return { name: "mcp tools", seed: input.seed, requests: input.runs, byStatus, findings: [...findings.values()] }
+  const never = tools.map((t) => t.name).filter((name) => !succeeded.has(name))
+  return {
+    name: "mcp tools",
+    seed: input.seed,
+    requests: input.runs,
+    byStatus,
+    findings: [...findings.values()],
+    never2xx: never,
+    lastRefusal: Object.fromEntries(never.flatMap((n) => lastRefusal[n] ? [[n, lastRefusal[n]]] : []))
+  }
 }

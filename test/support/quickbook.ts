@@ -233,6 +233,7 @@ export const deskWorld = Effect.gen(function*() {
     merchant,
     deskCard,
     otherCard,
+    site,
     tour,
     terminal,
     key,

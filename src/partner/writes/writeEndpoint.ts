@@ -37,7 +37,8 @@ const documentIdempotency = (op: Json): Json => ({
         "request it answers 422; while the first request runs, 409. See /api/v1/docs/writes.md.",
       schema: {
         type: "string",
-        pattern: "^\"?[A-Za-z0-9._~:+/=-]{8,255}\"?$",
+        // Bare or quoted, never half-quoted (parseIdempotencyKey refuses `"abc…`).
+        pattern: "^(?:[A-Za-z0-9._~:+/=-]{8,255}|\"[A-Za-z0-9._~:+/=-]{8,255}\")$",
         maxLength: 257,
         example: "\"8e03978e-40d5-43e8-bc93-6894a57f9324\""
       }

@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
 import fc from "fast-check"
 import { decideCheckin } from "../../../src/partner/checkins/rules.js"
+import { partnerOpenApi } from "../../../src/partner/openapi.js"
 import { canonicalJson, parseIdempotencyKey, requestFingerprint } from "../../../src/partner/writes/rules.js"
 
 const KEY_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._~:+/=-".split("")
@@ -41,6 +42,25 @@ describe("Idempotency-Key syntax", () => {
         expect(Either.isLeft(parseIdempotencyKey(key.slice(0, i) + char + key.slice(i + 1)))).toBe(true)
       })
     )
+  })
+})
+
+describe("Idempotency-Key as documented", () => {
+  // The fuzzer generated half-quoted keys from the documented pattern, which the service refuses.
+  const documented = (partnerOpenApi() as any).paths["/api/v1/bookings/{id}/cancel"].post.parameters
+    .find((p: { name: string }) => p.name === "Idempotency-Key").schema
+  const pattern = new RegExp(documented.pattern)
+
+  it("the document's pattern takes exactly the keys the service takes (the header's outer spaces aside)", () => {
+    for (
+      const key of ["1234567", "\"1234567\"", "\"abc12345", "abc12345\"", "abc 12345", "æøå12345", "x".repeat(256)]
+    ) {
+      expect(pattern.test(key), key).toBe(false)
+    }
+    fc.assert(fc.property(validKey, fc.constantFrom("", "\"", "\"\""), (key, quotes) => {
+      const value = quotes === "\"" ? `"${key}` : quotes === "\"\"" ? `"${key}"` : key
+      expect(pattern.test(value), value).toBe(Either.isRight(parseIdempotencyKey(value)))
+    }))
   })
 })
 

@@ -333,6 +333,12 @@ export class InvoiceFilesGroup extends HttpApiGroup.make("invoiceFiles")
           "`text/csv; charset=utf-8`. 404 when the signature does not verify, the link has expired (list the " +
           "invoices again) or there is no such file; the answer does not say which."
       }))
+      // One success schema has one media type: the CSV link answers `text/csv` too, documented beside the PDF.
+      .annotate(OpenApi.Transform, (op) => {
+        const ok = (op as { responses?: Record<string, { content?: Record<string, unknown> }> }).responses?.["200"]
+        if (ok?.content) ok.content["text/csv"] = { schema: { type: "string" } }
+        return op
+      })
   )
   .prefix("/api/v1")
 {}

@@ -255,6 +255,10 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("GET /api/v
       const csvBytes = Buffer.from(yield* Effect.promise(() => csv.arrayBuffer()))
       expect([...csvBytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf])
       expect(csvBytes.toString("utf8")).toContain(`${doc.number};invoice;`)
+      // Both media types are documented (the fuzzer found the CSV's answer undocumented).
+      const documented: any =
+        (yield* dereferencedSpec).paths!["/api/v1/finance/invoice-files/{file}"]!.get!.responses["200"]
+      expect(Object.keys(documented.content).sort()).toEqual(["application/pdf", "text/csv"])
 
       // Refused links: every one the same 404, saying nothing of why.
       const sql = yield* SqlClient.SqlClient
