@@ -8,6 +8,7 @@
 import { Headers, type HttpClient, HttpClientRequest } from "@effect/platform"
 import { Duration, Effect, Fiber, Option, Schedule } from "effect"
 import { withAnswerSpan } from "../observability/answerSpan.js"
+import { annotateSpan } from "../observability/spanFn.js"
 
 export interface JsonHttpOptions {
   /** Time allowed for one attempt, answer body included. */
@@ -82,7 +83,7 @@ export const makeJsonHttp = <E>(
       const text = yield* response.text.pipe(
         Effect.catchAll(() => Effect.fail(unavailable("connection", "the answer was cut off")))
       )
-      yield* Effect.annotateCurrentSpan("http.response.status_code", response.status)
+      yield* annotateSpan({ "http.response.status_code": response.status })
       return { status: response.status, text }
     }).pipe(
       // The exchange runs in a fiber of its own, not a child (a parent's interruption reaches its
@@ -127,7 +128,7 @@ export const makeJsonHttp = <E>(
       : effect
     return retried.pipe(
       Effect.tapError((error) =>
-        Effect.annotateCurrentSpan(`${prefix}.error`, `${errors.tagOf(error)}:${errors.reasonOf(error)}`)
+        annotateSpan({ [`${prefix}.error`]: `${errors.tagOf(error)}:${errors.reasonOf(error)}` })
       ),
       Effect.locally(Headers.currentRedactedNames, redacted),
       // A definite "no" (a 4xx the adapter turned into a rejection, such as a 404 the caller

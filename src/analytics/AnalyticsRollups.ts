@@ -28,6 +28,7 @@ import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
 import { transactionAtEdge } from "../db/repoEdge.js"
 import { CrashPoints } from "../lib/CrashPoints.js"
+import { annotateSpan } from "../observability/spanFn.js"
 import { DailyRatesRepo } from "../rates/DailyRatesRepo.js"
 import { addDays, convertMinor, makeRateTable } from "../rates/rules.js"
 import {
@@ -272,7 +273,7 @@ export class AnalyticsRollups extends Effect.Service<AnalyticsRollups>()("Analyt
         monthsFolded,
         pruned
       }
-      yield* Effect.annotateCurrentSpan({ "analytics.events": events, "analytics.batches": batches })
+      yield* annotateSpan({ "analytics.events": events, "analytics.batches": batches })
       return result
     })
 

@@ -17,6 +17,7 @@ import type { KoaContextWithOIDC } from "oidc-provider"
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnreachable, isDatabaseUnreachableError } from "../db/unreachable.js"
 import { RateLimiter } from "../http/RateLimiter.js"
 import { recordRequest } from "../observability/metrics.js"
+import { annotateSpan } from "../observability/spanFn.js"
 import { KeyAuth } from "../partner/auth/KeyAuth.js"
 import { SCOPES } from "../partner/auth/scopes.js"
 import { databaseUnavailableProblem, problemResponse } from "../partner/problem.js"
@@ -230,7 +231,7 @@ export const makeAssistantHttp = (baseUrl: string) =>
       const requestId = given && /^[A-Za-z0-9._:-]{8,64}$/.test(given) ? given : randomUUID()
       const started = performance.now()
       const routeLabel = assistantRoute(pathOf(request.url))
-      yield* Effect.annotateCurrentSpan({ "http.route": routeLabel, request_id: requestId })
+      yield* annotateSpan({ "http.route": routeLabel, request_id: requestId })
       const response = yield* route(request, requestId).pipe(
         Effect.catchAllCause((cause) =>
           isDatabaseUnreachable(cause)

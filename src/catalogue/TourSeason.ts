@@ -29,6 +29,7 @@
  */
 import { Cause, Clock, Duration, Effect, Option } from "effect"
 import { localDayAt } from "../domain/localDay.js"
+import { annotateSpan } from "../observability/spanFn.js"
 import { BookingSystemAccounts } from "../operators/BookingSystemAccounts.js"
 import { BookingSystem, type BookingSystemAccount, BookingSystemUnavailable } from "../ports/BookingSystem.js"
 import { seasonOf, seasonWindow } from "./availability.js"
@@ -114,7 +115,7 @@ export class TourSeason extends Effect.Service<TourSeason>()("Catalogue/TourSeas
       account: BookingSystemAccount,
       tours: ReadonlyArray<SeasonTour>
     ) {
-      yield* Effect.annotateCurrentSpan({ "bokun.account_id": account.id, tours: tours.length })
+      yield* annotateSpan({ "bokun.account_id": account.id, tours: tours.length })
       const outcomes = new Map<string, TourFactsOutcome>()
       const read = yield* Effect.either(readProducts(account))
       if (read._tag === "Left") {
@@ -151,7 +152,7 @@ export class TourSeason extends Effect.Service<TourSeason>()("Catalogue/TourSeas
       accountId: string,
       tours: ReadonlyArray<SeasonTour>
     ) {
-      yield* Effect.annotateCurrentSpan({ "bokun.account_id": accountId, tours: tours.length })
+      yield* annotateSpan({ "bokun.account_id": accountId, tours: tours.length })
       const results: Array<TourSeasonResult & { skipped?: boolean }> = []
       let facts = new Map<string, TourFactsOutcome>()
       const factsOf = (tourId: string) => facts.get(tourId) ?? "not_read"
@@ -256,7 +257,7 @@ export class TourSeason extends Effect.Service<TourSeason>()("Catalogue/TourSeas
         facts_missing: results.filter((r) => r.facts === "not_in_booking_system").length,
         results: results.map(({ skipped: _, ...r }) => r)
       }
-      yield* Effect.annotateCurrentSpan({ tours: summary.tours, known: summary.known, unknown: summary.unknown })
+      yield* annotateSpan({ tours: summary.tours, known: summary.known, unknown: summary.unknown })
       return summary
     })
 

@@ -16,6 +16,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Data, Effect, Predicate, Schema } from "effect"
 import { repoEdge } from "../db/repoEdge.js"
+import { annotateSpan } from "../observability/spanFn.js"
 import type { TourFacts } from "./tourFacts.js"
 
 export const SeasonTour = Schema.Struct({
@@ -207,7 +208,7 @@ export class TourSeasonRepo extends Effect.Service<TourSeasonRepo>()("Catalogue/
     /** The booking system's facts of one tour, in one transaction (see above). */
     const storeFacts = (tourId: string, f: TourFacts) =>
       Effect.gen(function*() {
-        yield* Effect.annotateCurrentSpan({ tour_id: tourId })
+        yield* annotateSpan({ tour_id: tourId })
         yield* updateTour({
           tourId,
           ratingAverage: f.rating?.average ?? null,

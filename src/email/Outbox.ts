@@ -11,6 +11,7 @@
  */
 import { Effect, Either, Option } from "effect"
 import { randomUUID } from "node:crypto"
+import { annotateSpan } from "../observability/spanFn.js"
 import { currentTraceparent } from "../observability/traceContext.js"
 import { Mailer } from "../ports/Mailer.js"
 import { MailConfig } from "./config.js"
@@ -68,7 +69,7 @@ export class Outbox extends Effect.Service<Outbox>()("Email/Outbox", {
      * template is a bug in the caller: a defect, which rolls that transaction back.
      */
     const enqueue = Effect.fn("Outbox.enqueue")(function*(request: EnqueueRequest) {
-      yield* Effect.annotateCurrentSpan({ "outbox.template": request.template, "outbox.dedupe_key": request.dedupeKey })
+      yield* annotateSpan({ "outbox.template": request.template, "outbox.dedupe_key": request.dedupeKey })
       const rendered = renderEmail(request.locale, request)
       if (Either.isLeft(rendered)) return yield* Effect.die(rendered.left)
       const { subject, text, html } = rendered.right

@@ -12,6 +12,7 @@
  */
 import { Cause, Effect, Either, Option, Random } from "effect"
 import { randomUUID } from "node:crypto"
+import { annotateSpan } from "../observability/spanFn.js"
 import { linksTo } from "../observability/traceContext.js"
 import { type Delivered, Mailer, type MailError, MailUnavailable, type OutgoingMessage } from "../ports/Mailer.js"
 import { MailConfig } from "./config.js"
@@ -109,7 +110,7 @@ export class OutboxSender extends Effect.Service<OutboxSender>()("Email/OutboxSe
     // Its span links to the trace that enqueued the message (the request's), kept in the row.
     const deliver = (row: ClaimedRow, token: string) =>
       Effect.gen(function*() {
-        yield* Effect.annotateCurrentSpan({ "outbox.id": row.id, "outbox.attempt": row.attempts })
+        yield* annotateSpan({ "outbox.id": row.id, "outbox.attempt": row.attempts })
         const result = yield* mailer.send(toMessage(row)).pipe(
           Effect.either,
           // A defect in a transport is one more failed attempt, not a dead sender.
@@ -191,7 +192,7 @@ export class OutboxSender extends Effect.Service<OutboxSender>()("Email/OutboxSe
      * Never sends a message that is sent or being sent.
      */
     const deliverNow = Effect.fn("OutboxSender.deliverNow")(function*(id: string) {
-      yield* Effect.annotateCurrentSpan({ "outbox.id": id })
+      yield* annotateSpan({ "outbox.id": id })
       const token = randomUUID()
       const rows = yield* repo.claimOne({ ...claim, token, id, skipLocked: true })
       if (rows.length > 0) yield* sendClaimed(rows, token)
@@ -211,7 +212,7 @@ export class OutboxSender extends Effect.Service<OutboxSender>()("Email/OutboxSe
      * an attempt another sender has just made.
      */
     const deliverOrAwait = Effect.fn("OutboxSender.deliverOrAwait")(function*(id: string) {
-      yield* Effect.annotateCurrentSpan({ "outbox.id": id })
+      yield* annotateSpan({ "outbox.id": id })
       for (;;) {
         const token = randomUUID()
         const rows = yield* repo.claimOne({ ...claim, token, id, skipLocked: false })

@@ -5,7 +5,7 @@
  */
 import { Effect } from "effect"
 import { countRefusal } from "../observability/metrics.js"
-import { spanFn } from "../observability/spanFn.js"
+import { annotateSpan, spanFn } from "../observability/spanFn.js"
 import { RateLimiterRepo } from "./RateLimiterRepo.js"
 
 export interface RateLimitDecision {
@@ -24,7 +24,7 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("Http/RateLimiter
     const hit = spanFn("RateLimiter.hit")(function*(bucket: string, limit: number, windowSeconds: number) {
       // The kind only: a bucket names a key, a terminal, an address or a sign-in email.
       const kind = bucketKind(bucket)
-      yield* Effect.annotateCurrentSpan({ "rate_limit.bucket": kind })
+      yield* annotateSpan({ "rate_limit.bucket": kind })
       const row = yield* repo.count({ bucket, windowSeconds })
       const decision: RateLimitDecision = {
         allowed: row.count <= limit,

@@ -24,6 +24,7 @@ import {
 import { Chunk, Effect, FiberRef, Layer, LogLevel, type Scope } from "effect"
 import { randomUUID } from "node:crypto"
 import { recordRequest } from "../observability/metrics.js"
+import { annotateSpan } from "../observability/spanFn.js"
 import { decodedUrl, urlCarriesSecretKey } from "../partner/auth/apiKey.js"
 import { isQuickbookUrl } from "../quickbook/schemas.js"
 import { refailBodyRejections, withJsonBody } from "./requestBody.js"
@@ -70,7 +71,7 @@ export const apiMiddleware = (
     const given = request.headers["x-request-id"]
     const requestId = given && REQUEST_ID.test(given) ? given : randomUUID()
     const ctx = { requestId, headers: {} as Record<string, string> }
-    yield* Effect.annotateCurrentSpan("request_id", requestId)
+    yield* annotateSpan({ request_id: requestId })
     // Bodies read by ./requestBody.ts, a known path with another method is 405. (The platform
     // types the app's failures as never; the API's error mapping answers whatever fails.)
     const bodied = withJsonBody(request)

@@ -15,6 +15,7 @@ import { Singleton } from "@effect/cluster"
 import { Effect, Schedule } from "effect"
 import { Outbox } from "../email/Outbox.js"
 import { recordJobRun } from "../observability/metrics.js"
+import { annotateSpan } from "../observability/spanFn.js"
 import type { JobsConfig } from "./config.js"
 import { JobRunsRepo } from "./JobRunsRepo.js"
 import { instanceName } from "./runs.js"
@@ -34,7 +35,7 @@ export const outboxTick = Effect.gen(function*() {
   )
   if (summary.claimed === 0) return
   yield* recordJobRun(OUTBOX_SENDER, "ok", (Date.now() - startedAt.getTime()) / 1000)
-  yield* Effect.annotateCurrentSpan({ ...summary })
+  yield* annotateSpan({ ...summary })
   yield* Effect.logInfo(`outbox: ${summary.sent} sent, ${summary.retried} to retry, ${summary.failed} failed`)
   yield* runs.insertFinished({
     job: OUTBOX_SENDER,

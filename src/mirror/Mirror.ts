@@ -10,6 +10,7 @@
  */
 import { Clock, Duration, Effect, Schedule } from "effect"
 import { isTimeZone, mirrorWindow } from "../domain/localDay.js"
+import { annotateSpan } from "../observability/spanFn.js"
 import { BookingSystemAccounts, type MirroredAccount } from "../operators/BookingSystemAccounts.js"
 import { type BookingLine, BookingSystem, type BookingSystemError } from "../ports/BookingSystem.js"
 import { type AccountRunsSummary, summarizeAccountRuns } from "./accountRuns.js"
@@ -134,7 +135,7 @@ export class Mirror extends Effect.Service<Mirror>()("Mirror/Mirror", {
       kind: RefreshKind,
       jobRunId: string | null = null
     ) {
-      yield* Effect.annotateCurrentSpan({ account_id: m.account.id, kind, from: window.from, to: window.to })
+      yield* annotateSpan({ account_id: m.account.id, kind, from: window.from, to: window.to })
       const runId = yield* startRun(m, kind, window, jobRunId)
       const base = { accountId: m.account.id, account: m.account.name, from: window.from, to: window.to }
       const lines = yield* bookingSystem.bookingLines(m.account, window).pipe(
@@ -159,7 +160,7 @@ export class Mirror extends Effect.Service<Mirror>()("Mirror/Mirror", {
       }
       const counts: AccountCounts = { linesSeen: inWindow.length, ...stored.right }
       yield* finishRun(runId, "ok", counts, null)
-      yield* Effect.annotateCurrentSpan({ ...counts })
+      yield* annotateSpan({ ...counts })
       return { ...base, ok: true, ...counts } satisfies AccountResult
     })
 
@@ -170,7 +171,7 @@ export class Mirror extends Effect.Service<Mirror>()("Mirror/Mirror", {
     const refresh = Effect.fn("Mirror.refresh")(function*(
       options: { kind: RefreshKind; daysAhead: number; accountId?: string; jobRunId?: string | null }
     ) {
-      yield* Effect.annotateCurrentSpan({ kind: options.kind, days_ahead: options.daysAhead })
+      yield* annotateSpan({ kind: options.kind, days_ahead: options.daysAhead })
       const targets = options.accountId === undefined
         ? yield* accounts.mirrored()
         : [yield* accounts.byId(options.accountId).pipe(Effect.orDie)]

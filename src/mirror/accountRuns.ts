@@ -4,6 +4,7 @@
  * annotated on the run's span and logged once.
  */
 import { Effect } from "effect"
+import { annotateSpan } from "../observability/spanFn.js"
 
 export interface AccountRunCounts {
   readonly ok: boolean
@@ -45,7 +46,7 @@ export const summarizeAccountRuns = <K extends string, R extends AccountRunCount
       results
     }
     const { results: _, ...counts } = summary
-    yield* Effect.annotateCurrentSpan(counts)
+    yield* annotateSpan(counts)
     yield* Effect.logInfo(
       `${what} ${kind}: ${summary.ok}/${summary.accounts} accounts ok, ${summary.linesSeen} lines seen, ` +
         `${summary.inserted} new, ${summary.updated} changed, ${summary.cancelled} cancelled`

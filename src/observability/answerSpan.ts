@@ -6,6 +6,7 @@
  * reaches the caller unchanged, and `error.type` on the span names it.
  */
 import { Effect, Either, Predicate, type Tracer } from "effect"
+import { annotateSpan } from "./spanFn.js"
 
 export const withAnswerSpan = (
   name: string,
@@ -18,7 +19,7 @@ export const withAnswerSpan = (
     Effect.map((value): Either.Either<A, E> => Either.right(value)),
     Effect.catchIf(
       (error) => isAnswer(error),
-      (error) => Effect.as(Effect.annotateCurrentSpan("error.type", typeOf(error)), Either.left(error))
+      (error) => Effect.as(annotateSpan({ "error.type": typeOf(error) }), Either.left(error))
     ),
     Effect.withSpan(name, options),
     Effect.flatMap((answer) => answer)

@@ -21,6 +21,7 @@
  */
 import { Cause, Clock, Effect, Option } from "effect"
 import { CrashPoints } from "../lib/CrashPoints.js"
+import { annotateSpan } from "../observability/spanFn.js"
 import { OperatorPaymentAccounts } from "../payments/OperatorPaymentAccounts.js"
 import {
   type PaymentAccount,
@@ -255,7 +256,7 @@ export class PayLaterCharger extends Effect.Service<PayLaterCharger>()("PayLater
           unknown: count("unknown"),
           errors: count("error")
         }
-        yield* Effect.annotateCurrentSpan({ ...summary })
+        yield* annotateSpan({ ...summary })
         return summary
       }
     )

@@ -6,6 +6,7 @@
  * a rate stored late needs no rebuild of anything.
  */
 import { Clock, Effect } from "effect"
+import { annotateSpan } from "../observability/spanFn.js"
 import { ExchangeRates } from "../ports/ExchangeRates.js"
 import { ExchangeRatesConfig } from "./config.js"
 import { DailyRatesRepo } from "./DailyRatesRepo.js"
@@ -66,7 +67,7 @@ export class DailyRates extends Effect.Service<DailyRates>()("Rates/DailyRates",
         stored,
         sources: [...new Set(rates.map((r) => r.source))].sort()
       }
-      yield* Effect.annotateCurrentSpan({ "rates.fetched": result.fetched, "rates.stored": result.stored })
+      yield* annotateSpan({ "rates.fetched": result.fetched, "rates.stored": result.stored })
       return result
     })
 

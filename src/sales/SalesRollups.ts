@@ -9,6 +9,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import { transactionAtEdge } from "../db/repoEdge.js"
+import { annotateSpan } from "../observability/spanFn.js"
 import { SalesConfig } from "./config.js"
 import { type Group, type Rollup, SalesRollupsRepo } from "./SalesRollupsRepo.js"
 
@@ -45,7 +46,7 @@ export class SalesRollups extends Effect.Service<SalesRollups>()("Sales/SalesRol
     const refresh = Effect.fn("SalesRollups.refresh")(function*() {
       const own = yield* run("own", repo.changedOwnGroups, repo.rebuildOwn)
       const channels = yield* run("channels", repo.changedChannelGroups, repo.rebuildChannels)
-      yield* Effect.annotateCurrentSpan({ own: own.groups, channels: channels.groups })
+      yield* annotateSpan({ own: own.groups, channels: channels.groups })
       return { own, channels }
     })
 

@@ -10,6 +10,7 @@
  * The admin CLI's settlement file goes through `importFile`: the same storing, source `file`.
  */
 import { Clock, Data, Effect, Option, Redacted } from "effect"
+import { annotateSpan } from "../observability/spanFn.js"
 import { PaymentProviderConfig } from "../payments/config.js"
 import {
   type PaymentAccount,
@@ -97,7 +98,7 @@ export class SettlementImport extends Effect.Service<SettlementImport>()("Settle
       }
       const account = accountOf(m)
       if (Option.isNone(account)) return yield* fail("no credentials reach the merchant (SURFBOARD_* unset)")
-      yield* Effect.annotateCurrentSpan("merchant_id", m.merchant_id)
+      yield* annotateSpan({ merchant_id: m.merchant_id })
       const today = new Date(yield* Clock.currentTimeMillis).toISOString().slice(0, 10)
       const from = importFrom(m.last_settlement_day, today, config.firstImportDays)
       const reports = yield* provider.settlementReports(account.value, { partnerId, from }).pipe(

@@ -20,6 +20,7 @@
  */
 import { Clock, Effect, Schema } from "effect"
 import { taggedAnswer, withAnswerSpan } from "../../observability/answerSpan.js"
+import { annotateSpan } from "../../observability/spanFn.js"
 import {
   type BookingLine,
   type BookingPayment,
@@ -120,7 +121,7 @@ export const makeBokunAdapter = (options: BokunAdapterOptions = defaultAdapterOp
         }
         const read = (query.page - 1) * options.searchPageSize + result.items.length
         const last = result.items.length === 0 || read >= result.totalHits
-        yield* Effect.annotateCurrentSpan({ "bokun.page": query.page, "bokun.lines": lines.length })
+        yield* annotateSpan({ "bokun.page": query.page, "bokun.lines": lines.length })
         return { lines, nextPage: last ? null : query.page + 1, totalBookings: result.totalHits }
       }).pipe(
         Effect.withSpan("BookingSystem.createdBookingLines", {
@@ -147,7 +148,7 @@ export const makeBokunAdapter = (options: BokunAdapterOptions = defaultAdapterOp
           if (seen >= result.totalHits) break
           page++
         }
-        yield* Effect.annotateCurrentSpan({ "bokun.pages": page, "bokun.lines": lines.size })
+        yield* annotateSpan({ "bokun.pages": page, "bokun.lines": lines.size })
         return [...lines.values()]
       }).pipe(
         Effect.withSpan("BookingSystem.bookingLines", { attributes: { "bokun.account_id": account.id, ...range } })

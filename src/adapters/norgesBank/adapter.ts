@@ -10,6 +10,7 @@
  */
 import { HttpClient } from "@effect/platform"
 import { Effect, Either } from "effect"
+import { annotateSpan } from "../../observability/spanFn.js"
 import { type ExchangeRatesClient, type RatesQuery } from "../../ports/ExchangeRates.js"
 import { parseJson } from "../jsonHttp.js"
 import { makeRatesHttp, type RatesHttpOptions } from "./client.js"
@@ -62,7 +63,7 @@ export const makeExchangeRatesAdapter = (options: ExchangeRatesAdapterOptions) =
       })
 
     const dailyRates = Effect.fn("ExchangeRates.dailyRates")(function*(query: RatesQuery) {
-      yield* Effect.annotateCurrentSpan({ "exchange_rates.from": query.from, "exchange_rates.to": query.to })
+      yield* annotateSpan({ "exchange_rates.from": query.from, "exchange_rates.to": query.to })
       const currencies = wantedCurrencies(query)
       if (currencies.length === 0 || query.from > query.to) return []
       return yield* fromNorgesBank(currencies, query).pipe(

@@ -26,6 +26,7 @@ import {
   NotPossible
 } from "../../domain/errors.js"
 import { CurrentRequest } from "../../http/requestContext.js"
+import { annotateSpan } from "../../observability/spanFn.js"
 import { CurrentKey } from "../../partner/auth/security.js"
 import { type Problem, problemFor } from "../../partner/problem.js"
 import { DailyLimits } from "../../partner/writes/DailyLimits.js"
@@ -104,7 +105,7 @@ export class Confirmations extends Effect.Service<Confirmations>()("Assistant/Co
 
     /** The first call: checks the limit's room, keeps the binding, answers the token. */
     const ask = Effect.fn("Confirmations.ask")(function*<A, I>(write: ToolWrite<A, I>, preview: Preview) {
-      yield* Effect.annotateCurrentSpan({ tool: write.tool })
+      yield* annotateSpan({ tool: write.tool })
       const key = yield* CurrentKey
       if (!preview.noop) yield* limits.checkRoom(key.id, write.action)
       const token = newConfirmToken()
@@ -190,7 +191,7 @@ export class Confirmations extends Effect.Service<Confirmations>()("Assistant/Co
       recheck: Effect.Effect<Preview, E1, R1>,
       perform: (ctx: WriteContext) => Effect.Effect<WriteDone<NoInfer<A>>, E2, R2>
     ) {
-      yield* Effect.annotateCurrentSpan({ tool: write.tool })
+      yield* annotateSpan({ tool: write.tool })
       const key = yield* CurrentKey
       const found = yield* repo.byTokenHash(tokenHash(token))
       if (Option.isNone(found)) return yield* refuse("unknown", write.tool)

@@ -30,6 +30,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Either, Option } from "effect"
 import { transactionAtEdge } from "../../db/repoEdge.js"
 import type { IdempotencyInProgress } from "../../domain/errors.js"
+import { annotateSpan } from "../../observability/spanFn.js"
 import { BookingChangesRepo, type NewChange } from "./BookingChangesRepo.js"
 import {
   type ChangeKind,
@@ -65,7 +66,7 @@ export class BookingChanges extends Effect.Service<BookingChanges>()("Partner/Bo
      * (nothing inserted). The id of the change.
      */
     const claim = Effect.fn("BookingChanges.claim")(function*(before: ChangesSeen, change: NewChange) {
-      yield* Effect.annotateCurrentSpan({ booking: before.bookingId })
+      yield* annotateSpan({ booking: before.bookingId })
       const claimed = yield* transaction(Effect.gen(function*() {
         yield* repo.lockBooking(before.bookingId)
         const refused = unchangedFrom(before, yield* repo.seen(before.bookingId))
@@ -88,7 +89,7 @@ export class BookingChanges extends Effect.Service<BookingChanges>()("Partner/Bo
       kind: ChangeKind,
       recoverOne: (changeId: string) => Effect.Effect<RecoveryOutcome, unknown>
     ) {
-      yield* Effect.annotateCurrentSpan({ kind })
+      yield* annotateSpan({ kind })
       const stale = yield* repo.stale(kind)
       const counts = { found: stale.length, completed: 0, abandoned: 0, pending: 0 }
       for (const id of stale) {

@@ -15,6 +15,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Either, Option } from "effect"
 import { transactionAtEdge } from "../../db/repoEdge.js"
+import { annotateSpan } from "../../observability/spanFn.js"
 import { OperatorPaymentAccounts } from "../../payments/OperatorPaymentAccounts.js"
 import { type PaymentAccount, PaymentProvider, type PaymentProviderError } from "../../ports/PaymentProvider.js"
 import { PaidLinkRecorder } from "../paymentLinks/PaidLinkRecorder.js"
@@ -41,7 +42,7 @@ export class CancelLinkClosing extends Effect.Service<CancelLinkClosing>()("Part
     /** One link of the cancelled booking, taken over: learnt if need be, cancelled and closed (see the header). */
     const closeOne = Effect.fn("CancelLinkClosing.closeOne")(
       function*(row: ClosingLink) {
-        yield* Effect.annotateCurrentSpan({ link: row.id, state: row.state })
+        yield* annotateSpan({ link: row.id, state: row.state })
         const found = yield* paymentAccounts.forOperator(row.operator_id)
         if (Option.isNone(found)) return
         const account: PaymentAccount = { ...found.value, merchantId: row.merchant_id }

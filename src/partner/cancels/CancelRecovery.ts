@@ -24,6 +24,7 @@ import { Clock, Effect, Either, Option } from "effect"
 import { transactionAtEdge } from "../../db/repoEdge.js"
 import { Outbox } from "../../email/Outbox.js"
 import { CrashPoints } from "../../lib/CrashPoints.js"
+import { annotateSpan } from "../../observability/spanFn.js"
 import { BookingSystemAccounts } from "../../operators/BookingSystemAccounts.js"
 import { BookingSystem } from "../../ports/BookingSystem.js"
 import { BookingChanges } from "../bookingChanges/BookingChanges.js"
@@ -139,7 +140,7 @@ export class CancelRecovery extends Effect.Service<CancelRecovery>()("Partner/Ca
      * booking system shows the booking cancelled, else it is abandoned; without an answer it stays.
      */
     const recoverOne = Effect.fn("CancelRecovery.recoverOne")(function*(change: CancelChange) {
-      yield* Effect.annotateCurrentSpan({ change: change.id, state: change.state })
+      yield* annotateSpan({ change: change.id, state: change.state })
       yield* changes.countAttempt(change.id)
       if (change.state === "releasing") {
         if (change.account_id !== null && change.booking_reference !== null) {

@@ -20,6 +20,7 @@ import { Effect, Option, Random } from "effect"
 import { transactionAtEdge } from "../../db/repoEdge.js"
 import { retryDelayMillis } from "../../email/rules.js"
 import { CrashPoints } from "../../lib/CrashPoints.js"
+import { annotateSpan } from "../../observability/spanFn.js"
 import { OperatorPaymentAccounts } from "../../payments/OperatorPaymentAccounts.js"
 import { type MoneyReturnUpdate, returnPayment } from "../../payments/returnPayment.js"
 import { type PaymentAccount, PaymentProvider } from "../../ports/PaymentProvider.js"
@@ -125,7 +126,7 @@ export class CancelRefunds extends Effect.Service<CancelRefunds>()("Partner/Canc
 
     /** One call for one row, recorded; increments its attempts first so that a crash still counts. */
     const attempt = Effect.fn("CancelRefunds.attempt")(function*(row: RefundRow) {
-      yield* Effect.annotateCurrentSpan({ refund: row.id, method: row.method, state: row.state })
+      yield* annotateSpan({ refund: row.id, method: row.method, state: row.state })
       yield* refundRows.countRefundAttempt(row.id)
       const account = yield* providerAccount(row.operator_id, row.merchant_id)
       const update = yield* callProvider(row, account)
@@ -219,7 +220,7 @@ export class CancelRefunds extends Effect.Service<CancelRefunds>()("Partner/Canc
      * once), sent with the reference recorded in the row, the booking moved on as the job does.
      */
     const refundLate = Effect.fn("CancelRefunds.refundLate")(function*(changeId: string) {
-      yield* Effect.annotateCurrentSpan({ change: changeId })
+      yield* annotateSpan({ change: changeId })
       const due = yield* refundRows.claimLateRefunds(changeId)
       if (due.length === 0) return undefined
       let followUps = false

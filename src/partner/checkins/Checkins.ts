@@ -7,6 +7,7 @@
  */
 import { Effect, Either, Option } from "effect"
 import { notYours } from "../../domain/errors.js"
+import { annotateSpan } from "../../observability/spanFn.js"
 import type { WriteContext, WriteDone } from "../writes/rules.js"
 import { CheckinsRepo, type TargetRow } from "./CheckinsRepo.js"
 import { type CheckinChange, type CheckinStatus, decideCheckin } from "./rules.js"
@@ -31,7 +32,7 @@ export class Checkins extends Effect.Service<Checkins>()("Partner/Checkins", {
     const repo = yield* CheckinsRepo
 
     const set = Effect.fn("Checkins.set")(function*(rowId: string, change: CheckinChange, ctx: WriteContext) {
-      yield* Effect.annotateCurrentSpan({ status: change.status })
+      yield* annotateSpan({ status: change.status })
       const target = yield* repo.lockTarget(rowId, ctx.operatorIds)
       if (Option.isNone(target)) return yield* notYours("manifest row")
       const row = target.value

@@ -5,7 +5,7 @@
  */
 import { Effect } from "effect"
 import { toIsoOrNull } from "../../domain/dates.js"
-import { spanFn } from "../../observability/spanFn.js"
+import { annotateSpan, spanFn } from "../../observability/spanFn.js"
 import type { AuthenticatedKey } from "../auth/KeyAuth.js"
 import { operatorIdsFor } from "../auth/visibility.js"
 import type { ManifestParams } from "./Api.js"
@@ -49,7 +49,7 @@ export class Manifest extends Effect.Service<Manifest>()("Partner/Manifest", {
     const repo = yield* ManifestRepo
 
     const day = spanFn("Manifest.day")(function*(r: ManifestRequest) {
-      yield* Effect.annotateCurrentSpan({ date: r.date, operators: r.operatorIds.length })
+      yield* annotateSpan({ date: r.date, operators: r.operatorIds.length })
       const rows = yield* repo.day(r)
       const first = rows[0]
       if (first === undefined) return yield* Effect.dieMessage("operator of the key not found")

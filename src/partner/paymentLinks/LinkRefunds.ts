@@ -18,6 +18,7 @@
  */
 import { Effect, Option, Random } from "effect"
 import { retryDelayMillis } from "../../email/rules.js"
+import { annotateSpan } from "../../observability/spanFn.js"
 import { OperatorPaymentAccounts } from "../../payments/OperatorPaymentAccounts.js"
 import { type MoneyReturnUpdate, returnPayment } from "../../payments/returnPayment.js"
 import { PaymentProvider } from "../../ports/PaymentProvider.js"
@@ -78,7 +79,7 @@ export class LinkRefunds extends Effect.Service<LinkRefunds>()("Partner/LinkRefu
 
     /** One call for one row (again with the same reference when unsure), recorded; attempts counted first. */
     const attempt = Effect.fn("LinkRefunds.attempt")(function*(row: RefundRow) {
-      yield* Effect.annotateCurrentSpan({ refund: row.id, method: row.method, state: row.state })
+      yield* annotateSpan({ refund: row.id, method: row.method, state: row.state })
       yield* repo.countAttempt(row.id)
       const found = yield* paymentAccounts.forOperator(row.operator_id)
       if (Option.isNone(found)) {
@@ -121,7 +122,7 @@ export class LinkRefunds extends Effect.Service<LinkRefunds>()("Partner/LinkRefu
      * rounds. One failing row never stops the others.
      */
     const sendDue = Effect.fn("LinkRefunds.sendDue")(function*(linkId: string | null = null) {
-      yield* Effect.annotateCurrentSpan({ link: linkId ?? "" })
+      yield* annotateSpan({ link: linkId ?? "" })
       const counts = { found: 0, completed: 0, open: 0, failed: 0 }
       for (let round = 0; round < 4; round++) {
         const rows = yield* repo.claimDue(linkId, BATCH)

@@ -22,6 +22,7 @@
  *    written, and those still open from earlier runs (no answer, settling), with their own reference.
  */
 import { Clock, Effect, Either, Option, Random } from "effect"
+import { annotateSpan } from "../../observability/spanFn.js"
 import { BookingSystemAccounts } from "../../operators/BookingSystemAccounts.js"
 import { OperatorPaymentAccounts } from "../../payments/OperatorPaymentAccounts.js"
 import { BookingSystem } from "../../ports/BookingSystem.js"
@@ -236,7 +237,7 @@ export class LinkStatusChecks extends Effect.Service<LinkStatusChecks>()("Partne
     /** One due link, looked at once; whatever goes wrong is logged and leaves it for a later run. */
     const check = Effect.fn("LinkStatusChecks.check")(
       function*(row: LinkRow) {
-        yield* Effect.annotateCurrentSpan({ link: row.id, state: row.state })
+        yield* annotateSpan({ link: row.id, state: row.state })
         const account = yield* accountFor(row)
         if (Option.isNone(account)) {
           yield* Effect.logWarning(
@@ -280,7 +281,7 @@ export class LinkStatusChecks extends Effect.Service<LinkStatusChecks>()("Partne
         unanswered: count("unanswered"),
         link_refunds: refunds
       }
-      yield* Effect.annotateCurrentSpan({ ...summary, link_refunds: refunds.found })
+      yield* annotateSpan({ ...summary, link_refunds: refunds.found })
       return summary
     })
 

@@ -41,6 +41,7 @@
  */
 import { Clock, Effect, Option } from "effect"
 import { Outbox } from "../../email/Outbox.js"
+import { annotateSpan } from "../../observability/spanFn.js"
 import type { PaymentLinkStatus } from "../../ports/PaymentProvider.js"
 import { CancelRefundsRepo } from "../cancels/CancelRefundsRepo.js"
 import { refundMethod, refundReference } from "../cancels/rules.js"
@@ -215,7 +216,7 @@ export class PaidLinkRecorder extends Effect.Service<PaidLinkRecorder>()("Partne
     /** Records that the provider says `link` is paid (`status.state` is `paid`). */
     const record = Effect.fn("PaidLinkRecorder.record")(
       function*(link: LinkRow, status: PaymentLinkStatus, options: RecordOptions = {}) {
-        yield* Effect.annotateCurrentSpan({ link: link.id, kind: link.kind })
+        yield* annotateSpan({ link: link.id, kind: link.kind })
         const now = new Date(yield* Clock.currentTimeMillis)
         const paid: Paid = {
           amountMinor: status.paidMinor > 0 ? status.paidMinor : link.amount_minor,

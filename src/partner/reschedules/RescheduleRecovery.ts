@@ -15,6 +15,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Either, Option } from "effect"
 import { transactionAtEdge } from "../../db/repoEdge.js"
 import { Outbox } from "../../email/Outbox.js"
+import { annotateSpan } from "../../observability/spanFn.js"
 import { BookingSystemAccounts } from "../../operators/BookingSystemAccounts.js"
 import { BookingSystem } from "../../ports/BookingSystem.js"
 import { BookingChanges } from "../bookingChanges/BookingChanges.js"
@@ -57,7 +58,7 @@ export class RescheduleRecovery extends Effect.Service<RescheduleRecovery>()("Pa
      * system does not answer, the change stays for the next run.
      */
     const recoverOne = Effect.fn("RescheduleRecovery.recoverOne")(function*(change: RescheduleChange) {
-      yield* Effect.annotateCurrentSpan({ change: change.id, state: change.state })
+      yield* annotateSpan({ change: change.id, state: change.state })
       const finished = (done: boolean): RecoveryOutcome => (done ? "completed" : "pending")
       yield* changes.countAttempt(change.id)
       if (change.state === "moved") return finished(yield* complete(change.id))

@@ -14,6 +14,7 @@ import {
 } from "../../catalogue/availability.js"
 import { TourAvailabilityConfig } from "../../catalogue/config.js"
 import { readDepartures } from "../../catalogue/readDepartures.js"
+import { annotateSpan } from "../../observability/spanFn.js"
 import { BookingSystemAccounts } from "../../operators/BookingSystemAccounts.js"
 import { BookingSystem } from "../../ports/BookingSystem.js"
 import { type CatalogueView, Tours } from "./Tours.js"
@@ -30,7 +31,7 @@ export class TourAvailability extends Effect.Service<TourAvailability>()("Partne
       view: Pick<CatalogueView, "siteIds">,
       q: AvailabilityQuery
     ) {
-      yield* Effect.annotateCurrentSpan({ tour_id: id, ...q })
+      yield* annotateSpan({ tour_id: id, ...q })
       const link = yield* tours.bookingLink(id, view)
       const head = {
         tour_id: link.id,

@@ -4,6 +4,7 @@
  * failure) and when. Append-only; read by the CLI (`audit list`). SQL: AuditRepo.
  */
 import { Effect } from "effect"
+import { annotateSpan } from "../../observability/spanFn.js"
 import { type AuditEntry, AuditRepo, type AuditRow } from "./AuditRepo.js"
 
 export type { AuditEntry, AuditRow } from "./AuditRepo.js"
@@ -22,7 +23,7 @@ export class Audit extends Effect.Service<Audit>()("Partner/Audit", {
 
     /** Appends one entry (inside the caller's transaction when there is one). */
     const record = Effect.fn("Audit.record")(function*(e: AuditEntry) {
-      yield* Effect.annotateCurrentSpan({ action: e.action, outcome: e.outcome })
+      yield* annotateSpan({ action: e.action, outcome: e.outcome })
       yield* repo.append(e)
     })
 

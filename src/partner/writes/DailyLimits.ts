@@ -7,6 +7,7 @@
  */
 import { Effect } from "effect"
 import { DailyLimitReached, InvalidRequest, NotFound } from "../../domain/errors.js"
+import { annotateSpan } from "../../observability/spanFn.js"
 import { DailyLimitsRepo } from "./DailyLimitsRepo.js"
 import { DEFAULT_DAILY_LIMITS, WRITE_ACTIONS, type WriteAction } from "./rules.js"
 
@@ -43,7 +44,7 @@ export class DailyLimits extends Effect.Service<DailyLimits>()("Partner/DailyLim
 
     /** Takes one slot of today's limit, or says when the next one frees up (next UTC midnight). */
     const reserve = Effect.fn("DailyLimits.reserve")(function*(keyId: string, action: WriteAction) {
-      yield* Effect.annotateCurrentSpan({ action })
+      yield* annotateSpan({ action })
       const row = yield* repo.reserve({ keyId, action, defaultLimit: DEFAULT_DAILY_LIMITS[action] })
       const reservation: Reservation = row.used !== null
         ? { _tag: "Reserved", day: row.day }
@@ -56,7 +57,7 @@ export class DailyLimits extends Effect.Service<DailyLimits>()("Partner/DailyLim
      * first call of a write: src/assistant/confirmations/).
      */
     const checkRoom = Effect.fn("DailyLimits.checkRoom")(function*(keyId: string, action: WriteAction) {
-      yield* Effect.annotateCurrentSpan({ action })
+      yield* annotateSpan({ action })
       const row = yield* repo.room({ keyId, action, defaultLimit: DEFAULT_DAILY_LIMITS[action] })
       if (row.used >= row.daily_limit) {
         return yield* limitReached(action, row.daily_limit, Math.max(1, row.reset_seconds))
@@ -65,7 +66,7 @@ export class DailyLimits extends Effect.Service<DailyLimits>()("Partner/DailyLim
 
     /** Returns a slot (the write was refused or changed nothing). */
     const giveBack = Effect.fn("DailyLimits.giveBack")(function*(slot: Slot) {
-      yield* Effect.annotateCurrentSpan({ action: slot.action })
+      yield* annotateSpan({ action: slot.action })
       yield* repo.giveBack(slot)
     })
 

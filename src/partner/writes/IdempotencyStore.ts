@@ -12,6 +12,7 @@
 import { Duration, Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { AppConfig } from "../../config.js"
+import { annotateSpan } from "../../observability/spanFn.js"
 import type { AuditEntry } from "./AuditRepo.js"
 import { DailyLimits, type Slot } from "./DailyLimits.js"
 import { IdempotencyStoreRepo } from "./IdempotencyStoreRepo.js"
@@ -61,7 +62,7 @@ export class IdempotencyStore extends Effect.Service<IdempotencyStore>()("Partne
 
     /** Claims the key (with today's daily-limit slot when `takeSlot`), or says why not. */
     const claim = Effect.fn("IdempotencyStore.claim")(function*(r: ClaimRequest) {
-      yield* Effect.annotateCurrentSpan({ action: r.action })
+      yield* annotateSpan({ action: r.action })
       const token = randomUUID()
       const slot = r.takeSlot ? { defaultLimit: DEFAULT_DAILY_LIMITS[r.action] } : undefined
       for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
@@ -140,7 +141,7 @@ export class IdempotencyStore extends Effect.Service<IdempotencyStore>()("Partne
       response: StoredResponse,
       then: { readonly giveBack: Slot | null; readonly audit: AuditEntry; readonly auditAnyway: boolean }
     ) {
-      yield* Effect.annotateCurrentSpan({ status: response.status })
+      yield* annotateSpan({ status: response.status })
       return yield* repo.complete({
         token,
         status: response.status,

@@ -29,6 +29,7 @@ import {
   InvalidRequest
 } from "../../domain/errors.js"
 import { CurrentRequest } from "../../http/requestContext.js"
+import { annotateSpan } from "../../observability/spanFn.js"
 import { CurrentKey } from "../auth/security.js"
 import { INTERNAL, PROBLEM_CONTENT_TYPE, problemFor, problemResponse } from "../problem.js"
 import { Audit } from "./Audit.js"
@@ -163,7 +164,7 @@ export class Writes extends Effect.Service<Writes>()("Partner/Writes", {
         perform: (ctx: WriteContext) => Effect.Effect<WriteDone<NoInfer<A>>, E, R>,
         call: WriteCall
       ) {
-        yield* Effect.annotateCurrentSpan({ action: spec.action })
+        yield* annotateSpan({ action: spec.action })
         const key = yield* CurrentKey
         const assistant = yield* assistantOf
         const { idempotencyKey, requestId } = call

@@ -37,6 +37,7 @@
  * `quickbook.book.after_failed` (failure and refund reference recorded, refund not sent).
  */
 import { Clock, Duration, Effect, Fiber, Option } from "effect"
+import { annotateSpan } from "../../observability/spanFn.js"
 import { type ClerkLanguage } from "../clerkMessages.js"
 import { QuickbookConfig } from "../config.js"
 import { QbBadRequest, QbConflict, QbNotFound, QbUnavailable, QbUnprocessable } from "../errors.js"
@@ -190,7 +191,7 @@ export class QuickbookBook extends Effect.Service<QuickbookBook>()("Quickbook/Bo
     /** POST /book for the caller's terminal; `lang` is the clerk's language of a failed answer's message. */
     const book = Effect.fn("QuickbookBook.book")(
       function*(caller: QuickbookCaller, body: BookRequest, lang: ClerkLanguage) {
-        yield* Effect.annotateCurrentSpan("reference", body.reference)
+        yield* annotateSpan({ reference: body.reference })
         // A hold's holdRef is its sale's reference (spec §2): any other value is a bad request, refused before anything is read or recorded.
         if (body.holdRef !== undefined && body.holdRef !== body.reference) {
           return yield* new QbBadRequest({

@@ -13,6 +13,7 @@
  */
 import { Effect, Option, Random } from "effect"
 import { retryDelayMillis } from "../../email/rules.js"
+import { annotateSpan } from "../../observability/spanFn.js"
 import { type MoneyReturnUpdate, returnPayment } from "../../payments/returnPayment.js"
 import { PaymentProvider } from "../../ports/PaymentProvider.js"
 import type { PaymentKey, PaymentRow } from "./payment.js"
@@ -110,7 +111,7 @@ export class QuickbookMoneyReturn extends Effect.Service<QuickbookMoneyReturn>()
      * whether the money is back now.
      */
     const returnMoney = Effect.fn("QuickbookMoneyReturn.returnMoney")(function*(key: PaymentKey) {
-      yield* Effect.annotateCurrentSpan("payment", key.paymentId)
+      yield* annotateSpan({ payment: key.paymentId })
       for (let round = 0; round < 4; round++) {
         const row = yield* repo.mustLoad(key)
         if (row.state === "refunded") return true

@@ -24,6 +24,7 @@
 import { Effect, Option } from "effect"
 import { Outbox } from "../../email/Outbox.js"
 import type { Departure, Money } from "../../email/templates.js"
+import { annotateSpan } from "../../observability/spanFn.js"
 import { BOOKING_LINE_TYPE } from "../sales/rules.js"
 import { QuickbookTicketLinks } from "./QuickbookTicketLinks.js"
 import { QuickbookTicketsRepo } from "./QuickbookTicketsRepo.js"
@@ -61,7 +62,7 @@ export class QuickbookSaleMail extends Effect.Service<QuickbookSaleMail>()("Quic
       })
 
     const enqueueConfirmed = Effect.fn("QuickbookSaleMail.enqueueConfirmed")(function*(reference: string) {
-      yield* Effect.annotateCurrentSpan({ reference })
+      yield* annotateSpan({ reference })
       const sale = yield* saleIn(reference, "confirmed")
       if (sale.customer === null || sale.booking_code === null) return Option.none()
       const lang = sale.language ?? "en"
@@ -99,7 +100,7 @@ export class QuickbookSaleMail extends Effect.Service<QuickbookSaleMail>()("Quic
       reference: string,
       outcome: { readonly moneyReturned: boolean }
     ) {
-      yield* Effect.annotateCurrentSpan({ reference })
+      yield* annotateSpan({ reference })
       const sale = yield* saleIn(reference, "failed")
       if (sale.customer === null) return Option.none()
       const enqueued = yield* outbox.enqueue({
