@@ -9,12 +9,10 @@
  */
 import { type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import {
-  type AuthInfo,
   createMcpHandler,
   hostHeaderValidationResponse,
   localhostAllowedHostnames,
   localhostAllowedOrigins,
-  type McpRequestContext,
   McpServer,
   type McpServerFactory,
   originValidationResponse,
@@ -28,7 +26,6 @@ import { BODY_LIMIT_BYTES } from "../../http/requestBody.js"
 import { assistantTools, AssistantToolsLive } from "../tools/index.js"
 import type { AssistantTool } from "../tools/tool.js"
 import { challenge, makeBearerAuth } from "./bearer.js"
-import { answerAsJson, calledTool, isLegacyPost } from "./jsonAnswer.js"
 import { callTool, problemResult, type ToolCaller } from "./toolCall.js"
 import { standardOf } from "./toolSchema.js"
 import { serverResponseOf, webRequestOf, withBody } from "./webBridge.js"
@@ -75,14 +72,7 @@ export const makeMcpEndpoint = (provider: Provider, settings: McpEndpointSetting
       }
     }))
 
-    const names = new Set(tools.map((tool) => tool.name))
-
-    /**
-     * A server for one request. `only`: the tool a `tools/call` names, when it is one of ours: the
-     * server registers that tool alone (the other twelve registrations would serve nothing in this
-     * request); any other request, or an unknown name (answered "Tool … not found" as before), gets all.
-     */
-    const serverFor = (ctx: McpRequestContext, only?: string) => {
+    const factory: McpServerFactory = (ctx) => {
       const caller = (ctx.authInfo?.extra as { caller?: ToolCaller } | undefined)?.caller
       const server = new McpServer(
         { name: "tour-partner-service", title: "Tour operator assistant", version: "1.0.0" },
@@ -91,7 +81,6 @@ export const makeMcpEndpoint = (provider: Provider, settings: McpEndpointSetting
         { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS }
       )
       for (const { config, tool } of registrations) {
-        if (only !== undefined && names.has(only) && tool.name !== only) continue
         server.registerTool(
           tool.name,
           {
@@ -118,18 +107,15 @@ export const makeMcpEndpoint = (provider: Provider, settings: McpEndpointSetting
       }
       return server
     }
-    const factory: McpServerFactory = (ctx) => serverFor(ctx)
 
-    const onerror = (error: Error) => Runtime.runFork(runtime)(Effect.logDebug("MCP request refused", error.message))
     const handler = createMcpHandler(factory, {
       legacy: "stateless",
       // As every body of the REST APIs (src/http/requestBody.ts): past it the SDK answers 413 with a JSON-RPC error.
       maxRequestBodySize: BODY_LIMIT_BYTES,
-      onerror
+      onerror: (error) => Runtime.runFork(runtime)(Effect.logDebug("MCP request refused", error.message))
     })
     yield* Effect.addFinalizer(() => Effect.promise(() => handler.close()))
 
-    const resource = new URL(settings.resource)
     const allowedHosts = [...settings.allowedHosts]
     const allowedOrigins = [...settings.allowedOrigins]
 
@@ -176,30 +162,19 @@ export const makeMcpEndpoint = (provider: Provider, settings: McpEndpointSetting
         const auth = yield* authenticate(request.headers.authorization)
         if (auth._tag === "Refused") return unauthorized(auth.error, auth.description)
         const body = yield* withBody(request, web)
-        const authInfo: AuthInfo = {
-          token: auth.token,
-          clientId: auth.clientId,
-          scopes: [...auth.caller.key.scopes],
-          expiresAt: auth.expiresAt,
-          resource,
-          resourceMetadataUrl: settings.resourceMetadataUrl,
-          extra: { caller: { ...auth.caller, requestId } satisfies ToolCaller }
-        }
-        const response = yield* Effect.promise(async () =>
-          // A 2025-era POST (what clients send today): one JSON answer (./jsonAnswer.ts); the rest as the SDK serves it.
-          await isLegacyPost(body.headersOnly, body.parsedBody, BODY_LIMIT_BYTES)
-            ? answerAsJson(
-              (ctx) => serverFor(ctx, calledTool(body.parsedBody)),
-              body.headersOnly,
-              body.parsedBody,
-              authInfo,
-              BODY_LIMIT_BYTES,
-              onerror
-            )
-            : handler.fetch(body.request(), {
-              ...(body.parsedBody === undefined ? {} : { parsedBody: body.parsedBody }),
-              authInfo
-            })
+        const response = yield* Effect.promise(() =>
+          handler.fetch(body.request, {
+            ...(body.parsedBody === undefined ? {} : { parsedBody: body.parsedBody }),
+            authInfo: {
+              token: auth.token,
+              clientId: auth.clientId,
+              scopes: [...auth.caller.key.scopes],
+              expiresAt: auth.expiresAt,
+              resource: new URL(settings.resource),
+              resourceMetadataUrl: settings.resourceMetadataUrl,
+              extra: { caller: { ...auth.caller, requestId } satisfies ToolCaller }
+            }
+          })
         )
         return yield* serverResponseOf(response, body)
       }).pipe(Effect.catchTag("RequestError", () => Effect.succeed(unreadable)))

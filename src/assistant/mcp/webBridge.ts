@@ -32,10 +32,7 @@ export const webRequestOf = (request: HttpServerRequest.HttpServerRequest): WebR
 }
 
 export interface WebBody {
-  /** The request without its body: enough for the SDK when it is handed `parsedBody`. */
-  readonly headersOnly: Request
-  /** The web request with its body (made when asked: a parsed body does not need it). */
-  readonly request: () => Request
+  readonly request: Request
   /** The body parsed as JSON, when it is JSON. */
   readonly parsedBody: unknown
 }
@@ -49,7 +46,7 @@ export const withBody = (request: HttpServerRequest.HttpServerRequest, web: WebR
   Effect.gen(function*() {
     const declared = Number(request.headers["content-length"])
     if (request.method !== "POST" || declared > BODY_LIMIT_BYTES) {
-      return { headersOnly: web.headersOnly, request: () => web.headersOnly, parsedBody: undefined } satisfies WebBody
+      return { request: web.headersOnly, parsedBody: undefined } satisfies WebBody
     }
     const text = yield* request.text
     let parsedBody: unknown = undefined
@@ -61,8 +58,7 @@ export const withBody = (request: HttpServerRequest.HttpServerRequest, web: WebR
       }
     }
     return {
-      headersOnly: web.headersOnly,
-      request: () => new Request(web.url, { method: request.method, headers: request.headers, body: text }),
+      request: new Request(web.url, { method: request.method, headers: request.headers, body: text }),
       parsedBody
     } satisfies WebBody
   })
@@ -71,26 +67,15 @@ export const withBody = (request: HttpServerRequest.HttpServerRequest, web: WebR
 const isFinite = async (response: Response, body: WebBody) => {
   const type = response.headers.get("content-type") ?? ""
   if (type.startsWith("application/json")) return true
-  if (!type.startsWith("text/event-stream") || body.headersOnly.method !== "POST") return false
-  return isLegacyRequest(body.headersOnly, body.parsedBody).catch(() => false)
-}
-
-/**
- * A finite body's bytes. The SDK's JSON answer is one chunk (`Response.json`): it is used as it is,
- * where `arrayBuffer()` would copy it (a manifest is some 230 KB, per call).
- */
-const wholeBody = async (body: ReadableStream<Uint8Array>) => {
-  const chunks: Array<Uint8Array> = []
-  const reader = body.getReader()
-  for (let read = await reader.read(); !read.done; read = await reader.read()) chunks.push(read.value)
-  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
+  if (!type.startsWith("text/event-stream") || body.request.method !== "POST") return false
+  return isLegacyRequest(body.request, body.parsedBody).catch(() => false)
 }
 
 /** The SDK's web response as the Effect server's response. */
 export const serverResponseOf = (response: Response, body: WebBody) =>
   Effect.promise(async () => {
     if (response.body === null || !(await isFinite(response, body))) return HttpServerResponse.fromWeb(response)
-    const bytes = await wholeBody(response.body)
+    const bytes = new Uint8Array(await response.arrayBuffer())
     const headers = new Headers(response.headers)
     const contentType = headers.get("content-type") ?? undefined
     headers.delete("content-type")
