@@ -11,11 +11,19 @@ export class PortUnavailable extends Schema.TaggedError<PortUnavailable>()("Port
   message: Schema.String
 }) {}
 
+/** The probe's answer to a client early enough to connect to it: the service is not listening yet. */
+const NOT_YET = "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Type: text/plain\r\n" +
+  "Content-Length: 25\r\nConnection: close\r\n\r\nThe service is starting.\n"
+
 /** Listens on `host`:`port` for a moment; fails naming `setting` when that is refused. Port 0 always passes. */
 export const ensurePortFree = (setting: string, host: string, port: number) =>
   port === 0 ? Effect.void : Effect.async<void, PortUnavailable>((resume) => {
-    // A client that connects in the probe's moment is cut at once rather than left waiting.
-    const probe = net.createServer((socket) => socket.destroy())
+    // A client that connects in the probe's moment is told to come back (503, Retry-After), not cut
+    // without a word (a client would take that for a server that accepted its request and died).
+    const probe = net.createServer((socket) => {
+      socket.on("error", () => undefined)
+      socket.end(NOT_YET)
+    })
     probe.once("error", (e: NodeJS.ErrnoException) =>
       resume(Effect.fail(
         new PortUnavailable({
