@@ -20,11 +20,12 @@
  *
  * Node's header, request and keep-alive timeouts come from HttpServerConfig (src/config.ts).
  */
-import { HttpServer, HttpServerError } from "@effect/platform"
+import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Context, Effect, Layer } from "effect"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import * as net from "node:net"
+import { listenFailure, type PortUnavailable } from "../portCheck.js"
 import { HttpServerConfig } from "./config.js"
 import { oversizedHeadResponse, rawHttp } from "./oversizedHead.js"
 import { Readiness } from "./Readiness.js"
@@ -128,8 +129,10 @@ const make = (host: string, port: number) =>
       return Effect.sync(() => clearTimeout(timer))
     })
 
-    yield* Effect.async<void, HttpServerError.ServeError>((resume) => {
-      const onError = (cause: Error) => resume(Effect.fail(new HttpServerError.ServeError({ cause })))
+    // A port taken since the check before the start (../portCheck.ts) fails the same way, naming PORT.
+    yield* Effect.async<void, PortUnavailable>((resume) => {
+      const onError = (cause: NodeJS.ErrnoException) =>
+        resume(Effect.fail(listenFailure("PORT", host, port, cause.code)))
       server.once("error", onError)
       server.listen({ host, port }, () => {
         server.off("error", onError)
