@@ -17,12 +17,13 @@
  * | cancel          | POST /booking.json/cancel-booking/{code}                              | no      |
  * | move            | POST /booking.json/edit (ActivityChangeDateAction / …RateAction)      | no      |
  * | balance         | GET  /booking.json/booking/{code}                                     | yes     |
+ *
+ * The reads by a range of days are in ./search.ts, the catalogue reads in ./catalogue.ts; the calls
+ * about one booking (its detail, the checkout, cancel, move) are here.
  */
 import { Clock, Effect, Schema } from "effect"
 import { taggedAnswer, withAnswerSpan } from "../../observability/answerSpan.js"
-import { annotateSpan } from "../../observability/spanFn.js"
 import {
-  type BookingLine,
   type BookingPayment,
   type BookingSystemAccount,
   type BookingSystemClient,
@@ -30,18 +31,16 @@ import {
   BookingSystemUnavailable,
   type Guest
 } from "../../ports/BookingSystem.js"
+import { type CatalogueOptions, makeCatalogueReads } from "./catalogue.js"
 import { confirmBody, customerBody, reserveBody } from "./checkout.js"
 import { type BokunHttp, type BokunHttpOptions, defaultHttpOptions, makeBokunHttp } from "./client.js"
 import * as Dialect from "./dialect.js"
-import { balanceOf, bookingLines, departures, productOf } from "./mapping.js"
+import { balanceOf, bookingLines } from "./mapping.js"
 import { toMinor } from "./money.js"
+import { invalid } from "./rejection.js"
+import { makeBookingSearch, type SearchOptions } from "./search.js"
 
-export interface BokunAdapterOptions extends BokunHttpOptions {
-  /** Bookings per booking-search page. */
-  readonly searchPageSize: number
-  /** Parallel product detail requests when reading the catalogue. */
-  readonly catalogueConcurrency: number
-}
+export interface BokunAdapterOptions extends BokunHttpOptions, SearchOptions, CatalogueOptions {}
 
 export const defaultAdapterOptions: BokunAdapterOptions = {
   ...defaultHttpOptions,
@@ -55,9 +54,6 @@ const MAX_HOLD_SECONDS = 30 * 60
 const enc = encodeURIComponent
 const Empty = Schema.Unknown
 
-const invalid = (account: BookingSystemAccount, operation: string, detail: string) =>
-  new BookingSystemRejected({ accountId: account.id, operation, reason: "invalid", detail })
-
 export const makeBokunAdapter = (options: BokunAdapterOptions = defaultAdapterOptions) =>
   Effect.map(makeBokunHttp(options), (http: BokunHttp): BookingSystemClient => {
     const bookingDetail = (account: BookingSystemAccount, reference: string, operation: string) =>
@@ -68,127 +64,6 @@ export const makeBokunAdapter = (options: BokunAdapterOptions = defaultAdapterOp
         path: `/booking.json/booking/${enc(reference)}`,
         safe: true
       }, Dialect.Booking)
-
-    const searchPage = (account: BookingSystemAccount, range: { from: string; to: string }, page: number) =>
-      http.request(account, {
-        operation: "bookingSearch",
-        method: "POST",
-        route: "/booking.json/booking-search",
-        path: "/booking.json/booking-search",
-        body: {
-          bookingRole: "SELLER",
-          startDateRange: { from: range.from, to: range.to, includeLower: true, includeUpper: true },
-          page,
-          pageSize: options.searchPageSize
-        },
-        safe: true
-      }, Dialect.BookingSearchResult)
-
-    /**
-     * One page of the bookings created on the UTC days [from, to]: `creationDateRange` from the first
-     * day's 00:00Z (included) to the day after the last one's 00:00Z (excluded), as instants.
-     */
-    const createdLinesPage: BookingSystemClient["createdBookingLines"] = (account, query) =>
-      Effect.gen(function*() {
-        const start = Date.parse(`${query.from}T00:00:00Z`)
-        const end = Date.parse(`${query.to}T00:00:00Z`) + 86_400_000
-        if (Number.isNaN(start) || Number.isNaN(end) || end <= start || query.page < 1) {
-          return yield* invalid(account, "bookingSearch", `not a range of days: ${query.from}..${query.to}`)
-        }
-        const result = yield* http.request(account, {
-          operation: "bookingSearch",
-          method: "POST",
-          route: "/booking.json/booking-search",
-          path: "/booking.json/booking-search",
-          body: {
-            bookingRole: "SELLER",
-            creationDateRange: {
-              from: new Date(start).toISOString(),
-              to: new Date(end).toISOString(),
-              includeLower: true,
-              includeUpper: false
-            },
-            page: query.page,
-            pageSize: options.searchPageSize
-          },
-          safe: true
-        }, Dialect.BookingSearchResult)
-        const lines: Array<BookingLine> = []
-        for (const booking of result.items) {
-          // A booking outside the range asked for is not judged here (the booking system answered loosely).
-          if (booking.creationDate < start || booking.creationDate >= end) continue
-          lines.push(...bookingLines(booking, account))
-        }
-        const read = (query.page - 1) * options.searchPageSize + result.items.length
-        const last = result.items.length === 0 || read >= result.totalHits
-        yield* annotateSpan({ "bokun.page": query.page, "bokun.lines": lines.length })
-        return { lines, nextPage: last ? null : query.page + 1, totalBookings: result.totalHits }
-      }).pipe(
-        Effect.withSpan("BookingSystem.createdBookingLines", {
-          attributes: { "bokun.account_id": account.id, from: query.from, to: query.to }
-        })
-      )
-
-    const bookingLinesIn: BookingSystemClient["bookingLines"] = (account, range) =>
-      Effect.gen(function*() {
-        const lines = new Map<string, BookingLine>()
-        let page = 1
-        let seen = 0
-        let pages = 1
-        while (page <= pages) {
-          const result = yield* searchPage(account, range, page)
-          pages = Math.max(1, Math.ceil(result.totalHits / options.searchPageSize))
-          if (result.items.length === 0) break
-          seen += result.items.length
-          for (const booking of result.items) {
-            for (const line of bookingLines(booking, account)) {
-              if (line.date >= range.from && line.date <= range.to) lines.set(line.lineId, line)
-            }
-          }
-          if (seen >= result.totalHits) break
-          page++
-        }
-        yield* annotateSpan({ "bokun.pages": page, "bokun.lines": lines.size })
-        return [...lines.values()]
-      }).pipe(
-        Effect.withSpan("BookingSystem.bookingLines", { attributes: { "bokun.account_id": account.id, ...range } })
-      )
-
-    const listActivities = (account: BookingSystemAccount) =>
-      Effect.gen(function*() {
-        const ids: Array<string> = []
-        for (let page = 1;; page++) {
-          const result = yield* http.request(account, {
-            operation: "activitySearch",
-            method: "POST",
-            route: "/activity.json/search",
-            path: "/activity.json/search",
-            body: { page, pageSize: 100 },
-            safe: true
-          }, Dialect.ActivitySearchResult)
-          ids.push(...result.items.map((a) => String(a.id)))
-          if (result.items.length === 0 || ids.length >= result.totalHits) return ids
-        }
-      })
-
-    const product = (account: BookingSystemAccount, id: string) =>
-      Effect.zipWith(
-        http.request(account, {
-          operation: "activity",
-          method: "GET",
-          route: "/activity.json/{id}",
-          path: `/activity.json/${enc(id)}`,
-          safe: true
-        }, Dialect.Activity),
-        http.request(account, {
-          operation: "pickupPlaces",
-          method: "GET",
-          route: "/activity.json/{id}/pickup-places",
-          path: `/activity.json/${enc(id)}/pickup-places`,
-          safe: true
-        }, Dialect.PickupPlaces),
-        productOf
-      )
 
     const submitReservation = (
       account: BookingSystemAccount,
@@ -246,10 +121,13 @@ export const makeBokunAdapter = (options: BokunAdapterOptions = defaultAdapterOp
         () => "BookingSystemRejected"
       )
 
-    return {
-      bookingLines: bookingLinesIn,
+    const search = makeBookingSearch(http, options)
+    const catalogue = makeCatalogueReads(http, options)
 
-      createdBookingLines: createdLinesPage,
+    return {
+      bookingLines: search.bookingLines,
+
+      createdBookingLines: search.createdBookingLines,
 
       booking: (account, reference) =>
         bookingDetail(account, reference, "booking").pipe(
@@ -257,24 +135,9 @@ export const makeBokunAdapter = (options: BokunAdapterOptions = defaultAdapterOp
           withSpan("booking", account)
         ),
 
-      availability: (account, query) =>
-        http.request(account, {
-          operation: "availabilities",
-          method: "GET",
-          route: "/activity.json/{id}/availabilities",
-          path: `/activity.json/${enc(query.productId)}/availabilities?start=${enc(query.from)}&end=${
-            enc(query.to)
-          }&includeSoldOut=true`,
-          safe: true
-        }, Dialect.Availabilities).pipe(Effect.map(departures), withSpan("availability", account)),
+      availability: (account, query) => catalogue.availability(account, query).pipe(withSpan("availability", account)),
 
-      products: (account) =>
-        listActivities(account).pipe(
-          Effect.flatMap((ids) =>
-            Effect.forEach(ids, (id) => product(account, id), { concurrency: options.catalogueConcurrency })
-          ),
-          withSpan("products", account)
-        ),
+      products: (account) => catalogue.products(account).pipe(withSpan("products", account)),
 
       hold: (account, request) =>
         Effect.gen(function*() {

@@ -1,4 +1,5 @@
 /** Which definite "no" a Bókun 4xx answer means, as the port's rejection reason. */
+import { type BookingSystemAccount, BookingSystemRejected } from "../../ports/BookingSystem.js"
 import type * as Dialect from "./dialect.js"
 
 const BY_CODE: Readonly<Record<string, string>> = {
@@ -31,3 +32,7 @@ export const rejectionReason = (status: number, body: Dialect.ErrorBody | null):
   const message = body?.message ?? ""
   return BY_MESSAGE.find(([re]) => re.test(message))?.[1] ?? (status === 409 ? "not_allowed" : "invalid")
 }
+
+/** A request the adapter refuses before calling Bókun: the port's `invalid` rejection. */
+export const invalid = (account: BookingSystemAccount, operation: string, detail: string) =>
+  new BookingSystemRejected({ accountId: account.id, operation, reason: "invalid", detail })
