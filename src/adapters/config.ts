@@ -1,4 +1,3 @@
-/** Settings of the calls to booking systems (the Bókun adapter). */
 import { Config } from "effect"
 
 /** Calls to booking systems (the Bókun adapter). Read by `BookingSystemLive`. */

@@ -1,4 +1,3 @@
-/** Settings of the assistant-facing MCP server and its authorization server. */
 import { Config } from "effect"
 
 /** The assistant-facing MCP server and its authorization server (src/assistant/, docs/assistant.md). */

@@ -1,4 +1,3 @@
-/** Settings of live availability and the tour season cache. */
 import { Config } from "effect"
 
 /** Live availability and the season cache of the tour catalogue (src/catalogue/TourSeason.ts, src/partner/tours/TourAvailability.ts). */

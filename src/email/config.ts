@@ -1,4 +1,3 @@
-/** Settings of email: where messages go and how the outbox sends them. */
 import { Config, ConfigError, Either, Option } from "effect"
 import { parseSmtpUrl } from "../adapters/smtp/url.js"
 import { optionalSecret } from "../lib/settings.js"

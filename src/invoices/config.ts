@@ -1,4 +1,3 @@
-/** Settings of commission invoices and credit notes. */
 import { Config } from "effect"
 import { cronSetting } from "../lib/settings.js"
 

@@ -1,4 +1,3 @@
-/** Settings of the scheduled jobs and the cluster that runs each once across instances. */
 import { Config } from "effect"
 import { cronSetting } from "../lib/settings.js"
 

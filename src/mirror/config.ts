@@ -1,4 +1,3 @@
-/** Settings of the booking-system mirror. */
 import { Config } from "effect"
 
 /** The booking-system mirror (src/mirror/Mirror.ts). */

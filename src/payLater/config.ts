@@ -1,4 +1,3 @@
-/** Settings of pay-later charging. */
 import { Config } from "effect"
 import { cronSetting } from "../lib/settings.js"
 

@@ -1,4 +1,3 @@
-/** Settings of the payment provider (Surfboard Payments). */
 import { Config } from "effect"
 
 /**

@@ -1,4 +1,3 @@
-/** Settings of the exchange rates. */
 import { Config, Option } from "effect"
 import { cronSetting } from "../lib/settings.js"
 

@@ -1,4 +1,3 @@
-/** Settings of the settlement import (payouts, chargebacks). */
 import { Config } from "effect"
 import { cronSetting } from "../lib/settings.js"
 

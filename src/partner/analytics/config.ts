@@ -1,4 +1,3 @@
-/** Settings of the analytics reads. */
 import { Config } from "effect"
 
 /** The analytics reads (src/partner/analytics/, GET /api/v1/analytics/*; docs/api/analytics.md "Limits"). */

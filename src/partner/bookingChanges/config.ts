@@ -1,4 +1,3 @@
-/** Settings of cancels and reschedules (the booking-change lease). */
 import { Config } from "effect"
 
 /** Cancels and reschedules: the lease of a booking change (src/partner/bookingChanges/BookingChangesRepo.ts). */
