@@ -76,3 +76,13 @@ export const moves = <I, II>(
 
 /** A row read only for its id: the row a statement found, claimed or wrote (`RETURNING id`). */
 export const IdRow = Schema.Struct({ id: Schema.String })
+
+/**
+ * The row a statement always gives (an upsert or an UPDATE of a seeded row with RETURNING), typed by
+ * the statement's `sql<Row>` without a Schema pass (for statements on hot paths): none is a
+ * `NoSuchElementException`, a defect at the edge, never an `undefined` read further on.
+ */
+export const theRow = <A>(rows: ReadonlyArray<A>): Effect.Effect<A, Cause.NoSuchElementException> =>
+  rows.length > 0
+    ? Effect.succeed(rows[0]!)
+    : Effect.fail(new Cause.NoSuchElementException("the statement gave no row"))

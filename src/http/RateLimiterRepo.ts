@@ -10,7 +10,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { repoEdge } from "../db/repoEdge.js"
+import { repoEdge, theRow } from "../db/repoEdge.js"
 
 interface Hit {
   readonly bucket: string
@@ -27,7 +27,7 @@ export class RateLimiterRepo extends Effect.Service<RateLimiterRepo>()("Http/Rat
     const sql = yield* SqlClient.SqlClient
 
     const upsert = ({ bucket, windowSeconds }: Hit) =>
-      Effect.map(
+      Effect.flatMap(
         sql<WindowRow>`
           INSERT INTO rate_limit_counters AS c (bucket, window_start, count)
           VALUES (${bucket}, to_timestamp(floor(extract(epoch FROM now()) / ${windowSeconds}) * ${windowSeconds}), 1)
@@ -37,7 +37,7 @@ export class RateLimiterRepo extends Effect.Service<RateLimiterRepo>()("Http/Rat
           RETURNING count,
             ceil(extract(epoch FROM (window_start + make_interval(secs => ${windowSeconds}) - now())))::int AS reset_seconds`,
         // An upsert with RETURNING always gives its row.
-        (rows) => rows[0]!
+        theRow
       )
 
     return repoEdge.untraced({

@@ -5,7 +5,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
-import { repoEdge } from "../db/repoEdge.js"
+import { repoEdge, theRow } from "../db/repoEdge.js"
 import { toPgArray } from "../db/sql.js"
 import type { DocumentLine, InvoiceDocument } from "./document.js"
 import type { BookingBilling, CloseEntry, DocumentStatus, DocumentType, PlannedLine } from "./rules.js"
@@ -207,15 +207,15 @@ export class InvoicesRepo extends Effect.Service<InvoicesRepo>()("Invoices/Invoi
 
     /** The next number of a series, taken in the caller's transaction (the row stays locked until it ends). */
     const takeNumber = (series: DocumentType) =>
-      Effect.map(
+      Effect.flatMap(
         sql<{ prefix: string; last_number: number }>`
           UPDATE invoice_series SET last_number = last_number + 1, updated_at = now()
           WHERE series = ${series} RETURNING prefix, last_number`,
-        (rows) => rows[0]!
+        theRow
       )
 
     const insertDocument = (d: NewDocument) =>
-      Effect.map(
+      Effect.flatMap(
         sql<{ id: string }>`
           INSERT INTO commission_invoices (
             type, series, sequence, number, merchant_id, period_month, currency, issue_date, due_date, issued_at,
@@ -230,7 +230,7 @@ export class InvoicesRepo extends Effect.Service<InvoicesRepo>()("Invoices/Invoi
             ${d.netMinor}, ${d.vatMinor}, ${d.grossMinor}, ${d.deductedMinor}, ${d.payableMinor}, ${d.status},
             ${Number(d.month.replace("-", ""))}::int8 * 10000000000000 + ${d.issuedAt.getTime() + d.ordinal}::int8)
           RETURNING id`,
-        (rows) => rows[0]!.id
+        (rows) => Effect.map(theRow(rows), (row) => row.id)
       )
 
     const insertLines = (

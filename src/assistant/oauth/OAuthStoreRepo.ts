@@ -7,7 +7,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import { createHash } from "node:crypto"
-import { repoEdge } from "../../db/repoEdge.js"
+import { repoEdge, theRow } from "../../db/repoEdge.js"
 
 export const idHash = (id: string): Buffer => createHash("sha256").update(id).digest()
 
@@ -93,8 +93,11 @@ export class OAuthStoreRepo extends Effect.Service<OAuthStoreRepo>()("Assistant/
     const sharedSecret = (name: string, make: () => Uint8Array) =>
       Effect.gen(function*() {
         yield* sql`INSERT INTO service_secrets (name, value) VALUES (${name}, ${make()}) ON CONFLICT (name) DO NOTHING`
-        const rows = yield* sql<{ value: Uint8Array }>`SELECT value FROM service_secrets WHERE name = ${name}`
-        return rows[0]!.value
+        const row = yield* Effect.flatMap(
+          sql<{ value: Uint8Array }>`SELECT value FROM service_secrets WHERE name = ${name}`,
+          theRow
+        )
+        return row.value
       })
 
     return repoEdge("OAuthStoreRepo", {
