@@ -1,10 +1,12 @@
 /**
  * Child processes of the benchmarks (the servers under test, the sandbox booking system): started
- * with tsx, logging to bench/.data/logs, waited for until they answer, and stopped when the scope
+ * with tsx (a JavaScript script such as the production bundle `dist/main.js` without it, its
+ * TypeScript preloads compiled first), logging to bench/.data/logs, waited for until they answer, and stopped when the scope
  * closes (SIGTERM, then SIGKILL after 10 s). Their stdin is a pipe held by the runner, so a child
  * that watches it exits with the runner.
  */
 import { Effect } from "effect"
+import * as esbuild from "esbuild"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as net from "node:net"
@@ -23,6 +25,27 @@ export const NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? "--max-semi-space-siz
 )
 
 export const LOG_DIR = path.join(DATA_DIR, "logs")
+
+/**
+ * The node arguments that load `preloads` before `script`: under tsx for a TypeScript script; for a
+ * JavaScript one (the production bundle, run as the Dockerfile runs it, so that its memory is
+ * measured without tsx), each preload compiled to LOG_DIR/preload/<name>.mjs and tsx not loaded.
+ */
+const loaderArgs = (script: string, preloads: ReadonlyArray<string>) => {
+  if (!script.endsWith(".js")) return ["--import", "tsx", ...preloads.flatMap((file) => ["--import", file])]
+  return preloads.flatMap((file) => {
+    const outfile = path.join(LOG_DIR, "preload", path.basename(file).replace(/\.ts$/, ".mjs"))
+    esbuild.buildSync({
+      entryPoints: [path.join(PROJECT_DIR, file)],
+      outfile,
+      format: "esm",
+      platform: "node",
+      target: "node20",
+      logLevel: "error"
+    })
+    return ["--import", outfile]
+  })
+}
 
 export const step = (line: string) => Effect.sync(() => console.log(`[bench] ${line}`))
 
@@ -63,7 +86,7 @@ export interface Child {
 }
 
 /**
- * Starts `node --import tsx [preloads] <args>` with PORT and HOST set (stopped when the scope
+ * Starts `node --import tsx [preloads] <args>` (./loaderArgs: a JavaScript script without tsx) with PORT and HOST set (stopped when the scope
  * closes) and waits until GET `readyPath` answers 200.
  */
 export const startChild = (options: {
@@ -88,8 +111,8 @@ export const startChild = (options: {
     const child = yield* Effect.acquireRelease(
       Effect.sync(() => {
         const out = fs.openSync(logFile, "w")
-        const preload = (options.preload ?? []).flatMap((file) => ["--import", file])
-        const proc = spawn(process.execPath, [...NODE_FLAGS, "--import", "tsx", ...preload, ...options.args], {
+        const loaders = loaderArgs(options.args[0] ?? "", options.preload ?? [])
+        const proc = spawn(process.execPath, [...NODE_FLAGS, ...loaders, ...options.args], {
           cwd: PROJECT_DIR,
           env: childEnv,
           stdio: ["pipe", out, out]
