@@ -19,7 +19,6 @@
  * call's answer instead of moving money again.
  */
 import { Clock, Effect, Either, Schema } from "effect"
-import { taggedAnswer, withAnswerSpan } from "../../observability/answerSpan.js"
 import {
   type OrderStatus,
   type PaymentAccount,
@@ -27,7 +26,13 @@ import {
   PaymentProviderRejected,
   PaymentProviderUnavailable
 } from "../../ports/PaymentProvider.js"
-import { defaultHttpOptions, makeSurfboardHttp, type SurfboardHttp, type SurfboardHttpOptions } from "./client.js"
+import {
+  defaultHttpOptions,
+  makeSurfboardHttp,
+  operationSpan,
+  type SurfboardHttp,
+  type SurfboardHttpOptions
+} from "./client.js"
 import { numericCurrency } from "./currency.js"
 import * as Dialect from "./dialect.js"
 import { linkExpiry, linkStateOf, orderStatusOf, purchaseBody, refundOf, returnBody, validForUntil } from "./mapping.js"
@@ -47,17 +52,6 @@ const isPositiveMinor = (n: number) => Number.isSafeInteger(n) && n > 0
 
 export const makeSurfboardAdapter = (options: SurfboardAdapterOptions = defaultAdapterOptions) =>
   Effect.map(makeSurfboardHttp(options), (http: SurfboardHttp): PaymentProviderClient => {
-    // A rejection (declined, invalid …) is the provider's answer: the span ends OK (answerSpan.ts).
-    const withSpan = (name: string, account: PaymentAccount, attributes: Record<string, unknown> = {}) =>
-      withAnswerSpan(
-        `PaymentProvider.${name}`,
-        {
-          attributes: { "surfboard.account_id": account.id, "surfboard.merchant_id": account.merchantId, ...attributes }
-        },
-        taggedAnswer("PaymentProviderRejected"),
-        () => "PaymentProviderRejected"
-      )
-
     /** The alpha code's numeric form, or a definite "no" before anything is sent. */
     const currencyFor = (account: PaymentAccount, operation: string, currency: string) => {
       const numeric = numericCurrency(currency)
@@ -132,7 +126,7 @@ export const makeSurfboardAdapter = (options: SurfboardAdapterOptions = defaultA
             ? Effect.succeed(refundOf(status, status.purchaseOrderId ?? ""))
             : Effect.fail(rejected(account, "refundStatus", "not_found", `order ${refundOrderId} is not a refund`))
         ),
-        withSpan("refundStatus", account, { "surfboard.order_id": refundOrderId })
+        operationSpan("refundStatus", account, { "surfboard.order_id": refundOrderId })
       )
 
     return {
@@ -152,12 +146,12 @@ export const makeSurfboardAdapter = (options: SurfboardAdapterOptions = defaultA
             paymentId: created.paymentId ?? null,
             paymentPageUrl: created.paymentPageLink ?? null
           }
-        }).pipe(withSpan("createOrder", account, { "surfboard.reference_id": order.referenceId })),
+        }).pipe(operationSpan("createOrder", account, { "surfboard.reference_id": order.referenceId })),
 
       orderStatus: (account, orderId) =>
         readOrder(account, orderId).pipe(
           Effect.map(({ status }) => status),
-          withSpan("orderStatus", account, { "surfboard.order_id": orderId })
+          operationSpan("orderStatus", account, { "surfboard.order_id": orderId })
         ),
 
       refund: (account, request) =>
@@ -211,7 +205,7 @@ export const makeSurfboardAdapter = (options: SurfboardAdapterOptions = defaultA
                 currency: request.currency.toUpperCase()
               }))
           )
-        }).pipe(withSpan("refund", account, {
+        }).pipe(operationSpan("refund", account, {
           "surfboard.purchase_order_id": request.purchaseOrderId,
           "surfboard.idempotency_reference": request.idempotencyReference
         })),
@@ -248,7 +242,7 @@ export const makeSurfboardAdapter = (options: SurfboardAdapterOptions = defaultA
                 detail: `unknown voidStatus ${answer.voidStatus}`
               })
           }
-        }).pipe(withSpan("voidPayment", account, { "surfboard.payment_id": request.paymentId })),
+        }).pipe(operationSpan("voidPayment", account, { "surfboard.payment_id": request.paymentId })),
 
       cancelPayment: (account, request) =>
         Effect.gen(function*() {
@@ -280,7 +274,7 @@ export const makeSurfboardAdapter = (options: SurfboardAdapterOptions = defaultA
                 detail: `unknown paymentStatus ${answer.paymentStatus}`
               })
           }
-        }).pipe(withSpan("cancelPayment", account, { "surfboard.payment_id": request.paymentId })),
+        }).pipe(operationSpan("cancelPayment", account, { "surfboard.payment_id": request.paymentId })),
 
       createPaymentLink: (account, link) =>
         Effect.gen(function*() {
@@ -323,7 +317,7 @@ export const makeSurfboardAdapter = (options: SurfboardAdapterOptions = defaultA
             currency: link.currency.toUpperCase(),
             expiresAt
           }
-        }).pipe(withSpan("createPaymentLink", account, { "surfboard.reference_id": link.referenceId })),
+        }).pipe(operationSpan("createPaymentLink", account, { "surfboard.reference_id": link.referenceId })),
 
       paymentLinkStatus: (account, linkId) =>
         Effect.gen(function*() {
@@ -341,7 +335,7 @@ export const makeSurfboardAdapter = (options: SurfboardAdapterOptions = defaultA
             paidAt: status.paidAt,
             paymentId: paying?.paymentId ?? null
           }
-        }).pipe(withSpan("paymentLinkStatus", account, { "surfboard.order_id": linkId })),
+        }).pipe(operationSpan("paymentLinkStatus", account, { "surfboard.order_id": linkId })),
 
       cancelPaymentLink: (account, request) =>
         Effect.gen(function*() {
@@ -360,10 +354,10 @@ export const makeSurfboardAdapter = (options: SurfboardAdapterOptions = defaultA
               () => Effect.void
             )
           )
-        }).pipe(Effect.asVoid, withSpan("cancelPaymentLink", account, { "surfboard.order_id": request.linkId })),
+        }).pipe(Effect.asVoid, operationSpan("cancelPaymentLink", account, { "surfboard.order_id": request.linkId })),
 
       // Pay-later charging (issue 15, part B): merchantInitiated.ts
-      ...merchantInitiatedOperations(http, withSpan),
-      ...makeReportCalls(http, withSpan)
+      ...merchantInitiatedOperations(http),
+      ...makeReportCalls(http)
     } satisfies PaymentProviderClient
   })

@@ -18,6 +18,7 @@
  */
 import { HttpClient } from "@effect/platform"
 import { Effect, Option, ParseResult, Redacted, Schema } from "effect"
+import { taggedAnswer, withAnswerSpan } from "../../observability/answerSpan.js"
 import {
   type PaymentAccount,
   type PaymentProviderError,
@@ -148,3 +149,15 @@ export const makeSurfboardHttp = (options: SurfboardHttpOptions) =>
   })
 
 export type SurfboardHttp = Effect.Effect.Success<ReturnType<typeof makeSurfboardHttp>>
+
+/**
+ * The span of one port operation, `PaymentProvider.<name>`, with the account's ids and `attributes`.
+ * A rejection (declined, invalid …) is the provider's answer: the span ends OK (answerSpan.ts).
+ */
+export const operationSpan = (name: string, account: PaymentAccount, attributes: Record<string, unknown> = {}) =>
+  withAnswerSpan(
+    `PaymentProvider.${name}`,
+    { attributes: { "surfboard.account_id": account.id, "surfboard.merchant_id": account.merchantId, ...attributes } },
+    taggedAnswer("PaymentProviderRejected"),
+    () => "PaymentProviderRejected"
+  )

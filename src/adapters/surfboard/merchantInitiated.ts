@@ -21,7 +21,7 @@ import {
   type SavedCardChargeOutcome,
   type SavedCardChargeResult
 } from "../../ports/PaymentProvider.js"
-import type { SurfboardHttp } from "./client.js"
+import { operationSpan as withSpan, type SurfboardHttp } from "./client.js"
 import { numericCurrency } from "./currency.js"
 import * as Dialect from "./dialect.js"
 import { purchaseBody } from "./mapping.js"
@@ -81,12 +81,7 @@ const OrdersByReference = Schema.Array(Schema.Struct({
 const enc = encodeURIComponent
 
 export const merchantInitiatedOperations = (
-  http: SurfboardHttp,
-  withSpan: (
-    name: string,
-    account: PaymentAccount,
-    attributes?: Record<string, unknown>
-  ) => <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  http: SurfboardHttp
 ): Pick<PaymentProviderClient, "savedCards" | "chargeSavedCard" | "findCharge"> => {
   const rejected = (account: PaymentAccount, operation: string, detail: string) =>
     new PaymentProviderRejected({ accountId: account.id, operation, reason: "invalid", detail })

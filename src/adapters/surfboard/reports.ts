@@ -16,14 +16,13 @@
  */
 import { Effect, Schema } from "effect"
 import type {
-  PaymentAccount,
   PaymentProviderClient,
   SettlementCharge,
   SettlementReport,
   SettlementReportType
 } from "../../ports/PaymentProvider.js"
 import { PaymentProviderRejected } from "../../ports/PaymentProvider.js"
-import type { SurfboardHttp } from "./client.js"
+import { operationSpan as withSpan, type SurfboardHttp } from "./client.js"
 import { alphaCurrency } from "./currency.js"
 
 const maybe = <S extends Schema.Schema.Any>(schema: S) => Schema.optional(Schema.NullOr(schema))
@@ -123,12 +122,7 @@ export const chargeOf = (c: typeof WireCharge.Type): SettlementCharge => ({
 const enc = encodeURIComponent
 
 export const makeReportCalls = (
-  http: SurfboardHttp,
-  withSpan: (
-    name: string,
-    account: PaymentAccount,
-    attributes?: Record<string, unknown>
-  ) => <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  http: SurfboardHttp
 ): Pick<PaymentProviderClient, "settlementReports" | "settlementCharges"> => ({
   settlementReports: (account, request) =>
     Effect.gen(function*() {

@@ -59,9 +59,8 @@ export interface Partner {
   readonly name: string
 }
 
-/** One (operator, currency) of the month as the database sums it over all its entries. */
-export interface SectionRow {
-  readonly operator_id: string
+/** The sums of one (operator, currency) section of the month, over all its entries. */
+interface SectionSums {
   readonly currency: string
   readonly sales: number
   readonly cancellations: number
@@ -70,21 +69,12 @@ export interface SectionRow {
   readonly commission_minor: number
   readonly reserve_fee_minor: number
   readonly entries_total: number
-  readonly pending: boolean
 }
 
-export interface EntryRow {
+/** One (operator, currency) of the month as the database sums it over all its entries. */
+export interface SectionRow extends SectionSums {
   readonly operator_id: string
-  readonly type: EntryType
-  readonly occurred_at: Date
-  readonly currency: string
-  readonly confirmation_code: string
-  readonly tour: string
-  readonly experience_date: string | null
-  readonly gross_minor: number
-  readonly commission_rate_percent: number
-  readonly commission_minor: number
-  readonly reserve_fee_minor: number
+  readonly pending: boolean
 }
 
 export interface StatementEntry {
@@ -99,15 +89,14 @@ export interface StatementEntry {
   readonly reserve_fee_minor: number
 }
 
-export interface StatementSection {
+/** An entry as the database gives it: its operator, currency and time, then the entry's figures. */
+export interface EntryRow extends Omit<StatementEntry, "occurred_at"> {
+  readonly operator_id: string
+  readonly occurred_at: Date
   readonly currency: string
-  readonly sales: number
-  readonly cancellations: number
-  readonly differences: number
-  readonly gross_minor: number
-  readonly commission_minor: number
-  readonly reserve_fee_minor: number
-  readonly entries_total: number
+}
+
+export interface StatementSection extends SectionSums {
   readonly entries: ReadonlyArray<StatementEntry>
 }
 
