@@ -8,6 +8,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { repoEdge, transactionAtEdge } from "../db/repoEdge.js"
+import { insertBalancePayment, type NewBalancePayment } from "../payments/balancePayment.js"
 
 export const DueCharge = Schema.Struct({
   id: Schema.String,
@@ -140,24 +141,7 @@ export class PayLaterChargesRepo extends Effect.Service<PayLaterChargesRepo>()("
           RETURNING id`
     })
 
-    const insertPayment = SqlSchema.void({
-      Request: Schema.Struct({
-        bookingId: Schema.String,
-        merchantId: Schema.String,
-        orderId: Schema.String,
-        paymentId: Schema.NullOr(Schema.String),
-        amountMinor: Schema.Number,
-        currency: Schema.String,
-        paidAt: Schema.DateFromSelf
-      }),
-      execute: (p) =>
-        sql`
-          INSERT INTO booking_payments (booking_id, purpose, merchant_id, provider_order_id, provider_payment_id, amount_minor,
-            currency, paid_at)
-          VALUES (${p.bookingId}::uuid, 'balance', ${p.merchantId}, ${p.orderId}, ${p.paymentId}, ${p.amountMinor},
-            ${p.currency}, ${p.paidAt})
-          ON CONFLICT (merchant_id, provider_order_id) DO NOTHING`
-    })
+    const insertPayment = insertBalancePayment(sql)
 
     /** Failed, tried again at `at` (or failed for good: `at` null). Only while the charge is still open. */
     const markFailed = SqlSchema.findOne({
@@ -239,7 +223,7 @@ export class PayLaterChargesRepo extends Effect.Service<PayLaterChargesRepo>()("
         /** True when the charge was still open and is collected now. */
         markCollected: (m: { chargeId: string; bookingId: string; paidAt: Date }) =>
           Effect.map(markCollected(m), Option.isSome),
-        insertPayment,
+        insertPayment: (payment: NewBalancePayment) => Effect.asVoid(insertPayment(payment)),
         /** True when the charge was still open and moved. */
         markFailed: (m: { chargeId: string; bookingId: string; at: Date | null; message: string }) =>
           Effect.map(markFailed(m), Option.isSome),

@@ -8,6 +8,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { IdRow, repoEdge, transactionAtEdge } from "../../db/repoEdge.js"
+import { insertBalancePayment, type NewBalancePayment } from "../../payments/balancePayment.js"
 
 /** A paid link's booking only in the booking system, as its mirror shows it (and the team's email needs it). */
 export const PaidRowMirror = Schema.Struct({
@@ -23,19 +24,6 @@ export const PaidRowMirror = Schema.Struct({
   operator_timezone: Schema.String
 })
 export type PaidRowMirror = typeof PaidRowMirror.Type
-
-/** The payment as recorded on a service booking (`booking_payments`, purpose `balance`). */
-export const NewBalancePayment = Schema.Struct({
-  bookingId: Schema.String,
-  merchantId: Schema.String,
-  /** The provider's order behind the link. */
-  orderId: Schema.String,
-  paymentId: Schema.NullOr(Schema.String),
-  amountMinor: Schema.Number,
-  currency: Schema.String,
-  paidAt: Schema.DateFromSelf
-})
-export type NewBalancePayment = typeof NewBalancePayment.Type
 
 export class PaidLinksRepo extends Effect.Service<PaidLinksRepo>()("Partner/PaidLinksRepo", {
   effect: Effect.gen(function*() {
@@ -71,18 +59,7 @@ export class PaidLinksRepo extends Effect.Service<PaidLinksRepo>()("Partner/Paid
           WHERE r.id = ${manifestRowId}::uuid`
     })
 
-    const insertPayment = SqlSchema.findOne({
-      Request: NewBalancePayment,
-      Result: IdRow,
-      execute: (p) =>
-        sql`
-          INSERT INTO booking_payments (booking_id, purpose, merchant_id, provider_order_id, provider_payment_id, amount_minor,
-            currency, paid_at)
-          VALUES (${p.bookingId}::uuid, 'balance', ${p.merchantId}, ${p.orderId}, ${p.paymentId}, ${p.amountMinor},
-            ${p.currency}, ${p.paidAt})
-          ON CONFLICT (merchant_id, provider_order_id) DO NOTHING
-          RETURNING id`
-    })
+    const insertPayment = insertBalancePayment(sql)
 
     const lockBooking = SqlSchema.findOne({
       Request: Schema.String,
