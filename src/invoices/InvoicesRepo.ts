@@ -19,25 +19,9 @@ export interface LegalEntity {
   readonly first_name: string
 }
 
-export interface NewDocument {
-  readonly type: DocumentType
+/** A document to issue: what the issued one holds but its id and lines, with its number's sequence and its place among those issued at the same instant. */
+export interface NewDocument extends Omit<InvoiceDocument, "id" | "lines"> {
   readonly sequence: number
-  readonly number: string
-  readonly merchantId: string
-  readonly month: string
-  readonly currency: string
-  readonly issueDate: string
-  readonly dueDate: string
-  readonly issuedAt: Date
-  readonly seller: InvoiceDocument["seller"]
-  readonly buyer: InvoiceDocument["buyer"]
-  readonly vatRatePercent: number
-  readonly netMinor: number
-  readonly vatMinor: number
-  readonly grossMinor: number
-  readonly deductedMinor: number
-  readonly payableMinor: number
-  readonly status: DocumentStatus
   /** The document's place among those issued at the same instant (0, 1, …): the read's order after the month. */
   readonly ordinal: number
 }

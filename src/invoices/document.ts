@@ -1,26 +1,11 @@
 /** A commission invoice or credit note as issued (stored in commission_invoices and its lines): what the PDF, the CSV and the read show. */
-import type { DocumentStatus, DocumentType, LineKind } from "./rules.js"
+import type { DocumentStatus, DocumentType, LineFigures } from "./rules.js"
 
-export interface DocumentLine {
+/** An issued line: its figures, its place, and the names printed with it. */
+export interface DocumentLine extends LineFigures {
   readonly lineNo: number
-  readonly kind: LineKind
-  readonly bookingId: string
-  readonly operatorId: string
   readonly operatorName: string
-  readonly confirmationCode: string
-  readonly tour: string | null
-  readonly experienceDate: string | null
-  readonly description: string
-  readonly commissionRatePercent: number | null
-  readonly bookingGrossMinor: number
-  readonly netMinor: number
-  readonly vatMinor: number
-  readonly grossMinor: number
-  readonly deductedMinor: number
-  readonly correctsInvoiceId: string | null
   readonly correctsInvoiceNumber: string | null
-  readonly originalNetMinor: number | null
-  readonly cancellationFeeMinor: number | null
 }
 
 export interface InvoiceDocument {

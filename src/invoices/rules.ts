@@ -47,14 +47,14 @@ export interface BookingBilling {
   readonly creditedNetMinor: number
 }
 
-export interface PlannedLine {
+/** What a document line says, planned or issued. */
+export interface LineFigures {
   readonly kind: LineKind
   readonly bookingId: string
   readonly operatorId: string
   readonly confirmationCode: string
   readonly tour: string | null
   readonly experienceDate: string | null
-  readonly firstOccurredAt: Date
   readonly description: string
   readonly commissionRatePercent: number | null
   readonly bookingGrossMinor: number
@@ -62,10 +62,15 @@ export interface PlannedLine {
   readonly vatMinor: number
   readonly grossMinor: number
   readonly deductedMinor: number
-  readonly entryIds: ReadonlyArray<string>
   readonly correctsInvoiceId: string | null
   readonly originalNetMinor: number | null
   readonly cancellationFeeMinor: number | null
+}
+
+/** A line of a document about to be issued: its figures, and the ledger entries it bills. */
+export interface PlannedLine extends LineFigures {
+  readonly firstOccurredAt: Date
+  readonly entryIds: ReadonlyArray<string>
 }
 
 export interface Totals {
