@@ -468,5 +468,32 @@ layer(testServer({ env: { IDEMPOTENCY_LEASE_SECONDS: "2" } }), { excludeTestServ
         expect(yield* checkinState(row)).toBeNull()
         expect(yield* recordOf(key.id, id)).toEqual({ state: "running", response_status: null })
       }))
+
+    it.effect("a request that fails after its claim was taken over leaves the claim and its slot to the taker; it is audited", () =>
+      Effect.gen(function*() {
+        const { key, row } = yield* setup()
+        const sql = yield* SqlClient.SqlClient
+        // Fault injection: the check-in's change fails (a defect: 500), after the takeover below.
+        yield* sql.unsafe(`
+          CREATE OR REPLACE FUNCTION fail_checkin4() RETURNS trigger LANGUAGE plpgsql AS $$
+          BEGIN RAISE EXCEPTION 'injected failure'; END $$;
+          CREATE TRIGGER fail_checkin4 BEFORE INSERT ON manifest_checkins
+            FOR EACH ROW WHEN (NEW.row_id = '${row}'::uuid) EXECUTE FUNCTION fail_checkin4();`)
+        yield* lockRowsFor([row], 1.5)
+        const id = randomUUID()
+        const slow = yield* Effect.fork(checkin(row, { status: "checked_in" }, { key: key.token, idempotencyKey: id }))
+        yield* Effect.sleep("500 millis")
+        const taken = yield* sql`
+          UPDATE idempotency_records SET claim_token = ${randomUUID()}::uuid
+          WHERE key_id = ${key.id} AND idempotency_key = ${id} AND state = 'running' RETURNING 1 AS ok`
+        expect(taken).toHaveLength(1)
+        expectProblem(yield* slow.await.pipe(Effect.flatten), 500, "internal")
+        yield* sql.unsafe(`DROP TRIGGER fail_checkin4 ON manifest_checkins`)
+        // Not freed (no longer ours), and the slot the claim took stays with it.
+        expect(yield* recordOf(key.id, id)).toEqual({ state: "running", response_status: null })
+        expect(yield* usedToday(key.id)).toBe(1)
+        expect(yield* checkinState(row)).toBeNull()
+        expect((yield* auditOf(key.id)).at(-1)).toMatchObject({ outcome: "failed", status: 500, idempotency_key: id })
+      }))
   }
 )
