@@ -216,7 +216,7 @@ const manifestStatement = (includeContact: boolean) => `
 const MANIFEST_WITH_CONTACT = manifestStatement(true)
 const MANIFEST_WITHOUT_CONTACT = manifestStatement(false)
 
-/** src/partner/checkins/CheckinsRepo.ts lockTarget, clear, upsert */
+/** src/partner/checkins/CheckinsRepo.ts lockTarget and change (the clear or the upsert) */
 const CHECKIN_TARGET = `
           SELECT r.id, r.operator_id, r.status, r.participants, c.status AS checkin_status, c.present
           FROM manifest_rows r

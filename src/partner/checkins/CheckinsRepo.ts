@@ -1,6 +1,7 @@
 /**
  * The SQL of the check-in write (Checkins): the manifest row read and locked while the rule decides,
- * then its check-in cleared or upserted (only `manifest_checkins` changes). A database error is a
+ * then its check-in cleared or upserted (only `manifest_checkins` changes), that statement made by
+ * the write's final statement (Writes, IdempotencyStoreRepo `complete`). A database error is a
  * defect here, once.
  *
  * A hot write: POST /manifest/{id}/checkin keeps plain `sql<Row>` typed rows and no spans of its own
@@ -8,7 +9,7 @@
  * write by `npm run bench` (bench/README.md, "Issue 3: the check-in write"), where every statement and
  * wrapper around it already shows.
  */
-import { SqlClient } from "@effect/sql"
+import { SqlClient, type Statement } from "@effect/sql"
 import { Effect, Option } from "effect"
 import { repoEdge } from "../../db/repoEdge.js"
 import { toPgArray } from "../../db/sql.js"
@@ -50,15 +51,19 @@ export class CheckinsRepo extends Effect.Service<CheckinsRepo>()("Partner/Checki
         (rows) => Option.fromNullable(rows[0])
       )
 
-    const clear = (rowId: string) => Effect.asVoid(sql`DELETE FROM manifest_checkins WHERE row_id = ${rowId}::uuid`)
-
-    const upsert = (rowId: string, next: CheckIn, keyId: string) =>
-      Effect.asVoid(sql`
+    /**
+     * The statement that stores the row's check-in (`next`; null clears it), not run here: the write's
+     * final statement makes it (WriteDone `change`), in the transaction that holds the row's lock.
+     */
+    const change = (rowId: string, next: CheckIn | null, keyId: string): Statement.Fragment =>
+      next === null
+        ? sql`DELETE FROM manifest_checkins WHERE row_id = ${rowId}::uuid`
+        : sql`
         INSERT INTO manifest_checkins (row_id, status, present, updated_at, updated_by_key)
-        VALUES (${rowId}::uuid, ${next.status}, ${next.present}, now(), ${keyId})
+        VALUES (${rowId}::uuid, ${next.status}, ${next.present}::int, now(), ${keyId})
         ON CONFLICT (row_id) DO UPDATE SET
           status = excluded.status, present = excluded.present,
-          updated_at = excluded.updated_at, updated_by_key = excluded.updated_by_key`)
+          updated_at = excluded.updated_at, updated_by_key = excluded.updated_by_key`
 
     /** The row of one of these operators with its check-in and what a person recognises it by; no lock. */
     const describeTarget = (rowId: string, operatorIds: ReadonlyArray<string>) =>
@@ -74,6 +79,6 @@ export class CheckinsRepo extends Effect.Service<CheckinsRepo>()("Partner/Checki
         (rows) => Option.fromNullable(rows[0])
       )
 
-    return { ...repoEdge.untraced({ lockTarget, clear, upsert }), ...repoEdge("CheckinsRepo", { describeTarget }) }
+    return { change, ...repoEdge.untraced({ lockTarget }), ...repoEdge("CheckinsRepo", { describeTarget }) }
   })
 }) {}

@@ -4,7 +4,7 @@
  * failure) and when. Append-only; read by the CLI (`audit list`). SQL: AuditRepo.
  */
 import { Effect } from "effect"
-import { annotateSpan } from "../../observability/spanFn.js"
+import { annotateSpan, spanFn } from "../../observability/spanFn.js"
 import { type AuditEntry, AuditRepo, type AuditRow } from "./AuditRepo.js"
 
 export type { AuditEntry, AuditRow } from "./AuditRepo.js"
@@ -22,18 +22,21 @@ export class Audit extends Effect.Service<Audit>()("Partner/Audit", {
     const repo = yield* AuditRepo
 
     /** Appends one entry (inside the caller's transaction when there is one). */
-    const record = Effect.fn("Audit.record")(function*(e: AuditEntry) {
+    const record = spanFn("Audit.record")(function*(e: AuditEntry) {
       yield* annotateSpan({ action: e.action, outcome: e.outcome })
       yield* repo.append(e)
     })
 
     /** Newest first; `limit` 1 to 1000, default 50. */
-    const list = Effect.fn("Audit.list")((f: AuditFilter = {}) =>
+    const list = spanFn("Audit.list")(function*(f: AuditFilter = {}) {
       // operator_id is a uuid column: a value that is not one cannot match (and must not reach the cast).
-      f.operatorId !== undefined && !UUID.test(f.operatorId)
-        ? Effect.succeed([] as ReadonlyArray<AuditRow>)
-        : repo.list({ keyId: f.keyId, operatorId: f.operatorId, limit: Math.min(Math.max(f.limit ?? 50, 1), 1000) })
-    )
+      if (f.operatorId !== undefined && !UUID.test(f.operatorId)) return [] as ReadonlyArray<AuditRow>
+      return yield* repo.list({
+        keyId: f.keyId,
+        operatorId: f.operatorId,
+        limit: Math.min(Math.max(f.limit ?? 50, 1), 1000)
+      })
+    })
 
     return { record, list } as const
   }),

@@ -7,7 +7,7 @@
  */
 import { Effect } from "effect"
 import { DailyLimitReached, InvalidRequest, NotFound } from "../../domain/errors.js"
-import { annotateSpan } from "../../observability/spanFn.js"
+import { annotateSpan, spanFn } from "../../observability/spanFn.js"
 import { DailyLimitsRepo } from "./DailyLimitsRepo.js"
 import { DEFAULT_DAILY_LIMITS, WRITE_ACTIONS, type WriteAction } from "./rules.js"
 
@@ -43,7 +43,7 @@ export class DailyLimits extends Effect.Service<DailyLimits>()("Partner/DailyLim
     const repo = yield* DailyLimitsRepo
 
     /** Takes one slot of today's limit, or says when the next one frees up (next UTC midnight). */
-    const reserve = Effect.fn("DailyLimits.reserve")(function*(keyId: string, action: WriteAction) {
+    const reserve = spanFn("DailyLimits.reserve")(function*(keyId: string, action: WriteAction) {
       yield* annotateSpan({ action })
       const row = yield* repo.reserve({ keyId, action, defaultLimit: DEFAULT_DAILY_LIMITS[action] })
       const reservation: Reservation = row.used !== null
@@ -56,7 +56,7 @@ export class DailyLimits extends Effect.Service<DailyLimits>()("Partner/DailyLim
      * Fails as a write would when today's limit has no room left, counting nothing (the assistant's
      * first call of a write: src/assistant/confirmations/).
      */
-    const checkRoom = Effect.fn("DailyLimits.checkRoom")(function*(keyId: string, action: WriteAction) {
+    const checkRoom = spanFn("DailyLimits.checkRoom")(function*(keyId: string, action: WriteAction) {
       yield* annotateSpan({ action })
       const row = yield* repo.room({ keyId, action, defaultLimit: DEFAULT_DAILY_LIMITS[action] })
       if (row.used >= row.daily_limit) {
@@ -65,7 +65,7 @@ export class DailyLimits extends Effect.Service<DailyLimits>()("Partner/DailyLim
     })
 
     /** Returns a slot (the write was refused or changed nothing). */
-    const giveBack = Effect.fn("DailyLimits.giveBack")(function*(slot: Slot) {
+    const giveBack = spanFn("DailyLimits.giveBack")(function*(slot: Slot) {
       yield* annotateSpan({ action: slot.action })
       yield* repo.giveBack(slot)
     })
@@ -77,7 +77,7 @@ export class DailyLimits extends Effect.Service<DailyLimits>()("Partner/DailyLim
       )
 
     /** Every action's limit for the key and what it used today. */
-    const statusOf = Effect.fn("DailyLimits.statusOf")(function*(keyId: string) {
+    const statusOf = spanFn("DailyLimits.statusOf")(function*(keyId: string) {
       yield* keyExists(keyId)
       const rows = yield* repo.usage(keyId)
       return rows.map((r): LimitStatus => ({
@@ -89,7 +89,7 @@ export class DailyLimits extends Effect.Service<DailyLimits>()("Partner/DailyLim
     })
 
     /** Sets the key's own limits (whole numbers, 0 or more) for the actions given. */
-    const setOverrides = Effect.fn("DailyLimits.setOverrides")(function*(
+    const setOverrides = spanFn("DailyLimits.setOverrides")(function*(
       keyId: string,
       limits: Partial<Record<WriteAction, number>>
     ) {
@@ -103,10 +103,12 @@ export class DailyLimits extends Effect.Service<DailyLimits>()("Partner/DailyLim
     })
 
     /** Back to the defaults for the actions given (all when none). */
-    const clearOverrides = Effect.fn("DailyLimits.clearOverrides")((
+    const clearOverrides = spanFn("DailyLimits.clearOverrides")(function*(
       keyId: string,
       actions: ReadonlyArray<WriteAction> = WRITE_ACTIONS
-    ) => repo.clearLimits({ keyId, actions }))
+    ) {
+      yield* repo.clearLimits({ keyId, actions })
+    })
 
     return { reserve, checkRoom, giveBack, statusOf, setOverrides, clearOverrides } as const
   }),

@@ -9,10 +9,11 @@
  * Every later change is fenced on the claim token, so an attempt that lost its claim can never
  * overwrite the outcome of the one that took over. SQL: IdempotencyStoreRepo.
  */
+import type { Statement } from "@effect/sql"
 import { Duration, Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { AppConfig } from "../../config.js"
-import { annotateSpan } from "../../observability/spanFn.js"
+import { annotateSpan, spanFn } from "../../observability/spanFn.js"
 import type { AuditEntry } from "./AuditRepo.js"
 import { DailyLimits, type Slot } from "./DailyLimits.js"
 import { IdempotencyStoreRepo } from "./IdempotencyStoreRepo.js"
@@ -61,7 +62,7 @@ export class IdempotencyStore extends Effect.Service<IdempotencyStore>()("Partne
     const { idempotencyLeaseSeconds: leaseSeconds } = yield* AppConfig
 
     /** Claims the key (with today's daily-limit slot when `takeSlot`), or says why not. */
-    const claim = Effect.fn("IdempotencyStore.claim")(function*(r: ClaimRequest) {
+    const claim = spanFn("IdempotencyStore.claim")(function*(r: ClaimRequest) {
       yield* annotateSpan({ action: r.action })
       const token = randomUUID()
       const slot = r.takeSlot ? { defaultLimit: DEFAULT_DAILY_LIMITS[r.action] } : undefined
@@ -129,17 +130,25 @@ export class IdempotencyStore extends Effect.Service<IdempotencyStore>()("Partne
       })
 
     /** Notes the daily-limit slot the claim holds, so that a retry after a crash reuses it. */
-    const holdSlot = Effect.fn("IdempotencyStore.holdSlot")((token: string, day: string) => repo.holdSlot(token, day))
+    const holdSlot = spanFn("IdempotencyStore.holdSlot")(function*(token: string, day: string) {
+      yield* repo.holdSlot(token, day)
+    })
 
     /**
-     * Stores the final response, gives `giveBack` back and appends the audit entry, in one statement;
+     * Stores the final response, gives `giveBack` back and appends the audit entry, in one statement
+     * that also makes the write's own `change` when it has one (inside the write's transaction);
      * false when the claim is no longer ours (nothing stored, nothing given back; the entry appended
      * only with `auditAnyway`).
      */
-    const complete = Effect.fn("IdempotencyStore.complete")(function*(
+    const complete = spanFn("IdempotencyStore.complete")(function*(
       token: string,
       response: StoredResponse,
-      then: { readonly giveBack: Slot | null; readonly audit: AuditEntry; readonly auditAnyway: boolean }
+      then: {
+        readonly giveBack: Slot | null
+        readonly audit: AuditEntry
+        readonly auditAnyway: boolean
+        readonly change?: Statement.Fragment | undefined
+      }
     ) {
       yield* annotateSpan({ status: response.status })
       return yield* repo.complete({
@@ -152,17 +161,25 @@ export class IdempotencyStore extends Effect.Service<IdempotencyStore>()("Partne
       })
     })
 
-    /** Frees the key at once for a retry (the attempt failed without a final answer); false when no longer ours. */
-    const release = Effect.fn("IdempotencyStore.release")((token: string) =>
-      Effect.map(repo.release(token), (released) => ({ released }))
-    )
+    /**
+     * Frees the key at once for a retry (the attempt failed without a final answer), gives the slot
+     * it held back (unless the claim was taken over: the slot went with it) and appends the audit
+     * entry, in one statement; false when the claim was no longer ours.
+     */
+    const abandon = spanFn("IdempotencyStore.abandon")(function*(
+      token: string,
+      then: { readonly giveBack: Slot | null; readonly audit: AuditEntry }
+    ) {
+      yield* annotateSpan({ status: then.audit.status })
+      return yield* repo.abandon({ token, ...then })
+    })
 
     /** Deletes records whose window has passed (for a cleanup job); returns how many. */
-    const purgeExpired = Effect.fn("IdempotencyStore.purgeExpired")(() =>
-      Effect.map(repo.purgeExpired(), (row) => row.n)
-    )
+    const purgeExpired = spanFn("IdempotencyStore.purgeExpired")(function*() {
+      return (yield* repo.purgeExpired()).n
+    })
 
-    return { claim, whileHolding, holdSlot, complete, release, purgeExpired } as const
+    return { claim, whileHolding, holdSlot, complete, abandon, purgeExpired } as const
   }),
   dependencies: [IdempotencyStoreRepo.Default, DailyLimits.Default]
 }) {}

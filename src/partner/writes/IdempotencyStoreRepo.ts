@@ -3,13 +3,13 @@
  * Idempotency-Key): the claim as one atomic upsert, the record as it stands, and every later change
  * fenced on the claim token. A database error is a defect here, once.
  *
- * Every write runs a claim, its completion or release, and maybe a renewal (the check-in measured by
+ * Every write runs a claim, its completion or abandonment, and maybe a renewal (the check-in measured by
  * `npm run bench` among them): those statements keep plain `sql<Row>` typed rows and have no spans
  * of their own (`repoEdge.untraced`: IdempotencyStore's and the driver's cover them); a Schema pass on each of the
  * statements a write runs cost about 4% of the check-in's Node CPU in that benchmark. The cleanup
  * job's purge is typed with SqlSchema.
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { repoEdge } from "../../db/repoEdge.js"
 import { toPgArray } from "../../db/sql.js"
@@ -65,6 +65,17 @@ export interface Completion {
   /** The headers as JSON. */
   readonly headers: string
   readonly body: string
+  /** The write's own change, made by this statement too (WriteDone `change`); inside the write's transaction. */
+  readonly change?: Statement.Fragment | undefined
+}
+
+/** What an attempt without a final answer leaves behind (`abandon`). */
+export interface Abandonment {
+  readonly token: string
+  /** The slot the claim held, given back when the claim was still ours. */
+  readonly giveBack: Slot | null
+  /** The attempt's audit entry, appended whatever happens. */
+  readonly audit: AuditEntry
 }
 
 export class IdempotencyStoreRepo extends Effect.Service<IdempotencyStoreRepo>()("Partner/IdempotencyStoreRepo", {
@@ -156,15 +167,25 @@ export class IdempotencyStoreRepo extends Effect.Service<IdempotencyStoreRepo>()
         UPDATE idempotency_records SET slot_day = ${day}::date
         WHERE claim_token = ${token}::uuid AND state = 'running'`)
 
+    /** Gives `slot` back when `when` holds (a CTE of `complete` and `abandon`). */
+    const giveBackWhen = (slot: Slot | null, when: Statement.Fragment) =>
+      slot === null
+        ? sql`SELECT`
+        : sql`
+          UPDATE daily_write_counters SET used = used - 1
+          WHERE key_id = ${slot.keyId} AND action = ${slot.action} AND day = ${slot.day}::date
+            AND used > 0 AND ${when}`
+
     /**
      * Stores the final response of a running claim, gives the slot back (`giveBack`) and appends the
-     * audit entry, in one statement; false when the claim is no longer ours (then nothing changes,
-     * and the entry is appended only with `auditAnyway`).
+     * audit entry, in one statement (with the write's own `change` when it has one); false when the
+     * claim is no longer ours (then nothing is stored or given back, and the entry is appended only
+     * with `auditAnyway`; a `change` is made anyway, and the write's transaction rolls it back).
      */
     const complete = (c: Completion) =>
       Effect.map(
         sql<{ ok: boolean }>`
-        WITH done AS (
+        WITH ${c.change === undefined ? sql`` : sql`change AS (${c.change}), `}done AS (
           UPDATE idempotency_records SET
             state = 'done',
             response_status = ${c.status},
@@ -174,25 +195,28 @@ export class IdempotencyStoreRepo extends Effect.Service<IdempotencyStoreRepo>()
             completed_at = now()
           WHERE claim_token = ${c.token}::uuid AND state = 'running'
           RETURNING 1
-        ), back AS (${
-          c.giveBack === null
-            ? sql`SELECT`
-            : sql`
-          UPDATE daily_write_counters SET used = used - 1
-          WHERE key_id = ${c.giveBack.keyId} AND action = ${c.giveBack.action} AND day = ${c.giveBack.day}::date
-            AND used > 0 AND EXISTS (SELECT 1 FROM done)`
-        }), audit AS (${auditInsert(sql, c.audit, c.auditAnyway ? sql`true` : sql`EXISTS (SELECT 1 FROM done)`)})
+        ), back AS (${giveBackWhen(c.giveBack, sql`EXISTS (SELECT 1 FROM done)`)}), audit AS (${
+          auditInsert(sql, c.audit, c.auditAnyway ? sql`true` : sql`EXISTS (SELECT 1 FROM done)`)
+        })
         SELECT EXISTS (SELECT 1 FROM done) AS ok`,
         (rows) => rows[0]!.ok
       )
 
-    /** Frees a running claim's key; false when the claim is no longer ours. */
-    const release = (token: string) =>
+    /**
+     * Frees a running claim's key, gives its slot back (when it was still ours: a claim taken over
+     * took its slot with it) and appends the audit entry, in one statement; false when the claim was
+     * no longer ours.
+     */
+    const abandon = (a: Abandonment) =>
       Effect.map(
-        sql`
-        DELETE FROM idempotency_records WHERE claim_token = ${token}::uuid AND state = 'running'
-        RETURNING 1 AS ok`,
-        (rows) => rows.length > 0
+        sql<{ released: boolean }>`
+        WITH gone AS (
+          DELETE FROM idempotency_records WHERE claim_token = ${a.token}::uuid AND state = 'running'
+          RETURNING 1
+        ), back AS (${giveBackWhen(a.giveBack, sql`EXISTS (SELECT 1 FROM gone)`)}),
+        audit AS (${auditInsert(sql, a.audit, sql`true`)})
+        SELECT EXISTS (SELECT 1 FROM gone) AS released`,
+        (rows) => rows[0]!.released
       )
 
     /** Deletes the records whose window has passed; answers how many. */
@@ -206,7 +230,7 @@ export class IdempotencyStoreRepo extends Effect.Service<IdempotencyStoreRepo>()
     })
 
     return {
-      ...repoEdge.untraced({ tryClaim, existing, renewAll, holdSlot, complete, release }),
+      ...repoEdge.untraced({ tryClaim, existing, renewAll, holdSlot, complete, abandon }),
       ...repoEdge("IdempotencyStoreRepo", { purgeExpired: () => purgeExpired(undefined) })
     }
   })

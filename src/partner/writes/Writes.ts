@@ -29,7 +29,7 @@ import {
   InvalidRequest
 } from "../../domain/errors.js"
 import { CurrentRequest } from "../../http/requestContext.js"
-import { annotateSpan } from "../../observability/spanFn.js"
+import { annotateSpan, spanFn } from "../../observability/spanFn.js"
 import { CurrentKey } from "../auth/security.js"
 import { INTERNAL, PROBLEM_CONTENT_TYPE, problemFor, problemResponse } from "../problem.js"
 import { Audit } from "./Audit.js"
@@ -158,7 +158,7 @@ export class Writes extends Effect.Service<Writes>()("Partner/Writes", {
      * the stored answer (its JSON text), the first time and on every replay; a refusal fails with
      * its error, as `run`'s would.
      */
-    const execute = Effect.fn("Writes.execute")(
+    const execute = spanFn("Writes.execute")(
       function*<A, I, E, R>(
         spec: WriteSpec<A, I>,
         perform: (ctx: WriteContext) => Effect.Effect<WriteDone<NoInfer<A>>, E, R>,
@@ -256,24 +256,28 @@ export class Writes extends Effect.Service<Writes>()("Partner/Writes", {
           target: (operatorId) => Ref.set(operator, operatorId),
           beforeChange: spec.slotBeforeChange ? Effect.asVoid(reserveSlot) : Effect.void
         }
-        /** Gives the slot back, if one is held. */
-        const giveBackHeld = Effect.flatMap(
-          Ref.get(held),
-          (slot) => (slot === null ? Effect.void : limits.giveBack(slot))
-        )
-
-        /** The stored answer, the slot give-back and the audit entry of a result: one statement. */
+        /**
+         * The stored answer, the slot give-back and the audit entry of a result: one statement, which
+         * also makes the action's own change when it left it there (`done.change`).
+         */
         const finishDone = (done: WriteDone<A>) =>
           Effect.gen(function*() {
             const slot = yield* Ref.get(held)
             if (slot === null && !done.noop) {
               return yield* Effect.dieMessage(`${spec.action}: changed something without ctx.beforeChange`)
             }
+            if (done.change !== undefined && !spec.transactional) {
+              // Only the transaction rolls the change back when the claim turns out lost.
+              return yield* Effect.dieMessage(
+                `${spec.action}: a change left to the final statement needs transactional`
+              )
+            }
             const stored = successOf(done.body)
             const completed = yield* store.complete(token, stored, {
               giveBack: done.noop ? slot : null,
               audit: yield* entry(done.noop ? "noop" : "done", stored.status),
-              auditAnyway: false
+              auditAnyway: false,
+              change: done.change
             })
             if (!completed) return yield* new ClaimLost()
             return stored
@@ -311,16 +315,16 @@ export class Writes extends Effect.Service<Writes>()("Partner/Writes", {
               })
               return yield* Effect.failCause(exit.cause as Cause.Cause<E | DailyLimitReached>)
             }
-            // No final answer (429, 5xx, crash, interruption): free the key now and give the slot back.
-            yield* inTransaction(Effect.gen(function*() {
-              // When the claim was taken over, the slot went with it.
-              if ((yield* store.release(token)).released) yield* giveBackHeld
-              yield* record(
+            // No final answer (429, 5xx, crash, interruption): free the key now, give the slot back
+            // (unless the claim was taken over: the slot went with it) and audit, in one statement.
+            yield* store.abandon(token, {
+              giveBack: yield* Ref.get(held),
+              audit: yield* entry(
                 problem !== undefined && problem.stored.status < 500 ? "refused" : "failed",
                 problem?.stored.status ?? 500,
                 problem ?? { slug: INTERNAL.slug, detail: failureSummary(exit.cause) }
               )
-            }))
+            })
             return yield* Effect.failCause(exit.cause as Cause.Cause<E | DailyLimitReached>)
           })
         )
@@ -332,7 +336,7 @@ export class Writes extends Effect.Service<Writes>()("Partner/Writes", {
      * header, then `execute`). The result is the response itself: the stored answer (a handler may
      * answer an HttpServerResponse), the first time and on every replay.
      */
-    const run = Effect.fn("Writes.run")(
+    const run = spanFn("Writes.run")(
       function*<A, I, E, R>(
         spec: WriteSpec<A, I>,
         perform: (ctx: WriteContext) => Effect.Effect<WriteDone<NoInfer<A>>, E, R>

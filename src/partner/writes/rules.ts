@@ -2,6 +2,7 @@
  * Rules every write shares (spec §8): the actions and their default daily limits, the
  * `Idempotency-Key` header syntax, and what "the same request" means. Pure code, no I/O.
  */
+import type { Statement } from "@effect/sql"
 import { type Effect, Either } from "effect"
 import { createHash } from "node:crypto"
 import type { DailyLimitReached } from "../../domain/errors.js"
@@ -56,6 +57,13 @@ export interface WriteDone<A> {
   readonly body: A
   /** True when nothing changed: the daily-limit slot is given back and the audit says `noop`. */
   readonly noop: boolean
+  /**
+   * The change itself, left to the write's final statement (a transactional write only): one
+   * data-modifying statement (`INSERT`, `UPDATE` or `DELETE`, no `RETURNING` needed) run as a CTE of
+   * the statement that stores the answer and appends the audit entry, so the change costs no round
+   * trip of its own. It commits with them, or rolls back with them when the claim was lost.
+   */
+  readonly change?: Statement.Fragment | undefined
 }
 
 /** Outcomes recorded in the audit log. */

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Deferred, Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
 import { requestFingerprint } from "../../../src/partner/writes/rules.js"
 import { createKey, makeWorld } from "../../support/fixtures.js"
@@ -50,6 +50,26 @@ const deadClaim = (
         now() + ${lease === "live" ? "30 seconds" : "-1 second"}::interval,
         ${slotToday ? sql`(now() AT TIME ZONE 'UTC')::date` : null},
         now() - interval '1 minute', now() + interval '23 hours')`.pipe(Effect.orDie))
+
+/**
+ * Holds these manifest rows' locks from another transaction for `seconds`, returning once they are
+ * held: a check-in of one of them waits in its action (its row lock) while it holds its claim, as a
+ * slow action would. (The check-in's change itself runs in the write's final statement, which holds
+ * the idempotency record's row lock: a slow change would block the lease renewal and any takeover.)
+ */
+const lockRowsFor = (rows: ReadonlyArray<string>, seconds: number) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const held = yield* Deferred.make<void>()
+    yield* Effect.forkDaemon(
+      sql.withTransaction(Effect.gen(function*() {
+        yield* sql`SELECT 1 FROM manifest_rows WHERE id IN ${sql.in(rows)} FOR UPDATE`
+        yield* Deferred.succeed(held, undefined)
+        yield* sql`SELECT pg_sleep(${seconds})`
+      })).pipe(Effect.orDie)
+    )
+    yield* Deferred.await(held)
+  })
 
 const recordOf = (keyId: string, idempotencyKey: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
@@ -375,12 +395,8 @@ layer(testServer({ env: { IDEMPOTENCY_LEASE_SECONDS: "2" } }), { excludeTestServ
       Effect.gen(function*() {
         const { key, row } = yield* setup()
         const sql = yield* SqlClient.SqlClient
-        // The check-in's write takes 3.5 s (longer than the lease) for this row.
-        yield* sql.unsafe(`
-          CREATE OR REPLACE FUNCTION slow_checkin() RETURNS trigger LANGUAGE plpgsql AS $$
-          BEGIN PERFORM pg_sleep(3.5); RETURN NEW; END $$;
-          CREATE TRIGGER slow_checkin BEFORE INSERT ON manifest_checkins
-            FOR EACH ROW WHEN (NEW.row_id = '${row}'::uuid) EXECUTE FUNCTION slow_checkin();`)
+        // The check-in's action takes 3.5 s (longer than the lease): its row is locked meanwhile.
+        yield* lockRowsFor([row], 3.5)
         const id = randomUUID()
         const body = { status: "checked_in" }
         const slow = yield* Effect.fork(checkin(row, body, { key: key.token, idempotencyKey: id }))
@@ -397,20 +413,13 @@ layer(testServer({ env: { IDEMPOTENCY_LEASE_SECONDS: "2" } }), { excludeTestServ
         const replay = yield* checkin(row, body, { key: key.token, idempotencyKey: id })
         expect(replay.headers.get("idempotent-replayed")).toBe("true")
         expect(yield* usedToday(key.id)).toBe(1)
-        yield* sql.unsafe(`DROP TRIGGER slow_checkin ON manifest_checkins`)
       }))
 
     it.effect("two requests running longer than the lease at once: the one renewal of this instance keeps both claims", () =>
       Effect.gen(function*() {
         const { key, rows } = yield* setup(2)
         const sql = yield* SqlClient.SqlClient
-        yield* sql.unsafe(`
-          CREATE OR REPLACE FUNCTION slow_checkin3() RETURNS trigger LANGUAGE plpgsql AS $$
-          BEGIN PERFORM pg_sleep(3.5); RETURN NEW; END $$;
-          CREATE TRIGGER slow_checkin3 BEFORE INSERT ON manifest_checkins
-            FOR EACH ROW WHEN (NEW.row_id IN ('${rows[0]}'::uuid, '${
-          rows[1]
-        }'::uuid)) EXECUTE FUNCTION slow_checkin3();`)
+        yield* lockRowsFor(rows, 3.5)
         const ids = [randomUUID(), randomUUID()]
         const slow = yield* Effect.all(
           rows.map((row, i) =>
@@ -439,18 +448,13 @@ layer(testServer({ env: { IDEMPOTENCY_LEASE_SECONDS: "2" } }), { excludeTestServ
         for (const fiber of slow) expect((yield* fiber.await.pipe(Effect.flatten)).status).toBe(200)
         expect(yield* usedToday(key.id)).toBe(2)
         expect((yield* auditOf(key.id)).map((a) => a.outcome).sort()).toEqual(["done", "done", "refused", "refused"])
-        yield* sql.unsafe(`DROP TRIGGER slow_checkin3 ON manifest_checkins`)
       }))
 
     it.effect("a request whose claim was taken over meanwhile stores nothing: its check-in rolls back and it answers 409", () =>
       Effect.gen(function*() {
         const { key, row } = yield* setup()
         const sql = yield* SqlClient.SqlClient
-        yield* sql.unsafe(`
-          CREATE OR REPLACE FUNCTION slow_checkin2() RETURNS trigger LANGUAGE plpgsql AS $$
-          BEGIN PERFORM pg_sleep(1.5); RETURN NEW; END $$;
-          CREATE TRIGGER slow_checkin2 BEFORE INSERT ON manifest_checkins
-            FOR EACH ROW WHEN (NEW.row_id = '${row}'::uuid) EXECUTE FUNCTION slow_checkin2();`)
+        yield* lockRowsFor([row], 1.5)
         const id = randomUUID()
         const slow = yield* Effect.fork(checkin(row, { status: "no_show" }, { key: key.token, idempotencyKey: id }))
         yield* Effect.sleep("500 millis")
@@ -463,7 +467,33 @@ layer(testServer({ env: { IDEMPOTENCY_LEASE_SECONDS: "2" } }), { excludeTestServ
         expectProblem(res, 409, "idempotency-in-progress")
         expect(yield* checkinState(row)).toBeNull()
         expect(yield* recordOf(key.id, id)).toEqual({ state: "running", response_status: null })
-        yield* sql.unsafe(`DROP TRIGGER slow_checkin2 ON manifest_checkins`)
+      }))
+
+    it.effect("a request that fails after its claim was taken over leaves the claim and its slot to the taker; it is audited", () =>
+      Effect.gen(function*() {
+        const { key, row } = yield* setup()
+        const sql = yield* SqlClient.SqlClient
+        // Fault injection: the check-in's change fails (a defect: 500), after the takeover below.
+        yield* sql.unsafe(`
+          CREATE OR REPLACE FUNCTION fail_checkin4() RETURNS trigger LANGUAGE plpgsql AS $$
+          BEGIN RAISE EXCEPTION 'injected failure'; END $$;
+          CREATE TRIGGER fail_checkin4 BEFORE INSERT ON manifest_checkins
+            FOR EACH ROW WHEN (NEW.row_id = '${row}'::uuid) EXECUTE FUNCTION fail_checkin4();`)
+        yield* lockRowsFor([row], 1.5)
+        const id = randomUUID()
+        const slow = yield* Effect.fork(checkin(row, { status: "checked_in" }, { key: key.token, idempotencyKey: id }))
+        yield* Effect.sleep("500 millis")
+        const taken = yield* sql`
+          UPDATE idempotency_records SET claim_token = ${randomUUID()}::uuid
+          WHERE key_id = ${key.id} AND idempotency_key = ${id} AND state = 'running' RETURNING 1 AS ok`
+        expect(taken).toHaveLength(1)
+        expectProblem(yield* slow.await.pipe(Effect.flatten), 500, "internal")
+        yield* sql.unsafe(`DROP TRIGGER fail_checkin4 ON manifest_checkins`)
+        // Not freed (no longer ours), and the slot the claim took stays with it.
+        expect(yield* recordOf(key.id, id)).toEqual({ state: "running", response_status: null })
+        expect(yield* usedToday(key.id)).toBe(1)
+        expect(yield* checkinState(row)).toBeNull()
+        expect((yield* auditOf(key.id)).at(-1)).toMatchObject({ outcome: "failed", status: 500, idempotency_key: id })
       }))
   }
 )
