@@ -11,7 +11,7 @@
  */
 import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
-import { repoEdge } from "../../db/repoEdge.js"
+import { repoEdge, theRow } from "../../db/repoEdge.js"
 import { toPgArray } from "../../db/sql.js"
 import { type AuditEntry, auditInsert } from "./AuditRepo.js"
 import type { Slot } from "./DailyLimits.js"
@@ -102,7 +102,7 @@ export class IdempotencyStoreRepo extends Effect.Service<IdempotencyStoreRepo>()
      * and `reset_seconds` say which and until when).
      */
     const tryClaim = (r: ClaimAttempt) =>
-      Effect.map(
+      Effect.flatMap(
         sql<ClaimRow>`
         WITH ${
           slotCtes(
@@ -137,7 +137,7 @@ export class IdempotencyStoreRepo extends Effect.Service<IdempotencyStoreRepo>()
           (SELECT day::text FROM slot) AS reserved_day, ${r.slot === undefined ? sql`false` : newKey(r)} AS slot_tried,
           lim.value AS daily_limit, ${resetSeconds(sql)} AS reset_seconds
         FROM lim`,
-        (rows) => rows[0]!
+        theRow
       )
 
     /** The record a claim did not get, as it stands. */
@@ -183,7 +183,7 @@ export class IdempotencyStoreRepo extends Effect.Service<IdempotencyStoreRepo>()
      * with `auditAnyway`; a `change` is made anyway, and the write's transaction rolls it back).
      */
     const complete = (c: Completion) =>
-      Effect.map(
+      Effect.flatMap(
         sql<{ ok: boolean }>`
         WITH ${c.change === undefined ? sql`` : sql`change AS (${c.change}), `}done AS (
           UPDATE idempotency_records SET
@@ -199,7 +199,7 @@ export class IdempotencyStoreRepo extends Effect.Service<IdempotencyStoreRepo>()
           auditInsert(sql, c.audit, c.auditAnyway ? sql`true` : sql`EXISTS (SELECT 1 FROM done)`)
         })
         SELECT EXISTS (SELECT 1 FROM done) AS ok`,
-        (rows) => rows[0]!.ok
+        (rows) => Effect.map(theRow(rows), (row) => row.ok)
       )
 
     /**
@@ -208,7 +208,7 @@ export class IdempotencyStoreRepo extends Effect.Service<IdempotencyStoreRepo>()
      * no longer ours.
      */
     const abandon = (a: Abandonment) =>
-      Effect.map(
+      Effect.flatMap(
         sql<{ released: boolean }>`
         WITH gone AS (
           DELETE FROM idempotency_records WHERE claim_token = ${a.token}::uuid AND state = 'running'
@@ -216,7 +216,7 @@ export class IdempotencyStoreRepo extends Effect.Service<IdempotencyStoreRepo>()
         ), back AS (${giveBackWhen(a.giveBack, sql`EXISTS (SELECT 1 FROM gone)`)}),
         audit AS (${auditInsert(sql, a.audit, sql`true`)})
         SELECT EXISTS (SELECT 1 FROM gone) AS released`,
-        (rows) => rows[0]!.released
+        (rows) => Effect.map(theRow(rows), (row) => row.released)
       )
 
     /** Deletes the records whose window has passed; answers how many. */
