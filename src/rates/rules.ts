@@ -57,9 +57,15 @@ export const makeRateTable = (rows: ReadonlyArray<RateRow>, lookbackDays = DEFAU
     }
     byCurrency.set(r.currency, series)
   }
+  // A table converts many amounts of few days (an analytics answer: tens of thousands of rows, 400 days).
+  const dayNumbers = new Map<string, number | null>()
   const nokPerUnit = (currency: string, day: string): number | null => {
     const code = currency.trim().toUpperCase()
-    const n = dayNumber(day)
+    let n = dayNumbers.get(day)
+    if (n === undefined) {
+      n = dayNumber(day)
+      if (dayNumbers.size < 10_000) dayNumbers.set(day, n)
+    }
     if (n === null) return null
     if (code === "NOK") return 1
     const series = byCurrency.get(code)
