@@ -29,6 +29,7 @@ import { AnalyticsRollups } from "../src/analytics/AnalyticsRollups.js"
 import { layerFromUrl } from "../src/db/Database.js"
 import { ensureEventPartitions } from "../src/demo/analyticsTraffic.js"
 import { type Child, machine, startServiceAndFloor, step } from "./children.js"
+import { runCollectLoad, serverTimes } from "./collectLoadChild.js"
 import { bodyDifference, readTrace, statementDifferences, type TracedStatement } from "./compare.js"
 import {
   allProcesses,
@@ -55,8 +56,6 @@ const ROLLUPS_DURING_COLLECT = process.env.BENCH_COLLECT_ROLLUPS !== "0"
 const PARTS = (process.env.BENCH_ANALYTICS_PARTS ?? "reads,collect").split(",").map((s) => s.trim())
 const SERVICE_APP = "tour-partner-service"
 const FLOOR_APP = "bench-floor"
-const UA = "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 " +
-  "Safari/605.1.15"
 
 const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits
 const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10)
@@ -97,6 +96,7 @@ const main = Effect.gen(function*() {
     floor: path.join(DATA_DIR, "analytics-floor.sql")
   }
   for (const f of Object.values(traces)) fs.writeFileSync(f, "")
+  const timingFile = path.join(DATA_DIR, "analytics-service-timing.jsonl")
   const { service, floor } = yield* startServiceAndFloor({
     prefix: "analytics",
     serviceEntry: settings.serviceEntry,
@@ -109,7 +109,7 @@ const main = Effect.gen(function*() {
       ANALYTICS_CLIENT_IP_HEADER: "x-forwarded-for"
     },
     traces,
-    serviceTiming: path.join(DATA_DIR, "analytics-service-timing.jsonl")
+    serviceTiming: timingFile
   })
 
   const from = day(-399)
@@ -256,59 +256,36 @@ const main = Effect.gen(function*() {
       }).pipe(Effect.provide(context))
     )
     yield* Effect.sleep("1 second")
-    const keys = dataset.publishableKeys
-    let n = 0
-    let accepted = 0
+    const timingAt = fs.statSync(timingFile).size
     const nodeBefore = cpuSeconds(service.child.pid!)
     const procsBefore = allProcesses()
     const started = performance.now()
-    const r = yield* Effect.promise(() =>
-      autocannon({
-        url: `${service.base}/api/v1/collect`,
-        connections: COLLECT_CONNECTIONS,
-        duration: COLLECT_SECONDS,
-        overallRate: COLLECT_RATE,
-        timeout: 10,
-        method: "POST",
-        requests: [{
-          setupRequest: (req) => {
-            const i = n++
-            return {
-              ...req,
-              method: "POST",
-              headers: {
-                "content-type": "text/plain;charset=UTF-8",
-                origin: `https://${dataset.site.domain}`,
-                "user-agent": UA,
-                "x-forwarded-for": `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`
-              },
-              body: JSON.stringify({
-                key: keys[i % keys.length],
-                kind: i % 4 === 0 ? "tour_view" : "pageview",
-                url: `https://${dataset.site.domain}/tours/page-${i % 60}?utm_source=news&utm_medium=email`,
-                referrer: i % 3 === 0 ? "https://www.google.com/" : null,
-                new_visitor: i % 2 === 0
-              })
-            }
-          },
-          onResponse: (status) => {
-            if (status === 202) accepted++
-          }
-        }]
-      })
-    )
+    // The load from a process of its own (bench/collectLoad.ts), open loop.
+    const load = yield* runCollectLoad({
+      base: service.base,
+      rate: COLLECT_RATE,
+      seconds: COLLECT_SECONDS,
+      connections: COLLECT_CONNECTIONS,
+      keys: dataset.publishableKeys,
+      domain: dataset.site.domain
+    })
+    const r = load.result
+    const n = r.sent
+    const accepted = r.ok2xx
     const wall = (performance.now() - started) / 1000
     const nodeAfter = cpuSeconds(service.child.pid!)
     const others = otherLoad(
       procsBefore,
       allProcesses(),
-      new Set([process.pid, service.child.pid!, floor.child.pid!]),
+      new Set([process.pid, service.child.pid!, floor.child.pid!, load.pid]),
       wall
     )
+
     yield* Ref.set(running, false)
     yield* Fiber.join(loop)
     // The buffer flushes every second: wait for it, then count.
     yield* Effect.sleep("3 seconds")
+    const server = serverTimes(timingFile, timingAt, "/api/v1/collect")
     const [{ n: stored }] = yield* sql(`SELECT count(*)::int AS n FROM site_events WHERE id > ${before}`)
     const [finalTook, final] = yield* Effect.timed(Effect.flatMap(AnalyticsRollups, (x) => x.refresh())).pipe(
       Effect.provide(context)
@@ -322,18 +299,26 @@ const main = Effect.gen(function*() {
       rollupLoop: ROLLUPS_DURING_COLLECT,
       seconds: COLLECT_SECONDS,
       connections: COLLECT_CONNECTIONS,
-      sent: r.requests.total,
+      generator: "open loop in a child process (bench/collectLoad.ts)",
+      sent: n,
       accepted,
       non2xx: r.non2xx,
       errors: r.errors,
+      timeouts: r.timeouts,
       eventsPerSec: round(accepted / wall),
-      p50: r.latency.p50,
-      p90: r.latency.p90,
-      p99: r.latency.p99,
-      max: r.latency.max,
+      // From each request's intended send time (the open loop's latency: a stall is charged to every request due in it).
+      p50: r.latencyMs.p50,
+      p90: r.latencyMs.p90,
+      p99: r.latencyMs.p99,
+      max: r.latencyMs.max,
+      fromSendMs: r.fromSendMs,
+      sendLagMs: r.sendLagMs,
+      peakInFlight: r.peakInFlight,
+      server,
       nodeMsPerEvent: nodeBefore === null || nodeAfter === null
         ? null
-        : round((nodeAfter - nodeBefore) * 1000 / r.requests.total, 2),
+        : round((nodeAfter - nodeBefore) * 1000 / n, 2),
+      generatorMsPerEvent: round(load.cpuMs / n, 2),
       othersPercent: others.percent,
       started: n,
       stored,
@@ -345,7 +330,8 @@ const main = Effect.gen(function*() {
     }
     results.collect = collect
     yield* step(
-      `collect: ${collect.eventsPerSec} events/s accepted (${accepted} of ${collect.sent}), p50 ${collect.p50} / p99 ${collect.p99} ms; ` +
+      `collect: ${collect.eventsPerSec} events/s accepted (${accepted} of ${collect.sent}), p50 ${collect.p50} / p90 ${collect.p90} / p99 ${collect.p99} / max ${collect.max} ms ` +
+        `(server ${server.p50} / ${server.p99} / max ${server.max} ms; Node ${collect.nodeMsPerEvent} ms/event; send lag p99 ${r.sendLagMs.p99} ms); ` +
         `${stored} rows stored (${
           collect.allArrived ? "all arrived" : "MISSING"
         }); ${runs.length} rollups during the load ` +

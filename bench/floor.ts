@@ -38,7 +38,7 @@
  * nor `surface`): after the same key lookup and rate limit, the statements of
  * src/partner/analytics/AnalyticsRepo.ts (with SalesRepo.coverage and DailyRatesRepo.range) in one
  * transaction with AnalyticsLimits' timeout and slot statements, the answer built by the service's pure
- * rules (siteItem, tourFigures, ledgerGaps, makeRateTable, convertMinor) in Analytics.ts's order.
+ * rules (siteItem, tourFigures, ledgerGaps, makeRateTable, converterTo) in Analytics.ts's order.
  *
  * GET /api/v1/finance/{payouts,chargebacks,pay-later,statements,invoices} (`npm run bench:finance`,
  * issue 15): after the same key lookup and rate limit (scope `finance:read`), the reads' statements
@@ -73,7 +73,7 @@ import * as salesRules from "../src/partner/sales/rules.js"
 import { PUBLIC_TTL_SECONDS, publicCacheKey } from "../src/partner/tours/PublicCatalogueCache.js"
 import { catalogueLocale, TOUR_LIST_DEFAULT, TOUR_LIST_MAX } from "../src/partner/tours/tour.js"
 import { toTourDetail, toTourSummary } from "../src/partner/tours/Tours.js"
-import { addDays, convertMinor, DEFAULT_LOOKBACK_DAYS, makeRateTable } from "../src/rates/rules.js"
+import { addDays, converterTo, DEFAULT_LOOKBACK_DAYS, makeRateTable } from "../src/rates/rules.js"
 import { financeFloor } from "./financeFloor.js"
 
 // ---- connection: the same pool size and type parsers as src/db/Database.ts -----------------------
@@ -780,7 +780,7 @@ const CHECKIN = /^\/api\/v1\/manifest\/([^/]+)\/checkin$/
 // The statements of src/partner/analytics/AnalyticsRepo.ts (and SalesRepo.coverage, DailyRatesRepo.range)
 // as @effect/sql compiles them, in one transaction with the limits of AnalyticsLimits.ts (the
 // statement timeout set before each statement, a slot of the key taken first); the answer built by the
-// service's pure rules (src/partner/analytics/rules.ts, ledgerGaps, makeRateTable, convertMinor) in
+// service's pure rules (src/partner/analytics/rules.ts, ledgerGaps, makeRateTable, converterTo) in
 // Analytics.ts's order. The failures the service maps (429 for a full key, 503 past the deadline or a
 // missing rate) are left out: the bench never meets them.
 
@@ -906,8 +906,9 @@ const toEurFor = async (step: Step, currencies: ReadonlyArray<string>, from: str
     )
     table = makeRateTable(rows.map((r) => ({ ...r, nokPerUnit: Number(r.nokPerUnit) })), DEFAULT_LOOKBACK_DAYS)
   }
+  const toEur = table && converterTo(table, "EUR")
   return (amount: number, currency: string, day: string) =>
-    currency === "EUR" ? amount : table && convertMinor(table, amount, currency, "EUR", day)
+    currency === "EUR" ? amount : toEur && toEur(amount, currency, day)
 }
 
 const analyticsRange = (key: Key, params: URLSearchParams) => {

@@ -24,6 +24,8 @@ export interface OpenLoopOptions {
   /** GET paths, used in turn (the same sequence on every server). */
   readonly paths: ReadonlyArray<string>
   readonly headers: Readonly<Record<string, string>>
+  /** Request i in place of a GET of `paths` with `headers` (e.g. a POST with its body). */
+  readonly request?: (i: number) => OpenLoopRequest
   /** Requests per second offered. */
   readonly rate: number
   readonly seconds: number
@@ -34,6 +36,13 @@ export interface OpenLoopOptions {
    * with the latency it had then (a lower bound: an overloaded server's p99 stays visible, not hidden).
    */
   readonly timeoutMs: number
+}
+
+export interface OpenLoopRequest {
+  readonly method: string
+  readonly path: string
+  readonly headers: Readonly<Record<string, string>>
+  readonly body?: string
 }
 
 export interface Percentiles {
@@ -49,6 +58,8 @@ export interface OpenLoopResult {
   readonly sent: number
   /** Answers with 2xx per second, from the first intended send to the last answer. */
   readonly achievedPerSecond: number
+  /** Answers with a 2xx status. */
+  readonly ok2xx: number
   readonly non2xx: number
   readonly errors: number
   readonly timeouts: number
@@ -103,6 +114,7 @@ export const openLoop = (options: OpenLoopOptions): Promise<OpenLoopResult> =>
         offeredPerSecond: options.rate,
         sent: total,
         achievedPerSecond: elapsed > 0 ? round1(ok2xx / elapsed) : 0,
+        ok2xx,
         non2xx,
         errors,
         timeouts,
@@ -127,12 +139,14 @@ export const openLoop = (options: OpenLoopOptions): Promise<OpenLoopResult> =>
       inFlight++
       if (inFlight > peakInFlight) peakInFlight = inFlight
       let settled = false
+      const r = options.request?.(i) ??
+        { method: "GET", path: options.paths[i % options.paths.length]!, headers: options.headers }
       const request = http.request({
         host: url.hostname,
         port: url.port,
-        path: options.paths[i % options.paths.length],
-        method: "GET",
-        headers: options.headers,
+        path: r.path,
+        method: r.method,
+        headers: r.body === undefined ? r.headers : { ...r.headers, "content-length": Buffer.byteLength(r.body) },
         agent
       }, (response) => {
         response.resume()
@@ -166,7 +180,7 @@ export const openLoop = (options: OpenLoopOptions): Promise<OpenLoopResult> =>
         errors++
         settle()
       })
-      request.end()
+      request.end(r.body)
     }
 
     let next = 0

@@ -3,7 +3,7 @@
  * event a site's page reported, checked and turned into a `site_events` row that waits in the
  * EventBuffer. In order: the publishable key (unknown or revoked: 404), the page's `Origin` (not one
  * of the key's allowed origins: dropped), the user agent (a bot: dropped), the limit per address and
- * site (429), then the row: the visitor hash of the day, the path without its query, referrer, UTM,
+ * site (429; counted in this instance's memory: CollectLimiter), then the row: the visitor hash of the day, the path without its query, referrer, UTM,
  * channel, country, device, browser and OS; a `tour_id` the site does not sell is stored as none (the
  * step still counts for the site, not for any tour). A dropped event answers as an accepted one (202), so a
  * script learns nothing from it. The address and the user agent are never kept: the rate limiter's
@@ -13,10 +13,10 @@ import { Clock, Effect, Either } from "effect"
 import { isbot } from "isbot"
 import { createHmac } from "node:crypto"
 import { InvalidRequest, NotFound, RateLimited } from "../domain/errors.js"
-import { RateLimiter } from "../http/RateLimiter.js"
 import { originAllowed } from "../partner/auth/publishableKey.js"
 import { type PublishableKey, PublishableKeys } from "../partner/auth/PublishableKeys.js"
 import { channelOf } from "./channel.js"
+import { CollectLimiter } from "./CollectLimiter.js"
 import { AnalyticsCollectConfig } from "./config.js"
 import { Countries } from "./Countries.js"
 import { EventBuffer } from "./EventBuffer.js"
@@ -52,7 +52,7 @@ const TOURS_RECHECK_MS = 10_000
 export class Collector extends Effect.Service<Collector>()("Analytics/Collector", {
   effect: Effect.gen(function*() {
     const keys = yield* PublishableKeys
-    const limiter = yield* RateLimiter
+    const limiter = yield* CollectLimiter
     const buffer = yield* EventBuffer
     const salts = yield* SiteSalts
     const countries = yield* Countries
@@ -107,7 +107,7 @@ export class Collector extends Effect.Service<Collector>()("Analytics/Collector"
       const at = new Date(now)
       const salt = yield* salts.saltOf(utcDay(at))
       const bucket = createHmac("sha256", salt).update(`collect|${key.siteId}|${input.ip}`).digest("base64url")
-      const decision = yield* limiter.hit(`collect:${bucket}`, config.perIpPerMinute, 60)
+      const decision = yield* limiter.hit(bucket, config.perIpPerMinute)
       if (!decision.allowed) {
         return yield* new RateLimited({
           detail:
@@ -144,6 +144,7 @@ export class Collector extends Effect.Service<Collector>()("Analytics/Collector"
     EventBuffer.Default,
     SiteSalts.Default,
     Countries.Default,
-    SiteEventsRepo.Default
+    SiteEventsRepo.Default,
+    CollectLimiter.Default
   ]
 }) {}

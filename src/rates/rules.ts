@@ -57,9 +57,15 @@ export const makeRateTable = (rows: ReadonlyArray<RateRow>, lookbackDays = DEFAU
     }
     byCurrency.set(r.currency, series)
   }
+  // A table converts many amounts of few days (an analytics answer: tens of thousands of rows, 400 days).
+  const dayNumbers = new Map<string, number | null>()
   const nokPerUnit = (currency: string, day: string): number | null => {
     const code = currency.trim().toUpperCase()
-    const n = dayNumber(day)
+    let n = dayNumbers.get(day)
+    if (n === undefined) {
+      n = dayNumber(day)
+      if (dayNumbers.size < 10_000) dayNumbers.set(day, n)
+    }
     if (n === null) return null
     if (code === "NOK") return 1
     const series = byCurrency.get(code)
@@ -111,6 +117,40 @@ export const roundHalfAwayFromZero = (value: number) => {
  * `amountMinor` of `from` in integer minor units of `to`, at the rates `day` uses; the amount
  * unchanged for the same currency; null when a rate is missing (or a code is not a currency).
  */
+/**
+ * `convertMinor(table, amount, currency, to, day)` for many amounts into one currency: the same
+ * arithmetic on the same operands (so the same result), with each (currency, day)'s rates and digits
+ * looked up once. For answers that convert tens of thousands of rows over a few hundred days.
+ */
+export const converterTo = (table: RateTable, to: string) => {
+  const target = to.trim().toUpperCase()
+  const toDigits = minorDigits(target)
+  type Operands = { readonly fromRate: number; readonly toRate: number; readonly fromDigits: number } | null
+  const byCurrency = new Map<string, Map<string, Operands>>()
+  const operands = (currency: string, day: string): Operands => {
+    let byDay = byCurrency.get(currency)
+    if (byDay === undefined) byCurrency.set(currency, byDay = new Map())
+    let found = byDay.get(day)
+    if (found === undefined) {
+      const source = currency.trim().toUpperCase()
+      const fromDigits = minorDigits(source)
+      const fromRate = table.nokPerUnit(source, day)
+      const toRate = table.nokPerUnit(target, day)
+      found = fromDigits === null || toDigits === null || fromRate === null || toRate === null
+        ? null
+        : { fromRate, toRate, fromDigits }
+      byDay.set(day, found)
+    }
+    return found
+  }
+  return (amountMinor: number, currency: string, day: string): number | null => {
+    if (currency.trim().toUpperCase() === target) return amountMinor
+    const o = operands(currency, day)
+    if (o === null || toDigits === null) return null
+    return roundHalfAwayFromZero((amountMinor * o.fromRate * 10 ** toDigits) / (o.toRate * 10 ** o.fromDigits))
+  }
+}
+
 export const convertMinor = (
   table: RateTable,
   amountMinor: number,

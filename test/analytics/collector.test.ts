@@ -12,7 +12,6 @@ import { addMonths, monthStart, partitionName, utcDay } from "../../src/analytic
 import { rotateSalts } from "../../src/analytics/rotateSalts.js"
 import { SiteEventsRepo } from "../../src/analytics/SiteEventsRepo.js"
 import { layerFromUrl } from "../../src/db/Database.js"
-import { RateLimiter } from "../../src/http/RateLimiter.js"
 import { ANALYTICS_SALTS } from "../../src/jobs/analyticsSalts.js"
 import { PublishableKeys } from "../../src/partner/auth/PublishableKeys.js"
 import { makeWorld } from "../support/fixtures.js"
@@ -21,7 +20,6 @@ import { freshDatabase, serverOn, TestServer, testServer } from "../support/serv
 import { createSite } from "../support/tours.js"
 
 const env = Layer.mergeAll(Collector.Default, PublishableKeys.Default, SiteEventsRepo.Default).pipe(
-  Layer.provide(RateLimiter.Default),
   Layer.provideMerge(testServer())
 )
 

@@ -5,7 +5,14 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
-import { addDays, convertMinor, makeRateTable, minorDigits, roundHalfAwayFromZero } from "../../src/rates/rules.js"
+import {
+  addDays,
+  converterTo,
+  convertMinor,
+  makeRateTable,
+  minorDigits,
+  roundHalfAwayFromZero
+} from "../../src/rates/rules.js"
 
 const DAY_MS = 86_400_000
 const dayArb = fc.integer({ min: 18_000, max: 22_000 }).map((n) => new Date(n * DAY_MS).toISOString().slice(0, 10))
@@ -159,5 +166,28 @@ describe("convertMinor", () => {
         expect(Math.abs(back - amount)).toBeLessThanOrEqual(0.5 / rate + 0.5 + 1e-6)
       })
     )
+  })
+})
+
+describe("converterTo", () => {
+  it("property: the same answer as convertMinor for every amount, currency and day (null included)", () => {
+    const table = makeRateTable([
+      { currency: "EUR", day: "2026-11-20", nokPerUnit: 11.5 },
+      { currency: "EUR", day: "2026-11-23", nokPerUnit: 11.4321 },
+      { currency: "SEK", day: "2026-11-20", nokPerUnit: 0.985 },
+      { currency: "JPY", day: "2026-11-21", nokPerUnit: 0.0712 }
+    ])
+    const days = fc.constantFrom("2026-11-19", "2026-11-20", "2026-11-22", "2026-11-23", "2027-02-01", "bad")
+    const currencies = fc.constantFrom("EUR", "eur ", "SEK", "JPY", "NOK", "USD", "XXX1")
+    fc.assert(fc.property(
+      fc.constantFrom("EUR", "NOK", "SEK"),
+      fc.array(fc.tuple(fc.integer({ min: -10_000_000, max: 10_000_000 }), currencies, days), { maxLength: 40 }),
+      (to, conversions) => {
+        const convert = converterTo(table, to)
+        for (const [amount, currency, day] of conversions) {
+          expect(convert(amount, currency, day)).toBe(convertMinor(table, amount, currency, to, day))
+        }
+      }
+    ))
   })
 })

@@ -8,7 +8,7 @@
 import { Clock, Effect, Either } from "effect"
 import { InvalidRequest, NotFound, Unavailable } from "../../domain/errors.js"
 import { DailyRates } from "../../rates/DailyRates.js"
-import { convertMinor } from "../../rates/rules.js"
+import { converterTo } from "../../rates/rules.js"
 import { SalesConfig } from "../../sales/config.js"
 import type { AuthenticatedKey } from "../auth/KeyAuth.js"
 import { operatorIdsFor } from "../auth/visibility.js"
@@ -79,8 +79,9 @@ export class Analytics extends Effect.Service<Analytics>()("Partner/Analytics", 
         const table = foreign.length === 0
           ? null
           : yield* step(rates.table({ currencies: [...foreign, "EUR"], from, to }))
+        const toEur = table && converterTo(table, "EUR")
         return (amount: number, currency: string, day: string) =>
-          currency === "EUR" ? amount : table && convertMinor(table, amount, currency, "EUR", day)
+          currency === "EUR" ? amount : toEur && toEur(amount, currency, day)
       })
 
     const tours = Effect.fn("Analytics.tours")(function*(r: ToursRequest) {

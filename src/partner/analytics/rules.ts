@@ -90,12 +90,8 @@ export const conversionOf = (f: Funnel, bookings: number): Conversion => ({
   view_to_booking: ratio(bookings, f.views)
 })
 
-const addFunnel = (a: Funnel, b: Funnel): Funnel => ({
-  views: a.views + b.views,
-  availability_checks: a.availability_checks + b.availability_checks,
-  checkout_opens: a.checkout_opens + b.checkout_opens,
-  checkout_attempts: a.checkout_attempts + b.checkout_attempts
-})
+/** A funnel a row or a surface total adds up in place. */
+export type FunnelCounts = { -readonly [K in keyof Funnel]: Funnel[K] }
 
 // ---------------------------------------------------------------------------------------------
 // Tour rows and surfaces
@@ -149,7 +145,7 @@ export interface TourRow {
   tour: { id: string | null; name: string | null }
   operator: Partner | null
   basis: Basis
-  funnel: Funnel | null
+  funnel: FunnelCounts | null
   bookings: number
   participants: number | null
   revenue_minor: number
@@ -158,7 +154,7 @@ export interface TourRow {
 
 export interface SurfaceTotal {
   surface: Surface
-  funnel: Funnel | null
+  funnel: FunnelCounts | null
   bookings: number
   participants: number | null
   revenue_minor: number
@@ -198,20 +194,42 @@ export const tourFigures = (input: {
   readonly lookups: Lookups
   readonly toEur: ToEur
 }): Either.Either<TourFigures, ReadonlyArray<{ currency: string; day: string }>> => {
+  // A 400-day answer is tens of thousands of rows (bench/README.md, issue 14): one surface, tour name
+  // and operator object per id (equal content, shared), funnels added in place, and a sort on
+  // numbers and precomputed ranks that orders exactly as the localeCompare of the fields would.
   const { lookups: l } = input
-  const rows = new Map<string, TourRow>()
   const missing = new Map<string, { currency: string; day: string }>()
-  const dateOf = (day: string) => (input.granularity === "day" ? day : null)
+  const byDay = input.granularity === "day"
   const keep = (surface: Surface) => input.surfaceFilter === undefined || surface.id === input.surfaceFilter
 
+  const siteSurfaces = new Map<string, Surface>()
   const siteSurface = (siteId: string): Surface => {
-    const site = l.site(siteId)
-    return { type: "site", id: site?.domain ?? siteId, name: site?.name ?? siteId }
+    let surface = siteSurfaces.get(siteId)
+    if (surface === undefined) {
+      const site = l.site(siteId)
+      surface = { type: "site", id: site?.domain ?? siteId, name: site?.name ?? siteId }
+      siteSurfaces.set(siteId, surface)
+    }
+    return surface
   }
+  const operators = new Map<string, Partner>()
+  const operatorOf = (id: string) => {
+    let operator = operators.get(id)
+    if (operator === undefined) operators.set(id, operator = l.operator(id))
+    return operator
+  }
+  // Rows by surface, then tour (or, for sales of no known tour, operator), then date: short keys of
+  // shared strings, in place of one long key string per input row.
+  const rowsOf = new Map<Surface, Map<string, Map<string, TourRow>>>()
+  const list: Array<TourRow> = []
   const rowFor = (surface: Surface, tourId: string | null, operatorId: string | null, day: string, site: boolean) => {
-    const date = dateOf(day)
-    const key = `${surface.type}|${surface.id}|${tourId ?? ""}|${tourId === null ? operatorId ?? "" : ""}|${date ?? ""}`
-    let row = rows.get(key)
+    const date = byDay ? day : null
+    let byTour = rowsOf.get(surface)
+    if (byTour === undefined) rowsOf.set(surface, byTour = new Map())
+    const tourKey = tourId ?? `|${operatorId ?? ""}`
+    let byDate = byTour.get(tourKey)
+    if (byDate === undefined) byTour.set(tourKey, byDate = new Map())
+    let row = byDate.get(date ?? "")
     if (row === undefined) {
       const tour = tourId === null ? undefined : l.tour(tourId)
       const owner = tour?.operatorId ?? operatorId
@@ -219,7 +237,7 @@ export const tourFigures = (input: {
         date,
         surface,
         tour: { id: tourId, name: tour?.name ?? null },
-        operator: owner === null ? null : l.operator(owner),
+        operator: owner === null ? null : operatorOf(owner),
         basis: owner !== null && l.inView.has(owner) ? "own_tour" : "site_owner",
         funnel: site ? { ...EMPTY_FUNNEL } : null,
         bookings: 0,
@@ -227,7 +245,8 @@ export const tourFigures = (input: {
         revenue_minor: 0,
         conversion: null
       }
-      rows.set(key, row)
+      byDate.set(date ?? "", row)
+      list.push(row)
     }
     return row
   }
@@ -235,8 +254,11 @@ export const tourFigures = (input: {
   for (const f of input.funnels) {
     const surface = siteSurface(f.site_id)
     if (!keep(surface)) continue
-    const row = rowFor(surface, f.tour_id, f.operator_id, f.day, true)
-    row.funnel = addFunnel(row.funnel ?? EMPTY_FUNNEL, f)
+    const funnel = rowFor(surface, f.tour_id, f.operator_id, f.day, true).funnel!
+    funnel.views += f.views
+    funnel.availability_checks += f.availability_checks
+    funnel.checkout_opens += f.checkout_opens
+    funnel.checkout_attempts += f.checkout_attempts
   }
   for (const s of input.siteSales) {
     const surface = siteSurface(s.site_id)
@@ -252,15 +274,18 @@ export const tourFigures = (input: {
   }
   // Labels that give one id are one surface, named by the first of them in code-point order (the same
   // name whatever the order of the rows).
+  const idOfLabel = new Map<string, string>()
   const channelNames = new Map<string, string>()
   for (const c of input.channelSales) {
-    const id = channelSurfaceId(c.label)
+    let id = idOfLabel.get(c.label)
+    if (id === undefined) idOfLabel.set(c.label, id = channelSurfaceId(c.label))
     const known = channelNames.get(id)
     if (known === undefined || c.label < known) channelNames.set(id, c.label)
   }
+  const channelSurfaces = new Map<string, Surface>()
+  for (const [id, name] of channelNames) channelSurfaces.set(id, { type: "channel", id, name })
   for (const c of input.channelSales) {
-    const id = channelSurfaceId(c.label)
-    const surface: Surface = { type: "channel", id, name: channelNames.get(id)! }
+    const surface = channelSurfaces.get(idOfLabel.get(c.label)!)!
     if (!keep(surface)) continue
     const revenue = input.toEur(c.revenue_minor, c.currency, c.day)
     if (revenue === null) {
@@ -274,25 +299,44 @@ export const tourFigures = (input: {
   }
   if (missing.size > 0) return Either.left([...missing.values()])
 
-  const list = [...rows.values()]
   for (const row of list) row.conversion = row.funnel === null ? null : conversionOf(row.funnel, row.bookings)
+  const surfaceRank = localeRanks(list.map((r) => r.surface.id))
+  const nameRank = localeRanks(list.map((r) => r.tour.name ?? ""))
+  const idRank = localeRanks(list.map((r) => r.tour.id ?? ""))
+  // Dates are all null (total) or all YYYY-MM-DD, where localeCompare is code-point order.
   list.sort((a, b) =>
-    (a.date ?? "").localeCompare(b.date ?? "") ||
-    a.surface.type.localeCompare(b.surface.type) * -1 ||
-    a.surface.id.localeCompare(b.surface.id) ||
+    (a.date === b.date ? 0 : (a.date ?? "") < (b.date ?? "") ? -1 : 1) ||
+    (a.surface.type === b.surface.type ? 0 : a.surface.type === "site" ? -1 : 1) ||
+    surfaceRank.get(a.surface.id)! - surfaceRank.get(b.surface.id)! ||
     b.revenue_minor - a.revenue_minor ||
-    (a.tour.name ?? "").localeCompare(b.tour.name ?? "") ||
-    (a.tour.id ?? "").localeCompare(b.tour.id ?? "")
+    nameRank.get(a.tour.name ?? "")! - nameRank.get(b.tour.name ?? "")! ||
+    idRank.get(a.tour.id ?? "")! - idRank.get(b.tour.id ?? "")!
   )
   return Either.right({ rows: list, surfaces: surfacesOf(list) })
 }
 
+/**
+ * Each distinct string's place in localeCompare order (strings localeCompare finds equal share one),
+ * so that comparing two places orders as `a.localeCompare(b)` would, with one localeCompare per
+ * distinct string pair of the sort instead of one per row pair.
+ */
+const localeRanks = (values: ReadonlyArray<string>): Map<string, number> => {
+  const distinct = [...new Set(values)].sort((a, b) => a.localeCompare(b))
+  const ranks = new Map<string, number>()
+  let rank = 0
+  distinct.forEach((v, i) => {
+    if (i > 0 && distinct[i - 1]!.localeCompare(v) !== 0) rank++
+    ranks.set(v, rank)
+  })
+  return ranks
+}
+
 /** Rows summed per surface, largest revenue first, with each surface's share of the revenue (0 when none). */
 export const surfacesOf = (rows: ReadonlyArray<TourRow>): Array<SurfaceTotal> => {
-  const bySurface = new Map<string, SurfaceTotal>()
+  const bySurface = { site: new Map<string, SurfaceTotal>(), channel: new Map<string, SurfaceTotal>() }
   for (const r of rows) {
-    const key = `${r.surface.type}|${r.surface.id}`
-    const total = bySurface.get(key) ?? {
+    const ofType = bySurface[r.surface.type]
+    const total = ofType.get(r.surface.id) ?? {
       surface: r.surface,
       funnel: r.funnel === null ? null : { ...EMPTY_FUNNEL },
       bookings: 0,
@@ -301,13 +345,18 @@ export const surfacesOf = (rows: ReadonlyArray<TourRow>): Array<SurfaceTotal> =>
       revenue_share: 0,
       conversion: null
     }
-    if (total.funnel !== null && r.funnel !== null) total.funnel = addFunnel(total.funnel, r.funnel)
+    if (total.funnel !== null && r.funnel !== null) {
+      total.funnel.views += r.funnel.views
+      total.funnel.availability_checks += r.funnel.availability_checks
+      total.funnel.checkout_opens += r.funnel.checkout_opens
+      total.funnel.checkout_attempts += r.funnel.checkout_attempts
+    }
     total.bookings += r.bookings
     if (total.participants !== null) total.participants += r.participants ?? 0
     total.revenue_minor += r.revenue_minor
-    bySurface.set(key, total)
+    ofType.set(r.surface.id, total)
   }
-  const totals = [...bySurface.values()]
+  const totals = [...bySurface.site.values(), ...bySurface.channel.values()]
   const revenue = totals.reduce((n, t) => n + t.revenue_minor, 0)
   for (const t of totals) {
     t.revenue_share = revenue === 0 ? 0 : Math.round((t.revenue_minor / revenue) * 10_000) / 10_000

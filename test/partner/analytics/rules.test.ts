@@ -6,7 +6,8 @@ import {
   checkAnalyticsRange,
   conversionOf,
   type Lookups,
-  tourFigures
+  tourFigures,
+  type TourRow
 } from "../../../src/partner/analytics/rules.js"
 import { siteItem } from "../../../src/partner/analytics/siteRules.js"
 
@@ -127,6 +128,53 @@ describe("analytics rules", () => {
         for (const r of days.rows) expect(r.basis).toBe(r.operator?.id === "op-own" ? "own_tour" : "site_owner")
       }
     )))
+
+  it("rows are in localeCompare order of date, surface, revenue, tour name and id (ranked, not compared per pair)", () => {
+    // Names and domains where localeCompare and code-point order differ (case, accents, punctuation).
+    const NAMES = ["Ålesund fjord", "alesund fjord", "Zebra", "zebra", "a-b", "ab", "Éclair", "eclair", "Ab"]
+    const DOMAINS = ["a-b.example", "ab.example", "Ab.example", "b.example"]
+    const tourIds = NAMES.map((_, i) => `t-${String.fromCharCode(97 + i)}`)
+    const tricky: Lookups = {
+      inView: new Set(["op-own"]),
+      site: (id) => ({ domain: DOMAINS[Number(id.slice(2)) % DOMAINS.length]!, name: id }),
+      tour: (id) => ({ name: NAMES[tourIds.indexOf(id)] ?? id, operatorId: "op-own" }),
+      operator: (id) => ({ id, name: id })
+    }
+    const row = fc.record({
+      site_id: fc.constantFrom("s-0", "s-1", "s-2", "s-3"),
+      tour_id: fc.constantFrom(...tourIds),
+      operator_id: fc.constant("op-own"),
+      day,
+      currency: fc.constant("EUR"),
+      bookings: count,
+      revenue_minor: fc.integer({ min: 0, max: 3 })
+    })
+    const original = (a: TourRow, b: TourRow) =>
+      (a.date ?? "").localeCompare(b.date ?? "") ||
+      a.surface.type.localeCompare(b.surface.type) * -1 ||
+      a.surface.id.localeCompare(b.surface.id) ||
+      b.revenue_minor - a.revenue_minor ||
+      (a.tour.name ?? "").localeCompare(b.tour.name ?? "") ||
+      (a.tour.id ?? "").localeCompare(b.tour.id ?? "")
+    fc.assert(fc.property(
+      fc.array(row, { maxLength: 60 }),
+      fc.array(channelSale, { maxLength: 20 }),
+      fc.constantFrom<"day" | "total">("day", "total"),
+      (siteSales, channelSales, granularity) => {
+        const { rows } = Either.getOrThrow(tourFigures({
+          granularity,
+          funnels: [],
+          siteSales,
+          channelSales,
+          surfaceFilter: undefined,
+          lookups: tricky,
+          toEur
+        }))
+        // Sorted by the localeCompare comparator (a stable sort of a sorted list changes nothing).
+        expect([...rows].sort(original)).toEqual(rows)
+      }
+    ))
+  })
 
   it("a sale without a rate is not a figure: Left lists the currency and day", () => {
     const result = tourFigures({
