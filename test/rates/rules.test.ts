@@ -5,7 +5,14 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
-import { addDays, convertMinor, makeRateTable, minorDigits, roundHalfAwayFromZero } from "../../src/rates/rules.js"
+import {
+  addDays,
+  converterTo,
+  convertMinor,
+  makeRateTable,
+  minorDigits,
+  roundHalfAwayFromZero
+} from "../../src/rates/rules.js"
 
 const DAY_MS = 86_400_000
 const dayArb = fc.integer({ min: 18_000, max: 22_000 }).map((n) => new Date(n * DAY_MS).toISOString().slice(0, 10))
@@ -158,6 +165,39 @@ describe("convertMinor", () => {
         const back = convertMinor(t, nok, "NOK", "EUR", "2026-11-20")!
         expect(Math.abs(back - amount)).toBeLessThanOrEqual(0.5 / rate + 0.5 + 1e-6)
       })
+    )
+  })
+})
+
+describe("converterTo", () => {
+  it("property: the same figure as convertMinor (and its formula) for every amount, currency and day, a missing rate null", () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({ currency: fc.constantFrom("EUR", "USD", "JPY"), day: dayArb, nokPerUnit: rateArb }),
+          { maxLength: 30 }
+        ),
+        fc.array(
+          fc.tuple(fc.integer({ min: -1e10, max: 1e10 }), fc.constantFrom("NOK", "EUR", "USD", "JPY", "SEK"), dayArb),
+          { maxLength: 60 }
+        ),
+        fc.constantFrom("NOK", "EUR"),
+        (rates, amounts, to) => {
+          const table = makeRateTable(rates)
+          const convert = converterTo(table, to)
+          // Twice over: the second pass reads what the first one cached.
+          for (const [amount, from, day] of [...amounts, ...amounts]) {
+            const expected = convertMinor(table, amount, from, to, day)
+            expect(convert(amount, from, day)).toBe(expected)
+            const fromRate = table.nokPerUnit(from, day)
+            const toRate = table.nokPerUnit(to, day)
+            if (from !== to && fromRate !== null && toRate !== null) {
+              const [f, t] = [minorDigits(from)!, minorDigits(to)!]
+              expect(expected).toBe(roundHalfAwayFromZero((amount * fromRate * 10 ** t) / (toRate * 10 ** f)))
+            }
+          }
+        }
+      )
     )
   })
 })
