@@ -31,8 +31,8 @@
  * three statements of src/partner/sales/SalesRepo.ts (own days, channel days, ledger coverage) sent
  * at once as Sales.summary sends them, then, when lines in another currency than the one asked for
  * are there, the rates read of src/rates/DailyRatesRepo.ts; the answer is built with the service's
- * own pure rules (src/partner/sales/rules.ts: ownSales, ledgerGaps, otherChannelFigures;
- * src/rates/rules.ts: makeRateTable, convertMinor), in the order Sales.summary applies them.
+ * own pure rules (src/partner/sales/rules.ts: ledgerGaps, foreignCurrencies, salesSummaryJson, the
+ * text the service sends; src/rates/rules.ts: makeRateTable), in the order Sales.summary applies them.
  *
  * GET /api/v1/analytics/sites and /analytics/tours (`npm run bench:analytics`; neither `site`, `tour_id`
  * nor `surface`): after the same key lookup and rate limit, the statements of
@@ -770,7 +770,7 @@ const salesSummary = async (key: Key, params: URLSearchParams) => {
       DEFAULT_LOOKBACK_DAYS
     )
   }
-  return salesRules.salesSummary({ from, to, currency, partners, own, channelRows, accounts, gaps, table })
+  return salesRules.salesSummaryJson({ from, to, currency, partners, own, channelRows, accounts, gaps, table })
 }
 
 const BOOKING = /^\/api\/v1\/bookings\/([^/]+)$/
@@ -1065,7 +1065,9 @@ const handle = async (req: IncomingMessage, res: ServerResponse) => {
     if (financeRead !== undefined) {
       body = await financeRead(await authenticate(req, headers, "finance:read"), url.searchParams)
     } else if (url.pathname === "/api/v1/sales") {
-      body = await salesSummary(await authenticate(req, headers, "finance:read"), url.searchParams)
+      // The service's text (rules.salesSummaryJson), sent as it is.
+      const text = await salesSummary(await authenticate(req, headers, "finance:read"), url.searchParams)
+      return send(res, 200, undefined, headers, "application/json", text)
     } else if (url.pathname === "/api/v1/analytics/sites") {
       body = await analyticsSites(await authenticate(req, headers, "analytics:read"), url.searchParams)
     } else if (url.pathname === "/api/v1/analytics/tours") {

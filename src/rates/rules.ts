@@ -114,43 +114,35 @@ export const roundHalfAwayFromZero = (value: number) => {
 }
 
 /**
+ * How `from` converts to `to` on `day`: a function of the amount in minor units, or null when a rate
+ * is missing (or a code is not a currency). The identity for the same currency.
+ */
+export const conversionOn = (
+  table: RateTable,
+  from: string,
+  to: string,
+  day: string
+): ((amountMinor: number) => number) | null => {
+  const source = from.trim().toUpperCase()
+  const target = to.trim().toUpperCase()
+  if (source === target) return identity
+  const fromDigits = minorDigits(source)
+  const toDigits = minorDigits(target)
+  if (fromDigits === null || toDigits === null) return null
+  const fromRate = table.nokPerUnit(source, day)
+  const toRate = table.nokPerUnit(target, day)
+  if (fromRate === null || toRate === null) return null
+  const scale = 10 ** toDigits
+  const divisor = toRate * 10 ** fromDigits
+  return (amountMinor) => roundHalfAwayFromZero((amountMinor * fromRate * scale) / divisor)
+}
+
+const identity = (amountMinor: number) => amountMinor
+
+/**
  * `amountMinor` of `from` in integer minor units of `to`, at the rates `day` uses; the amount
  * unchanged for the same currency; null when a rate is missing (or a code is not a currency).
  */
-/**
- * `convertMinor(table, amount, currency, to, day)` for many amounts into one currency: the same
- * arithmetic on the same operands (so the same result), with each (currency, day)'s rates and digits
- * looked up once. For answers that convert tens of thousands of rows over a few hundred days.
- */
-export const converterTo = (table: RateTable, to: string) => {
-  const target = to.trim().toUpperCase()
-  const toDigits = minorDigits(target)
-  type Operands = { readonly fromRate: number; readonly toRate: number; readonly fromDigits: number } | null
-  const byCurrency = new Map<string, Map<string, Operands>>()
-  const operands = (currency: string, day: string): Operands => {
-    let byDay = byCurrency.get(currency)
-    if (byDay === undefined) byCurrency.set(currency, byDay = new Map())
-    let found = byDay.get(day)
-    if (found === undefined) {
-      const source = currency.trim().toUpperCase()
-      const fromDigits = minorDigits(source)
-      const fromRate = table.nokPerUnit(source, day)
-      const toRate = table.nokPerUnit(target, day)
-      found = fromDigits === null || toDigits === null || fromRate === null || toRate === null
-        ? null
-        : { fromRate, toRate, fromDigits }
-      byDay.set(day, found)
-    }
-    return found
-  }
-  return (amountMinor: number, currency: string, day: string): number | null => {
-    if (currency.trim().toUpperCase() === target) return amountMinor
-    const o = operands(currency, day)
-    if (o === null || toDigits === null) return null
-    return roundHalfAwayFromZero((amountMinor * o.fromRate * 10 ** toDigits) / (o.toRate * 10 ** o.fromDigits))
-  }
-}
-
 export const convertMinor = (
   table: RateTable,
   amountMinor: number,
@@ -158,15 +150,21 @@ export const convertMinor = (
   to: string,
   day: string
 ): number | null => {
-  const source = from.trim().toUpperCase()
-  const target = to.trim().toUpperCase()
-  if (source === target) return amountMinor
-  const fromDigits = minorDigits(source)
-  const toDigits = minorDigits(target)
-  if (fromDigits === null || toDigits === null) return null
-  const fromRate = table.nokPerUnit(source, day)
-  const toRate = table.nokPerUnit(target, day)
-  if (fromRate === null || toRate === null) return null
-  const converted = (amountMinor * fromRate * 10 ** toDigits) / (toRate * 10 ** fromDigits)
-  return roundHalfAwayFromZero(converted)
+  const conversion = conversionOn(table, from, to, day)
+  return conversion === null ? null : conversion(amountMinor)
+}
+
+/**
+ * `convertMinor` into `to` for many amounts: each (currency, day)'s rates are looked up once (a
+ * year of channel rows repeats each pair for every channel), the arithmetic is the same.
+ */
+export const converterTo = (table: RateTable, to: string) => {
+  const byCurrency = new Map<string, Map<string, ((amountMinor: number) => number) | null>>()
+  return (amountMinor: number, from: string, day: string): number | null => {
+    let byDay = byCurrency.get(from)
+    if (byDay === undefined) byCurrency.set(from, byDay = new Map())
+    let conversion = byDay.get(day)
+    if (conversion === undefined) byDay.set(day, conversion = conversionOn(table, from, to, day))
+    return conversion === null ? null : conversion(amountMinor)
+  }
 }

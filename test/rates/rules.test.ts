@@ -170,6 +170,37 @@ describe("convertMinor", () => {
 })
 
 describe("converterTo", () => {
+  it("property: the same figure as convertMinor (and its formula) for every amount, currency and day, a missing rate null", () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({ currency: fc.constantFrom("EUR", "USD", "JPY"), day: dayArb, nokPerUnit: rateArb }),
+          { maxLength: 30 }
+        ),
+        fc.array(
+          fc.tuple(fc.integer({ min: -1e10, max: 1e10 }), fc.constantFrom("NOK", "EUR", "USD", "JPY", "SEK"), dayArb),
+          { maxLength: 60 }
+        ),
+        fc.constantFrom("NOK", "EUR"),
+        (rates, amounts, to) => {
+          const table = makeRateTable(rates)
+          const convert = converterTo(table, to)
+          // Twice over: the second pass reads what the first one cached.
+          for (const [amount, from, day] of [...amounts, ...amounts]) {
+            const expected = convertMinor(table, amount, from, to, day)
+            expect(convert(amount, from, day)).toBe(expected)
+            const fromRate = table.nokPerUnit(from, day)
+            const toRate = table.nokPerUnit(to, day)
+            if (from !== to && fromRate !== null && toRate !== null) {
+              const [f, t] = [minorDigits(from)!, minorDigits(to)!]
+              expect(expected).toBe(roundHalfAwayFromZero((amount * fromRate * 10 ** t) / (toRate * 10 ** f)))
+            }
+          }
+        }
+      )
+    )
+  })
+
   it("property: the same answer as convertMinor for every amount, currency and day (null included)", () => {
     const table = makeRateTable([
       { currency: "EUR", day: "2026-11-20", nokPerUnit: 11.5 },

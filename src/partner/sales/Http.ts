@@ -3,7 +3,6 @@ import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import { PartnerApi } from "../Api.js"
 import { CurrentKey } from "../auth/security.js"
-import type { SalesSummary } from "./Api.js"
 import { Sales } from "./Sales.js"
 
 export const SalesLive = HttpApiBuilder.group(PartnerApi, "sales", (handlers) =>
@@ -11,11 +10,11 @@ export const SalesLive = HttpApiBuilder.group(PartnerApi, "sales", (handlers) =>
     const sales = yield* Sales
     return handlers.handle("summary", ({ urlParams: p }) =>
       Effect.gen(function*() {
-        const summary: SalesSummary = yield* sales.forKey(yield* CurrentKey, p)
-        // A year of days is about 600 KB of JSON: the string goes to the socket as it is (as jsonBody
-        // would, without its second copy of the body as bytes: a large allocation per request that
-        // showed as garbage collection and tail latency in bench:sales, bench/README.md).
-        const text = JSON.stringify(summary)
+        // A year of days is about 600 KB of JSON, written directly as text (rules.salesSummaryJson:
+        // the JSON of a SalesSummary without building one) and sent as it is, without a second copy
+        // as bytes (jsonBody's): allocations that showed as garbage collection and tail latency in
+        // bench:sales (bench/README.md, issue 13).
+        const text = yield* sales.forKeyJson(yield* CurrentKey, p)
         return HttpServerResponse.raw(text, {
           contentType: "application/json",
           contentLength: Buffer.byteLength(text)

@@ -29,7 +29,8 @@ export class Sales extends Effect.Service<Sales>()("Partner/Sales", {
     const config = yield* SalesConfig
     const staleAfterMs = config.ledgerStaleAfterMinutes * 60_000
 
-    const summary = Effect.fn("Sales.summary")(function*(r: SalesRequest) {
+    /** What the answer is made of: the rollups' rows, the ledger's gaps, the rates the rows need. */
+    const read = Effect.fn("Sales.summary")(function*(r: SalesRequest) {
       const operatorIds = r.partners.map((p) => p.id)
       const range = { operatorIds, from: r.from, to: r.to }
       const [own, channelRows, accounts] = yield* Effect.all(
@@ -41,15 +42,15 @@ export class Sales extends Effect.Service<Sales>()("Partner/Sales", {
       const table = foreign.length === 0
         ? null
         : yield* rates.table({ currencies: [...foreign, r.currency], from: r.from, to: r.to })
-      return rules.salesSummary({ ...r, own, channelRows, accounts, gaps, table }) satisfies SalesSummary
+      return { ...r, own, channelRows, accounts, gaps, table } satisfies rules.SummaryInput
     })
 
-    /** GET /sales for a key (the REST handler and the assistant's `get_sales`): the range, the operators in view, the sums. */
-    const forKey = Effect.fn("Sales.forKey")(function*(key: AuthenticatedKey, p: typeof SalesParams.Type) {
+    /** The request of GET /sales for a key: the range checked, the operators in view. */
+    const requestFor = Effect.fn("Sales.forKey")(function*(key: AuthenticatedKey, p: typeof SalesParams.Type) {
       const range = rules.checkSalesRange(p.from, p.to)
       if (Either.isLeft(range)) return yield* new InvalidRequest(range.left)
       const operatorIds = yield* operatorIdsFor(key, p.partner_id)
-      return yield* summary({
+      return yield* read({
         partners: key.partners.filter((k) => operatorIds.includes(k.id)),
         from: p.from,
         to: p.to,
@@ -57,7 +58,15 @@ export class Sales extends Effect.Service<Sales>()("Partner/Sales", {
       })
     })
 
-    return { summary, forKey } as const
+    /** GET /sales for a key, as a value (the assistant's `get_sales`). */
+    const forKey = (key: AuthenticatedKey, p: typeof SalesParams.Type) =>
+      Effect.map(requestFor(key, p), (i): SalesSummary => rules.salesSummary(i))
+
+    /** GET /sales for a key as the JSON text of a `SalesSummary` (the REST handler: rules.salesSummaryJson). */
+    const forKeyJson = (key: AuthenticatedKey, p: typeof SalesParams.Type) =>
+      Effect.map(requestFor(key, p), rules.salesSummaryJson)
+
+    return { forKey, forKeyJson } as const
   }),
   dependencies: [SalesRepo.Default, DailyRates.Default]
 }) {}

@@ -6,7 +6,7 @@
  */
 import { Either } from "effect"
 import { checkDayRange } from "../../domain/localDay.js"
-import { convertMinor, type RateTable } from "../../rates/rules.js"
+import { converterTo, type RateTable } from "../../rates/rules.js"
 
 /** Longest range, in days with both ends counted (so `to` − `from` ≤ 365). */
 export const SALES_MAX_DAYS = 366
@@ -34,22 +34,72 @@ export interface OwnDayRow {
   readonly revenue_minor: number
 }
 
-/** Days as read (one per day, currency and operator, oldest first) and their totals per currency and operator. */
-export const ownSales = (rows: ReadonlyArray<OwnDayRow>, partnerOf: (operatorId: string) => Partner) => {
-  const totals = new Map<string, { currency: string; partner: Partner; revenue_minor: number; bookings: number }>()
-  const days = rows.map((r) => {
-    const partner = partnerOf(r.operator_id)
-    const key = `${r.currency}|${r.operator_id}`
-    const total = totals.get(key) ?? { currency: r.currency, partner, revenue_minor: 0, bookings: 0 }
+export interface OwnSalesTotal {
+  currency: string
+  partner: Partner
+  revenue_minor: number
+  bookings: number
+}
+
+/** Totals per currency and operator of the own-sales rows: by currency, then operator name. */
+export const ownTotals = (rows: ReadonlyArray<OwnDayRow>, partnerOf: (operatorId: string) => Partner) => {
+  const byOperator = new Map<string, Map<string, OwnSalesTotal>>()
+  const totals: Array<OwnSalesTotal> = [] // in order of first appearance (the sort below is stable)
+  for (const r of rows) {
+    let byCurrency = byOperator.get(r.operator_id)
+    if (byCurrency === undefined) byOperator.set(r.operator_id, byCurrency = new Map())
+    let total = byCurrency.get(r.currency)
+    if (total === undefined) {
+      total = { currency: r.currency, partner: partnerOf(r.operator_id), revenue_minor: 0, bookings: 0 }
+      byCurrency.set(r.currency, total)
+      totals.push(total)
+    }
     total.revenue_minor += r.revenue_minor
     total.bookings += r.bookings
-    totals.set(key, total)
-    return { date: r.day, revenue_minor: r.revenue_minor, bookings: r.bookings, currency: r.currency, partner }
-  })
-  const ordered = [...totals.values()].sort((a, b) =>
-    a.currency.localeCompare(b.currency) || a.partner.name.localeCompare(b.partner.name)
-  )
-  return { days, totals: ordered }
+  }
+  return totals.sort((a, b) => a.currency.localeCompare(b.currency) || a.partner.name.localeCompare(b.partner.name))
+}
+
+/** Days as read (one per day, currency and operator, oldest first) and their totals per currency and operator. */
+export const ownSales = (rows: ReadonlyArray<OwnDayRow>, partnerOf: (operatorId: string) => Partner) => ({
+  days: rows.map((r) => ({
+    date: r.day,
+    revenue_minor: r.revenue_minor,
+    bookings: r.bookings,
+    currency: r.currency,
+    partner: partnerOf(r.operator_id)
+  })),
+  totals: ownTotals(rows, partnerOf)
+})
+
+/** A number as JSON.stringify writes it. */
+const jsonNumber = (n: number) => (Number.isFinite(n) ? String(n) : "null")
+
+/**
+ * `JSON.stringify(ownSales(rows, partnerOf).days)`, written directly: a year of days for ten
+ * operators is 3,660 rows, and building an object per row to serialise it again was most of a
+ * request's own work and garbage (bench/README.md, issue 13). Each operator's `partner` object,
+ * each day and each currency is serialised once; test/partner/sales/rules.test.ts holds it to the
+ * same text.
+ */
+export const ownDaysJson = (rows: ReadonlyArray<OwnDayRow>, partnerOf: (operatorId: string) => Partner) => {
+  const partners = new Map<string, string>()
+  const currencies = new Map<string, string>()
+  let lastDay: string | undefined
+  let dayJson = ""
+  let json = "["
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i]!
+    if (r.day !== lastDay) dayJson = JSON.stringify(lastDay = r.day)
+    let currency = currencies.get(r.currency)
+    if (currency === undefined) currencies.set(r.currency, currency = JSON.stringify(r.currency))
+    let partner = partners.get(r.operator_id)
+    if (partner === undefined) partners.set(r.operator_id, partner = JSON.stringify(partnerOf(r.operator_id)))
+    json += `${i === 0 ? "" : ","}{"date":${dayJson},"revenue_minor":${jsonNumber(r.revenue_minor)},"bookings":${
+      jsonNumber(r.bookings)
+    },"currency":${currency},"partner":${partner}}`
+  }
+  return json + "]"
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -196,20 +246,21 @@ export interface SummaryInput {
   readonly table: RateTable | null
 }
 
-/**
- * The sales summary: own sales as they are; other channels converted at each day's rate, or, when
- * the ledger has gaps or a rate is missing, `available: false` with the reasons and no figures.
- */
-export const salesSummary = (i: SummaryInput) => {
-  const byId = new Map(i.partners.map((p) => [p.id, p]))
-  const partnerOf = (id: string): Partner => byId.get(id) ?? { id, name: id }
+/** The operator of an id: the key's (with its name), or the id alone. */
+const partnersOf = (partners: ReadonlyArray<Partner>) => {
+  const byId = new Map(partners.map((p) => [p.id, p]))
+  return (id: string): Partner => byId.get(id) ?? { id, name: id }
+}
+
+/** `other_channels` of the answer: converted figures, or `available: false` with the reasons. */
+const otherChannels = (i: SummaryInput, partnerOf: (id: string) => Partner) => {
   let unavailable = i.gaps
   let figures = NO_FIGURES
   if (unavailable.length === 0) {
+    const toCurrency = i.table && converterTo(i.table, i.currency)
     const converted = otherChannelFigures(
       i.channelRows,
-      (amount, currency, day) =>
-        currency === i.currency ? amount : i.table && convertMinor(i.table, amount, currency, i.currency, day)
+      (amount, currency, day) => currency === i.currency ? amount : toCurrency && toCurrency(amount, currency, day)
     )
     if (Either.isRight(converted)) figures = converted.right
     else {
@@ -227,20 +278,42 @@ export const salesSummary = (i: SummaryInput) => {
     ? null
     : new Date(Math.min(...(untilTimes as Array<number>))).toISOString()
   return {
+    currency: i.currency,
+    partners: covered.sort((a, b) => a.name.localeCompare(b.name)),
+    available: unavailable.length === 0,
+    as_of: asOf,
+    ...(unavailable.length === 0 ? figures : NO_FIGURES),
+    unavailable: unavailable.map((g) => ({
+      partners: g.operatorIds.map(partnerOf),
+      reason: g.reason,
+      detail: g.detail
+    }))
+  }
+}
+
+/**
+ * The sales summary: own sales as they are; other channels converted at each day's rate, or, when
+ * the ledger has gaps or a rate is missing, `available: false` with the reasons and no figures.
+ */
+export const salesSummary = (i: SummaryInput) => {
+  const partnerOf = partnersOf(i.partners)
+  return {
     from: i.from,
     to: i.to,
     panion: ownSales(i.own, partnerOf),
-    other_channels: {
-      currency: i.currency,
-      partners: covered.sort((a, b) => a.name.localeCompare(b.name)),
-      available: unavailable.length === 0,
-      as_of: asOf,
-      ...(unavailable.length === 0 ? figures : NO_FIGURES),
-      unavailable: unavailable.map((g) => ({
-        partners: g.operatorIds.map(partnerOf),
-        reason: g.reason,
-        detail: g.detail
-      }))
-    }
+    other_channels: otherChannels(i, partnerOf)
   }
+}
+
+/**
+ * `JSON.stringify(salesSummary(i))`, the same text, with the own days (the bulk of a year's answer)
+ * written directly by `ownDaysJson`: what GET /sales sends.
+ */
+export const salesSummaryJson = (i: SummaryInput): string => {
+  const partnerOf = partnersOf(i.partners)
+  return `{"from":${JSON.stringify(i.from)},"to":${JSON.stringify(i.to)},"panion":{"days":${
+    ownDaysJson(i.own, partnerOf)
+  },"totals":${JSON.stringify(ownTotals(i.own, partnerOf))}},"other_channels":${
+    JSON.stringify(otherChannels(i, partnerOf))
+  }}`
 }

@@ -4,10 +4,15 @@ import fc from "fast-check"
 import {
   type ChannelDayRow,
   checkSalesRange,
+  type LedgerCoverage,
   ledgerGaps,
   otherChannelFigures,
-  ownSales
+  ownDaysJson,
+  ownSales,
+  salesSummary,
+  salesSummaryJson
 } from "../../../src/partner/sales/rules.js"
+import { makeRateTable } from "../../../src/rates/rules.js"
 
 const day = fc.integer({ min: 0, max: 30 }).map((n) => `2026-01-${String(n + 1).padStart(2, "0")}`)
 const row = fc.record({
@@ -76,6 +81,85 @@ describe("sales rules", () => {
         expect(totals.reduce((n, t) => n + t.bookings, 0)).toBe(rows.reduce((n, r) => n + r.bookings, 0))
       }
     )))
+
+  describe("the answer as JSON text (what GET /sales sends)", () => {
+    const operator = fc.constantFrom("a", "b", "c", "d")
+    const ownRow = fc.record({
+      day,
+      currency: fc.constantFrom("NOK", "EUR", "SEK"),
+      operator_id: operator,
+      bookings: fc.integer({ min: 0, max: 99 }),
+      revenue_minor: fc.integer({ min: -1_000_000, max: 1e12 })
+    })
+    // Names that need escaping, and an operator of the rows the key does not name ("d": `{id, name: id}`).
+    const partners = [
+      { id: "a", name: "Fjord \"Explorer\" AS" },
+      { id: "b", name: "Ålesund\\Bølge\nTurer" },
+      { id: "c", name: "Tromsø 🐋 Safari" }
+    ]
+    const account = fc.record({
+      account_id: fc.constantFrom("x", "y"),
+      operator_ids: fc.subarray(["a", "b", "c", "d"], { minLength: 1 }),
+      covered_from: fc.constantFrom("2025-06-01", "2026-01-15", null),
+      covered_until: fc.constantFrom(new Date("2026-02-01T10:00:00Z"), null),
+      last_outcome: fc.constantFrom("ok", "failed", null),
+      last_attempt_at: fc.constantFrom(new Date("2026-02-01T10:00:00Z"), null)
+    })
+    const input = fc.record({
+      own: fc.array(ownRow, { maxLength: 80 }).map((rows) =>
+        [...rows].sort((x, y) => x.day.localeCompare(y.day) || x.operator_id.localeCompare(y.operator_id))
+      ),
+      channelRows: fc.array(row, { maxLength: 60 }),
+      accounts: fc.array(account, { maxLength: 3 }),
+      currency: fc.constantFrom("NOK" as const, "EUR" as const),
+      withRates: fc.boolean()
+    }).map(({ accounts, withRates, ...rest }) => ({
+      ...rest,
+      from: "2026-01-01",
+      to: "2026-01-31",
+      partners,
+      accounts: accounts as Array<LedgerCoverage>,
+      gaps: ledgerGaps(accounts, { from: "2026-01-01", to: "2026-01-31" }, new Date("2026-02-01T10:10:00Z"), 3_600_000),
+      // EUR and NOK on most days (a weekend or a gap leaves some without), never USD: missing rates happen.
+      table: withRates
+        ? makeRateTable(
+          Array.from({ length: 31 }, (_, n) => `2026-01-${String(n + 1).padStart(2, "0")}`)
+            .filter((_, n) => n % 9 !== 4)
+            .map((d, n) => ({ currency: "EUR", day: d, nokPerUnit: 11.2 + n / 97 }))
+        )
+        : null
+    }))
+
+    it("property: the very text of JSON.stringify(salesSummary), for any rows, gaps and rates", () =>
+      fc.assert(fc.property(input, (i) => {
+        const text = salesSummaryJson(i)
+        expect(text).toBe(JSON.stringify(salesSummary(i)))
+        // Every figure is there: the own days are the rows, their totals add up, each day names its operator.
+        const body = JSON.parse(text)
+        expect(body.panion.days.map((d: any) => [d.date, d.revenue_minor, d.bookings, d.currency, d.partner.id]))
+          .toEqual(i.own.map((r) => [r.day, r.revenue_minor, r.bookings, r.currency, r.operator_id]))
+        for (const t of body.panion.totals) {
+          const mine = body.panion.days.filter((d: any) => d.currency === t.currency && d.partner.id === t.partner.id)
+          expect(mine.reduce((n: number, d: any) => n + d.revenue_minor, 0)).toBe(t.revenue_minor)
+          expect(mine.reduce((n: number, d: any) => n + d.bookings, 0)).toBe(t.bookings)
+        }
+      })))
+
+    it("own days: the fields of each day in the schema's order, the operator's object as the key has it", () => {
+      const text = ownDaysJson(
+        [
+          { day: "2026-01-01", currency: "NOK", operator_id: "a", bookings: 2, revenue_minor: 259000 },
+          { day: "2026-01-01", currency: "EUR", operator_id: "d", bookings: 1, revenue_minor: -50 }
+        ],
+        (id) => partners.find((p) => p.id === id) ?? { id, name: id }
+      )
+      expect(text).toBe(
+        `[{"date":"2026-01-01","revenue_minor":259000,"bookings":2,"currency":"NOK","partner":{"id":"a","name":"Fjord \\"Explorer\\" AS"}},` +
+          `{"date":"2026-01-01","revenue_minor":-50,"bookings":1,"currency":"EUR","partner":{"id":"d","name":"d"}}]`
+      )
+      expect(ownDaysJson([], () => partners[0]!)).toBe("[]")
+    })
+  })
 
   it("the range: inclusive, at most 366 days counting both ends", () => {
     expect(checkSalesRange("2026-01-01", "2026-01-01")).toEqual(Either.right(1))
