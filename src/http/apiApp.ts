@@ -21,10 +21,9 @@ import {
   HttpServerRequest,
   HttpServerResponse
 } from "@effect/platform"
-import { Chunk, Effect, FiberRef, Layer, LogLevel, type Scope } from "effect"
+import { Chunk, Context, Effect, FiberRef, HashMap, Layer, LogLevel, type Scope } from "effect"
 import { randomUUID } from "node:crypto"
-import { recordRequest } from "../observability/metrics.js"
-import { annotateSpan } from "../observability/spanFn.js"
+import { recordRequestNow } from "../observability/metrics.js"
 import { decodedUrl, urlCarriesSecretKey } from "../partner/auth/apiKey.js"
 import { isQuickbookUrl } from "../quickbook/schemas.js"
 import { refailBodyRejections, withJsonBody } from "./requestBody.js"
@@ -62,20 +61,27 @@ export const apiMiddleware = (
   errors: ErrorMapping
 ) =>
 <E, R>(inner: HttpApp.Default<E, R>): HttpApp.Default<unknown, R> => {
-  // The route templates for the request metric, read from the router on the first request.
   let routes: ReadonlyArray<HttpRouter.Route<unknown, unknown>> | undefined
   const routeOf = routeMatcher(() => routes ?? [])
-  return Effect.gen(function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    if (routes === undefined) routes = Chunk.toReadonlyArray((yield* router.router).routes)
+  // The route templates for the request metric, read from the router when first needed.
+  const readRoutes = Effect.map(router.router, (current) => {
+    routes = Chunk.toReadonlyArray(current.routes)
+  })
+  const checked = inner.pipe(refailBodyRejections, refailWrongMethod(router))
+  // Few effect steps per request: the request's own state is read and set on its fiber directly (no
+  // Effect.gen, no Effect.locally: bench/README.md, "Issue 18: the framework's overhead").
+  const serve = Effect.withFiberRuntime<
+    HttpServerResponse.HttpServerResponse,
+    unknown,
+    R | HttpServerRequest.HttpServerRequest
+  >((fiber) => {
+    const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
     const given = request.headers["x-request-id"]
     const requestId = given && REQUEST_ID.test(given) ? given : randomUUID()
     const ctx = { requestId, headers: {} as Record<string, string> }
-    yield* annotateSpan({ request_id: requestId })
     // Bodies read by ./requestBody.ts, a known path with another method is 405. (The platform
     // types the app's failures as never; the API's error mapping answers whatever fails.)
     const bodied = withJsonBody(request)
-    const checked = inner.pipe(refailBodyRejections, refailWrongMethod(router))
     // A request without a body is served as it came (no copy of the fiber's context for it).
     const app = bodied === request
       ? checked
@@ -86,37 +92,56 @@ export const apiMiddleware = (
     // pooled connection, another caller's (a 500 for them; seen in the benchmark, docs/decisions.md).
     // The answer of a request whose client left is simply not delivered. Deadlines on outside systems
     // stay able to cut a call that hangs (src/adapters/jsonHttp.ts, src/catalogue/readDepartures.ts).
-    const response = yield* errors(app, request, requestId).pipe(
-      Effect.locally(CurrentRequest, ctx),
-      Effect.annotateLogs("request_id", requestId),
-      Effect.uninterruptible
-    )
-    const ms = performance.now() - started
-    yield* recordRequest({
-      api: isQuickbookUrl(request.url) ? "quickbook" : "partner",
-      method: request.method,
-      route: routeOf(request.method, request.url),
-      status: response.status
-    }, ms / 1000)
-    // The access log line; its fields (a URL redaction among them) are built only when Info is logged.
-    if (LogLevel.greaterThanEqual(LogLevel.Info, yield* FiberRef.get(FiberRef.currentMinimumLogLevel))) {
-      yield* Effect.logInfo("request").pipe(
-        Effect.annotateLogs({
-          request_id: requestId,
-          method: request.method,
-          url: loggableUrl(request.url),
-          status: response.status,
-          ms: Math.round(ms)
-        })
+    const answered = Effect.flatMap(Effect.uninterruptible(errors(app, request, requestId)), (response) => {
+      const ms = performance.now() - started
+      recordRequestNow({
+        api: isQuickbookUrl(request.url) ? "quickbook" : "partner",
+        method: request.method,
+        route: routeOf(request.method, request.url),
+        status: response.status
+      }, ms / 1000)
+      const answer = HttpServerResponse.setHeaders(response, {
+        ...ctx.headers,
+        "X-Request-Id": requestId,
+        // The rest of a body over the limit is not read: close the connection rather than drain it.
+        ...(response.status === 413 ? { Connection: "close" } : {})
+      })
+      // The access log line; its fields (a URL redaction among them) are built only when Info is logged.
+      if (!LogLevel.greaterThanEqual(LogLevel.Info, fiber.getFiberRef(FiberRef.currentMinimumLogLevel))) {
+        return Effect.succeed(answer)
+      }
+      return Effect.as(
+        Effect.logInfo("request").pipe(
+          Effect.annotateLogs({
+            request_id: requestId,
+            method: request.method,
+            url: loggableUrl(request.url),
+            status: response.status,
+            ms: Math.round(ms)
+          })
+        ),
+        answer
       )
-    }
-    return HttpServerResponse.setHeaders(response, {
-      ...ctx.headers,
-      "X-Request-Id": requestId,
-      // The rest of a body over the limit is not read: close the connection rather than drain it.
-      ...(response.status === 413 ? { Connection: "close" } : {})
     })
+    // The request id for every log line and for the code deeper down (CurrentRequest). Every request
+    // runs on a fiber of its own (the HTTP server forks one per request), so both are set on it rather
+    // than scoped with Effect.locally (a copy of the fiber's references and an acquire/release each):
+    // what runs on this fiber after the answer is only the sending of the answer.
+    const annotated = Effect.zipRight(
+      FiberRef.set(CurrentRequest, ctx),
+      Effect.zipRight(
+        FiberRef.set(
+          FiberRef.currentLogAnnotations,
+          HashMap.set(fiber.getFiberRef(FiberRef.currentLogAnnotations), "request_id", requestId)
+        ),
+        answered
+      )
+    )
+    return fiber.getFiberRef(FiberRef.currentTracerEnabled)
+      ? Effect.zipRight(Effect.annotateCurrentSpan({ request_id: requestId }), annotated)
+      : annotated
   })
+  return Effect.suspend(() => routes === undefined ? Effect.zipRight(readRoutes, serve) : serve)
 }
 
 /**

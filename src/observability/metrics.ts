@@ -22,25 +22,30 @@ export const httpRequestDuration = Metric.histogram(REQUEST_DURATION, SECONDS, R
 const requestSeries = new Map<string, MetricHook.MetricHook<number, MetricState.MetricState.Histogram>>()
 
 /** Records one request; `route` is the template (`/api/v1/bookings/{id}`) or `unmatched`. */
+export const recordRequestNow = (
+  labels: { readonly api: string; readonly method: string; readonly route: string; readonly status: number },
+  seconds: number
+): void => {
+  const name = `${labels.api} ${labels.method} ${labels.status} ${labels.route}`
+  let hook = requestSeries.get(name)
+  if (hook === undefined) {
+    const key = MetricKey.taggedWithLabels(MetricKey.histogram(REQUEST_DURATION, SECONDS, REQUEST_DURATION_HELP), [
+      MetricLabel.make("api", labels.api),
+      MetricLabel.make("http.request.method", labels.method),
+      MetricLabel.make("http.route", labels.route),
+      MetricLabel.make("http.response.status_code", String(labels.status))
+    ])
+    hook = Metric.globalMetricRegistry.get(key)
+    requestSeries.set(name, hook)
+  }
+  hook.update(seconds)
+}
+
+/** `recordRequestNow` as an effect. */
 export const recordRequest = (
   labels: { readonly api: string; readonly method: string; readonly route: string; readonly status: number },
   seconds: number
-) =>
-  Effect.sync(() => {
-    const name = `${labels.api} ${labels.method} ${labels.status} ${labels.route}`
-    let hook = requestSeries.get(name)
-    if (hook === undefined) {
-      const key = MetricKey.taggedWithLabels(MetricKey.histogram(REQUEST_DURATION, SECONDS, REQUEST_DURATION_HELP), [
-        MetricLabel.make("api", labels.api),
-        MetricLabel.make("http.request.method", labels.method),
-        MetricLabel.make("http.route", labels.route),
-        MetricLabel.make("http.response.status_code", String(labels.status))
-      ])
-      hook = Metric.globalMetricRegistry.get(key)
-      requestSeries.set(name, hook)
-    }
-    hook.update(seconds)
-  })
+) => Effect.sync(() => recordRequestNow(labels, seconds))
 
 export const rateLimitRefusals = Metric.counter("rate_limit.refusals", {
   description: "Requests refused by a per-window rate limit (429), by bucket kind",

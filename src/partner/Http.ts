@@ -9,11 +9,12 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
 import { apiHttpApp } from "../http/apiApp.js"
 import { DocsRoutes } from "../http/docs/routes.js"
+import { jsonBody } from "../http/json.js"
 import { Readiness } from "../http/lifecycle/Readiness.js"
 import { RateLimiter } from "../http/RateLimiter.js"
 import { referencePageLayer } from "../http/referencePage.js"
 import { AnalyticsLive } from "./analytics/Http.js"
-import { meOf, PartnerApi } from "./Api.js"
+import { Health, meOf, PartnerApi } from "./Api.js"
 import { KeyAuth } from "./auth/KeyAuth.js"
 import { PartnerAuthLive } from "./auth/middleware.js"
 import { CurrentKey } from "./auth/security.js"
@@ -45,8 +46,10 @@ export const HealthLive = HttpApiBuilder.group(PartnerApi, "health", (handlers) 
     const sql = yield* SqlClient.SqlClient
     const readiness = yield* Readiness
     const unavailable = Effect.sync(() => HttpServerResponse.unsafeJson({ status: "unavailable" }, { status: 503 }))
+    // The probe's answer, serialised once (src/http/json.ts): no schema pass per probe.
+    const healthy = Effect.succeed(jsonBody(Health, { status: "ok" }))
     return handlers
-      .handle("healthz", () => Effect.succeed({ status: "ok" as const }))
+      .handle("healthz", () => healthy)
       .handle("readyz", () =>
         // Draining (a shutdown began): 503 at once, so the load balancer sends no new work here.
         readiness.draining() ? unavailable : probe(sql, unavailable))
@@ -61,7 +64,7 @@ const probe = (sql: SqlClient.SqlClient, unavailable: Effect.Effect<HttpServerRe
     Effect.disconnect,
     Effect.interruptible,
     Effect.timeout("2 seconds"),
-    Effect.as({ status: "ok" as const }),
+    Effect.as(jsonBody(Health, { status: "ok" })),
     Effect.catchAllCause(() => unavailable)
   )
 

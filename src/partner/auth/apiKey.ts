@@ -61,5 +61,10 @@ export const decodedUrl = (url: string) => {
   }
 }
 
-/** True when a URL carries a secret key anywhere (path or query, raw or percent-encoded). */
-export const urlCarriesSecretKey = (url: string) => looksLikeSecretKey(url) || looksLikeSecretKey(decodedUrl(url))
+/**
+ * True when a URL carries a secret key anywhere (path or query, raw or percent-encoded). Asked on
+ * every request: a URL without `%` decodes to itself but for `+` → space, which cannot make a key
+ * appear, so only a URL with `%` is decoded.
+ */
+export const urlCarriesSecretKey = (url: string) =>
+  looksLikeSecretKey(url) || (url.includes("%") && looksLikeSecretKey(decodedUrl(url)))

@@ -10,9 +10,9 @@ import { Context, Effect, Layer, Option } from "effect"
 import { AppConfig } from "../../config.js"
 import { Forbidden, RateLimited, Unauthorized } from "../../domain/errors.js"
 import { RateLimiter, rateLimitHeaders } from "../../http/RateLimiter.js"
-import { addResponseHeaders } from "../../http/requestContext.js"
+import { CurrentRequest } from "../../http/requestContext.js"
 import { PartnerApi } from "../Api.js"
-import { KeyAuth } from "./KeyAuth.js"
+import { type AuthenticatedKey, KeyAuth } from "./KeyAuth.js"
 import { looksLikePublishableKey } from "./publishableKey.js"
 import type { Scope } from "./scopes.js"
 import { PartnerAuth, RequiredScope } from "./security.js"
@@ -41,35 +41,45 @@ export const makeSecretKeyAuth = Effect.gen(function*() {
   const keys = yield* KeyAuth
   const limiter = yield* RateLimiter
   const { rateLimitPerMinute } = yield* AppConfig
-  return Effect.gen(function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
+  // Few effect steps per request: what the request carries is read from the fiber at once
+  // (bench/README.md, "Issue 18: the framework's overhead").
+  return Effect.withFiberRuntime<AuthenticatedKey, Unauthorized | RateLimited | Forbidden>((fiber) => {
+    const context = fiber.currentContext
+    const request = Context.unsafeGet(context, HttpServerRequest.HttpServerRequest)
     // The built-in bearer decoding slices off any scheme; read the header strictly ourselves.
     const header = request.headers.authorization ?? ""
     const token = BEARER.exec(header)?.[1]
     if (header !== "" && token === undefined) {
-      return yield* new Unauthorized({ detail: "use the Bearer scheme: `Authorization: Bearer svc_live_...`" })
+      return new Unauthorized({ detail: "use the Bearer scheme: `Authorization: Bearer svc_live_...`" })
     }
     if (header === "" && queryKeys(request.url).some(looksLikePublishableKey)) {
-      return yield* new Unauthorized({
+      return new Unauthorized({
         detail: "a publishable key (pk_widget_...) reads only the tours endpoints (/api/v1/tours...); this endpoint " +
           "needs a secret key in `Authorization: Bearer svc_live_...`"
       })
     }
-    const key = yield* keys.authenticate(token ?? "")
-    const decision = yield* limiter.hit(`partner:${key.id}`, rateLimitPerMinute, 60)
-    yield* addResponseHeaders({ ...rateLimitHeaders(decision), "Cache-Control": "private, no-store" })
-    if (!decision.allowed) {
-      return yield* new RateLimited({
-        detail: `more than ${decision.limit} requests in ${decision.windowSeconds} seconds with this key`,
-        retryAfterSeconds: decision.resetSeconds
-      })
-    }
-    const { route } = yield* HttpRouter.RouteContext
+    const { route } = Context.unsafeGet(context, HttpRouter.RouteContext)
     const scope = requiredScopes.get(`${route.method} ${route.path}`)
-    if (scope !== undefined && !key.scopes.includes(scope)) {
-      return yield* new Forbidden({ detail: `this key lacks the scope ${scope}`, scope })
-    }
-    return key
+    return Effect.flatMap(keys.authenticate(token ?? ""), (key) =>
+      Effect.flatMap(
+        limiter.hit(`partner:${key.id}`, rateLimitPerMinute, 60),
+        (decision): Effect.Effect<AuthenticatedKey, RateLimited | Forbidden> => {
+          Object.assign(fiber.getFiberRef(CurrentRequest).headers, {
+            ...rateLimitHeaders(decision),
+            "Cache-Control": "private, no-store"
+          })
+          if (!decision.allowed) {
+            return new RateLimited({
+              detail: `more than ${decision.limit} requests in ${decision.windowSeconds} seconds with this key`,
+              retryAfterSeconds: decision.resetSeconds
+            })
+          }
+          if (scope !== undefined && !key.scopes.includes(scope)) {
+            return new Forbidden({ detail: `this key lacks the scope ${scope}`, scope })
+          }
+          return Effect.succeed(key)
+        }
+      ))
   })
 })
 
