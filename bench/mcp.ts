@@ -43,6 +43,14 @@ import { PROJECT_DIR, readSettings } from "./settings.js"
 const RESULTS = path.resolve(PROJECT_DIR, process.env.BENCH_MCP_RESULTS || "bench/mcp-results.json")
 const CONNECTIONS = (process.env.BENCH_MCP_CONNECTIONS ?? "1,8").split(",").map((s) => Number(s.trim()))
   .filter((n) => Number.isInteger(n) && n > 0)
+/** Which of the three targets are loaded (all by default): e.g. `mcp` alone for a CPU profile of MCP calls only. */
+const TARGETS = (process.env.BENCH_MCP_TARGETS ?? "rest,mcp,floor").split(",").map((s) => s.trim())
+/**
+ * A second service entry (e.g. a copy of src/ before a change) started beside the first, with its own
+ * OAuth connection: its reads are the targets `rest-B` and `mcp-B` (name them in BENCH_MCP_TARGETS), so
+ * that a before/after comparison is measured interleaved, in the same minutes (the machine is shared).
+ */
+const SERVICE_B = process.env.BENCH_MCP_SERVICE_B ?? ""
 const SERVICE_APPLICATION_NAME = "tour-partner-service"
 const FLOOR_APPLICATION_NAME = "bench-floor"
 const TARGET = 0.8
@@ -186,6 +194,14 @@ const loadPart = (
     )
     const accessToken = connected.tokens.access_token
     yield* Effect.promise(() => connected.close())
+    const serviceB = SERVICE_B === "" ? undefined : yield* Effect.gen(function*() {
+      const b = yield* startTracedServiceAndFloor("mcpB", { ...settings, serviceEntry: SERVICE_B }, url)
+      const c = yield* Effect.promise(() =>
+        connectAssistantAsync(b.service.base, { ...person, operatorIds: [dataset.operator1], scopes: SCOPES })
+      )
+      yield* Effect.promise(() => c.close())
+      return { service: b.service, accessToken: c.tokens.access_token }
+    })
 
     const list = "/api/v1/bookings?limit=50"
     const to = addDays(dataset.day, 30)
@@ -230,7 +246,7 @@ const loadPart = (
     const database = new URL(url).pathname.slice(1)
     const targetsOf = (s: Scenario): ReadonlyArray<LoadTarget> => {
       const svc = { base: service.base, pid: service.child.pid!, applicationName: SERVICE_APPLICATION_NAME }
-      return [
+      const all: ReadonlyArray<LoadTarget> = [
         { ...svc, name: "rest", request: restRequest(s) },
         { ...svc, name: "mcp", request: mcpRequest(s, accessToken) },
         {
@@ -241,6 +257,23 @@ const loadPart = (
           request: restRequest(s)
         }
       ]
+      const b: ReadonlyArray<LoadTarget> = serviceB === undefined ? [] : [
+        {
+          ...svc,
+          base: serviceB.service.base,
+          pid: serviceB.service.child.pid!,
+          name: "rest-B",
+          request: restRequest(s)
+        },
+        {
+          ...svc,
+          base: serviceB.service.base,
+          pid: serviceB.service.child.pid!,
+          name: "mcp-B",
+          request: mcpRequest(s, serviceB.accessToken)
+        }
+      ]
+      return [...all, ...b].filter((t) => TARGETS.includes(t.name))
     }
     const common = { path: "/", admin, database }
     if (settings.warmup > 0) {
@@ -271,8 +304,15 @@ const loadPart = (
           retries: settings.noisyRetries,
           quietTimeout: settings.quietTimeout
         }, `${s.name}, ${connections} conn.`)
-        const by = (name: string) => results.find((m) => m.target === name)!
+        const by = (name: string) => results.find((m) => m.target === name)
         const [rest, mcp, fl] = [by("rest"), by("mcp"), by("floor")]
+        if (rest === undefined || mcp === undefined || fl === undefined) {
+          yield* step(
+            results.map((m) => `  ${m.target}: ${m.requestsPerSecond} req/s, node ${m.cpuMsPerRequest.node} ms/req`)
+              .join("\n")
+          )
+          continue
+        }
         rows.push({
           name: s.name,
           connections,

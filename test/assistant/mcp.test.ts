@@ -8,6 +8,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import * as http from "node:http"
 import { AssistantAdmin } from "../../src/assistant/oauth/AssistantAdmin.js"
+import { idHash } from "../../src/assistant/oauth/OAuthStoreRepo.js"
 import { Operators } from "../../src/operators/Operators.js"
 import { callMe, connectAssistant, rpc, setPassword, toolsList } from "../support/assistant.js"
 import { makeWorld } from "../support/fixtures.js"
@@ -313,6 +314,23 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("MCP endpoi
         yield* sql`UPDATE oauth_store SET expires_at = now() - interval '1 second'
           WHERE model = 'AccessToken' AND grant_id = (SELECT grant_id FROM assistant_connections WHERE key_id = ${keyId})`
         yield* refusedWith("the access token is not valid")
+      }))
+
+    it.scoped("the provider's check of a token is kept for its entry as stored only: the entry changed, checked again", () =>
+      Effect.gen(function*() {
+        const { mcp, token } = yield* connected
+        const sql = yield* SqlClient.SqlClient
+        // Checked once, then served from the kept verdict.
+        expect((yield* Effect.promise(() => rpc(mcp, token, callMe))).status).toBe(200)
+        expect((yield* Effect.promise(() => rpc(mcp, token, callMe))).status).toBe(200)
+        // The entry's own expiry (in its payload) moved into the past, the row's expires_at left as it is: only
+        // the provider's check sees it, so a verdict kept past a changed entry would still answer 200.
+        yield* sql`UPDATE oauth_store
+          SET payload = jsonb_set(payload, '{exp}', to_jsonb(extract(epoch FROM now())::bigint - 1))
+          WHERE model = 'AccessToken' AND id_hash = ${idHash(token)}`
+        const res = yield* Effect.promise(() => rpc(mcp, token, callMe))
+        expect(res.status).toBe(401)
+        expect(res.json.error_description).toBe("the access token is not valid")
       }))
 
     it.scoped("a token whose grant has no connection: 401", () =>

@@ -247,6 +247,9 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("OAuth auth
         const { email } = yield* person
         const { baseUrl } = yield* TestServer
         const a = yield* connectAssistant(baseUrl, { email, password: PASSWORD })
+        // Used first, so that the endpoint has checked it (and kept the provider's verdict on its entry).
+        const before = yield* Effect.promise(() => rpc(`${baseUrl}/mcp`, a.tokens.access_token, callMe))
+        expect(before.status).toBe(200)
         const res = yield* Effect.promise(() =>
           fetch(`${baseUrl}/oauth/revoke`, {
             method: "POST",

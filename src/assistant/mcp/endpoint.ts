@@ -72,15 +72,32 @@ export const makeMcpEndpoint = (provider: Provider, settings: McpEndpointSetting
       }
     }))
 
+    const byName = new Map(registrations.map((r) => [r.tool.name, r]))
+    /**
+     * The registrations a request needs: a single `tools/call` of a served tool needs only that tool's
+     * (the SDK looks the called tool up by name and nothing else); anything else (tools/list, a batch,
+     * an unknown tool, which the SDK answers with its own error) gets them all.
+     */
+    const registrationsFor = (parsedBody: unknown) => {
+      const message = parsedBody as { method?: unknown; params?: { name?: unknown } } | null | undefined
+      if (typeof message !== "object" || message === null || Array.isArray(message)) return registrations
+      if (message.method !== "tools/call" || typeof message.params?.name !== "string") return registrations
+      const one = byName.get(message.params.name)
+      return one === undefined ? registrations : [one]
+    }
+
     const factory: McpServerFactory = (ctx) => {
-      const caller = (ctx.authInfo?.extra as { caller?: ToolCaller } | undefined)?.caller
+      const extra = ctx.authInfo?.extra as
+        | { caller?: ToolCaller; registrations?: typeof registrations }
+        | undefined
+      const caller = extra?.caller
       const server = new McpServer(
         { name: "tour-partner-service", title: "Tour operator assistant", version: "1.0.0" },
         // The tool list is fixed for the life of the process: no `tools/list_changed` is ever sent,
         // so none is promised (the SDK would advertise `listChanged: true` by default).
         { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS }
       )
-      for (const { config, tool } of registrations) {
+      for (const { config, tool } of extra?.registrations ?? registrations) {
         server.registerTool(
           tool.name,
           {
@@ -172,7 +189,10 @@ export const makeMcpEndpoint = (provider: Provider, settings: McpEndpointSetting
               expiresAt: auth.expiresAt,
               resource: new URL(settings.resource),
               resourceMetadataUrl: settings.resourceMetadataUrl,
-              extra: { caller: { ...auth.caller, requestId } satisfies ToolCaller }
+              extra: {
+                caller: { ...auth.caller, requestId } satisfies ToolCaller,
+                registrations: registrationsFor(body.parsedBody)
+              }
             }
           })
         )

@@ -6,9 +6,9 @@
  * tool call that cost more CPU than the read behind it.
  *
  * - The request: its headers first (Host/Origin validation, the bearer token); the body is read
- *   only after authentication, once, and handed to the SDK both as the web request's body and
- *   parsed (`parsedBody`: the SDK neither clones nor reads it again). A body that is not JSON, or is
- *   over the SDK's bound, is passed as it is: the SDK answers its parse error or its 413.
+ *   only after authentication, once, and handed to the SDK parsed (`parsedBody`, with the body-less
+ *   request: the SDK neither clones nor reads a body then). A body that is not JSON, or is over the
+ *   SDK's bound, is passed as the web request's body: the SDK answers its parse error or its 413.
  * - The response: a finite answer (JSON, or the event stream of a 2025-era stateless POST, which the
  *   SDK closes after the last response) is read whole and sent as bytes; anything else (a 2026-07-28
  *   subscription stream, an upgraded call with progress) is streamed as before.
@@ -57,6 +57,10 @@ export const withBody = (request: HttpServerRequest.HttpServerRequest, web: WebR
         // Not JSON: the SDK reads the text and answers the parse error.
       }
     }
+    // Parsed: the SDK reads `parsedBody` and never the request's body (its entry and its transport both take
+    // the parsed value as given), so the body-less request serves; a second web Request carrying the text
+    // (its body stream, its AbortSignal) was a visible share of a call (bench/README.md, issue 16, round 4).
+    if (parsedBody !== undefined) return { request: web.headersOnly, parsedBody } satisfies WebBody
     return {
       request: new Request(web.url, { method: request.method, headers: request.headers, body: text }),
       parsedBody
@@ -75,15 +79,33 @@ const isFinite = async (response: Response, body: WebBody) => {
 export const serverResponseOf = (response: Response, body: WebBody) =>
   Effect.promise(async () => {
     if (response.body === null || !(await isFinite(response, body))) return HttpServerResponse.fromWeb(response)
-    const bytes = new Uint8Array(await response.arrayBuffer())
-    const headers = new Headers(response.headers)
-    const contentType = headers.get("content-type") ?? undefined
-    headers.delete("content-type")
-    headers.delete("content-length")
+    const bytes = await readWhole(response.body)
+    let contentType: string | undefined
+    const headers: Record<string, string> = {}
+    response.headers.forEach((value, name) => {
+      if (name === "content-type") contentType = value
+      else if (name !== "content-length") headers[name] = value
+    })
     return HttpServerResponse.uint8Array(bytes, {
       status: response.status,
       statusText: response.statusText,
-      headers: Object.fromEntries(headers),
+      headers,
       ...(contentType === undefined ? {} : { contentType })
     })
   })
+
+/**
+ * A finite body's bytes. The SDK enqueues a 2025-era answer as one chunk (its one event): that chunk is
+ * sent as it is, where `arrayBuffer()` copied it into a new buffer (for the manifest, 234 KB more garbage
+ * per call, in the large-object space the full collections sweep).
+ */
+const readWhole = async (stream: ReadableStream<Uint8Array>) => {
+  const reader = stream.getReader()
+  const chunks: Array<Uint8Array> = []
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    chunks.push(value)
+  }
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
+}
