@@ -2,7 +2,8 @@
  * Response compression (issue 17 item 12): a JSON, HTML, markdown or text answer of at least
  * COMPRESS_MIN_BYTES is sent gzip- or brotli-encoded when the client's `Accept-Encoding` allows it
  * (brotli preferred, at a fast quality), compressed on libuv's thread pool (node:zlib, async) after
- * the handler, so the event loop never waits for it. Every answer that could be compressed says
+ * the handler, so the event loop never waits for it. A body written as text (a raw string) is
+ * compressed as its UTF-8 bytes. Every answer that could be compressed says
  * `Vary: Accept-Encoding`, so a shared cache keeps the variants apart. Smaller answers, streamed
  * bodies (the invoice and ticket files, already compressed formats) and HEAD are left alone: a small
  * read pays one header look-up.
@@ -69,24 +70,42 @@ const withVary = (response: HttpServerResponse.HttpServerResponse) => {
   return HttpServerResponse.setHeader(response, "Vary", vary ? `${vary}, Accept-Encoding` : "Accept-Encoding")
 }
 
+/**
+ * The bytes of a body that could be compressed: a `Uint8Array` body, or a raw body that is a string
+ * (an answer written as JSON text, e.g. GET /sales: src/partner/sales/Http.ts), as UTF-8.
+ */
+const bytesOf = (body: HttpBody.HttpBody): Uint8Array | undefined =>
+  body._tag === "Uint8Array"
+    ? body.body
+    : body._tag === "Raw" && typeof body.body === "string"
+    ? Buffer.from(body.body, "utf8")
+    : undefined
+
 /** The response for `request`, compressed when it is worth it and the client takes it (see the module comment). */
 export const compressResponse = (request: HttpServerRequest.HttpServerRequest) =>
 (
   response: HttpServerResponse.HttpServerResponse
 ): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
   const body = response.body
+  const contentType = body.contentType
+  const size = body._tag === "Uint8Array"
+    ? body.contentLength
+    : body._tag === "Raw" && typeof body.body === "string"
+    ? body.body.length // UTF-16 units: at most the UTF-8 length, enough to pass small answers by
+    : 0
   if (
-    body._tag !== "Uint8Array" || body.contentLength < COMPRESS_MIN_BYTES || request.method === "HEAD" ||
-    response.headers["content-encoding"] !== undefined || !COMPRESSIBLE.test(body.contentType)
+    size < COMPRESS_MIN_BYTES || request.method === "HEAD" || contentType === undefined ||
+    response.headers["content-encoding"] !== undefined || !COMPRESSIBLE.test(contentType)
   ) {
     return Effect.succeed(response)
   }
   const varied = withVary(response)
   const encoding = chooseEncoding(request.headers["accept-encoding"])
   if (encoding === undefined) return Effect.succeed(varied)
-  return Effect.promise(() => compressed(body.body, encoding)).pipe(
+  const bytes = bytesOf(body)!
+  return Effect.promise(() => compressed(bytes, encoding)).pipe(
     Effect.map((compressed) =>
-      HttpServerResponse.setBody(varied, HttpBody.uint8Array(compressed, body.contentType)).pipe(
+      HttpServerResponse.setBody(varied, HttpBody.uint8Array(compressed, contentType)).pipe(
         HttpServerResponse.setHeader("Content-Encoding", encoding)
       )
     )

@@ -6,38 +6,11 @@
  */
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import * as http from "node:http"
-import * as zlib from "node:zlib"
 import { chooseEncoding, COMPRESS_MIN_BYTES } from "../../src/http/compression.js"
 import { DOCUMENT_CACHE_CONTROL, DOCUMENT_PATHS } from "../../src/http/documentCaching.js"
 import { createKey, insertBooking, makeWorld } from "../support/fixtures.js"
-import { TestServer, testServer } from "../support/server.js"
-
-interface Wire {
-  readonly status: number
-  readonly headers: http.IncomingHttpHeaders
-  readonly bytes: Buffer
-}
-
-const onWire = (path: string, headers: Record<string, string> = {}) =>
-  Effect.flatMap(TestServer, ({ baseUrl }) =>
-    Effect.async<Wire>((resume) => {
-      const req = http.get(`${baseUrl}${path}`, { headers, agent: false }, (res) => {
-        const chunks: Array<Buffer> = []
-        res.on("data", (c: Buffer) => chunks.push(c))
-        res.on("end", () =>
-          resume(Effect.succeed({ status: res.statusCode!, headers: res.headers, bytes: Buffer.concat(chunks) })))
-      })
-      req.on("error", (e) =>
-        resume(Effect.die(e)))
-    }))
-
-const decoded = (wire: Wire) =>
-  wire.headers["content-encoding"] === "br"
-    ? zlib.brotliDecompressSync(wire.bytes)
-    : wire.headers["content-encoding"] === "gzip"
-    ? zlib.gunzipSync(wire.bytes)
-    : wire.bytes
+import { decoded, onWire } from "../support/http.js"
+import { testServer } from "../support/server.js"
 
 describe("chooseEncoding", () => {
   it("prefers brotli, honours q-values and refusals", () => {

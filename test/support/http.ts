@@ -1,5 +1,7 @@
 /** Minimal HTTP client for tests: real requests over loopback, the body parsed when it is JSON. */
 import { Effect } from "effect"
+import * as http from "node:http"
+import * as zlib from "node:zlib"
 import { TestServer } from "./server.js"
 
 export interface Reply {
@@ -45,3 +47,32 @@ export const call = (
 /** GET with a key. */
 export const get = (path: string, key?: string, headers?: Record<string, string>) =>
   call(path, { key, ...(headers ? { headers } : {}) })
+
+/** An answer as it came off the wire (node:http: fetch would decode a compressed body silently). */
+export interface Wire {
+  readonly status: number
+  readonly headers: http.IncomingHttpHeaders
+  readonly bytes: Buffer
+}
+
+/** GET `path` of the test server with `headers`, read off the wire. */
+export const onWire = (path: string, headers: Record<string, string> = {}) =>
+  Effect.flatMap(TestServer, ({ baseUrl }) =>
+    Effect.async<Wire>((resume) => {
+      const req = http.get(`${baseUrl}${path}`, { headers, agent: false }, (res) => {
+        const chunks: Array<Buffer> = []
+        res.on("data", (c: Buffer) => chunks.push(c))
+        res.on("end", () =>
+          resume(Effect.succeed({ status: res.statusCode!, headers: res.headers, bytes: Buffer.concat(chunks) })))
+      })
+      req.on("error", (e) =>
+        resume(Effect.die(e)))
+    }))
+
+/** The body of `wire` decoded from its Content-Encoding (br, gzip or none). */
+export const decoded = (wire: Wire) =>
+  wire.headers["content-encoding"] === "br"
+    ? zlib.brotliDecompressSync(wire.bytes)
+    : wire.headers["content-encoding"] === "gzip"
+    ? zlib.gunzipSync(wire.bytes)
+    : wire.bytes

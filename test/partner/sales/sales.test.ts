@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { createKey, insertBooking, makeWorld } from "../../support/fixtures.js"
-import { get } from "../../support/http.js"
+import { decoded, get, onWire } from "../../support/http.js"
 import { insertAccount, insertRow } from "../../support/mirror.js"
 import { conforms, dereferencedSpec } from "../../support/openapi.js"
 import {
@@ -263,6 +263,36 @@ layer(testServer(), { excludeTestServices: true, timeout: 120_000 })("GET /api/v
       // In EUR, no rate is needed at all.
       const eur = yield* sales("from=2026-06-03&to=2026-06-03&currency=EUR", key)
       expect(eur.other_channels.totals.revenue_minor).toBe(5000)
+    }))
+
+  it.effect("a large answer (written as JSON text) is compressed when the client takes it, the same JSON once decoded", () =>
+    Effect.gen(function*() {
+      const w = yield* salesWorld
+      for (let day = 1; day <= 30; day++) {
+        yield* insertBooking({
+          operatorId: w.alpha,
+          createdAt: at(`2026-04-${String(day).padStart(2, "0")}T12:00:00Z`),
+          amountMinor: 1000 * day
+        })
+      }
+      yield* runRollups
+      const key = yield* w.key([w.alpha])
+      const path = "/api/v1/sales?from=2026-04-01&to=2026-04-30"
+      const auth = { authorization: `Bearer ${key.token}` }
+      const plain = yield* onWire(path, auth)
+      expect(plain.status).toBe(200)
+      expect(plain.headers["content-encoding"]).toBeUndefined()
+      expect(plain.headers["vary"]).toContain("Accept-Encoding")
+      expect(JSON.parse(plain.bytes.toString("utf8")).panion.days).toHaveLength(30)
+      for (const encoding of ["br", "gzip"]) {
+        const wire = yield* onWire(path, { ...auth, "accept-encoding": encoding })
+        expect(wire.status).toBe(200)
+        expect(wire.headers["content-encoding"]).toBe(encoding)
+        expect(wire.headers["content-type"]).toContain("application/json")
+        expect(Number(wire.headers["content-length"])).toBe(wire.bytes.length)
+        expect(wire.bytes.length).toBeLessThan(plain.bytes.length / 3)
+        expect(decoded(wire).toString("utf8")).toBe(plain.bytes.toString("utf8"))
+      }
     }))
 
   it.effect("a cancelled booking or line leaves the figures at the next rollup, not before", () =>
