@@ -10,6 +10,7 @@ export default tseslint.config(
     ignores: [
       "node_modules/",
       ".data/",
+      "bench/.data/",
       "dist/",
       ".ci/*",
       "!.ci/conformance/",
